@@ -23,9 +23,24 @@ export class DualProtocolServer {
   readonly #h2: http2.Http2Server;
   readonly #sockets = new Set<net.Socket>();
   readonly #sessions = new Set<http2.Http2Session>();
+  /** HTTP/1.1 connections and how many requests each has in flight; idle ones close at shutdown. */
+  readonly #h1Busy = new Map<net.Socket, number>();
+  /** Connections whose first bytes have not arrived yet. */
+  readonly #undecided = new Set<net.Socket>();
+  #closing = false;
 
   constructor(handler: RequestHandler) {
     this.#h1 = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+    this.#h1.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const socket = req.socket;
+      this.#h1Busy.set(socket, (this.#h1Busy.get(socket) ?? 0) + 1);
+      if (this.#closing) res.setHeader("connection", "close");
+      res.once("close", () => {
+        const n = (this.#h1Busy.get(socket) ?? 1) - 1;
+        this.#h1Busy.set(socket, n);
+        if (this.#closing && n === 0) socket.end();
+      });
+    });
     this.#h2 = http2.createServer({}, handler);
     this.#h2.on("session", (s) => {
       this.#sessions.add(s);
@@ -38,6 +53,8 @@ export class DualProtocolServer {
     this.#sockets.add(socket);
     socket.once("close", () => this.#sockets.delete(socket));
     socket.on("error", () => socket.destroy());
+    this.#undecided.add(socket);
+    socket.once("close", () => this.#undecided.delete(socket));
     let seen: Buffer = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
@@ -45,6 +62,7 @@ export class DualProtocolServer {
       const isPrefix = seen.subarray(0, n).equals(PREFACE.subarray(0, n));
       if (isPrefix && seen.length < PREFACE.length) return;
       socket.removeListener("data", onData);
+      this.#undecided.delete(socket);
       socket.pause();
       socket.unshift(seen);
       if (isPrefix) {
@@ -52,6 +70,8 @@ export class DualProtocolServer {
         // resuming here would hand those bytes to no listener and lose them.
         this.#h2.emit("connection", socket);
       } else {
+        this.#h1Busy.set(socket, 0);
+        socket.once("close", () => this.#h1Busy.delete(socket));
         this.#h1.emit("connection", socket);
         socket.resume();
       }
@@ -75,15 +95,15 @@ export class DualProtocolServer {
    * HTTP/2 sessions get a GOAWAY; idle HTTP/1.1 keep-alive connections close at once.
    */
   async close(graceMs = 5_000): Promise<void> {
+    this.#closing = true;
     const closed = new Promise<void>((resolve) => this.#net.close(() => resolve()));
     for (const s of this.#sessions) s.close();
-    this.#h1.closeIdleConnections();
-    const idle = setInterval(() => this.#h1.closeIdleConnections(), 50);
+    for (const [socket, busy] of this.#h1Busy) if (busy === 0) socket.end();
+    for (const socket of this.#undecided) socket.end();
     const deadline = setTimeout(() => {
       for (const s of this.#sockets) s.destroy();
     }, graceMs);
     await closed;
-    clearInterval(idle);
     clearTimeout(deadline);
   }
 }
