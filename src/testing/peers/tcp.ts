@@ -18,15 +18,19 @@ export function joinHostPort(host: string, port: number): string {
 
 /**
  * Starts a TCP listener on a free loopback port that accepts every connection and closes it
- * straight away. `host` is 127.0.0.1 unless given (use "::1" for IPv6).
+ * straight away, or with `silent` holds it open and never sends a byte (a TLS handshake or an
+ * HTTP request then hangs). `host` is 127.0.0.1 unless given (use "::1" for IPv6).
  */
-export async function startTcpListener(host = "127.0.0.1"): Promise<Peer> {
+export async function startTcpListener(
+  host = "127.0.0.1",
+  options: { silent?: boolean } = {},
+): Promise<Peer> {
   const sockets = new Set<Socket>();
   const server = createServer((s) => {
     sockets.add(s);
     s.on("error", () => {});
     s.on("close", () => sockets.delete(s));
-    s.end();
+    if (options.silent !== true) s.end();
   });
   const port = await listen(server, host);
   return {
