@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { createServer, type TLSSocket } from "node:tls";
 import type { TestCert } from "./certs.js";
-import { joinHostPort, type Peer } from "./tcp.js";
+import { joinHostPort, type Peer } from "./peer.js";
 
 /**
  * Starts a TLS server on a free loopback port presenting `cert`; each connection is closed after
