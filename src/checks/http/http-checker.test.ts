@@ -145,6 +145,12 @@ describe("http checker", () => {
       output: /^HTTP OK - HTTP\/1\.1 200 OK - 5 bytes in 0\.[1-9]\d\d second/,
     },
     {
+      name: "connection dropped mid-body",
+      url: () => `${peers.http!.base}/truncate`,
+      status: 2,
+      output: /^HTTP CRITICAL - GET on 127\.0\.0\.1 port \d+: Connection reset by peer$/,
+    },
+    {
       name: "connection refused",
       url: () => `http://127.0.0.1:${closed}/`,
       status: 2,

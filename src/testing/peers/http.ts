@@ -16,7 +16,8 @@ export interface HttpPeer extends Peer {
  * - `/slow/<ms>`: status 200 after ms milliseconds;
  * - `/hang`: never answers;
  * - `/redirect`: 302 to `/status/200`;
- * - `/reason`: status 200 with a reason phrase holding a `|`.
+ * - `/reason`: status 200 with a reason phrase holding a `|`;
+ * - `/truncate`: promises 100 bytes, sends 3, then drops the connection.
  * Anything else is 404.
  */
 function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -38,6 +39,10 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       return;
     case "redirect":
       res.writeHead(302, { location: "/status/200" }).end();
+      return;
+    case "truncate":
+      res.writeHead(200, { "content-length": "100" });
+      res.write("abc", () => res.socket?.destroy());
       return;
     case "reason":
       res.writeHead(200, "Fine | Dandy").end("ok\n");
