@@ -191,6 +191,7 @@ export function describeCheckContract<P extends ProbeConfig>(
     });
 
     it("gives status 0 and a one-line output for the ok target", async () => {
+      assert.equal(f.checker.type, f.ok.probe.type, "the checker serves the ok target's type");
       const o = await f.checker.run(f.ok, AbortSignal.timeout(10_000));
       assertWellFormed(o, "ok");
       assert.equal(o.exitStatus, 0, o.output);
