@@ -120,6 +120,13 @@ describe("http checker", () => {
       size: 1_000_000,
     },
     {
+      name: "chunked body",
+      url: () => `${peers.http!.base}/chunked/50`,
+      status: 0,
+      output: / 50000 bytes in /,
+      size: 50_000,
+    },
+    {
       name: "| in reason phrase",
       url: () => `${peers.http!.base}/reason`,
       status: 0,
