@@ -216,9 +216,10 @@ export function describeCheckContract<P extends ProbeConfig>(
       assert.ok(targets.length > 0, "there is at least one malformed variant");
       for (const t of targets) {
         const label = JSON.stringify(t.probe);
-        const o = await f.checker.run(t, AbortSignal.timeout(5_000)).catch((err: unknown) => {
-          assert.fail(`run rejected for ${label}: ${String(err)}`);
-        });
+        // Through a promise, so a synchronous throw is reported like a rejection.
+        const o = await Promise.resolve()
+          .then(() => f.checker.run(t, AbortSignal.timeout(5_000)))
+          .catch((err: unknown) => assert.fail(`run rejected or threw for ${label}: ${String(err)}`));
         assertWellFormed(o, label);
       }
     });
