@@ -25,7 +25,7 @@ export interface PluginOutput {
  * single parser for legacy, command and passive results.
  */
 export function parsePluginOutput(text: string): PluginOutput {
-  const lines = text.replaceAll("\r\n", "\n").split("\n");
+  const lines = text.split(/\r\n|\r|\n/);
   // Trailing newlines are the end of output, not empty long-output lines.
   while (lines.length > 0 && lines[lines.length - 1]?.trim() === "") lines.pop();
   const first = lines[0] ?? "";

@@ -6,6 +6,16 @@ import { type ProcessResult, type ProcessSpec, runProcess } from "./run-process.
 /** Appended to the long output when a plugin printed more than the cap. */
 export const TRUNCATION_MARKER = "[output truncated by Lookout]";
 
+/**
+ * A plugin name fit for a one-line output: control characters and the perfdata bar replaced, long
+ * paths shortened.
+ */
+export function displayName(name: unknown): string {
+  const s = typeof name === "string" ? name : String(name);
+  const clean = s.replaceAll(/[\u0000-\u001f\u007f|]/g, "?");
+  return clean.length > 200 ? `${clean.slice(0, 197)}...` : clean === "" ? "(empty)" : clean;
+}
+
 function seconds(ms: number): string {
   return `${Math.round(ms) / 1000}s`;
 }
@@ -16,7 +26,8 @@ function seconds(ms: number): string {
  * that says what happened and the plugin's own text as long output, as Nagios does for "return code
  * out of bounds".
  */
-export function pluginOutcome(name: string, r: ProcessResult): CheckOutcome {
+export function pluginOutcome(rawName: string, r: ProcessResult): CheckOutcome {
+  const name = displayName(rawName);
   const text = r.stdout.trim() !== "" ? r.stdout : r.stderr;
   const parsed = parsePluginOutput(text);
   const withMarker = (long: string): string =>
