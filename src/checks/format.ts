@@ -106,9 +106,12 @@ export function outcome(
   };
 }
 
-/** Collapses line breaks so an output stays one line (a peer's error text may contain them). */
+/**
+ * Makes text safe for a plugin output line: line breaks collapse to a space and `|`, which would
+ * start perfdata, becomes `/` (a peer's status text or error message may contain either).
+ */
 export function oneLine(text: string): string {
-  return /[\r\n]/.test(text) ? text.replace(/\s*[\r\n]+\s*/g, " ") : text;
+  return /[\r\n|]/.test(text) ? text.replace(/\s*[\r\n]+\s*/g, " ").replaceAll("|", "/") : text;
 }
 
 /**
@@ -143,6 +146,40 @@ export function describeNetError(err: unknown): string {
       return oneLine(message);
     }
   }
+}
+
+const TLS_VERIFY_WORDS: Readonly<Record<string, string>> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: "self-signed certificate",
+  SELF_SIGNED_CERT_IN_CHAIN: "self-signed certificate in chain",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "unable to verify the first certificate",
+  UNABLE_TO_GET_ISSUER_CERT: "unable to get issuer certificate",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "unable to get local issuer certificate",
+  CERT_HAS_EXPIRED: "certificate has expired",
+  CERT_NOT_YET_VALID: "certificate is not yet valid",
+  CERT_REVOKED: "certificate revoked",
+  CERT_UNTRUSTED: "certificate not trusted",
+  CERT_SIGNATURE_FAILURE: "certificate signature failure",
+  INVALID_CA: "invalid CA certificate",
+  ERR_TLS_CERT_ALTNAME_INVALID: "certificate does not match the host name",
+};
+
+/**
+ * When `err` is a failed certificate verification (an OpenSSL verify code, or Node's host name
+ * check), describes it as `reason (CODE)`; otherwise undefined.
+ */
+export function describeTlsVerifyError(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return undefined;
+  const words = TLS_VERIFY_WORDS[code];
+  if (words === undefined) return undefined;
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    // Node's reason ends in a list that is empty for IP hosts; the certificate's names say more.
+    const names = (err as { cert?: { subjectaltname?: unknown } }).cert?.subjectaltname;
+    return typeof names === "string" && names.length > 0
+      ? `${words} (certificate names ${oneLine(names.replaceAll("IP Address:", "IP:"))})`
+      : words;
+  }
+  return `${words} (${code})`;
 }
 
 /** Whether the signal's reason is a timeout (AbortSignal.timeout, or any reason named TimeoutError). */

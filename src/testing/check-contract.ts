@@ -130,8 +130,11 @@ export function malformedVariants<P extends ProbeConfig>(ok: CheckTarget<P>): Ch
   return out;
 }
 
-/** The kinds and counts of handles and requests keeping the event loop alive. */
-function activeResources(): Map<string, number> {
+/**
+ * The kinds and counts of handles and requests keeping the event loop alive (TCPSocketWrap,
+ * ProcessWrap, Timeout, …), to compare before and after a run with `assertNoLeaks`.
+ */
+export function activeResources(): Map<string, number> {
   const m = new Map<string, number>();
   for (const r of process.getActiveResourcesInfo()) m.set(r, (m.get(r) ?? 0) + 1);
   return m;
@@ -146,8 +149,15 @@ function excess(baseline: Map<string, number>): string[] {
   return out;
 }
 
-/** Waits until no kind of resource outnumbers the baseline; fails after `withinMs`. */
-async function assertNoLeaks(baseline: Map<string, number>, withinMs: number, what: string): Promise<void> {
+/**
+ * Waits until no kind of resource outnumbers `baseline` (closing a handle takes a turn of the event
+ * loop); fails listing what is left open after `withinMs`.
+ */
+export async function assertNoLeaks(
+  baseline: Map<string, number>,
+  withinMs: number,
+  what: string,
+): Promise<void> {
   const deadline = performance.now() + withinMs;
   let left = excess(baseline);
   while (left.length > 0 && performance.now() < deadline) {
