@@ -122,6 +122,27 @@ describe("snmp checker against snmpd", () => {
       perf: [{ label: "answer", value: 42, uom: "", warn: "50", crit: "60" }],
     },
     {
+      name: "v2c over IPv6",
+      probe: () => v2(agent.address6, TEST_OIDS.integer42, { label: "answer" }),
+      status: 0,
+      output: "SNMP OK - answer = 42",
+    },
+    {
+      name: "v3 authPriv over IPv6",
+      probe: () => ({
+        ...base,
+        address: agent.address6,
+        oid: TEST_OIDS.integer42,
+        user: "ap-SHA256-AES",
+        authProto: "SHA256",
+        authPass: AUTH_PASS,
+        privProto: "AES",
+        privPass: PRIV_PASS,
+      }),
+      status: 0,
+      output: `SNMP OK - ${TEST_OIDS.integer42} = 42`,
+    },
+    {
       name: "integer above warn",
       probe: () => v2(agent.address, TEST_OIDS.integer42, { warn: "40", crit: "60" }),
       status: 1,

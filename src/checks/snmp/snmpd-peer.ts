@@ -78,6 +78,8 @@ export interface Snmpd {
   readonly port: number;
   /** `127.0.0.1:port` */
   readonly address: string;
+  /** `[::1]:port`: the agent listens on IPv6 loopback too. */
+  readonly address6: string;
   readonly users: readonly SnmpdUser[];
   stop(): Promise<void>;
 }
@@ -92,8 +94,9 @@ async function freeUdpPort(): Promise<number> {
 
 function config(port: number, users: readonly SnmpdUser[]): string {
   const lines = [
-    `agentAddress udp:127.0.0.1:${port}`,
+    `agentAddress udp:127.0.0.1:${port},udp6:[::1]:${port}`,
     `rocommunity ${COMMUNITY} 127.0.0.1`,
+    `rocommunity6 ${COMMUNITY} ::1`,
     `sysLocation ${SYS_LOCATION}`,
     "sysContact ops@example.org",
     `override .${TEST_OIDS.integer42} integer 42`,
@@ -159,6 +162,7 @@ export async function startSnmpd(users: readonly SnmpdUser[] = defaultUsers()): 
       return {
         port,
         address: `127.0.0.1:${port}`,
+        address6: `[::1]:${port}`,
         users,
         async stop() {
           if (child.exitCode === null && child.pid !== undefined) {
