@@ -118,6 +118,7 @@ describe("buildShellCommand (shell: true)", () => {
     { line: "x=`printf '%s' \"$X$\"`; printf '%s|' \"$x\"", want: (v) => `${v}|` },
     { line: `printf '%s|' $((1 + (2 * 3))) "$X$"`, want: (v) => `7|${v}|` },
     { line: "printf '%s|' \\$X$ $$HOME", want: () => "$X$|/nonexistent-home|" },
+    { line: `printf '%s|' $NOPE$ "$NOPE$" '$NOPE$' $X$`, want: (v) => `$NOPE$|$NOPE$|$NOPE$|${v}|` },
   ];
   for (const t of templates) {
     it(`no hostile value can inject: ${t.line}`, async () => {
@@ -138,7 +139,7 @@ describe("buildShellCommand (shell: true)", () => {
 
   it("shares one parameter per macro and leaves unknown macros alone", () => {
     const r = buildShellCommand("echo $A$ '$A$' \"$B$\" $NOPE$ cost$$5", (n) => ({ A: "1", B: "2" })[n]);
-    assert.equal(r.script, `echo "\${1}" ''"\${1}"'' "\${2}" $NOPE$ cost$5`);
+    assert.equal(r.script, `echo "\${1}" ''"\${1}"'' "\${2}" '$NOPE$' cost$5`);
     assert.deepEqual(r.params, ["1", "2"]);
   });
 

@@ -167,6 +167,22 @@ export function buildShellCommand(line: string, resolve: MacroResolver): ShellCo
       }
     }
   };
+  // An unknown macro stays as written, as text the shell does not expand.
+  const literal = (text: string): string => {
+    const q = top().q;
+    switch (q) {
+      case "none":
+        return `'${text}'`;
+      case "double":
+        return text.replaceAll("$", "\\$");
+      case "single":
+        return text;
+      default: {
+        const never: never = q;
+        return never;
+      }
+    }
+  };
   let i = 0;
   while (i < line.length) {
     const c = line[i] as string;
@@ -186,7 +202,7 @@ export function buildShellCommand(line: string, resolve: MacroResolver): ShellCo
       const close = line.indexOf("$", i + 1);
       const name = close < 0 ? "" : line.slice(i + 1, close);
       if (close > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        script += ref(name) ?? `$${name}$`;
+        script += ref(name) ?? literal(`$${name}$`);
         i = close + 1;
         continue;
       }
