@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runProcess } from "../checks/process/run-process.js";
-import { buildArgv, buildShellCommand, CommandLineError, splitWords } from "./command-line.js";
+import {
+  buildArgv,
+  buildShellCommand,
+  CommandLineError,
+  commandLineProblem,
+  splitWords,
+} from "./command-line.js";
 
 let dir = "";
 let canary = "";
@@ -146,5 +152,23 @@ describe("buildShellCommand (shell: true)", () => {
   for (const bad of ["echo 'open", 'echo "open']) {
     it(`rejects ${JSON.stringify(bad)}`, () =>
       assert.throws(() => buildShellCommand(bad, () => ""), CommandLineError));
+  }
+});
+
+describe("commandLineProblem", () => {
+  const cases: { line: string; shell: boolean; problem: RegExp | undefined }[] = [
+    { line: "$USER1$/check_x -H $HOSTADDRESS$", shell: false, problem: undefined },
+    { line: "echo 'a' | tr a b", shell: true, problem: undefined },
+    { line: "check_x 'open", shell: false, problem: /unterminated single quote/ },
+    { line: 'echo "open', shell: true, problem: /unterminated double quote/ },
+    { line: "echo $(date", shell: true, problem: /unterminated \$\( or backtick/ },
+    { line: "   ", shell: false, problem: /empty/ },
+  ];
+  for (const c of cases) {
+    it(`${JSON.stringify(c.line)} shell=${c.shell}`, () => {
+      const got = commandLineProblem(c.line, c.shell);
+      if (c.problem === undefined) assert.equal(got, undefined);
+      else assert.match(got ?? "", c.problem);
+    });
   }
 });

@@ -249,3 +249,18 @@ export function buildShellCommand(line: string, resolve: MacroResolver): ShellCo
   if (top().q !== "none") throw new CommandLineError(`command line has an unterminated ${top().q} quote`);
   return { script, params };
 }
+
+/**
+ * Why a `#Command` line cannot run, or undefined when it can: for the config loader, so that an
+ * unterminated quote is a load-time diagnostic rather than an UNKNOWN at run time.
+ */
+export function commandLineProblem(line: string, shell: boolean): string | undefined {
+  try {
+    if (shell) buildShellCommand(line, () => "");
+    else if (splitWords(line).length === 0) return "command line is empty";
+    return undefined;
+  } catch (e) {
+    if (e instanceof CommandLineError) return e.message;
+    throw e;
+  }
+}

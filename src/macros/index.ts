@@ -8,6 +8,7 @@ export {
   buildArgv,
   buildShellCommand,
   CommandLineError,
+  commandLineProblem,
   type ShellCommand,
   splitWords,
   type Word,
