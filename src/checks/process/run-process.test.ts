@@ -44,6 +44,8 @@ const cases: {
   maxMs: number;
   check: (r: ProcessResult) => void;
   pidFile?: boolean;
+  /** The pid in the pid file escaped the group on purpose (setsid); the test kills it itself. */
+  escaped?: boolean;
 }[] = [
   {
     name: "exit code and stdout",
@@ -84,6 +86,17 @@ const cases: {
     script: `sh -c 'trap "" TERM; echo $$ > "$PIDFILE"; exec sleep 100' & sleep 0.2; echo done`,
     maxMs: 2000,
     pidFile: true,
+    check: (r) => {
+      assert.deepEqual(r.end, { kind: "exited", code: 0 });
+      assert.equal(r.stdout, "done\n");
+    },
+  },
+  {
+    name: "a grandchild that escaped the group with setsid cannot hold the result",
+    script: `setsid sh -c 'echo $$ > "$PIDFILE"; exec sleep 30' & sleep 0.2; echo done`,
+    maxMs: 2000,
+    pidFile: true,
+    escaped: true,
     check: (r) => {
       assert.deepEqual(r.end, { kind: "exited", code: 0 });
       assert.equal(r.stdout, "done\n");
@@ -140,6 +153,7 @@ describe("runProcess", () => {
       if (c.pidFile) {
         const pid = Number(readFileSync(pidFile, "utf8").trim());
         assert.ok(pid > 0);
+        if (c.escaped) process.kill(pid, "SIGKILL");
         assert.ok(await waitDead(pid), `grandchild ${pid} still alive`);
       }
     });
