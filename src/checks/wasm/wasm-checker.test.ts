@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -41,6 +41,9 @@ before(async () => {
     foreign: FOREIGN_IMPORT,
     unsupported: UNSUPPORTED_CALL,
   };
+  // The example in docs/wasm.md must keep working (tests run from the repository root).
+  const doc = /```wat\n([\s\S]*?)```/.exec(readFileSync("docs/wasm.md", "utf8"));
+  sources.docExample = doc?.[1] ?? "";
   for (const [name, wat] of Object.entries(sources)) mods[name] = await buildWat(dir, name, wat);
   writeFileSync(join(dir, "garbage.wasm"), "this is not wasm");
   mods.garbage = join(dir, "garbage.wasm");

@@ -99,6 +99,9 @@ export class WasmWorkerPool {
 
   #spawn(): Worker {
     const w = new Worker(WORKER_URL, {
+      // The engine's own node flags (--input-type, --test, loaders) mean nothing to a wasm worker and
+      // some of them break it.
+      execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
     });
     w.on("message", (r: WasmJobResult) => {
