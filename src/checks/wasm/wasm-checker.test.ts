@@ -99,6 +99,13 @@ describe("wasm checker", () => {
       perf: [{ label: "runs", value: 1, uom: "" }],
     },
     {
+      name: "the example of docs/wasm.md",
+      probe: () => probe("docExample"),
+      status: 0,
+      output: "OK - all good",
+      perf: [{ label: "items", value: 3, uom: "" }],
+    },
+    {
       name: "returning from _start is exit 0",
       probe: () => probe("noexit"),
       status: 0,
