@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,14 +14,22 @@ import {
 
 let dir = "";
 let canary = "";
+let victim = "";
 before(() => {
   dir = mkdtempSync(join(tmpdir(), "lookout-macro-"));
   canary = join(dir, "pwned");
+  // A directory a successful injection would delete.
+  victim = join(dir, "victim");
+  mkdirSync(victim);
+  writeFileSync(join(victim, "keep"), "x");
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Values an attacker might get into a host var, an ack comment or a plugin output. */
 const hostile = (): string[] => [
+  `; rm -rf ${victim}`,
+  `x; rm -rf ${victim} #`,
+  `$(rm -rf ${victim})`,
   `; touch ${canary}`,
   `$(touch ${canary})`,
   `\`touch ${canary}\``,
@@ -106,6 +114,7 @@ describe("buildArgv (shell: false)", () => {
       assert.equal(r.stdout, v);
     }
     assert.equal(existsSync(canary), false, "a hostile value ran a command");
+    assert.equal(existsSync(join(victim, "keep")), true, "a hostile value deleted files");
   });
 });
 
@@ -140,6 +149,7 @@ describe("buildShellCommand (shell: true)", () => {
         assert.equal(r.stdout, t.want(v), `value ${JSON.stringify(v)} with script ${script}`);
       }
       assert.equal(existsSync(canary), false, "a hostile value ran a command");
+      assert.equal(existsSync(join(victim, "keep")), true, "a hostile value deleted files");
     });
   }
 
