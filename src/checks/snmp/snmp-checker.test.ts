@@ -4,6 +4,8 @@ import { after, before, describe, it } from "node:test";
 import type { SnmpProbe } from "../../model/config.js";
 import { checkTarget, describeCheckContract } from "../../testing/check-contract.js";
 import { createSnmpChecker, snmpProbeProblems, snmpSupport } from "./index.js";
+import { snmp } from "./net-snmp-extensions.js";
+import { reading } from "./snmp-checker.js";
 import {
   AUTH_PASS,
   COMMUNITY,
@@ -195,6 +197,13 @@ describe("snmp checker against snmpd", () => {
       perf: [],
     },
     {
+      name: "an OID value matches expect",
+      probe: () =>
+        v2(agent.address, TEST_OIDS.objectId, { expect: "1.3.6.1.4.1.8072", label: "sysObjectID" }),
+      status: 0,
+      output: 'SNMP OK - sysObjectID = "1.3.6.1.4.1.8072"',
+    },
+    {
       name: "string differs from expect",
       probe: () => v2(agent.address, TEST_OIDS.sysLocation, { expect: "Moon base" }),
       status: 2,
@@ -267,6 +276,61 @@ describe("snmp checker against snmpd", () => {
       }
     });
   }
+});
+
+describe("snmp value reading", () => {
+  const T = snmp.ObjectType;
+  const cases: { name: string; type: number; value: unknown; want: ReturnType<typeof reading> }[] = [
+    {
+      name: "Counter64 as big-endian bytes",
+      type: T.Counter64 as number,
+      value: Buffer.from("0b3a73ce2ff2", "hex"),
+      want: { kind: "number", value: 12345678901234, counter: true, text: "12345678901234" },
+    },
+    {
+      name: "Counter64 past 2^53 keeps its exact text",
+      type: T.Counter64 as number,
+      value: Buffer.from("ffffffffffffffff", "hex"),
+      want: { kind: "number", value: 18446744073709552000, counter: true, text: "18446744073709551615" },
+    },
+    {
+      name: "Counter32",
+      type: T.Counter32 as number,
+      value: 5,
+      want: { kind: "number", value: 5, counter: true, text: "5" },
+    },
+    {
+      name: "Gauge32",
+      type: T.Gauge32 as number,
+      value: 7,
+      want: { kind: "number", value: 7, counter: false, text: "7" },
+    },
+    {
+      name: "TimeTicks",
+      type: T.TimeTicks as number,
+      value: 100,
+      want: { kind: "number", value: 100, counter: false, text: "100" },
+    },
+    {
+      name: "text",
+      type: T.OctetString as number,
+      value: Buffer.from("lab 1"),
+      want: { kind: "string", text: "lab 1" },
+    },
+    {
+      name: "binary octets as hex",
+      type: T.OctetString as number,
+      value: Buffer.from([0x00, 0x1b, 0x21, 0xff]),
+      want: { kind: "string", text: "00:1b:21:ff" },
+    },
+    {
+      name: "IpAddress",
+      type: T.IpAddress as number,
+      value: "10.1.2.3",
+      want: { kind: "string", text: "10.1.2.3" },
+    },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(reading(c.type, c.value), c.want));
 });
 
 describe("snmp support table and probe problems", () => {

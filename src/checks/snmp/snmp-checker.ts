@@ -11,7 +11,7 @@ const PREFIX = "SNMP";
 const T = snmp.ObjectType;
 
 /** A varbind's value as the check sees it. */
-type Reading =
+export type Reading =
   | { readonly kind: "number"; readonly value: number; readonly counter: boolean; readonly text: string }
   | { readonly kind: "string"; readonly text: string };
 
@@ -30,7 +30,8 @@ function bufferText(b: Buffer): string {
     : text;
 }
 
-function reading(type: number, value: unknown): Reading {
+/** Reads a varbind value by its SNMP type: counters, gauges and integers are numbers, the rest text. */
+export function reading(type: number, value: unknown): Reading {
   switch (type) {
     case T.Counter:
     case T.Counter32:

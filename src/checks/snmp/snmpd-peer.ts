@@ -32,6 +32,7 @@ export const TEST_OIDS = {
   numericString: "1.3.6.1.4.1.8072.9999.3.0",
   gauge7: "1.3.6.1.4.1.8072.9999.4.0",
   negative: "1.3.6.1.4.1.8072.9999.5.0",
+  objectId: "1.3.6.1.4.1.8072.9999.8.0",
   missing: "1.3.6.1.4.1.8072.9999.99.0",
 } as const;
 export const SYS_LOCATION = "Lookout test lab";
@@ -104,6 +105,7 @@ function config(port: number, users: readonly SnmpdUser[]): string {
     `override .${TEST_OIDS.numericString} octet_str "0.75"`,
     `override .${TEST_OIDS.gauge7} uinteger 7`,
     `override .${TEST_OIDS.negative} integer -5`,
+    `override .${TEST_OIDS.objectId} object_id .1.3.6.1.4.1.8072`,
   ];
   for (const u of users) {
     const level = u.auth === "" ? "noauth" : u.priv === "" ? "authNoPriv" : "authPriv";
