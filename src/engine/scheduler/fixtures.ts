@@ -28,6 +28,7 @@ export interface FixtureObject {
   readonly probe?: ProbeConfig;
   readonly schedule?: Partial<ScheduleConfig>;
   readonly address?: string;
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 const TCP_PROBE: ProbeConfig = { type: "tcp", address: "127.0.0.1:9" };
@@ -62,7 +63,7 @@ export function fixtureConfig(objects: readonly FixtureObject[]): Config {
         check: checkOf(s),
         notification: "",
         zone: "default",
-        labels: {},
+        labels: s.labels ?? {},
       });
     }
     hosts.set(name, {
@@ -120,6 +121,7 @@ export function fakeChecker(
         if (b.hangs) return;
         const done = (status: ExitStatus, output: string) =>
           resolve({ exitStatus: status, output, longOutput: "", perfdata: [] });
+        if (b.takesMs <= 0) return done(b.status, `fake ${b.status}`);
         const t = clock.setTimer(b.takesMs, () => done(b.status, `fake ${b.status}`));
         signal.addEventListener("abort", () => {
           t.cancel();
@@ -132,12 +134,14 @@ export function fakeChecker(
 
 /** Lets `ms` of fake time pass in steps, settling promises between steps. */
 export async function runFor(clock: FakeClock, ms: number, stepMs = 1_000): Promise<void> {
+  const settle = () => new Promise<void>((r) => setImmediate(r));
+  await settle(); // runs started synchronously before this call settle at the current time
   let left = ms;
   while (left > 0) {
     const step = Math.min(stepMs, left);
     clock.advance(step);
     left -= step;
-    await new Promise<void>((r) => setImmediate(r));
+    await settle();
   }
 }
 
