@@ -12,7 +12,7 @@ export { createDueHeap } from "./due-heap.js";
 export type { RunResult } from "./metrics.js";
 export { formatDuration } from "./outcomes.js";
 export type { PlannedCheck } from "./plan.js";
-export { MIN_INTERVAL_MS, planChecks } from "./plan.js";
+export { MIN_INTERVAL_MS, planChecks, sameDefinition } from "./plan.js";
 export type { ApplySummary, Scheduler, SchedulerLogger, SchedulerOptions } from "./scheduler.js";
 export { createScheduler } from "./scheduler.js";
 export { phaseOf, slotAfter, slotAtOrAfter, slotAtOrBefore } from "./slots.js";

@@ -10,17 +10,13 @@ export interface PlannedCheck {
   /** `host` or `host!service`. */
   readonly key: string;
   readonly host: string;
-  readonly service?: string;
+  /** Absent (undefined) for a host check. */
+  readonly service?: string | undefined;
   readonly type: CheckType;
   readonly target: CheckTarget;
   readonly checkIntervalMs: number;
   readonly retryIntervalMs: number;
   readonly timeoutMs: number;
-  /**
-   * The check's effective definition as a canonical string: equal fingerprints mean a reload changes
-   * nothing about how or when this check runs.
-   */
-  readonly fingerprint: string;
 }
 
 /**
@@ -52,44 +48,65 @@ export function planChecks(config: Config): PlannedCheck[] {
 
 function plan(key: string, host: string, service: string | undefined, target: CheckTarget): PlannedCheck {
   const probe = target.probe;
-  const planned: PlannedCheck = {
+  return {
     key,
     host,
+    service,
     type: probe.type,
     target,
     checkIntervalMs: Math.max(MIN_INTERVAL_MS, probe.checkIntervalMs),
     retryIntervalMs: Math.max(MIN_INTERVAL_MS, probe.retryIntervalMs),
     timeoutMs: Math.max(1, probe.timeoutMs),
-    fingerprint: fingerprintOf(target),
   };
-  return service === undefined ? planned : { ...planned, service };
 }
 
 /**
- * What a run of the check depends on: the whole check block (probe and schedule), the host address
- * and the vars that macros expand, and for `command` checks the template and the `$USERn$`
- * resources. Labels, notification policies and zones do not change how a check runs, so editing them
- * keeps the check's schedule and does not interrupt a run in flight.
+ * Whether two plans of one object run the same way: the whole check block (probe and schedule),
+ * the host address and the vars that macros expand, and for `command` checks the template and the
+ * `$USERn$` resources. Labels, notification policies and zones do not change how a check runs, so
+ * editing them keeps the check's schedule and does not interrupt a run in flight. Compared
+ * structurally, with no strings built: a reload of 100,000 objects costs milliseconds, not seconds.
  */
-function fingerprintOf(target: CheckTarget): string {
-  const probe = target.probe;
-  const parts: unknown[] = [probe, target.host.address, target.host.vars, target.service?.vars ?? null];
-  if (probe.type === "command") {
-    parts.push(target.config.commands.get(probe.command) ?? null, target.config.resources);
+export function sameDefinition(a: PlannedCheck, b: PlannedCheck): boolean {
+  const x = a.target;
+  const y = b.target;
+  if (!deepEqual(x.probe, y.probe)) return false;
+  if (x.host.address !== y.host.address || !deepEqual(x.host.vars, y.host.vars)) return false;
+  if (!deepEqual(x.service?.vars, y.service?.vars)) return false;
+  if (x.probe.type === "command" && y.probe.type === "command") {
+    return (
+      deepEqual(x.config.commands.get(x.probe.command), y.config.commands.get(y.probe.command)) &&
+      deepEqual(x.config.resources, y.config.resources)
+    );
   }
-  return stableStringify(parts);
+  return true;
 }
 
-/** JSON with object keys sorted, so two equal definitions always print the same. */
-export function stableStringify(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
-  if (value instanceof Map) {
-    return stableStringify(Object.fromEntries([...value.entries()].map(([k, v]) => [String(k), v])));
+/** Structural equality of JSON-like values, Maps included; undefined fields count as absent. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
+    return typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b);
   }
-  const rec = value as Record<string, unknown>;
-  const keys = Object.keys(rec)
-    .filter((k) => rec[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(rec[k])}`).join(",")}}`;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (a instanceof Map || b instanceof Map) {
+    if (!(a instanceof Map) || !(b instanceof Map) || a.size !== b.size) return false;
+    for (const [k, v] of a) if (!b.has(k) || !deepEqual(v, b.get(k))) return false;
+    return true;
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let na = 0;
+  for (const k in ra) {
+    if (ra[k] === undefined) continue;
+    na++;
+    if (!deepEqual(ra[k], rb[k])) return false;
+  }
+  let nb = 0;
+  for (const k in rb) if (rb[k] !== undefined) nb++;
+  return na === nb;
 }

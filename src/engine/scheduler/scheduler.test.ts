@@ -305,3 +305,29 @@ test("first runs are spread over the interval, deterministically", async () => {
   await s.stop();
   await other.stop();
 });
+
+test("resultApplied: an engine that applies results later still moves the object onto retries", async () => {
+  const clock = new FakeClock();
+  const h = createHarness({ clock, behave: () => ({ status: 2, takesMs: 0 }) });
+  const soft = new Set<string>();
+  const queued: CheckResult[] = [];
+  const s = createScheduler({ ...h.options, submit: (r) => queued.push(r), needsRetry: (k) => soft.has(k) });
+  s.applyConfig(fixtureConfig([{ host: "h", service: "s", schedule: { retryIntervalMs: 15_000 } }]));
+  s.start();
+  const t0 = clock.now();
+  assert.equal(s.checkNow("h!s"), true);
+  await runFor(clock, 1_000);
+  assert.equal(queued.length, 1);
+  const onGrid = slotAtOrAfter("h!s", 60_000, t0 + 30_000);
+  assert.equal(s.nextRunAt("h!s"), onGrid, "the answer at submit time was still 'not soft'");
+  soft.add("h!s"); // the engine applied the CRITICAL result: soft 1/3
+  s.resultApplied("h!s");
+  assert.equal(s.nextRunAt("h!s"), t0 + 15_000);
+  s.resultApplied("h!s");
+  assert.equal(s.nextRunAt("h!s"), t0 + 15_000, "asking again changes nothing");
+  soft.delete("h!s");
+  s.resultApplied("h!s");
+  assert.equal(s.nextRunAt("h!s"), onGrid);
+  assert.equal(s.checkNow("nope"), false);
+  await s.stop();
+});

@@ -13,7 +13,7 @@ import {
   runResultOf,
   timeoutOutcome,
 } from "./outcomes.js";
-import { type PlannedCheck, planChecks } from "./plan.js";
+import { type PlannedCheck, planChecks, sameDefinition } from "./plan.js";
 import { slotAtOrAfter } from "./slots.js";
 
 /** Where the scheduler reports trouble that is not a check result (a checker that hangs, a bad hook). */
@@ -341,7 +341,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       seen.add(plan.key);
       if (!checkers.has(plan.type)) missing.add(plan.type);
       const old = entries.get(plan.key);
-      if (old !== undefined && old.plan.fingerprint === plan.fingerprint) {
+      if (old !== undefined && sameDefinition(old.plan, plan)) {
         old.plan = plan;
         unchanged++;
         continue;
