@@ -9,6 +9,7 @@ import { objectKey } from "../../model/object-ref.js";
 import { closedTcpPort, type Peer, startTcpBlackhole, startTcpListener } from "../../testing/peers/tcp.js";
 import { fixtureConfig } from "./fixtures.js";
 import { createScheduler } from "./scheduler.js";
+import { slotAtOrBefore } from "./slots.js";
 
 let open: Peer;
 let hole: Peer;
@@ -75,12 +76,13 @@ test("real tcp checks on the real clock", async () => {
       assert.ok(r.checkedAt >= t0 && r.durationMs <= c.maxMs, `${c.key}: took ${r.durationMs} ms`);
       if (c.key === "h!hole") assert.ok(r.durationMs >= 500);
     }
-    const starts = mine.map((r) => r.checkedAt);
-    for (let i = 1; i < starts.length; i++) {
-      const gap = starts[i]! - starts[i - 1]!;
-      // On the grid, give or take lateness; the bound is loose for a loaded machine.
-      assert.ok(gap >= 990 && gap <= 1_500, `${c.key}: runs ${gap} ms apart`);
-    }
+    // Every run starts on the object's 1 s grid, give or take lateness (loose for a loaded machine),
+    // and no slot runs twice.
+    const slots = mine.map((r) => slotAtOrBefore(c.key, 1_000, r.checkedAt));
+    mine.forEach((r, i) =>
+      assert.ok(r.checkedAt - slots[i]! < 500, `${c.key}: ${r.checkedAt - slots[i]!} ms late`),
+    );
+    assert.equal(new Set(slots).size, slots.length);
   }
   const text = await registry.metrics();
   assert.match(text, /^lookout_checks_total\{type="tcp",result="timeout"\} [2-9]$/m);
