@@ -173,8 +173,11 @@ export function describeTlsVerifyError(err: unknown): string | undefined {
   const words = TLS_VERIFY_WORDS[code];
   if (words === undefined) return undefined;
   if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
-    const reason = (err as { reason?: unknown }).reason;
-    return typeof reason === "string" ? `${words}: ${oneLine(reason)}` : words;
+    // Node's reason ends in a list that is empty for IP hosts; the certificate's names say more.
+    const names = (err as { cert?: { subjectaltname?: unknown } }).cert?.subjectaltname;
+    return typeof names === "string" && names.length > 0
+      ? `${words} (certificate names ${oneLine(names.replaceAll("IP Address:", "IP:"))})`
+      : words;
   }
   return `${words} (${code})`;
 }

@@ -14,6 +14,7 @@ const RECORDS = [
   { domain: "v4only.test", ip: "127.0.0.4" },
   { domain: "v6only.test", ip: "::6" },
   { domain: "nx.test", ip: "" },
+  { domain: "xn--bcher-kva.test", ip: "127.0.0.7" },
 ];
 
 describeCheckContract("dns", async () => {
@@ -156,6 +157,13 @@ describe("dns checker", () => {
       query: "",
       status: 3,
       output: /^DNS UNKNOWN - invalid name ""$/,
+    },
+    {
+      name: "internationalized name",
+      server: () => peers.dnsmasq!.address,
+      query: "bücher.test",
+      status: 0,
+      output: / xn--bcher-kva\.test returns 127\.0\.0\.7$/,
     },
     {
       name: "name with a space",

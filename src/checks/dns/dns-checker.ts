@@ -1,6 +1,7 @@
 import { Resolver } from "node:dns";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { domainToASCII } from "node:url";
 import type { CheckOutcome } from "../../model/check-result.js";
 import type { DnsProbe } from "../../model/config.js";
 import type { Checker, CheckTarget } from "../check.js";
@@ -15,6 +16,8 @@ import {
 } from "../format.js";
 
 const PREFIX = "DNS";
+/** Addresses listed in the output; a round-robin name with more gets "and N more". */
+const MAX_LISTED = 8;
 
 /**
  * Creates the `dns` checker: it asks `server` (`host:port`, port 53 when left out) for the A and
@@ -41,18 +44,20 @@ async function runDns(target: CheckTarget<DnsProbe>, signal: AbortSignal): Promi
     if (hp === undefined) {
       return outcome(PREFIX, 3, `invalid server ${JSON.stringify(server)}: expected host:port`);
     }
-    if (typeof name !== "string" || !isPlausibleName(name)) {
+    // An internationalized name is asked for in its punycode form, as dig +idnout does.
+    const asked = typeof name === "string" && /[^\x00-\x7f]/.test(name) ? domainToASCII(name) : name;
+    if (typeof asked !== "string" || !isPlausibleName(asked)) {
       return outcome(PREFIX, 3, `invalid name ${JSON.stringify(name)}`);
     }
     const where = `${hp.host} port ${hp.port}`;
-    if (signal.aborted) return abortOutcome(PREFIX, signal, `query ${where} for ${name}`, start);
+    if (signal.aborted) return abortOutcome(PREFIX, signal, `query ${where} for ${asked}`, start);
     const ip = isIP(hp.host) !== 0 ? hp.host : await lookupServer(hp, signal);
     if (ip === undefined) {
       return signal.aborted
-        ? abortOutcome(PREFIX, signal, `query ${where} for ${name}`, start)
+        ? abortOutcome(PREFIX, signal, `query ${where} for ${asked}`, start)
         : outcome(PREFIX, 3, `cannot resolve DNS server ${hp.host}`);
     }
-    return await query(ip, hp, name, target.probe.timeoutMs, signal, start);
+    return await query(ip, hp, asked, target.probe.timeoutMs, signal, start);
   } catch (err) {
     // Only a bug gets here; the seam promises an outcome, never a rejection.
     return outcome(PREFIX, 3, `internal error: ${describeNetError(err)}`);
@@ -152,12 +157,13 @@ function verdict(
 ): CheckOutcome {
   const addresses = [...(v4.addresses ?? []), ...(v6.addresses ?? [])];
   if (addresses.length > 0) {
-    return outcome(
-      PREFIX,
-      0,
-      `${formatSeconds(seconds)} seconds response time, ${name} returns ${addresses.join(", ")}`,
-      [timeDatum(seconds, timeoutMs)],
-    );
+    const shown =
+      addresses.length <= MAX_LISTED
+        ? addresses.join(", ")
+        : `${addresses.slice(0, MAX_LISTED).join(", ")} and ${addresses.length - MAX_LISTED} more`;
+    return outcome(PREFIX, 0, `${formatSeconds(seconds)} seconds response time, ${name} returns ${shown}`, [
+      timeDatum(seconds, timeoutMs),
+    ]);
   }
   const worst = rank(v6) > rank(v4) ? v6 : v4;
   return outcome(PREFIX, worst.error === undefined ? 2 : statusOf(worst.error), describe(worst, name, where));

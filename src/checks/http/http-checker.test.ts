@@ -185,7 +185,7 @@ describe("http checker", () => {
       trust: true,
       status: 2,
       output:
-        /^HTTP CRITICAL - TLS certificate of 127\.0\.0\.1 port \d+ rejected: certificate does not match the host name: /,
+        /^HTTP CRITICAL - TLS certificate of 127\.0\.0\.1 port \d+ rejected: certificate does not match the host name \(certificate names DNS:other\.example\.test\)$/,
     },
     {
       name: "https expired",

@@ -13,7 +13,7 @@ export interface TestCert {
 export interface CertSpec {
   /** Subject alternative names: IP literals become `IP:`, anything else `DNS:`. */
   readonly names: readonly string[];
-  /** Days from now until notAfter; negative for an already expired certificate. */
+  /** Days from now until notAfter; -1 for a certificate that expired a day ago (openssl's limit). */
   readonly days: number;
   /** Self-signed instead of issued by the test CA. */
   readonly selfSigned?: boolean;
@@ -73,6 +73,8 @@ function createPki(): TestPki {
   return {
     ca,
     issue(spec) {
+      if (!Number.isInteger(spec.days) || spec.days < -1)
+        throw new RangeError(`days must be an integer >= -1`);
       const id = JSON.stringify(spec);
       const hit = cache.get(id);
       if (hit !== undefined) return hit;

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { Resolver } from "node:dns";
 import { createServer } from "node:net";
-import { joinHostPort, killChild, type Peer } from "./tcp.js";
+import { joinHostPort, killChild, type Peer } from "./peer.js";
 
 /** A record dnsmasq serves: `--address=/<domain>/<ip>`; an empty ip answers NXDOMAIN. */
 export interface DnsRecord {

@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TestCert } from "./certs.js";
-import { joinHostPort, type Peer } from "./tcp.js";
+import { joinHostPort, type Peer } from "./peer.js";
 
 /** A running HTTP(S) test server; `base` is its URL without a trailing slash. */
 export interface HttpPeer extends Peer {

@@ -1,32 +1,25 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { joinHostPort, killChild, type Peer } from "./peer.js";
 
-/** A running peer that a test must stop. */
-export interface Peer {
-  readonly host: string;
-  readonly port: number;
-  /** `host:port`, with brackets around an IPv6 host. */
-  readonly address: string;
-  stop(): Promise<void>;
-}
-
-/** `host:port`, bracketing IPv6 literals. */
-export function joinHostPort(host: string, port: number): string {
-  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
-}
+export type { Peer } from "./peer.js";
 
 /**
  * Starts a TCP listener on a free loopback port that accepts every connection and closes it
- * straight away. `host` is 127.0.0.1 unless given (use "::1" for IPv6).
+ * straight away, or with `silent` holds it open and never sends a byte (a TLS handshake or an
+ * HTTP request then hangs). `host` is 127.0.0.1 unless given (use "::1" for IPv6).
  */
-export async function startTcpListener(host = "127.0.0.1"): Promise<Peer> {
+export async function startTcpListener(
+  host = "127.0.0.1",
+  options: { silent?: boolean } = {},
+): Promise<Peer> {
   const sockets = new Set<Socket>();
   const server = createServer((s) => {
     sockets.add(s);
     s.on("error", () => {});
     s.on("close", () => sockets.delete(s));
-    s.end();
+    if (options.silent !== true) s.end();
   });
   const port = await listen(server, host);
   return {
@@ -96,20 +89,6 @@ export async function startTcpBlackhole(host = "127.0.0.1"): Promise<Peer> {
       await killChild(child);
     },
   };
-}
-
-/** Kills a child by its PID with SIGKILL and waits until it has exited. */
-export async function killChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  if (child.pid !== undefined) {
-    try {
-      process.kill(child.pid, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
-  await exited;
 }
 
 async function readPort(child: ChildProcess): Promise<number> {
