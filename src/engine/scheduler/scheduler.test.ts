@@ -331,3 +331,19 @@ test("resultApplied: an engine that applies results later still moves the object
   assert.equal(s.checkNow("nope"), false);
   await s.stop();
 });
+
+test("a slow start-up does not turn into a burst", async () => {
+  const objects = Array.from({ length: 600 }, (_, i) => ({ host: "h", service: `svc${i}` }));
+  const clock = new FakeClock();
+  const h = createHarness({ clock });
+  const s = createScheduler(h.options);
+  s.applyConfig(fixtureConfig(objects));
+  clock.advance(20_000); // loading the rest of the app took 20 s
+  const t1 = clock.now();
+  s.start();
+  await runFor(clock, 59_999, 1_000);
+  assert.equal(h.results.length, 600, "each object ran once in the first interval after start");
+  const firstSecond = h.results.filter((r) => r.checkedAt < t1 + 1_000).length;
+  assert.ok(firstSecond <= 25, `${firstSecond} runs in the first second (mean 10)`);
+  await s.stop();
+});

@@ -388,6 +388,15 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (stopped) throw new Error("scheduler is stopped");
       if (running) return;
       running = true;
+      // Slots that passed between applyConfig and start would all fall due at once: move objects
+      // that never ran to their next slot instead, so a slow start-up does not become a burst.
+      const now = clock.now();
+      const late = heap.items().filter((e) => e.due < now && Number.isNaN(e.lastDue));
+      for (const e of late) {
+        heap.remove(e);
+        e.due = slotAtOrAfter(e.plan.key, intervalOf(e), now);
+        heap.push(e);
+      }
       pump();
     },
     stop() {
