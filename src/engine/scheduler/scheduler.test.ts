@@ -347,3 +347,22 @@ test("a slow start-up does not turn into a burst", async () => {
   assert.ok(firstSecond <= 25, `${firstSecond} runs in the first second (mean 10)`);
   await s.stop();
 });
+
+test("overdue checks that settle at once do not starve the event loop", async () => {
+  const objects = Array.from({ length: 1_000 }, (_, i) => ({
+    host: "h",
+    service: `svc${i}`,
+    schedule: { timeoutMs: 120_000 }, // no timeout may fire inside the one long advance below
+  }));
+  const clock = new FakeClock();
+  const h = createHarness({ clock, concurrency: 10 });
+  const s = createScheduler(h.options);
+  s.applyConfig(fixtureConfig(objects));
+  s.start();
+  clock.advance(60_000); // the process stalled for a minute: every object is overdue
+  await new Promise<void>((r) => setImmediate(r));
+  assert.ok(h.results.length <= 10, `${h.results.length} runs chained in one turn of the event loop`);
+  await runFor(clock, 1_000, 1);
+  assert.equal(new Set(h.results.map((r) => r.service)).size, 1_000, "the backlog drains a batch per turn");
+  await s.stop();
+});

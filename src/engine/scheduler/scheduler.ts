@@ -322,7 +322,9 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     inFlight--;
     metrics.inFlight(inFlight);
     if (stopped && runs.size === 0) resolveStop?.();
-    pump();
+    // Through the timer, not a direct pump: a checker that settles at once would otherwise chain
+    // run after run in microtasks and starve I/O and timers for as long as checks are overdue.
+    arm();
   };
 
   const applyConfig = (config: Config): ApplySummary => {
