@@ -91,6 +91,8 @@ interface Entry extends HeapItem {
   lastDue: number;
   retrying: boolean;
   run: Run | undefined;
+  /** False once the object left the schedule or was replaced by a changed definition. */
+  live: boolean;
 }
 
 interface Run {
@@ -279,22 +281,36 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     const now = clock.now();
     const durationMs = now - run.startedAt;
     metrics.runFinished(plan.type, result, durationMs);
-    const base = {
-      exitStatus: o.exitStatus,
-      output: o.output,
-      longOutput: o.longOutput,
-      perfdata: o.perfdata,
-      host: plan.host,
-      checkedAt: run.startedAt,
-      durationMs,
-      source: "active" as const,
-    };
+    // One literal per shape (no spread): this runs for every check.
+    const r: CheckResult =
+      plan.service === undefined
+        ? {
+            exitStatus: o.exitStatus,
+            output: o.output,
+            longOutput: o.longOutput,
+            perfdata: o.perfdata,
+            host: plan.host,
+            checkedAt: run.startedAt,
+            durationMs,
+            source: "active",
+          }
+        : {
+            exitStatus: o.exitStatus,
+            output: o.output,
+            longOutput: o.longOutput,
+            perfdata: o.perfdata,
+            host: plan.host,
+            service: plan.service,
+            checkedAt: run.startedAt,
+            durationMs,
+            source: "active",
+          };
     try {
-      submit(plan.service === undefined ? base : { ...base, service: plan.service });
+      submit(r);
     } catch (err) {
       log.warn("submit threw; result lost", { key: plan.key, err });
     }
-    if (!running || entries.get(plan.key) !== entry) return;
+    if (!running || !entry.live) return;
     entry.retrying = askRetry(plan.key);
     entry.due = nextDue(entry, run.due, now);
     heap.push(entry);
@@ -351,7 +367,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (old !== undefined) {
         dropRun(old.run, "changed");
         heap.remove(old);
-        entries.delete(plan.key); // a late result of the old run must not touch the new entry
+        old.live = false; // a late result of the old run must not touch the new entry
         changed++;
       } else {
         added++;
@@ -361,6 +377,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         lastDue: Number.NaN,
         retrying: false,
         run: undefined,
+        live: true,
         due: 0,
         heapIndex: -1,
         heapSeq: 0,
@@ -374,6 +391,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (seen.has(key)) continue;
       dropRun(entry.run, "removed");
       heap.remove(entry);
+      entry.live = false;
       entries.delete(key);
       removed++;
     }
