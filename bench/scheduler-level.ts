@@ -28,7 +28,7 @@ export function parseArgs(argv: readonly string[], defaults: Partial<Options> = 
     intervals: [60, 30, 15, 10],
     rounds: 2,
     ports: 16,
-    concurrency: 1_000,
+    concurrency: 5_000,
     ...defaults,
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -69,6 +69,9 @@ export interface Level {
   checks: number;
   notOk: number;
   p50: number;
+  /** p99 of the check's own duration, ms: slow connects fill the concurrency slots. */
+  durP99: number;
+  maxInFlight: number;
   p99: number;
   max: number;
   cpuPct: number;
@@ -96,13 +99,19 @@ export async function runLevel(
   let checks = 0;
   let notOk = 0;
   let lateness = new Float64Array(Math.ceil(o.services * o.rounds * 1.1));
+  let durations = new Float64Array(lateness.length);
+  let maxInFlight = 0;
   const submit = (r: CheckResult): void => {
     const key = `${r.host}!${r.service}`;
     if (checks >= lateness.length) {
       const bigger = new Float64Array(lateness.length * 2);
       bigger.set(lateness);
       lateness = bigger;
+      const biggerD = new Float64Array(durations.length * 2);
+      biggerD.set(durations);
+      durations = biggerD;
     }
+    durations[checks] = r.durationMs;
     lateness[checks++] = r.checkedAt - slotAtOrBefore(key, intervalMs, r.checkedAt);
     if (r.exitStatus !== 0) notOk++;
   };
@@ -123,6 +132,7 @@ export async function runLevel(
   scheduler.start();
   const sampler = setInterval(() => {
     rssMax = Math.max(rssMax, process.memoryUsage().rss);
+    maxInFlight = Math.max(maxInFlight, scheduler.inFlight);
   }, 1_000);
   await new Promise((r) => setTimeout(r, intervalMs * o.rounds));
   clearInterval(sampler);
@@ -132,6 +142,7 @@ export async function runLevel(
   loop.disable();
   await scheduler.stop();
   const sorted = lateness.slice(0, counted).sort();
+  const sortedD = durations.slice(0, counted).sort();
   const targetRate = o.services / intervalS;
   const rate = counted / elapsed;
   const p99 = quantile(sorted, 0.99);
@@ -142,6 +153,8 @@ export async function runLevel(
     checks: counted,
     notOk,
     p50: quantile(sorted, 0.5),
+    durP99: quantile(sortedD, 0.99),
+    maxInFlight,
     p99,
     max: sorted.length === 0 ? Number.NaN : sorted[sorted.length - 1]!,
     cpuPct: ((cpu.user + cpu.system) / 1e6 / elapsed) * 100,
@@ -153,7 +166,7 @@ export async function runLevel(
 }
 
 const HEADER =
-  "interval  target/s  checks/s  checks   notOK  lat p50 ms  p99 ms  max ms  CPU %  CPU us/check  RSS MB  loop p99 ms  held";
+  "interval  target/s  checks/s  checks   notOK  lat p50 ms  p99 ms  max ms  dur p99 ms  max in flight  CPU %  CPU us/check  RSS MB  loop p99 ms  held";
 
 /** Runs each interval in turn until one is not held; prints a row per level and returns the best. */
 export async function runLevels(
@@ -176,6 +189,8 @@ export async function runLevels(
         fmt(l.p50).padStart(11),
         fmt(l.p99).padStart(7),
         fmt(l.max).padStart(7),
+        fmt(l.durP99).padStart(11),
+        String(l.maxInFlight).padStart(14),
         fmt(l.cpuPct).padStart(6),
         fmt(l.cpuUsPerCheck).padStart(13),
         fmt(l.rssMb).padStart(7),

@@ -7,7 +7,7 @@
  * interval down once a level is not held (p99 lateness >= 1 s, or fewer checks than scheduled).
  *
  *   npx tsc -p . && node dist/bench/scheduler-tcp.js [--services 100000] [--intervals 60,30,15,10]
- *     [--rounds 2] [--ports 16] [--concurrency 1000]
+ *     [--rounds 2] [--ports 16] [--concurrency 5000]
  *
  * File descriptors: runs in flight are bounded by --concurrency, so the process needs about that
  * many descriptors; when `ulimit -n` is lower the script re-executes itself under a raised limit.

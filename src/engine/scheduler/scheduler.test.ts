@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CheckResult } from "../../model/check-result.js";
+import type { Clock } from "../../model/clock.js";
 import { objectKey } from "../../model/object-ref.js";
 import { hostStateOf } from "../../model/state.js";
 import { FakeClock } from "../../testing/fake-clock.js";
 import { createHarness, type FakeBehaviour, type FixtureObject, fixtureConfig, runFor } from "./fixtures.js";
-import { createScheduler } from "./scheduler.js";
+import { createScheduler, MAX_STARTS_PER_TURN } from "./scheduler.js";
 import { slotAtOrAfter } from "./slots.js";
 
 const keyOf = (r: CheckResult) => objectKey(r);
@@ -364,5 +365,36 @@ test("overdue checks that settle at once do not starve the event loop", async ()
   assert.ok(h.results.length <= 10, `${h.results.length} runs chained in one turn of the event loop`);
   await runFor(clock, 1_000, 1);
   assert.equal(new Set(h.results.map((r) => r.service)).size, 1_000, "the backlog drains a batch per turn");
+  await s.stop();
+});
+
+test("a backlog drains in batches, yielding the event loop between them", async () => {
+  const objects = Array.from({ length: 2_000 }, (_, i) => ({ host: "h", service: `svc${i}` }));
+  const clock = new FakeClock();
+  const h = createHarness({ clock, concurrency: 10_000 });
+  // A clock that can jump (a stalled process, a suspended VM) and counts the runs each timer
+  // callback starts.
+  let skew = 0;
+  const perCallback: number[] = [];
+  const stalling: Clock = {
+    now: () => clock.now() + skew,
+    setTimer: (ms, fn) =>
+      clock.setTimer(ms, () => {
+        const before = h.seen.length;
+        fn();
+        perCallback.push(h.seen.length - before);
+      }),
+  };
+  const s = createScheduler({ ...h.options, clock: stalling });
+  s.applyConfig(fixtureConfig(objects));
+  s.start();
+  await runFor(clock, 60_000, 1_000);
+  assert.ok(Math.max(...perCallback) < 10, "in steady state a callback starts a handful");
+  perCallback.length = 0;
+  const ranBefore = h.results.length;
+  skew = 120_000; // the process stalls for two minutes: every object is overdue at once
+  await runFor(clock, 100, 1);
+  assert.equal(new Set(h.results.slice(ranBefore).map((r) => r.service)).size, 2_000, "all caught up");
+  assert.equal(Math.max(...perCallback), MAX_STARTS_PER_TURN);
   await s.stop();
 });
