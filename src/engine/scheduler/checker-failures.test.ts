@@ -4,8 +4,9 @@ import type { Checker } from "../../checks/check.js";
 import type { CheckOutcome, CheckResult } from "../../model/check-result.js";
 import type { CheckType } from "../../model/config.js";
 import { FakeClock } from "../../testing/fake-clock.js";
+import type { SchedulerOptions } from "./api.js";
 import { createHarness, fixtureConfig, runFor } from "./fixtures.js";
-import { createScheduler, type SchedulerOptions } from "./scheduler.js";
+import { createScheduler } from "./scheduler.js";
 
 const checker = (run: Checker["run"]): Checker => ({ type: "tcp", run });
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { objectKey } from "../../model/object-ref.js";
 import { FakeClock } from "../../testing/fake-clock.js";
+import type { ApplySummary } from "./api.js";
 import { createHarness, type FixtureObject, fixtureConfig, runFor } from "./fixtures.js";
-import type { ApplySummary } from "./scheduler.js";
 import { createScheduler } from "./scheduler.js";
 
 const N = 300;
