@@ -64,7 +64,7 @@ export interface Scheduler {
   stop(): Promise<void>;
   /** Re-asks `needsRetry(key)` and moves the object's next run if its interval changed. */
   resultApplied(key: string): void;
-  /** Makes the object due now (a forced check); false when unknown or already running. */
+  /** Makes the object due now (a forced check); false when unknown, already running, or not started. */
   checkNow(key: string): boolean;
   /** When the object runs next; undefined while it runs or when it is not scheduled. */
   nextRunAt(key: string): number | undefined;

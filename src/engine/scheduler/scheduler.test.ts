@@ -398,3 +398,30 @@ test("a backlog drains in batches, yielding the event loop between them", async 
   assert.equal(Math.max(...perCallback), MAX_STARTS_PER_TURN);
   await s.stop();
 });
+
+test("an interval longer than a Node timer can hold does not spin", async () => {
+  const clock = new FakeClock();
+  const armed: number[] = [];
+  const h = createHarness({ clock });
+  const recording: Clock = {
+    now: () => clock.now(),
+    setTimer: (ms, fn) => {
+      armed.push(ms);
+      return clock.setTimer(ms, fn);
+    },
+  };
+  const s = createScheduler({ ...h.options, clock: recording });
+  const thirtyDays = 30 * 86_400_000;
+  // A timeout longer than the day-long fake steps below, so the instant check settles first.
+  const schedule = { checkIntervalMs: thirtyDays, timeoutMs: 2 * 86_400_000 };
+  s.applyConfig(fixtureConfig([{ host: "h", service: "s", schedule }]));
+  s.start();
+  assert.equal(s.checkNow("h!s"), true);
+  await runFor(clock, 1_000);
+  assert.equal(h.results.length, 1);
+  assert.ok(Math.max(...armed) <= 2_147_483_647, `longest timer ${Math.max(...armed)} ms`);
+  await runFor(clock, thirtyDays, 86_400_000);
+  assert.equal(h.results.length, 2, "it still runs once a month");
+  assert.ok(armed.length < 10, `${armed.length} timers armed`);
+  await s.stop();
+});

@@ -48,6 +48,8 @@ type DropReason = "removed" | "changed" | "shutdown";
  */
 export const MAX_STARTS_PER_TURN = 256;
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Creates a scheduler with an empty schedule. */
 export function createScheduler(opts: SchedulerOptions): Scheduler {
   const { clock, checkers, submit, needsRetry } = opts;
@@ -110,8 +112,10 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     const top = heap.peek();
     if (top === undefined || (timer !== undefined && timerAt <= top.due)) return;
     timer?.cancel();
-    timerAt = top.due;
-    timer = clock.setTimer(top.due - clock.now(), () => {
+    // Node turns a delay past 2^31-1 ms into 1 ms; an interval of weeks must not become a busy loop.
+    const delay = Math.min(top.due - clock.now(), MAX_TIMER_MS);
+    timerAt = clock.now() + delay;
+    timer = clock.setTimer(delay, () => {
       timer = undefined;
       timerAt = Number.POSITIVE_INFINITY;
       pump();
@@ -383,7 +387,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     },
     checkNow(key) {
       const entry = entries.get(key);
-      if (entry === undefined || entry.heapIndex < 0 || stopped) return false;
+      if (entry === undefined || entry.heapIndex < 0 || !running) return false;
       heap.remove(entry);
       entry.due = clock.now();
       heap.push(entry);
