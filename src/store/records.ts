@@ -1,0 +1,73 @@
+import type { PerfDatum } from "../model/check-result.js";
+import type { ObjectState, StateType } from "../model/state.js";
+
+/** An acknowledgement as the projection shows it. */
+export interface AckRecord {
+  readonly author: string;
+  readonly comment: string;
+  readonly sticky: boolean;
+  /** Milliseconds since the epoch. */
+  readonly setAt: number;
+}
+
+/**
+ * The current status of one object that has had at least one result; an object without a record
+ * is PENDING. Times are milliseconds since the epoch. Records are immutable: the projection
+ * replaces a record rather than changing it, so a reader holding one never sees it torn.
+ */
+export interface StatusRecord {
+  /** The object key (`host` or `host!service`). */
+  readonly key: string;
+  readonly state: ObjectState;
+  readonly stateType: StateType;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly output: string;
+  readonly longOutput: string;
+  readonly perfdata: readonly PerfDatum[];
+  readonly lastCheck?: number;
+  readonly lastStateChange?: number;
+  readonly lastHardStateChange?: number;
+  readonly flapping: boolean;
+  /** 0..100. */
+  readonly flapPercent: number;
+  readonly acknowledgement?: AckRecord;
+  readonly inDowntime: boolean;
+}
+
+/** One entry of the history feed: an event that matters to an operator, by its log sequence number. */
+export interface HistoryRecord {
+  readonly seq: number;
+  readonly at: number;
+  /** The event kind (StateChange, FlappingStart, AcknowledgementSet, DowntimeStarted, ...). */
+  readonly kind: string;
+  readonly key: string;
+  readonly state?: ObjectState;
+  readonly stateType?: StateType;
+  readonly attempt?: number;
+  readonly output: string;
+  readonly author: string;
+  readonly comment: string;
+}
+
+/** A scheduled downtime, as far as reads and command validation need it. */
+export interface DowntimeRecord {
+  readonly id: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * What the writer tells the readers after a group of commands is applied and its events are
+ * committed: the records that changed, the history entries appended, the objects that have no
+ * record any more, and the downtimes that appeared or went away. `eventSeq` is the last event
+ * sequence number the delta covers.
+ */
+export interface ProjectionDelta {
+  readonly eventSeq: number;
+  readonly statuses: readonly StatusRecord[];
+  readonly removed: readonly string[];
+  readonly history: readonly HistoryRecord[];
+  readonly downtimesAdded: readonly DowntimeRecord[];
+  readonly downtimesRemoved: readonly string[];
+}

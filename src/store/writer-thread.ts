@@ -1,0 +1,141 @@
+/**
+ * The body of the writer's thread. Owns the Writer (SQLite + engine) so that neither fsyncs nor engine work run
+ * on the thread that serves reads. Group commit falls out of the event loop: every message that
+ * arrives while a flush runs waits in `pending`, and the next flush enqueues all of them with one
+ * fsync'd transaction, acknowledges them, then applies them.
+ */
+import { parentPort } from "node:worker_threads";
+import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
+import type { ProjectionDelta } from "./records.js";
+import type { StateMachineFactory } from "./state-machine.js";
+import { Writer } from "./writer.js";
+
+type Pending = Exclude<ToWriter, { t: "init" }>;
+
+/**
+ * Runs the writer in the current worker thread with the given state machines, answering the
+ * messages of Store (src/store/store.ts). The worker's entry module (which picks the engine) calls
+ * this once.
+ */
+export function runWriterThread(engines: StateMachineFactory): void {
+  const port = parentPort;
+  if (port === null) throw new Error("the writer must run in a worker thread");
+  let writer: Writer | undefined;
+  let options: WriterOptions | undefined;
+  let pending: Pending[] = [];
+  let scheduled = false;
+  let closed = false;
+
+  const post = (m: FromWriter): void => port.postMessage(m);
+
+  port.on("message", (m: ToWriter) => {
+    if (m.t === "init") {
+      try {
+        options = m.options;
+        writer = Writer.open(m.dataDir, m.config, Date.now(), engines, m.options);
+        post({
+          t: "ready",
+          projection: writer.projection.snapshot(),
+          nextWakeup: writer.nextWakeup(),
+          recovered: writer.recovered,
+        });
+      } catch (e) {
+        post({ t: "fatal", message: `cannot open the event log in ${m.dataDir}: ${String(e)}` });
+      }
+      return;
+    }
+    pending.push(m);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  });
+
+  function flush(): void {
+    scheduled = false;
+    const w = writer;
+    if (w === undefined || closed) return;
+    const batch = pending;
+    pending = [];
+    let rows: { at: number; body: string }[] = [];
+    let ids: number[] = [];
+    const commit = (): void => {
+      if (ids.length === 0) return;
+      try {
+        w.enqueue(rows);
+        post({ t: "acked", ids });
+      } catch (e) {
+        post({ t: "failed", ids, message: String(e) });
+      }
+      rows = [];
+      ids = [];
+    };
+    try {
+      for (const m of batch) {
+        switch (m.t) {
+          case "submit":
+            rows.push({ at: m.at, body: m.body });
+            ids.push(m.id);
+            break;
+          case "config": {
+            const body = w.configBody(m.config, m.at);
+            if (body !== undefined) rows.push({ at: m.at, body });
+            ids.push(m.id);
+            break;
+          }
+          case "sync":
+            commit();
+            sendDelta(w.applyPending());
+            post({ t: "done", id: m.id });
+            break;
+          case "snapshot":
+            commit();
+            sendDelta(w.applyPending());
+            w.snapshot();
+            post({ t: "done", id: m.id });
+            break;
+          case "close":
+            commit();
+            sendDelta(w.applyPending());
+            w.snapshot();
+            w.close();
+            closed = true;
+            post({ t: "done", id: m.id });
+            return;
+          default: {
+            const never: never = m;
+            throw new Error(`unknown message ${String(never)}`);
+          }
+        }
+      }
+      commit();
+      sendDelta(w.applyPending());
+      post({ t: "applied", nextWakeup: w.nextWakeup() });
+    } catch (e) {
+      post({ t: "fatal", message: `writer failed: ${String(e)}` });
+      closed = true;
+    }
+  }
+
+  /** Sends a delta in parts small enough that applying one never holds a reader's thread for long. */
+  function sendDelta(delta: ProjectionDelta | undefined): void {
+    if (delta === undefined) return;
+    const n = options?.deltaChunk ?? 500;
+    const { statuses, history } = delta;
+    const parts = Math.max(1, Math.ceil(statuses.length / n), Math.ceil(history.length / n));
+    for (let i = 0; i < parts; i++) {
+      const last = i === parts - 1;
+      post({
+        t: "delta",
+        delta: {
+          eventSeq: last ? delta.eventSeq : 0,
+          statuses: statuses.slice(i * n, (i + 1) * n),
+          history: history.slice(i * n, (i + 1) * n),
+          removed: i === 0 ? delta.removed : [],
+          downtimesAdded: i === 0 ? delta.downtimesAdded : [],
+          downtimesRemoved: i === 0 ? delta.downtimesRemoved : [],
+        },
+      });
+    }
+  }
+}
