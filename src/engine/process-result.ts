@@ -45,6 +45,8 @@ export function processResult(
   const oldAttempt = rec.attempt;
   const fromHardState = rec.lastHardState;
   const ok = isOkState(state);
+  // Only services skip their retries: a service on a host that is not UP is hard at once.
+  const hardNow = rec.service !== undefined && !reachable;
   const wasProblem = !isOkState(oldState) && oldState !== "PENDING";
 
   let type: StateType;
@@ -55,12 +57,12 @@ export function processResult(
     attempt = 1;
   } else if (!wasProblem) {
     // The first problem result: SOFT 1/max, unless one attempt is all there is or the object is
-    // unreachable (its host is down: Nagios takes the problem as hard at once).
-    type = max <= 1 || !reachable ? "HARD" : "SOFT";
+    // a service whose host is not UP (Nagios takes the problem as hard at once).
+    type = max <= 1 || hardNow ? "HARD" : "SOFT";
     attempt = type === "HARD" ? max : 1;
   } else if (oldType === "SOFT") {
     attempt = oldAttempt + 1;
-    type = attempt >= max || !reachable ? "HARD" : "SOFT";
+    type = attempt >= max || hardNow ? "HARD" : "SOFT";
     if (type === "HARD") attempt = max;
   } else {
     // Already a hard problem: another problem state is a hard change, the same one is not.
