@@ -39,6 +39,7 @@ export function indexConfig(
       }
       bindRecord(rec, ord++, host, svc);
       rec.hostRecord = hostRec;
+      hostRec.services?.set(svc.name, rec);
       objects.set(key, rec);
       services++;
     }

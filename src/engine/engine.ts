@@ -114,9 +114,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     switch (cmd.type) {
       case "ProcessCheckResult": {
         const r = cmd.result;
-        const key = r.service === undefined ? r.host : objectKey(r);
-        const rec = st.objects.get(key);
+        // Two short lookups (host, then its service) instead of building and hashing a key.
+        const hostRec = st.objects.get(r.host);
+        const rec = r.service === undefined ? hostRec : hostRec?.services?.get(r.service);
         if (rec === undefined) {
+          const key = objectKey(r);
           out.push({
             type: "CommandRejected",
             at: cmd.at,
@@ -129,7 +131,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             type: "CommandRejected",
             at: cmd.at,
             command: cmd.type,
-            key,
+            key: rec.key,
             reason: "result is older than the last result applied",
           });
         } else {

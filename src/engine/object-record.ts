@@ -20,6 +20,8 @@ export interface ObjectRecord {
   hostRecord: ObjectRecord | undefined;
   /** A host's parent host records (indexed at applyConfig); empty for services. */
   parents: readonly ObjectRecord[];
+  /** A host's services by name, so a result finds its record without building a key. */
+  services: Map<string, ObjectRecord> | undefined;
 
   state: ObjectState;
   stateType: StateType;
@@ -60,6 +62,7 @@ export function newRecord(
     check: serviceConfig === undefined ? hostConfig.check : serviceConfig.check,
     hostRecord: undefined,
     parents: NO_PARENTS,
+    services: undefined,
     state: "PENDING",
     stateType: "HARD",
     attempt: 1,
@@ -90,6 +93,7 @@ export function bindRecord(
   rec.check = serviceConfig === undefined ? hostConfig.check : serviceConfig.check;
   rec.hostRecord = undefined;
   rec.parents = NO_PARENTS;
+  rec.services = serviceConfig === undefined ? new Map() : undefined;
 }
 
 /** The object fields every object event starts with. */
