@@ -5,7 +5,7 @@ import { objectKey } from "../model/object-ref.js";
 import { configDigest } from "./config-digest.js";
 import { dropRemovedObjects } from "./downtimes.js";
 import type { EngineState } from "./engine-state.js";
-import { bindRecord, eventBase, newRecord, type ObjectRecord } from "./object-record.js";
+import { bindRecord, eventBase, isProblemState, newRecord, type ObjectRecord } from "./object-record.js";
 import { rebuildTimers } from "./timers.js";
 
 /**
@@ -71,6 +71,11 @@ export function applyConfig(st: EngineState, cmd: ApplyConfigCommand, out: Engin
   for (const rec of removed) out.push({ type: "ObjectRemoved", ...eventBase(rec, at) });
   for (const rec of added) out.push({ type: "ObjectAdded", ...eventBase(rec, at) });
   for (const rec of objects.values()) {
+    // A changed max_attempts re-scales the counter: hard problems show max/max, soft ones stay
+    // below or at the new max (and go hard on their next problem result).
+    const max = rec.check.maxAttempts;
+    if (rec.stateType === "HARD" && isProblemState(rec.state)) rec.attempt = max;
+    else if (rec.attempt > max) rec.attempt = max;
     if (rec.flapping && !rec.check.flap.enabled) {
       rec.flapping = false;
       out.push({

@@ -153,6 +153,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
         break;
       case "ApplyConfig":
         applyConfig(st, cmd, out);
+        // A check that became passive may be overdue already: judge it now, not at the next command.
+        fireDue(st, cmd.at, out);
         break;
       case "Tick":
         break;
