@@ -90,19 +90,11 @@ function checkTarget(ctx: ValidationContext, t: Target): void {
 
 function checkObject(ctx: ValidationContext, host: string, service: string | undefined): void {
   if (host === "") throw new RejectedError("invalid", "host is required");
-  if (service === undefined) {
-    if (ctx.index.position(host) === undefined) {
-      throw new RejectedError("not_found", `host "${host}" is not configured`);
-    }
-    return;
-  }
+  const h = ctx.index.config.hosts.get(host);
+  if (h === undefined) throw new RejectedError("not_found", `host "${host}" is not configured`);
+  if (service === undefined) return;
   if (service === "") throw new RejectedError("invalid", "service, when given, must not be empty");
-  if (ctx.index.position(`${host}!${service}`) === undefined) {
-    throw new RejectedError(
-      "not_found",
-      ctx.index.position(host) === undefined
-        ? `host "${host}" is not configured`
-        : `service "${service}" is not configured on host "${host}"`,
-    );
+  if (!h.services.has(service)) {
+    throw new RejectedError("not_found", `service "${service}" is not configured on host "${host}"`);
   }
 }

@@ -23,10 +23,22 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
 
 /** Messages from the owning thread to the writer worker. */
 export type ToWriter =
-  | { readonly t: "init"; readonly dataDir: string; readonly config: Config; readonly options: WriterOptions }
-  /** `body` is the JSON text of a Command[] (every command already stamped with `at`). */
-  | { readonly t: "submit"; readonly id: number; readonly at: number; readonly body: string }
-  | { readonly t: "config"; readonly id: number; readonly at: number; readonly config: Config }
+  | {
+      readonly t: "init";
+      readonly dataDir: string;
+      readonly config: Config;
+      readonly configDigest: string | undefined;
+      readonly options: WriterOptions;
+    }
+  /** `body` is the UTF-8 JSON of a Command[] (every command already stamped with `at`), transferred. */
+  | { readonly t: "submit"; readonly id: number; readonly at: number; readonly body: Uint8Array }
+  | {
+      readonly t: "config";
+      readonly id: number;
+      readonly at: number;
+      readonly config: Config;
+      readonly digest: string | undefined;
+    }
   | { readonly t: "snapshot"; readonly id: number }
   /** Answered with `done` once everything enqueued before it is applied and its deltas are sent. */
   | { readonly t: "sync"; readonly id: number }

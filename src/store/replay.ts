@@ -1,4 +1,3 @@
-import type { LookoutEvent } from "../model/events.js";
 import { openEventLogReader } from "./event-log.js";
 import { createFold } from "./fold.js";
 import {
@@ -24,7 +23,7 @@ export function replayProjection(
     for (let after = 0; ; ) {
       const rows = reader.eventsAfter(after, 10_000);
       if (rows.length === 0) break;
-      for (const r of rows) fold.apply(JSON.parse(r.body) as LookoutEvent, r.seq);
+      for (const r of rows) fold.apply(r.event, r.seq);
       after = (rows[rows.length - 1] as { seq: number }).seq;
       const delta = fold.take();
       if (delta !== undefined) projection.applyDelta(delta);

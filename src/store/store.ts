@@ -17,6 +17,8 @@ export interface StoreOptions {
   readonly workerUrl: URL;
   /** The configuration to run; logged as an ApplyConfig when it differs from the one in force. */
   readonly config: Config;
+  /** What identifies the config (e.g. sha256 of its source); computed from `config` when absent. */
+  readonly configDigest?: string;
   readonly writer?: Partial<WriterOptions>;
   /** Called with the engine's next due timer after every applied group (undefined: none). */
   readonly onWakeup?: (at: number | undefined) => void;
@@ -69,6 +71,7 @@ export class Store {
       t: "init",
       dataDir: options.dataDir,
       config: options.config,
+      configDigest: options.configDigest,
       options: { ...DEFAULT_WRITER_OPTIONS, ...options.writer },
     };
     return new Promise((resolve, reject) => {
@@ -100,20 +103,21 @@ export class Store {
   }
 
   /**
-   * Durably enqueues a batch: `body` is the JSON text of a Command[] whose commands carry `at`.
-   * Resolves when the batch is on disk; rejects with StoreError if it could not be stored.
+   * Durably enqueues a batch: `body` is the UTF-8 JSON of a Command[] whose commands carry `at`; its
+   * buffer is transferred to the writer (unusable afterwards). Resolves when the batch is on disk;
+   * rejects with StoreError if it could not be stored.
    */
-  submit(at: number, body: string): Promise<void> {
-    return this.#send((id) => ({ t: "submit", id, at, body }));
+  submit(at: number, body: Uint8Array): Promise<void> {
+    return this.#send((id) => ({ t: "submit", id, at, body }), [body.buffer as ArrayBuffer]);
   }
 
   /**
    * Switches to a new config: reads see its objects at once (new ones PENDING), and an ApplyConfig is
    * enqueued behind every earlier batch. Resolves when that is durable.
    */
-  applyConfig(config: Config, at: number): Promise<void> {
+  applyConfig(config: Config, at: number, digest?: string): Promise<void> {
     this.#index = createObjectIndex(config);
-    return this.#send((id) => ({ t: "config", id, at, config }));
+    return this.#send((id) => ({ t: "config", id, at, config, digest }));
   }
 
   /** Asks the writer for a snapshot now; resolves when it is stored. */
@@ -133,12 +137,12 @@ export class Store {
     await this.#worker.terminate();
   }
 
-  #send(make: (id: number) => ToWriter): Promise<void> {
+  #send(make: (id: number) => ToWriter, transfer?: ArrayBuffer[]): Promise<void> {
     if (this.#fatal !== undefined) return Promise.reject(new StoreError(this.#fatal));
     const id = this.#nextId++;
     return new Promise<void>((resolve, reject) => {
       this.#waiters.set(id, { resolve, reject });
-      this.#worker.postMessage(make(id));
+      this.#worker.postMessage(make(id), transfer);
     });
   }
 

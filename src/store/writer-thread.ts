@@ -5,6 +5,7 @@
  * fsync'd transaction, acknowledges them, then applies them.
  */
 import { parentPort } from "node:worker_threads";
+import type { ConfigRow } from "./event-log.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
@@ -32,7 +33,7 @@ export function runWriterThread(engines: StateMachineFactory): void {
     if (m.t === "init") {
       try {
         options = m.options;
-        writer = Writer.open(m.dataDir, m.config, Date.now(), engines, m.options);
+        writer = Writer.open(m.dataDir, m.config, Date.now(), engines, m.options, m.configDigest);
         post({
           t: "ready",
           projection: writer.projection.snapshot(),
@@ -57,17 +58,19 @@ export function runWriterThread(engines: StateMachineFactory): void {
     if (w === undefined || closed) return;
     const batch = pending;
     pending = [];
-    let rows: { at: number; body: string }[] = [];
+    let rows: { at: number; body: string | Uint8Array }[] = [];
+    let configs: ConfigRow[] = [];
     let ids: number[] = [];
     const commit = (): void => {
       if (ids.length === 0) return;
       try {
-        w.enqueue(rows);
+        w.enqueue(rows, configs);
         post({ t: "acked", ids });
       } catch (e) {
         post({ t: "failed", ids, message: String(e) });
       }
       rows = [];
+      configs = [];
       ids = [];
     };
     try {
@@ -78,8 +81,11 @@ export function runWriterThread(engines: StateMachineFactory): void {
             ids.push(m.id);
             break;
           case "config": {
-            const body = w.configBody(m.config, m.at);
-            if (body !== undefined) rows.push({ at: m.at, body });
+            const c = w.configCommand(m.config, m.at, m.digest);
+            if (c !== undefined) {
+              rows.push(c.row);
+              configs.push(c.config);
+            }
             ids.push(m.id);
             break;
           }

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { ApplyConfigCommand, Command } from "../model/commands.js";
-import { type Config, EMPTY_CONFIG } from "../model/config.js";
+import type { Config } from "../model/config.js";
 import type { EngineEvent, LookoutEvent } from "../model/events.js";
-import { EventLog } from "./event-log.js";
+import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
 import { decodeJson, encodeJson } from "./json-codec.js";
 import { createProjection, type Projection, type ProjectionSnapshot } from "./projection.js";
@@ -10,40 +10,59 @@ import { DEFAULT_WRITER_OPTIONS, type WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachine, StateMachineFactory } from "./state-machine.js";
 
+const decoder = new TextDecoder();
+
 interface WriterSnapshot {
-  readonly config: Config;
+  /** Digest of the config in force; the config itself is in the configs table. */
+  readonly configDigest: string;
   readonly engine: unknown;
   readonly projection: ProjectionSnapshot;
   readonly fold: FoldSnapshot;
 }
 
-interface Queued {
-  readonly seq: number;
-  readonly body: string;
+/** An ApplyConfig as queued: the config travels by digest (see EventLog's configs table). */
+interface QueuedApplyConfig {
+  readonly type: "ApplyConfig";
+  readonly at: number;
+  readonly digest: string;
 }
 
-/** The digest the store gives a config: sha256 of its Map-aware JSON. */
+interface Queued {
+  readonly seq: number;
+  readonly body: string | Uint8Array;
+}
+
+/** The digest the store gives a config when the caller has none: sha256 of its Map-aware JSON. */
 export function configDigest(config: Config): string {
-  return createHash("sha256").update(encodeJson(config)).digest("hex");
+  return `sha256:${createHash("sha256").update(encodeJson(config)).digest("hex")}`;
+}
+
+/** A config and the digest it is known by (e.g. a hash of its source document). */
+export interface DigestedConfig {
+  readonly config: Config;
+  readonly digest: string;
 }
 
 /**
  * The single writer: owns the event log and the state machine, and keeps the writer's copy of the
- * projection. Runs in the store's worker thread (src/store/writer-worker.ts), but has no thread
+ * projection. Runs in the store's worker thread (src/store/writer-thread.ts), but has no thread
  * logic itself, so tests drive it directly.
  *
  * Protocol: `enqueue` makes commands durable (one fsync per call, however many bodies); `applyPending`
  * then applies every enqueued command in order, commits the events, folds them and returns the
  * delta for readers. A crash between the two loses nothing: `open` applies what was enqueued but not
- * applied. Not thread-safe; one Writer per data directory (SQLite's lock guards against a second).
+ * applied. Not thread-safe; one Writer per data directory.
  */
 export class Writer {
   readonly #log: EventLog;
   readonly #options: WriterOptions;
-  #engine: StateMachine;
-  #config: Config;
+  readonly #engine: StateMachine;
   readonly #projection: Projection;
   readonly #fold: Fold;
+  /** Configs by digest that are known decoded: the one given to open, and the last enqueued. */
+  readonly #configs = new Map<string, Config>();
+  #configDigest: string;
+  readonly #givenDigest: string;
   #queue: Queued[] = [];
   #lastConfigDigest: string;
   #eventsSinceSnapshot = 0;
@@ -52,39 +71,52 @@ export class Writer {
   /** Commands re-applied to the engine and commands applied fresh while opening. */
   readonly recovered = { replayed: 0, applied: 0 };
 
-  private constructor(log: EventLog, engines: StateMachineFactory, options: WriterOptions) {
+  private constructor(
+    log: EventLog,
+    engines: StateMachineFactory,
+    options: WriterOptions,
+    given: DigestedConfig,
+  ) {
     this.#log = log;
     this.#options = options;
+    this.#configs.set(given.digest, given.config);
+    this.#givenDigest = given.digest;
+    this.#lastConfigDigest = "";
     const row = log.latestSnapshot();
+    const limits = { historyCapacity: options.historyCapacity };
     if (row === undefined) {
-      this.#config = EMPTY_CONFIG;
       this.#engine = engines.create();
-      this.#projection = createProjection(undefined, { historyCapacity: options.historyCapacity });
+      this.#configDigest = this.#engine.digest();
+      this.#projection = createProjection(undefined, limits);
       this.#fold = createFold(this.#projection);
     } else {
-      const s = decodeJson<WriterSnapshot>(row.body);
-      this.#config = s.config;
-      this.#engine = engines.restore(s.engine, s.config);
-      this.#projection = createProjection(s.projection, { historyCapacity: options.historyCapacity });
+      const s = JSON.parse(row.body) as WriterSnapshot;
+      this.#configDigest = s.configDigest;
+      this.#engine = engines.restore(s.engine, this.#configFor(s.configDigest));
+      this.#projection = createProjection(s.projection, limits);
       this.#fold = createFold(this.#projection, s.fold);
     }
     this.#recover(row?.cmdSeq ?? 0);
-    this.#lastConfigDigest = this.#engine.digest();
+    this.#lastConfigDigest = this.#configDigest;
   }
 
-  /** Opens the log in dataDir, recovers, and makes sure `config` is the config in force. */
+  /**
+   * Opens the log in dataDir, recovers, and makes sure `config` is the config in force (enqueuing an
+   * ApplyConfig stamped `at` when it is not). Without a digest, one is computed from the config.
+   */
   static open(
     dataDir: string,
     config: Config,
     at: number,
     engines: StateMachineFactory,
     options: WriterOptions = DEFAULT_WRITER_OPTIONS,
+    digest: string = configDigest(config),
   ): Writer {
     const log = EventLog.open(dataDir);
     try {
-      const w = new Writer(log, engines, options);
-      const body = w.configBody(config, at);
-      if (body !== undefined) w.enqueue([{ at, body }]);
+      const w = new Writer(log, engines, options, { config, digest });
+      const c = w.configCommand(config, at, digest);
+      if (c !== undefined) w.enqueue([c.row], [c.config]);
       w.applyPending();
       return w;
     } catch (e) {
@@ -101,24 +133,34 @@ export class Writer {
     return this.#engine.nextWakeup();
   }
 
-  /** Durably enqueues command batches (each the JSON text of a Command[]), in order, with one fsync. */
-  enqueue(bodies: readonly { at: number; body: string }[]): void {
-    const seqs = this.#log.enqueue(bodies);
+  /**
+   * Durably enqueues command batches (each the UTF-8 JSON of a Command[]), in order, with one fsync,
+   * together with the configs their ApplyConfig commands name.
+   */
+  enqueue(
+    rows: readonly { at: number; body: string | Uint8Array }[],
+    configs: readonly ConfigRow[] = [],
+  ): void {
+    const seqs = this.#log.enqueue(rows, configs);
     for (let i = 0; i < seqs.length; i++) {
-      this.#queue.push({ seq: seqs[i] as number, body: (bodies[i] as { body: string }).body });
+      this.#queue.push({ seq: seqs[i] as number, body: (rows[i] as { body: string | Uint8Array }).body });
     }
   }
 
   /**
-   * The queue body of an ApplyConfig for `config`, or undefined when that config is already the
-   * last one enqueued (a restart with an unchanged file logs nothing).
+   * The queue row and config row of an ApplyConfig for `config`, or undefined when that config is
+   * already the last one enqueued (a restart with an unchanged config logs nothing).
    */
-  configBody(config: Config, at: number): string | undefined {
-    const digest = configDigest(config);
+  configCommand(
+    config: Config,
+    at: number,
+    digest: string = configDigest(config),
+  ): { row: { at: number; body: string }; config: ConfigRow } | undefined {
     if (digest === this.#lastConfigDigest) return undefined;
     this.#lastConfigDigest = digest;
-    const cmd: ApplyConfigCommand = { type: "ApplyConfig", at, config, digest };
-    return encodeJson(cmd);
+    this.#configs.set(digest, config);
+    const cmd: QueuedApplyConfig = { type: "ApplyConfig", at, digest };
+    return { row: { at, body: JSON.stringify(cmd) }, config: { digest, body: encodeJson(config) } };
   }
 
   /**
@@ -130,17 +172,17 @@ export class Writer {
     const queue = this.#queue;
     this.#queue = [];
     const events: LookoutEvent[] = [];
-    const rows: { cmdSeq: number; body: string }[] = [];
+    const chunks: EventChunk[] = [];
     for (const q of queue) {
-      for (const cmd of decodeBody(q.body)) {
-        for (const e of this.#applyOne(cmd)) {
-          events.push(e);
-          rows.push({ cmdSeq: q.seq, body: JSON.stringify(e) });
-        }
+      const mine: LookoutEvent[] = [];
+      for (const cmd of this.#decode(q.body)) {
+        for (const e of this.#applyOne(cmd)) mine.push(e);
       }
+      for (const e of mine) events.push(e);
+      chunks.push({ cmdSeq: q.seq, count: mine.length, body: JSON.stringify(mine) });
     }
     const first = this.#log.lastEventSeq() + 1;
-    this.#log.recordApplied((queue[queue.length - 1] as Queued).seq, rows);
+    this.#log.recordApplied((queue[queue.length - 1] as Queued).seq, chunks);
     for (let i = 0; i < events.length; i++) this.#fold.apply(events[i] as LookoutEvent, first + i);
     this.#eventsSinceSnapshot += events.length;
     this.#appliedSinceSnapshot = true;
@@ -164,8 +206,8 @@ export class Writer {
   snapshot(): void {
     this.applyPending();
     const cmdSeq = this.#log.appliedSeq();
-    const body = encodeJson({
-      config: this.#config,
+    const body = JSON.stringify({
+      configDigest: this.#configDigest,
       engine: this.#engine.snapshot(),
       projection: this.#projection.snapshot(),
       fold: this.#fold.snapshot(),
@@ -178,16 +220,44 @@ export class Writer {
   }
 
   /** Events after seq, for tests and tools (sinks open their own reader). */
-  eventsAfter(seq: number, limit?: number): { seq: number; event: LookoutEvent }[] {
-    return this.#log.eventsAfter(seq, limit).map((r) => ({ seq: r.seq, event: JSON.parse(r.body) }));
+  eventsAfter(seq: number, limit?: number): LoggedEvent[] {
+    return this.#log.eventsAfter(seq, limit);
   }
 
   close(): void {
     this.#log.close();
   }
 
+  #configFor(digest: string): Config {
+    const known = this.#configs.get(digest);
+    if (known !== undefined) return known;
+    const body = this.#log.config(digest);
+    if (body === undefined) throw new Error(`config ${digest} is missing from the log`);
+    const config = decodeJson<Config>(body);
+    this.#configs.set(digest, config);
+    return config;
+  }
+
+  /** A queue row holds a JSON array of commands, or one ApplyConfig naming its config by digest. */
+  #decode(body: string | Uint8Array): readonly Command[] {
+    const text = typeof body === "string" ? body : decoder.decode(body);
+    if (text.startsWith("[")) return JSON.parse(text) as Command[];
+    const q = JSON.parse(text) as QueuedApplyConfig;
+    const cmd: ApplyConfigCommand = {
+      type: "ApplyConfig",
+      at: q.at,
+      digest: q.digest,
+      config: this.#configFor(q.digest),
+    };
+    this.#configDigest = q.digest;
+    // Keep decoded only the config given to open, the one in force, and the last enqueued.
+    for (const d of this.#configs.keys()) {
+      if (d !== this.#givenDigest && d !== q.digest && d !== this.#lastConfigDigest) this.#configs.delete(d);
+    }
+    return [cmd];
+  }
+
   #applyOne(cmd: Command): readonly EngineEvent[] {
-    if (cmd.type === "ApplyConfig") this.#config = cmd.config;
     try {
       return this.#engine.apply(cmd);
     } catch (e) {
@@ -208,7 +278,7 @@ export class Writer {
       if (rows.length === 0) break;
       for (const r of rows) {
         if (r.seq > applied) break;
-        for (const cmd of decodeBody(r.body)) this.#applyOne(cmd);
+        for (const cmd of this.#decode(r.body)) this.#applyOne(cmd);
         this.recovered.replayed++;
         after = r.seq;
       }
@@ -218,7 +288,7 @@ export class Writer {
     for (let after = this.#projection.eventSeq(); ; ) {
       const rows = this.#log.eventsAfter(after, 10_000);
       if (rows.length === 0) break;
-      for (const r of rows) this.#fold.apply(JSON.parse(r.body) as LookoutEvent, r.seq);
+      for (const r of rows) this.#fold.apply(r.event, r.seq);
       after = (rows[rows.length - 1] as { seq: number }).seq;
       const delta = this.#fold.take();
       if (delta !== undefined) this.#projection.applyDelta(delta);
@@ -233,10 +303,4 @@ export class Writer {
       this.applyPending();
     }
   }
-}
-
-/** A queue row holds either a JSON array of commands or one ApplyConfig (Map-aware JSON). */
-function decodeBody(body: string): readonly Command[] {
-  if (body.startsWith("[")) return JSON.parse(body) as Command[];
-  return [decodeJson<ApplyConfigCommand>(body)];
 }

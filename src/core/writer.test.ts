@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import type { Command } from "../model/commands.js";
+import type { ExitStatus } from "../model/state.js";
+import { replayProjection } from "../store/replay.js";
+import { Writer } from "../store/writer.js";
+import { engineMachines } from "./engine-machines.js";
+import { fleetConfig } from "./fleet-config.js";
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const T0 = Date.UTC(2026, 0, 1);
+const config = fleetConfig({ hosts: 2, servicesPerHost: 2, maxAttempts: 3 });
+
+function batch(at: number, service: string, exitStatus: ExitStatus): { at: number; body: string } {
+  const c: Command = {
+    type: "ProcessCheckResult",
+    at,
+    result: {
+      host: "host-00000",
+      service,
+      exitStatus,
+      output: `s${exitStatus}`,
+      longOutput: "",
+      perfdata: [],
+      checkedAt: at,
+      durationMs: 0,
+      source: "passive",
+    },
+  };
+  return { at, body: JSON.stringify([c]) };
+}
+
+interface Case {
+  readonly name: string;
+  /** What happens before the "crash" (Writer.close without a final snapshot). */
+  run(w: Writer): void;
+  readonly replayed: number;
+  readonly applied: number;
+  /** svc-000 after one more CRITICAL result following the restart. */
+  readonly then: { state: string; stateType: string; attempt: number };
+}
+
+const cases: Case[] = [
+  {
+    name: "crash after enqueue, before apply: the enqueued commands are applied on open",
+    run(w) {
+      w.enqueue([batch(T0 + 1000, "svc-000", 2), batch(T0 + 2000, "svc-000", 2)]);
+    },
+    // The first open's ApplyConfig was applied before the crash.
+    replayed: 1,
+    applied: 2,
+    then: { state: "CRITICAL", stateType: "HARD", attempt: 3 },
+  },
+  {
+    name: "snapshot, then a tail: the tail is re-applied to the restored engine",
+    run(w) {
+      w.enqueue([batch(T0 + 1000, "svc-000", 2)]);
+      w.applyPending();
+      w.snapshot();
+      w.enqueue([batch(T0 + 2000, "svc-000", 2)]);
+      w.applyPending();
+    },
+    replayed: 1,
+    applied: 0,
+    then: { state: "CRITICAL", stateType: "HARD", attempt: 3 },
+  },
+  {
+    name: "no snapshot: the whole log is re-applied",
+    run(w) {
+      w.enqueue([batch(T0 + 1000, "svc-000", 2)]);
+      w.applyPending();
+    },
+    replayed: 2,
+    applied: 0,
+    then: { state: "CRITICAL", stateType: "SOFT", attempt: 2 },
+  },
+];
+
+describe("Writer recovery", () => {
+  for (const c of cases) {
+    it(c.name, () => {
+      const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));
+      dirs.push(dir);
+      const first = Writer.open(dir, config, T0, engineMachines);
+      c.run(first);
+      first.close();
+
+      const w = Writer.open(dir, config, T0 + 5000, engineMachines);
+      try {
+        assert.deepEqual(w.recovered, { replayed: c.replayed, applied: c.applied });
+        assert.deepEqual(w.projection.snapshot(), replayProjection(dir));
+        const configs = w.eventsAfter(0, 100_000).filter((e) => e.event.type === "ConfigApplied");
+        assert.equal(configs.length, 1, "an unchanged config is not applied again");
+        w.enqueue([batch(T0 + 10_000, "svc-000", 2)]);
+        w.applyPending();
+        const s = w.projection.status("host-00000!svc-000");
+        assert.deepEqual({ state: s?.state, stateType: s?.stateType, attempt: s?.attempt }, c.then);
+        assert.deepEqual(w.projection.snapshot(), replayProjection(dir));
+      } finally {
+        w.close();
+      }
+    });
+  }
+});
