@@ -44,7 +44,7 @@ interface Case {
   readonly replayed: number;
   readonly applied: number;
   /** svc-000 after one more CRITICAL result following the restart. */
-  readonly then: { state: string; stateType: string; attempt: number };
+  readonly afterOneMore: { state: string; stateType: string; attempt: number };
 }
 
 const cases: Case[] = [
@@ -56,7 +56,7 @@ const cases: Case[] = [
     // The first open's ApplyConfig was applied before the crash.
     replayed: 1,
     applied: 2,
-    then: { state: "CRITICAL", stateType: "HARD", attempt: 3 },
+    afterOneMore: { state: "CRITICAL", stateType: "HARD", attempt: 3 },
   },
   {
     name: "snapshot, then a tail: the tail is re-applied to the restored engine",
@@ -69,7 +69,7 @@ const cases: Case[] = [
     },
     replayed: 1,
     applied: 0,
-    then: { state: "CRITICAL", stateType: "HARD", attempt: 3 },
+    afterOneMore: { state: "CRITICAL", stateType: "HARD", attempt: 3 },
   },
   {
     name: "no snapshot: the whole log is re-applied",
@@ -79,7 +79,7 @@ const cases: Case[] = [
     },
     replayed: 2,
     applied: 0,
-    then: { state: "CRITICAL", stateType: "SOFT", attempt: 2 },
+    afterOneMore: { state: "CRITICAL", stateType: "SOFT", attempt: 2 },
   },
 ];
 
@@ -101,7 +101,7 @@ describe("Writer recovery", () => {
         w.enqueue([batch(T0 + 10_000, "svc-000", 2)]);
         w.applyPending();
         const s = w.projection.status("host-00000!svc-000");
-        assert.deepEqual({ state: s?.state, stateType: s?.stateType, attempt: s?.attempt }, c.then);
+        assert.deepEqual({ state: s?.state, stateType: s?.stateType, attempt: s?.attempt }, c.afterOneMore);
         assert.deepEqual(w.projection.snapshot(), replayProjection(dir));
       } finally {
         w.close();
