@@ -7,7 +7,7 @@ import { acknowledge, unacknowledge } from "./acknowledgements.js";
 import { applyConfig, indexConfig } from "./apply-config.js";
 import { configDigest } from "./config-digest.js";
 import { deleteDowntime, scheduleDowntime } from "./downtimes.js";
-import type { EngineState } from "./engine-state.js";
+import type { Downtime, EngineState } from "./engine-state.js";
 import { statusOf } from "./object-record.js";
 import { processResult } from "./process-result.js";
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
@@ -166,7 +166,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return out;
   }
 
-  function info(d: EngineState["downtimes"] extends Map<string, infer D> ? D : never): DowntimeInfo {
+  function info(d: Downtime): DowntimeInfo {
     return {
       id: d.id,
       start: d.start,

@@ -8,20 +8,19 @@ import { eventBase, isOkState, type ObjectRecord, statusOf } from "./object-reco
  * are all DOWN or UNREACHABLE is UNREACHABLE (a host without parents never is). A service is
  * unreachable while its host is not UP (PENDING counts as UP: nothing says otherwise yet).
  */
-function resultState(rec: ObjectRecord, result: CheckResult): { state: ObjectState; reachable: boolean } {
-  if (rec.service === undefined) {
-    const s = hostStateOf(result.exitStatus);
-    if (s === "UP" || rec.parents.length === 0) return { state: s, reachable: true };
-    for (const p of rec.parents) {
-      if (p.state !== "DOWN" && p.state !== "UNREACHABLE") return { state: s, reachable: true };
-    }
-    return { state: "UNREACHABLE", reachable: false };
-  }
+function resultState(rec: ObjectRecord, result: CheckResult): ObjectState {
+  if (rec.service !== undefined) return serviceStateOf(result.exitStatus);
+  const s = hostStateOf(result.exitStatus);
+  if (s === "UP" || rec.parents.length === 0) return s;
+  for (const p of rec.parents) if (p.state !== "DOWN" && p.state !== "UNREACHABLE") return s;
+  return "UNREACHABLE";
+}
+
+/** Whether a problem in `state` is explained by something above the object. */
+function isReachable(rec: ObjectRecord, state: ObjectState): boolean {
+  if (rec.service === undefined) return state !== "UNREACHABLE";
   const hostState = rec.hostRecord?.state ?? "PENDING";
-  return {
-    state: serviceStateOf(result.exitStatus),
-    reachable: hostState === "UP" || hostState === "PENDING",
-  };
+  return hostState === "UP" || hostState === "PENDING";
 }
 
 /**
@@ -39,7 +38,8 @@ export function processResult(
 ): void {
   const check = rec.check;
   const max = check.maxAttempts;
-  const { state, reachable } = resultState(rec, result);
+  const state = resultState(rec, result);
+  const reachable = isReachable(rec, state);
   const oldState = rec.state;
   const oldType = rec.stateType;
   const oldAttempt = rec.attempt;
@@ -123,7 +123,22 @@ export function processResult(
     if (ackReason !== undefined) rec.ack = null;
   }
 
-  out.push({ type: "CheckResultProcessed", ...eventBase(rec, at), result, status: statusOf(rec) });
+  // Literal events (no spread) on the hot path; hosts have no `service` key at all, so that the
+  // event survives a JSON round trip unchanged.
+  const status = statusOf(rec);
+  out.push(
+    rec.service === undefined
+      ? { type: "CheckResultProcessed", at, key: rec.key, host: rec.host, result, status }
+      : {
+          type: "CheckResultProcessed",
+          at,
+          key: rec.key,
+          host: rec.host,
+          service: rec.service,
+          result,
+          status,
+        },
+  );
   if (stateChanged || hardChange) {
     const softRecovery = ok && wasProblem && oldType === "SOFT";
     out.push({
