@@ -106,7 +106,8 @@ function staleResult(rec: ObjectRecord, at: number): CheckResult {
     `(freshness threshold ${formatDuration(check.freshnessThresholdMs)})`;
   const base = {
     host: rec.host,
-    checkedAt: at,
+    // Never before the last result: a submitter clock running ahead must not move lastCheck back.
+    checkedAt: Math.max(at, rec.lastCheck),
     durationMs: 0,
     source: "freshness" as const,
     exitStatus: STALE_EXIT[check.staleStatus],
