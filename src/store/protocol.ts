@@ -40,6 +40,8 @@ export type ToWriter =
       readonly digest: string | undefined;
     }
   | { readonly t: "snapshot"; readonly id: number }
+  /** The reader is ready for the next delta part. */
+  | { readonly t: "pull" }
   /** Answered with `done` once everything enqueued before it is applied and its deltas are sent. */
   | { readonly t: "sync"; readonly id: number }
   | { readonly t: "close"; readonly id: number };
@@ -56,7 +58,7 @@ export type FromWriter =
   | { readonly t: "acked"; readonly ids: readonly number[] }
   /** The submits/configs with these ids could not be enqueued; nothing of them was stored. */
   | { readonly t: "failed"; readonly ids: readonly number[]; readonly message: string }
-  /** Part of what applying a group changed; a group's parts arrive in order, before its `applied`. */
+  /** The next part of what was applied (coalesced); sent in answer to a `pull`, or before a sync's `done`. */
   | { readonly t: "delta"; readonly delta: ProjectionDelta }
   /** A group of commands is applied and its deltas are sent; the engine's next timer is due at nextWakeup. */
   | { readonly t: "applied"; readonly nextWakeup: number | undefined }

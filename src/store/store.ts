@@ -62,6 +62,7 @@ export class Store {
     worker.on("exit", (code) => {
       if (code !== 0) this.#die(`writer exited with code ${code}`);
     });
+    this.#pull();
   }
 
   /** Starts the writer, recovers the data directory, and resolves when reads are served. */
@@ -150,6 +151,8 @@ export class Store {
     switch (m.t) {
       case "delta":
         this.#projection.applyDelta(m.delta);
+        // Ask for the next part only after whatever else is waiting (reads) had its turn.
+        setImmediate(() => this.#pull());
         return;
       case "acked":
         for (const id of m.ids) this.#settle(id);
@@ -173,6 +176,10 @@ export class Store {
         throw new Error(`unknown message ${String(never)}`);
       }
     }
+  }
+
+  #pull(): void {
+    if (this.#fatal === undefined) this.#worker.postMessage({ t: "pull" } satisfies ToWriter);
   }
 
   #settle(id: number, error?: string): void {

@@ -3,15 +3,20 @@
  * on the thread that serves reads. Group commit falls out of the event loop: every message that
  * arrives while a flush runs waits in `pending`, and the next flush enqueues all of them with one
  * fsync'd transaction, acknowledges them, then applies them.
+ *
+ * Deltas go to the reader by pull: the reader asks for the next part when it has applied the last
+ * one, and meanwhile changes coalesce in a DeltaBuffer. A busy reader thus never finds a backlog of
+ * messages it would have to drain in one go.
  */
 import { parentPort } from "node:worker_threads";
+import { createDeltaBuffer } from "./delta-buffer.js";
 import type { ConfigRow } from "./event-log.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
 import { Writer } from "./writer.js";
 
-type Pending = Exclude<ToWriter, { t: "init" }>;
+type Pending = Exclude<ToWriter, { t: "init" | "pull" }>;
 
 /**
  * Runs the writer in the current worker thread with the given state machines, answering the
@@ -26,6 +31,8 @@ export function runWriterThread(engines: StateMachineFactory): void {
   let pending: Pending[] = [];
   let scheduled = false;
   let closed = false;
+  const buffer = createDeltaBuffer();
+  let readerWaiting = false;
 
   const post = (m: FromWriter): void => port.postMessage(m);
 
@@ -43,6 +50,11 @@ export function runWriterThread(engines: StateMachineFactory): void {
       } catch (e) {
         post({ t: "fatal", message: `cannot open the event log in ${m.dataDir}: ${String(e)}` });
       }
+      return;
+    }
+    if (m.t === "pull") {
+      readerWaiting = true;
+      pump();
       return;
     }
     pending.push(m);
@@ -92,6 +104,10 @@ export function runWriterThread(engines: StateMachineFactory): void {
           case "sync":
             commit();
             sendDelta(w.applyPending());
+            // Everything applied so far goes out now, then the answer: messages arrive in order.
+            for (let d = buffer.take(deltaChunk()); d !== undefined; d = buffer.take(deltaChunk())) {
+              post({ t: "delta", delta: d });
+            }
             post({ t: "done", id: m.id });
             break;
           case "snapshot":
@@ -123,25 +139,22 @@ export function runWriterThread(engines: StateMachineFactory): void {
     }
   }
 
-  /** Sends a delta in parts small enough that applying one never holds a reader's thread for long. */
+  function deltaChunk(): number {
+    return options?.deltaChunk ?? 500;
+  }
+
   function sendDelta(delta: ProjectionDelta | undefined): void {
     if (delta === undefined) return;
-    const n = options?.deltaChunk ?? 500;
-    const { statuses, history } = delta;
-    const parts = Math.max(1, Math.ceil(statuses.length / n), Math.ceil(history.length / n));
-    for (let i = 0; i < parts; i++) {
-      const last = i === parts - 1;
-      post({
-        t: "delta",
-        delta: {
-          eventSeq: last ? delta.eventSeq : 0,
-          statuses: statuses.slice(i * n, (i + 1) * n),
-          history: history.slice(i * n, (i + 1) * n),
-          removed: i === 0 ? delta.removed : [],
-          downtimesAdded: i === 0 ? delta.downtimesAdded : [],
-          downtimesRemoved: i === 0 ? delta.downtimesRemoved : [],
-        },
-      });
-    }
+    buffer.add(delta);
+    pump();
+  }
+
+  /** Sends the next part if the reader asked for one. */
+  function pump(): void {
+    if (!readerWaiting) return;
+    const d = buffer.take(deltaChunk());
+    if (d === undefined) return;
+    readerWaiting = false;
+    post({ t: "delta", delta: d });
   }
 }
