@@ -11,6 +11,8 @@ run("npx", ["buf", "lint"]);
 run("npx", ["buf", "generate"]);
 const diff = spawnSync("git", ["status", "--porcelain", "--", "src/api/gen"], { encoding: "utf8" });
 if (diff.stdout.trim() !== "") {
-  console.error("generated code in src/api/gen is out of date; run `npm run generate` and commit:\n" + diff.stdout);
+  console.error(
+    "generated code in src/api/gen is out of date; run `npm run generate` and commit:\n" + diff.stdout,
+  );
   process.exit(1);
 }

@@ -186,7 +186,15 @@ export type ContactConfig = ContactCommon &
     | { readonly type: "telegram"; readonly chatId: string }
   );
 
-export const WEEKDAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
+export const WEEKDAYS = [
+  "sunday",
+  "monday",
+  "tuesday",
+  "wednesday",
+  "thursday",
+  "friday",
+  "saturday",
+] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
 /** `#Window`: one weekday, [start, end) in minutes after midnight (end may be 1440). */

@@ -5,5 +5,6 @@
 export * from "./check-result.js";
 export * from "./clock.js";
 export * from "./config.js";
+export * from "./logger.js";
 export * from "./object-ref.js";
 export * from "./state.js";

@@ -1,0 +1,55 @@
+import type http from "node:http";
+import type http2 from "node:http2";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import type { Registry } from "prom-client";
+import type { Logger } from "../model/logger.js";
+import type { RequestHandler } from "./listener.js";
+import { type RouteOptions, registerRoutes } from "./routes.js";
+import { createRpcMetricsInterceptor } from "./rpc-metrics.js";
+
+export interface HttpHandlerOptions extends RouteOptions {
+  readonly metrics: Registry;
+  /** The page served at `/`. */
+  readonly page: () => string;
+  readonly logger: Logger;
+  /** Largest accepted request body; larger requests get `resource_exhausted`. */
+  readonly readMaxBytes?: number;
+}
+
+type Res = http.ServerResponse | http2.Http2ServerResponse;
+
+/**
+ * Everything served on -listen: `/metrics`, the dashboard at `/`, and the Connect routes (Connect
+ * JSON/binary, gRPC and gRPC-Web) for the mounted services; anything else is a plain 404.
+ */
+export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
+  const rpc = connectNodeAdapter({
+    routes: (router) => registerRoutes(router, o),
+    interceptors: [createRpcMetricsInterceptor(o.metrics)],
+    readMaxBytes: o.readMaxBytes ?? 64 * 1024 * 1024,
+  });
+  return (req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    const isRead = req.method === "GET" || req.method === "HEAD";
+    if (path === "/metrics" && isRead) {
+      o.metrics.metrics().then(
+        (text) => send(res, 200, o.metrics.contentType, text),
+        (e: unknown) => {
+          o.logger.error("metrics collection failed", { error: e });
+          send(res, 500, "text/plain; charset=utf-8", "metrics collection failed\n");
+        },
+      );
+      return;
+    }
+    if (path === "/" && isRead) {
+      send(res, 200, "text/html; charset=utf-8", o.page());
+      return;
+    }
+    rpc(req, res);
+  };
+}
+
+function send(res: Res, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) });
+  (res as http.ServerResponse).end(body);
+}

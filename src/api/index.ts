@@ -1,0 +1,13 @@
+/**
+ * The API: the ConnectRPC services (Command, Query, Admin) on one port in three wire formats
+ * (Connect JSON over HTTP/1.1, gRPC over h2c, gRPC-Web), their mounting rules, the -api-token
+ * gate, per-RPC metrics and the mapping of internal failures to Connect codes. Generated code
+ * lives in gen/ and is produced from proto/ by `npm run generate`.
+ */
+export { createAdminService } from "./admin-service.js";
+export { createBearerTokenInterceptor } from "./bearer-token.js";
+export { createCommandService } from "./command-service.js";
+export { createHttpHandler, type HttpHandlerOptions } from "./http-handler.js";
+export { DualProtocolServer } from "./listener.js";
+export { createQueryService } from "./query-service.js";
+export { mountedServices } from "./routes.js";

@@ -1,0 +1,109 @@
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+
+/** Every HTTP/2 connection with prior knowledge starts with these 24 bytes (RFC 9113 §3.4). */
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+
+export type RequestHandler = (
+  req: http.IncomingMessage | http2.Http2ServerRequest,
+  res: http.ServerResponse | http2.Http2ServerResponse,
+) => void;
+
+/**
+ * One listening port serving HTTP/1.1 and cleartext HTTP/2 with prior knowledge (h2c), so that
+ * curl, browsers (Connect JSON, gRPC-Web) and gRPC clients share one `-listen` address. Node's
+ * `http2.createServer({ allowHTTP1 })` only negotiates through TLS ALPN, so instead each new
+ * connection's first bytes are compared with the HTTP/2 preface and the socket is handed to the
+ * matching server.
+ */
+export class DualProtocolServer {
+  readonly #net: net.Server;
+  readonly #h1: http.Server;
+  readonly #h2: http2.Http2Server;
+  readonly #sockets = new Set<net.Socket>();
+  readonly #sessions = new Set<http2.Http2Session>();
+  /** HTTP/1.1 connections and how many requests each has in flight; idle ones close at shutdown. */
+  readonly #h1Busy = new Map<net.Socket, number>();
+  /** Connections whose first bytes have not arrived yet. */
+  readonly #undecided = new Set<net.Socket>();
+  #closing = false;
+
+  constructor(handler: RequestHandler) {
+    this.#h1 = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+    this.#h1.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const socket = req.socket;
+      this.#h1Busy.set(socket, (this.#h1Busy.get(socket) ?? 0) + 1);
+      if (this.#closing) res.setHeader("connection", "close");
+      res.once("close", () => {
+        const n = (this.#h1Busy.get(socket) ?? 1) - 1;
+        this.#h1Busy.set(socket, n);
+        if (this.#closing && n === 0) socket.end();
+      });
+    });
+    this.#h2 = http2.createServer({}, handler);
+    this.#h2.on("session", (s) => {
+      this.#sessions.add(s);
+      s.once("close", () => this.#sessions.delete(s));
+    });
+    this.#net = net.createServer((socket) => this.#accept(socket));
+  }
+
+  #accept(socket: net.Socket): void {
+    this.#sockets.add(socket);
+    socket.once("close", () => this.#sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    this.#undecided.add(socket);
+    socket.once("close", () => this.#undecided.delete(socket));
+    let seen: Buffer = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
+      const n = Math.min(seen.length, PREFACE.length);
+      const isPrefix = seen.subarray(0, n).equals(PREFACE.subarray(0, n));
+      if (isPrefix && seen.length < PREFACE.length) return;
+      socket.removeListener("data", onData);
+      this.#undecided.delete(socket);
+      socket.pause();
+      socket.unshift(seen);
+      if (isPrefix) {
+        // The HTTP/2 session reads the unshifted preface from the socket's buffer itself;
+        // resuming here would hand those bytes to no listener and lose them.
+        this.#h2.emit("connection", socket);
+      } else {
+        this.#h1Busy.set(socket, 0);
+        socket.once("close", () => this.#h1Busy.delete(socket));
+        this.#h1.emit("connection", socket);
+        socket.resume();
+      }
+    };
+    socket.on("data", onData);
+  }
+
+  /** Listens on host:port (port 0 picks a free one) and resolves with the bound address. */
+  listen(port: number, host: string): Promise<net.AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.#net.once("error", reject);
+      this.#net.listen(port, host === "" ? undefined : host, () => {
+        this.#net.removeListener("error", reject);
+        resolve(this.#net.address() as net.AddressInfo);
+      });
+    });
+  }
+
+  /**
+   * Stops accepting, lets in-flight requests finish for up to graceMs, then closes what is left.
+   * HTTP/2 sessions get a GOAWAY; idle HTTP/1.1 keep-alive connections close at once.
+   */
+  async close(graceMs = 5_000): Promise<void> {
+    this.#closing = true;
+    const closed = new Promise<void>((resolve) => this.#net.close(() => resolve()));
+    for (const s of this.#sessions) s.close();
+    for (const [socket, busy] of this.#h1Busy) if (busy === 0) socket.end();
+    for (const socket of this.#undecided) socket.end();
+    const deadline = setTimeout(() => {
+      for (const s of this.#sockets) s.destroy();
+    }, graceMs);
+    await closed;
+    clearTimeout(deadline);
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * The embeddable runtime: flags → options → App (start/stop/reload). Tests run it in-process or
+ * start the real binary; src/main.ts only parses argv and hands over to it.
+ */
+export { App, type AppDeps, StartupError } from "./app.js";
+export { formatUsage, parseFlags } from "./flags.js";
+export { createJsonLogger } from "./logger.js";
+export { decodeServerOptions, SERVER_FLAGS, type ServerOptions } from "./server-flags.js";
+export { defaultVersionFile, resolveVersion } from "./version.js";

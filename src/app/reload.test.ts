@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Registry } from "prom-client";
+import { type Config, EMPTY_CONFIG } from "../model/config.js";
+import { silentLogger } from "../model/logger.js";
+import { type LoadOutcome, Reloader } from "./reload.js";
+
+const withHosts = (n: number): Config => ({
+  ...EMPTY_CONFIG,
+  hosts: new Map(Array.from({ length: n }, (_, i) => [`h${i}`, {} as never])),
+});
+
+async function metric(reg: Registry, name: string): Promise<string> {
+  return (await reg.getSingleMetricAsString(name))
+    .split("\n")
+    .filter((l) => !l.startsWith("#"))
+    .join("\n");
+}
+
+test("a valid reload swaps the config and reaches every consumer in order", async () => {
+  const reg = new Registry();
+  let next: LoadOutcome = { ok: true, config: withHosts(2) };
+  const r = new Reloader(withHosts(1), { load: async () => next, logger: silentLogger, metrics: reg });
+  const seen: string[] = [];
+  await r.register({ name: "a", applyConfig: (c) => void seen.push(`a${c.hosts.size}`) });
+  await r.register({ name: "b", applyConfig: async (c) => void seen.push(`b${c.hosts.size}`) });
+  assert.deepEqual(seen, ["a1", "b1"], "a consumer gets the running config when it registers");
+  assert.deepEqual(await r.reload("sighup"), { ok: true });
+  assert.deepEqual(seen, ["a1", "b1", "a2", "b2"]);
+  assert.equal(r.current.hosts.size, 2);
+  next = { ok: false, diagnostics: [{ message: "bad", file: "f.cue", line: 3, column: 7 }] };
+  const rejected = await r.reload("sighup");
+  assert.equal(rejected.ok, false);
+  assert.equal(r.current.hosts.size, 2, "a rejected document changes nothing");
+  assert.deepEqual(seen, ["a1", "b1", "a2", "b2"], "and reaches no consumer");
+  assert.match(
+    await metric(reg, "lookout_config_reloads_total"),
+    /result="success"} 1\n.*result="rejected"} 1/s,
+  );
+  assert.equal(
+    await metric(reg, "lookout_config_last_reload_success"),
+    "lookout_config_last_reload_success 0",
+  );
+  next = { ok: true, config: withHosts(3) };
+  await r.reload("api");
+  assert.equal(
+    await metric(reg, "lookout_config_last_reload_success"),
+    "lookout_config_last_reload_success 1",
+  );
+});
+
+test("reloads never overlap", async () => {
+  const events: string[] = [];
+  let n = 0;
+  const r = new Reloader(withHosts(0), {
+    load: async () => {
+      const me = ++n;
+      events.push(`load${me}`);
+      await new Promise((res) => setTimeout(res, 20));
+      return { ok: true, config: withHosts(me) };
+    },
+    logger: silentLogger,
+    metrics: new Registry(),
+  });
+  await r.register({ name: "c", applyConfig: (c) => void events.push(`apply${c.hosts.size}`) });
+  await Promise.all([r.reload("sighup"), r.reload("api")]);
+  assert.deepEqual(events, ["apply0", "load1", "apply1", "load2", "apply2"]);
+});
+
+test("a loader that throws or a failing consumer is an error, never a crash", async () => {
+  const reg = new Registry();
+  const r = new Reloader(withHosts(0), {
+    load: async () => {
+      throw new Error("disk gone");
+    },
+    logger: silentLogger,
+    metrics: reg,
+  });
+  assert.deepEqual(await r.reload("sighup"), { ok: false, kind: "error", diagnostics: [] });
+  await r.register({
+    name: "boom",
+    applyConfig: (c) => {
+      if (c.hosts.size > 0) throw new Error("nope");
+    },
+  });
+  const res = await r.reload("api", async () => ({ ok: true, config: withHosts(1) }));
+  assert.equal(res.ok, false);
+  assert.match(await metric(reg, "lookout_config_reloads_total"), /result="error"} 2/);
+});

@@ -1,0 +1,140 @@
+import { Counter, Gauge, type Registry } from "prom-client";
+import type { Config } from "../model/config.js";
+import type { Logger } from "../model/logger.js";
+
+/** One problem in a rejected document, at its position (the reference's ConfigDiagnostic). */
+export interface Diagnostic {
+  readonly message: string;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+export type LoadOutcome =
+  | { readonly ok: true; readonly config: Config }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+/** A component that follows the running configuration: the scheduler, the core, the sinks, ... */
+export interface ConfigConsumer {
+  readonly name: string;
+  /** Called with every new config, in registration order, one reload at a time. */
+  applyConfig(config: Config): void | Promise<void>;
+}
+
+export type ReloadSource = "startup" | "sighup" | "api";
+
+export interface ReloaderOptions {
+  /** Reads and loads the served document: the one loader used by startup, SIGHUP and the API. */
+  readonly load: () => Promise<LoadOutcome>;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+}
+
+/**
+ * The one reload fan-out. SIGHUP and ApplyConfig both go through `reload`: the document is loaded
+ * and validated first; only a valid config is swapped in (atomically: `current` changes in one
+ * assignment) and handed to every consumer. A rejected document changes nothing and its
+ * diagnostics are logged. Reloads never overlap: a second request waits for the first.
+ */
+export class Reloader {
+  #current: Config;
+  readonly #consumers: ConfigConsumer[] = [];
+  readonly #o: ReloaderOptions;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #total: Counter<"result">;
+  readonly #lastSuccess: Gauge;
+  readonly #lastSuccessTime: Gauge;
+
+  constructor(initial: Config, o: ReloaderOptions) {
+    this.#current = initial;
+    this.#o = o;
+    this.#total = new Counter({
+      name: "lookout_config_reloads_total",
+      help: "Configuration reloads by result (success, rejected, error).",
+      labelNames: ["result"],
+      registers: [o.metrics],
+    });
+    for (const result of ["success", "rejected", "error"]) this.#total.inc({ result }, 0);
+    this.#lastSuccess = new Gauge({
+      name: "lookout_config_last_reload_success",
+      help: "Whether the last configuration reload attempt succeeded (1) or not (0).",
+      registers: [o.metrics],
+    });
+    this.#lastSuccess.set(1);
+    this.#lastSuccessTime = new Gauge({
+      name: "lookout_config_last_reload_success_timestamp_seconds",
+      help: "When the configuration was last loaded successfully.",
+      registers: [o.metrics],
+    });
+    this.#lastSuccessTime.setToCurrentTime();
+  }
+
+  /** The running configuration. */
+  get current(): Config {
+    return this.#current;
+  }
+
+  /** Adds a consumer; it receives the current config at once and every later one. */
+  async register(consumer: ConfigConsumer): Promise<void> {
+    this.#consumers.push(consumer);
+    await consumer.applyConfig(this.#current);
+  }
+
+  /**
+   * Loads the document and, when it is valid, swaps it in and fans it out. Resolves with the
+   * outcome; never rejects (a failing consumer is logged and reported as `error`).
+   */
+  reload(source: ReloadSource, load: () => Promise<LoadOutcome> = this.#o.load): Promise<ReloadResult> {
+    const run = this.#queue.then(() => this.#reload(source, load));
+    this.#queue = run;
+    return run;
+  }
+
+  async #reload(source: ReloadSource, load: () => Promise<LoadOutcome>): Promise<ReloadResult> {
+    const log = this.#o.logger.child({ source });
+    let outcome: LoadOutcome;
+    try {
+      outcome = await load();
+    } catch (e) {
+      return this.#fail("error", log, "config reload failed", e);
+    }
+    if (!outcome.ok) {
+      this.#total.inc({ result: "rejected" });
+      this.#lastSuccess.set(0);
+      for (const d of outcome.diagnostics) {
+        log.error("config rejected", { file: d.file, line: d.line, column: d.column, problem: d.message });
+      }
+      log.warn("config reload rejected; the running config keeps serving", {
+        problems: outcome.diagnostics.length,
+      });
+      return { ok: false, kind: "rejected", diagnostics: outcome.diagnostics };
+    }
+    this.#current = outcome.config;
+    for (const c of this.#consumers) {
+      try {
+        await c.applyConfig(outcome.config);
+      } catch (e) {
+        return this.#fail("error", log, `config consumer ${c.name} failed`, e);
+      }
+    }
+    this.#total.inc({ result: "success" });
+    this.#lastSuccess.set(1);
+    this.#lastSuccessTime.setToCurrentTime();
+    log.info("config reloaded", {
+      hosts: outcome.config.hosts.size,
+      consumers: this.#consumers.map((c) => c.name),
+    });
+    return { ok: true };
+  }
+
+  #fail(result: "error", log: Logger, msg: string, e: unknown): ReloadResult {
+    this.#total.inc({ result });
+    this.#lastSuccess.set(0);
+    log.error(msg, { error: e });
+    return { ok: false, kind: "error", diagnostics: [] };
+  }
+}
+
+export type ReloadResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly kind: "rejected" | "error"; readonly diagnostics: readonly Diagnostic[] };

@@ -1,0 +1,99 @@
+import type { FlagSpec, FlagValues } from "./flags.js";
+import { isLogLevel, type LogLevel } from "./logger.js";
+
+/** The server's flags: the reference's, plus where data lives and how much to log. */
+export const SERVER_FLAGS: readonly FlagSpec[] = [
+  {
+    name: "listen",
+    kind: "string",
+    default: "127.0.0.1:8080",
+    usage: "address serving the dashboard, /metrics and the API (Connect, gRPC, gRPC-Web)",
+  },
+  { name: "config", kind: "string", default: "", usage: "path of the served CUE configuration document" },
+  {
+    name: "auth-config",
+    kind: "string",
+    default: "",
+    usage: "path of the identities document; enables identity checks and the AdminService",
+  },
+  {
+    name: "read-only",
+    kind: "bool",
+    default: false,
+    usage: "unmount the write surfaces (CommandService, AdminService)",
+  },
+  {
+    name: "api-token",
+    kind: "string",
+    default: "",
+    env: "LOOKOUT_API_TOKEN",
+    usage: "bearer token required by CommandService writes; empty means open",
+  },
+  {
+    name: "session-secret",
+    kind: "string",
+    default: "",
+    env: "LOOKOUT_SESSION_SECRET",
+    usage: "secret behind dashboard sessions; rotate it on suspicion that a session leaked",
+  },
+  {
+    name: "config-profile",
+    kind: "string",
+    default: "",
+    usage: `"demo" narrows what the config validator accepts (no processes, no local files)`,
+  },
+  { name: "data-dir", kind: "string", default: "data", usage: "directory of the embedded event log" },
+  { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
+];
+
+/** The server's settings, decoded from its flags. */
+export interface ServerOptions {
+  readonly listen: string;
+  readonly config: string;
+  readonly authConfig: string;
+  readonly readOnly: boolean;
+  readonly apiToken: string;
+  readonly sessionSecret: string;
+  readonly configProfile: "" | "demo";
+  readonly dataDir: string;
+  readonly logLevel: LogLevel;
+}
+
+/** Checks flag values that have a closed set or a shape. */
+export function decodeServerOptions(
+  v: FlagValues,
+): { ok: true; options: ServerOptions } | { ok: false; error: string } {
+  const s = (k: string) => String(v[k] ?? "");
+  const profile = s("config-profile");
+  if (profile !== "" && profile !== "demo") {
+    return { ok: false, error: `invalid value "${profile}" for -config-profile: only "demo" is defined` };
+  }
+  const level = s("log-level");
+  if (!isLogLevel(level)) return { ok: false, error: `invalid value "${level}" for -log-level` };
+  if (parseListen(s("listen")) === undefined) {
+    return { ok: false, error: `invalid value "${s("listen")}" for -listen: want host:port` };
+  }
+  return {
+    ok: true,
+    options: {
+      listen: s("listen"),
+      config: s("config"),
+      authConfig: s("auth-config"),
+      readOnly: v["read-only"] === true,
+      apiToken: s("api-token"),
+      sessionSecret: s("session-secret"),
+      configProfile: profile,
+      dataDir: s("data-dir"),
+      logLevel: level,
+    },
+  };
+}
+
+/** Splits `host:port`, `[v6]:port` or `:port` (all interfaces, as in Go). */
+export function parseListen(addr: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(addr);
+  if (m === null) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  return { host: m[1] ?? m[2] ?? "", port };
+}

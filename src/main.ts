@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+import {
+  App,
+  createJsonLogger,
+  decodeServerOptions,
+  defaultVersionFile,
+  formatUsage,
+  parseFlags,
+  resolveVersion,
+  SERVER_FLAGS,
+  StartupError,
+} from "./app/index.js";
+
+const USAGE_PREAMBLE = "  lookout [flags]          run the server\n";
+
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseFlags(SERVER_FLAGS, argv, process.env);
+  if (!parsed.ok) {
+    if (!parsed.help) process.stderr.write(`${parsed.error}\n`);
+    process.stderr.write(formatUsage("lookout", SERVER_FLAGS, USAGE_PREAMBLE));
+    return parsed.help ? 0 : 2;
+  }
+  if (parsed.rest.length > 0) {
+    process.stderr.write(`unexpected argument: ${parsed.rest[0]}\n`);
+    process.stderr.write(formatUsage("lookout", SERVER_FLAGS, USAGE_PREAMBLE));
+    return 2;
+  }
+  const decoded = decodeServerOptions(parsed.values);
+  if (!decoded.ok) {
+    process.stderr.write(`${decoded.error}\n`);
+    return 2;
+  }
+  const logger = createJsonLogger(decoded.options.logLevel);
+  let app: App;
+  try {
+    app = await App.start(decoded.options, { logger, version: resolveVersion(defaultVersionFile()) });
+  } catch (e) {
+    if (e instanceof StartupError) {
+      logger.error("cannot start", { error: e.message });
+      return 1;
+    }
+    throw e;
+  }
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info("signal received", { signal });
+      app.stop().then(
+        () => resolve(0),
+        (e: unknown) => {
+          logger.error("shutdown failed", { error: e });
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`lookout: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);
