@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type Clock, systemClock, type TimerHandle } from "../model/clock.js";
 import type { Command } from "../model/commands.js";
 import type { Config } from "../model/config.js";
+import type { Logger } from "../model/logger.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
 import type { WriterOptions } from "../store/protocol.js";
@@ -9,12 +10,6 @@ import { Store } from "../store/store.js";
 import { type CommandInput, validateCommands } from "./validate.js";
 
 const encoder = new TextEncoder();
-
-/** Where Core reports what it does; the app passes its logger. */
-export interface CoreLogger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
 
 export interface CoreOptions {
   /** Directory of the event log (created if missing). One Core per directory at a time. */
@@ -28,7 +23,7 @@ export interface CoreOptions {
   readonly configDigest?: string;
   /** Stamps commands and drives engine timers (downtime start/end, freshness). Default: wall clock. */
   readonly clock?: Clock;
-  readonly logger?: CoreLogger;
+  readonly logger?: Logger;
   /** Writer tuning (snapshot cadence, history size); defaults suit production. */
   readonly writer?: Partial<WriterOptions>;
 }
@@ -58,12 +53,12 @@ export interface CoreView {
 export class Core {
   readonly #store: Store;
   readonly #clock: Clock;
-  readonly #logger: CoreLogger | undefined;
+  readonly #logger: Logger | undefined;
   readonly #issuedDowntimes = new Set<string>();
   #wakeup: { at: number; timer: TimerHandle } | undefined;
   #closed = false;
 
-  private constructor(store: Store, clock: Clock, logger: CoreLogger | undefined) {
+  private constructor(store: Store, clock: Clock, logger: Logger | undefined) {
     this.#store = store;
     this.#clock = clock;
     this.#logger = logger;
@@ -95,6 +90,11 @@ export class Core {
   /** The read side. Take it once per request: index and projection belong together. */
   get view(): CoreView {
     return { index: this.#store.index, projection: this.#store.projection };
+  }
+
+  /** The clock Core stamps commands with (the API uses it for "received now"). */
+  get clock(): Clock {
+    return this.#clock;
   }
 
   /** A fresh downtime id for a ScheduleDowntime command (ids are returned before the command applies). */
