@@ -139,6 +139,11 @@ export class Core {
     return this.#store.sync();
   }
 
+  /** The writer thread's V8 heap in bytes (the reader's is process.memoryUsage()). */
+  writerHeap(): Promise<{ heapUsed: number; heapTotal: number }> {
+    return this.#store.writerHeap();
+  }
+
   /** Takes a snapshot now (normally the writer takes them on its own cadence). */
   snapshot(): Promise<void> {
     return this.#store.snapshot();

@@ -42,6 +42,8 @@ export type ToWriter =
   | { readonly t: "snapshot"; readonly id: number }
   /** The reader is ready for the next delta part. */
   | { readonly t: "pull" }
+  /** Answered at once with `stats`: the writer thread's heap, for benchmarks and metrics. */
+  | { readonly t: "stats"; readonly id: number }
   /** Answered with `done` once everything enqueued before it is applied and its deltas are sent. */
   | { readonly t: "sync"; readonly id: number }
   | { readonly t: "close"; readonly id: number };
@@ -62,6 +64,7 @@ export type FromWriter =
   | { readonly t: "delta"; readonly delta: ProjectionDelta }
   /** A group of commands is applied and its deltas are sent; the engine's next timer is due at nextWakeup. */
   | { readonly t: "applied"; readonly nextWakeup: number | undefined }
+  | { readonly t: "stats"; readonly id: number; readonly heapUsed: number; readonly heapTotal: number }
   /** A snapshot, sync or close request finished. */
   | { readonly t: "done"; readonly id: number; readonly error?: string }
   /** The writer cannot go on (corrupt log, disk failure); the store is unusable. */

@@ -40,6 +40,7 @@ export class Store {
   readonly #projection: Projection;
   #index: ObjectIndex;
   readonly #waiters = new Map<number, Waiter>();
+  readonly #statsWaiters = new Map<number, (s: { heapUsed: number; heapTotal: number }) => void>();
   #nextId = 1;
   #fatal: string | undefined;
   readonly #options: StoreOptions;
@@ -126,6 +127,15 @@ export class Store {
     return this.#send((id) => ({ t: "snapshot", id }));
   }
 
+  /** The writer thread's V8 heap (bytes), answered without waiting for queued work. */
+  writerHeap(): Promise<{ heapUsed: number; heapTotal: number }> {
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      this.#statsWaiters.set(id, resolve);
+      this.#worker.postMessage({ t: "stats", id } satisfies ToWriter);
+    });
+  }
+
   /** Resolves once everything enqueued before the call is applied and visible in `projection`. */
   sync(): Promise<void> {
     return this.#send((id) => ({ t: "sync", id }));
@@ -169,6 +179,12 @@ export class Store {
       case "fatal":
         this.#die(m.message);
         return;
+      case "stats": {
+        const w = this.#statsWaiters.get(m.id);
+        this.#statsWaiters.delete(m.id);
+        w?.({ heapUsed: m.heapUsed, heapTotal: m.heapTotal });
+        return;
+      }
       case "ready":
         return;
       default: {

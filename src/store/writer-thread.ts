@@ -16,7 +16,7 @@ import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
 import { Writer } from "./writer.js";
 
-type Pending = Exclude<ToWriter, { t: "init" | "pull" }>;
+type Pending = Exclude<ToWriter, { t: "init" | "pull" | "stats" }>;
 
 /**
  * Runs the writer in the current worker thread with the given state machines, answering the
@@ -50,6 +50,11 @@ export function runWriterThread(engines: StateMachineFactory): void {
       } catch (e) {
         post({ t: "fatal", message: `cannot open the event log in ${m.dataDir}: ${String(e)}` });
       }
+      return;
+    }
+    if (m.t === "stats") {
+      const h = process.memoryUsage();
+      post({ t: "stats", id: m.id, heapUsed: h.heapUsed, heapTotal: h.heapTotal });
       return;
     }
     if (m.t === "pull") {
