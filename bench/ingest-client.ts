@@ -1,7 +1,7 @@
 /**
  * An ingestion client process: ProcessCheckResults in batches of 1,000 over gRPC (HTTP/2) or
  * Connect JSON (HTTP/1.1), `concurrency` calls in flight, for `seconds`. Prints one JSON line:
- * {"results": n, "seconds": s, "rate": r}.
+ * {"results": n, "seconds": s, "rate": r}. With seconds = 0 it sends one result for every service once.
  *
  *   node dist/bench/ingest-client.js <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost>
  */
@@ -33,7 +33,8 @@ const transport =
     : createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: false });
 const client = createClient(CommandService, transport);
 
-let next = Math.floor(Math.random() * hosts * services);
+const onePass = seconds === 0;
+let next = onePass ? 0 : Math.floor(Math.random() * hosts * services);
 function batch(): MessageInitShape<typeof ProcessCheckResultsRequestSchema> {
   const results = [];
   const checkedAt = timestampFromMs(Date.now());
@@ -56,7 +57,7 @@ const start = performance.now();
 const deadline = start + seconds * 1000;
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
-    while (performance.now() < deadline) {
+    while (onePass ? next < hosts * services : performance.now() < deadline) {
       const r = await client.processCheckResults(batch());
       sent += r.accepted;
     }

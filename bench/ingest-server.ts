@@ -39,6 +39,17 @@ const handler = createHttpHandler({
 const server = new DualProtocolServer(handler);
 const address = await server.listen(Number(port ?? 0), "127.0.0.1");
 process.stdout.write(`listening ${address.port}\n`);
+if (process.env.BENCH_STATS === "1") {
+  setInterval(() => {
+    void core.writerHeap().then((w) => {
+      const m = process.memoryUsage();
+      const mib = (b: number): string => (b / 1048576).toFixed(0);
+      process.stderr.write(
+        `rss ${mib(m.rss)} MiB; reader heap ${mib(m.heapUsed)}/${mib(m.heapTotal)}; writer heap ${mib(w.heapUsed)}/${mib(w.heapTotal)}; projection eventSeq ${core.view.projection.eventSeq()}\n`,
+      );
+    });
+  }, 3000).unref();
+}
 process.on("SIGTERM", () => {
   void server
     .close()
