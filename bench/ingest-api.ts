@@ -1,5 +1,5 @@
 /**
- * Passive ingestion through the API, durable, 100,000 services: starts bench/ingest-server in its
+ * Passive ingestion through the API, durable, 100,000 services: starts src/api/core-test-server in its
  * own process, then runs bench/ingest-client in another process over gRPC and over Connect JSON,
  * and prints results/s (acknowledged = durably enqueued) and the server's RSS.
  *
@@ -18,7 +18,7 @@ const SERVICES = "100";
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 
 const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-ingest-api-"));
-const server = spawn(process.execPath, [here("./ingest-server.js"), dir, HOSTS, SERVICES], {
+const server = spawn(process.execPath, [here("../src/api/core-test-server.js"), dir, HOSTS, SERVICES], {
   stdio: ["ignore", "pipe", "inherit"],
 });
 const port = await new Promise<number>((resolve, reject) => {

@@ -1,6 +1,6 @@
 /**
  * ListStatus latency through the API: a page of 1,000 objects out of 100,000 services, read over
- * gRPC from this process while the server (bench/ingest-server, its own process) is idle, and then
+ * gRPC from this process while the server (src/api/core-test-server, its own process) is idle, and then
  * while a separate client process ingests at full speed (gRPC, batches of 1,000). Prints p50/p99.
  *
  *   node dist/bench/list-status-api.js [seconds=10] [concurrency=8]
@@ -22,7 +22,7 @@ const SERVICES = "100";
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 
 const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-list-api-"));
-const server = spawn(process.execPath, [here("./ingest-server.js"), dir, HOSTS, SERVICES], {
+const server = spawn(process.execPath, [here("../src/api/core-test-server.js"), dir, HOSTS, SERVICES], {
   stdio: ["ignore", "pipe", "inherit"],
 });
 const port = await new Promise<number>((resolve, reject) => {
