@@ -142,7 +142,10 @@ function ts(ms: number | undefined): MessageInitShape<typeof TimestampSchema> | 
  * One row of ListStatus. Built as one fixed-shape literal (no spreads): a page is a thousand of
  * these, and it is the hot path of every dashboard refresh.
  */
-function objectStatus(entry: ObjectEntry, s: StatusRecord | undefined): MessageInitShape<typeof ObjectStatusSchema> {
+function objectStatus(
+  entry: ObjectEntry,
+  s: StatusRecord | undefined,
+): MessageInitShape<typeof ObjectStatusSchema> {
   const check = (entry.service ?? entry.host).check;
   if (s === undefined) {
     return {
