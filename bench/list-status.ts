@@ -61,11 +61,8 @@ await core.flush();
 /** One read: a page of 1,000 from a random place, turned into response-shaped objects. */
 function read(): number {
   const { index, projection } = core.view;
-  const start = Math.floor(Math.random() * (index.entries.length - 1000));
-  const token =
-    start === 0
-      ? ""
-      : Buffer.from(`k:${(index.entries[start - 1] as { key: string }).key}`).toString("base64url");
+  const start = Math.floor(Math.random() * (index.size - 1000));
+  const token = start === 0 ? "" : Buffer.from(`k:${index.entry(start - 1).key}`).toString("base64url");
   const page = listStatus(index, projection, { pageSize: 1000, pageToken: token });
   let n = 0;
   for (const v of page.items) {

@@ -48,14 +48,15 @@ export function listObjects(
   const total = hi - lo;
   let from = lo;
   if (q.pageToken) {
-    const after = upperBound(index.entries, decodeKeyToken(q.pageToken));
+    const ref = parseObjectKey(decodeKeyToken(q.pageToken));
+    const after = index.upperBound(ref.host, ref.service);
     from = positions === undefined ? Math.max(lo, after) : Math.max(lo, lowerBoundNum(positions, after));
   }
   const to = Math.min(hi, from + q.pageSize);
   const items: ObjectEntry[] = [];
   for (let i = from; i < to; i++) {
     const p = positions === undefined ? i : (positions[i] as number);
-    items.push(index.entries[p] as ObjectEntry);
+    items.push(index.entry(p));
   }
   const last = items[items.length - 1];
   return { items, totalSize: total, nextPageToken: to < hi && last ? encodeKeyToken(last.key) : "" };
@@ -114,7 +115,7 @@ function candidates(
   q: ObjectQuery,
 ): { positions: Uint32Array | undefined; lo: number; hi: number } {
   let lo = 0;
-  let hi = index.entries.length;
+  let hi = index.size;
   if (q.host !== undefined) {
     if (q.service !== undefined) {
       const p = index.position(`${q.host}!${q.service}`);
@@ -138,29 +139,6 @@ function candidates(
   }
   const positions = index.matching(parsed.selector);
   return { positions, lo: lowerBoundNum(positions, lo), hi: lowerBoundNum(positions, hi) };
-}
-
-/** Entries are ordered by host, then the host itself, then services by name. */
-function compareRef(a: ObjectEntry, host: string, service: string | undefined): number {
-  const h = a.host.name;
-  if (h !== host) return h < host ? -1 : 1;
-  const s = a.service?.name;
-  if (s === service) return 0;
-  if (s === undefined) return -1;
-  if (service === undefined) return 1;
-  return s < service ? -1 : 1;
-}
-
-function upperBound(entries: readonly ObjectEntry[], key: string): number {
-  const { host, service } = parseObjectKey(key);
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareRef(entries[mid] as ObjectEntry, host, service) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function lowerBoundNum(a: Uint32Array, x: number): number {
