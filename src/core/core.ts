@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, systemClock, type TimerHandle } from "../model/clock.js";
-import type { Command } from "../model/commands.js";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
 import type { ObjectIndex } from "../store/object-index.js";
@@ -116,11 +115,11 @@ export class Core {
     } catch (e) {
       return Promise.reject(e);
     }
-    const stamped: Command[] = commands.map((c) => ({ ...c, at: now }) as Command);
     for (const c of commands) {
       if (c.type === "ScheduleDowntime" && c.id !== undefined) this.#issuedDowntimes.add(c.id);
     }
-    return this.#store.submit(now, encoder.encode(JSON.stringify(stamped)));
+    // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.
+    return this.#store.submit(now, encoder.encode(JSON.stringify(commands)));
   }
 
   /**
@@ -168,11 +167,9 @@ export class Core {
       this.#wakeup = undefined;
       if (this.#closed) return;
       const now = this.#clock.now();
-      this.#store
-        .submit(now, encoder.encode(JSON.stringify([{ type: "Tick", at: now }])))
-        .catch((e: unknown) => {
-          this.#logger?.error("cannot enqueue a tick", { error: String(e) });
-        });
+      this.#store.submit(now, encoder.encode(JSON.stringify([{ type: "Tick" }]))).catch((e: unknown) => {
+        this.#logger?.error("cannot enqueue a tick", { error: String(e) });
+      });
     });
     this.#wakeup = { at, timer };
   }

@@ -30,7 +30,7 @@ export type ToWriter =
       readonly configDigest: string | undefined;
       readonly options: WriterOptions;
     }
-  /** `body` is the UTF-8 JSON of a Command[] (every command already stamped with `at`), transferred. */
+  /** `body` is the UTF-8 JSON of a Command[] (commands without `at` get this `at`), transferred. */
   | { readonly t: "submit"; readonly id: number; readonly at: number; readonly body: Uint8Array }
   | {
       readonly t: "config";

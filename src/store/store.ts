@@ -105,9 +105,9 @@ export class Store {
   }
 
   /**
-   * Durably enqueues a batch: `body` is the UTF-8 JSON of a Command[] whose commands carry `at`; its
-   * buffer is transferred to the writer (unusable afterwards). Resolves when the batch is on disk;
-   * rejects with StoreError if it could not be stored.
+   * Durably enqueues a batch: `body` is the UTF-8 JSON of a Command[]; commands without `at` get
+   * this call's `at`. The buffer is transferred to the writer (unusable afterwards). Resolves when
+   * the batch is on disk; rejects with StoreError if it could not be stored.
    */
   submit(at: number, body: Uint8Array): Promise<void> {
     return this.#send((id) => ({ t: "submit", id, at, body }), [body.buffer as ArrayBuffer]);

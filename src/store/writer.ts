@@ -29,6 +29,7 @@ interface QueuedApplyConfig {
 
 interface Queued {
   readonly seq: number;
+  readonly at: number;
   readonly body: string | Uint8Array;
 }
 
@@ -143,7 +144,8 @@ export class Writer {
   ): void {
     const seqs = this.#log.enqueue(rows, configs);
     for (let i = 0; i < seqs.length; i++) {
-      this.#queue.push({ seq: seqs[i] as number, body: (rows[i] as { body: string | Uint8Array }).body });
+      const row = rows[i] as { at: number; body: string | Uint8Array };
+      this.#queue.push({ seq: seqs[i] as number, at: row.at, body: row.body });
     }
   }
 
@@ -175,7 +177,7 @@ export class Writer {
     const chunks: EventChunk[] = [];
     for (const q of queue) {
       const mine: LookoutEvent[] = [];
-      for (const cmd of this.#decode(q.body)) {
+      for (const cmd of this.#decode(q.body, q.at)) {
         for (const e of this.#applyOne(cmd)) mine.push(e);
       }
       for (const e of mine) events.push(e);
@@ -238,10 +240,17 @@ export class Writer {
     return config;
   }
 
-  /** A queue row holds a JSON array of commands, or one ApplyConfig naming its config by digest. */
-  #decode(body: string | Uint8Array): readonly Command[] {
+  /**
+   * A queue row holds a JSON array of commands — stamped with the row's `at` unless they carry their
+   * own — or one ApplyConfig naming its config by digest.
+   */
+  #decode(body: string | Uint8Array, at: number): readonly Command[] {
     const text = typeof body === "string" ? body : decoder.decode(body);
-    if (text.startsWith("[")) return JSON.parse(text) as Command[];
+    if (text.startsWith("[")) {
+      const commands = JSON.parse(text) as { at?: number }[];
+      for (const c of commands) c.at ??= at;
+      return commands as Command[];
+    }
     const q = JSON.parse(text) as QueuedApplyConfig;
     const cmd: ApplyConfigCommand = {
       type: "ApplyConfig",
@@ -278,7 +287,7 @@ export class Writer {
       if (rows.length === 0) break;
       for (const r of rows) {
         if (r.seq > applied) break;
-        for (const cmd of this.#decode(r.body)) this.#applyOne(cmd);
+        for (const cmd of this.#decode(r.body, r.at)) this.#applyOne(cmd);
         this.recovered.replayed++;
         after = r.seq;
       }
@@ -297,7 +306,7 @@ export class Writer {
     for (let after = applied; ; ) {
       const rows = this.#log.commandsAfter(after, 256);
       if (rows.length === 0) break;
-      for (const r of rows) this.#queue.push({ seq: r.seq, body: r.body });
+      for (const r of rows) this.#queue.push({ seq: r.seq, at: r.at, body: r.body });
       this.recovered.applied += rows.length;
       after = (rows[rows.length - 1] as { seq: number }).seq;
       this.applyPending();
