@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { Command } from "../model/commands.js";
 import type { ExitStatus } from "../model/state.js";
+import { createProjection, type Projection } from "../store/projection.js";
 import { replayProjection } from "../store/replay.js";
 import { Writer } from "../store/writer.js";
 import { engineMachines } from "./engine-machines.js";
@@ -40,7 +41,7 @@ function batch(at: number, service: string, exitStatus: ExitStatus): { at: numbe
 interface Case {
   readonly name: string;
   /** What happens before the "crash" (Writer.close without a final snapshot). */
-  run(w: Writer): void;
+  run(w: Writer, reader: Projection): void;
   readonly replayed: number;
   readonly applied: number;
   /** svc-000 after one more CRITICAL result following the restart. */
@@ -60,12 +61,14 @@ const cases: Case[] = [
   },
   {
     name: "snapshot, then a tail: the tail is re-applied to the restored engine",
-    run(w) {
+    run(w, reader) {
       w.enqueue([batch(T0 + 1000, "svc-000", 2)]);
-      w.applyPending();
-      w.snapshot();
+      apply(w, reader);
+      // The snapshot protocol: the writer's part now, the reader's projection at the same point.
+      const start = w.beginSnapshot();
+      w.finishSnapshot(start, JSON.stringify(reader.capture()));
       w.enqueue([batch(T0 + 2000, "svc-000", 2)]);
-      w.applyPending();
+      apply(w, reader);
     },
     replayed: 1,
     applied: 0,
@@ -73,9 +76,9 @@ const cases: Case[] = [
   },
   {
     name: "no snapshot: the whole log is re-applied",
-    run(w) {
+    run(w, reader) {
       w.enqueue([batch(T0 + 1000, "svc-000", 2)]);
-      w.applyPending();
+      apply(w, reader);
     },
     replayed: 2,
     applied: 0,
@@ -83,26 +86,33 @@ const cases: Case[] = [
   },
 ];
 
+/** What the reader thread does with the writer's deltas. */
+function apply(w: Writer, reader: Projection): void {
+  const d = w.applyPending();
+  if (d !== undefined) reader.applyDelta(d);
+}
+
 describe("Writer recovery", () => {
   for (const c of cases) {
     it(c.name, () => {
       const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));
       dirs.push(dir);
       const first = Writer.open(dir, config, T0, engineMachines);
-      c.run(first);
+      c.run(first, createProjection(first.takeInitialProjection()));
       first.close();
 
       const w = Writer.open(dir, config, T0 + 5000, engineMachines);
       try {
         assert.deepEqual(w.recovered, { replayed: c.replayed, applied: c.applied });
-        assert.deepEqual(w.projection.snapshot(), replayProjection(dir));
+        const reader = createProjection(w.takeInitialProjection());
+        assert.deepEqual(reader.snapshot(), replayProjection(dir));
         const configs = w.eventsAfter(0, 100_000).filter((e) => e.event.type === "ConfigApplied");
         assert.equal(configs.length, 1, "an unchanged config is not applied again");
         w.enqueue([batch(T0 + 10_000, "svc-000", 2)]);
-        w.applyPending();
-        const s = w.projection.status("host-00000!svc-000");
+        apply(w, reader);
+        const s = reader.status("host-00000!svc-000");
         assert.deepEqual({ state: s?.state, stateType: s?.stateType, attempt: s?.attempt }, c.afterOneMore);
-        assert.deepEqual(w.projection.snapshot(), replayProjection(dir));
+        assert.deepEqual(reader.snapshot(), replayProjection(dir));
       } finally {
         w.close();
       }

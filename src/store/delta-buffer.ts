@@ -1,85 +1,139 @@
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusRecord } from "./records.js";
+import { mergePatches, patchRecord } from "./projection.js";
+import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
+
+/** What a reader gets next: a part of the changes, or a barrier it must answer (a snapshot point). */
+export type BufferItem =
+  | { readonly kind: "delta"; readonly delta: ProjectionDelta }
+  | { readonly kind: "barrier"; readonly id: number };
 
 /**
  * Accumulates projection deltas until a reader pulls them, coalescing as it goes: an object updated
  * ten times before the reader asks is sent once. Readers pull one bounded part at a time, so a
  * reader that falls behind gets fewer, denser updates instead of a flood it must drain in one go.
+ *
+ * A barrier (`seal`) stops coalescing across it: everything added before is delivered before the
+ * barrier, everything after, after it. When the reader sees the barrier its projection reflects
+ * exactly the events up to that point — the writer snapshots there.
  */
 export interface DeltaBuffer {
   add(delta: ProjectionDelta): void;
-  /** Whether anything is waiting. */
-  pending(): boolean;
-  /**
-   * Removes and returns the next part: at most `max` statuses and `max` history entries (oldest
-   * first), every removal. `eventSeq` is set only on the part that empties the buffer.
-   */
-  take(max: number): ProjectionDelta | undefined;
+  seal(barrier: number): void;
+  /** Removes and returns the next item, parts holding at most `max` records, patches and entries. */
+  take(max: number): BufferItem | undefined;
+}
+
+interface Segment {
+  statuses: Map<string, StatusRecord>;
+  patches: Map<string, StatusPatch>;
+  removed: Set<string>;
+  history: HistoryRecord[];
+  dtAdded: Map<string, DowntimeRecord>;
+  dtRemoved: Set<string>;
+  eventSeq: number;
+  barrier: number | undefined;
+}
+
+const newSegment = (): Segment => ({
+  statuses: new Map(),
+  patches: new Map(),
+  removed: new Set(),
+  history: [],
+  dtAdded: new Map(),
+  dtRemoved: new Set(),
+  eventSeq: 0,
+  barrier: undefined,
+});
+
+const hasData = (s: Segment): boolean =>
+  s.eventSeq > 0 ||
+  s.statuses.size > 0 ||
+  s.patches.size > 0 ||
+  s.removed.size > 0 ||
+  s.history.length > 0 ||
+  s.dtAdded.size + s.dtRemoved.size > 0;
+
+/** Takes up to max entries out of a map, in insertion order. */
+function takeFrom<T>(m: Map<string, T>, max: number): T[] {
+  if (m.size <= max) {
+    const all = [...m.values()];
+    m.clear();
+    return all;
+  }
+  const out: T[] = [];
+  for (const [k, v] of m) {
+    if (out.length >= max) break;
+    out.push(v);
+    m.delete(k);
+  }
+  return out;
 }
 
 export function createDeltaBuffer(): DeltaBuffer {
-  let statuses = new Map<string, StatusRecord>();
-  const removed = new Set<string>();
-  let history: HistoryRecord[] = [];
-  const dtAdded = new Map<string, DowntimeRecord>();
-  const dtRemoved = new Set<string>();
-  let eventSeq = 0;
+  const segments: Segment[] = [newSegment()];
+  const newest = (): Segment => segments[segments.length - 1] as Segment;
 
   return {
     add(d) {
+      const seg = newest();
       for (const k of d.removed) {
-        statuses.delete(k);
-        removed.add(k);
+        seg.statuses.delete(k);
+        seg.patches.delete(k);
+        seg.removed.add(k);
       }
       for (const s of d.statuses) {
-        removed.delete(s.key);
-        statuses.set(s.key, s);
+        seg.patches.delete(s.key);
+        seg.statuses.set(s.key, s);
       }
-      for (const h of d.history) history.push(h);
-      for (const id of d.downtimesRemoved) {
-        dtAdded.delete(id);
-        dtRemoved.add(id);
-      }
-      for (const a of d.downtimesAdded) {
-        dtRemoved.delete(a.id);
-        dtAdded.set(a.id, a);
-      }
-      if (d.eventSeq > eventSeq) eventSeq = d.eventSeq;
-    },
-    pending: () =>
-      eventSeq > 0 ||
-      statuses.size > 0 ||
-      removed.size > 0 ||
-      history.length > 0 ||
-      dtAdded.size + dtRemoved.size > 0,
-    take(max) {
-      if (!this.pending()) return undefined;
-      let part: StatusRecord[];
-      if (statuses.size <= max) {
-        part = [...statuses.values()];
-        statuses = new Map();
-      } else {
-        part = [];
-        for (const [k, s] of statuses) {
-          if (part.length >= max) break;
-          part.push(s);
-          statuses.delete(k);
+      for (const p of d.patches) {
+        const full = seg.statuses.get(p.key);
+        if (full !== undefined) {
+          seg.statuses.set(p.key, patchRecord(full, p));
+        } else {
+          const prior = seg.patches.get(p.key);
+          seg.patches.set(p.key, prior === undefined ? p : mergePatches(prior, p));
         }
       }
-      const hist = history.length <= max ? history : history.slice(0, max);
-      history = history.length <= max ? [] : history.slice(max);
+      for (const h of d.history) seg.history.push(h);
+      for (const id of d.downtimesRemoved) {
+        seg.dtAdded.delete(id);
+        seg.dtRemoved.add(id);
+      }
+      for (const a of d.downtimesAdded) {
+        seg.dtRemoved.delete(a.id);
+        seg.dtAdded.set(a.id, a);
+      }
+      if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
+    },
+    seal(barrier) {
+      newest().barrier = barrier;
+      segments.push(newSegment());
+    },
+    take(max) {
+      const seg = segments[0] as Segment;
+      if (!hasData(seg)) {
+        if (seg.barrier === undefined) return undefined;
+        segments.shift();
+        return { kind: "barrier", id: seg.barrier };
+      }
+      const statuses = takeFrom(seg.statuses, max);
+      const patches = takeFrom(seg.patches, max);
+      const history = seg.history.length <= max ? seg.history : seg.history.slice(0, max);
+      seg.history = seg.history.length <= max ? [] : seg.history.slice(max);
+      const done = seg.statuses.size === 0 && seg.patches.size === 0 && seg.history.length === 0;
       const delta: ProjectionDelta = {
-        eventSeq: statuses.size === 0 && history.length === 0 ? eventSeq : 0,
-        statuses: part,
-        removed: [...removed],
-        history: hist,
-        downtimesAdded: [...dtAdded.values()],
-        downtimesRemoved: [...dtRemoved],
+        eventSeq: done ? seg.eventSeq : 0,
+        removed: [...seg.removed],
+        statuses,
+        patches,
+        history,
+        downtimesAdded: [...seg.dtAdded.values()],
+        downtimesRemoved: [...seg.dtRemoved],
       };
-      removed.clear();
-      dtAdded.clear();
-      dtRemoved.clear();
-      if (delta.eventSeq !== 0) eventSeq = 0;
-      return delta;
+      seg.removed.clear();
+      seg.dtAdded.clear();
+      seg.dtRemoved.clear();
+      if (done) seg.eventSeq = 0;
+      return { kind: "delta", delta };
     },
   };
 }

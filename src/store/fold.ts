@@ -1,8 +1,15 @@
 import type { LookoutEvent } from "../model/events.js";
-import type { Projection } from "./projection.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusRecord } from "./records.js";
+import { mergePatches, patchRecord } from "./projection.js";
+import type {
+  AckRecord,
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  StatusPatch,
+  StatusRecord,
+} from "./records.js";
 
-/** The fold's own state beyond the projection, kept in snapshots. */
+/** The fold's own state, kept in snapshots. */
 export interface FoldSnapshot {
   /** Object key → ids of the downtimes active on it. */
   readonly active: readonly (readonly [string, readonly string[]])[];
@@ -12,48 +19,42 @@ export interface FoldSnapshot {
 
 /**
  * Turns committed events into projection deltas. Events are folded in log order with `apply`; `take`
- * returns what changed since the last `take` (each changed record once, however many events touched
- * it) and leaves the projection unchanged — the caller applies the delta to every copy.
+ * returns what changed since the last `take`: each new result's record once, however many events
+ * touched it, and patches (acknowledgement, downtime) for objects without a new result. The fold
+ * needs no projection — patches apply to whatever record the reader holds — so the writer keeps
+ * none (the reader's copy is the only one; see docs/storage.md).
  *
- * Only the writer folds; readers receive deltas. Rebuilding from the log (a fresh replay) is folding
- * every event from sequence 1 into an empty projection.
+ * Rebuilding from the log (a fresh replay) is folding every event from sequence 1 and applying the
+ * deltas to an empty projection.
  */
 export interface Fold {
   apply(event: LookoutEvent, seq: number): void;
-  /** The delta since the last take, or undefined when nothing changed and no event was folded. */
+  /** The delta since the last take, or undefined when no event was folded since. */
   take(): ProjectionDelta | undefined;
   snapshot(): FoldSnapshot;
 }
 
-const PENDING_RECORD: Omit<StatusRecord, "key"> = {
-  state: "PENDING",
-  stateType: "HARD",
-  attempt: 1,
-  maxAttempts: 1,
-  output: "",
-  longOutput: "",
-  perfdata: [],
-  flapping: false,
-  flapPercent: 0,
-  inDowntime: false,
-};
-
-/** Creates a fold over a projection, optionally restoring its own state from a snapshot. */
-export function createFold(projection: Projection, from?: FoldSnapshot): Fold {
+/** Creates a fold, optionally restoring its state from a snapshot. */
+export function createFold(from?: FoldSnapshot): Fold {
   const active = new Map<string, Set<string>>((from?.active ?? []).map(([k, ids]) => [k, new Set(ids)]));
   const covers = new Map<string, Set<string>>((from?.covers ?? []).map(([id, keys]) => [id, new Set(keys)]));
-  let dirty = new Map<string, StatusRecord>();
+  let statuses = new Map<string, StatusRecord>();
+  let patches = new Map<string, StatusPatch>();
   let removed = new Set<string>();
   let history: HistoryRecord[] = [];
   let dtAdded = new Map<string, DowntimeRecord>();
   let dtRemoved = new Set<string>();
   let lastSeq = 0;
+  let folded = false;
 
-  const current = (key: string): StatusRecord =>
-    dirty.get(key) ?? (removed.has(key) ? undefined : projection.status(key)) ?? { key, ...PENDING_RECORD };
-  const put = (r: StatusRecord): void => {
-    dirty.set(r.key, r);
-    removed.delete(r.key);
+  const patch = (p: StatusPatch): void => {
+    const full = statuses.get(p.key);
+    if (full !== undefined) {
+      statuses.set(p.key, patchRecord(full, p));
+      return;
+    }
+    const prior = patches.get(p.key);
+    patches.set(p.key, prior === undefined ? p : mergePatches(prior, p));
   };
   const note = (seq: number, e: LookoutEvent & { key: string }, extra: Partial<HistoryRecord> = {}): void => {
     history.push({ seq, at: e.at, kind: e.type, key: e.key, output: "", author: "", comment: "", ...extra });
@@ -70,20 +71,26 @@ export function createFold(projection: Projection, from?: FoldSnapshot): Fold {
     ids?.delete(id);
     if (ids !== undefined && ids.size === 0) active.delete(key);
   };
-  const setDowntimeFlag = (key: string): void => {
-    const inDowntime = (active.get(key)?.size ?? 0) > 0;
-    const r = current(key);
-    if (r.inDowntime !== inDowntime) put({ ...r, inDowntime });
-  };
+  const inDowntime = (key: string): boolean => (active.get(key)?.size ?? 0) > 0;
 
   return {
     apply(e, seq) {
       lastSeq = seq;
+      folded = true;
       switch (e.type) {
         case "CheckResultProcessed": {
           const s = e.status;
           const r = e.result;
-          put({
+          const ack: AckRecord | undefined = s.acknowledgement
+            ? {
+                author: s.acknowledgement.author,
+                comment: s.acknowledgement.comment,
+                sticky: s.acknowledgement.sticky,
+                setAt: s.acknowledgement.setAt,
+              }
+            : undefined;
+          patches.delete(e.key);
+          statuses.set(e.key, {
             key: e.key,
             state: s.state,
             stateType: s.stateType,
@@ -97,16 +104,7 @@ export function createFold(projection: Projection, from?: FoldSnapshot): Fold {
             ...(s.lastHardStateChange > 0 ? { lastHardStateChange: s.lastHardStateChange } : {}),
             flapping: s.flapping,
             flapPercent: s.flapPercent,
-            ...(s.acknowledgement
-              ? {
-                  acknowledgement: {
-                    author: s.acknowledgement.author,
-                    comment: s.acknowledgement.comment,
-                    sticky: s.acknowledgement.sticky,
-                    setAt: s.acknowledgement.setAt,
-                  },
-                }
-              : {}),
+            ...(ack === undefined ? {} : { acknowledgement: ack }),
             inDowntime: s.inDowntime,
           });
           return;
@@ -120,16 +118,14 @@ export function createFold(projection: Projection, from?: FoldSnapshot): Fold {
           return;
         case "AcknowledgementSet": {
           const { author, comment, sticky, setAt } = e;
-          put({ ...current(e.key), acknowledgement: { author, comment, sticky, setAt } });
+          patch({ key: e.key, acknowledgement: { author, comment, sticky, setAt } });
           note(seq, e, { state: e.state, author, comment });
           return;
         }
-        case "AcknowledgementRemoved": {
-          const { acknowledgement: _, ...rest } = current(e.key);
-          put(rest);
+        case "AcknowledgementRemoved":
+          patch({ key: e.key, acknowledgement: null });
           note(seq, e, { comment: e.reason });
           return;
-        }
         case "DowntimeScheduled": {
           let keys = covers.get(e.id);
           if (keys === undefined) {
@@ -149,20 +145,23 @@ export function createFold(projection: Projection, from?: FoldSnapshot): Fold {
             active.set(e.key, ids);
           }
           ids.add(e.id);
-          setDowntimeFlag(e.key);
+          patch({ key: e.key, inDowntime: true });
           note(seq, e);
           return;
         }
         case "DowntimeEnded":
-        case "DowntimeDeleted":
+        case "DowntimeDeleted": {
+          const was = inDowntime(e.key);
           uncover(e.id, e.key);
-          setDowntimeFlag(e.key);
+          if (was && !inDowntime(e.key)) patch({ key: e.key, inDowntime: false });
           note(seq, e, e.type === "DowntimeDeleted" ? { comment: e.reason } : {});
           return;
+        }
         case "ObjectAdded":
           return;
         case "ObjectRemoved":
-          dirty.delete(e.key);
+          statuses.delete(e.key);
+          patches.delete(e.key);
           removed.add(e.key);
           for (const id of active.get(e.key) ?? []) uncover(id, e.key);
           return;
@@ -186,20 +185,23 @@ export function createFold(projection: Projection, from?: FoldSnapshot): Fold {
       }
     },
     take() {
-      if (lastSeq <= projection.eventSeq() && dirty.size === 0 && removed.size === 0) return undefined;
+      if (!folded) return undefined;
       const delta: ProjectionDelta = {
-        eventSeq: Math.max(lastSeq, projection.eventSeq()),
-        statuses: [...dirty.values()],
+        eventSeq: lastSeq,
         removed: [...removed],
+        statuses: [...statuses.values()],
+        patches: [...patches.values()],
         history,
         downtimesAdded: [...dtAdded.values()],
         downtimesRemoved: [...dtRemoved],
       };
-      dirty = new Map();
+      statuses = new Map();
+      patches = new Map();
       removed = new Set();
       history = [];
       dtAdded = new Map();
       dtRemoved = new Set();
+      folded = false;
       return delta;
     },
     snapshot: () => ({

@@ -1,4 +1,4 @@
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusRecord } from "./records.js";
+import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -35,7 +35,13 @@ export interface Projection {
   historyStart(): number;
   downtime(id: string): DowntimeRecord | undefined;
   applyDelta(delta: ProjectionDelta): void;
+  /** The whole state, sorted: for comparisons and tests. */
   snapshot(): ProjectionSnapshot;
+  /**
+   * The whole state unsorted, in O(n) reference copies: what a snapshot stores. Records are
+   * immutable, so the arrays stay a consistent picture while the projection moves on.
+   */
+  capture(): ProjectionSnapshot;
 }
 
 /** Creates a projection, empty or restored from a snapshot. */
@@ -72,19 +78,72 @@ export function createProjection(
     historyStart: () => start,
     downtime: (id) => downtimes.get(id),
     applyDelta(delta) {
-      for (const s of delta.statuses) statuses.set(s.key, s);
       for (const k of delta.removed) statuses.delete(k);
+      for (const s of delta.statuses) statuses.set(s.key, s);
+      for (const p of delta.patches) statuses.set(p.key, patchRecord(statuses.get(p.key), p));
       for (const h of delta.history) history.push(h);
       for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
       if (delta.history.length > 0) trim();
       if (delta.eventSeq > eventSeq) eventSeq = delta.eventSeq;
     },
+    capture: () => ({
+      eventSeq,
+      statuses: [...statuses.values()],
+      history: history.slice(start),
+      downtimes: [...downtimes.values()],
+    }),
     snapshot: () => ({
       eventSeq,
       statuses: [...statuses.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
       history: history.slice(start),
       downtimes: [...downtimes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     }),
+  };
+}
+
+/** The record of an object that has had no result: what a patch applies to when there is none. */
+export function pendingRecord(key: string): StatusRecord {
+  return {
+    key,
+    state: "PENDING",
+    stateType: "HARD",
+    attempt: 1,
+    maxAttempts: 1,
+    output: "",
+    longOutput: "",
+    perfdata: [],
+    flapping: false,
+    flapPercent: 0,
+    inDowntime: false,
+  };
+}
+
+/** A record with a patch applied (a new object; records are immutable). */
+export function patchRecord(current: StatusRecord | undefined, p: StatusPatch): StatusRecord {
+  const base = current ?? pendingRecord(p.key);
+  const { acknowledgement: _, ...rest } = base;
+  const ack = p.acknowledgement === undefined ? base.acknowledgement : (p.acknowledgement ?? undefined);
+  return {
+    ...rest,
+    ...(ack === undefined ? {} : { acknowledgement: ack }),
+    inDowntime: p.inDowntime ?? base.inDowntime,
+  };
+}
+
+/** Two patches of one object as one: the later wins field by field. */
+export function mergePatches(a: StatusPatch, b: StatusPatch): StatusPatch {
+  return {
+    key: a.key,
+    ...(b.acknowledgement !== undefined
+      ? { acknowledgement: b.acknowledgement }
+      : a.acknowledgement !== undefined
+        ? { acknowledgement: a.acknowledgement }
+        : {}),
+    ...(b.inDowntime !== undefined
+      ? { inDowntime: b.inDowntime }
+      : a.inDowntime !== undefined
+        ? { inDowntime: a.inDowntime }
+        : {}),
   };
 }

@@ -42,6 +42,11 @@ export type ToWriter =
   | { readonly t: "snapshot"; readonly id: number }
   /** The reader is ready for the next delta part. */
   | { readonly t: "pull" }
+  /**
+   * Part of the reader's projection at barrier `id` (JSON text; the parts concatenated form a
+   * ProjectionSnapshot). `last` marks the final part.
+   */
+  | { readonly t: "projection"; readonly id: number; readonly text: string; readonly last: boolean }
   /** Answered at once with `stats`: the writer thread's heap, for benchmarks and metrics. */
   | { readonly t: "stats"; readonly id: number }
   /** Answered with `done` once everything enqueued before it is applied and its deltas are sent. */
@@ -62,6 +67,11 @@ export type FromWriter =
   | { readonly t: "failed"; readonly ids: readonly number[]; readonly message: string }
   /** The next part of what was applied (coalesced); sent in answer to a `pull`, or before a sync's `done`. */
   | { readonly t: "delta"; readonly delta: ProjectionDelta }
+  /**
+   * A snapshot point: every delta before it is delivered, none after. The reader answers with its
+   * projection (`projection` messages) so the writer can complete the snapshot.
+   */
+  | { readonly t: "barrier"; readonly id: number }
   /** A group of commands is applied and its deltas are sent; the engine's next timer is due at nextWakeup. */
   | { readonly t: "applied"; readonly nextWakeup: number | undefined }
   | { readonly t: "stats"; readonly id: number; readonly heapUsed: number; readonly heapTotal: number }

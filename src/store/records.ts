@@ -58,15 +58,28 @@ export interface DowntimeRecord {
 }
 
 /**
+ * A change to an object's record that is not a new result: an acknowledgement set (`null`:
+ * removed), or the object entering or leaving downtime. Applied to the current record, or to a
+ * PENDING record when the object has none.
+ */
+export interface StatusPatch {
+  readonly key: string;
+  readonly acknowledgement?: AckRecord | null;
+  readonly inDowntime?: boolean;
+}
+
+/**
  * What the writer tells the readers after a group of commands is applied and its events are
- * committed: the records that changed, the history entries appended, the objects that have no
- * record any more, and the downtimes that appeared or went away. `eventSeq` is the last event
- * sequence number the delta covers.
+ * committed: the objects that have no record any more, the records that changed, patches to
+ * records, the history entries appended, and the downtimes that appeared or went away — applied
+ * in that order. A key is in at most one of `statuses` and `patches`. `eventSeq` is the last event
+ * sequence number the delta covers (0: a part that does not complete one).
  */
 export interface ProjectionDelta {
   readonly eventSeq: number;
-  readonly statuses: readonly StatusRecord[];
   readonly removed: readonly string[];
+  readonly statuses: readonly StatusRecord[];
+  readonly patches: readonly StatusPatch[];
   readonly history: readonly HistoryRecord[];
   readonly downtimesAdded: readonly DowntimeRecord[];
   readonly downtimesRemoved: readonly string[];

@@ -19,7 +19,7 @@ export function replayProjection(
   const reader = openEventLogReader(dataDir);
   try {
     const projection = createProjection(undefined, limits);
-    const fold = createFold(projection);
+    const fold = createFold();
     for (let after = 0; ; ) {
       const rows = reader.eventsAfter(after, 10_000);
       if (rows.length === 0) break;

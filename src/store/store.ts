@@ -179,6 +179,11 @@ export class Store {
       case "fatal":
         this.#die(m.message);
         return;
+      case "barrier":
+        this.#answerBarrier(m.id);
+        // The writer holds later deltas back until asked.
+        setImmediate(() => this.#pull());
+        return;
       case "stats": {
         const w = this.#statsWaiters.get(m.id);
         this.#statsWaiters.delete(m.id);
@@ -192,6 +197,39 @@ export class Store {
         throw new Error(`unknown message ${String(never)}`);
       }
     }
+  }
+
+  /**
+   * Sends the projection as it is at this barrier, for the writer's snapshot. The capture is a copy
+   * of references (records are immutable); serializing it is spread over macrotasks of a few
+   * thousand records, so reads keep flowing meanwhile.
+   */
+  #answerBarrier(id: number): void {
+    const { eventSeq, statuses, history, downtimes } = this.#projection.capture();
+    const send = (text: string, last: boolean): void => {
+      if (this.#fatal === undefined)
+        this.#worker.postMessage({ t: "projection", id, text, last } satisfies ToWriter);
+    };
+    // Pieces of JSON, each cheap to make: the arrays go out 2,000 elements at a time.
+    const pieces: (() => string)[] = [() => `{"eventSeq":${eventSeq},"statuses":[`];
+    const arrayPieces = (a: readonly unknown[]): void => {
+      for (let i = 0; i < a.length; i += 2000) {
+        const from = i;
+        pieces.push(() => (from === 0 ? "" : ",") + JSON.stringify(a.slice(from, from + 2000)).slice(1, -1));
+      }
+    };
+    arrayPieces(statuses);
+    pieces.push(() => `],"history":[`);
+    arrayPieces(history);
+    pieces.push(() => `],"downtimes":${JSON.stringify(downtimes)}}`);
+    let i = 0;
+    const step = (): void => {
+      const piece = pieces[i++] as () => string;
+      const last = i === pieces.length;
+      send(piece(), last);
+      if (!last) setImmediate(step);
+    };
+    step();
   }
 
   #pull(): void {

@@ -1,12 +1,13 @@
 /**
- * The body of the writer's thread. Owns the Writer (SQLite + engine) so that neither fsyncs nor engine work run
- * on the thread that serves reads. Group commit falls out of the event loop: every message that
- * arrives while a flush runs waits in `pending`, and the next flush enqueues all of them with one
- * fsync'd transaction, acknowledges them, then applies them.
+ * The body of the writer's thread. Owns the Writer (SQLite + engine) so that neither fsyncs nor
+ * engine work run on the thread that serves reads. Group commit falls out of the event loop: every
+ * message that arrives while a flush runs waits in `pending`, and the next flush enqueues all of
+ * them with one fsync'd transaction, acknowledges them, then applies them.
  *
  * Deltas go to the reader by pull: the reader asks for the next part when it has applied the last
  * one, and meanwhile changes coalesce in a DeltaBuffer. A busy reader thus never finds a backlog of
- * messages it would have to drain in one go.
+ * messages it would have to drain in one go. Snapshots put a barrier into that stream; the reader
+ * answers it with its projection, which completes the snapshot the writer began at the barrier.
  */
 import { parentPort } from "node:worker_threads";
 import { createDeltaBuffer } from "./delta-buffer.js";
@@ -14,9 +15,18 @@ import type { ConfigRow } from "./event-log.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
-import { Writer } from "./writer.js";
+import { type SnapshotStart, Writer } from "./writer.js";
 
-type Pending = Exclude<ToWriter, { t: "init" | "pull" | "stats" }>;
+type Pending = Extract<ToWriter, { t: "submit" | "config" | "sync" | "snapshot" | "close" }>;
+
+interface Snapshotting {
+  readonly id: number;
+  readonly start: SnapshotStart;
+  readonly parts: string[];
+  /** Request ids to answer with `done` when the snapshot is stored. */
+  readonly waiters: number[];
+  closeAfter: boolean;
+}
 
 /**
  * Runs the writer in the current worker thread with the given state machines, answering the
@@ -33,39 +43,46 @@ export function runWriterThread(engines: StateMachineFactory): void {
   let closed = false;
   const buffer = createDeltaBuffer();
   let readerWaiting = false;
+  let snap: Snapshotting | undefined;
+  let nextBarrier = 1;
 
   const post = (m: FromWriter): void => port.postMessage(m);
+  const deltaChunk = (): number => options?.deltaChunk ?? 500;
 
   port.on("message", (m: ToWriter) => {
-    if (m.t === "init") {
-      try {
-        options = m.options;
-        writer = Writer.open(m.dataDir, m.config, Date.now(), engines, m.options, m.configDigest);
-        post({
-          t: "ready",
-          projection: writer.projection.snapshot(),
-          nextWakeup: writer.nextWakeup(),
-          recovered: writer.recovered,
-        });
-      } catch (e) {
-        post({ t: "fatal", message: `cannot open the event log in ${m.dataDir}: ${String(e)}` });
+    switch (m.t) {
+      case "init":
+        try {
+          options = m.options;
+          writer = Writer.open(m.dataDir, m.config, Date.now(), engines, m.options, m.configDigest);
+          post({
+            t: "ready",
+            projection: writer.takeInitialProjection(),
+            nextWakeup: writer.nextWakeup(),
+            recovered: writer.recovered,
+          });
+        } catch (e) {
+          post({ t: "fatal", message: `cannot open the event log in ${m.dataDir}: ${String(e)}` });
+        }
+        return;
+      case "stats": {
+        const h = process.memoryUsage();
+        post({ t: "stats", id: m.id, heapUsed: h.heapUsed, heapTotal: h.heapTotal });
+        return;
       }
-      return;
-    }
-    if (m.t === "stats") {
-      const h = process.memoryUsage();
-      post({ t: "stats", id: m.id, heapUsed: h.heapUsed, heapTotal: h.heapTotal });
-      return;
-    }
-    if (m.t === "pull") {
-      readerWaiting = true;
-      pump();
-      return;
-    }
-    pending.push(m);
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
+      case "pull":
+        readerWaiting = true;
+        pump();
+        return;
+      case "projection":
+        onProjectionPart(m.id, m.text, m.last);
+        return;
+      default:
+        pending.push(m);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
     }
   });
 
@@ -109,25 +126,20 @@ export function runWriterThread(engines: StateMachineFactory): void {
           case "sync":
             commit();
             sendDelta(w.applyPending());
-            // Everything applied so far goes out now, then the answer: messages arrive in order.
-            for (let d = buffer.take(deltaChunk()); d !== undefined; d = buffer.take(deltaChunk())) {
-              post({ t: "delta", delta: d });
-            }
+            drain();
             post({ t: "done", id: m.id });
             break;
           case "snapshot":
             commit();
             sendDelta(w.applyPending());
-            w.snapshot();
-            post({ t: "done", id: m.id });
+            startSnapshot(w, m.id);
             break;
           case "close":
             commit();
             sendDelta(w.applyPending());
-            w.snapshot();
-            w.close();
-            closed = true;
-            post({ t: "done", id: m.id });
+            startSnapshot(w, m.id).closeAfter = true;
+            // Nothing after close is served; the snapshot's completion closes the log.
+            pending = [];
             return;
           default: {
             const never: never = m;
@@ -137,6 +149,7 @@ export function runWriterThread(engines: StateMachineFactory): void {
       }
       commit();
       sendDelta(w.applyPending());
+      if (snap === undefined && w.snapshotDue()) startSnapshot(w);
       post({ t: "applied", nextWakeup: w.nextWakeup() });
     } catch (e) {
       post({ t: "fatal", message: `writer failed: ${String(e)}` });
@@ -144,8 +157,35 @@ export function runWriterThread(engines: StateMachineFactory): void {
     }
   }
 
-  function deltaChunk(): number {
-    return options?.deltaChunk ?? 500;
+  /** Begins a snapshot (or joins the one under way) and puts its barrier into the delta stream. */
+  function startSnapshot(w: Writer, requestId?: number): Snapshotting {
+    if (snap === undefined) {
+      snap = { id: nextBarrier++, start: w.beginSnapshot(), parts: [], waiters: [], closeAfter: false };
+      buffer.seal(snap.id);
+      pump();
+    }
+    if (requestId !== undefined) snap.waiters.push(requestId);
+    return snap;
+  }
+
+  function onProjectionPart(id: number, text: string, last: boolean): void {
+    const s = snap;
+    const w = writer;
+    if (s === undefined || s.id !== id || w === undefined) return;
+    s.parts.push(text);
+    if (!last) return;
+    snap = undefined;
+    let error: string | undefined;
+    try {
+      w.finishSnapshot(s.start, s.parts.join(""));
+    } catch (e) {
+      error = `snapshot failed: ${String(e)}`;
+    }
+    if (s.closeAfter) {
+      w.close();
+      closed = true;
+    }
+    for (const id of s.waiters) post(error === undefined ? { t: "done", id } : { t: "done", id, error });
   }
 
   function sendDelta(delta: ProjectionDelta | undefined): void {
@@ -154,12 +194,19 @@ export function runWriterThread(engines: StateMachineFactory): void {
     pump();
   }
 
-  /** Sends the next part if the reader asked for one. */
+  /** Sends the next item if the reader asked for one. */
   function pump(): void {
     if (!readerWaiting) return;
-    const d = buffer.take(deltaChunk());
-    if (d === undefined) return;
+    const item = buffer.take(deltaChunk());
+    if (item === undefined) return;
     readerWaiting = false;
-    post({ t: "delta", delta: d });
+    post(item.kind === "delta" ? { t: "delta", delta: item.delta } : { t: "barrier", id: item.id });
+  }
+
+  /** Sends everything buffered now, barriers included (messages arrive in order). */
+  function drain(): void {
+    for (let item = buffer.take(deltaChunk()); item !== undefined; item = buffer.take(deltaChunk())) {
+      post(item.kind === "delta" ? { t: "delta", delta: item.delta } : { t: "barrier", id: item.id });
+    }
   }
 }

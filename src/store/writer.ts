@@ -44,21 +44,33 @@ export interface DigestedConfig {
   readonly digest: string;
 }
 
+/** A snapshot begun by the writer, waiting for the reader's projection at the same point. */
+export interface SnapshotStart {
+  readonly cmdSeq: number;
+  readonly eventSeq: number;
+  /** JSON of the writer's part, an object missing its closing `}` and its `projection` member. */
+  readonly prefix: string;
+}
+
 /**
- * The single writer: owns the event log and the state machine, and keeps the writer's copy of the
- * projection. Runs in the store's worker thread (src/store/writer-thread.ts), but has no thread
- * logic itself, so tests drive it directly.
+ * The single writer: owns the event log and the state machine. Runs in the store's worker thread
+ * (src/store/writer-thread.ts), but has no thread logic itself, so tests drive it directly.
  *
  * Protocol: `enqueue` makes commands durable (one fsync per call, however many bodies); `applyPending`
  * then applies every enqueued command in order, commits the events, folds them and returns the
  * delta for readers. A crash between the two loses nothing: `open` applies what was enqueued but not
  * applied. Not thread-safe; one Writer per data directory.
+ *
+ * The writer holds no projection once open: the reader's copy is the only one. A snapshot is taken
+ * in two steps — `beginSnapshot` captures the engine and fold, the reader's projection at the same
+ * event (a barrier in the delta stream) completes it with `finishSnapshot`.
  */
 export class Writer {
   readonly #log: EventLog;
   readonly #options: WriterOptions;
   readonly #engine: StateMachine;
-  readonly #projection: Projection;
+  /** The projection while opening (recovery folds into it); handed to the reader, then dropped. */
+  #boot: Projection | undefined;
   readonly #fold: Fold;
   /** Configs by digest that are known decoded: the one given to open, and the last enqueued. */
   readonly #configs = new Map<string, Config>();
@@ -88,14 +100,14 @@ export class Writer {
     if (row === undefined) {
       this.#engine = engines.create();
       this.#configDigest = this.#engine.digest();
-      this.#projection = createProjection(undefined, limits);
-      this.#fold = createFold(this.#projection);
+      this.#boot = createProjection(undefined, limits);
+      this.#fold = createFold();
     } else {
       const s = JSON.parse(row.body) as WriterSnapshot;
       this.#configDigest = s.configDigest;
       this.#engine = engines.restore(s.engine, this.#configFor(s.configDigest));
-      this.#projection = createProjection(s.projection, limits);
-      this.#fold = createFold(this.#projection, s.fold);
+      this.#boot = createProjection(s.projection, limits);
+      this.#fold = createFold(s.fold);
     }
     this.#recover(row?.cmdSeq ?? 0);
     this.#lastConfigDigest = this.#configDigest;
@@ -126,8 +138,15 @@ export class Writer {
     }
   }
 
-  get projection(): Projection {
-    return this.#projection;
+  /**
+   * The projection recovered while opening, for the reader; the writer drops its copy. Call once,
+   * before the first applyPending after open.
+   */
+  takeInitialProjection(): ProjectionSnapshot {
+    const p = this.#boot;
+    if (p === undefined) throw new Error("the initial projection was already taken");
+    this.#boot = undefined;
+    return p.snapshot();
   }
 
   nextWakeup(): number | undefined {
@@ -189,36 +208,43 @@ export class Writer {
     this.#eventsSinceSnapshot += events.length;
     this.#appliedSinceSnapshot = true;
     const delta = this.#fold.take();
-    if (delta !== undefined) this.#projection.applyDelta(delta);
-    this.maybeSnapshot();
+    if (delta !== undefined) this.#boot?.applyDelta(delta);
     return delta;
   }
 
-  /** Takes a snapshot if enough events or time passed since the last one. */
-  maybeSnapshot(): void {
-    if (
+  /** Whether enough events or time passed since the last snapshot to take one. */
+  snapshotDue(): boolean {
+    return (
       this.#eventsSinceSnapshot >= this.#options.snapshotEveryEvents ||
       (this.#appliedSinceSnapshot && Date.now() - this.#lastSnapshotAt >= this.#options.snapshotEveryMs)
-    ) {
-      this.snapshot();
-    }
+    );
   }
 
-  /** Stores a snapshot of everything applied so far and drops the commands it covers. */
-  snapshot(): void {
-    this.applyPending();
-    const cmdSeq = this.#log.appliedSeq();
-    const body = JSON.stringify({
+  /**
+   * Captures the engine and the fold after everything applied so far (call applyPending first and
+   * hand its delta to the reader). Complete it with the reader's projection at the same event.
+   */
+  beginSnapshot(): SnapshotStart {
+    const prefix = JSON.stringify({
       configDigest: this.#configDigest,
       engine: this.#engine.snapshot(),
-      projection: this.#projection.snapshot(),
       fold: this.#fold.snapshot(),
-    } satisfies WriterSnapshot);
-    this.#log.saveSnapshot({ cmdSeq, eventSeq: this.#log.lastEventSeq(), at: Date.now(), body });
-    this.#log.compactCommands(cmdSeq);
+    } satisfies Omit<WriterSnapshot, "projection">);
     this.#eventsSinceSnapshot = 0;
     this.#appliedSinceSnapshot = false;
     this.#lastSnapshotAt = Date.now();
+    return {
+      cmdSeq: this.#log.appliedSeq(),
+      eventSeq: this.#log.lastEventSeq(),
+      prefix: prefix.slice(0, -1),
+    };
+  }
+
+  /** Stores the snapshot with `projection` (JSON of a ProjectionSnapshot) and drops the commands it covers. */
+  finishSnapshot(start: SnapshotStart, projection: string): void {
+    const body = `${start.prefix},"projection":${projection}}`;
+    this.#log.saveSnapshot({ cmdSeq: start.cmdSeq, eventSeq: start.eventSeq, at: Date.now(), body });
+    this.#log.compactCommands(start.cmdSeq);
   }
 
   /** Events after seq, for tests and tools (sinks open their own reader). */
@@ -294,13 +320,14 @@ export class Writer {
       if ((rows[rows.length - 1] as { seq: number }).seq > applied) break;
     }
     // 2. Fold the logged events the projection has not seen.
-    for (let after = this.#projection.eventSeq(); ; ) {
+    const boot = this.#boot as Projection;
+    for (let after = boot.eventSeq(); ; ) {
       const rows = this.#log.eventsAfter(after, 10_000);
       if (rows.length === 0) break;
       for (const r of rows) this.#fold.apply(r.event, r.seq);
       after = (rows[rows.length - 1] as { seq: number }).seq;
       const delta = this.#fold.take();
-      if (delta !== undefined) this.#projection.applyDelta(delta);
+      if (delta !== undefined) boot.applyDelta(delta);
     }
     // 3. Commands enqueued (acknowledged to a client) but never applied: apply them now.
     for (let after = applied; ; ) {
