@@ -146,7 +146,7 @@ export class Writer {
     const p = this.#boot;
     if (p === undefined) throw new Error("the initial projection was already taken");
     this.#boot = undefined;
-    return p.snapshot();
+    return p.capture();
   }
 
   nextWakeup(): number | undefined {
