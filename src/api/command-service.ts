@@ -10,6 +10,9 @@ import { RejectedError } from "../store/errors.js";
 import type { CommandService, ProcessCheckResultRequest } from "./gen/svc/v1/command_service_pb.js";
 import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
 
+/** Results prepared between two yields to the event loop (about a millisecond of work). */
+const YIELD_EVERY = 250;
+
 export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
   readonly core: Pick<Core, "submit" | "newDowntimeId" | "clock">;
@@ -40,10 +43,13 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
     },
     async processCheckResults(req) {
       const now = core.clock.now();
-      await submit(
-        req.results.map((r) => checkResult(r, now)),
-        "results",
-      );
+      const commands: CommandInput[] = [];
+      for (let i = 0; i < req.results.length; i++) {
+        commands.push(checkResult(req.results[i] as ProcessCheckResultRequest, now));
+        // A big batch is prepared in slices so that reads queued behind it are not held up.
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise<void>((r) => setImmediate(r));
+      }
+      await submit(commands, "results");
       return { accepted: req.results.length };
     },
     async acknowledgeProblem(req) {
