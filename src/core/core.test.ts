@@ -201,6 +201,40 @@ describe("Core", () => {
     }
   });
 
+  it("drives engine timers with the injected clock: a downtime starts and ends on time", async () => {
+    const clock = new FakeClock();
+    const core = await Core.open({ dataDir: tempDir(), config, clock });
+    try {
+      const start = clock.now() + 60_000;
+      await core.submit([
+        {
+          type: "ScheduleDowntime",
+          id: core.newDowntimeId(),
+          target: { object: { host: "host-00001" } },
+          start,
+          end: start + 60_000,
+          author: "ops",
+          comment: "",
+        },
+      ]);
+      await core.flush();
+      const inDowntime = (): boolean | undefined => core.view.projection.status("host-00001")?.inDowntime;
+      assert.notEqual(inDowntime(), true, "not before its start");
+      clock.advance(60_000);
+      await core.flush();
+      assert.equal(inDowntime(), true, "started by a Tick at its start");
+      clock.advance(60_000);
+      await core.flush();
+      assert.equal(inDowntime(), false, "ended by a Tick at its end");
+      const kinds = listHistory(core.view.projection, { host: "host-00001", pageSize: 10 }).items.map(
+        (h) => h.kind,
+      );
+      assert.deepEqual(kinds, ["DowntimeEnded", "DowntimeStarted", "DowntimeScheduled"]);
+    } finally {
+      await core.close();
+    }
+  });
+
   it("reloads: unchanged objects keep state, removed go, new ones are PENDING", async () => {
     const clock = new FakeClock();
     const core = await Core.open({ dataDir: tempDir(), config, clock });

@@ -127,6 +127,9 @@ export function runWriterThread(engines: StateMachineFactory): void {
             commit();
             sendDelta(w.applyPending());
             drain();
+            // The next wakeup before the answer: a caller that syncs, then moves its clock, finds the
+            // engine's timer already scheduled.
+            post({ t: "applied", nextWakeup: w.nextWakeup() });
             post({ t: "done", id: m.id });
             break;
           case "snapshot":
