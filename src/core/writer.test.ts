@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { Command } from "../model/commands.js";
 import type { ExitStatus } from "../model/state.js";
 import { createProjection, type Projection } from "../store/projection.js";
+import { DEFAULT_WRITER_OPTIONS } from "../store/protocol.js";
 import { replayProjection } from "../store/replay.js";
 import { Writer } from "../store/writer.js";
 import { engineMachines } from "./engine-machines.js";
@@ -118,4 +119,38 @@ describe("Writer recovery", () => {
       }
     });
   }
+});
+
+describe("Writer data directory", () => {
+  it("refuses a second writer while the first is open, and takes over a dead owner's lock", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));
+    dirs.push(dir);
+    const w = Writer.open(dir, config, T0, engineMachines);
+    assert.throws(() => Writer.open(dir, config, T0, engineMachines), /is in use by process \d+/);
+    w.close();
+    // A lock left by a process that no longer exists (pid 2^22 + 1 is above Linux's pid_max).
+    writeFileSync(join(dir, "lookout.lock"), "4194305\n");
+    Writer.open(dir, config, T0, engineMachines).close();
+  });
+
+  it("keeps only retainEvents events behind the newest snapshot", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));
+    dirs.push(dir);
+    const w = Writer.open(dir, config, T0, engineMachines, { ...DEFAULT_WRITER_OPTIONS, retainEvents: 3 });
+    try {
+      const reader = createProjection(w.takeInitialProjection());
+      for (let i = 1; i <= 5; i++) w.enqueue([batch(T0 + i * 1000, "svc-001", (i % 2) as ExitStatus)]);
+      apply(w, reader);
+      const before = w.eventsAfter(0, 1000);
+      const last = before[before.length - 1]?.seq ?? 0;
+      const start = w.beginSnapshot();
+      w.finishSnapshot(start, JSON.stringify(reader.capture()));
+      const after = w.eventsAfter(0, 1000);
+      assert.ok(after.length < before.length, "old events were dropped");
+      assert.ok((after[0]?.seq ?? 0) <= last - 2, "at least the newest 3 are kept");
+      assert.equal(after[after.length - 1]?.seq, last);
+    } finally {
+      w.close();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
@@ -74,8 +74,11 @@ export class EventLog {
   readonly #appliedTx: (cmdSeq: number, chunks: readonly EventChunk[]) => number;
   #lastEventSeq: number;
 
-  private constructor(db: Database.Database) {
+  readonly #release: () => void;
+
+  private constructor(db: Database.Database, release: () => void) {
     this.#db = db;
+    this.#release = release;
     this.#insertCommand = db.prepare("INSERT INTO commands (at, body) VALUES (?, ?)");
     this.#insertConfig = db.prepare("INSERT OR IGNORE INTO configs (digest, body) VALUES (?, ?)");
     this.#insertEvents = db.prepare(
@@ -106,7 +109,14 @@ export class EventLog {
   /** Opens (creating if needed) `lookout.db` in dataDir. */
   static open(dataDir: string): EventLog {
     mkdirSync(dataDir, { recursive: true });
-    const db = new Database(join(dataDir, "lookout.db"));
+    const release = lockDataDir(dataDir);
+    let db: Database.Database;
+    try {
+      db = new Database(join(dataDir, "lookout.db"));
+    } catch (e) {
+      release();
+      throw e;
+    }
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
     db.exec(`
@@ -117,7 +127,7 @@ export class EventLog {
       CREATE TABLE IF NOT EXISTS snapshots (cmd_seq INTEGER PRIMARY KEY, event_seq INTEGER NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL);
       INSERT OR IGNORE INTO meta (key, value) VALUES ('applied', 0);
     `);
-    return new EventLog(db);
+    return new EventLog(db, release);
   }
 
   /**
@@ -208,8 +218,49 @@ export class EventLog {
   }
 
   /** Closes the database; the EventLog must not be used afterwards. */
+  /** Drops events up to and including seq (retention); sinks behind that point lose them. */
+  trimEvents(upTo: number): void {
+    this.#db.prepare("DELETE FROM events WHERE last_seq <= ?").run(upTo);
+  }
+
   close(): void {
     this.#db.close();
+    this.#release();
+  }
+}
+
+/**
+ * Takes the data directory for this process: `lookout.lock` holds the owner's pid. A lock left by
+ * a process that is gone (killed, crashed) is taken over; a live owner — another process, or another
+ * open store in this one — is an error, because two writers on one log would interleave their
+ * sequence numbers. Returns the release function.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const path = join(dataDir, "lookout.lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, `${process.pid}\n`, { flag: "wx" });
+      return () => rmSync(path, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    const pid = Number(readFileSync(path, "utf8").trim());
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || alive(pid))) {
+      throw new Error(
+        `data directory ${dataDir} is in use by process ${pid} (remove ${path} if that process is not Lookout)`,
+      );
+    }
+    rmSync(path, { force: true });
+  }
+  throw new Error(`cannot lock data directory ${dataDir}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

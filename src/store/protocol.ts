@@ -12,6 +12,11 @@ export interface WriterOptions {
   readonly historyCapacity: number;
   /** Largest number of status records in one delta message (bounds a reader's task length). */
   readonly deltaChunk: number;
+  /**
+   * Events kept in the log behind the newest snapshot (older ones are deleted when a snapshot is
+   * stored); 0 keeps everything. Sinks that fall further behind lose events.
+   */
+  readonly retainEvents: number;
 }
 
 export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
@@ -19,6 +24,7 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   snapshotEveryMs: 5 * 60_000,
   historyCapacity: 50_000,
   deltaChunk: 500,
+  retainEvents: 20_000_000,
 };
 
 /** Messages from the owning thread to the writer worker. */

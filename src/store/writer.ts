@@ -245,6 +245,8 @@ export class Writer {
     const body = `${start.prefix},"projection":${projection}}`;
     this.#log.saveSnapshot({ cmdSeq: start.cmdSeq, eventSeq: start.eventSeq, at: Date.now(), body });
     this.#log.compactCommands(start.cmdSeq);
+    const keep = this.#options.retainEvents;
+    if (keep > 0 && start.eventSeq > keep) this.#log.trimEvents(start.eventSeq - keep);
   }
 
   /** Events after seq, for tests and tools (sinks open their own reader). */
