@@ -86,6 +86,12 @@ describe("QueryService.ListStatus", () => {
       keys: ["host-00000!svc-001", "host-00002!svc-001"],
       total: 2,
     },
+    {
+      name: "host and selector together",
+      req: { host: "host-00002", selector: "tier=web" },
+      keys: ["host-00002!svc-000", "host-00002!svc-002"],
+      total: 2,
+    },
     { name: "the empty request is the fleet", req: {}, total: 16 },
     { name: "unknown host", req: { host: "nope" }, code: "not_found", message: /host "nope"/ },
     {
