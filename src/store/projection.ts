@@ -79,7 +79,10 @@ export function createProjection(
     downtime: (id) => downtimes.get(id),
     applyDelta(delta) {
       for (const k of delta.removed) statuses.delete(k);
-      for (const s of delta.statuses) statuses.set(s.key, s);
+      for (const s of delta.statuses) {
+        const prev = statuses.get(s.key);
+        statuses.set(s.key, compact(s, prev));
+      }
       for (const p of delta.patches) statuses.set(p.key, patchRecord(statuses.get(p.key), p));
       for (const h of delta.history) history.push(h);
       for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
@@ -100,6 +103,38 @@ export function createProjection(
       downtimes: [...downtimes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     }),
   };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+const INTERNED = new Map<string, string>();
+const MAX_INTERNED = 4096;
+
+/** One shared copy of a short, recurring string (states, units, thresholds, perfdata labels). */
+function intern(s: string): string {
+  const hit = INTERNED.get(s);
+  if (hit !== undefined) return hit;
+  if (s.length <= 32 && INTERNED.size < MAX_INTERNED) INTERNED.set(s, s);
+  return s;
+}
+
+/**
+ * Makes a record that arrived from another thread share strings with what is already held: the
+ * key of the record it replaces, and interned states and perfdata fields. Each message brings its
+ * own copies of every string; at 100,000 objects that is tens of megabytes of duplicates. Mutates
+ * the record, which the caller has just received and nobody else holds.
+ */
+function compact(r: StatusRecord, prev: StatusRecord | undefined): StatusRecord {
+  const m = r as Mutable<StatusRecord>;
+  if (prev !== undefined) m.key = prev.key;
+  m.state = intern(r.state) as StatusRecord["state"];
+  m.stateType = intern(r.stateType) as StatusRecord["stateType"];
+  for (const p of r.perfdata as Mutable<StatusRecord["perfdata"][number]>[]) {
+    p.label = intern(p.label);
+    p.uom = intern(p.uom);
+    p.warn = intern(p.warn);
+    p.crit = intern(p.crit);
+  }
+  return r;
 }
 
 /** The record of an object that has had no result: what a patch applies to when there is none. */
