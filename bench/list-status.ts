@@ -113,7 +113,41 @@ const clients = Array.from({ length: concurrency }, async () => {
 });
 const t0 = performance.now();
 end = performance.now() + seconds * 1000;
+// Meanwhile: how long until an acknowledged result is visible to reads (enqueue → projection).
+const lags: number[] = [];
+const staleness = (async () => {
+  for (let n = 0; performance.now() < end; n++) {
+    const output = `marker ${n}`;
+    const t = performance.now();
+    await core.submit([
+      {
+        type: "ProcessCheckResult",
+        // A host: the ingestion load only sends service results, so nothing overtakes the marker.
+        result: {
+          host: fleetHost(7),
+          exitStatus: 0,
+          output,
+          longOutput: "",
+          perfdata: [],
+          checkedAt: Date.now(),
+          durationMs: 0,
+          source: "passive",
+        },
+      },
+    ]);
+    while (core.view.projection.status(fleetHost(7))?.output !== output) {
+      await new Promise<void>((r) => setImmediate(r));
+    }
+    lags.push(performance.now() - t);
+    await sleep(100);
+  }
+})();
 await measure("ListStatus 1000/100000, under ingestion", () => performance.now() < end);
+await staleness;
+lags.sort((a, b) => a - b);
+console.log(
+  `submit → visible to reads, under ingestion: p50 ${(lags[Math.floor(lags.length / 2)] ?? 0).toFixed(1)} ms, p99 ${(lags[Math.floor(lags.length * 0.99)] ?? 0).toFixed(1)} ms (${lags.length} samples)`,
+);
 ingesting = false;
 await Promise.all(clients);
 console.log(

@@ -18,6 +18,8 @@ export type BufferItem =
 export interface DeltaBuffer {
   add(delta: ProjectionDelta): void;
   seal(barrier: number): void;
+  /** Records and patches waiting, over all segments. */
+  size(): number;
   /** Removes and returns the next item, parts holding at most `max` records, patches and entries. */
   take(max: number): BufferItem | undefined;
 }
@@ -103,6 +105,11 @@ export function createDeltaBuffer(): DeltaBuffer {
         seg.dtAdded.set(a.id, a);
       }
       if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
+    },
+    size() {
+      let n = 0;
+      for (const seg of segments) n += seg.statuses.size + seg.patches.size;
+      return n;
     },
     seal(barrier) {
       newest().barrier = barrier;

@@ -197,10 +197,15 @@ export function runWriterThread(engines: StateMachineFactory): void {
     pump();
   }
 
-  /** Sends the next item if the reader asked for one. */
+  /**
+   * Sends the next item if the reader asked for one. A reader asks between the writer's flushes, so
+   * a part per ask must keep up with ingestion: parts grow with the backlog (up to 8 chunks, a few
+   * milliseconds of the reader's time) instead of letting it lag.
+   */
   function pump(): void {
     if (!readerWaiting) return;
-    const item = buffer.take(deltaChunk());
+    const chunk = deltaChunk();
+    const item = buffer.take(Math.min(8 * chunk, Math.max(chunk, Math.ceil(buffer.size() / 2))));
     if (item === undefined) return;
     readerWaiting = false;
     post(item.kind === "delta" ? { t: "delta", delta: item.delta } : { t: "barrier", id: item.id });
