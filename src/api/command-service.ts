@@ -1,10 +1,234 @@
-import type { ServiceImpl } from "@connectrpc/connect";
-import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
+import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { Core } from "../core/core.js";
+import type { CommandInput } from "../core/validate.js";
+import type { PerfDatum } from "../model/check-result.js";
+import type { Target } from "../model/commands.js";
+import type { Logger } from "../model/logger.js";
+import type { ExitStatus } from "../model/state.js";
+import { RejectedError } from "../store/errors.js";
+import type { CommandService, ProcessCheckResultRequest } from "./gen/svc/v1/command_service_pb.js";
+import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
+
+/** Results prepared between two yields to the event loop (about a millisecond of work). */
+const YIELD_EVERY = 250;
+
+export interface CommandServiceDeps {
+  /** The command pipeline; every RPC validates against it and enqueues into it. */
+  readonly core: Pick<Core, "submit" | "newDowntimeId" | "clock">;
+  readonly logger?: Logger;
+}
 
 /**
- * The write service. Until the command pipeline exists, every RPC answers `unimplemented` (the
- * router fills in missing methods): a write is never acknowledged without being enqueued.
+ * The write service. Every RPC validates its whole request synchronously against the config in
+ * force (`invalid_argument` / `not_found` with a message naming the offending item; a batch is
+ * all-or-nothing), then answers OK once the commands are durably enqueued — not yet applied.
+ * Without deps (no pipeline wired) every RPC answers `unimplemented`: a write is never acknowledged
+ * without being enqueued.
  */
-export function createCommandService(): Partial<ServiceImpl<typeof CommandService>> {
-  return {};
+export function createCommandService(deps?: CommandServiceDeps): Partial<ServiceImpl<typeof CommandService>> {
+  if (deps === undefined) return {};
+  const { core, logger } = deps;
+  const submit = async (commands: CommandInput[], what?: string): Promise<void> => {
+    try {
+      await core.submit(commands);
+    } catch (e) {
+      throw toConnectError(e, logger, what);
+    }
+  };
+  return {
+    async processCheckResult(req) {
+      await submit([checkResult(req, core.clock.now())]);
+      return {};
+    },
+    async processCheckResults(req) {
+      const now = core.clock.now();
+      const commands: CommandInput[] = [];
+      for (let i = 0; i < req.results.length; i++) {
+        commands.push(checkResult(req.results[i] as ProcessCheckResultRequest, now));
+        // A big batch is prepared in slices so that reads queued behind it are not held up.
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise<void>((r) => setImmediate(r));
+      }
+      await submit(commands, "results");
+      return { accepted: req.results.length };
+    },
+    async acknowledgeProblem(req) {
+      await submit([
+        {
+          type: "AcknowledgeProblem",
+          target: target(req.target),
+          sticky: req.sticky,
+          author: req.author,
+          comment: req.comment,
+        },
+      ]);
+      return {};
+    },
+    async removeAcknowledgement(req) {
+      await submit([{ type: "RemoveAcknowledgement", target: target(req.target) }]);
+      return {};
+    },
+    async scheduleDowntime(req) {
+      const id = core.newDowntimeId();
+      await submit([
+        {
+          type: "ScheduleDowntime",
+          id,
+          target: target(req.target),
+          start: time(req.start, "start"),
+          end: time(req.end, "end"),
+          author: req.author,
+          comment: req.comment,
+        },
+      ]);
+      return { id };
+    },
+    async deleteDowntime(req) {
+      await submit([{ type: "DeleteDowntime", id: req.id }]);
+      return {};
+    },
+  };
+}
+
+/**
+ * The Connect error for a failure of the pipeline: refusals keep their message (it was written for
+ * the caller); anything else is `internal` with a generic message, the cause going to the log only.
+ */
+export function toConnectError(e: unknown, logger?: Logger, batchField?: string): ConnectError {
+  if (e instanceof ConnectError) return e;
+  if (e instanceof RejectedError) {
+    const where = batchField !== undefined && e.index !== undefined ? `${batchField}[${e.index}]: ` : "";
+    const code = e.reason === "not_found" ? Code.NotFound : Code.InvalidArgument;
+    return new ConnectError(`${where}${e.message}`, code);
+  }
+  logger?.error("command pipeline failure", { error: String(e) });
+  return new ConnectError("the command could not be enqueued", Code.Internal);
+}
+
+function checkResult(r: ProcessCheckResultRequest, now: number): CommandInput {
+  const { output, longOutput, perfdata } = splitPluginOutput(r.output);
+  // One fixed shape (no conditional spreads): ingestion builds tens of thousands per second.
+  return {
+    type: "ProcessCheckResult",
+    result: {
+      host: r.host,
+      service: r.service,
+      // Validated by Core (0..3); the cast only carries the number there.
+      exitStatus: r.exitStatus as ExitStatus,
+      output,
+      longOutput,
+      perfdata,
+      checkedAt: r.checkedAt === undefined ? now : timestampMs(r.checkedAt),
+      durationMs: 0,
+      source: "passive",
+    },
+  };
+}
+
+function target(t: TargetMessage | undefined): Target {
+  if (t === undefined)
+    throw new ConnectError("target is required: an object or a selector", Code.InvalidArgument);
+  switch (t.kind.case) {
+    case "object":
+      return {
+        object: {
+          host: t.kind.value.host,
+          ...(t.kind.value.service === undefined ? {} : { service: t.kind.value.service }),
+        },
+      };
+    case "selector":
+      return { selector: t.kind.value };
+    case undefined:
+      throw new ConnectError("target is required: an object or a selector", Code.InvalidArgument);
+    default: {
+      const never: never = t.kind;
+      throw new ConnectError(`unknown target ${String(never)}`, Code.InvalidArgument);
+    }
+  }
+}
+
+function time(t: Timestamp | undefined, field: string): number {
+  if (t === undefined) throw new ConnectError(`${field} is required`, Code.InvalidArgument);
+  return timestampMs(t);
+}
+
+/**
+ * Plugin output as Nagios splits it: the first line up to `|` is the output, following lines are
+ * long output until a line with `|`, perfdata follows the first `|` of the first line and of that
+ * later line. A lean copy of the plugin parser so that passive results need no check module.
+ */
+export function splitPluginOutput(text: string): {
+  output: string;
+  longOutput: string;
+  perfdata: PerfDatum[];
+} {
+  const lines = text.split(/\r\n|\r|\n/);
+  while (lines.length > 0 && lines[lines.length - 1]?.trim() === "") lines.pop();
+  const first = lines[0] ?? "";
+  const bar = first.indexOf("|");
+  const perf: string[] = bar < 0 ? [] : [first.slice(bar + 1)];
+  const long: string[] = [];
+  let inPerf = false;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (inPerf) {
+      perf.push(line);
+      continue;
+    }
+    const b = line.indexOf("|");
+    if (b < 0) {
+      long.push(line);
+      continue;
+    }
+    if (line.slice(0, b).trim() !== "") long.push(line.slice(0, b).trimEnd());
+    perf.push(line.slice(b + 1));
+    inPerf = true;
+  }
+  return {
+    output: (bar < 0 ? first : first.slice(0, bar)).trim(),
+    longOutput: long.join("\n"),
+    perfdata: perf.length === 0 ? [] : parsePerfdata(perf.join(" ")),
+  };
+}
+
+const PERF_ITEM =
+  /\s*('(?:[^']|'')+'|[^\s=']+)=([^\s;]*)(?:;([^\s;]*))?(?:;([^\s;]*))?(?:;([^\s;]*))?(?:;([^\s;]*))?/y;
+
+/** `'label'=value[uom];[warn];[crit];[min];[max]`, space separated; items that do not parse are skipped. */
+function parsePerfdata(text: string): PerfDatum[] {
+  const out: PerfDatum[] = [];
+  PERF_ITEM.lastIndex = 0;
+  while (PERF_ITEM.lastIndex < text.length) {
+    const start = PERF_ITEM.lastIndex;
+    const m = PERF_ITEM.exec(text);
+    if (m === null) {
+      // Skip one malformed token and go on.
+      const next = text.indexOf(" ", start + 1);
+      if (next < 0) break;
+      PERF_ITEM.lastIndex = next;
+      continue;
+    }
+    const label = (m[1] as string).startsWith("'")
+      ? (m[1] as string).slice(1, -1).replace(/''/g, "'")
+      : (m[1] as string);
+    const vm = /^(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)(.*)$/.exec(m[2] ?? "");
+    const value = vm === null ? Number.NaN : Number(vm[1]);
+    if (!Number.isFinite(value)) continue;
+    const num = (s: string | undefined): number | undefined => {
+      const n = s === undefined || s === "" ? Number.NaN : Number(s);
+      return Number.isFinite(n) ? n : undefined;
+    };
+    const min = num(m[5]);
+    const max = num(m[6]);
+    out.push({
+      label,
+      value,
+      uom: vm?.[2] ?? "",
+      warn: m[3] ?? "",
+      crit: m[4] ?? "",
+      ...(min === undefined ? {} : { min }),
+      ...(max === undefined ? {} : { max }),
+    });
+  }
+  return out;
 }

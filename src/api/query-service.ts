@@ -1,17 +1,242 @@
-import type { ServiceImpl } from "@connectrpc/connect";
-import type { QueryService } from "./gen/svc/v1/query_service_pb.js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { type TimestampSchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { CoreView } from "../core/core.js";
+import { parseObjectKey } from "../model/object-ref.js";
+import type { StateType as ModelStateType, ObjectState } from "../model/state.js";
+import type { ObjectEntry } from "../store/object-index.js";
+import { listHistory, listObjects, listStatus } from "../store/read-model.js";
+import type { HistoryRecord, StatusRecord } from "../store/records.js";
+import { toConnectError } from "./command-service.js";
+import type { ObjectStatusSchema, QueryService } from "./gen/svc/v1/query_service_pb.js";
+import { type PerfDatumSchema, State, StateType } from "./gen/svc/v1/types_pb.js";
 
 export interface QueryServiceDeps {
   /** The running binary's version (`vX.Y.Z` or `dev`). */
   readonly version: string;
+  /** The projection every read is served from; without it only GetServerInfo is implemented. */
+  readonly core?: { readonly view: CoreView };
+}
+
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 1000;
+
+/**
+ * The read service. Every read is answered from the in-memory projection on this thread — no I/O,
+ * no waiting on the writer. Pages are stable: a page token names the last object returned, so
+ * objects added or removed by a reload never shift a page. Without a projection (deps.core absent)
+ * the reads answer `unimplemented`: no read ever returns made-up data.
+ */
+export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<typeof QueryService>> {
+  const getServerInfo = () => ({ version: deps.version });
+  const core = deps.core;
+  if (core === undefined) return { getServerInfo };
+  return {
+    getServerInfo,
+    listStatus(req) {
+      const { index, projection } = core.view;
+      const page = guard(() =>
+        listStatus(index, projection, {
+          ...(req.host === undefined ? {} : { host: req.host }),
+          ...(req.service === undefined ? {} : { service: req.service }),
+          selector: req.selector,
+          pageSize: pageSize(req.pageSize),
+          pageToken: req.pageToken,
+        }),
+      );
+      return {
+        statuses: page.items.map((v) => objectStatus(v.entry, v.status)),
+        nextPageToken: page.nextPageToken,
+        totalSize: page.totalSize,
+      };
+    },
+    listHistory(req) {
+      const page = guard(() =>
+        listHistory(core.view.projection, {
+          ...(req.host === undefined ? {} : { host: req.host }),
+          ...(req.service === undefined ? {} : { service: req.service }),
+          pageSize: pageSize(req.pageSize),
+          pageToken: req.pageToken,
+        }),
+      );
+      return { entries: page.items.map(historyEntry), nextPageToken: page.nextPageToken };
+    },
+    listObjects(req) {
+      const page = guard(() =>
+        listObjects(core.view.index, {
+          selector: req.selector,
+          pageSize: pageSize(req.pageSize),
+          pageToken: req.pageToken,
+        }),
+      );
+      return {
+        objects: page.items.map((e) => ({
+          host: e.host.name,
+          ...(e.service === undefined ? {} : { service: e.service.name }),
+          labels: { ...e.labels },
+          checkType: (e.service ?? e.host).check.type,
+          zone: (e.service ?? e.host).zone,
+          parents: e.service === undefined ? [...e.host.parents] : [],
+          notification: (e.service ?? e.host).notification,
+        })),
+        nextPageToken: page.nextPageToken,
+        totalSize: page.totalSize,
+      };
+    },
+    listContacts() {
+      return {
+        contacts: sortedValues(core.view.index.config.contacts).map((c) => ({
+          name: c.name,
+          type: c.type,
+          labels: { ...c.labels },
+        })),
+      };
+    },
+    listViews() {
+      return {
+        views: sortedValues(core.view.index.config.views).map((v) => ({
+          name: v.name,
+          selector: v.selector,
+          description: v.description,
+        })),
+      };
+    },
+    listSinks() {
+      return {
+        sinks: sortedValues(core.view.index.config.sinks).map((s) => ({
+          name: s.name,
+          type: s.type,
+          input: s.input,
+          selector: s.selector,
+        })),
+      };
+    },
+  };
+}
+
+function guard<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw toConnectError(e);
+  }
+}
+
+function pageSize(n: number): number {
+  if (n < 0) throw new ConnectError("page_size must not be negative", Code.InvalidArgument);
+  return n === 0 ? DEFAULT_PAGE : Math.min(n, MAX_PAGE);
+}
+
+function sortedValues<T extends { readonly name: string }>(m: ReadonlyMap<string, T>): T[] {
+  return [...m.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A Timestamp init (not a message: create() builds the message once, in the response). */
+function ts(ms: number | undefined): MessageInitShape<typeof TimestampSchema> | undefined {
+  if (ms === undefined) return undefined;
+  const seconds = Math.floor(ms / 1000);
+  return { seconds: BigInt(seconds), nanos: (ms - seconds * 1000) * 1_000_000 };
 }
 
 /**
- * The read service. RPCs not listed here answer `unimplemented` (the router fills them in) until
- * the projection that serves them exists: no read ever returns made-up data.
+ * One row of ListStatus. Built as one fixed-shape literal (no spreads): a page is a thousand of
+ * these, and it is the hot path of every dashboard refresh.
  */
-export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<typeof QueryService>> {
+function objectStatus(
+  entry: ObjectEntry,
+  s: StatusRecord | undefined,
+): MessageInitShape<typeof ObjectStatusSchema> {
+  const check = (entry.service ?? entry.host).check;
+  if (s === undefined) {
+    return {
+      host: entry.host.name,
+      service: entry.service?.name,
+      state: State.PENDING,
+      stateType: StateType.HARD,
+      attempt: 1,
+      maxAttempts: check.maxAttempts,
+      checkType: check.type,
+      labels: entry.labels,
+    };
+  }
+  const ack = s.acknowledgement;
   return {
-    getServerInfo: () => ({ version: deps.version }),
+    host: entry.host.name,
+    service: entry.service?.name,
+    state: stateOf(s.state),
+    stateType: stateTypeOf(s.stateType),
+    attempt: s.attempt,
+    maxAttempts: s.maxAttempts,
+    output: s.output,
+    longOutput: s.longOutput,
+    // The model's PerfDatum has the message's fields, name for name; create() copies it.
+    perfdata: s.perfdata as MessageInitShape<typeof PerfDatumSchema>[],
+    lastCheck: ts(s.lastCheck),
+    lastStateChange: ts(s.lastStateChange),
+    lastHardStateChange: ts(s.lastHardStateChange),
+    flapping: s.flapping,
+    flapPercent: s.flapPercent,
+    acknowledgement:
+      ack === undefined
+        ? undefined
+        : { author: ack.author, comment: ack.comment, sticky: ack.sticky, setAt: ts(ack.setAt) },
+    inDowntime: s.inDowntime,
+    checkType: check.type,
+    labels: entry.labels,
   };
+}
+
+function historyEntry(h: HistoryRecord) {
+  const ref = parseObjectKey(h.key);
+  return {
+    sequence: BigInt(h.seq),
+    at: timestampFromMs(h.at),
+    kind: h.kind,
+    host: ref.host,
+    ...(ref.service === undefined ? {} : { service: ref.service }),
+    state: h.state === undefined ? State.UNSPECIFIED : stateOf(h.state),
+    stateType: h.stateType === undefined ? StateType.UNSPECIFIED : stateTypeOf(h.stateType),
+    attempt: h.attempt ?? 0,
+    output: h.output,
+    author: h.author,
+    comment: h.comment,
+  };
+}
+
+function stateOf(s: ObjectState): State {
+  switch (s) {
+    case "PENDING":
+      return State.PENDING;
+    case "OK":
+      return State.OK;
+    case "WARNING":
+      return State.WARNING;
+    case "CRITICAL":
+      return State.CRITICAL;
+    case "UNKNOWN":
+      return State.UNKNOWN;
+    case "UP":
+      return State.UP;
+    case "DOWN":
+      return State.DOWN;
+    case "UNREACHABLE":
+      return State.UNREACHABLE;
+    default: {
+      const never: never = s;
+      throw new Error(`unknown state ${String(never)}`);
+    }
+  }
+}
+
+function stateTypeOf(t: ModelStateType): StateType {
+  switch (t) {
+    case "SOFT":
+      return StateType.SOFT;
+    case "HARD":
+      return StateType.HARD;
+    default: {
+      const never: never = t;
+      throw new Error(`unknown state type ${String(never)}`);
+    }
+  }
 }

@@ -1,0 +1,69 @@
+/**
+ * An ingestion client process: ProcessCheckResults in batches of 1,000 over gRPC (HTTP/2) or
+ * Connect JSON (HTTP/1.1), `concurrency` calls in flight, for `seconds`. Prints one JSON line:
+ * {"results": n, "seconds": s, "rate": r}. With seconds = 0 it sends one result for every service once.
+ *
+ *   node dist/bench/ingest-client.js <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost>
+ */
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import {
+  CommandService,
+  type ProcessCheckResultsRequestSchema,
+} from "../src/api/gen/svc/v1/command_service_pb.js";
+import { fleetHost, fleetService } from "../src/core/fleet-config.js";
+
+const [url, protocol, secs, conc, hostsArg, servicesArg] = process.argv.slice(2);
+if (url === undefined || (protocol !== "grpc" && protocol !== "connect-json")) {
+  throw new Error(
+    "usage: ingest-client <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <services>",
+  );
+}
+const seconds = Number(secs ?? 10);
+const concurrency = Number(conc ?? 8);
+const hosts = Number(hostsArg ?? 1000);
+const services = Number(servicesArg ?? 100);
+const BATCH = 1000;
+
+const transport =
+  protocol === "grpc"
+    ? createGrpcTransport({ baseUrl: url })
+    : createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: false });
+const client = createClient(CommandService, transport);
+
+const onePass = seconds === 0;
+let next = onePass ? 0 : Math.floor(Math.random() * hosts * services);
+function batch(): MessageInitShape<typeof ProcessCheckResultsRequestSchema> {
+  const results = [];
+  const checkedAt = timestampFromMs(Date.now());
+  for (let k = 0; k < BATCH; k++, next++) {
+    const i = next % (hosts * services);
+    const bad = next % 97 === 0;
+    results.push({
+      host: fleetHost(Math.floor(i / services)),
+      service: fleetService(i % services),
+      exitStatus: bad ? 2 : 0,
+      output: bad ? "CRITICAL - broken | time=1.5s;1;2;0" : "OK - all good | time=0.012s;1;2;0",
+      checkedAt,
+    });
+  }
+  return { results };
+}
+
+let sent = 0;
+const start = performance.now();
+const deadline = start + seconds * 1000;
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (onePass ? next < hosts * services : performance.now() < deadline) {
+      const r = await client.processCheckResults(batch());
+      sent += r.accepted;
+    }
+  }),
+);
+const elapsed = (performance.now() - start) / 1000;
+process.stdout.write(
+  `${JSON.stringify({ results: sent, seconds: elapsed, rate: Math.round(sent / elapsed) })}\n`,
+);

@@ -1,0 +1,107 @@
+/**
+ * ListStatus latency through the API: a page of 1,000 objects out of 100,000 services, read over
+ * gRPC from this process while the server (src/api/core-test-server, its own process) is idle, and then
+ * while a separate client process ingests at full speed (gRPC, batches of 1,000). Prints p50/p99.
+ *
+ *   node dist/bench/list-status-api.js [seconds=10] [concurrency=8]
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { QueryService } from "../src/api/gen/svc/v1/query_service_pb.js";
+
+const seconds = process.argv[2] ?? "10";
+const concurrency = process.argv[3] ?? "8";
+const HOSTS = "1000";
+const SERVICES = "100";
+const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
+
+const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-list-api-"));
+const server = spawn(process.execPath, [here("../src/api/core-test-server.js"), dir, HOSTS, SERVICES], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
+const port = await new Promise<number>((resolve, reject) => {
+  let out = "";
+  server.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+    const m = /listening (\d+)/.exec(out);
+    if (m) resolve(Number(m[1]));
+  });
+  server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+});
+const url = `http://127.0.0.1:${port}`;
+const rssMiB = (): number =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+function ingest(secs: string): { done: Promise<{ rate: number }> } {
+  const c = spawn(
+    process.execPath,
+    [here("./ingest-client.js"), url, "grpc", secs, concurrency, HOSTS, SERVICES],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let out = "";
+  c.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  return {
+    done: new Promise((resolve, reject) =>
+      c.once("exit", (code) =>
+        code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited ${code}`)),
+      ),
+    ),
+  };
+}
+
+await ingest("0").done;
+console.log(
+  `prefilled: every one of ${Number(HOSTS) * Number(SERVICES)} services has a result; server RSS ${rssMiB().toFixed(0)} MiB`,
+);
+
+const client = createClient(QueryService, createGrpcTransport({ baseUrl: url }));
+const first = await client.listStatus({ pageSize: 1000 });
+const totalPages = Math.ceil(first.totalSize / 1000);
+// Tokens of every page, so reads can land anywhere in the fleet.
+const tokens: string[] = [""];
+for (let t = first.nextPageToken; t !== "" && tokens.length < totalPages; ) {
+  tokens.push(t);
+  t = (await client.listStatus({ pageSize: 1000, pageToken: t })).nextPageToken;
+}
+
+async function measure(label: string, ms: number): Promise<void> {
+  const lat: number[] = [];
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    const token = tokens[Math.floor(Math.random() * tokens.length)] ?? "";
+    const t0 = performance.now();
+    const r = await client.listStatus({ pageSize: 1000, pageToken: token });
+    lat.push(performance.now() - t0);
+    if (r.statuses.length !== 1000 && r.nextPageToken !== "") throw new Error("short page");
+    await sleep(20);
+  }
+  lat.sort((a, b) => a - b);
+  const q = (p: number): string =>
+    (lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0).toFixed(1);
+  console.log(`${label}: ${lat.length} reads, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms`);
+}
+
+await measure("ListStatus 1000 of 100,000 over gRPC, idle server", Number(seconds) * 1000);
+const load = ingest(seconds);
+await sleep(500);
+await measure(
+  "ListStatus 1000 of 100,000 over gRPC, during full-speed ingestion",
+  Number(seconds) * 1000 - 1000,
+);
+const r = await load.done;
+console.log(
+  `ingestion meanwhile: ${r.rate} results/s (gRPC, ${concurrency} batches of 1,000 in flight); server RSS ${rssMiB().toFixed(0)} MiB; load average ${loadavg()[0]?.toFixed(1)}`,
+);
+server.kill("SIGTERM");
+await new Promise((res) => server.once("exit", res));
+rmSync(dir, { recursive: true, force: true });

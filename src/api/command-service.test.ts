@@ -1,0 +1,224 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { fleetConfig } from "../core/fleet-config.js";
+import { FakeClock } from "../testing/fake-clock.js";
+import { splitPluginOutput } from "./command-service.js";
+import { type CoreTestServer, connectJson, startCoreTestServer } from "./core-test-server.js";
+import { CommandService } from "./gen/svc/v1/command_service_pb.js";
+
+const CMD = "/svc.v1.CommandService/";
+const config = fleetConfig({ hosts: 3, servicesPerHost: 2, maxAttempts: 1 });
+const clock = new FakeClock(Date.UTC(2026, 0, 1));
+
+let srv: CoreTestServer;
+before(async () => {
+  srv = await startCoreTestServer(config, clock);
+});
+after(async () => {
+  await srv.close();
+});
+
+interface Case {
+  readonly name: string;
+  readonly rpc: string;
+  readonly body: unknown;
+  /** 200, or the Connect error code. */
+  readonly want: 200 | "invalid_argument" | "not_found";
+  readonly message?: RegExp;
+}
+
+const cases: Case[] = [
+  {
+    name: "one result",
+    rpc: "ProcessCheckResult",
+    body: {
+      host: "host-00000",
+      service: "svc-000",
+      exitStatus: 2,
+      output: "CRITICAL - down | rta=12ms;100;200;0",
+    },
+    want: 200,
+  },
+  {
+    name: "a batch",
+    rpc: "ProcessCheckResults",
+    body: {
+      results: [
+        { host: "host-00001", exitStatus: 0, output: "UP" },
+        { host: "host-00002", exitStatus: 1 },
+      ],
+    },
+    want: 200,
+  },
+  {
+    name: "unknown host",
+    rpc: "ProcessCheckResult",
+    body: { host: "nope", exitStatus: 0 },
+    want: "not_found",
+    message: /host "nope" is not configured/,
+  },
+  {
+    name: "a batch is all-or-nothing and names the bad result",
+    rpc: "ProcessCheckResults",
+    body: {
+      results: [
+        { host: "host-00001", service: "svc-000", exitStatus: 3, output: "never applied" },
+        { host: "host-00001", service: "http", exitStatus: 0 },
+      ],
+    },
+    want: "not_found",
+    message: /^results\[1\]: service "http" is not configured on host "host-00001"$/,
+  },
+  {
+    name: "bad exit status",
+    rpc: "ProcessCheckResult",
+    body: { host: "host-00000", exitStatus: 4 },
+    want: "invalid_argument",
+    message: /exit status 4/,
+  },
+  {
+    name: "acknowledge without a target",
+    rpc: "AcknowledgeProblem",
+    body: { author: "ops" },
+    want: "invalid_argument",
+    message: /target is required/,
+  },
+  {
+    name: "acknowledge with a bad selector",
+    rpc: "AcknowledgeProblem",
+    body: { target: { selector: "env in ()" }, author: "ops" },
+    want: "invalid_argument",
+    message: /column 9: expected at least one value/,
+  },
+  {
+    name: "acknowledge one service",
+    rpc: "AcknowledgeProblem",
+    body: {
+      target: { object: { host: "host-00000", service: "svc-000" } },
+      sticky: true,
+      author: "ops",
+      comment: "on it",
+    },
+    want: 200,
+  },
+  {
+    name: "remove an acknowledgement by selector",
+    rpc: "RemoveAcknowledgement",
+    body: { target: { selector: "env=dev" } },
+    want: 200,
+  },
+  {
+    name: "downtime ending before it starts",
+    rpc: "ScheduleDowntime",
+    body: { target: { selector: "env=prod" }, start: "2026-01-02T00:00:00Z", end: "2026-01-01T12:00:00Z" },
+    want: "invalid_argument",
+    message: /ends before it starts/,
+  },
+  {
+    name: "downtime without an end",
+    rpc: "ScheduleDowntime",
+    body: { target: { selector: "env=prod" }, start: "2026-01-02T00:00:00Z" },
+    want: "invalid_argument",
+    message: /end is required/,
+  },
+  {
+    name: "delete an unknown downtime",
+    rpc: "DeleteDowntime",
+    body: { id: "dt-nope" },
+    want: "not_found",
+    message: /downtime "dt-nope" does not exist/,
+  },
+];
+
+describe("CommandService over Connect JSON", () => {
+  for (const c of cases) {
+    it(c.name, async () => {
+      const r = await connectJson(srv.url, CMD + c.rpc, c.body);
+      if (c.want === 200) {
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return;
+      }
+      assert.equal(r.body.code, c.want, JSON.stringify(r.body));
+      if (c.message) assert.match(r.body.message, c.message);
+    });
+  }
+
+  it("applies what it acknowledged, and nothing of a rejected batch", async () => {
+    await srv.core.flush();
+    const { projection } = srv.core.view;
+    const s = projection.status("host-00000!svc-000");
+    assert.equal(s?.state, "CRITICAL");
+    assert.equal(s?.output, "CRITICAL - down");
+    assert.deepEqual(s?.perfdata, [{ label: "rta", value: 12, uom: "ms", warn: "100", crit: "200", min: 0 }]);
+    assert.equal(s?.acknowledgement?.author, "ops");
+    assert.equal(projection.status("host-00002")?.state, "UP", "exit status 1 is UP for a host");
+    assert.equal(projection.status("host-00001!svc-000"), undefined, "the rejected batch left no trace");
+  });
+
+  it("schedules a downtime, returns its id, and deletes it by that id", async () => {
+    const start = new Date(clock.now()).toISOString();
+    const end = new Date(clock.now() + 3_600_000).toISOString();
+    const r = await connectJson(srv.url, `${CMD}ScheduleDowntime`, {
+      target: { object: { host: "host-00000" } },
+      start,
+      end,
+      author: "ops",
+      comment: "patching",
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.match(r.body.id, /^dt-/);
+    const d = await connectJson(srv.url, `${CMD}DeleteDowntime`, { id: r.body.id });
+    assert.equal(d.status, 200, JSON.stringify(d.body));
+    await srv.core.flush();
+    assert.equal(srv.core.view.projection.downtime(r.body.id), undefined);
+  });
+});
+
+describe("CommandService over gRPC", () => {
+  it("accepts a batch and reports how many", async () => {
+    const client = createClient(CommandService, createGrpcTransport({ baseUrl: srv.url }));
+    const r = await client.processCheckResults({
+      results: [
+        { host: "host-00001", service: "svc-001", exitStatus: 1, output: "WARNING - slow" },
+        { host: "host-00002", service: "svc-001", exitStatus: 0, output: "OK" },
+      ],
+    });
+    assert.equal(r.accepted, 2);
+    await assert.rejects(client.processCheckResult({ host: "host-00009", exitStatus: 0 }), (e: unknown) => {
+      assert.ok(e instanceof ConnectError);
+      assert.equal(e.code, Code.NotFound);
+      return true;
+    });
+  });
+});
+
+describe("splitPluginOutput", () => {
+  const table: { text: string; output: string; longOutput: string; perf: [string, number, string][] }[] = [
+    { text: "OK", output: "OK", longOutput: "", perf: [] },
+    { text: "OK - fine | load=0.5;1;2", output: "OK - fine", longOutput: "", perf: [["load", 0.5, ""]] },
+    {
+      text: "DISK OK\n/ 10%\n/var 20% | '/'=10%;80;90 '/var'=20%\nx=1s",
+      output: "DISK OK",
+      longOutput: "/ 10%\n/var 20%",
+      perf: [
+        ["/", 10, "%"],
+        ["/var", 20, "%"],
+        ["x", 1, "s"],
+      ],
+    },
+    { text: "odd | garbage =x ok=3c", output: "odd", longOutput: "", perf: [["ok", 3, "c"]] },
+  ];
+  for (const t of table) {
+    it(JSON.stringify(t.text), () => {
+      const r = splitPluginOutput(t.text);
+      assert.equal(r.output, t.output);
+      assert.equal(r.longOutput, t.longOutput);
+      assert.deepEqual(
+        r.perfdata.map((p) => [p.label, p.value, p.uom]),
+        t.perf,
+      );
+    });
+  }
+});

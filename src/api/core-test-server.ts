@@ -1,0 +1,126 @@
+/**
+ * The Command and Query services over a real Core, on the real HTTP handler (Connect, gRPC,
+ * gRPC-Web): for the service tests, the crash test and the benchmarks, until the app wires Core in.
+ * Run directly it is a server process over a synthetic passive fleet that prints
+ * `listening <port>` when ready and stops on SIGTERM:
+ *
+ *   node dist/src/api/core-test-server.js <dataDir> <hosts> <servicesPerHost> [port=0] [snapshotEveryEvents]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createMetricsRegistry } from "../app/metrics.js";
+import { Core } from "../core/core.js";
+import { fleetConfig } from "../core/fleet-config.js";
+import type { Clock } from "../model/clock.js";
+import type { Config } from "../model/config.js";
+import { silentLogger } from "../model/logger.js";
+import { createCommandService } from "./command-service.js";
+import { createHttpHandler } from "./http-handler.js";
+import { DualProtocolServer } from "./listener.js";
+import { createQueryService } from "./query-service.js";
+
+/** A Command+Query API over a real Core on a loopback port. */
+export interface CoreTestServer {
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  readonly port: number;
+  readonly core: Core;
+  close(): Promise<void>;
+}
+
+/** Serves the Command and Query services of `core` on 127.0.0.1:port (0: any free port). */
+export async function serveCore(core: Core, port = 0): Promise<CoreTestServer> {
+  const server = new DualProtocolServer(
+    createHttpHandler({
+      readOnly: false,
+      authConfigured: false,
+      query: createQueryService({ version: "dev", core }),
+      command: createCommandService({ core }),
+      admin: {},
+      metrics: createMetricsRegistry("dev"),
+      page: () => "",
+      logger: silentLogger,
+    }),
+  );
+  const address = await server.listen(port, "127.0.0.1");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    port: address.port,
+    core,
+    async close() {
+      await server.close();
+      await core.close();
+    },
+  };
+}
+
+/** Starts the API over a Core in a fresh temp dir (removed on close). */
+export async function startCoreTestServer(config: Config, clock?: Clock): Promise<CoreTestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), "lookout-api-"));
+  const core = await Core.open({ dataDir, config, ...(clock === undefined ? {} : { clock }) });
+  const srv = await serveCore(core);
+  return {
+    ...srv,
+    async close() {
+      await srv.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A parsed JSON response body; tests inspect it field by field. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies are checked by the assertions that read them.
+export type JsonBody = any;
+
+/** POSTs a Connect JSON request; resolves with the HTTP status and the parsed body. */
+export async function connectJson(
+  url: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: JsonBody }> {
+  const res = await fetch(url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [dataDir, hosts, services, port, snapshotEvery] = argv;
+  if (dataDir === undefined || hosts === undefined || services === undefined) {
+    throw new Error(
+      "usage: core-test-server <dataDir> <hosts> <servicesPerHost> [port] [snapshotEveryEvents]",
+    );
+  }
+  const core = await Core.open({
+    dataDir,
+    config: fleetConfig({ hosts: Number(hosts), servicesPerHost: Number(services) }),
+    configDigest: `fleet:${hosts}x${services}`,
+    ...(snapshotEvery === undefined ? {} : { writer: { snapshotEveryEvents: Number(snapshotEvery) } }),
+  });
+  const srv = await serveCore(core, Number(port ?? 0));
+  process.stdout.write(`listening ${srv.port}\n`);
+  if (process.env.LOOKOUT_STATS === "1") {
+    setInterval(() => {
+      void core.writerHeap().then((w) => {
+        const m = process.memoryUsage();
+        const mib = (b: number): string => (b / 1048576).toFixed(0);
+        process.stderr.write(
+          `rss ${mib(m.rss)} MiB; reader heap ${mib(m.heapUsed)}/${mib(m.heapTotal)}; writer heap ${mib(w.heapUsed)}/${mib(w.heapTotal)}\n`,
+        );
+      });
+    }, 3000).unref();
+  }
+  process.on("SIGTERM", () => {
+    void srv.close().then(() => process.exit(0));
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).catch((e: unknown) => {
+    process.stderr.write(`${String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,261 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import type { CheckResult } from "../model/check-result.js";
+import type { ExitStatus } from "../model/state.js";
+import { RejectedError } from "../store/errors.js";
+import { listHistory, listStatus } from "../store/read-model.js";
+import { replayProjection } from "../store/replay.js";
+import { FakeClock } from "../testing/fake-clock.js";
+import { Core } from "./core.js";
+import { fleetConfig } from "./fleet-config.js";
+import type { CommandInput } from "./validate.js";
+
+const dirs: string[] = [];
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "lookout-core-"));
+  dirs.push(d);
+  return d;
+}
+
+function result(
+  host: string,
+  service: string | undefined,
+  exitStatus: number,
+  checkedAt: number,
+): CommandInput {
+  const r: CheckResult = {
+    host,
+    ...(service === undefined ? {} : { service }),
+    exitStatus: exitStatus as ExitStatus,
+    output: `status ${exitStatus}`,
+    longOutput: "",
+    perfdata: [{ label: "load", value: exitStatus, uom: "", warn: "", crit: "" }],
+    checkedAt,
+    durationMs: 0,
+    source: "passive",
+  };
+  return { type: "ProcessCheckResult", result: r };
+}
+
+const config = fleetConfig({ hosts: 4, servicesPerHost: 3, maxAttempts: 1 });
+
+describe("Core", () => {
+  it("applies submitted results and serves them from the projection", async () => {
+    const clock = new FakeClock();
+    const core = await Core.open({ dataDir: tempDir(), config, clock });
+    try {
+      await core.submit([
+        result("host-00000", "svc-000", 2, clock.now()),
+        result("host-00001", undefined, 0, clock.now()),
+      ]);
+      await core.flush();
+      const { index, projection } = core.view;
+      const page = listStatus(index, projection, { host: "host-00000", pageSize: 10 });
+      assert.deepEqual(
+        page.items.map((v) => [v.entry.key, v.status?.state ?? "PENDING"]),
+        [
+          ["host-00000", "PENDING"],
+          ["host-00000!svc-000", "CRITICAL"],
+          ["host-00000!svc-001", "PENDING"],
+          ["host-00000!svc-002", "PENDING"],
+        ],
+      );
+      assert.equal(projection.status("host-00000!svc-000")?.output, "status 2");
+      assert.equal(projection.status("host-00001")?.state, "UP");
+      const feed = listHistory(projection, { pageSize: 10 });
+      assert.deepEqual(
+        feed.items.map((h) => [h.kind, h.key, h.state]),
+        [
+          ["StateChange", "host-00001", "UP"],
+          ["StateChange", "host-00000!svc-000", "CRITICAL"],
+        ],
+      );
+    } finally {
+      await core.close();
+    }
+  });
+
+  const rejections: {
+    name: string;
+    batch: CommandInput[];
+    reason: string;
+    message: RegExp;
+    index: number;
+  }[] = [
+    {
+      name: "unknown host",
+      batch: [result("nope", undefined, 0, 1)],
+      reason: "not_found",
+      message: /host "nope" is not configured/,
+      index: 0,
+    },
+    {
+      name: "unknown service, second in batch",
+      batch: [result("host-00000", "svc-000", 0, 1), result("host-00000", "http", 0, 1)],
+      reason: "not_found",
+      message: /service "http" is not configured on host "host-00000"/,
+      index: 1,
+    },
+    {
+      name: "bad exit status",
+      batch: [result("host-00000", "svc-000", 7, 1)],
+      reason: "invalid",
+      message: /exit status 7/,
+      index: 0,
+    },
+    {
+      name: "bad selector",
+      batch: [
+        {
+          type: "AcknowledgeProblem",
+          target: { selector: "env in ()" },
+          sticky: false,
+          author: "a",
+          comment: "",
+        },
+      ],
+      reason: "invalid",
+      message: /column 9/,
+      index: 0,
+    },
+    {
+      name: "unknown downtime",
+      batch: [{ type: "DeleteDowntime", id: "dt-nope" }],
+      reason: "not_found",
+      message: /downtime "dt-nope" does not exist/,
+      index: 0,
+    },
+    {
+      name: "downtime ending before it starts",
+      batch: [
+        {
+          type: "ScheduleDowntime",
+          target: { object: { host: "host-00000" } },
+          start: Date.UTC(2026, 0, 2),
+          end: Date.UTC(2026, 0, 1, 12),
+          author: "a",
+          comment: "",
+        },
+      ],
+      reason: "invalid",
+      message: /ends before it starts/,
+      index: 0,
+    },
+  ];
+
+  it("rejects bad batches whole, before enqueueing anything", async () => {
+    const core = await Core.open({ dataDir: tempDir(), config, clock: new FakeClock() });
+    try {
+      for (const c of rejections) {
+        await assert.rejects(core.submit(c.batch), (e: unknown) => {
+          assert.ok(e instanceof RejectedError, c.name);
+          assert.equal(e.reason, c.reason, c.name);
+          assert.match(e.message, c.message, c.name);
+          assert.equal(e.index, c.index, c.name);
+          return true;
+        });
+      }
+      await core.flush();
+      assert.equal(core.view.projection.size(), 0, "no result of a rejected batch was applied");
+    } finally {
+      await core.close();
+    }
+  });
+
+  it("survives a restart and equals a fresh replay of the log", async () => {
+    const dir = tempDir();
+    const clock = new FakeClock();
+    const core = await Core.open({ dataDir: dir, config, clock });
+    const id = core.newDowntimeId();
+    await core.submit([result("host-00002", "svc-001", 1, clock.now())]);
+    await core.submit([
+      {
+        type: "ScheduleDowntime",
+        id,
+        target: { selector: "env=prod" },
+        start: clock.now(),
+        end: clock.now() + 3_600_000,
+        author: "ops",
+        comment: "patching",
+      },
+    ]);
+    await core.flush();
+    const before = core.view.projection.snapshot();
+    assert.equal(before.downtimes.length, 1);
+    await core.close();
+
+    const again = await Core.open({ dataDir: dir, config, clock });
+    try {
+      assert.deepEqual(again.view.projection.snapshot(), before);
+      assert.deepEqual(replayProjection(dir), before);
+      assert.equal(again.view.projection.status("host-00002")?.inDowntime, true);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("drives engine timers with the injected clock: a downtime starts and ends on time", async () => {
+    const clock = new FakeClock();
+    const core = await Core.open({ dataDir: tempDir(), config, clock });
+    try {
+      const start = clock.now() + 60_000;
+      await core.submit([
+        {
+          type: "ScheduleDowntime",
+          id: core.newDowntimeId(),
+          target: { object: { host: "host-00001" } },
+          start,
+          end: start + 60_000,
+          author: "ops",
+          comment: "",
+        },
+      ]);
+      await core.flush();
+      const inDowntime = (): boolean | undefined => core.view.projection.status("host-00001")?.inDowntime;
+      assert.notEqual(inDowntime(), true, "not before its start");
+      clock.advance(60_000);
+      await core.flush();
+      assert.equal(inDowntime(), true, "started by a Tick at its start");
+      clock.advance(60_000);
+      await core.flush();
+      assert.equal(inDowntime(), false, "ended by a Tick at its end");
+      const kinds = listHistory(core.view.projection, { host: "host-00001", pageSize: 10 }).items.map(
+        (h) => h.kind,
+      );
+      assert.deepEqual(kinds, ["DowntimeEnded", "DowntimeStarted", "DowntimeScheduled"]);
+    } finally {
+      await core.close();
+    }
+  });
+
+  it("reloads: unchanged objects keep state, removed go, new ones are PENDING", async () => {
+    const clock = new FakeClock();
+    const core = await Core.open({ dataDir: tempDir(), config, clock });
+    try {
+      await core.submit([
+        result("host-00000", "svc-000", 2, clock.now()),
+        result("host-00003", undefined, 2, clock.now()),
+      ]);
+      await core.flush();
+      const bigger = fleetConfig({ hosts: 3, servicesPerHost: 4, maxAttempts: 1 });
+      await core.applyConfig(bigger);
+      await core.flush();
+      const { index, projection } = core.view;
+      assert.equal(projection.status("host-00000!svc-000")?.state, "CRITICAL");
+      assert.equal(projection.status("host-00003"), undefined);
+      assert.equal(index.position("host-00003"), undefined);
+      const added = listStatus(index, projection, { host: "host-00000", service: "svc-003", pageSize: 1 });
+      assert.equal(added.items[0]?.status, undefined, "new service is PENDING");
+      await assert.rejects(core.submit([result("host-00003", undefined, 0, clock.now())]), RejectedError);
+    } finally {
+      await core.close();
+    }
+  });
+});

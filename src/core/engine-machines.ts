@@ -1,0 +1,24 @@
+import { createEngine, type Engine, type EngineSnapshot } from "../engine/index.js";
+import type { StateMachine, StateMachineFactory } from "../store/state-machine.js";
+
+function machine(engine: Engine): StateMachine {
+  return {
+    apply: (command) => engine.apply(command),
+    snapshot: () => engine.snapshot(),
+    nextWakeup: () => engine.nextWakeup(),
+    digest: () => engine.digest(),
+  };
+}
+
+/**
+ * The state engine (src/engine/) as the store's writer sees it. No clock: every command the writer
+ * applies carries its own `at`.
+ */
+export const engineMachines: StateMachineFactory = {
+  create: () => machine(createEngine()),
+  restore(snapshot, config) {
+    const engine = createEngine();
+    engine.restore(snapshot as EngineSnapshot, config);
+    return machine(engine);
+  },
+};

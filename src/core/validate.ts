@@ -1,0 +1,100 @@
+import type { Command, Target } from "../model/commands.js";
+import { parseSelector } from "../model/selector.js";
+import { isExitStatus } from "../model/state.js";
+import { RejectedError } from "../store/errors.js";
+import type { ObjectIndex } from "../store/object-index.js";
+
+/** Removes `at` from each member of a union (Omit alone would collapse the union). */
+type WithoutAt<C> = C extends Command ? Omit<C, "at"> : never;
+
+/**
+ * A command as submitters hand it to Core: everything but `at`, which Core stamps. ApplyConfig and
+ * Tick are not submitted by clients (Core issues them itself).
+ */
+export type CommandInput = WithoutAt<Exclude<Command, { type: "ApplyConfig" | "Tick" }>>;
+
+/** What validation looks at besides the config: downtimes that exist or were issued. */
+export interface ValidationContext {
+  readonly index: ObjectIndex;
+  readonly now: number;
+  /** Whether a downtime id exists (in the projection, or issued and not yet applied). */
+  hasDowntime(id: string): boolean;
+}
+
+/**
+ * Checks a batch against the config in force before anything is enqueued; throws RejectedError for
+ * the first bad command (its `index` says which), so a batch is all-or-nothing. Checks what can be
+ * known at submit time: the objects exist, exit statuses and times are sane, selectors parse, the
+ * downtime exists. Whether an acknowledgement finds a problem is the engine's call at apply time.
+ */
+export function validateCommands(commands: readonly CommandInput[], ctx: ValidationContext): void {
+  for (let i = 0; i < commands.length; i++) {
+    try {
+      validateOne(commands[i] as CommandInput, ctx);
+    } catch (e) {
+      if (e instanceof RejectedError) throw new RejectedError(e.reason, e.message, i);
+      throw e;
+    }
+  }
+}
+
+function validateOne(c: CommandInput, ctx: ValidationContext): void {
+  switch (c.type) {
+    case "ProcessCheckResult": {
+      const r = c.result;
+      checkObject(ctx, r.host, r.service);
+      if (!isExitStatus(r.exitStatus)) {
+        throw new RejectedError("invalid", `exit status ${r.exitStatus} is not one of 0, 1, 2, 3`);
+      }
+      if (!Number.isFinite(r.checkedAt) || r.checkedAt < 0) {
+        throw new RejectedError("invalid", "checked_at is not a valid time");
+      }
+      return;
+    }
+    case "AcknowledgeProblem":
+    case "RemoveAcknowledgement":
+      checkTarget(ctx, c.target);
+      return;
+    case "ScheduleDowntime":
+      checkTarget(ctx, c.target);
+      if (!Number.isFinite(c.start) || !Number.isFinite(c.end)) {
+        throw new RejectedError("invalid", "a downtime needs a start and an end");
+      }
+      if (c.end <= c.start) throw new RejectedError("invalid", "the downtime ends before it starts");
+      if (c.end <= ctx.now) throw new RejectedError("invalid", "the downtime ends in the past");
+      return;
+    case "DeleteDowntime":
+      if (c.id === "") throw new RejectedError("invalid", "a downtime id is required");
+      if (!ctx.hasDowntime(c.id)) throw new RejectedError("not_found", `downtime "${c.id}" does not exist`);
+      return;
+    default: {
+      const never: never = c;
+      throw new RejectedError("invalid", `unknown command ${(never as { type: string }).type}`);
+    }
+  }
+}
+
+function checkTarget(ctx: ValidationContext, t: Target): void {
+  if ("object" in t) {
+    checkObject(ctx, t.object.host, t.object.service);
+    return;
+  }
+  const parsed = parseSelector(t.selector);
+  if (!parsed.ok) {
+    throw new RejectedError(
+      "invalid",
+      `selector "${t.selector}", column ${parsed.column}: ${parsed.message}`,
+    );
+  }
+}
+
+function checkObject(ctx: ValidationContext, host: string, service: string | undefined): void {
+  if (host === "") throw new RejectedError("invalid", "host is required");
+  const h = ctx.index.config.hosts.get(host);
+  if (h === undefined) throw new RejectedError("not_found", `host "${host}" is not configured`);
+  if (service === undefined) return;
+  if (service === "") throw new RejectedError("invalid", "service, when given, must not be empty");
+  if (!h.services.has(service)) {
+    throw new RejectedError("not_found", `service "${service}" is not configured on host "${host}"`);
+  }
+}

@@ -1,0 +1,210 @@
+import type { Clock } from "../model/clock.js";
+import type { Command } from "../model/commands.js";
+import { type Config, EMPTY_CONFIG } from "../model/config.js";
+import type { EngineEvent, ObjectStatus } from "../model/events.js";
+import { objectKey } from "../model/object-ref.js";
+import { acknowledge, unacknowledge } from "./acknowledgements.js";
+import { applyConfig, indexConfig } from "./apply-config.js";
+import { configDigest } from "./config-digest.js";
+import { deleteDowntime, scheduleDowntime } from "./downtimes.js";
+import type { Downtime, EngineState } from "./engine-state.js";
+import { statusOf } from "./object-record.js";
+import { processResult } from "./process-result.js";
+import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
+import { createTimerQueue } from "./timer-queue.js";
+import { fireDue, nextWakeup, rebuildTimers } from "./timers.js";
+
+/** A downtime as queries see it. */
+export interface DowntimeInfo {
+  readonly id: string;
+  readonly start: number;
+  readonly end: number;
+  readonly author: string;
+  readonly comment: string;
+  readonly active: boolean;
+  /** Keys of the objects it covers. */
+  readonly objects: readonly string[];
+}
+
+/**
+ * The state engine: a deterministic function from (state, command) to (state, events). It does no
+ * I/O and reads time only from the commands (`at`) — the clock serves the `tick()` convenience only.
+ * Not safe for concurrent use: one writer owns it, applies commands in log order and appends the
+ * events it returns.
+ *
+ * Restart: `restore(snapshot, configAtSnapshot)` then re-apply the logged commands after the
+ * snapshot; the events and the state are identical to the first time round.
+ */
+export interface Engine {
+  /** Applies one command (after firing every timer due at or before `command.at`). */
+  apply(command: Command): EngineEvent[];
+  /** `apply({ type: "ApplyConfig", at, config })`, `at` defaulting to the clock. */
+  applyConfig(config: Config, at?: number): EngineEvent[];
+  /** `apply({ type: "Tick", at })`, `at` defaulting to the clock. */
+  tick(at?: number): EngineEvent[];
+  /** When the writer must next apply a Tick (ms since the epoch), or undefined for never. */
+  nextWakeup(): number | undefined;
+  /** An object's current status, by key (`host` or `host!service`). */
+  status(key: string): ObjectStatus | undefined;
+  /** One downtime, by id; undefined once it ended or was deleted. */
+  downtime(id: string): DowntimeInfo | undefined;
+  /** Every scheduled or active downtime, in scheduling order. */
+  downtimes(): DowntimeInfo[];
+  /** The config the engine runs with. */
+  readonly config: Config;
+  /** The digest of the config in force (ApplyConfig's digest, or configDigest of it). */
+  digest(): string;
+  /** Keys of every object, in config order. */
+  keys(): IterableIterator<string>;
+  /** The whole state as plain JSON data. */
+  snapshot(): EngineSnapshot;
+  /** Replaces the whole state; `config` must be the config in force when the snapshot was taken. */
+  restore(snapshot: EngineSnapshot, config: Config): void;
+}
+
+export interface EngineOptions {
+  /**
+   * Supplies `at` for the tick() and applyConfig() conveniences when they are called without one;
+   * apply() never reads it.
+   */
+  readonly clock?: Clock;
+  /**
+   * The config to start with, every object PENDING, without events (default EMPTY_CONFIG). A writer
+   * that logs its config starts empty and applies an ApplyConfig command instead.
+   */
+  readonly config?: Config;
+  /** When the starting objects were added (their freshness anchor); default the clock, else 0. */
+  readonly at?: number;
+}
+
+/** Creates an engine; see EngineOptions. */
+export function createEngine(options: EngineOptions = {}): Engine {
+  const { clock } = options;
+  const now = (at: number | undefined): number => {
+    if (at !== undefined) return at;
+    if (clock === undefined) throw new Error("engine has no clock: pass `at`");
+    return clock.now();
+  };
+  const st: EngineState = {
+    config: EMPTY_CONFIG,
+    digest: configDigest(EMPTY_CONFIG),
+    objects: new Map(),
+    hosts: 0,
+    services: 0,
+    downtimes: new Map(),
+    downtimeSeq: 0,
+    timers: createTimerQueue(),
+  };
+  if (options.config !== undefined && options.config !== EMPTY_CONFIG) {
+    const at = options.at ?? clock?.now() ?? 0;
+    const { objects, hosts, services } = indexConfig(options.config, st.objects, at);
+    Object.assign(st, {
+      config: options.config,
+      digest: configDigest(options.config),
+      objects,
+      hosts,
+      services,
+    });
+    rebuildTimers(st);
+  }
+
+  function apply(cmd: Command): EngineEvent[] {
+    const out: EngineEvent[] = [];
+    fireDue(st, cmd.at, out);
+    switch (cmd.type) {
+      case "ProcessCheckResult": {
+        const r = cmd.result;
+        // Two short lookups (host, then its service) instead of building and hashing a key.
+        const hostRec = st.objects.get(r.host);
+        const rec = r.service === undefined ? hostRec : hostRec?.services?.get(r.service);
+        if (rec === undefined) {
+          const key = objectKey(r);
+          out.push({
+            type: "CommandRejected",
+            at: cmd.at,
+            command: cmd.type,
+            key,
+            reason: `unknown object ${key}`,
+          });
+        } else if (r.checkedAt < rec.lastCheck) {
+          out.push({
+            type: "CommandRejected",
+            at: cmd.at,
+            command: cmd.type,
+            key: rec.key,
+            reason: "result is older than the last result applied",
+          });
+        } else {
+          processResult(rec, r, cmd.at, false, out);
+        }
+        break;
+      }
+      case "AcknowledgeProblem":
+        acknowledge(st, cmd, out);
+        break;
+      case "RemoveAcknowledgement":
+        unacknowledge(st, cmd, out);
+        break;
+      case "ScheduleDowntime":
+        scheduleDowntime(st, cmd, out);
+        break;
+      case "DeleteDowntime":
+        deleteDowntime(st, cmd, out);
+        break;
+      case "ApplyConfig":
+        applyConfig(st, cmd, out);
+        // A check that became passive may be overdue already: judge it now, not at the next command.
+        fireDue(st, cmd.at, out);
+        break;
+      case "Tick":
+        break;
+      default: {
+        const never: never = cmd;
+        throw new Error(`unknown command ${JSON.stringify(never)}`);
+      }
+    }
+    return out;
+  }
+
+  function info(d: Downtime): DowntimeInfo {
+    return {
+      id: d.id,
+      start: d.start,
+      end: d.end,
+      author: d.author,
+      comment: d.comment,
+      active: d.active,
+      objects: d.objects.map((r) => r.key),
+    };
+  }
+
+  return {
+    apply,
+    applyConfig: (config, at) => apply({ type: "ApplyConfig", at: now(at), config }),
+    tick: (at) => apply({ type: "Tick", at: now(at) }),
+    nextWakeup: () => nextWakeup(st),
+    status(key) {
+      const rec = st.objects.get(key);
+      return rec === undefined ? undefined : statusOf(rec);
+    },
+    downtime(id) {
+      const d = st.downtimes.get(id);
+      return d === undefined ? undefined : info(d);
+    },
+    downtimes: () => [...st.downtimes.values()].map(info),
+    get config() {
+      return st.config;
+    },
+    digest: () => st.digest,
+    keys: () => st.objects.keys(),
+    snapshot: () => takeSnapshot(st),
+    restore: (snapshot, config) => restoreSnapshot(st, snapshot, config),
+  };
+}
+
+/** An engine restored from a snapshot and the config in force when it was taken. */
+export function restoreEngine(snapshot: EngineSnapshot, config: Config, options: EngineOptions = {}): Engine {
+  const engine = createEngine({ ...options, config: EMPTY_CONFIG });
+  engine.restore(snapshot, config);
+  return engine;
+}

@@ -1,0 +1,146 @@
+import { mergePatches, patchRecord } from "./projection.js";
+import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
+
+/** What a reader gets next: a part of the changes, or a barrier it must answer (a snapshot point). */
+export type BufferItem =
+  | { readonly kind: "delta"; readonly delta: ProjectionDelta }
+  | { readonly kind: "barrier"; readonly id: number };
+
+/**
+ * Accumulates projection deltas until a reader pulls them, coalescing as it goes: an object updated
+ * ten times before the reader asks is sent once. Readers pull one bounded part at a time, so a
+ * reader that falls behind gets fewer, denser updates instead of a flood it must drain in one go.
+ *
+ * A barrier (`seal`) stops coalescing across it: everything added before is delivered before the
+ * barrier, everything after, after it. When the reader sees the barrier its projection reflects
+ * exactly the events up to that point — the writer snapshots there.
+ */
+export interface DeltaBuffer {
+  add(delta: ProjectionDelta): void;
+  seal(barrier: number): void;
+  /** Records and patches waiting, over all segments. */
+  size(): number;
+  /** Removes and returns the next item, parts holding at most `max` records, patches and entries. */
+  take(max: number): BufferItem | undefined;
+}
+
+interface Segment {
+  statuses: Map<string, StatusRecord>;
+  patches: Map<string, StatusPatch>;
+  removed: Set<string>;
+  history: HistoryRecord[];
+  dtAdded: Map<string, DowntimeRecord>;
+  dtRemoved: Set<string>;
+  eventSeq: number;
+  barrier: number | undefined;
+}
+
+const newSegment = (): Segment => ({
+  statuses: new Map(),
+  patches: new Map(),
+  removed: new Set(),
+  history: [],
+  dtAdded: new Map(),
+  dtRemoved: new Set(),
+  eventSeq: 0,
+  barrier: undefined,
+});
+
+const hasData = (s: Segment): boolean =>
+  s.eventSeq > 0 ||
+  s.statuses.size > 0 ||
+  s.patches.size > 0 ||
+  s.removed.size > 0 ||
+  s.history.length > 0 ||
+  s.dtAdded.size + s.dtRemoved.size > 0;
+
+/** Takes up to max entries out of a map, in insertion order. */
+function takeFrom<T>(m: Map<string, T>, max: number): T[] {
+  if (m.size <= max) {
+    const all = [...m.values()];
+    m.clear();
+    return all;
+  }
+  const out: T[] = [];
+  for (const [k, v] of m) {
+    if (out.length >= max) break;
+    out.push(v);
+    m.delete(k);
+  }
+  return out;
+}
+
+export function createDeltaBuffer(): DeltaBuffer {
+  const segments: Segment[] = [newSegment()];
+  const newest = (): Segment => segments[segments.length - 1] as Segment;
+
+  return {
+    add(d) {
+      const seg = newest();
+      for (const k of d.removed) {
+        seg.statuses.delete(k);
+        seg.patches.delete(k);
+        seg.removed.add(k);
+      }
+      for (const s of d.statuses) {
+        seg.patches.delete(s.key);
+        seg.statuses.set(s.key, s);
+      }
+      for (const p of d.patches) {
+        const full = seg.statuses.get(p.key);
+        if (full !== undefined) {
+          seg.statuses.set(p.key, patchRecord(full, p));
+        } else {
+          const prior = seg.patches.get(p.key);
+          seg.patches.set(p.key, prior === undefined ? p : mergePatches(prior, p));
+        }
+      }
+      for (const h of d.history) seg.history.push(h);
+      for (const id of d.downtimesRemoved) {
+        seg.dtAdded.delete(id);
+        seg.dtRemoved.add(id);
+      }
+      for (const a of d.downtimesAdded) {
+        seg.dtRemoved.delete(a.id);
+        seg.dtAdded.set(a.id, a);
+      }
+      if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
+    },
+    size() {
+      let n = 0;
+      for (const seg of segments) n += seg.statuses.size + seg.patches.size;
+      return n;
+    },
+    seal(barrier) {
+      newest().barrier = barrier;
+      segments.push(newSegment());
+    },
+    take(max) {
+      const seg = segments[0] as Segment;
+      if (!hasData(seg)) {
+        if (seg.barrier === undefined) return undefined;
+        segments.shift();
+        return { kind: "barrier", id: seg.barrier };
+      }
+      const statuses = takeFrom(seg.statuses, max);
+      const patches = takeFrom(seg.patches, max);
+      const history = seg.history.length <= max ? seg.history : seg.history.slice(0, max);
+      seg.history = seg.history.length <= max ? [] : seg.history.slice(max);
+      const done = seg.statuses.size === 0 && seg.patches.size === 0 && seg.history.length === 0;
+      const delta: ProjectionDelta = {
+        eventSeq: done ? seg.eventSeq : 0,
+        removed: [...seg.removed],
+        statuses,
+        patches,
+        history,
+        downtimesAdded: [...seg.dtAdded.values()],
+        downtimesRemoved: [...seg.dtRemoved],
+      };
+      seg.removed.clear();
+      seg.dtAdded.clear();
+      seg.dtRemoved.clear();
+      if (done) seg.eventSeq = 0;
+      return { kind: "delta", delta };
+    },
+  };
+}

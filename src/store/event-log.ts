@@ -1,0 +1,315 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import Database from "better-sqlite3";
+import type { LookoutEvent } from "../model/events.js";
+
+/**
+ * One row of the command queue: what a submitter handed in (a batch of commands, a config change or
+ * a clock tick), as JSON text, with the time it was accepted. `seq` orders the queue.
+ */
+export interface CommandRow {
+  readonly seq: number;
+  readonly at: number;
+  /** JSON text. */
+  readonly body: string;
+}
+
+/** A configuration as stored: by digest, as Map-aware JSON (src/store/json-codec.ts). */
+export interface ConfigRow {
+  readonly digest: string;
+  readonly body: string;
+}
+
+/** One event of the log with its sequence number and the command row that produced it. */
+export interface LoggedEvent {
+  readonly seq: number;
+  readonly cmdSeq: number;
+  readonly event: LookoutEvent;
+}
+
+/**
+ * The events one command row produced, as stored: a JSON array whose first element has sequence
+ * number `lastSeq - count + 1`. Storing a group per row instead of a row per event halves the
+ * cost of appending at tens of thousands of events per second.
+ */
+export interface EventChunk {
+  readonly cmdSeq: number;
+  readonly count: number;
+  /** JSON text of the events, an array. */
+  readonly body: string;
+}
+
+/** The newest stored snapshot: writer state after applying every command up to `cmdSeq`. */
+export interface SnapshotRow {
+  readonly cmdSeq: number;
+  readonly eventSeq: number;
+  readonly at: number;
+  readonly body: string;
+}
+
+/**
+ * The durable store behind Lookout: an SQLite database in WAL mode holding the command queue, the
+ * append-only event log, the high-water mark of applied commands, and snapshots.
+ *
+ * Not thread-safe: exactly one writer (the store's worker thread) owns an EventLog. Other threads
+ * that want to read the log open their own read-only connection with `openEventLogReader`; WAL lets
+ * them read while the writer writes.
+ *
+ * Durability: `enqueue` commits with `synchronous=FULL` (the WAL is fsync'd before it returns), so
+ * a command is on disk once `enqueue` returns. `recordApplied` commits with `synchronous=NORMAL`:
+ * events are derived data, and if they are lost in a crash the commands after `appliedSeq()` are
+ * simply applied again on restart.
+ */
+export class EventLog {
+  readonly #db: Database.Database;
+  readonly #insertCommand: Database.Statement<[number, Buffer]>;
+  readonly #insertConfig: Database.Statement<[string, Buffer]>;
+  readonly #insertEvents: Database.Statement<[number, number, number, Buffer]>;
+  readonly #setApplied: Database.Statement<[number]>;
+  readonly #enqueueTx: (
+    rows: readonly { at: number; body: string | Uint8Array }[],
+    configs: readonly ConfigRow[],
+  ) => number[];
+  readonly #appliedTx: (cmdSeq: number, chunks: readonly EventChunk[]) => number;
+  #lastEventSeq: number;
+
+  readonly #release: () => void;
+
+  private constructor(db: Database.Database, release: () => void) {
+    this.#db = db;
+    this.#release = release;
+    this.#insertCommand = db.prepare("INSERT INTO commands (at, body) VALUES (?, ?)");
+    this.#insertConfig = db.prepare("INSERT OR IGNORE INTO configs (digest, body) VALUES (?, ?)");
+    this.#insertEvents = db.prepare(
+      "INSERT INTO events (last_seq, first_seq, cmd_seq, body) VALUES (?, ?, ?, ?)",
+    );
+    this.#setApplied = db.prepare("UPDATE meta SET value = ? WHERE key = 'applied'");
+    this.#lastEventSeq = (
+      db.prepare("SELECT coalesce(max(last_seq), 0) AS s FROM events").get() as { s: number }
+    ).s;
+    this.#enqueueTx = db.transaction((rows, configs) => {
+      for (const c of configs) this.#insertConfig.run(c.digest, pack(c.body));
+      const seqs: number[] = [];
+      for (const r of rows) seqs.push(Number(this.#insertCommand.run(r.at, pack(r.body)).lastInsertRowid));
+      return seqs;
+    });
+    this.#appliedTx = db.transaction((cmdSeq, chunks) => {
+      let seq = this.#lastEventSeq;
+      for (const c of chunks) {
+        if (c.count === 0) continue;
+        this.#insertEvents.run(seq + c.count, seq + 1, c.cmdSeq, pack(c.body));
+        seq += c.count;
+      }
+      this.#setApplied.run(cmdSeq);
+      return seq;
+    });
+  }
+
+  /** Opens (creating if needed) `lookout.db` in dataDir. */
+  static open(dataDir: string): EventLog {
+    mkdirSync(dataDir, { recursive: true });
+    const release = lockDataDir(dataDir);
+    let db: Database.Database;
+    try {
+      db = new Database(join(dataDir, "lookout.db"));
+    } catch (e) {
+      release();
+      throw e;
+    }
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS commands (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, body BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS events (last_seq INTEGER PRIMARY KEY, first_seq INTEGER NOT NULL, cmd_seq INTEGER NOT NULL, body BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS configs (digest TEXT PRIMARY KEY, body BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS snapshots (cmd_seq INTEGER PRIMARY KEY, event_seq INTEGER NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL);
+      INSERT OR IGNORE INTO meta (key, value) VALUES ('applied', 0);
+    `);
+    return new EventLog(db, release);
+  }
+
+  /**
+   * Appends commands to the queue in one fsync'd transaction and returns their sequence numbers.
+   * `configs` are stored in the same transaction (the configs an ApplyConfig in `rows` names).
+   */
+  enqueue(
+    rows: readonly { at: number; body: string | Uint8Array }[],
+    configs: readonly ConfigRow[] = [],
+  ): number[] {
+    this.#db.pragma("synchronous = FULL");
+    return this.#enqueueTx(rows, configs);
+  }
+
+  /** A stored configuration's JSON, by digest. */
+  config(digest: string): string | undefined {
+    const row = this.#db.prepare("SELECT body FROM configs WHERE digest = ?").get(digest) as
+      | { body: Buffer }
+      | undefined;
+    return row === undefined ? undefined : unpack(row.body);
+  }
+
+  /**
+   * Records that every command up to cmdSeq is applied, appending the events that applying them
+   * produced, in order, in one transaction. Returns the sequence number of the last event.
+   */
+  recordApplied(cmdSeq: number, chunks: readonly EventChunk[]): number {
+    this.#db.pragma("synchronous = NORMAL");
+    this.#lastEventSeq = this.#appliedTx(cmdSeq, chunks);
+    return this.#lastEventSeq;
+  }
+
+  /** The sequence number of the last command whose events are in the log (0: none). */
+  appliedSeq(): number {
+    return (this.#db.prepare("SELECT value FROM meta WHERE key = 'applied'").get() as { value: number })
+      .value;
+  }
+
+  /** The sequence number of the last event (0: none). */
+  lastEventSeq(): number {
+    return this.#lastEventSeq;
+  }
+
+  /** Commands with seq > after, in order, at most limit of them. */
+  commandsAfter(after: number, limit = 1000): CommandRow[] {
+    const rows = this.#db
+      .prepare("SELECT seq, at, body FROM commands WHERE seq > ? ORDER BY seq LIMIT ?")
+      .all(after, limit) as { seq: number; at: number; body: Buffer }[];
+    return rows.map((r) => ({ seq: r.seq, at: r.at, body: unpack(r.body) }));
+  }
+
+  /** Events with seq > after, in order, at most about limit of them: the seam sinks read from. */
+  eventsAfter(after: number, limit = 1000): LoggedEvent[] {
+    return readEvents(this.#db, after, limit);
+  }
+
+  /** Stores a snapshot and keeps only the newest two. */
+  saveSnapshot(s: SnapshotRow): void {
+    this.#db.pragma("synchronous = FULL");
+    this.#db.transaction(() => {
+      this.#db
+        .prepare("INSERT OR REPLACE INTO snapshots (cmd_seq, event_seq, at, body) VALUES (?, ?, ?, ?)")
+        .run(s.cmdSeq, s.eventSeq, s.at, pack(s.body));
+      this.#db
+        .prepare(
+          "DELETE FROM snapshots WHERE cmd_seq NOT IN (SELECT cmd_seq FROM snapshots ORDER BY cmd_seq DESC LIMIT 2)",
+        )
+        .run();
+    })();
+  }
+
+  /** The newest snapshot, if any. */
+  latestSnapshot(): SnapshotRow | undefined {
+    const row = this.#db
+      .prepare(
+        "SELECT cmd_seq AS cmdSeq, event_seq AS eventSeq, at, body FROM snapshots ORDER BY cmd_seq DESC LIMIT 1",
+      )
+      .get() as (Omit<SnapshotRow, "body"> & { body: Buffer }) | undefined;
+    return row === undefined ? undefined : { ...row, body: unpack(row.body) };
+  }
+
+  /**
+   * Drops queued commands that a snapshot already covers (they are never replayed again). Events
+   * stay: they are the history sinks read from.
+   */
+  compactCommands(upTo: number): void {
+    this.#db.prepare("DELETE FROM commands WHERE seq <= ?").run(upTo);
+  }
+
+  /** Closes the database; the EventLog must not be used afterwards. */
+  /** Drops events up to and including seq (retention); sinks behind that point lose them. */
+  trimEvents(upTo: number): void {
+    this.#db.prepare("DELETE FROM events WHERE last_seq <= ?").run(upTo);
+  }
+
+  close(): void {
+    this.#db.close();
+    this.#release();
+  }
+}
+
+/**
+ * Takes the data directory for this process: `lookout.lock` holds the owner's pid. A lock left by
+ * a process that is gone (killed, crashed) is taken over; a live owner — another process, or another
+ * open store in this one — is an error, because two writers on one log would interleave their
+ * sequence numbers. Returns the release function.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const path = join(dataDir, "lookout.lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, `${process.pid}\n`, { flag: "wx" });
+      return () => rmSync(path, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    const pid = Number(readFileSync(path, "utf8").trim());
+    if (Number.isInteger(pid) && pid > 0 && (pid === process.pid || alive(pid))) {
+      throw new Error(
+        `data directory ${dataDir} is in use by process ${pid} (remove ${path} if that process is not Lookout)`,
+      );
+    }
+    rmSync(path, { force: true });
+  }
+  throw new Error(`cannot lock data directory ${dataDir}`);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A read-only view of the event log for another thread or process (WAL readers never block the writer). */
+export interface EventLogReader {
+  /** Events with seq > after, in order, at most limit of them. */
+  eventsAfter(after: number, limit?: number): LoggedEvent[];
+  close(): void;
+}
+
+/** Opens the event log in dataDir read-only. */
+export function openEventLogReader(dataDir: string): EventLogReader {
+  const db = new Database(join(dataDir, "lookout.db"), { readonly: true, fileMustExist: true });
+  return {
+    eventsAfter: (after, limit = 1000) => readEvents(db, after, limit),
+    close: () => db.close(),
+  };
+}
+
+function readEvents(db: Database.Database, after: number, limit: number): LoggedEvent[] {
+  const out: LoggedEvent[] = [];
+  const stmt = db.prepare(
+    "SELECT last_seq AS lastSeq, first_seq AS firstSeq, cmd_seq AS cmdSeq, body FROM events WHERE last_seq > ? ORDER BY last_seq",
+  );
+  for (const row of stmt.iterate(after) as Iterable<{
+    lastSeq: number;
+    firstSeq: number;
+    cmdSeq: number;
+    body: Buffer;
+  }>) {
+    const events = JSON.parse(unpack(row.body)) as LookoutEvent[];
+    for (let i = 0; i < events.length && out.length < limit; i++) {
+      const seq = row.firstSeq + i;
+      if (seq > after) out.push({ seq, cmdSeq: row.cmdSeq, event: events[i] as LookoutEvent });
+    }
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/**
+ * Every body in the database is deflate-raw compressed JSON. Batches of results and their events
+ * are highly repetitive (the same keys and field names a thousand times), so level 1 shrinks them
+ * about thirtyfold for a few milliseconds per thousand: far less to write, fsync and checkpoint.
+ */
+function pack(body: string | Uint8Array): Buffer {
+  return deflateRawSync(body, { level: 1 });
+}
+
+function unpack(blob: Buffer): string {
+  return inflateRawSync(blob).toString();
+}

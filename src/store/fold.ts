@@ -1,0 +1,212 @@
+import type { LookoutEvent } from "../model/events.js";
+import { mergePatches, patchRecord } from "./projection.js";
+import type {
+  AckRecord,
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  StatusPatch,
+  StatusRecord,
+} from "./records.js";
+
+/** The fold's own state, kept in snapshots. */
+export interface FoldSnapshot {
+  /** Object key → ids of the downtimes active on it. */
+  readonly active: readonly (readonly [string, readonly string[]])[];
+  /** Downtime id → keys of the objects it covers (scheduled or active). */
+  readonly covers: readonly (readonly [string, readonly string[]])[];
+}
+
+/**
+ * Turns committed events into projection deltas. Events are folded in log order with `apply`; `take`
+ * returns what changed since the last `take`: each new result's record once, however many events
+ * touched it, and patches (acknowledgement, downtime) for objects without a new result. The fold
+ * needs no projection — patches apply to whatever record the reader holds — so the writer keeps
+ * none (the reader's copy is the only one; see docs/storage.md).
+ *
+ * Rebuilding from the log (a fresh replay) is folding every event from sequence 1 and applying the
+ * deltas to an empty projection.
+ */
+export interface Fold {
+  apply(event: LookoutEvent, seq: number): void;
+  /** The delta since the last take, or undefined when no event was folded since. */
+  take(): ProjectionDelta | undefined;
+  snapshot(): FoldSnapshot;
+}
+
+/** Creates a fold, optionally restoring its state from a snapshot. */
+export function createFold(from?: FoldSnapshot): Fold {
+  const active = new Map<string, Set<string>>((from?.active ?? []).map(([k, ids]) => [k, new Set(ids)]));
+  const covers = new Map<string, Set<string>>((from?.covers ?? []).map(([id, keys]) => [id, new Set(keys)]));
+  let statuses = new Map<string, StatusRecord>();
+  let patches = new Map<string, StatusPatch>();
+  let removed = new Set<string>();
+  let history: HistoryRecord[] = [];
+  let dtAdded = new Map<string, DowntimeRecord>();
+  let dtRemoved = new Set<string>();
+  let lastSeq = 0;
+  let folded = false;
+
+  const patch = (p: StatusPatch): void => {
+    const full = statuses.get(p.key);
+    if (full !== undefined) {
+      statuses.set(p.key, patchRecord(full, p));
+      return;
+    }
+    const prior = patches.get(p.key);
+    patches.set(p.key, prior === undefined ? p : mergePatches(prior, p));
+  };
+  const note = (seq: number, e: LookoutEvent & { key: string }, extra: Partial<HistoryRecord> = {}): void => {
+    history.push({ seq, at: e.at, kind: e.type, key: e.key, output: "", author: "", comment: "", ...extra });
+  };
+  const uncover = (id: string, key: string): void => {
+    const keys = covers.get(id);
+    keys?.delete(key);
+    if (keys !== undefined && keys.size === 0) {
+      covers.delete(id);
+      dtAdded.delete(id);
+      dtRemoved.add(id);
+    }
+    const ids = active.get(key);
+    ids?.delete(id);
+    if (ids !== undefined && ids.size === 0) active.delete(key);
+  };
+  const inDowntime = (key: string): boolean => (active.get(key)?.size ?? 0) > 0;
+
+  return {
+    apply(e, seq) {
+      lastSeq = seq;
+      folded = true;
+      switch (e.type) {
+        case "CheckResultProcessed": {
+          const s = e.status;
+          const r = e.result;
+          const ack: AckRecord | undefined = s.acknowledgement
+            ? {
+                author: s.acknowledgement.author,
+                comment: s.acknowledgement.comment,
+                sticky: s.acknowledgement.sticky,
+                setAt: s.acknowledgement.setAt,
+              }
+            : undefined;
+          patches.delete(e.key);
+          statuses.set(e.key, {
+            key: e.key,
+            state: s.state,
+            stateType: s.stateType,
+            attempt: s.attempt,
+            maxAttempts: s.maxAttempts,
+            output: r.output,
+            longOutput: r.longOutput,
+            perfdata: r.perfdata,
+            ...(s.lastCheck > 0 ? { lastCheck: s.lastCheck } : {}),
+            ...(s.lastStateChange > 0 ? { lastStateChange: s.lastStateChange } : {}),
+            ...(s.lastHardStateChange > 0 ? { lastHardStateChange: s.lastHardStateChange } : {}),
+            flapping: s.flapping,
+            flapPercent: s.flapPercent,
+            ...(ack === undefined ? {} : { acknowledgement: ack }),
+            inDowntime: s.inDowntime,
+          });
+          return;
+        }
+        case "StateChange":
+          note(seq, e, { state: e.to, stateType: e.stateType, attempt: e.attempt, output: e.output });
+          return;
+        case "FlappingStart":
+        case "FlappingStop":
+          note(seq, e);
+          return;
+        case "AcknowledgementSet": {
+          const { author, comment, sticky, setAt } = e;
+          patch({ key: e.key, acknowledgement: { author, comment, sticky, setAt } });
+          note(seq, e, { state: e.state, author, comment });
+          return;
+        }
+        case "AcknowledgementRemoved":
+          patch({ key: e.key, acknowledgement: null });
+          note(seq, e, { comment: e.reason });
+          return;
+        case "DowntimeScheduled": {
+          let keys = covers.get(e.id);
+          if (keys === undefined) {
+            keys = new Set();
+            covers.set(e.id, keys);
+            dtAdded.set(e.id, { id: e.id, start: e.start, end: e.end });
+            dtRemoved.delete(e.id);
+          }
+          keys.add(e.key);
+          note(seq, e, { author: e.author, comment: e.comment });
+          return;
+        }
+        case "DowntimeStarted": {
+          let ids = active.get(e.key);
+          if (ids === undefined) {
+            ids = new Set();
+            active.set(e.key, ids);
+          }
+          ids.add(e.id);
+          patch({ key: e.key, inDowntime: true });
+          note(seq, e);
+          return;
+        }
+        case "DowntimeEnded":
+        case "DowntimeDeleted": {
+          const was = inDowntime(e.key);
+          uncover(e.id, e.key);
+          if (was && !inDowntime(e.key)) patch({ key: e.key, inDowntime: false });
+          note(seq, e, e.type === "DowntimeDeleted" ? { comment: e.reason } : {});
+          return;
+        }
+        case "ObjectAdded":
+          return;
+        case "ObjectRemoved":
+          statuses.delete(e.key);
+          patches.delete(e.key);
+          removed.add(e.key);
+          for (const id of active.get(e.key) ?? []) uncover(id, e.key);
+          return;
+        case "CommandRejected":
+          if (e.key !== undefined) note(seq, { ...e, key: e.key }, { comment: e.reason });
+          return;
+        case "NotificationSent":
+          note(seq, e, { comment: `${e.kind} to ${e.contact}` });
+          return;
+        case "NotificationFailed":
+          note(seq, e, { comment: `${e.kind} to ${e.contact}: ${e.error}` });
+          return;
+        case "ConfigApplied":
+        case "SinkFlushed":
+        case "SinkFailed":
+          return;
+        default: {
+          const never: never = e;
+          throw new Error(`unknown event ${(never as { type: string }).type}`);
+        }
+      }
+    },
+    take() {
+      if (!folded) return undefined;
+      const delta: ProjectionDelta = {
+        eventSeq: lastSeq,
+        removed: [...removed],
+        statuses: [...statuses.values()],
+        patches: [...patches.values()],
+        history,
+        downtimesAdded: [...dtAdded.values()],
+        downtimesRemoved: [...dtRemoved],
+      };
+      statuses = new Map();
+      patches = new Map();
+      removed = new Set();
+      history = [];
+      dtAdded = new Map();
+      dtRemoved = new Set();
+      folded = false;
+      return delta;
+    },
+    snapshot: () => ({
+      active: [...active].map(([k, ids]) => [k, [...ids].sort()] as const),
+      covers: [...covers].map(([id, keys]) => [id, [...keys].sort()] as const),
+    }),
+  };
+}

@@ -1,0 +1,87 @@
+import type { Config } from "../model/config.js";
+import type { ProjectionSnapshot } from "./projection.js";
+import type { ProjectionDelta } from "./records.js";
+
+/** Tuning of the writer; every field has a default (see DEFAULT_WRITER_OPTIONS). */
+export interface WriterOptions {
+  /** Take a snapshot when this many events were appended since the last one. */
+  readonly snapshotEveryEvents: number;
+  /** Take a snapshot when this much time (ms, writer's wall clock) passed and something was applied. */
+  readonly snapshotEveryMs: number;
+  /** Newest history entries kept in the projection. */
+  readonly historyCapacity: number;
+  /** Largest number of status records in one delta message (bounds a reader's task length). */
+  readonly deltaChunk: number;
+  /**
+   * Events kept in the log behind the newest snapshot (older ones are deleted when a snapshot is
+   * stored); 0 keeps everything. Sinks that fall further behind lose events.
+   */
+  readonly retainEvents: number;
+}
+
+export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
+  snapshotEveryEvents: 2_000_000,
+  snapshotEveryMs: 5 * 60_000,
+  historyCapacity: 50_000,
+  deltaChunk: 500,
+  retainEvents: 20_000_000,
+};
+
+/** Messages from the owning thread to the writer worker. */
+export type ToWriter =
+  | {
+      readonly t: "init";
+      readonly dataDir: string;
+      readonly config: Config;
+      readonly configDigest: string | undefined;
+      readonly options: WriterOptions;
+    }
+  /** `body` is the UTF-8 JSON of a Command[] (commands without `at` get this `at`), transferred. */
+  | { readonly t: "submit"; readonly id: number; readonly at: number; readonly body: Uint8Array }
+  | {
+      readonly t: "config";
+      readonly id: number;
+      readonly at: number;
+      readonly config: Config;
+      readonly digest: string | undefined;
+    }
+  | { readonly t: "snapshot"; readonly id: number }
+  /** The reader is ready for the next delta part. */
+  | { readonly t: "pull" }
+  /**
+   * Part of the reader's projection at barrier `id` (JSON text; the parts concatenated form a
+   * ProjectionSnapshot). `last` marks the final part.
+   */
+  | { readonly t: "projection"; readonly id: number; readonly text: string; readonly last: boolean }
+  /** Answered at once with `stats`: the writer thread's heap, for benchmarks and metrics. */
+  | { readonly t: "stats"; readonly id: number }
+  /** Answered with `done` once everything enqueued before it is applied and its deltas are sent. */
+  | { readonly t: "sync"; readonly id: number }
+  | { readonly t: "close"; readonly id: number };
+
+/** Messages from the writer worker to the owning thread. */
+export type FromWriter =
+  | {
+      readonly t: "ready";
+      readonly projection: ProjectionSnapshot;
+      readonly nextWakeup: number | undefined;
+      readonly recovered: { readonly replayed: number; readonly applied: number };
+    }
+  /** The submits/configs with these ids are durably enqueued. */
+  | { readonly t: "acked"; readonly ids: readonly number[] }
+  /** The submits/configs with these ids could not be enqueued; nothing of them was stored. */
+  | { readonly t: "failed"; readonly ids: readonly number[]; readonly message: string }
+  /** The next part of what was applied (coalesced); sent in answer to a `pull`, or before a sync's `done`. */
+  | { readonly t: "delta"; readonly delta: ProjectionDelta }
+  /**
+   * A snapshot point: every delta before it is delivered, none after. The reader answers with its
+   * projection (`projection` messages) so the writer can complete the snapshot.
+   */
+  | { readonly t: "barrier"; readonly id: number }
+  /** A group of commands is applied and its deltas are sent; the engine's next timer is due at nextWakeup. */
+  | { readonly t: "applied"; readonly nextWakeup: number | undefined }
+  | { readonly t: "stats"; readonly id: number; readonly heapUsed: number; readonly heapTotal: number }
+  /** A snapshot, sync or close request finished. */
+  | { readonly t: "done"; readonly id: number; readonly error?: string }
+  /** The writer cannot go on (corrupt log, disk failure); the store is unusable. */
+  | { readonly t: "fatal"; readonly message: string };

@@ -1,0 +1,86 @@
+import type { PerfDatum } from "../model/check-result.js";
+import type { ObjectState, StateType } from "../model/state.js";
+
+/** An acknowledgement as the projection shows it. */
+export interface AckRecord {
+  readonly author: string;
+  readonly comment: string;
+  readonly sticky: boolean;
+  /** Milliseconds since the epoch. */
+  readonly setAt: number;
+}
+
+/**
+ * The current status of one object that has had at least one result; an object without a record
+ * is PENDING. Times are milliseconds since the epoch. Records are immutable: the projection
+ * replaces a record rather than changing it, so a reader holding one never sees it torn.
+ */
+export interface StatusRecord {
+  /** The object key (`host` or `host!service`). */
+  readonly key: string;
+  readonly state: ObjectState;
+  readonly stateType: StateType;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly output: string;
+  readonly longOutput: string;
+  readonly perfdata: readonly PerfDatum[];
+  readonly lastCheck?: number;
+  readonly lastStateChange?: number;
+  readonly lastHardStateChange?: number;
+  readonly flapping: boolean;
+  /** 0..100. */
+  readonly flapPercent: number;
+  readonly acknowledgement?: AckRecord;
+  readonly inDowntime: boolean;
+}
+
+/** One entry of the history feed: an event that matters to an operator, by its log sequence number. */
+export interface HistoryRecord {
+  readonly seq: number;
+  readonly at: number;
+  /** The event kind (StateChange, FlappingStart, AcknowledgementSet, DowntimeStarted, ...). */
+  readonly kind: string;
+  readonly key: string;
+  readonly state?: ObjectState;
+  readonly stateType?: StateType;
+  readonly attempt?: number;
+  readonly output: string;
+  readonly author: string;
+  readonly comment: string;
+}
+
+/** A scheduled downtime, as far as reads and command validation need it. */
+export interface DowntimeRecord {
+  readonly id: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * A change to an object's record that is not a new result: an acknowledgement set (`null`:
+ * removed), or the object entering or leaving downtime. Applied to the current record, or to a
+ * PENDING record when the object has none.
+ */
+export interface StatusPatch {
+  readonly key: string;
+  readonly acknowledgement?: AckRecord | null;
+  readonly inDowntime?: boolean;
+}
+
+/**
+ * What the writer tells the readers after a group of commands is applied and its events are
+ * committed: the objects that have no record any more, the records that changed, patches to
+ * records, the history entries appended, and the downtimes that appeared or went away — applied
+ * in that order. A key is in at most one of `statuses` and `patches`. `eventSeq` is the last event
+ * sequence number the delta covers (0: a part that does not complete one).
+ */
+export interface ProjectionDelta {
+  readonly eventSeq: number;
+  readonly removed: readonly string[];
+  readonly statuses: readonly StatusRecord[];
+  readonly patches: readonly StatusPatch[];
+  readonly history: readonly HistoryRecord[];
+  readonly downtimesAdded: readonly DowntimeRecord[];
+  readonly downtimesRemoved: readonly string[];
+}

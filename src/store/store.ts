@@ -1,0 +1,254 @@
+import { Worker } from "node:worker_threads";
+import type { Config } from "../model/config.js";
+import { StoreError } from "./errors.js";
+import { createObjectIndex, type ObjectIndex } from "./object-index.js";
+import { createProjection, type Projection } from "./projection.js";
+import { DEFAULT_WRITER_OPTIONS, type FromWriter, type ToWriter, type WriterOptions } from "./protocol.js";
+
+interface Waiter {
+  resolve(): void;
+  reject(e: Error): void;
+}
+
+/** Options of Store.open. */
+export interface StoreOptions {
+  readonly dataDir: string;
+  /** The worker entry module: it calls runWriterThread with the state machines to use. */
+  readonly workerUrl: URL;
+  /** The configuration to run; logged as an ApplyConfig when it differs from the one in force. */
+  readonly config: Config;
+  /** What identifies the config (e.g. sha256 of its source); computed from `config` when absent. */
+  readonly configDigest?: string;
+  readonly writer?: Partial<WriterOptions>;
+  /** Called with the engine's next due timer after every applied group (undefined: none). */
+  readonly onWakeup?: (at: number | undefined) => void;
+  /** Called once if the writer dies; the store rejects every later write. */
+  readonly onFatal?: (message: string) => void;
+}
+
+/**
+ * The owning thread's handle on the store: starts the writer worker, forwards command batches to it
+ * and keeps the reader's copy of the projection current from the deltas it posts.
+ *
+ * Reads (`projection`, `index`) are plain in-memory structures on this thread; they never wait on
+ * the writer. Writes resolve once the writer has made them durable. Ordering: batches are enqueued
+ * in the order `submit`/`applyConfig` were called. The Store owns its worker; `close` stops it after
+ * a final snapshot.
+ */
+export class Store {
+  readonly #worker: Worker;
+  readonly #projection: Projection;
+  #index: ObjectIndex;
+  readonly #waiters = new Map<number, Waiter>();
+  readonly #statsWaiters = new Map<number, (s: { heapUsed: number; heapTotal: number }) => void>();
+  #nextId = 1;
+  #fatal: string | undefined;
+  readonly #options: StoreOptions;
+  /** Commands re-applied and applied while the writer recovered. */
+  readonly recovered: { readonly replayed: number; readonly applied: number };
+
+  private constructor(
+    worker: Worker,
+    projection: Projection,
+    options: StoreOptions,
+    recovered: { replayed: number; applied: number },
+  ) {
+    this.#worker = worker;
+    this.#projection = projection;
+    this.#options = options;
+    this.#index = createObjectIndex(options.config);
+    this.recovered = recovered;
+    worker.on("message", (m: FromWriter) => this.#onMessage(m));
+    worker.on("error", (e) => this.#die(`writer crashed: ${String(e)}`));
+    worker.on("exit", (code) => {
+      if (code !== 0) this.#die(`writer exited with code ${code}`);
+    });
+    this.#pull();
+  }
+
+  /** Starts the writer, recovers the data directory, and resolves when reads are served. */
+  static open(options: StoreOptions): Promise<Store> {
+    const worker = new Worker(options.workerUrl);
+    const init: ToWriter = {
+      t: "init",
+      dataDir: options.dataDir,
+      config: options.config,
+      configDigest: options.configDigest,
+      options: { ...DEFAULT_WRITER_OPTIONS, ...options.writer },
+    };
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error): void => reject(new StoreError("writer failed to start", { cause: e }));
+      worker.once("error", onError);
+      worker.once("message", (m: FromWriter) => {
+        worker.off("error", onError);
+        if (m.t === "ready") {
+          const store = new Store(worker, createProjection(m.projection), options, m.recovered);
+          options.onWakeup?.(m.nextWakeup);
+          resolve(store);
+        } else {
+          void worker.terminate();
+          reject(new StoreError(m.t === "fatal" ? m.message : `unexpected ${m.t} from writer`));
+        }
+      });
+      worker.postMessage(init);
+    });
+  }
+
+  /** The reader's projection: statuses, history and downtimes as of the last delta received. */
+  get projection(): Projection {
+    return this.#projection;
+  }
+
+  /** The configured objects of the config in force (as last given to open or applyConfig). */
+  get index(): ObjectIndex {
+    return this.#index;
+  }
+
+  /**
+   * Durably enqueues a batch: `body` is the UTF-8 JSON of a Command[]; commands without `at` get
+   * this call's `at`. The buffer is transferred to the writer (unusable afterwards). Resolves when
+   * the batch is on disk; rejects with StoreError if it could not be stored.
+   */
+  submit(at: number, body: Uint8Array): Promise<void> {
+    return this.#send((id) => ({ t: "submit", id, at, body }), [body.buffer as ArrayBuffer]);
+  }
+
+  /**
+   * Switches to a new config: reads see its objects at once (new ones PENDING), and an ApplyConfig is
+   * enqueued behind every earlier batch. Resolves when that is durable.
+   */
+  applyConfig(config: Config, at: number, digest?: string): Promise<void> {
+    this.#index = createObjectIndex(config);
+    return this.#send((id) => ({ t: "config", id, at, config, digest }));
+  }
+
+  /** Asks the writer for a snapshot now; resolves when it is stored. */
+  snapshot(): Promise<void> {
+    return this.#send((id) => ({ t: "snapshot", id }));
+  }
+
+  /** The writer thread's V8 heap (bytes), answered without waiting for queued work. */
+  writerHeap(): Promise<{ heapUsed: number; heapTotal: number }> {
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      this.#statsWaiters.set(id, resolve);
+      this.#worker.postMessage({ t: "stats", id } satisfies ToWriter);
+    });
+  }
+
+  /** Resolves once everything enqueued before the call is applied and visible in `projection`. */
+  sync(): Promise<void> {
+    return this.#send((id) => ({ t: "sync", id }));
+  }
+
+  /** Applies what is enqueued, takes a final snapshot, and stops the writer. */
+  async close(): Promise<void> {
+    if (this.#fatal === undefined) await this.#send((id) => ({ t: "close", id }));
+    this.#fatal ??= "the store is closed";
+    await this.#worker.terminate();
+  }
+
+  #send(make: (id: number) => ToWriter, transfer?: ArrayBuffer[]): Promise<void> {
+    if (this.#fatal !== undefined) return Promise.reject(new StoreError(this.#fatal));
+    const id = this.#nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.#waiters.set(id, { resolve, reject });
+      this.#worker.postMessage(make(id), transfer);
+    });
+  }
+
+  #onMessage(m: FromWriter): void {
+    switch (m.t) {
+      case "delta":
+        this.#projection.applyDelta(m.delta);
+        // Ask for the next part only after whatever else is waiting (reads) had its turn.
+        setImmediate(() => this.#pull());
+        return;
+      case "acked":
+        for (const id of m.ids) this.#settle(id);
+        return;
+      case "failed":
+        for (const id of m.ids) this.#settle(id, m.message);
+        return;
+      case "done":
+        this.#settle(m.id, m.error);
+        return;
+      case "applied":
+        this.#options.onWakeup?.(m.nextWakeup);
+        return;
+      case "fatal":
+        this.#die(m.message);
+        return;
+      case "barrier":
+        this.#answerBarrier(m.id);
+        // The writer holds later deltas back until asked.
+        setImmediate(() => this.#pull());
+        return;
+      case "stats": {
+        const w = this.#statsWaiters.get(m.id);
+        this.#statsWaiters.delete(m.id);
+        w?.({ heapUsed: m.heapUsed, heapTotal: m.heapTotal });
+        return;
+      }
+      case "ready":
+        return;
+      default: {
+        const never: never = m;
+        throw new Error(`unknown message ${String(never)}`);
+      }
+    }
+  }
+
+  /**
+   * Sends the projection as it is at this barrier, for the writer's snapshot. The capture is a copy
+   * of references (records are immutable); serializing it is spread over macrotasks of a few
+   * thousand records, so reads keep flowing meanwhile.
+   */
+  #answerBarrier(id: number): void {
+    const { eventSeq, statuses, history, downtimes } = this.#projection.capture();
+    const send = (text: string, last: boolean): void => {
+      if (this.#fatal === undefined)
+        this.#worker.postMessage({ t: "projection", id, text, last } satisfies ToWriter);
+    };
+    // Pieces of JSON, each cheap to make: the arrays go out 2,000 elements at a time.
+    const pieces: (() => string)[] = [() => `{"eventSeq":${eventSeq},"statuses":[`];
+    const arrayPieces = (a: readonly unknown[]): void => {
+      for (let i = 0; i < a.length; i += 2000) {
+        const from = i;
+        pieces.push(() => (from === 0 ? "" : ",") + JSON.stringify(a.slice(from, from + 2000)).slice(1, -1));
+      }
+    };
+    arrayPieces(statuses);
+    pieces.push(() => `],"history":[`);
+    arrayPieces(history);
+    pieces.push(() => `],"downtimes":${JSON.stringify(downtimes)}}`);
+    let i = 0;
+    const step = (): void => {
+      const piece = pieces[i++] as () => string;
+      const last = i === pieces.length;
+      send(piece(), last);
+      if (!last) setImmediate(step);
+    };
+    step();
+  }
+
+  #pull(): void {
+    if (this.#fatal === undefined) this.#worker.postMessage({ t: "pull" } satisfies ToWriter);
+  }
+
+  #settle(id: number, error?: string): void {
+    const w = this.#waiters.get(id);
+    if (w === undefined) return;
+    this.#waiters.delete(id);
+    if (error === undefined) w.resolve();
+    else w.reject(new StoreError(error));
+  }
+
+  #die(message: string): void {
+    if (this.#fatal !== undefined) return;
+    this.#fatal = message;
+    for (const w of this.#waiters.values()) w.reject(new StoreError(message));
+    this.#waiters.clear();
+    this.#options.onFatal?.(message);
+  }
+}

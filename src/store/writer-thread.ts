@@ -1,0 +1,220 @@
+/**
+ * The body of the writer's thread. Owns the Writer (SQLite + engine) so that neither fsyncs nor
+ * engine work run on the thread that serves reads. Group commit falls out of the event loop: every
+ * message that arrives while a flush runs waits in `pending`, and the next flush enqueues all of
+ * them with one fsync'd transaction, acknowledges them, then applies them.
+ *
+ * Deltas go to the reader by pull: the reader asks for the next part when it has applied the last
+ * one, and meanwhile changes coalesce in a DeltaBuffer. A busy reader thus never finds a backlog of
+ * messages it would have to drain in one go. Snapshots put a barrier into that stream; the reader
+ * answers it with its projection, which completes the snapshot the writer began at the barrier.
+ */
+import { parentPort } from "node:worker_threads";
+import { createDeltaBuffer } from "./delta-buffer.js";
+import type { ConfigRow } from "./event-log.js";
+import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
+import type { ProjectionDelta } from "./records.js";
+import type { StateMachineFactory } from "./state-machine.js";
+import { type SnapshotStart, Writer } from "./writer.js";
+
+type Pending = Extract<ToWriter, { t: "submit" | "config" | "sync" | "snapshot" | "close" }>;
+
+interface Snapshotting {
+  readonly id: number;
+  readonly start: SnapshotStart;
+  readonly parts: string[];
+  /** Request ids to answer with `done` when the snapshot is stored. */
+  readonly waiters: number[];
+  closeAfter: boolean;
+}
+
+/**
+ * Runs the writer in the current worker thread with the given state machines, answering the
+ * messages of Store (src/store/store.ts). The worker's entry module (which picks the engine) calls
+ * this once.
+ */
+export function runWriterThread(engines: StateMachineFactory): void {
+  const port = parentPort;
+  if (port === null) throw new Error("the writer must run in a worker thread");
+  let writer: Writer | undefined;
+  let options: WriterOptions | undefined;
+  let pending: Pending[] = [];
+  let scheduled = false;
+  let closed = false;
+  const buffer = createDeltaBuffer();
+  let readerWaiting = false;
+  let snap: Snapshotting | undefined;
+  let nextBarrier = 1;
+
+  const post = (m: FromWriter): void => port.postMessage(m);
+  const deltaChunk = (): number => options?.deltaChunk ?? 500;
+
+  port.on("message", (m: ToWriter) => {
+    switch (m.t) {
+      case "init":
+        try {
+          options = m.options;
+          writer = Writer.open(m.dataDir, m.config, Date.now(), engines, m.options, m.configDigest);
+          post({
+            t: "ready",
+            projection: writer.takeInitialProjection(),
+            nextWakeup: writer.nextWakeup(),
+            recovered: writer.recovered,
+          });
+        } catch (e) {
+          post({ t: "fatal", message: `cannot open the event log in ${m.dataDir}: ${String(e)}` });
+        }
+        return;
+      case "stats": {
+        const h = process.memoryUsage();
+        post({ t: "stats", id: m.id, heapUsed: h.heapUsed, heapTotal: h.heapTotal });
+        return;
+      }
+      case "pull":
+        readerWaiting = true;
+        pump();
+        return;
+      case "projection":
+        onProjectionPart(m.id, m.text, m.last);
+        return;
+      default:
+        pending.push(m);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+    }
+  });
+
+  function flush(): void {
+    scheduled = false;
+    const w = writer;
+    if (w === undefined || closed) return;
+    const batch = pending;
+    pending = [];
+    let rows: { at: number; body: string | Uint8Array }[] = [];
+    let configs: ConfigRow[] = [];
+    let ids: number[] = [];
+    const commit = (): void => {
+      if (ids.length === 0) return;
+      try {
+        w.enqueue(rows, configs);
+        post({ t: "acked", ids });
+      } catch (e) {
+        post({ t: "failed", ids, message: String(e) });
+      }
+      rows = [];
+      configs = [];
+      ids = [];
+    };
+    try {
+      for (const m of batch) {
+        switch (m.t) {
+          case "submit":
+            rows.push({ at: m.at, body: m.body });
+            ids.push(m.id);
+            break;
+          case "config": {
+            const c = w.configCommand(m.config, m.at, m.digest);
+            if (c !== undefined) {
+              rows.push(c.row);
+              configs.push(c.config);
+            }
+            ids.push(m.id);
+            break;
+          }
+          case "sync":
+            commit();
+            sendDelta(w.applyPending());
+            drain();
+            // The next wakeup before the answer: a caller that syncs, then moves its clock, finds the
+            // engine's timer already scheduled.
+            post({ t: "applied", nextWakeup: w.nextWakeup() });
+            post({ t: "done", id: m.id });
+            break;
+          case "snapshot":
+            commit();
+            sendDelta(w.applyPending());
+            startSnapshot(w, m.id);
+            break;
+          case "close":
+            commit();
+            sendDelta(w.applyPending());
+            startSnapshot(w, m.id).closeAfter = true;
+            // Nothing after close is served; the snapshot's completion closes the log.
+            pending = [];
+            return;
+          default: {
+            const never: never = m;
+            throw new Error(`unknown message ${String(never)}`);
+          }
+        }
+      }
+      commit();
+      sendDelta(w.applyPending());
+      if (snap === undefined && w.snapshotDue()) startSnapshot(w);
+      post({ t: "applied", nextWakeup: w.nextWakeup() });
+    } catch (e) {
+      post({ t: "fatal", message: `writer failed: ${String(e)}` });
+      closed = true;
+    }
+  }
+
+  /** Begins a snapshot (or joins the one under way) and puts its barrier into the delta stream. */
+  function startSnapshot(w: Writer, requestId?: number): Snapshotting {
+    if (snap === undefined) {
+      snap = { id: nextBarrier++, start: w.beginSnapshot(), parts: [], waiters: [], closeAfter: false };
+      buffer.seal(snap.id);
+      pump();
+    }
+    if (requestId !== undefined) snap.waiters.push(requestId);
+    return snap;
+  }
+
+  function onProjectionPart(id: number, text: string, last: boolean): void {
+    const s = snap;
+    const w = writer;
+    if (s === undefined || s.id !== id || w === undefined) return;
+    s.parts.push(text);
+    if (!last) return;
+    snap = undefined;
+    let error: string | undefined;
+    try {
+      w.finishSnapshot(s.start, s.parts.join(""));
+    } catch (e) {
+      error = `snapshot failed: ${String(e)}`;
+    }
+    if (s.closeAfter) {
+      w.close();
+      closed = true;
+    }
+    for (const id of s.waiters) post(error === undefined ? { t: "done", id } : { t: "done", id, error });
+  }
+
+  function sendDelta(delta: ProjectionDelta | undefined): void {
+    if (delta === undefined) return;
+    buffer.add(delta);
+    pump();
+  }
+
+  /**
+   * Sends the next item if the reader asked for one. A reader asks between the writer's flushes, so
+   * a part per ask must keep up with ingestion: parts grow with the backlog (up to 8 chunks, a few
+   * milliseconds of the reader's time) instead of letting it lag.
+   */
+  function pump(): void {
+    if (!readerWaiting) return;
+    const chunk = deltaChunk();
+    const item = buffer.take(Math.min(8 * chunk, Math.max(chunk, Math.ceil(buffer.size() / 2))));
+    if (item === undefined) return;
+    readerWaiting = false;
+    post(item.kind === "delta" ? { t: "delta", delta: item.delta } : { t: "barrier", id: item.id });
+  }
+
+  /** Sends everything buffered now, barriers included (messages arrive in order). */
+  function drain(): void {
+    for (let item = buffer.take(deltaChunk()); item !== undefined; item = buffer.take(deltaChunk())) {
+      post(item.kind === "delta" ? { t: "delta", delta: item.delta } : { t: "barrier", id: item.id });
+    }
+  }
+}

@@ -1,0 +1,344 @@
+import { createHash } from "node:crypto";
+import type { ApplyConfigCommand, Command } from "../model/commands.js";
+import type { Config } from "../model/config.js";
+import type { EngineEvent, LookoutEvent } from "../model/events.js";
+import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
+import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
+import { decodeJson, encodeJson } from "./json-codec.js";
+import { createProjection, type Projection, type ProjectionSnapshot } from "./projection.js";
+import { DEFAULT_WRITER_OPTIONS, type WriterOptions } from "./protocol.js";
+import type { ProjectionDelta } from "./records.js";
+import type { StateMachine, StateMachineFactory } from "./state-machine.js";
+
+const decoder = new TextDecoder();
+
+interface WriterSnapshot {
+  /** Digest of the config in force; the config itself is in the configs table. */
+  readonly configDigest: string;
+  readonly engine: unknown;
+  readonly projection: ProjectionSnapshot;
+  readonly fold: FoldSnapshot;
+}
+
+/** An ApplyConfig as queued: the config travels by digest (see EventLog's configs table). */
+interface QueuedApplyConfig {
+  readonly type: "ApplyConfig";
+  readonly at: number;
+  readonly digest: string;
+}
+
+interface Queued {
+  readonly seq: number;
+  readonly at: number;
+  readonly body: string | Uint8Array;
+}
+
+/** The digest the store gives a config when the caller has none: sha256 of its Map-aware JSON. */
+export function configDigest(config: Config): string {
+  return `sha256:${createHash("sha256").update(encodeJson(config)).digest("hex")}`;
+}
+
+/** A config and the digest it is known by (e.g. a hash of its source document). */
+export interface DigestedConfig {
+  readonly config: Config;
+  readonly digest: string;
+}
+
+/** A snapshot begun by the writer, waiting for the reader's projection at the same point. */
+export interface SnapshotStart {
+  readonly cmdSeq: number;
+  readonly eventSeq: number;
+  /** JSON of the writer's part, an object missing its closing `}` and its `projection` member. */
+  readonly prefix: string;
+}
+
+/**
+ * The single writer: owns the event log and the state machine. Runs in the store's worker thread
+ * (src/store/writer-thread.ts), but has no thread logic itself, so tests drive it directly.
+ *
+ * Protocol: `enqueue` makes commands durable (one fsync per call, however many bodies); `applyPending`
+ * then applies every enqueued command in order, commits the events, folds them and returns the
+ * delta for readers. A crash between the two loses nothing: `open` applies what was enqueued but not
+ * applied. Not thread-safe; one Writer per data directory.
+ *
+ * The writer holds no projection once open: the reader's copy is the only one. A snapshot is taken
+ * in two steps — `beginSnapshot` captures the engine and fold, the reader's projection at the same
+ * event (a barrier in the delta stream) completes it with `finishSnapshot`.
+ */
+export class Writer {
+  readonly #log: EventLog;
+  readonly #options: WriterOptions;
+  readonly #engine: StateMachine;
+  /** The projection while opening (recovery folds into it); handed to the reader, then dropped. */
+  #boot: Projection | undefined;
+  readonly #fold: Fold;
+  /** Configs by digest that are known decoded: the one given to open, and the last enqueued. */
+  readonly #configs = new Map<string, Config>();
+  #configDigest: string;
+  readonly #givenDigest: string;
+  #queue: Queued[] = [];
+  #lastConfigDigest: string;
+  #eventsSinceSnapshot = 0;
+  #lastSnapshotAt = Date.now();
+  #appliedSinceSnapshot = false;
+  /** Commands re-applied to the engine and commands applied fresh while opening. */
+  readonly recovered = { replayed: 0, applied: 0 };
+
+  private constructor(
+    log: EventLog,
+    engines: StateMachineFactory,
+    options: WriterOptions,
+    given: DigestedConfig,
+  ) {
+    this.#log = log;
+    this.#options = options;
+    this.#configs.set(given.digest, given.config);
+    this.#givenDigest = given.digest;
+    this.#lastConfigDigest = "";
+    const row = log.latestSnapshot();
+    const limits = { historyCapacity: options.historyCapacity };
+    if (row === undefined) {
+      this.#engine = engines.create();
+      this.#configDigest = this.#engine.digest();
+      this.#boot = createProjection(undefined, limits);
+      this.#fold = createFold();
+    } else {
+      const s = JSON.parse(row.body) as WriterSnapshot;
+      this.#configDigest = s.configDigest;
+      this.#engine = engines.restore(s.engine, this.#configFor(s.configDigest));
+      this.#boot = createProjection(s.projection, limits);
+      this.#fold = createFold(s.fold);
+    }
+    this.#recover(row?.cmdSeq ?? 0);
+    this.#lastConfigDigest = this.#configDigest;
+  }
+
+  /**
+   * Opens the log in dataDir, recovers, and makes sure `config` is the config in force (enqueuing an
+   * ApplyConfig stamped `at` when it is not). Without a digest, one is computed from the config.
+   */
+  static open(
+    dataDir: string,
+    config: Config,
+    at: number,
+    engines: StateMachineFactory,
+    options: WriterOptions = DEFAULT_WRITER_OPTIONS,
+    digest: string = configDigest(config),
+  ): Writer {
+    const log = EventLog.open(dataDir);
+    try {
+      const w = new Writer(log, engines, options, { config, digest });
+      const c = w.configCommand(config, at, digest);
+      if (c !== undefined) w.enqueue([c.row], [c.config]);
+      w.applyPending();
+      return w;
+    } catch (e) {
+      log.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The projection recovered while opening, for the reader; the writer drops its copy. Call once,
+   * before the first applyPending after open.
+   */
+  takeInitialProjection(): ProjectionSnapshot {
+    const p = this.#boot;
+    if (p === undefined) throw new Error("the initial projection was already taken");
+    this.#boot = undefined;
+    return p.capture();
+  }
+
+  nextWakeup(): number | undefined {
+    return this.#engine.nextWakeup();
+  }
+
+  /**
+   * Durably enqueues command batches (each the UTF-8 JSON of a Command[]), in order, with one fsync,
+   * together with the configs their ApplyConfig commands name.
+   */
+  enqueue(
+    rows: readonly { at: number; body: string | Uint8Array }[],
+    configs: readonly ConfigRow[] = [],
+  ): void {
+    const seqs = this.#log.enqueue(rows, configs);
+    for (let i = 0; i < seqs.length; i++) {
+      const row = rows[i] as { at: number; body: string | Uint8Array };
+      this.#queue.push({ seq: seqs[i] as number, at: row.at, body: row.body });
+    }
+  }
+
+  /**
+   * The queue row and config row of an ApplyConfig for `config`, or undefined when that config is
+   * already the last one enqueued (a restart with an unchanged config logs nothing).
+   */
+  configCommand(
+    config: Config,
+    at: number,
+    digest: string = configDigest(config),
+  ): { row: { at: number; body: string }; config: ConfigRow } | undefined {
+    if (digest === this.#lastConfigDigest) return undefined;
+    this.#lastConfigDigest = digest;
+    this.#configs.set(digest, config);
+    const cmd: QueuedApplyConfig = { type: "ApplyConfig", at, digest };
+    return { row: { at, body: JSON.stringify(cmd) }, config: { digest, body: encodeJson(config) } };
+  }
+
+  /**
+   * Applies every enqueued command, commits their events, folds them into the projection and returns
+   * the delta (undefined when nothing changed). Afterwards takes a snapshot if one is due.
+   */
+  applyPending(): ProjectionDelta | undefined {
+    if (this.#queue.length === 0) return undefined;
+    const queue = this.#queue;
+    this.#queue = [];
+    const events: LookoutEvent[] = [];
+    const chunks: EventChunk[] = [];
+    for (const q of queue) {
+      const mine: LookoutEvent[] = [];
+      for (const cmd of this.#decode(q.body, q.at)) {
+        for (const e of this.#applyOne(cmd)) mine.push(e);
+      }
+      for (const e of mine) events.push(e);
+      chunks.push({ cmdSeq: q.seq, count: mine.length, body: JSON.stringify(mine) });
+    }
+    const first = this.#log.lastEventSeq() + 1;
+    this.#log.recordApplied((queue[queue.length - 1] as Queued).seq, chunks);
+    for (let i = 0; i < events.length; i++) this.#fold.apply(events[i] as LookoutEvent, first + i);
+    this.#eventsSinceSnapshot += events.length;
+    this.#appliedSinceSnapshot = true;
+    const delta = this.#fold.take();
+    if (delta !== undefined) this.#boot?.applyDelta(delta);
+    return delta;
+  }
+
+  /** Whether enough events or time passed since the last snapshot to take one. */
+  snapshotDue(): boolean {
+    return (
+      this.#eventsSinceSnapshot >= this.#options.snapshotEveryEvents ||
+      (this.#appliedSinceSnapshot && Date.now() - this.#lastSnapshotAt >= this.#options.snapshotEveryMs)
+    );
+  }
+
+  /**
+   * Captures the engine and the fold after everything applied so far (call applyPending first and
+   * hand its delta to the reader). Complete it with the reader's projection at the same event.
+   */
+  beginSnapshot(): SnapshotStart {
+    const prefix = JSON.stringify({
+      configDigest: this.#configDigest,
+      engine: this.#engine.snapshot(),
+      fold: this.#fold.snapshot(),
+    } satisfies Omit<WriterSnapshot, "projection">);
+    this.#eventsSinceSnapshot = 0;
+    this.#appliedSinceSnapshot = false;
+    this.#lastSnapshotAt = Date.now();
+    return {
+      cmdSeq: this.#log.appliedSeq(),
+      eventSeq: this.#log.lastEventSeq(),
+      prefix: prefix.slice(0, -1),
+    };
+  }
+
+  /** Stores the snapshot with `projection` (JSON of a ProjectionSnapshot) and drops the commands it covers. */
+  finishSnapshot(start: SnapshotStart, projection: string): void {
+    const body = `${start.prefix},"projection":${projection}}`;
+    this.#log.saveSnapshot({ cmdSeq: start.cmdSeq, eventSeq: start.eventSeq, at: Date.now(), body });
+    this.#log.compactCommands(start.cmdSeq);
+    const keep = this.#options.retainEvents;
+    if (keep > 0 && start.eventSeq > keep) this.#log.trimEvents(start.eventSeq - keep);
+  }
+
+  /** Events after seq, for tests and tools (sinks open their own reader). */
+  eventsAfter(seq: number, limit?: number): LoggedEvent[] {
+    return this.#log.eventsAfter(seq, limit);
+  }
+
+  close(): void {
+    this.#log.close();
+  }
+
+  #configFor(digest: string): Config {
+    const known = this.#configs.get(digest);
+    if (known !== undefined) return known;
+    const body = this.#log.config(digest);
+    if (body === undefined) throw new Error(`config ${digest} is missing from the log`);
+    const config = decodeJson<Config>(body);
+    this.#configs.set(digest, config);
+    return config;
+  }
+
+  /**
+   * A queue row holds a JSON array of commands — stamped with the row's `at` unless they carry their
+   * own — or one ApplyConfig naming its config by digest.
+   */
+  #decode(body: string | Uint8Array, at: number): readonly Command[] {
+    const text = typeof body === "string" ? body : decoder.decode(body);
+    if (text.startsWith("[")) {
+      const commands = JSON.parse(text) as { at?: number }[];
+      for (const c of commands) c.at ??= at;
+      return commands as Command[];
+    }
+    const q = JSON.parse(text) as QueuedApplyConfig;
+    const cmd: ApplyConfigCommand = {
+      type: "ApplyConfig",
+      at: q.at,
+      digest: q.digest,
+      config: this.#configFor(q.digest),
+    };
+    this.#configDigest = q.digest;
+    // Keep decoded only the config given to open, the one in force, and the last enqueued.
+    for (const d of this.#configs.keys()) {
+      if (d !== this.#givenDigest && d !== q.digest && d !== this.#lastConfigDigest) this.#configs.delete(d);
+    }
+    return [cmd];
+  }
+
+  #applyOne(cmd: Command): readonly EngineEvent[] {
+    try {
+      return this.#engine.apply(cmd);
+    } catch (e) {
+      // An engine bug must not wedge the queue. Replaying the same command fails the same way, so
+      // recording the failure keeps the log and a replay in step.
+      return [
+        { type: "CommandRejected", at: cmd.at, command: cmd.type, reason: `engine error: ${String(e)}` },
+      ];
+    }
+  }
+
+  #recover(snapshotCmdSeq: number): void {
+    const applied = this.#log.appliedSeq();
+    // 1. Commands the snapshot does not cover but whose events are logged: re-apply to the engine
+    //    only (their events are already in the log).
+    for (let after = snapshotCmdSeq; after < applied; ) {
+      const rows = this.#log.commandsAfter(after, 256);
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        if (r.seq > applied) break;
+        for (const cmd of this.#decode(r.body, r.at)) this.#applyOne(cmd);
+        this.recovered.replayed++;
+        after = r.seq;
+      }
+      if ((rows[rows.length - 1] as { seq: number }).seq > applied) break;
+    }
+    // 2. Fold the logged events the projection has not seen.
+    const boot = this.#boot as Projection;
+    for (let after = boot.eventSeq(); ; ) {
+      const rows = this.#log.eventsAfter(after, 10_000);
+      if (rows.length === 0) break;
+      for (const r of rows) this.#fold.apply(r.event, r.seq);
+      after = (rows[rows.length - 1] as { seq: number }).seq;
+      const delta = this.#fold.take();
+      if (delta !== undefined) boot.applyDelta(delta);
+    }
+    // 3. Commands enqueued (acknowledged to a client) but never applied: apply them now.
+    for (let after = applied; ; ) {
+      const rows = this.#log.commandsAfter(after, 256);
+      if (rows.length === 0) break;
+      for (const r of rows) this.#queue.push({ seq: r.seq, at: r.at, body: r.body });
+      this.recovered.applied += rows.length;
+      after = (rows[rows.length - 1] as { seq: number }).seq;
+      this.applyPending();
+    }
+  }
+}
