@@ -271,9 +271,9 @@ export interface Paren extends NodeBase {
 
 /**
  * Prefix operators: `!` `-` `+`, `*` (default marker), and the bound/comparison prefixes
- * `<` `<=` `>` `>=` `!=` `=~` `!~` (e.g. `>=0`, `=~"^a"`).
+ * `<` `<=` `>` `>=` `!=` `==` `=~` `!~` (e.g. `>=0`, `=~"^a"`; `==x` appears in the spec's examples).
  */
-export type UnaryOp = "!" | "-" | "+" | "*" | "<" | "<=" | ">" | ">=" | "!=" | "=~" | "!~";
+export type UnaryOp = "!" | "-" | "+" | "*" | "<" | "<=" | ">" | ">=" | "!=" | "==" | "=~" | "!~";
 
 export interface Unary extends NodeBase {
   readonly kind: "Unary";
