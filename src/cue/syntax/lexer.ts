@@ -154,6 +154,22 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
     }
   };
 
+  /**
+   * Whether the next significant character is `,` or `:`: then the newline inserts no comma, which
+   * allows front-style commas (`a\n, b`) and labels split from their colon (cue issue 721).
+   */
+  const leadingPunctuation = (from: number): boolean => {
+    let k = from;
+    while (k < end) {
+      const c = text.charCodeAt(k);
+      if (c === 32 || c === 9 || c === 13 || c === 10) k++;
+      else if (c === 47 && text.charCodeAt(k + 1) === 47) {
+        while (k < end && text.charCodeAt(k) !== 10) k++;
+      } else return c === 44 || c === 58;
+    }
+    return false;
+  };
+
   const tok = (type: TokenType, s: number, e: number): Token => {
     last = type;
     return { type, start: s, end: e };
@@ -165,7 +181,7 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
       while (i < end) {
         const c = text.charCodeAt(i);
         if (c === 10) {
-          if (commaAfter.has(last)) {
+          if (commaAfter.has(last) && !leadingPunctuation(i + 1)) {
             last = ",";
             const t: Token = { type: ",", start: i, end: i, implicit: true };
             i++;

@@ -129,7 +129,7 @@ const binaryPrec: Partial<Record<TokenType, number>> = {
 const unaryOps = new Set<TokenType>(["!", "-", "+", "*", "<", "<=", ">", ">=", "!=", "==", "=~", "!~"]);
 
 /** Tokens after which `if`/`for`/`let` are plain identifiers (labels or references), not clauses. */
-const identFollowers = new Set<TokenType>([":", "?", "!", "=", ",", "}", "]", ")", "EOF", ".", "&", "|"]);
+const identFollowers = new Set<TokenType>([":", "?", "=", ",", "}", "]", ")", "EOF", ".", "&", "|"]);
 
 function createParser(ctx: Ctx, start: number, end: number) {
   const { source } = ctx;
@@ -223,6 +223,15 @@ function createParser(ctx: Ctx, start: number, end: number) {
   };
 
   const ident = (t: Token): ast.Ident => ({ kind: "Ident", name: tokText(t), pos: pos(t.start), end: t.end });
+
+  /** The identifier of an alias or let clause (current token, consumed); `_` is not allowed. */
+  const bindName = (): ast.Ident => {
+    const id = ident(tok);
+    if (ty() !== "IDENT") addError(tok.start, `expected identifier, found ${describe(tok)}`);
+    else if (id.name === "_") addError(tok.start, "cannot use _ as alias or let clause");
+    if (ty() === "IDENT") next();
+    return id;
+  };
 
   // ---- file ------------------------------------------------------------------------------------
 
@@ -419,8 +428,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
     // A label and an expression start alike: parse an expression, then look at what follows.
     let alias: ast.Ident | undefined;
     if (ty() === "IDENT" && peek().type === "=") {
-      alias = ident(tok);
-      next();
+      alias = bindName();
       next();
     }
     const e = expr();
@@ -465,8 +473,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
       const vs = tok.start;
       let valueAlias: ast.Ident | undefined;
       if (ty() === "IDENT" && peek().type === "=") {
-        valueAlias = ident(tok);
-        next();
+        valueAlias = bindName();
         next();
       }
       let value: ast.Expr;
@@ -589,8 +596,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
   const letClause = (): ast.LetClause => {
     const s = tok.start;
     next(); // let
-    const id = ident(tok);
-    next();
+    const id = bindName();
     expect("=", "'='");
     const e = expr();
     return { kind: "Let", ident: id, expr: e, pos: pos(s), end: e.end };
@@ -820,8 +826,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
         next();
         let inner: ast.Expr;
         if (ty() === "IDENT" && peek().type === "=") {
-          const id = ident(tok);
-          next();
+          const id = bindName();
           next();
           const e = expr();
           inner = { kind: "Alias", ident: id, expr: e, pos: id.pos, end: e.end };
@@ -877,8 +882,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
           const kw = clauseKeyword();
           if (kw === "for" || kw === "if") elems.push(comprehension());
           else if (ty() === "IDENT" && peek().type === "=") {
-            const id = ident(tok);
-            next();
+            const id = bindName();
             next();
             const e = expr();
             elems.push({ kind: "Alias", ident: id, expr: e, pos: id.pos, end: e.end });
