@@ -93,7 +93,7 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
           break;
         default: {
           const never: never = d;
-          return never;
+          throw new Error(`unexpected declaration ${String(never)}`);
         }
       }
     }
