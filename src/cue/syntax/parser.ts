@@ -107,6 +107,9 @@ function handleCrash(ctx: Ctx, e: unknown): void {
   ctx.errors.push({ code: e instanceof RangeError ? "limit" : "syntax", message, pos: ctx.source.pos(0) });
 }
 
+/** Shared by every field without attributes (most of them), to keep large trees small. */
+const noAttributes: readonly ast.Attribute[] = Object.freeze([]);
+
 const binaryPrec: Partial<Record<TokenType, number>> = {
   "|": 1,
   "&": 2,
@@ -488,7 +491,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
           alias,
           constraint,
           value,
-          attributes: [],
+          attributes: noAttributes,
           pos: pos(s),
           end: value.end,
         };
@@ -504,7 +507,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
           alias,
           constraint,
           value,
-          attributes: [],
+          attributes: noAttributes,
           pos: pos(s),
           end: inner.end,
         };
@@ -513,8 +516,12 @@ function createParser(ctx: Ctx, start: number, end: number) {
         valueAlias === undefined
           ? v
           : { kind: "Alias", ident: valueAlias, expr: v, pos: pos(vs), end: v.end };
-      const attributes: ast.Attribute[] = [];
-      while (ty() === "ATTR") attributes.push(attribute());
+      let attributes: ast.Attribute[] | readonly ast.Attribute[] = noAttributes;
+      if (ty() === "ATTR") {
+        const list: ast.Attribute[] = [];
+        while (ty() === "ATTR") list.push(attribute());
+        attributes = list;
+      }
       const e = attributes.length > 0 ? (attributes[attributes.length - 1]?.end ?? value.end) : value.end;
       return { kind: "Field", label, alias, constraint, value, attributes, pos: pos(s), end: e };
     } finally {

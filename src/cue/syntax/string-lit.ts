@@ -32,6 +32,9 @@ interface RawSeg {
   end: number;
 }
 
+const noParts: readonly (string | ExprRange)[] = Object.freeze([]);
+const noErrors: readonly { offset: number; message: string }[] = Object.freeze([]);
+
 const CR = 13;
 const LF = 10;
 const BACKSLASH = 92;
@@ -49,6 +52,24 @@ export function scanString(text: string, start: number, limit: number, findClose
   const q = text.charCodeAt(i);
   const bytes = q === 39;
   const multiline = text.charCodeAt(i + 1) === q && text.charCodeAt(i + 2) === q;
+  if (hashes === 0 && !multiline && !bytes) {
+    // Fast path for the common plain string without escapes: no decoding needed.
+    let k = i + 1;
+    while (k < limit) {
+      const c = text.charCodeAt(k);
+      if (c === q) {
+        return {
+          end: k + 1,
+          bytes,
+          multiline,
+          parts: k === i + 1 ? noParts : [text.slice(i + 1, k)],
+          errors: noErrors,
+        };
+      }
+      if (c === BACKSLASH || c === LF || c === CR) break;
+      k++;
+    }
+  }
   i += multiline ? 3 : 1;
   if (multiline) {
     if (text.charCodeAt(i) === CR) i++;
