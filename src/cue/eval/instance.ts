@@ -41,6 +41,11 @@ export interface CueValue {
 
 const handles = new WeakMap<CueValue, { v: Vertex; limits: Limits }>();
 
+/** The vertex behind a value handle (for inspection tools). */
+export function vertexOf(c: CueValue): { v: Vertex; limits: Limits } | undefined {
+  return handles.get(c);
+}
+
 function limitsOf(o: EvalOptions | undefined): Limits {
   return {
     maxSteps: o?.maxSteps ?? DEFAULT_LIMITS.maxSteps,

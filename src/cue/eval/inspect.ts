@@ -1,0 +1,126 @@
+/**
+ * Inspection hooks for tools (the conformance runner): CUE-level equality of possibly non-concrete
+ * values (including definitions, hidden and optional fields), the kind of a value, and closedness.
+ */
+
+import { withEngine } from "./engine.js";
+import { evaluate } from "./evaluate.js";
+import type { CueValue } from "./instance.js";
+import { vertexOf } from "./instance.js";
+import { kindName } from "./kinds.js";
+import { formatValue, isAtom, kindOf, type Value } from "./values.js";
+import { OPTIONAL, type Vertex } from "./vertex.js";
+
+function scalarText(v: Value): string {
+  if (v.t === "basic") {
+    const parts = v.bounds.map((b) => `${b.op}${formatValue(b.v)}`).sort();
+    parts.push(...v.validators.map((x) => x.name).sort());
+    return `${kindName(v.k)}:${parts.join("&")}`;
+  }
+  if (v.t === "disj") {
+    return v.values
+      .map((x, i) => (v.hasDefault && v.defaults[i] ? "*" : "") + scalarText(x))
+      .sort()
+      .join("|");
+  }
+  if (isAtom(v) && (v.t === "int" || v.t === "float")) return `${v.t}:${formatValue(v)}`;
+  return formatValue(v);
+}
+
+function equalVertex(a: Vertex, b: Vertex, depth: number): boolean {
+  if (depth > 200) return true;
+  evaluate(a);
+  evaluate(b);
+  if ((a.err !== undefined) !== (b.err !== undefined)) return false;
+  if (a.err !== undefined) return true;
+  if ((a.disj !== undefined) !== (b.disj !== undefined)) return false;
+  if (a.disj !== undefined && b.disj !== undefined) {
+    const da = a.disj;
+    const db = b.disj;
+    if (da.values.length !== db.values.length) return false;
+    const used = new Set<number>();
+    for (let i = 0; i < da.values.length; i++) {
+      const x = da.values[i] as Vertex;
+      const dx = da.hasDefault && (da.defaults[i] ?? false);
+      let found = false;
+      for (let j = 0; j < db.values.length; j++) {
+        if (used.has(j)) continue;
+        const dy = db.hasDefault && (db.defaults[j] ?? false);
+        if (dx !== dy) continue;
+        if (equalVertex(x, db.values[j] as Vertex, depth + 1)) {
+          used.add(j);
+          found = true;
+          break;
+        }
+      }
+      if (!found) return false;
+    }
+    return true;
+  }
+  if (a.isList !== b.isList) return false;
+  if (a.isList) {
+    if (a.listLen !== b.listLen || a.listOpen !== b.listOpen) return false;
+  } else {
+    if ((a.structMark > 0) !== (b.structMark > 0)) return false;
+    if (a.structMark === 0 && scalarText(a.scalar) !== scalarText(b.scalar)) return false;
+  }
+  const la = a.arcs ?? new Map<string, Vertex>();
+  const lb = b.arcs ?? new Map<string, Vertex>();
+  const keys = new Set([...la.keys(), ...lb.keys()]);
+  for (const k of keys) {
+    const x = la.get(k);
+    const y = lb.get(k);
+    if (x === undefined || y === undefined) {
+      // An optional field with no constraint is no field at all for comparison purposes.
+      return false;
+    }
+    if (x.fieldType !== y.fieldType) return false;
+    if (x.fieldType === OPTIONAL) {
+      if (x.conjuncts.length > 0 && y.conjuncts.length > 0 && !equalVertex(x, y, depth + 1)) return false;
+      continue;
+    }
+    if (!equalVertex(x, y, depth + 1)) return false;
+  }
+  return true;
+}
+
+function isClosed(v: Vertex): boolean {
+  evaluate(v);
+  if (v.groups === undefined) return false;
+  for (const g of v.groups.values()) if (!g.open) return true;
+  return false;
+}
+
+/** Hooks exported as `inspect` from the package index. */
+export const inspect = {
+  equal(a: CueValue, b: CueValue): boolean {
+    const x = vertexOf(a);
+    const y = vertexOf(b);
+    if (x === undefined || y === undefined) return false;
+    return withEngine(x.limits, () => equalVertex(x.v, y.v, 0));
+  },
+  kind(v: CueValue): string {
+    const x = vertexOf(v);
+    if (x === undefined) return "_|_";
+    return withEngine(x.limits, () => {
+      evaluate(x.v);
+      if (x.v.err !== undefined) return "_|_";
+      if (x.v.disj !== undefined) {
+        let k = 0;
+        for (const d of x.v.disj.values) {
+          evaluate(d);
+          k |= d.isList ? 64 : d.structMark > 0 ? 128 : kindOf(d.scalar);
+        }
+        return kindName(k);
+      }
+      if (x.v.isList) return "list";
+      if (x.v.structMark > 0) return "struct";
+      return kindName(kindOf(x.v.scalar));
+    });
+  },
+  closed(v: CueValue): boolean {
+    const x = vertexOf(v);
+    if (x === undefined) return false;
+    return withEngine(x.limits, () => isClosed(x.v));
+  },
+};
