@@ -17,4 +17,4 @@ export {
   type ExportResult,
   type SourceFile,
 } from "./eval/instance.js";
-export { inspect } from "./eval/inspect.js";
+export { debugText, inspect } from "./eval/inspect.js";

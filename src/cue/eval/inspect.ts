@@ -27,36 +27,65 @@ function scalarText(v: Value): string {
   return formatValue(v);
 }
 
+type Alt = { def: boolean; v: Vertex | undefined; s: Value | undefined };
+
+function alts(v: Vertex): Alt[] {
+  evaluate(v);
+  if (v.err === undefined && v.disj !== undefined) {
+    const d = v.disj;
+    const out: Alt[] = [];
+    d.values.forEach((x, i) => {
+      for (const a of alts(x)) out.push({ ...a, def: d.hasDefault && (d.defaults[i] ?? false) });
+    });
+    return out;
+  }
+  if (v.err === undefined && v.scalar.t === "disj" && !v.isList && v.structMark === 0) {
+    const d = v.scalar;
+    return d.values.map((x, i) =>
+      x.t === "vertex"
+        ? { def: d.hasDefault && (d.defaults[i] ?? false), v: x.v, s: undefined }
+        : { def: d.hasDefault && (d.defaults[i] ?? false), v: undefined, s: x },
+    );
+  }
+  return [{ def: false, v, s: undefined }];
+}
+
+function equalAlt(a: Alt, b: Alt, depth: number): boolean {
+  if (a.v !== undefined && b.v !== undefined) return equalSingle(a.v, b.v, depth);
+  const sa = a.s ?? (a.v !== undefined && a.v.structMark === 0 && !a.v.isList && a.v.arcs === undefined ? a.v.scalar : undefined);
+  const sb = b.s ?? (b.v !== undefined && b.v.structMark === 0 && !b.v.isList && b.v.arcs === undefined ? b.v.scalar : undefined);
+  if (sa === undefined || sb === undefined) return false;
+  return scalarText(sa) === scalarText(sb);
+}
+
 function equalVertex(a: Vertex, b: Vertex, depth: number): boolean {
   if (depth > 200) return true;
+  const xa = alts(a);
+  const xb = alts(b);
+  if (xa.length === 1 && xb.length === 1) return equalAlt(xa[0] as Alt, xb[0] as Alt, depth);
+  if (xa.length !== xb.length) return false;
+  const used = new Set<number>();
+  for (const x of xa) {
+    let found = false;
+    for (let j = 0; j < xb.length; j++) {
+      const y = xb[j] as Alt;
+      if (used.has(j) || x.def !== y.def) continue;
+      if (equalAlt(x, y, depth + 1)) {
+        used.add(j);
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+function equalSingle(a: Vertex, b: Vertex, depth: number): boolean {
   evaluate(a);
   evaluate(b);
   if ((a.err !== undefined) !== (b.err !== undefined)) return false;
   if (a.err !== undefined) return true;
-  if ((a.disj !== undefined) !== (b.disj !== undefined)) return false;
-  if (a.disj !== undefined && b.disj !== undefined) {
-    const da = a.disj;
-    const db = b.disj;
-    if (da.values.length !== db.values.length) return false;
-    const used = new Set<number>();
-    for (let i = 0; i < da.values.length; i++) {
-      const x = da.values[i] as Vertex;
-      const dx = da.hasDefault && (da.defaults[i] ?? false);
-      let found = false;
-      for (let j = 0; j < db.values.length; j++) {
-        if (used.has(j)) continue;
-        const dy = db.hasDefault && (db.defaults[j] ?? false);
-        if (dx !== dy) continue;
-        if (equalVertex(x, db.values[j] as Vertex, depth + 1)) {
-          used.add(j);
-          found = true;
-          break;
-        }
-      }
-      if (!found) return false;
-    }
-    return true;
-  }
   if (a.isList !== b.isList) return false;
   if (a.isList) {
     if (a.listLen !== b.listLen || a.listOpen !== b.listOpen) return false;
@@ -70,15 +99,8 @@ function equalVertex(a: Vertex, b: Vertex, depth: number): boolean {
   for (const k of keys) {
     const x = la.get(k);
     const y = lb.get(k);
-    if (x === undefined || y === undefined) {
-      // An optional field with no constraint is no field at all for comparison purposes.
-      return false;
-    }
+    if (x === undefined || y === undefined) return false;
     if (x.fieldType !== y.fieldType) return false;
-    if (x.fieldType === OPTIONAL) {
-      if (x.conjuncts.length > 0 && y.conjuncts.length > 0 && !equalVertex(x, y, depth + 1)) return false;
-      continue;
-    }
     if (!equalVertex(x, y, depth + 1)) return false;
   }
   return true;
@@ -124,3 +146,11 @@ export const inspect = {
     return withEngine(x.limits, () => isClosed(x.v));
   },
 };
+
+/** CUE-like text of a value (non-concrete parts included), for debugging. */
+export function debugText(v: CueValue): string {
+  const x = vertexOf(v);
+  if (x === undefined) return "_|_";
+  return withEngine(x.limits, () => debugString(x.v));
+}
+import { debugString } from "./debug.js";
