@@ -214,7 +214,9 @@ function checkOne(engine: Engine, root: EngineValue, d: Directive): Omit<CaseRes
         return { status: "unsupported", reason: "closed needs inspect.closed" };
       const v = root.lookup(d.path);
       if (v === undefined) return { status: "failed", reason: "field not found" };
-      const want = (option(d, "closed")?.text ?? "true") !== "false";
+      // `@test(closed)` or `@test(closed=false)`: the value sits on the directive argument itself.
+      const first = d.args[0];
+      const want = first?.key === "closed" ? first.text !== "false" : true;
       const got = engine.inspect.closed(v);
       return got === want
         ? { status: "passed" }
@@ -380,7 +382,7 @@ function isSuffix(s: readonly string[], of: readonly string[]): boolean {
 }
 
 function checkKind(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
-  const want = option(d, "kind")?.text ?? "";
+  const want = d.args[0]?.key === "kind" ? d.args[0].text : "";
   const v = root.lookup(d.path);
   if (v === undefined) return { status: "failed", reason: "field not found" };
   if (engine.inspect.kind !== undefined) {
