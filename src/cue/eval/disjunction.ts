@@ -16,7 +16,7 @@ import { evaluate, firstError } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { atomsEqual, type BottomV, bottom, type DisjV, isAtom, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, counters, EVALUATED, Vertex } from "./vertex.js";
 
 interface Term {
   readonly c: Conjunct;
@@ -73,7 +73,7 @@ function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: numb
       }
     }
   }
-  return { terms: [{ c: { expr: x, env, ctx, pos: x.pos }, def: false }], hasDefault: false };
+  return { terms: [{ c: { expr: x, env, ctx, value: undefined, pos: x.pos, embed: false }, def: false }], hasDefault: false };
 }
 
 function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
@@ -95,9 +95,13 @@ function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: nu
 }
 
 function nextOcc(v: Vertex, node: ast.Node): number {
-  v.seen ??= new Map();
-  const n = v.seen.get(node) ?? 0;
-  v.seen.set(node, n + 1);
+  const seen = v.seen;
+  let n = 0;
+  if (seen === undefined) v.seen = [node];
+  else {
+    for (const x of seen) if (x === node) n++;
+    v.seen = [...seen, node];
+  }
   return n;
 }
 
@@ -342,6 +346,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   const run = (k: number): void => {
     if (k === pend.length) {
       const w = new Vertex(v.parent, v.label);
+      counters.clones++;
       w.fieldType = v.fieldType;
       w.declPos = v.declPos;
       w.depth = v.depth;

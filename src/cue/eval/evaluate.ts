@@ -71,7 +71,7 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
       p.label.alias !== undefined
         ? bindFrame(p.env, new Map([[p.label.alias.name, { t: "value", v: { t: "string", v: a.label } }]]))
         : p.env;
-    a.conjuncts.push({ expr: p.field.value, env, ctx: childCtx(p.ctx, a.label), pos: p.field.value.pos });
+    a.addConj({ expr: p.field.value, env, ctx: childCtx(p.ctx, a.label), value: undefined, pos: p.field.value.pos, embed: false });
     if (a.status !== NEW) a.lateConjuncts = true;
   }
 }
@@ -111,7 +111,7 @@ function finishList(v: Vertex): void {
     for (let i = p.len; i < len; i++) {
       const a = v.arc(String(i));
       a.fieldType = REGULAR;
-      a.conjuncts.push({ expr: p.rest, env: p.env, ctx: childCtx(p.ctx, String(i)), pos: p.rest.pos });
+      a.addConj({ expr: p.rest, env: p.env, ctx: childCtx(p.ctx, String(i)), value: undefined, pos: p.rest.pos, embed: false });
     }
   }
   v.listLen = len;

@@ -96,6 +96,7 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       up: undefined,
       vertex: root,
       scope: fileScope(parsed, file),
+      lit: undefined,
       binds: undefined,
       lets: undefined,
       imports,
@@ -107,7 +108,7 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       pos: file.pos,
       end: file.end,
     };
-    root.conjuncts.push({ expr: lit, env: frame, ctx: NO_CLOSE, pos: file.pos });
+    root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
   if (errors.length > 0) return makeValue(root, limits, errors);
   withEngine(limits, () => collectErrors(root, [], errors, 0));
@@ -166,12 +167,13 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
       w.fieldType = REGULAR;
       const conj = (x: Vertex): Conjunct => ({
         expr: undefined,
-        env: { up: undefined, vertex: w, scope: undefined, binds: undefined, lets: undefined },
+        env: { up: undefined, vertex: w, scope: undefined, lit: undefined, binds: undefined, lets: undefined, imports: undefined },
         ctx: NO_CLOSE,
         value: { t: "vertex", v: x },
         pos: x.conjuncts[0]?.pos ?? { file: "", offset: -1, line: 0, column: 0 },
+        embed: false,
       });
-      w.conjuncts.push(conj(v), conj(o.v));
+      w.conjuncts = [conj(v), conj(o.v)];
       const errs: CueError[] = [];
       withEngine(limits, () => collectErrors(w, [], errs, 0));
       return makeValue(w, limits, errs);

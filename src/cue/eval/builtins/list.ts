@@ -43,10 +43,10 @@ function sortWith(items: Value[], cmp: Value): Value[] {
     const w = new Vertex(undefined, "");
     w.isLet = true;
     const pos = { file: "", offset: -1, line: 0, column: 0 };
-    const env = { up: undefined, vertex: w, scope: undefined, binds: undefined, lets: undefined };
+    const env = { up: undefined, vertex: w, scope: undefined, lit: undefined, binds: undefined, lets: undefined, imports: undefined };
     w.conjuncts = [
-      { expr: undefined, env, ctx: NO_CLOSE, value: c, pos },
-      { expr: undefined, env, ctx: NO_CLOSE, value: makeStruct([["x", x], ["y", y]]), pos },
+      { expr: undefined, env, ctx: NO_CLOSE, value: c, pos, embed: false },
+      { expr: undefined, env, ctx: NO_CLOSE, value: makeStruct([["x", x], ["y", y]]), pos, embed: false },
     ];
     evaluate(w);
     const l = w.arcs?.get("less");
