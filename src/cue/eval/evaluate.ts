@@ -126,6 +126,11 @@ function checkClosed(v: Vertex): void {
     for (const g of groups.values()) {
       if (g.open || g.labels.has(label)) continue;
       if (g.patterns.some((p) => patternMatches(p, label))) continue;
+      if (a.fieldType === OPTIONAL) {
+        // An optional field a closed struct does not allow is simply not there.
+        v.arcs.delete(label);
+        break;
+      }
       setErr(a, bottom("eval", "field not allowed", a.declPos ?? []));
       a.notAllowed = true;
       break;
@@ -155,6 +160,14 @@ function checkKinds(v: Vertex): void {
     return;
   }
   const me: Value = { t: "vertex", v };
+  if (s.t === "disj") {
+    const kind = v.isList ? 64 : 128;
+    const ok = s.values.filter((x) => x.t === "top" || (x.t === "basic" && x.k & kind && x.bounds.length === 0));
+    if (ok.length > 0) {
+      v.scalar = { t: "top" };
+      return;
+    }
+  }
   if (s.t === "basic" && s.bounds.length === 0 && s.validators.length === 0 && s.k & (v.isList ? 64 : 128)) {
     v.scalar = { t: "top" };
     return;

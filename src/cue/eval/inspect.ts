@@ -3,6 +3,7 @@
  * values (including definitions, hidden and optional fields), the kind of a value, and closedness.
  */
 
+import { inDefinition } from "./collect.js";
 import { withEngine } from "./engine.js";
 import { evaluate } from "./evaluate.js";
 import type { CueValue } from "./instance.js";
@@ -108,6 +109,7 @@ function equalSingle(a: Vertex, b: Vertex, depth: number): boolean {
 
 function isClosed(v: Vertex): boolean {
   evaluate(v);
+  if (v.structMark > 0 && inDefinition(v)) return true;
   if (v.groups === undefined) return false;
   for (const g of v.groups.values()) if (!g.open) return true;
   return false;

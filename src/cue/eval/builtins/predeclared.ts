@@ -60,6 +60,8 @@ const types: Record<string, Value> = {
     f("1.797693134862315708145274237317043567981e+308"),
   ),
 };
+// Test-suite marker that disables structure sharing in cue; sharing is not observable here.
+types.__no_sharing = { t: "top" };
 for (const [name, value] of Object.entries(types)) registerPredeclared(name, { kind: "value", value });
 void NULL;
 
