@@ -261,9 +261,33 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
       .compile([{ name: "expected.cue", text: `__expected: ${exp.text}\n` }])
       .lookup(["__expected"]);
     if (e === undefined) return { status: "unsupported", reason: "cannot evaluate the expectation" };
-    return equal(got, e) ? { status: "passed" } : { status: "failed", reason: `not equal to ${exp.text}` };
+    return equal(got, e)
+      ? { status: "passed" }
+      : { status: "failed", reason: notEqual(engine, exp.text, got) };
   }
-  return comparePlain(root, target, want);
+  const r = comparePlain(root, target, want);
+  // The export comparison cannot see optional fields or extra definitions; CUE equality can.
+  if (r.status === "passed" && engine.inspect.equal !== undefined) {
+    const got = root.lookup(target);
+    const e = engine
+      .compile([{ name: "expected.cue", text: `__expected: ${exp.text}\n` }])
+      .lookup(["__expected"]);
+    if (got !== undefined && e !== undefined && e.errors.length === 0 && !engine.inspect.equal(got, e)) {
+      return { status: "failed", reason: `exports as expected but ${notEqual(engine, exp.text, got)}` };
+    }
+  }
+  return r;
+}
+
+function notEqual(engine: Engine, expected: string, got: EngineValue): string {
+  const flat = (s: string): string => s.replace(/\s+/g, " ").slice(0, 200);
+  let shown = "";
+  try {
+    shown = engine.describe === undefined ? "" : `; got ${flat(engine.describe(got))}`;
+  } catch {
+    shown = "";
+  }
+  return `not equal to ${flat(expected)}${shown}`;
 }
 
 function comparePlain(root: EngineValue, target: readonly string[], want: Plain): Omit<CaseResult, "name"> {
