@@ -134,7 +134,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
         }
       }
       if (x.fn.kind === "Ident" && x.fn.name === "and" && x.args.length === 1 && isPredeclared("and", c)) {
-        const lst = evalExpr(x.args[0] as ast.Expr, c.env);
+        const lst = resolveDefaultValue(evalExpr(x.args[0] as ast.Expr, c.env));
         if (lst.t === "vertex" && lst.v.isList) {
           for (let i = 0; i < lst.v.listLen; i++) {
             const el = lst.v.arcs?.get(String(i));
@@ -216,6 +216,17 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     copyEvaluated(v, r, c);
     return;
   }
+  if (v.conjuncts.length === 1) {
+    // A vertex whose only content is a reference its ancestor already expanded repeats forever.
+    let n = 0;
+    for (let a = v.parent; a !== undefined && n < 64; a = a.parent, n++) {
+      if (a.expanded?.includes(r)) {
+        setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+        return;
+      }
+    }
+  }
+  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : [...v.expanded, r];
   let ctx = c.ctx;
   if (!c.embed && !r.isLet && inDefinition(r)) ctx = [...ctx, new CloseCtx(true)];
   v.expanding = v.expanding === undefined ? [r] : [...v.expanding, r];

@@ -16,6 +16,25 @@ import { COLLECTING, EVALUATED, NEW, OPTIONAL, type PatternEntry, REGULAR, type 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
 export function evaluate(v: Vertex): void {
   if (v.status !== NEW) return;
+  const e = engine();
+  if (e.nesting > MAX_NESTING) {
+    e.limitErr ??= bottom("limit", `evaluation nested deeper than ${MAX_NESTING} levels`);
+    setErr(v, e.limitErr);
+    v.status = EVALUATED;
+    return;
+  }
+  e.nesting++;
+  try {
+    evaluateInner(v);
+  } finally {
+    e.nesting--;
+  }
+}
+
+/** Bounds recursion so that no input can overflow the JavaScript stack. */
+const MAX_NESTING = 1200;
+
+function evaluateInner(v: Vertex): void {
   v.status = COLLECTING;
   const lim = step();
   if (lim !== undefined) {

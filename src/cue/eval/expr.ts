@@ -261,12 +261,22 @@ function evalCall(x: ast.Call, env: Frame): Value {
       }
       case "and": {
         const a = x.args[0];
-        if (a === undefined) return bottom("eval", "and takes 1 argument", [x.pos]);
-        const w = new Vertex(env.vertex, "");
-        w.isLet = true;
-        w.conjuncts = [{ expr: fnExpr.name === "and" ? x : a, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }];
-        // collect.ts handles `and(list)` as a conjunct: it unifies the list's elements.
-        return valueOf(w);
+        if (a === undefined || x.args.length !== 1) return bottom("eval", "and takes 1 argument", [x.pos]);
+        const lst = resolveDefaultValue(evalExpr(a, env));
+        if (lst.t === "bottom") return lst;
+        if (lst.t !== "vertex" || !lst.v.isList) {
+          return bottom("eval", `cannot use ${formatValue(lst)} (type ${typeName(lst)}) as list in argument 1 to and`, [a.pos]);
+        }
+        evaluate(lst.v);
+        const conjs: import("./vertex.js").Conjunct[] = [];
+        for (let i = 0; i < lst.v.listLen; i++) {
+          const el = lst.v.arcs?.get(String(i));
+          if (el !== undefined) {
+            conjs.push({ expr: undefined, env, ctx: NO_CLOSE, value: { t: "vertex", v: el }, pos: a.pos, embed: false });
+          }
+        }
+        if (conjs.length === 0) return { t: "top" };
+        return anonymous(env, conjs);
       }
       default:
         break;

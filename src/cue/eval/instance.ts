@@ -12,7 +12,7 @@ import { type CueError, type ErrCode, toCueError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { type CueData, exportTree, type PositionIndex, toData, toJSONText } from "./export.js";
 import { fileScope } from "./scope.js";
-import { bottom } from "./values.js";
+import { type BottomV, bottom } from "./values.js";
 import { type Conjunct, type Frame, NO_CLOSE, OPTIONAL, REGULAR, Vertex } from "./vertex.js";
 
 export interface SourceFile {
@@ -111,7 +111,11 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
   if (errors.length > 0) return makeValue(root, limits, errors);
-  withEngine(limits, () => collectErrors(root, [], errors, 0));
+  withEngine(
+    limits,
+    () => collectErrors(root, [], errors, 0),
+    (b) => void errors.push(toCueError(b.err, [])),
+  );
   return makeValue(root, limits, errors);
 }
 
@@ -133,6 +137,10 @@ function collectErrors(v: Vertex, path: string[], out: CueError[], depth: number
     collectErrors(a, path, out, depth + 1);
     path.pop();
   }
+}
+
+function overflow(b: BottomV): { ok: false; errors: readonly CueError[] } {
+  return { ok: false, errors: [toCueError(b.err, [])] };
 }
 
 function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueValue {
@@ -158,7 +166,7 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
         const errs: CueError[] = [];
         collectErrors(cur, cur.path(), errs, 0);
         return makeValue(cur, limits, errs);
-      });
+      }, () => undefined);
     },
     unify(other) {
       const o = handles.get(other);
@@ -175,27 +183,31 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
       });
       w.conjuncts = [conj(v), conj(o.v)];
       const errs: CueError[] = [];
-      withEngine(limits, () => collectErrors(w, [], errs, 0));
+      withEngine(
+        limits,
+        () => collectErrors(w, [], errs, 0),
+        (b) => void errs.push(toCueError(b.err, [])),
+      );
       return makeValue(w, limits, errs);
     },
     export() {
       if (errors.length > 0) return { ok: false, errors };
-      return withEngine(limits, () => {
+      return withEngine<ExportResult>(limits, () => {
         const errs: CueError[] = [];
         const t = exportTree(v, v.path(), errs);
         if (t === undefined || errs.length > 0) return { ok: false, errors: errs };
         const { data, positions } = toData(t);
         return { ok: true, data, positions };
-      });
+      }, overflow);
     },
     toJSON(indent = 4) {
       if (errors.length > 0) return { ok: false, errors };
-      return withEngine(limits, () => {
+      return withEngine<{ ok: true; text: string } | { ok: false; errors: readonly CueError[] }>(limits, () => {
         const errs: CueError[] = [];
         const t = exportTree(v, v.path(), errs);
         if (t === undefined || errs.length > 0) return { ok: false as const, errors: errs };
         return { ok: true as const, text: toJSONText(t, indent) };
-      });
+      }, overflow);
     },
     validate(options) {
       if (!options?.concrete) return errors;
@@ -203,7 +215,7 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
         const errs: CueError[] = [...errors];
         exportTree(v, v.path(), errs);
         return dedupe(errs);
-      });
+      }, (b) => [toCueError(b.err, [])]);
     },
   };
   handles.set(value, { v, limits });

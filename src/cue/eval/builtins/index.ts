@@ -8,5 +8,6 @@ import "./strings.js";
 import "./list.js";
 import "./math.js";
 import "./net-time.js";
+import "./json.js";
 
 export { ArgError, fn, type Member, registerPackage, registerPredeclared } from "./registry.js";
