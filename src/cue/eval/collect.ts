@@ -8,6 +8,7 @@ import type * as ast from "../syntax/ast.js";
 import { identKind } from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
 import { constValue } from "./const-cache.js";
+import { step } from "./engine.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { applyPatternsToArc } from "./evaluate.js";
@@ -74,6 +75,11 @@ export function inDefinition(v: Vertex): boolean {
 
 /** Unifies one conjunct into `v`. */
 export function addConjunct(v: Vertex, c: Conjunct): void {
+  const lim = step();
+  if (lim !== undefined) {
+    setErr(v, lim);
+    return;
+  }
   if (c.value !== undefined) {
     addValue(v, c.value, c);
     return;
@@ -214,7 +220,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   if (r === v) return;
   if (v.expanding?.includes(r)) return;
   for (let a = v.parent; a !== undefined; a = a.parent) {
-    if (a === r) {
+    if (a === r || a.cloneOf === r) {
       setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
       return;
     }
@@ -226,7 +232,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   if (v.conjuncts.length === 1) {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     let n = 0;
-    for (let a = v.parent; a !== undefined && n < 64; a = a.parent, n++) {
+    for (let a = v.parent; a !== undefined && n < 16; a = a.parent, n++) {
       if (a.expanded?.includes(r)) {
         setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
         return;

@@ -351,6 +351,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     if (k === pend.length) {
       const w = new Vertex(v.parent, v.label);
       counters.clones++;
+      w.cloneOf = v.cloneOf ?? v;
       w.fieldType = v.fieldType;
       w.declPos = v.declPos;
       w.depth = v.depth;
