@@ -193,6 +193,11 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
       setErr(v, bottom("eval", `cannot use function ${val.name} as value`, [c.pos]));
       return;
     case "bottom":
+      if (val.err.code === "cycle") {
+        // Resolved later if the vertex turns out concrete anyway.
+        v.cycleErr ??= val;
+        return;
+      }
       setErr(v, val);
       v.scalar = val;
       return;

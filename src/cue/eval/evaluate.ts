@@ -10,8 +10,8 @@ import { engine, step } from "./engine.js";
 import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { bindFrame } from "./scope.js";
-import { type BottomV, bottom, formatValue, type Value } from "./values.js";
-import { COLLECTING, EVALUATED, NEW, OPTIONAL, type PatternEntry, REGULAR, type Vertex } from "./vertex.js";
+import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
+import { COLLECTING, type Conjunct, EVALUATED, NEW, OPTIONAL, type PatternEntry, REGULAR, type Vertex } from "./vertex.js";
 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
 export function evaluate(v: Vertex): void {
@@ -50,9 +50,27 @@ function evaluateInner(v: Vertex): void {
     v.status = EVALUATED;
     return;
   }
-  for (let i = 0; i < v.conjuncts.length; i++) {
-    const c = v.conjuncts[i];
-    if (c !== undefined) addConjunct(v, c);
+  // Literal conjuncts first: a concrete value known early lets reference cycles resolve
+  // (`x: y + 1, y: x - 1, x: 2`).
+  const cs = v.conjuncts;
+  let deferred = false;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i] as Conjunct;
+    if (c.expr !== undefined && !isLiteral(c.expr)) {
+      deferred = true;
+      continue;
+    }
+    addConjunct(v, c);
+  }
+  if (deferred) {
+    for (let i = 0; i < v.conjuncts.length; i++) {
+      const c = v.conjuncts[i] as Conjunct;
+      if (c.expr !== undefined && !isLiteral(c.expr)) addConjunct(v, c);
+    }
+  }
+  if (v.cycleErr !== undefined) {
+    if (!isAtom(v.scalar) && v.structMark === 0 && !v.isList) setErr(v, v.cycleErr);
+    v.cycleErr = undefined;
   }
   if (v.pending !== undefined && resolveDisjunctions(v)) {
     v.status = EVALUATED;
@@ -68,6 +86,19 @@ function evaluateInner(v: Vertex): void {
   checkClosed(v);
   checkKinds(v);
   v.status = EVALUATED;
+}
+
+function isLiteral(e: import("../syntax/ast.js").Expr): boolean {
+  switch (e.kind) {
+    case "Int":
+    case "Float":
+    case "String":
+    case "Bool":
+    case "Null":
+      return true;
+    default:
+      return false;
+  }
 }
 
 function patternMatches(p: PatternEntry, label: string): boolean {
@@ -224,6 +255,7 @@ function checkKinds(v: Vertex): void {
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
 export function valueOf(v: Vertex): Value {
   if (v.status === COLLECTING) {
+    if (isAtom(v.scalar)) return v.scalar;
     return bottom("cycle", `cycle with field ${v.path().join(".") || v.label}`);
   }
   evaluate(v);

@@ -212,19 +212,6 @@ export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary):
       }
       const eq = deepEqual(a, b);
       if (typeof eq !== "boolean") return eq;
-      if (
-        eq === false &&
-        a.t !== b.t &&
-        !(num(a) !== undefined && num(b) !== undefined) &&
-        a.t !== "null" &&
-        b.t !== "null"
-      ) {
-        return bottom(
-          "eval",
-          `invalid operands ${formatValue(a)} and ${formatValue(b)} to '${op}' (type ${typeName(a)} and ${typeName(b)})`,
-          [x.left.pos, x.right.pos],
-        );
-      }
       return (op === "==") === eq ? TRUE : FALSE;
     }
     case "<":

@@ -175,6 +175,8 @@ export class Vertex {
   lateConjuncts = false;
   /** Rejected by a closed struct. */
   notAllowed = false;
+  /** A reference cycle met while collecting; an error only if the vertex stays non-concrete. */
+  cycleErr: BottomV | undefined;
   /** The vertex this one is a disjunct clone of. */
   cloneOf: Vertex | undefined;
   /** A let binding's vertex (not an arc of its parent). */

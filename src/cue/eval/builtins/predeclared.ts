@@ -128,3 +128,12 @@ intOp("mod", (a, b) => {
 });
 intOp("quo", (a, b) => a / b);
 intOp("rem", (a, b) => a % b);
+
+registerPredeclared(
+  "error",
+  fn(1, (args) => {
+    const m = resolveDefaultValue(args[0] as Value);
+    if (m.t === "string") return bottom("user", m.v);
+    return bottom("user", "error");
+  }),
+);
