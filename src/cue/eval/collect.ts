@@ -617,7 +617,14 @@ export function runDeferred(v: Vertex): void {
       else continue;
       const lv = resolveDefaultValue(evalExpr(labelExpr, d.env));
       if (lv.t === "string") {
-        addField(v, lv.v, field, d.env, d.ctx);
+        let env = d.env;
+        const alias = field.alias ?? (lbl.kind === "DynamicLabel" ? lbl.alias : undefined);
+        if (alias !== undefined) {
+          const binds = new Map<string, import("./vertex.js").Binding>();
+          binds.set(alias.name, field.alias !== undefined ? { t: "vertex", v: newArc(v, lv.v) } : { t: "value", v: lv });
+          env = bindFrame(d.env, binds);
+        }
+        addField(v, lv.v, field, env, d.ctx);
         continue;
       }
       if (lv.t === "bottom") {

@@ -11,7 +11,7 @@ import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { bindFrame } from "./scope.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
-import { COLLECTING, type Conjunct, EVALUATED, NEW, OPTIONAL, type PatternEntry, REGULAR, type Vertex } from "./vertex.js";
+import { type Binding, COLLECTING, type Conjunct, EVALUATED, NEW, OPTIONAL, type PatternEntry, REGULAR, type Vertex } from "./vertex.js";
 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
 export function evaluate(v: Vertex): void {
@@ -117,10 +117,13 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
   if (list === undefined) return;
   for (const p of list) {
     if (!patternMatches(p, a.label)) continue;
-    const env =
-      p.label.alias !== undefined
-        ? bindFrame(p.env, new Map([[p.label.alias.name, { t: "value", v: { t: "string", v: a.label } }]]))
-        : p.env;
+    let env = p.env;
+    if (p.label.alias !== undefined || p.field.alias !== undefined) {
+      const binds = new Map<string, Binding>();
+      if (p.label.alias !== undefined) binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: a.label } });
+      if (p.field.alias !== undefined) binds.set(p.field.alias.name, { t: "vertex", v: a });
+      env = bindFrame(p.env, binds);
+    }
     a.addConj({
       expr: p.field.value,
       env,

@@ -37,6 +37,7 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
     evaluate(v);
     if (v.err !== undefined) return { t: "value", v: v.err };
     if (v.disj !== undefined) return { t: "value", v: valueOf(v) };
+    if (!v.isList && v.structMark === 0) return { t: "value", v: valueOf(v) };
     return { t: "vertex", v };
   }
   const val = evalExpr(x, env);
@@ -134,14 +135,20 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
   if (!isAtom(iv))
     return { t: "value", v: bottom("incomplete", `non-concrete index ${formatValue(iv)}`, [x.index.pos]) };
   if (v.isList) {
+    if (iv.t === "string") {
+      return { t: "value", v: bottom("eval", `undefined field: ${JSON.stringify(iv.v)}`, [x.index.pos]) };
+    }
     if (iv.t !== "int") {
       return {
         t: "value",
-        v: bottom("eval", `invalid index ${formatValue(iv)} (type ${typeName(iv)})`, [x.index.pos]),
+        v: bottom("eval", `invalid index ${formatValue(iv)} (invalid type ${typeName(iv)})`, [x.index.pos]),
       };
     }
     const i = Number(iv.v);
-    if (i < 0 || i >= v.listLen) {
+    if (i < 0) {
+      return { t: "value", v: bottom("eval", `invalid index ${iv.v} (index must be non-negative)`, [x.index.pos]) };
+    }
+    if (i >= v.listLen) {
       return {
         t: "value",
         v: bottom("eval", `index out of range [${iv.v}] with length ${v.listLen}`, [x.index.pos]),

@@ -16,9 +16,7 @@ import { OPTIONAL, type Vertex } from "./vertex.js";
 function isClosed(v: Vertex): boolean {
   evaluate(v);
   if (v.structMark > 0 && inDefinition(v)) return true;
-  if (v.groups === undefined) return false;
-  for (const g of v.groups.values()) if (!g.open) return true;
-  return false;
+  return v.groups !== undefined && v.groups.size > 0;
 }
 
 /** Hooks exported as `inspect` from the package index. */

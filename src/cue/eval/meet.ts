@@ -74,6 +74,7 @@ function checkAtom(c: BasicV, a: Value, positions: readonly Pos[]): Value {
     const ok = checkBound(b, a);
     if (ok === true) continue;
     if (ok === false) {
+      if (b.op === "!=" && c.bounds.length === 1) return conflict(a, c, positions);
       return bottom("eval", `invalid value ${formatValue(a)} (out of bound ${formatBound(b)})`, positions);
     }
     return ok;
@@ -142,7 +143,21 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
       return checkAtom({ t: "basic", k, bounds, validators }, lo.v, positions);
     }
   }
-  return { t: "basic", k, bounds, validators };
+  return { t: "basic", k, bounds: dropRedundantNe(bounds), validators };
+}
+
+/** `>5 & !=5` is `>5`: a `!=` outside the range adds nothing. */
+function dropRedundantNe(bounds: Bound[]): Bound[] {
+  if (!bounds.some((b) => b.op === "!=")) return bounds;
+  return bounds.filter((b) => {
+    if (b.op !== "!=") return true;
+    for (const o of bounds) {
+      if (o === b || o.op === "!=" || o.op === "=~" || o.op === "!~") continue;
+      const ok = checkBound(o, b.v);
+      if (ok === false) return false;
+    }
+    return true;
+  });
 }
 
 function meetDisjDisj(a: DisjV, b: DisjV, positions: readonly Pos[]): Value {
