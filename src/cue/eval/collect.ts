@@ -391,6 +391,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   for (const g of ctx) groupOf(v, g);
+  let hasEmbed = false;
   for (const d of lit.decls) {
     switch (d.kind) {
       case "Field":
@@ -416,7 +417,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         }
         break;
       case "Embed":
-        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+        hasEmbed = true;
         break;
       case "Comprehension":
         (v.deferred ??= []).push({ decl: d, env: frame, ctx });
@@ -433,6 +434,14 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
       default: {
         const never: never = d;
         return never;
+      }
+    }
+  }
+  if (hasEmbed) {
+    // Embeddings after the fields: they may refer to fields declared later in the literal.
+    for (const d of lit.decls) {
+      if (d.kind === "Embed") {
+        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
       }
     }
   }

@@ -241,7 +241,7 @@ function checkKinds(v: Vertex): void {
     v.scalar = { t: "top" };
     return;
   }
-  if (s.t === "basic" && s.validators.length > 0 && s.bounds.length === 0) {
+  if (s.t === "basic" && s.k & (v.isList ? 64 : 128) && s.bounds.every((b) => b.op === "!=")) {
     for (const val of s.validators) {
       const r = val.check(me);
       if (r === undefined) continue;

@@ -37,7 +37,7 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
     evaluate(v);
     if (v.err !== undefined) return { t: "value", v: v.err };
     if (v.disj !== undefined) return { t: "value", v: valueOf(v) };
-    if (!v.isList && v.structMark === 0) return { t: "value", v: valueOf(v) };
+    if (!v.isList && v.structMark === 0 && v.arcs === undefined) return { t: "value", v: valueOf(v) };
     return { t: "vertex", v };
   }
   const val = evalExpr(x, env);
