@@ -222,8 +222,11 @@ export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
  * Self references and reference cycles contribute nothing (`a: a` is `_`).
  */
 export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
-  if (r === v) return;
-  if (v.expanding?.includes(r)) return;
+  if (r === v || v.expanding?.includes(r)) {
+    // A cyclic embedding contributes the whole vertex: it allows every label.
+    for (const g of c.ctx) groupOf(v, g).open = true;
+    return;
+  }
   for (let a = v.parent; a !== undefined; a = a.parent) {
     if (a === r || a.cloneOf === r) {
       setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
@@ -246,7 +249,11 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   }
   v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : [...v.expanded, r];
   let ctx = c.ctx;
-  if (!c.embed && !r.isLet && inDefinition(r)) ctx = [...ctx, new CloseCtx(true)];
+  if (!r.isLet && inDefinition(r)) {
+    const cc = new CloseCtx(true);
+    if (c.embed) cc.skipAt = v;
+    ctx = [...ctx, cc];
+  }
   v.expanding = v.expanding === undefined ? [r] : [...v.expanding, r];
   for (const rc of r.conjuncts) {
     const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : [...ctx, ...rc.ctx];
@@ -333,6 +340,7 @@ function infoOf(lit: ast.StructLit): LitInfo {
         case "Embed":
           embeds++;
           if (isClosingEmbed(d.expr)) closingEmbed = true;
+          else if (d.expr.kind === "Struct" && infoOf(d.expr).closingEmbed) closingEmbed = true;
           break;
         case "Comprehension":
           embeds++;
@@ -387,7 +395,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
   let ctx = c.ctx;
-  if (info.closingEmbed) ctx = [...ctx, new CloseCtx(true)];
+  if (info.closingEmbed && !c.embed) ctx = [...ctx, new CloseCtx(false)];
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   for (const g of ctx) groupOf(v, g);

@@ -190,8 +190,8 @@ function checkClosed(v: Vertex): void {
   if (groups === undefined || v.arcs === undefined || v.isList) return;
   for (const [label, a] of v.arcs) {
     if (label.startsWith("_") || label.startsWith("#")) continue;
-    for (const g of groups.values()) {
-      if (g.open || g.labels.has(label)) continue;
+    for (const [cc, g] of groups) {
+      if (g.open || g.labels.has(label) || cc.skipAt === v) continue;
       if (g.patterns.some((p) => patternMatches(p, label))) continue;
       if (a.fieldType === OPTIONAL) {
         // An optional field a closed struct does not allow is simply not there.

@@ -40,6 +40,8 @@ export type Scope = ReadonlyMap<string, ScopeEntry>;
 /** A closedness context: one reference to a definition (or one `close()`), per vertex level. */
 export class CloseCtx {
   readonly recursive: boolean;
+  /** An embedded definition does not close the struct it is embedded in (only below it). */
+  skipAt: Vertex | undefined;
   #children: Map<string, CloseCtx> | undefined;
   constructor(recursive: boolean) {
     this.recursive = recursive;
