@@ -95,7 +95,8 @@ function equalSingle(a: Vertex, b: Vertex, depth: number): boolean {
   if (a.err !== undefined) return true;
   if (a.isList !== b.isList) return false;
   if (a.isList) {
-    if (a.listLen !== b.listLen || a.listOpen !== b.listOpen) return false;
+    // As cue's diff: the open/closed state of a list is not compared, only its elements.
+    if (a.listLen !== b.listLen) return false;
   } else {
     if (a.structMark > 0 !== b.structMark > 0) return false;
     if (a.structMark === 0 && scalarText(a.scalar) !== scalarText(b.scalar)) return false;

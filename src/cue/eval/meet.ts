@@ -219,7 +219,11 @@ export function makeDisj(
       firstErr ??= v;
       continue;
     }
-    const j = outV.findIndex((w) => isAtom(w) && isAtom(v) && w.t === v.t && compareOrEq(w, v));
+    const j = outV.findIndex(
+      (w) =>
+        (isAtom(w) && isAtom(v) && w.t === v.t && compareOrEq(w, v)) ||
+        (w.t === "basic" && v.t === "basic" && formatValue(w) === formatValue(v)),
+    );
     if (j >= 0) {
       outD[j] = (outD[j] ?? false) || (defaults[i] ?? false);
       continue;
