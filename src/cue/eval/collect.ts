@@ -8,9 +8,9 @@ import type * as ast from "../syntax/ast.js";
 import { identKind } from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
 import { constValue } from "./const-cache.js";
-import { step } from "./engine.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
+import { step } from "./engine.js";
 import { applyPatternsToArc } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
@@ -267,7 +267,8 @@ function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
   if (r.err !== undefined) setErr(v, r.err);
   if (r.isList) {
     v.isList = true;
-    (v.listParts ??= []).push({
+    v.listParts ??= [];
+    v.listParts.push({
       len: r.listLen,
       open: r.listOpen,
       rest: undefined,
@@ -412,7 +413,8 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             break;
           case "PatternLabel": {
             const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
-            (v.patterns ??= []).push(p);
+            v.patterns ??= [];
+            v.patterns.push(p);
             for (const g of ctx) groupOf(v, g).patterns.push(p);
             if (v.patternsApplied && v.arcs !== undefined) {
               for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
@@ -420,7 +422,8 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             break;
           }
           default:
-            (v.deferred ??= []).push({ decl: d, env: frame, ctx });
+            v.deferred ??= [];
+            v.deferred.push({ decl: d, env: frame, ctx });
             break;
         }
         break;
@@ -428,7 +431,8 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         hasEmbed = true;
         break;
       case "Comprehension":
-        (v.deferred ??= []).push({ decl: d, env: frame, ctx });
+        v.deferred ??= [];
+        v.deferred.push({ decl: d, env: frame, ctx });
         break;
       case "Ellipsis":
         for (const g of ctx) groupOf(v, g).open = true;
@@ -441,7 +445,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       default: {
         const never: never = d;
-        return never;
+        throw new Error(`unexpected declaration ${String(never)}`);
       }
     }
   }
@@ -488,7 +492,8 @@ function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
     a.declPos = appendPos(a.declPos, el.pos);
     idx++;
   }
-  (v.listParts ??= []).push({
+  v.listParts ??= [];
+  v.listParts.push({
     len: idx,
     open: lit.ellipsis !== undefined,
     rest: lit.ellipsis?.type,
@@ -599,7 +604,7 @@ export function runComprehension(
       }
       default: {
         const never: never = cl;
-        return never;
+        throw new Error(`unexpected clause ${String(never)}`);
       }
     }
   };
@@ -638,7 +643,10 @@ export function runDeferred(v: Vertex): void {
         const alias = field.alias ?? (lbl.kind === "DynamicLabel" ? lbl.alias : undefined);
         if (alias !== undefined) {
           const binds = new Map<string, import("./vertex.js").Binding>();
-          binds.set(alias.name, field.alias !== undefined ? { t: "vertex", v: newArc(v, lv.v) } : { t: "value", v: lv });
+          binds.set(
+            alias.name,
+            field.alias !== undefined ? { t: "vertex", v: newArc(v, lv.v) } : { t: "value", v: lv },
+          );
           env = bindFrame(d.env, binds);
         }
         addField(v, lv.v, field, env, d.ctx);

@@ -11,7 +11,17 @@ import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { bindFrame } from "./scope.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
-import { type Binding, COLLECTING, type Conjunct, EVALUATED, NEW, OPTIONAL, type PatternEntry, REGULAR, type Vertex } from "./vertex.js";
+import {
+  type Binding,
+  COLLECTING,
+  type Conjunct,
+  EVALUATED,
+  NEW,
+  OPTIONAL,
+  type PatternEntry,
+  REGULAR,
+  type Vertex,
+} from "./vertex.js";
 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
 export function evaluate(v: Vertex): void {
@@ -120,7 +130,8 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
     let env = p.env;
     if (p.label.alias !== undefined || p.field.alias !== undefined) {
       const binds = new Map<string, Binding>();
-      if (p.label.alias !== undefined) binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: a.label } });
+      if (p.label.alias !== undefined)
+        binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: a.label } });
       if (p.field.alias !== undefined) binds.set(p.field.alias.name, { t: "vertex", v: a });
       env = bindFrame(p.env, binds);
     }
@@ -256,7 +267,7 @@ function checkKinds(v: Vertex): void {
 }
 
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
-export function valueOf(v: Vertex): Value {
+export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
     if (isAtom(v.scalar)) return v.scalar;
     return bottom("cycle", `cycle with field ${v.path().join(".") || v.label}`);
@@ -266,7 +277,7 @@ export function valueOf(v: Vertex): Value {
   if (v.disj !== undefined) {
     return {
       t: "disj",
-      values: v.disj.values.map((x) => valueOf(x)),
+      values: v.disj.values.map((x) => vertexValue(x)),
       defaults: v.disj.defaults,
       hasDefault: v.disj.hasDefault,
     };

@@ -10,8 +10,8 @@ import { evaluate } from "./evaluate.js";
 import type { CueValue } from "./instance.js";
 import { vertexOf } from "./instance.js";
 import { kindName } from "./kinds.js";
-import { formatValue, isAtom, kindOf, type Value } from "./values.js";
-import { OPTIONAL, type Vertex } from "./vertex.js";
+import { kindOf } from "./values.js";
+import type { Vertex } from "./vertex.js";
 
 function isClosed(v: Vertex): boolean {
   evaluate(v);

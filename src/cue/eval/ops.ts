@@ -174,13 +174,13 @@ function vertexEqual(a: Vertex, b: Vertex): boolean | Value {
   for (const [k, x] of la) {
     const y = mb.get(k);
     if (y === undefined) return false;
-    const r = deepEqual(resolveDefaultValue(valueOfLazy(x)), resolveDefaultValue(valueOfLazy(y)));
+    const r = deepEqual(resolveDefaultValue(vertexValueLazy(x)), resolveDefaultValue(vertexValueLazy(y)));
     if (r !== true) return r;
   }
   return true;
 }
 
-import { valueOf as valueOfLazy } from "./evaluate.js";
+import { vertexValue as vertexValueLazy } from "./evaluate.js";
 
 /** Binary operators other than `&` and `|`. */
 export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary): Value {

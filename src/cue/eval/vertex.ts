@@ -124,7 +124,11 @@ export interface VertexDisj {
 function sameFrame(a: Frame, b: Frame): boolean {
   return (
     a === b ||
-    (a.lit === b.lit && a.vertex === b.vertex && a.up === b.up && a.binds === undefined && b.binds === undefined)
+    (a.lit === b.lit &&
+      a.vertex === b.vertex &&
+      a.up === b.up &&
+      a.binds === undefined &&
+      b.binds === undefined)
   );
 }
 

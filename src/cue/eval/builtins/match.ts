@@ -17,7 +17,15 @@ let active = 0;
 function matches(v: Value, schema: Value): boolean {
   const w = new Vertex(undefined, "");
   w.isLet = true;
-  const env = { up: undefined, vertex: w, scope: undefined, lit: undefined, binds: undefined, lets: undefined, imports: undefined };
+  const env = {
+    up: undefined,
+    vertex: w,
+    scope: undefined,
+    lit: undefined,
+    binds: undefined,
+    lets: undefined,
+    imports: undefined,
+  };
   w.conjuncts = [
     { expr: undefined, env, ctx: NO_CLOSE, value: v, pos: noPos, embed: false },
     { expr: undefined, env, ctx: NO_CLOSE, value: schema, pos: noPos, embed: false },
