@@ -4,7 +4,7 @@ import type * as ast from "../syntax/ast.js";
 import { parseFile } from "../syntax/parser.js";
 import { splitAttrArgs } from "./attr-args.js";
 import type { Engine, EngineError, EngineValue } from "./engine.js";
-import { parseDebug, parseErrorListing } from "./golden.js";
+import { parseDebug, parseErrorListing, toCue } from "./golden.js";
 import { runArchive } from "./runner.js";
 
 /**
@@ -237,6 +237,24 @@ describe("helpers", () => {
       ["b c", "?", "error"],
       ["l", "", "list"],
     ]);
+  });
+
+  it("rewrites debug trees as CUE", () => {
+    const cases: [string, string | undefined][] = [
+      ["(int){ &(>=1, <=5, int) }", "(>=1) & (<=5) & (int)"],
+      ["(int){ |(*(int){ 1 }, (int){ 2 }) }", "*(1) | (2)"],
+      [
+        '(struct){\n  "a-b"?: (string){ string }\n  #D: (#list){\n    0: (bool){ true }\n  }\n}',
+        '{"a-b"?: string, #D: [true]}',
+      ],
+      ["(list){\n  0: (int){ 1 }\n}", undefined],
+      ["(_|_){\n  // [eval] x\n}", "_|_"],
+    ];
+    for (const [debug, cue] of cases) {
+      const t = parseDebug(debug);
+      assert.ok(t !== undefined, debug);
+      assert.equal(toCue(t), cue);
+    }
   });
 
   it("parses error listings", () => {
