@@ -324,6 +324,22 @@ function isClosingEmbed(e: ast.Expr): boolean {
   }
 }
 
+/** Embeddings that contribute fields are unified in declaration order (it decides field order). */
+function isStructural(e: ast.Expr): boolean {
+  switch (e.kind) {
+    case "Struct":
+    case "Ident":
+    case "Selector":
+      return true;
+    case "Call":
+      return e.fn.kind === "Ident" && e.fn.name === "close";
+    case "Paren":
+      return isStructural(e.expr);
+    default:
+      return false;
+  }
+}
+
 interface LitInfo {
   readonly strong: boolean;
   readonly closingEmbed: boolean;
@@ -428,7 +444,9 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         }
         break;
       case "Embed":
-        hasEmbed = true;
+        if (isStructural(d.expr)) {
+          addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+        } else hasEmbed = true;
         break;
       case "Comprehension":
         v.deferred ??= [];
@@ -452,7 +470,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if (hasEmbed) {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
-      if (d.kind === "Embed") {
+      if (d.kind === "Embed" && !isStructural(d.expr)) {
         addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
       }
     }

@@ -187,16 +187,21 @@ function meetDisj(d: DisjV, other: Value, positions: readonly Pos[]): Value {
   const values: Value[] = [];
   const defaults: boolean[] = [];
   let first: BottomV | undefined;
+  let failed = 0;
   for (let i = 0; i < d.values.length; i++) {
     const x = d.values[i];
     if (x === undefined) continue;
     const r = meet(x, other, positions);
     if (r.t === "bottom") {
       first ??= r;
+      failed++;
       continue;
     }
     values.push(r);
     defaults.push(d.defaults[i] ?? false);
+  }
+  if (values.length === 0 && failed > 1 && first !== undefined) {
+    return bottom("eval", `${failed} errors in empty disjunction:`, first.err.positions);
   }
   return makeDisj(values, defaults, d.hasDefault, first, positions);
 }
