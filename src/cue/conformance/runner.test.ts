@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type * as ast from "../syntax/ast.js";
 import { parseFile } from "../syntax/parser.js";
-import { splitAttrArgs } from "./attr-args.js";
+import { splitAttrArgs, splitPath } from "./attr-args.js";
 import type { Engine, EngineError, EngineValue } from "./engine.js";
 import { parseDebug, parseErrorListing, toCue } from "./golden.js";
 import { runArchive } from "./runner.js";
+import { parseTxtar } from "./txtar.js";
 
 /**
  * A stand-in engine that evaluates only literal data (and `_|_` as an error), so the runner's
@@ -255,6 +256,24 @@ describe("helpers", () => {
       assert.ok(t !== undefined, debug);
       assert.equal(toCue(t), cue);
     }
+  });
+
+  it("reads txtar archives", () => {
+    const a = parseTxtar("comment line\n-- a.cue --\nx: 1\n-- out/eval --\n-- b/c.cue --\ny: 2\nno newline");
+    assert.equal(a.comment, "comment line\n");
+    assert.deepEqual(
+      a.files.map((f) => [f.name, f.data]),
+      [
+        ["a.cue", "x: 1\n"],
+        ["out/eval", ""],
+        ["b/c.cue", "y: 2\nno newline\n"],
+      ],
+    );
+    assert.deepEqual(parseTxtar("just text\n").files, []);
+  });
+
+  it("splits CUE paths", () => {
+    assert.deepEqual(splitPath('a.#b."c.d"._e.0'), ["a", "#b", "c.d", "_e", "0"]);
   });
 
   it("parses error listings", () => {
