@@ -334,7 +334,11 @@ describe("cue API", () => {
 
 describe("cue limits", () => {
   const limitCases: { name: string; src: string; opts: object }[] = [
-    { name: "steps", src: 'import "list"\na: [for x in list.Range(0, 100000, 1) {x}]', opts: { maxSteps: 5000 } },
+    {
+      name: "steps",
+      src: 'import "list"\na: [for x in list.Range(0, 100000, 1) {x}]',
+      opts: { maxSteps: 5000 },
+    },
     {
       name: "disjunction expansion",
       src: "a: ({x: 1} | {x: 2} | {x: 3}) & ({y: 1} | {y: 2} | {y: 3}) & ({z: 1} | {z: 2} | {z: 3})",

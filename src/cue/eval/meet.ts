@@ -4,6 +4,7 @@
  */
 
 import type { Pos } from "../syntax/position.js";
+import type { ErrInfo } from "./errors.js";
 import { INT, kindName, TOP_KIND } from "./kinds.js";
 import { matchRegexp } from "./regex.js";
 import {
@@ -20,13 +21,33 @@ import {
   type Value,
 } from "./values.js";
 
+/** An error whose message is formatted only when read (most conflicts just eliminate disjuncts). */
+class ConflictInfo implements ErrInfo {
+  readonly code = "eval" as const;
+  positions: Pos[];
+  #a: Value;
+  #b: Value;
+  #text: string | undefined;
+  constructor(a: Value, b: Value, positions: readonly Pos[]) {
+    this.#a = a;
+    this.#b = b;
+    this.positions = [...positions];
+  }
+  get message(): string {
+    if (this.#text === undefined) {
+      const ka = kindOf(this.#a);
+      const kb = kindOf(this.#b);
+      let msg = `conflicting values ${formatValue(this.#a)} and ${formatValue(this.#b)}`;
+      if ((ka & kb) === 0) msg += ` (mismatched types ${kindName(ka)} and ${kindName(kb)})`;
+      this.#text = msg;
+    }
+    return this.#text;
+  }
+}
+
 /** `conflicting values a and b`, with the mismatched types when the kinds differ. */
 export function conflict(a: Value, b: Value, positions: readonly Pos[] = []): BottomV {
-  const ka = kindOf(a);
-  const kb = kindOf(b);
-  let msg = `conflicting values ${formatValue(a)} and ${formatValue(b)}`;
-  if ((ka & kb) === 0) msg += ` (mismatched types ${kindName(ka)} and ${kindName(kb)})`;
-  return bottom("eval", msg, positions);
+  return { t: "bottom", err: new ConflictInfo(a, b, positions) };
 }
 
 /** Whether a concrete value satisfies a bound; undefined when the value is not comparable. */
