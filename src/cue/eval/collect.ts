@@ -34,6 +34,7 @@ import {
   REGULAR,
   REQUIRED,
   Vertex,
+  posArray,
 } from "./vertex.js";
 
 /** Records an error on a vertex (the first one wins). */
@@ -59,7 +60,7 @@ function groupOf(v: Vertex, c: CloseCtx): Group {
   v.groups ??= new Map();
   let g = v.groups.get(c);
   if (g === undefined) {
-    g = { labels: new Set(), patterns: [], open: false };
+    g = { lits: [], extra: undefined, patterns: undefined, open: false };
     v.groups.set(c, g);
   }
   return g;
@@ -210,7 +211,7 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
 export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
   const r = meet(v.scalar, val);
   if (r.t === "bottom") {
-    if (v.scalar.t !== "bottom") r.err.positions.push(...(v.scalarPos ?? []), pos);
+    if (v.scalar.t !== "bottom") r.err.positions.push(...posArray(v.scalarPos), pos);
     setErr(v, r);
   }
   v.scalar = r;
@@ -392,6 +393,7 @@ export function addField(
   d: ast.Field,
   env: import("./vertex.js").Frame,
   ctx: CloseSet,
+  dynamic = false,
 ): void {
   const a = newArc(v, name);
   const ft = fieldType(d);
@@ -405,7 +407,12 @@ export function addField(
     embed: false,
   });
   a.declPos = appendPos(a.declPos, d.label.pos);
-  for (const g of ctx) groupOf(v, g).labels.add(name);
+  if (dynamic) {
+    for (const g of ctx) {
+      const gr = groupOf(v, g);
+      gr.extra = gr.extra === undefined ? [name] : [...gr.extra, name];
+    }
+  }
 }
 
 function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
@@ -415,7 +422,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if (info.closingEmbed && !c.embed) ctx = [...ctx, new CloseCtx(false)];
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
-  for (const g of ctx) groupOf(v, g);
+  for (const g of ctx) groupOf(v, g).lits.push(lit);
   let hasEmbed = false;
   for (const d of lit.decls) {
     switch (d.kind) {
@@ -431,7 +438,10 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
             v.patterns ??= [];
             v.patterns.push(p);
-            for (const g of ctx) groupOf(v, g).patterns.push(p);
+            for (const g of ctx) {
+              const gr = groupOf(v, g);
+              gr.patterns = gr.patterns === undefined ? [p] : [...gr.patterns, p];
+            }
             if (v.patternsApplied && v.arcs !== undefined) {
               for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
             }
@@ -667,7 +677,7 @@ export function runDeferred(v: Vertex): void {
           );
           env = bindFrame(d.env, binds);
         }
-        addField(v, lv.v, field, env, d.ctx);
+        addField(v, lv.v, field, env, d.ctx, true);
         continue;
       }
       if (lv.t === "bottom") {

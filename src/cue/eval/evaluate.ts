@@ -18,11 +18,13 @@ import {
   type Conjunct,
   EVALUATED,
   type Group,
+  groupHas,
   NEW,
   OPTIONAL,
   type PatternEntry,
   REGULAR,
   type Vertex,
+  posArray,
 } from "./vertex.js";
 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
@@ -207,14 +209,14 @@ function checkClosed(v: Vertex): void {
     if (label.startsWith("_") || label.startsWith("#")) continue;
     for (let i = 0; i < vals.length; i++) {
       const g = vals[i] as Group;
-      if (g.open || g.labels.has(label) || (keys[i] as CloseCtx).skipAt === v) continue;
-      if (g.patterns.some((p) => patternMatches(p, label))) continue;
+      if (g.open || groupHas(g, label) || (keys[i] as CloseCtx).skipAt === v) continue;
+      if (g.patterns?.some((p) => patternMatches(p, label))) continue;
       if (a.fieldType === OPTIONAL) {
         // An optional field a closed struct does not allow is simply not there.
         v.arcs.delete(label);
         break;
       }
-      setErr(a, bottom("eval", "field not allowed", a.declPos ?? []));
+      setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
       a.notAllowed = true;
       break;
     }
@@ -263,12 +265,12 @@ function checkKinds(v: Vertex): void {
       if (r === undefined) continue;
       setErr(
         v,
-        typeof r === "string" ? bottom("eval", `invalid value ${v.shortText()} (${r})`, v.scalarPos) : r,
+        typeof r === "string" ? bottom("eval", `invalid value ${v.shortText()} (${r})`, posArray(v.scalarPos)) : r,
       );
     }
     return;
   }
-  setErr(v, conflict(s, me, v.scalarPos ?? []));
+  setErr(v, conflict(s, me, posArray(v.scalarPos)));
 }
 
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */

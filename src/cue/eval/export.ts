@@ -16,7 +16,7 @@ import {
 } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
-import { OPTIONAL, REQUIRED, type Vertex } from "./vertex.js";
+import { OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
 
 /** Exported data: floats stay distinguishable from integers until converted. */
 export type Tree =
@@ -47,7 +47,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
     const text = d.values.map((x) => x.shortText()).join(" | ");
     return err(
       errs,
-      { code: "incomplete", message: `incomplete value ${text}`, positions: [...(v.declPos ?? [])] },
+      { code: "incomplete", message: `incomplete value ${text}`, positions: [...posArray(v.declPos)] },
       path,
     );
   }
@@ -86,7 +86,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
             {
               code: "incomplete",
               message: "field is required but not present",
-              positions: [...(a.declPos ?? [])],
+              positions: [...posArray(a.declPos)],
             },
             path,
           );
@@ -132,7 +132,7 @@ function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tr
         {
           code: "incomplete",
           message: `incomplete value ${formatValue(s)}`,
-          positions: [...(v.scalarPos ?? v.declPos ?? [])],
+          positions: [...posArray(v.scalarPos ?? v.declPos)],
         },
         path,
       );
@@ -140,7 +140,7 @@ function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tr
 }
 
 function positionsOf(a: Vertex): Pos[] {
-  return a.declPos ?? [];
+  return posArray(a.declPos);
 }
 
 /** Where exported fields and elements came from. */

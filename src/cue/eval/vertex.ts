@@ -60,11 +60,36 @@ export class CloseCtx {
 export type CloseSet = readonly CloseCtx[];
 export const NO_CLOSE: CloseSet = [];
 
-/** Labels a closedness context allows at one vertex. */
+/** Labels a closedness context allows at one vertex: those of its struct literals, plus extras. */
 export interface Group {
-  readonly labels: Set<string>;
-  readonly patterns: PatternEntry[];
+  readonly lits: ast.StructLit[];
+  /** Labels of dynamic and comprehension-generated fields. */
+  extra: string[] | undefined;
+  patterns: PatternEntry[] | undefined;
   open: boolean;
+}
+
+const litLabels = new WeakMap<ast.StructLit, Set<string>>();
+
+/** The static field labels a struct literal declares (cached per syntax node). */
+export function staticLabels(lit: ast.StructLit): Set<string> {
+  let s = litLabels.get(lit);
+  if (s === undefined) {
+    s = new Set();
+    for (const d of lit.decls) {
+      if (d.kind !== "Field") continue;
+      if (d.label.kind === "Ident") s.add(d.label.name);
+      else if (d.label.kind === "String") s.add(d.label.value);
+    }
+    litLabels.set(lit, s);
+  }
+  return s;
+}
+
+/** Whether a group allows a label (patterns aside). */
+export function groupHas(g: Group, label: string): boolean {
+  for (const l of g.lits) if (staticLabels(l).has(label)) return true;
+  return g.extra !== undefined && g.extra.includes(label);
 }
 
 /** An expression to unify into a vertex, with its environment. Either `expr` or `value` is set. */
@@ -132,12 +157,22 @@ function sameFrame(a: Frame, b: Frame): boolean {
   );
 }
 
-/** Appends a position, keeping small arrays exact-size. */
-export function appendPos(arr: Pos[] | undefined, p: Pos): Pos[] {
-  if (arr === undefined) return [p];
-  if (arr.length < 8) return [...arr, p];
-  arr.push(p);
-  return arr;
+/** Positions of a vertex: most have exactly one, stored without an array. */
+export type PosList = Pos | Pos[] | undefined;
+
+/** Appends a position. */
+export function appendPos(list: PosList, p: Pos): PosList {
+  if (list === undefined) return p;
+  if (!Array.isArray(list)) return [list, p];
+  if (list.length < 8) return [...list, p];
+  list.push(p);
+  return list;
+}
+
+/** The positions as an array. */
+export function posArray(list: PosList): Pos[] {
+  if (list === undefined) return [];
+  return Array.isArray(list) ? list : [list];
 }
 
 export class Vertex {
@@ -149,7 +184,7 @@ export class Vertex {
   fieldType = OPTIONAL;
   status = NEW;
   scalar: Value = TOP;
-  scalarPos: Pos[] | undefined;
+  scalarPos: PosList;
   /** 0: no struct literal; 1: only embeddings/hidden fields (may be a scalar); 2: a real struct. */
   structMark = 0;
   isList = false;
@@ -165,7 +200,7 @@ export class Vertex {
   err: BottomV | undefined;
   disj: VertexDisj | undefined;
   /** Where the field was declared (labels), for export positions and messages. */
-  declPos: Pos[] | undefined;
+  declPos: PosList;
   /** Disjunction choices forced on this vertex (a disjunct clone): node → term per occurrence. */
   choices: Map<ast.Node, number[]> | undefined;
   /** Occurrence counters of disjunction nodes met while collecting (for `choices`). */
