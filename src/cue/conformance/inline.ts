@@ -13,7 +13,8 @@
 import type * as ast from "../syntax/ast.js";
 import { parseExpression } from "../syntax/parser.js";
 import { type AttrArg, splitAttrArgs, splitPath } from "./attr-args.js";
-import type { Engine, EngineError, EngineValue } from "./engine.js";
+import type { Engine, EngineError, EngineOptions, EngineValue } from "./engine.js";
+import { checkPermute } from "./permute.js";
 import { diffPlain, type Plain, plainFromExpr, plainFromJSON } from "./plain.js";
 
 /** The outcome of one assertion. */
@@ -34,8 +35,20 @@ export interface Directive {
   readonly args: readonly AttrArg[];
   /** Set when the field cannot be located statically (under a comprehension or dynamic label). */
   readonly unlocatable?: string;
+  /** Source range of the declaration (in its explicit struct) carrying a field attribute. */
+  readonly declRange?: Range;
+  /** Path of the explicit struct whose declarations `permute` reorders. */
+  readonly structPath: readonly string[];
+  /** For declaration attributes: ranges of the fields of the struct they sit in. */
+  readonly siblings?: readonly Range[];
   /** The field carries `@test(todo)`: failures are expected. */
   todo: boolean;
+}
+
+/** A 0-based source range. */
+export interface Range {
+  readonly start: number;
+  readonly end: number;
 }
 
 /** Whether any file contains an `@test(` attribute (inline mode). */
@@ -49,7 +62,8 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
   const fromAttrs = (
     attrs: readonly ast.Attribute[],
     path: readonly string[],
-    unlocatable?: string,
+    unlocatable: string | undefined,
+    place: { declRange?: Range; structPath: readonly string[]; siblings?: readonly Range[] },
   ): void => {
     const here: Directive[] = [];
     for (const a of attrs) {
@@ -59,7 +73,17 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
       if (first === undefined) continue; // `@test()` placeholder
       const full = first.key ?? first.text;
       const [name = "", version] = full.split(":");
-      here.push({ file: file.filename, source, path, name, version, args, unlocatable, todo: false });
+      here.push({
+        file: file.filename,
+        source,
+        path,
+        name,
+        version,
+        args,
+        unlocatable,
+        todo: false,
+        ...place,
+      });
     }
     const todo = here.some((d) => d.name === "todo" && d.version === undefined);
     for (const d of here) {
@@ -67,18 +91,29 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
       out.push(d);
     }
   };
-  const walkDecls = (decls: readonly ast.Decl[], path: readonly string[], unlocatable?: string): void => {
+  const walkDecls = (
+    decls: readonly ast.Decl[],
+    path: readonly string[],
+    unlocatable?: string,
+    outer?: { declRange: Range; structPath: readonly string[] },
+  ): void => {
+    const siblings = decls
+      .filter((d) => d.kind === "Field")
+      .map((d) => ({ start: d.pos.offset, end: d.end }));
     for (const d of decls) {
       switch (d.kind) {
         case "Attribute":
-          fromAttrs([d], path, unlocatable);
+          fromAttrs([d], path, unlocatable, { structPath: path, siblings });
           break;
         case "Field": {
           const label = staticLabel(d.label);
           const p = [...path, label ?? "?"];
           const why = unlocatable ?? (label === undefined ? `dynamic label ${d.label.kind}` : undefined);
-          fromAttrs(d.attributes, p, why);
-          walkExpr(d.value, p, why);
+          // In `a: b: c` shorthand the unit a struct reorders is the outermost field.
+          const here = outer ?? { declRange: { start: d.pos.offset, end: d.end }, structPath: path };
+          fromAttrs(d.attributes, p, why, here);
+          if (d.value.kind === "Struct" && d.value.implicit) walkDecls(d.value.decls, p, why, here);
+          else walkExpr(d.value, p, why);
           break;
         }
         case "Comprehension":
@@ -156,8 +191,18 @@ export function checkDirectives(
   root: EngineValue,
   directives: readonly Directive[],
   prefix: string,
+  files: readonly { name: string; text: string }[] = [],
+  options: EngineOptions = {},
 ): CaseResult[] {
   const results: CaseResult[] = [];
+  // Field-form `@test(permute)` marks several fields of one struct: one case per struct.
+  const permuteGroups = new Map<string, Directive[]>();
+  for (const d of directives) {
+    if (d.name !== "permute" || d.version !== undefined || d.siblings !== undefined) continue;
+    const key = `${d.file}|${d.structPath.join(".")}`;
+    permuteGroups.set(key, [...(permuteGroups.get(key) ?? []), d]);
+  }
+  const seenGroups = new Set<string>();
   // A `:v3` form takes precedence over the unversioned form of the same directive on the same field.
   const v3 = new Set(
     directives.filter((d) => d.version === "v3").map((d) => `${d.path.join(".")}|${d.name}`),
@@ -176,10 +221,17 @@ export function checkDirectives(
     const name = n === 1 ? base : `${base}#${n}`;
     let r: Omit<CaseResult, "name">;
     try {
-      r =
-        d.unlocatable !== undefined
-          ? { status: "unsupported", reason: d.unlocatable }
-          : checkOne(engine, root, d);
+      if (d.unlocatable !== undefined) r = { status: "unsupported", reason: d.unlocatable };
+      else if (d.name === "permute") {
+        const key = `${d.file}|${d.structPath.join(".")}`;
+        const group = d.siblings === undefined ? (permuteGroups.get(key) ?? [d]) : [d];
+        if (d.siblings === undefined && seenGroups.has(key)) continue;
+        seenGroups.add(key);
+        const ranges = d.siblings ?? group.flatMap((g) => (g.declRange === undefined ? [] : [g.declRange]));
+        const countArg = d.args.find((a, i) => i > 0 && a.key === "count")?.text;
+        const count = countArg === undefined || countArg === "" ? undefined : Number(countArg);
+        r = checkPermute(engine, files, options, d.file, d.structPath, ranges, count);
+      } else r = checkOne(engine, root, d);
     } catch (e) {
       r = { status: "failed", reason: `engine threw: ${(e as Error)?.stack ?? String(e)}` };
     }

@@ -154,8 +154,18 @@ describe("runArchive with inline assertions", () => {
     ],
     [
       "unknown directives are unsupported",
-      "-- in.cue --\na: {b: 1} @test(permute)\n",
-      [["a permute", "unsupported"]],
+      "-- in.cue --\na: {b: 1} @test(allows, b)\n",
+      [["a allows", "unsupported"]],
+    ],
+    [
+      "permute reorders a struct's fields",
+      "-- in.cue --\ns: {\n\t@test(permute, count=2)\n\ta: 1\n\tb: {c: 2}\n}\n",
+      [["s permute", "passed"]],
+    ],
+    [
+      "permute count that does not match the fields is unsupported",
+      "-- in.cue --\ns: {\n\t@test(permute, count=6)\n\ta: 1\n\tb: 2\n}\n",
+      [["s permute", "unsupported"]],
     ],
     [
       "file-level eq",

@@ -138,7 +138,7 @@ export function runArchive(
   }
   if (inline) {
     if (directives.length === 0) return [{ name: archive, status: "unsupported", reason: "no assertions" }];
-    return checkDirectives(engine, root, directives, prefix);
+    return checkDirectives(engine, root, directives, prefix, files, engineOptions);
   }
   const golden =
     ar.files.find((f) => f.name === "out/evalalpha") ?? ar.files.find((f) => f.name === "out/eval");
