@@ -38,6 +38,11 @@ import {
 } from "./vertex.js";
 
 /** Records an error on a vertex (the first one wins). */
+/** Appends to a small array, keeping it exact-size (push over-allocates). */
+export function appendTo<T>(arr: T[] | undefined, x: T): T[] {
+  return arr === undefined ? [x] : arr.concat([x]);
+}
+
 export function setErr(v: Vertex, e: BottomV): void {
   v.err ??= e;
 }
@@ -248,16 +253,16 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       }
     }
   }
-  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : [...v.expanded, r];
+  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : v.expanded.concat([r]);
   let ctx = c.ctx;
   if (!r.isLet && inDefinition(r)) {
     const cc = new CloseCtx(true);
     if (c.embed) cc.skipAt = v;
-    ctx = [...ctx, cc];
+    ctx = ctx.concat([cc]);
   }
-  v.expanding = v.expanding === undefined ? [r] : [...v.expanding, r];
+  v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
   for (const rc of r.conjuncts) {
-    const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : [...ctx, ...rc.ctx];
+    const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
     addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
   }
   v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
@@ -268,8 +273,7 @@ function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
   if (r.err !== undefined) setErr(v, r.err);
   if (r.isList) {
     v.isList = true;
-    v.listParts ??= [];
-    v.listParts.push({
+    v.listParts = appendTo(v.listParts, {
       len: r.listLen,
       open: r.listOpen,
       rest: undefined,
@@ -410,7 +414,7 @@ export function addField(
   if (dynamic) {
     for (const g of ctx) {
       const gr = groupOf(v, g);
-      gr.extra = gr.extra === undefined ? [name] : [...gr.extra, name];
+      gr.extra = gr.extra === undefined ? [name] : gr.extra.concat([name]);
     }
   }
 }
@@ -422,7 +426,10 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if (info.closingEmbed && !c.embed) ctx = [...ctx, new CloseCtx(false)];
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
-  for (const g of ctx) groupOf(v, g).lits.push(lit);
+  for (const g of ctx) {
+    const gr = groupOf(v, g);
+    gr.lits = gr.lits.concat([lit]);
+  }
   let hasEmbed = false;
   for (const d of lit.decls) {
     switch (d.kind) {
@@ -436,11 +443,10 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             break;
           case "PatternLabel": {
             const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
-            v.patterns ??= [];
-            v.patterns.push(p);
+            v.patterns = appendTo(v.patterns, p);
             for (const g of ctx) {
               const gr = groupOf(v, g);
-              gr.patterns = gr.patterns === undefined ? [p] : [...gr.patterns, p];
+              gr.patterns = gr.patterns === undefined ? [p] : gr.patterns.concat([p]);
             }
             if (v.patternsApplied && v.arcs !== undefined) {
               for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
@@ -448,8 +454,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             break;
           }
           default:
-            v.deferred ??= [];
-            v.deferred.push({ decl: d, env: frame, ctx });
+            v.deferred = appendTo(v.deferred, { decl: d, env: frame, ctx });
             break;
         }
         break;
@@ -459,8 +464,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         } else hasEmbed = true;
         break;
       case "Comprehension":
-        v.deferred ??= [];
-        v.deferred.push({ decl: d, env: frame, ctx });
+        v.deferred = appendTo(v.deferred, { decl: d, env: frame, ctx });
         break;
       case "Ellipsis":
         for (const g of ctx) groupOf(v, g).open = true;
@@ -520,8 +524,7 @@ function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
     a.declPos = appendPos(a.declPos, el.pos);
     idx++;
   }
-  v.listParts ??= [];
-  v.listParts.push({
+  v.listParts = appendTo(v.listParts, {
     len: idx,
     open: lit.ellipsis !== undefined,
     rest: lit.ellipsis?.type,

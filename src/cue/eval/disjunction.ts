@@ -10,7 +10,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { addConjunct, inDefinition, meetScalar, setErr } from "./collect.js";
+import { addConjunct, appendTo, inDefinition, meetScalar, setErr } from "./collect.js";
 import { engine } from "./engine.js";
 import { equalVertex } from "./equal.js";
 import { evaluate, firstError } from "./evaluate.js";
@@ -68,7 +68,7 @@ function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: numb
     if (r.t === "vertex" && r.v.conjuncts.length === 1) {
       const rc = r.v.conjuncts[0];
       if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
-        let nctx: CloseSet = rc.ctx.length === 0 ? ctx : [...ctx, ...rc.ctx];
+        let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat([...rc.ctx]);
         if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
         return flattenExpr(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1);
       }
@@ -104,7 +104,7 @@ function nextOcc(v: Vertex, node: ast.Node): number {
   if (seen === undefined) v.seen = [node];
   else {
     for (const x of seen) if (x === node) n++;
-    v.seen = [...seen, node];
+    v.seen = seen.concat([node]);
   }
   return n;
 }
@@ -120,8 +120,7 @@ export function addDisjunction(v: Vertex, c: Conjunct): void {
     if (t !== undefined) addConjunct(v, t.c);
     return;
   }
-  v.pending ??= [];
-  v.pending.push({ node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
+  v.pending = appendTo(v.pending, { node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
 }
 
 /** Records a disjunction value containing structs (e.g. from `or([...])`). */
@@ -138,8 +137,7 @@ export function addValueDisjunction(v: Vertex, d: DisjV, c: Conjunct): void {
     if (t !== undefined) addConjunct(v, t.c);
     return;
   }
-  v.pending ??= [];
-  v.pending.push({ node, occ, terms, hasDefault: d.hasDefault });
+  v.pending = appendTo(v.pending, { node, occ, terms, hasDefault: d.hasDefault });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ export const NO_CLOSE: CloseSet = [];
 
 /** Labels a closedness context allows at one vertex: those of its struct literals, plus extras. */
 export interface Group {
-  readonly lits: ast.StructLit[];
+  lits: ast.StructLit[];
   /** Labels of dynamic and comprehension-generated fields. */
   extra: string[] | undefined;
   patterns: PatternEntry[] | undefined;
@@ -164,7 +164,7 @@ export type PosList = Pos | Pos[] | undefined;
 export function appendPos(list: PosList, p: Pos): PosList {
   if (list === undefined) return p;
   if (!Array.isArray(list)) return [list, p];
-  if (list.length < 8) return [...list, p];
+  if (list.length < 8) return list.concat([p]);
   list.push(p);
   return list;
 }
@@ -238,7 +238,7 @@ export class Vertex {
       // referenced by a field and by a pattern) is one conjunct.
       for (const d of cs) if (d.expr === c.expr && sameFrame(d.env, c.env)) return;
     }
-    if (cs.length < 8) this.conjuncts = [...cs, c];
+    if (cs.length < 8) this.conjuncts = cs.concat([c]);
     else cs.push(c);
   }
 
