@@ -402,7 +402,7 @@ function collectExtras(p: Plain, at: string[], out: [string[], Plain][]): void {
 }
 
 function normCode(c: string): string {
-  return c === "structural cycle" ? "structural" : c;
+  return c === "structural cycle" ? "structural_cycle" : c;
 }
 
 /** Turns cue's message format (`conflicting values %s and %s`) into a pattern. */
