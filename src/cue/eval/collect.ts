@@ -31,10 +31,10 @@ import {
   type Group,
   NO_CLOSE,
   OPTIONAL,
+  posArray,
   REGULAR,
   REQUIRED,
   Vertex,
-  posArray,
 } from "./vertex.js";
 
 /** Records an error on a vertex (the first one wins). */

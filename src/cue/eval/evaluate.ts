@@ -22,9 +22,9 @@ import {
   NEW,
   OPTIONAL,
   type PatternEntry,
+  posArray,
   REGULAR,
   type Vertex,
-  posArray,
 } from "./vertex.js";
 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
@@ -265,7 +265,9 @@ function checkKinds(v: Vertex): void {
       if (r === undefined) continue;
       setErr(
         v,
-        typeof r === "string" ? bottom("eval", `invalid value ${v.shortText()} (${r})`, posArray(v.scalarPos)) : r,
+        typeof r === "string"
+          ? bottom("eval", `invalid value ${v.shortText()} (${r})`, posArray(v.scalarPos))
+          : r,
       );
     }
     return;

@@ -175,53 +175,203 @@ export function posArray(list: PosList): Pos[] {
   return Array.isArray(list) ? list : [list];
 }
 
+/** Rarely used vertex state, allocated on first use (keeps the common vertex small). */
+class VertexExtra {
+  listParts: ListPart[] | undefined = undefined;
+  listLen = 0;
+  patterns: PatternEntry[] | undefined = undefined;
+  deferred: Deferred[] | undefined = undefined;
+  groups: Map<CloseCtx, Group> | undefined = undefined;
+  disj: VertexDisj | undefined = undefined;
+  choices: Map<ast.Node, number[]> | undefined = undefined;
+  seen: ast.Node[] | undefined = undefined;
+  expanding: Vertex[] | undefined = undefined;
+  expanded: Vertex[] | undefined = undefined;
+  pending: import("./disjunction.js").PendingDisj[] | undefined = undefined;
+  cycleErr: BottomV | undefined = undefined;
+  cloneOf: Vertex | undefined = undefined;
+}
+
+// Bit layout of Vertex flags.
+const FT_MASK = 3; // fieldType: bits 0-1
+const ST_SHIFT = 2; // status: bits 2-3
+const SM_SHIFT = 4; // structMark: bits 4-5
+const IS_LIST = 1 << 6;
+const LIST_OPEN = 1 << 7;
+const PATTERNS_APPLIED = 1 << 8;
+const LATE = 1 << 9;
+const NOT_ALLOWED = 1 << 10;
+const IS_LET = 1 << 11;
+
 export class Vertex {
   parent: Vertex | undefined;
   label: string;
   conjuncts: Conjunct[] = [];
-  arcs: Map<string, Vertex> | undefined;
-  /** REGULAR, REQUIRED or OPTIONAL (the strongest contribution wins). */
-  fieldType = OPTIONAL;
-  status = NEW;
+  arcs: Map<string, Vertex> | undefined = undefined;
   scalar: Value = TOP;
-  scalarPos: PosList;
-  /** 0: no struct literal; 1: only embeddings/hidden fields (may be a scalar); 2: a real struct. */
-  structMark = 0;
-  isList = false;
-  listParts: ListPart[] | undefined;
-  /** Number of elements of a list (after evaluation); open lists may grow by unification. */
-  listLen = 0;
-  listOpen = false;
-  patterns: PatternEntry[] | undefined;
-  patternsApplied = false;
-  deferred: Deferred[] | undefined;
-  groups: Map<CloseCtx, Group> | undefined;
+  scalarPos: PosList = undefined;
   /** The error of this vertex itself (children keep their own). */
-  err: BottomV | undefined;
-  disj: VertexDisj | undefined;
+  err: BottomV | undefined = undefined;
   /** Where the field was declared (labels), for export positions and messages. */
-  declPos: PosList;
-  /** Disjunction choices forced on this vertex (a disjunct clone): node → term per occurrence. */
-  choices: Map<ast.Node, number[]> | undefined;
-  /** Occurrence counters of disjunction nodes met while collecting (for `choices`). */
-  seen: ast.Node[] | undefined;
-  /** Vertices being expanded into this one (reference cycle detection). */
-  expanding: Vertex[] | undefined;
-  /** Vertices expanded into this one (structural cycle detection). */
-  expanded: Vertex[] | undefined;
+  declPos: PosList = undefined;
   depth: number;
-  /** Disjunctions waiting to be resolved after collection. */
-  pending: import("./disjunction.js").PendingDisj[] | undefined;
+  #flags = OPTIONAL;
+  #x: VertexExtra | undefined = undefined;
+
+  #extra(): VertexExtra {
+    this.#x ??= new VertexExtra();
+    return this.#x;
+  }
+  #bit(mask: number, on: boolean): void {
+    this.#flags = on ? this.#flags | mask : this.#flags & ~mask;
+  }
+
+  /** REGULAR, REQUIRED or OPTIONAL (the strongest contribution wins). */
+  get fieldType(): number {
+    return this.#flags & FT_MASK;
+  }
+  set fieldType(v: number) {
+    this.#flags = (this.#flags & ~FT_MASK) | v;
+  }
+  get status(): number {
+    return (this.#flags >> ST_SHIFT) & 3;
+  }
+  set status(v: number) {
+    this.#flags = (this.#flags & ~(3 << ST_SHIFT)) | (v << ST_SHIFT);
+  }
+  /** 0: no struct literal; 1: only embeddings/hidden fields (may be a scalar); 2: a real struct. */
+  get structMark(): number {
+    return (this.#flags >> SM_SHIFT) & 3;
+  }
+  set structMark(v: number) {
+    this.#flags = (this.#flags & ~(3 << SM_SHIFT)) | (v << SM_SHIFT);
+  }
+  get isList(): boolean {
+    return (this.#flags & IS_LIST) !== 0;
+  }
+  set isList(v: boolean) {
+    this.#bit(IS_LIST, v);
+  }
+  get listOpen(): boolean {
+    return (this.#flags & LIST_OPEN) !== 0;
+  }
+  set listOpen(v: boolean) {
+    this.#bit(LIST_OPEN, v);
+  }
+  get patternsApplied(): boolean {
+    return (this.#flags & PATTERNS_APPLIED) !== 0;
+  }
+  set patternsApplied(v: boolean) {
+    this.#bit(PATTERNS_APPLIED, v);
+  }
   /** Conjuncts arrived after evaluation (re-evaluate before use). */
-  lateConjuncts = false;
+  get lateConjuncts(): boolean {
+    return (this.#flags & LATE) !== 0;
+  }
+  set lateConjuncts(v: boolean) {
+    this.#bit(LATE, v);
+  }
   /** Rejected by a closed struct. */
-  notAllowed = false;
-  /** A reference cycle met while collecting; an error only if the vertex stays non-concrete. */
-  cycleErr: BottomV | undefined;
-  /** The vertex this one is a disjunct clone of. */
-  cloneOf: Vertex | undefined;
+  get notAllowed(): boolean {
+    return (this.#flags & NOT_ALLOWED) !== 0;
+  }
+  set notAllowed(v: boolean) {
+    this.#bit(NOT_ALLOWED, v);
+  }
   /** A let binding's vertex (not an arc of its parent). */
-  isLet = false;
+  get isLet(): boolean {
+    return (this.#flags & IS_LET) !== 0;
+  }
+  set isLet(v: boolean) {
+    this.#bit(IS_LET, v);
+  }
+
+  get listParts(): ListPart[] | undefined {
+    return this.#x?.listParts;
+  }
+  set listParts(v: ListPart[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().listParts = v;
+  }
+  /** Number of elements of a list (after evaluation); open lists may grow by unification. */
+  get listLen(): number {
+    return this.#x?.listLen ?? 0;
+  }
+  set listLen(v: number) {
+    if (v !== 0 || this.#x !== undefined) this.#extra().listLen = v;
+  }
+  get patterns(): PatternEntry[] | undefined {
+    return this.#x?.patterns;
+  }
+  set patterns(v: PatternEntry[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().patterns = v;
+  }
+  get deferred(): Deferred[] | undefined {
+    return this.#x?.deferred;
+  }
+  set deferred(v: Deferred[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().deferred = v;
+  }
+  get groups(): Map<CloseCtx, Group> | undefined {
+    return this.#x?.groups;
+  }
+  set groups(v: Map<CloseCtx, Group> | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().groups = v;
+  }
+  get disj(): VertexDisj | undefined {
+    return this.#x?.disj;
+  }
+  set disj(v: VertexDisj | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().disj = v;
+  }
+  /** Disjunction choices forced on this vertex (a disjunct clone): node → term per occurrence. */
+  get choices(): Map<ast.Node, number[]> | undefined {
+    return this.#x?.choices;
+  }
+  set choices(v: Map<ast.Node, number[]> | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().choices = v;
+  }
+  /** Disjunction nodes met while collecting, in order (occurrence numbers for `choices`). */
+  get seen(): ast.Node[] | undefined {
+    return this.#x?.seen;
+  }
+  set seen(v: ast.Node[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().seen = v;
+  }
+  /** Vertices being expanded into this one (reference cycle detection). */
+  get expanding(): Vertex[] | undefined {
+    return this.#x?.expanding;
+  }
+  set expanding(v: Vertex[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().expanding = v;
+  }
+  /** Vertices expanded into this one (structural cycle detection). */
+  get expanded(): Vertex[] | undefined {
+    return this.#x?.expanded;
+  }
+  set expanded(v: Vertex[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().expanded = v;
+  }
+  /** Disjunctions waiting to be resolved after collection. */
+  get pending(): import("./disjunction.js").PendingDisj[] | undefined {
+    return this.#x?.pending;
+  }
+  set pending(v: import("./disjunction.js").PendingDisj[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().pending = v;
+  }
+  /** A reference cycle met while collecting; an error only if the vertex stays non-concrete. */
+  get cycleErr(): BottomV | undefined {
+    return this.#x?.cycleErr;
+  }
+  set cycleErr(v: BottomV | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().cycleErr = v;
+  }
+  /** The vertex this one is a disjunct clone of. */
+  get cloneOf(): Vertex | undefined {
+    return this.#x?.cloneOf;
+  }
+  set cloneOf(v: Vertex | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().cloneOf = v;
+  }
 
   constructor(parent: Vertex | undefined, label: string) {
     counters.vertices++;
