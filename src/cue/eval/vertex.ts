@@ -89,7 +89,7 @@ export function staticLabels(lit: ast.StructLit): Set<string> {
 /** Whether a group allows a label (patterns aside). */
 export function groupHas(g: Group, label: string): boolean {
   for (const l of g.lits) if (staticLabels(l).has(label)) return true;
-  return g.extra !== undefined && g.extra.includes(label);
+  return g.extra?.includes(label) === true;
 }
 
 /** An expression to unify into a vertex, with its environment. Either `expr` or `value` is set. */
