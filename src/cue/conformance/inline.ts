@@ -13,7 +13,7 @@
 import type * as ast from "../syntax/ast.js";
 import { parseExpression } from "../syntax/parser.js";
 import { type AttrArg, splitAttrArgs, splitPath } from "./attr-args.js";
-import type { Engine, EngineError, EngineOptions, EngineValue } from "./engine.js";
+import type { AllowsSelector, Engine, EngineError, EngineOptions, EngineValue } from "./engine.js";
 import { checkPermute } from "./permute.js";
 import { diffPlain, type Plain, plainFromExpr, plainFromJSON } from "./plain.js";
 
@@ -274,6 +274,8 @@ function checkOne(engine: Engine, root: EngineValue, d: Directive): Omit<CaseRes
         ? { status: "passed" }
         : { status: "failed", reason: `closed: want ${want}, got ${got}` };
     }
+    case "allows":
+      return checkAllows(engine, root, d);
     default:
       return { status: "unsupported", reason: `directive ${d.name}` };
   }
@@ -489,4 +491,26 @@ function checkKind(engine: Engine, root: EngineValue, d: Directive): Omit<CaseRe
   const p = plainFromJSON(j.text);
   const got = p.t === "list" ? "list" : p.t;
   return got === want ? { status: "passed" } : { status: "failed", reason: `kind: want ${want}, got ${got}` };
+}
+
+function checkAllows(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  const allows = engine.inspect.allows;
+  if (allows === undefined) return { status: "unsupported", reason: "allows needs inspect.allows" };
+  const first = d.args[0];
+  const want = first?.key === "allows" ? first.text !== "false" : true;
+  const selText = d.args.find((a, i) => i > 0 && a.key === undefined)?.text;
+  if (selText === undefined || first?.text === "expr")
+    return { status: "unsupported", reason: "allows without a selector" };
+  const selector: AllowsSelector =
+    selText === "string"
+      ? { kind: "anyString" }
+      : selText === "int"
+        ? { kind: "anyIndex" }
+        : { kind: "label", name: stringArg(selText) };
+  const v = root.lookup(d.path);
+  if (v === undefined) return { status: "failed", reason: "field not found" };
+  const got = allows(v, selector);
+  return got === want
+    ? { status: "passed" }
+    : { status: "failed", reason: `allows ${selText}: want ${want}, got ${got}` };
 }

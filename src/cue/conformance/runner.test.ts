@@ -86,7 +86,10 @@ const fakeEngine: Engine = {
   },
   formatErrors: (errors) => errors.map((e) => e.message).join("\n"),
   // Literal structs are never closed.
-  inspect: { closed: () => false },
+  inspect: {
+    closed: () => false,
+    allows: (_v, sel) => sel.kind !== "anyIndex",
+  },
 };
 
 function run(archive: string): [string, string][] {
@@ -154,8 +157,18 @@ describe("runArchive with inline assertions", () => {
     ],
     [
       "unknown directives are unsupported",
-      "-- in.cue --\na: {b: 1} @test(allows, b)\n",
-      [["a allows", "unsupported"]],
+      '-- in.cue --\na: {b: 1} @test(debugCheck, "x")\n',
+      [["a debugCheck", "unsupported"]],
+    ],
+    [
+      "allows with a label, any string and any index",
+      '-- in.cue --\na: {b: 1} @test(allows, b) @test(allows=false, string) @test(allows=false, int) @test(allows, "c")\n',
+      [
+        ["a allows", "passed"],
+        ["a allows#2", "failed"],
+        ["a allows#3", "passed"],
+        ["a allows#4", "passed"],
+      ],
     ],
     [
       "permute reorders a struct's fields",
