@@ -4,9 +4,17 @@
  * children are evaluated on demand (by references, by export, or by disjunct elimination).
  */
 
-import { addConjunct, childCtx, meetScalar, runDeferred, setErr } from "./collect.js";
+import {
+  addConjunct,
+  childCtx,
+  inDefinition as inDefinitionV,
+  meetScalar,
+  runDeferred,
+  setErr,
+} from "./collect.js";
 import { resolveDisjunctions } from "./disjunction.js";
 import { engine, step } from "./engine.js";
+import { exportTree } from "./export.js";
 import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { bindFrame } from "./scope.js";
@@ -263,16 +271,24 @@ function checkKinds(v: Vertex): void {
     for (const val of s.validators) {
       const r = val.check(me);
       if (r === undefined) continue;
-      setErr(
-        v,
-        typeof r === "string"
-          ? bottom("eval", `invalid value ${v.shortText()} (${r})`, posArray(v.scalarPos))
-          : r,
-      );
+      if (typeof r !== "string") {
+        setErr(v, r);
+        continue;
+      }
+      // A struct that may still gain fields only fails a validator incompletely.
+      const code = isConcreteDeep(v) ? "eval" : "incomplete";
+      setErr(v, bottom(code, `invalid value ${v.shortText()} (${r})`, posArray(v.scalarPos)));
     }
     return;
   }
   setErr(v, conflict(s, me, posArray(v.scalarPos)));
+}
+
+function isConcreteDeep(v: Vertex): boolean {
+  if (inDefinitionV(v)) return false;
+  const errs: import("./errors.js").CueError[] = [];
+  exportTree(v, [], errs);
+  return errs.length === 0;
 }
 
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
