@@ -28,12 +28,14 @@ import {
   CloseCtx,
   type CloseSet,
   type Conjunct,
+  displayLabel,
   type Group,
   NO_CLOSE,
   OPTIONAL,
   posArray,
   REGULAR,
   REQUIRED,
+  strLabel,
   Vertex,
 } from "./vertex.js";
 
@@ -439,7 +441,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             addField(v, d.label.name, d, frame, ctx);
             break;
           case "String":
-            addField(v, d.label.value, d, frame, ctx);
+            addField(v, strLabel(d.label.value), d, frame, ctx);
             break;
           case "PatternLabel": {
             const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
@@ -627,7 +629,8 @@ export function runComprehension(
           if (el.fieldType !== REGULAR) continue;
           if (label.startsWith("_") || label.startsWith("#")) continue;
           const binds = new Map<string, import("./vertex.js").Binding>();
-          if (cl.key !== undefined) binds.set(cl.key.name, { t: "value", v: { t: "string", v: label } });
+          if (cl.key !== undefined)
+            binds.set(cl.key.name, { t: "value", v: { t: "string", v: displayLabel(label) } });
           binds.set(cl.value.name, { t: "vertex", v: el });
           loop(i + 1, bindFrame(f, binds));
         }
@@ -676,11 +679,11 @@ export function runDeferred(v: Vertex): void {
           const binds = new Map<string, import("./vertex.js").Binding>();
           binds.set(
             alias.name,
-            field.alias !== undefined ? { t: "vertex", v: newArc(v, lv.v) } : { t: "value", v: lv },
+            field.alias !== undefined ? { t: "vertex", v: newArc(v, strLabel(lv.v)) } : { t: "value", v: lv },
           );
           env = bindFrame(d.env, binds);
         }
-        addField(v, lv.v, field, env, d.ctx, true);
+        addField(v, strLabel(lv.v), field, env, d.ctx, true);
         continue;
       }
       if (lv.t === "bottom") {

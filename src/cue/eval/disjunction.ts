@@ -17,7 +17,7 @@ import { evaluate, firstError } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { atomsEqual, type BottomV, bottom, type DisjV, isAtom, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, counters, EVALUATED, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, counters, EVALUATED, strLabel, Vertex } from "./vertex.js";
 
 interface Term {
   readonly c: Conjunct;
@@ -172,7 +172,11 @@ function collectLiterals(e: ast.Expr, env: Conjunct["env"], out: Map<string, Val
         for (const d of e.decls) {
           if (d.kind !== "Field") continue;
           const name =
-            d.label.kind === "Ident" ? d.label.name : d.label.kind === "String" ? d.label.value : undefined;
+            d.label.kind === "Ident"
+              ? d.label.name
+              : d.label.kind === "String"
+                ? strLabel(d.label.value)
+                : undefined;
           if (name === undefined) continue;
           const lv = literalValue(d.value);
           if (lv === undefined) continue;

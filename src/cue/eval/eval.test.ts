@@ -187,6 +187,11 @@ const cases: Case[] = [
     src: "a: b: a",
     err: { path: "a.b", code: "structural cycle", msg: "structural cycle" },
   },
+  {
+    name: "quoted labels are regular fields",
+    src: '"#Foo": 1\n#Foo: 2\n"_x": #Foo\nb: {for k, v in {"_z": 1} {(k): v}}',
+    json: '{"#Foo":1,"_x":2,"b":{"_z":1}}',
+  },
   // Comprehensions and dynamic fields.
   {
     name: "for in struct and list",

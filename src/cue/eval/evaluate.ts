@@ -24,6 +24,7 @@ import {
   type CloseCtx,
   COLLECTING,
   type Conjunct,
+  displayLabel,
   EVALUATED,
   type Group,
   groupHas,
@@ -123,7 +124,8 @@ function isLiteral(e: import("../syntax/ast.js").Expr): boolean {
   }
 }
 
-function patternMatches(p: PatternEntry, label: string): boolean {
+function patternMatches(p: PatternEntry, raw: string): boolean {
+  const label = displayLabel(raw);
   p.pattern ??= evalExpr(p.label.expr, p.env);
   const pat = p.pattern;
   if (pat.t === "top") return true;
@@ -143,7 +145,7 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
     if (p.label.alias !== undefined || p.field.alias !== undefined) {
       const binds = new Map<string, Binding>();
       if (p.label.alias !== undefined)
-        binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: a.label } });
+        binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: displayLabel(a.label) } });
       if (p.field.alias !== undefined) binds.set(p.field.alias.name, { t: "vertex", v: a });
       env = bindFrame(p.env, binds);
     }

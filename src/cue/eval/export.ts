@@ -16,7 +16,7 @@ import {
 } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
-import { OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
+import { displayLabel, OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
 
 /** Exported data: floats stay distinguishable from integers until converted. */
 export type Tree =
@@ -77,7 +77,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
       for (const [label, a] of v.arcs) {
         if (label.startsWith("_") || label.startsWith("#")) continue;
         if (a.fieldType === OPTIONAL) continue;
-        path.push(label);
+        path.push(displayLabel(label));
         if (a.fieldType === REQUIRED) {
           evaluate(a);
           ok = false;
@@ -97,7 +97,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
         path.pop();
         if (t === undefined) ok = false;
         else {
-          fields.push([label, t]);
+          fields.push([displayLabel(label), t]);
           pos.push(positionsOf(a));
         }
       }

@@ -13,7 +13,16 @@ import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
 import { resolveName } from "./scope.js";
 import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
-import { CloseCtx, COLLECTING, EVALUATED, type Frame, NO_CLOSE, OPTIONAL, Vertex } from "./vertex.js";
+import {
+  CloseCtx,
+  COLLECTING,
+  EVALUATED,
+  type Frame,
+  NO_CLOSE,
+  OPTIONAL,
+  strLabel,
+  Vertex,
+} from "./vertex.js";
 
 export type RefResult =
   | { readonly t: "vertex"; readonly v: Vertex }
@@ -68,7 +77,7 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
       return r;
     }
     case "Selector": {
-      const sel = x.sel.kind === "Ident" ? x.sel.name : x.sel.value;
+      const sel = x.sel.kind === "Ident" ? x.sel.name : strLabel(x.sel.value);
       if (x.expr.kind === "Ident") {
         const r = resolveName(x.expr.name, env);
         if (r !== undefined && r.t === "import") {
@@ -165,7 +174,7 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
       v: bottom("eval", `invalid index ${formatValue(iv)} (found struct, want list)`, [x.index.pos]),
     };
   }
-  return selectArc(v, iv.v, x);
+  return selectArc(v, strLabel(iv.v), x);
 }
 
 function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {

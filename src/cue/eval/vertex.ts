@@ -79,7 +79,7 @@ export function staticLabels(lit: ast.StructLit): Set<string> {
     for (const d of lit.decls) {
       if (d.kind !== "Field") continue;
       if (d.label.kind === "Ident") s.add(d.label.name);
-      else if (d.label.kind === "String") s.add(d.label.value);
+      else if (d.label.kind === "String") s.add(strLabel(d.label.value));
     }
     litLabels.set(lit, s);
   }
@@ -155,6 +155,20 @@ function sameFrame(a: Frame, b: Frame): boolean {
       a.binds === undefined &&
       b.binds === undefined)
   );
+}
+
+/**
+ * The internal label of a quoted field name. `"#a"` and `"_a"` are regular fields (only identifiers
+ * make definitions and hidden fields), so they are stored with a marker prefix.
+ */
+export function strLabel(s: string): string {
+  const c = s.charCodeAt(0);
+  return c === 0x23 || c === 0x5f ? `\u0001${s}` : s;
+}
+
+/** The label as written in output and messages. */
+export function displayLabel(l: string): string {
+  return l.charCodeAt(0) === 1 ? l.slice(1) : l;
 }
 
 /** Positions of a vertex: most have exactly one, stored without an array. */
@@ -395,7 +409,8 @@ export class Vertex {
   /** The path of labels from the root. */
   path(): string[] {
     const out: string[] = [];
-    for (let v: Vertex | undefined = this; v?.parent !== undefined; v = v.parent) out.push(v.label);
+    for (let v: Vertex | undefined = this; v?.parent !== undefined; v = v.parent)
+      out.push(displayLabel(v.label));
     return out.reverse();
   }
 
