@@ -12,6 +12,7 @@ import {
   runDeferred,
   setErr,
 } from "./collect.js";
+import { constValue } from "./const-cache.js";
 import { resolveDisjunctions } from "./disjunction.js";
 import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
@@ -79,7 +80,7 @@ function evaluateInner(v: Vertex): void {
   let deferred = false;
   for (let i = 0; i < cs.length; i++) {
     const c = cs[i] as Conjunct;
-    if (c.expr !== undefined && !isLiteral(c.expr)) {
+    if (c.expr !== undefined && !isLiteral(c.expr, c.env)) {
       deferred = true;
       continue;
     }
@@ -88,7 +89,7 @@ function evaluateInner(v: Vertex): void {
   if (deferred) {
     for (let i = 0; i < v.conjuncts.length; i++) {
       const c = v.conjuncts[i] as Conjunct;
-      if (c.expr !== undefined && !isLiteral(c.expr)) addConjunct(v, c);
+      if (c.expr !== undefined && !isLiteral(c.expr, c.env)) addConjunct(v, c);
     }
   }
   if (v.cycleErr !== undefined) {
@@ -111,8 +112,11 @@ function evaluateInner(v: Vertex): void {
   v.status = EVALUATED;
 }
 
-function isLiteral(e: import("../syntax/ast.js").Expr): boolean {
+function isLiteral(e: import("../syntax/ast.js").Expr, env: import("./vertex.js").Frame): boolean {
   switch (e.kind) {
+    case "Binary":
+    case "Unary":
+      return constValue(e, env) !== undefined;
     case "Int":
     case "Float":
     case "String":
@@ -296,7 +300,7 @@ function isConcreteDeep(v: Vertex): boolean {
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
 export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
-    if (isAtom(v.scalar)) return v.scalar;
+    if (isAtom(v.scalar) || (v.scalar.t === "disj" && v.scalar.hasDefault)) return v.scalar;
     return bottom("cycle", `cycle with field ${v.path().join(".") || v.label}`);
   }
   evaluate(v);

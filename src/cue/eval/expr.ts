@@ -181,6 +181,9 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
   const a = v.arcs?.get(sel);
   if (a === undefined || a.notAllowed) {
     if (v.status === COLLECTING) return { t: "vertex", v: v.arc(sel) };
+    if (v.isList) {
+      return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
+    }
     const closed = v.groups !== undefined && [...v.groups.values()].some((g) => !g.open);
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }

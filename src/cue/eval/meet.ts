@@ -173,7 +173,7 @@ function dropRedundantNe(bounds: Bound[]): Bound[] {
   return bounds.filter((b) => {
     if (b.op !== "!=") return true;
     for (const o of bounds) {
-      if (o === b || o.op === "!=" || o.op === "=~" || o.op === "!~") continue;
+      if (o === b || o.op === "!=") continue;
       const ok = checkBound(o, b.v);
       if (ok === false) return false;
     }
