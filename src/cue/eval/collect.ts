@@ -64,12 +64,10 @@ export function childCtx(ctx: CloseSet, _label: string): CloseSet {
 }
 
 function groupOf(v: Vertex, c: CloseCtx): Group {
-  v.groups ??= new Map();
-  let g = v.groups.get(c);
-  if (g === undefined) {
-    g = { lits: [], extra: undefined, patterns: undefined, open: false };
-    v.groups.set(c, g);
-  }
+  const gs = v.groups;
+  if (gs !== undefined) for (const g of gs) if (g.ctx === c) return g;
+  const g: Group = { ctx: c, lits: [], extra: undefined, patterns: undefined, open: false };
+  v.groups = appendTo(gs, g);
   return g;
 }
 

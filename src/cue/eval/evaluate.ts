@@ -22,12 +22,10 @@ import { bindFrame } from "./scope.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
 import {
   type Binding,
-  type CloseCtx,
   COLLECTING,
   type Conjunct,
   displayLabel,
   EVALUATED,
-  type Group,
   groupHas,
   NEW,
   OPTIONAL,
@@ -217,13 +215,10 @@ function finishList(v: Vertex): void {
 function checkClosed(v: Vertex): void {
   const groups = v.groups;
   if (groups === undefined || v.arcs === undefined || v.isList) return;
-  const keys = [...groups.keys()];
-  const vals = [...groups.values()];
   for (const [label, a] of v.arcs) {
     if (label.startsWith("_") || label.startsWith("#")) continue;
-    for (let i = 0; i < vals.length; i++) {
-      const g = vals[i] as Group;
-      if (g.open || groupHas(g, label) || (keys[i] as CloseCtx).skipAt === v) continue;
+    for (const g of groups) {
+      if (g.open || groupHas(g, label) || g.ctx.skipAt === v) continue;
       if (g.patterns?.some((p) => patternMatches(p, label))) continue;
       if (a.fieldType === OPTIONAL) {
         // An optional field a closed struct does not allow is simply not there.

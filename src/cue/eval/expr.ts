@@ -184,7 +184,7 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }
-    const closed = v.groups !== undefined && [...v.groups.values()].some((g) => !g.open);
+    const closed = v.groups?.some((g) => !g.open) === true;
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
   if (a.fieldType === OPTIONAL && a.conjuncts.length > 0) {

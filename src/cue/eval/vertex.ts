@@ -62,6 +62,7 @@ export const NO_CLOSE: CloseSet = [];
 
 /** Labels a closedness context allows at one vertex: those of its struct literals, plus extras. */
 export interface Group {
+  readonly ctx: CloseCtx;
   lits: ast.StructLit[];
   /** Labels of dynamic and comprehension-generated fields. */
   extra: string[] | undefined;
@@ -195,7 +196,7 @@ class VertexExtra {
   listLen = 0;
   patterns: PatternEntry[] | undefined = undefined;
   deferred: Deferred[] | undefined = undefined;
-  groups: Map<CloseCtx, Group> | undefined = undefined;
+  groups: Group[] | undefined = undefined;
   disj: VertexDisj | undefined = undefined;
   choices: Map<ast.Node, number[]> | undefined = undefined;
   seen: ast.Node[] | undefined = undefined;
@@ -325,10 +326,10 @@ export class Vertex {
   set deferred(v: Deferred[] | undefined) {
     if (v !== undefined || this.#x !== undefined) this.#extra().deferred = v;
   }
-  get groups(): Map<CloseCtx, Group> | undefined {
+  get groups(): Group[] | undefined {
     return this.#x?.groups;
   }
-  set groups(v: Map<CloseCtx, Group> | undefined) {
+  set groups(v: Group[] | undefined) {
     if (v !== undefined || this.#x !== undefined) this.#extra().groups = v;
   }
   get disj(): VertexDisj | undefined {
