@@ -17,6 +17,12 @@ import type { AllowsSelector, Engine, EngineError, EngineOptions, EngineValue } 
 import { checkPermute } from "./permute.js";
 import { diffPlain, type Plain, plainFromExpr, plainFromJSON } from "./plain.js";
 
+/** How strictly assertions are checked. */
+export interface CheckOptions {
+  /** Also compare the `pos=[…]` positions of `@test(err)` (cue compares them; by default we do not). */
+  readonly strictPos?: boolean;
+}
+
 /** The outcome of one assertion. */
 export interface CaseResult {
   readonly name: string;
@@ -193,6 +199,7 @@ export function checkDirectives(
   prefix: string,
   files: readonly { name: string; text: string }[] = [],
   options: EngineOptions = {},
+  check: CheckOptions = {},
 ): CaseResult[] {
   const results: CaseResult[] = [];
   // Field-form `@test(permute)` marks several fields of one struct: one case per struct.
@@ -231,7 +238,7 @@ export function checkDirectives(
         const countArg = d.args.find((a, i) => i > 0 && a.key === "count")?.text;
         const count = countArg === undefined || countArg === "" ? undefined : Number(countArg);
         r = checkPermute(engine, files, options, d.file, d.structPath, ranges, count);
-      } else r = checkOne(engine, root, d);
+      } else r = checkOne(engine, root, d, check);
     } catch (e) {
       r = { status: "failed", reason: `engine threw: ${(e as Error)?.stack ?? String(e)}` };
     }
@@ -253,12 +260,17 @@ function pathOption(d: Directive, key: string): string[] {
   if (a === undefined) return [];
   return splitPath(a.text);
 }
-function checkOne(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+function checkOne(
+  engine: Engine,
+  root: EngineValue,
+  d: Directive,
+  check: CheckOptions,
+): Omit<CaseResult, "name"> {
   switch (d.name) {
     case "eq":
       return checkEq(engine, root, d);
     case "err":
-      return checkErr(root, d);
+      return checkErr(root, d, check);
     case "kind":
       return checkKind(engine, root, d);
     case "closed": {
@@ -421,7 +433,7 @@ function stringArg(text: string): string {
   return text;
 }
 
-function checkErr(root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+function checkErr(root: EngineValue, d: Directive, check: CheckOptions): Omit<CaseResult, "name"> {
   const target = [...d.path, ...pathOption(d, "at")];
   const unsup = unsupportedNear(root.errors, target);
   if (unsup !== undefined) return { status: "unsupported", reason: `engine: ${unsup.message}` };
@@ -464,7 +476,20 @@ function checkErr(root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
       (pattern === undefined || pattern.test(e.message)) &&
       args.every((a) => e.message.includes(a)),
   );
-  if (matching.length > 0) return { status: "passed" };
+  if (matching.length > 0) {
+    const posOpt = option(d, "pos");
+    if (!check.strictPos || posOpt === undefined) return { status: "passed" };
+    const want = expectedPositions(d, posOpt.text);
+    if (want === undefined) return { status: "unsupported", reason: `cannot read pos=${posOpt.text}` };
+    const key = (p: { file: string; line: number; column: number }): string =>
+      `${p.file.replace(/^.*\//, "")}:${p.line}:${p.column}`;
+    const wantSet = [...new Set(want.map(key))].sort().join(" ");
+    for (const e of matching) {
+      if ([...new Set(e.positions.map(key))].sort().join(" ") === wantSet) return { status: "passed" };
+    }
+    const got = [...new Set((matching[0] as EngineError).positions.map(key))].sort().join(" ");
+    return { status: "failed", reason: `positions: want [${wantSet}], got [${got}]` };
+  }
   const e0 = located[0] as EngineError;
   return {
     status: "failed",
@@ -513,4 +538,28 @@ function checkAllows(engine: Engine, root: EngineValue, d: Directive): Omit<Case
   return got === want
     ? { status: "passed" }
     : { status: "failed", reason: `allows ${selText}: want ${want}, got ${got}` };
+}
+
+/** `pos=[0:5, -1:3, other.cue:4:2]`: deltas are relative to the line of the `@test` attribute. */
+function expectedPositions(
+  d: Directive,
+  text: string,
+): { file: string; line: number; column: number }[] | undefined {
+  const inner = text.trim().replace(/^\[/, "").replace(/\]$/, "");
+  const offset = d.args[0]?.offset ?? 0;
+  let attrLine = 1;
+  for (let i = 0; i < offset; i++) if (d.source.charCodeAt(i) === 10) attrLine++;
+  const out: { file: string; line: number; column: number }[] = [];
+  for (const part of inner.split(/[\s,]+/).filter((x) => x !== "")) {
+    const m = /^(?:(.+):)?(-?\d+):(\d+)$/.exec(part);
+    if (m === null) return undefined;
+    const file = m[1];
+    const line = Number(m[2]);
+    out.push(
+      file === undefined
+        ? { file: d.file, line: attrLine + line, column: Number(m[3]) }
+        : { file, line, column: Number(m[3]) },
+    );
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 /**
  * Conformance runner entry point:
  *   node dist/src/cue/conformance/main.js [corpusDir] [--verbose] [--filter X] [--list-failures]
- *        [--markdown] [--max-steps N] [--timeout SECONDS] [--slowest N] [--reasons]
+ *        [--markdown] [--max-steps N] [--timeout SECONDS] [--slowest N] [--reasons] [--strict-pos]
  * Prints `dir: P passed / F failed / U unsupported` per directory and, last, `N passed, N failed,
  * N skipped` (skipped = unsupported). Always exits 0: it reports, it does not gate.
  */
@@ -36,6 +36,8 @@ interface Args {
   markdown: boolean;
   filter?: string;
   maxSteps: number;
+  /** Also compare `pos=` of `@test(err)`. */
+  strictPos: boolean;
   /** Per-archive wall-clock budget. */
   timeoutMs: number;
   /** Print the N slowest archives (stderr). */
@@ -57,6 +59,7 @@ function parseArgs(argv: readonly string[]): Args | string {
     slowest: 0,
     reasons: false,
     timeoutMs: 5000,
+    strictPos: false,
   };
   // The worktrees live one level deeper than the main checkout; fall back to the shared corpus.
   if (!existsSync(a.corpus) && existsSync("/work/shared/cue-conformance"))
@@ -78,6 +81,9 @@ function parseArgs(argv: readonly string[]): Args | string {
         break;
       case "--slowest":
         a.slowest = Number(argv[++i]);
+        break;
+      case "--strict-pos":
+        a.strictPos = true;
         break;
       case "--timeout":
         a.timeoutMs = Number(argv[++i]) * 1000;
@@ -112,6 +118,7 @@ async function main(): Promise<void> {
   const results = await runCorpusIsolated(args.corpus, {
     filter: args.filter,
     engineOptions: { maxSteps: args.maxSteps },
+    check: { strictPos: args.strictPos },
     timeoutMs: args.timeoutMs,
   });
   const ms = performance.now() - start;
