@@ -92,8 +92,8 @@ const fakeEngine: Engine = {
   },
 };
 
-function run(archive: string): [string, string][] {
-  return runArchive(fakeEngine, archive, "t.txtar", {}).map((c) => [
+function run(archive: string, strictPos = false): [string, string][] {
+  return runArchive(fakeEngine, archive, "t.txtar", {}, { strictPos }).map((c) => [
     c.name.replace(/^t\.txtar: /, ""),
     c.status,
   ]);
@@ -195,6 +195,22 @@ describe("runArchive with inline assertions", () => {
   for (const [name, archive, want] of cases) {
     it(name, () => assert.deepEqual(run(archive), want));
   }
+});
+
+describe("strict positions", () => {
+  // The fake engine reports no positions, so only an empty expectation matches.
+  const archive =
+    "-- in.cue --\n\ne: _|_ @test(err, code=eval, pos=[0:4])\nf: _|_ @test(err, code=eval, pos=[])\n";
+  it("are ignored by default", () =>
+    assert.deepEqual(
+      run(archive).map(([, s]) => s),
+      ["passed", "passed"],
+    ));
+  it("are compared with strictPos", () =>
+    assert.deepEqual(
+      run(archive, true).map(([, s]) => s),
+      ["failed", "passed"],
+    ));
 });
 
 describe("runArchive with golden output", () => {
