@@ -34,6 +34,19 @@ function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
   return undefined;
 }
 
+let wantPositions = false;
+
+/** Runs `fn` with field positions collected into exported trees (only `export()` needs them). */
+export function withPositions<T>(fn: () => T): T {
+  const prev = wantPositions;
+  wantPositions = true;
+  try {
+    return fn();
+  } finally {
+    wantPositions = prev;
+  }
+}
+
 /** The concrete value of `v` as a tree; errors are appended to `errs` (then the result is undefined). */
 export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 0): Tree | undefined {
   evaluate(v);
@@ -64,7 +77,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
       if (t === undefined) ok = false;
       else {
         items.push(t);
-        pos.push(positionsOf(a));
+        if (wantPositions) pos.push(positionsOf(a));
       }
     }
     return ok ? { k: "list", items, pos } : undefined;
@@ -98,7 +111,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
         if (t === undefined) ok = false;
         else {
           fields.push([displayLabel(label), t]);
-          pos.push(positionsOf(a));
+          if (wantPositions) pos.push(positionsOf(a));
         }
       }
     }
@@ -220,33 +233,72 @@ function floatJSON(f: FloatV): string {
 
 /** JSON text as `cue export` prints it (floats keep their decimal form, e.g. `1.0`). */
 export function toJSONText(t: Tree, indent = 4): string {
-  const pad = (n: number): string => (indent > 0 ? `\n${" ".repeat(n * indent)}` : "");
+  const out: string[] = [];
+  const pads: string[] = [];
+  const pad = (n: number): string => {
+    if (indent <= 0) return "";
+    let p = pads[n];
+    if (p === undefined) {
+      p = `\n${" ".repeat(n * indent)}`;
+      pads[n] = p;
+    }
+    return p;
+  };
   const sep = indent > 0 ? ": " : ":";
-  const w = (x: Tree, lvl: number): string => {
+  const w = (x: Tree, lvl: number): void => {
     switch (x.k) {
       case "null":
-        return "null";
+        out.push("null");
+        return;
       case "bool":
-        return String(x.v);
+        out.push(x.v ? "true" : "false");
+        return;
       case "int":
-        return String(x.v);
+        out.push(String(x.v));
+        return;
       case "float":
-        return floatJSON(x.v);
+        out.push(floatJSON(x.v));
+        return;
       case "string":
-        return JSON.stringify(x.v);
+        out.push(JSON.stringify(x.v));
+        return;
       case "bytes":
-        return JSON.stringify(Buffer.from(x.v).toString("base64"));
-      case "list":
-        if (x.items.length === 0) return "[]";
-        return `[${x.items.map((it) => pad(lvl + 1) + w(it, lvl + 1)).join(",")}${pad(lvl)}]`;
-      case "struct":
-        if (x.fields.length === 0) return "{}";
-        return `{${x.fields.map(([k, it]) => `${pad(lvl + 1)}${JSON.stringify(k)}${sep}${w(it, lvl + 1)}`).join(",")}${pad(lvl)}}`;
+        out.push(JSON.stringify(Buffer.from(x.v).toString("base64")));
+        return;
+      case "list": {
+        if (x.items.length === 0) {
+          out.push("[]");
+          return;
+        }
+        out.push("[");
+        x.items.forEach((it, i) => {
+          if (i > 0) out.push(",");
+          out.push(pad(lvl + 1));
+          w(it, lvl + 1);
+        });
+        out.push(pad(lvl), "]");
+        return;
+      }
+      case "struct": {
+        if (x.fields.length === 0) {
+          out.push("{}");
+          return;
+        }
+        out.push("{");
+        x.fields.forEach(([k, it], i) => {
+          if (i > 0) out.push(",");
+          out.push(pad(lvl + 1), JSON.stringify(k), sep);
+          w(it, lvl + 1);
+        });
+        out.push(pad(lvl), "}");
+        return;
+      }
       default: {
         const never: never = x;
-        return never;
+        throw new Error(`unexpected tree ${String(never)}`);
       }
     }
   };
-  return w(t, 0);
+  w(t, 0);
+  return out.join("");
 }

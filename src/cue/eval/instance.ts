@@ -10,7 +10,7 @@ import { hasPackage } from "./builtins/registry.js";
 import { DEFAULT_LIMITS, type Limits, withEngine } from "./engine.js";
 import { type CueError, type ErrCode, toCueError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
-import { type CueData, exportTree, type PositionIndex, toData, toJSONText } from "./export.js";
+import { type CueData, exportTree, type PositionIndex, toData, toJSONText, withPositions } from "./export.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
 import { type Conjunct, type Frame, NO_CLOSE, OPTIONAL, REGULAR, Vertex } from "./vertex.js";
@@ -217,7 +217,7 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
         limits,
         () => {
           const errs: CueError[] = [];
-          const t = exportTree(v, v.path(), errs);
+          const t = withPositions(() => exportTree(v, v.path(), errs));
           if (t === undefined || errs.length > 0) return { ok: false, errors: errs };
           const { data, positions } = toData(t);
           return { ok: true, data, positions };
