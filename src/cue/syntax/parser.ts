@@ -805,7 +805,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
         if (name === "true" || name === "false") {
           return { kind: "Bool", value: name === "true", pos: pos(t.start), end: t.end };
         }
-        return ident(t);
+        return { kind: "Ident", name, pos: pos(t.start), end: t.end };
       }
       case "BOTTOM":
         next();
