@@ -13,7 +13,7 @@ import type * as ast from "../syntax/ast.js";
 import { addConjunct, appendTo, inDefinition, meetScalar, setErr } from "./collect.js";
 import { engine } from "./engine.js";
 import { equalVertex } from "./equal.js";
-import { evaluate, firstError } from "./evaluate.js";
+import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { atomsEqual, type BottomV, bottom, type DisjV, isAtom, type Value } from "./values.js";
@@ -350,6 +350,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   const picks: number[][] = [];
   const inner: boolean[] = [];
   const failures: BottomV[] = [];
+  const failurePaths: string[][] = [];
   const choice = new Array<number>(pend.length).fill(0);
   const run = (k: number): void => {
     if (k === pend.length) {
@@ -374,6 +375,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       const err = firstError(w);
       if (err !== undefined) {
         failures.push(err);
+        failurePaths.push(firstErrorPath());
         return;
       }
       if (w.disj !== undefined) {
@@ -424,12 +426,37 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   dedupe(values, defaults);
   if (values.length === 0) {
     if (failures.length === 1 && failures[0] !== undefined) {
-      setErr(v, failures[0]);
+      const info = failures[0].err;
+      const path = failurePaths[0];
+      setErr(v, {
+        t: "bottom",
+        err: {
+          code: info.code,
+          get message() {
+            return info.message;
+          },
+          positions: info.positions,
+          path,
+          sub: info.sub,
+        },
+      });
       return;
     }
-    const positions = failures.flatMap((f) => f.err.positions);
-    const e = bottom("eval", `${failures.length} errors in empty disjunction:`, positions);
-    (e.err as { sub?: BottomV[] }).sub = failures;
+    // As cue prints it: a header line without positions, then each alternative's error.
+    const e = bottom("eval", `${failures.length} errors in empty disjunction:`, []);
+    e.err.sub = failures.map((f, i) => {
+      const info = f.err;
+      const path = failurePaths[i] ?? [];
+      return {
+        code: info.code,
+        get message() {
+          return info.message;
+        },
+        positions: info.positions,
+        path,
+        sub: info.sub,
+      };
+    });
     setErr(v, e);
     return;
   }

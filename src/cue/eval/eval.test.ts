@@ -321,6 +321,25 @@ describe("cue API", () => {
     );
   });
 
+  it("prints an empty disjunction with each alternative's error", () => {
+    const text =
+      '#TCP: {type: "tcp"}\n#HTTP: {type: "http"}\nhosts: web2: check: #TCP | #HTTP\nhosts: web2: check: type: "htp"';
+    const v = compile([{ name: "h.cue", text }]);
+    assert.equal(
+      formatErrors(v.errors),
+      [
+        "hosts.web2.check: 2 errors in empty disjunction:",
+        'hosts.web2.check.type: conflicting values "htp" and "tcp":',
+        "    ./h.cue:1:14",
+        "    ./h.cue:4:27",
+        'hosts.web2.check.type: conflicting values "htp" and "http":',
+        "    ./h.cue:2:15",
+        "    ./h.cue:4:27",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("validate with concrete reports non-concrete fields", () => {
     const v = compile([{ name: "v.cue", text: "a: int\nb: 1" }]);
     assert.deepEqual(v.validate(), []);

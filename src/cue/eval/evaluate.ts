@@ -316,13 +316,23 @@ function isIncomplete(e: BottomV): boolean {
   return e.err.code === "incomplete" || e.err.code === "cycle";
 }
 
+let firstErrorVertex: Vertex | undefined;
+
+/** The path of the vertex where the last `firstError` found its error. */
+export function firstErrorPath(): string[] {
+  return firstErrorVertex?.path() ?? [];
+}
+
 /**
  * Evaluates `v` and its regular descendants; returns the first error that is not merely
  * incomplete (used to eliminate disjuncts).
  */
 export function firstError(v: Vertex): BottomV | undefined {
   evaluate(v);
-  if (v.err !== undefined && !isIncomplete(v.err)) return v.err;
+  if (v.err !== undefined && !isIncomplete(v.err)) {
+    firstErrorVertex = v;
+    return v.err;
+  }
   const lim = engine().limitErr;
   if (lim !== undefined) return lim;
   if (v.disj !== undefined) return undefined;

@@ -11,7 +11,7 @@ import {
   type ErrInfo,
   normalizePositions,
   type Position,
-  toCueError,
+  toCueErrors,
   toPosition,
 } from "./errors.js";
 import { evaluate } from "./evaluate.js";
@@ -30,7 +30,7 @@ export type Tree =
   | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly pos: Pos[][] };
 
 function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
-  errs.push(toCueError(e, e.path ?? path));
+  errs.push(...toCueErrors(e, e.path ?? path));
   return undefined;
 }
 

@@ -222,7 +222,7 @@ function meetDisj(d: DisjV, other: Value, positions: readonly Pos[]): Value {
     defaults.push(d.defaults[i] ?? false);
   }
   if (values.length === 0 && failed > 1 && first !== undefined) {
-    return bottom("eval", `${failed} errors in empty disjunction:`, first.err.positions);
+    return bottom("eval", `${failed} errors in empty disjunction`, first.err.positions);
   }
   return makeDisj(values, defaults, d.hasDefault, first, positions);
 }
