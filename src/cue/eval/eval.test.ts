@@ -329,10 +329,10 @@ describe("cue API", () => {
       formatErrors(v.errors),
       [
         "hosts.web2.check: 2 errors in empty disjunction:",
-        'hosts.web2.check.type: conflicting values "htp" and "tcp":',
+        'hosts.web2.check.type: conflicting values "tcp" and "htp":',
         "    ./h.cue:1:14",
         "    ./h.cue:4:27",
-        'hosts.web2.check.type: conflicting values "htp" and "http":',
+        'hosts.web2.check.type: conflicting values "http" and "htp":',
         "    ./h.cue:2:15",
         "    ./h.cue:4:27",
         "",
