@@ -229,10 +229,29 @@ function baseLiteral(a: Vertex): Value | undefined {
   return undefined;
 }
 
+/** The literal fields of a term, from a per-node or per-vertex cache where possible. */
+function termLiterals(e: ast.Expr, env: Conjunct["env"]): ReadonlyMap<string, Value> | null {
+  if (e.kind === "Ident" || e.kind === "Selector" || e.kind === "Struct") {
+    const key: object | undefined = e.kind === "Struct" ? e : undefined;
+    if (key === undefined) {
+      const r = resolveRef(e as ast.Ident | ast.Selector, env);
+      if (r.t !== "vertex") return null;
+      const cached = litCacheNode.get(r.v);
+      if (cached !== undefined) return cached;
+    } else {
+      const cached = litCacheNode.get(key);
+      if (cached !== undefined) return cached;
+    }
+  }
+  const lits = new Map<string, Value>();
+  collectLiterals(e, env, lits, 0);
+  return lits.size > 0 ? lits : null;
+}
+
 function discriminated(v: Vertex, t: Term): boolean {
   if (v.arcs === undefined || t.c.expr === undefined) return false;
-  const lits = new Map<string, Value>();
-  collectLiterals(t.c.expr, t.c.env, lits, 0);
+  const lits = termLiterals(t.c.expr, t.c.env);
+  if (lits === null) return false;
   for (const [label, lit] of lits) {
     const a = v.arcs.get(label);
     if (a === undefined) continue;
