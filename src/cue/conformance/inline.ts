@@ -47,6 +47,8 @@ export interface Directive {
   readonly structPath: readonly string[];
   /** For declaration attributes: ranges of the fields of the struct they sit in. */
   readonly siblings?: readonly Range[];
+  /** The imports of the file (local name and path), so expectations can use the same packages. */
+  readonly imports: readonly { readonly name: string; readonly path: string }[];
   /** The field carries `@test(todo)`: failures are expected. */
   todo: boolean;
 }
@@ -65,6 +67,10 @@ export function hasInlineTests(files: readonly { text: string }[]): boolean {
 /** Collects the directives of one parsed file. */
 export function collectDirectives(file: ast.File, source: string): Directive[] {
   const out: Directive[] = [];
+  const imports = file.imports.map((i) => ({
+    name: i.name?.name ?? i.path.split(":")[0]?.split("/").pop() ?? "",
+    path: i.path,
+  }));
   const fromAttrs = (
     attrs: readonly ast.Attribute[],
     path: readonly string[],
@@ -88,6 +94,7 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
         args,
         unlocatable,
         todo: false,
+        imports,
         ...place,
       });
     }
@@ -222,6 +229,9 @@ export function checkDirectives(
     if (d.version !== undefined && d.version !== "v3") continue;
     if (d.version === undefined && v3.has(`${d.path.join(".")}|${d.name}`)) continue;
     if (informational.has(d.name) || skipped.has(d.path.join("."))) continue;
+    // `@test(eq)` without a value asserts nothing.
+    if (d.name === "eq" && !d.args.some((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect"))
+      continue;
     const base = `${prefix}${d.path.length === 0 ? "<root>" : d.path.join(".")} ${d.name}`;
     const n = (counters.get(base) ?? 0) + 1;
     counters.set(base, n);
@@ -327,7 +337,7 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
     if (equal === undefined) return { status: "unsupported", reason: `non-literal expectation (${want})` };
     const got = root.lookup(target);
     if (got === undefined) return { status: "failed", reason: `${target.join(".")}: not found` };
-    const e = compileExpected(engine, exp.text);
+    const e = compileExpected(engine, exp.text, d.imports);
     if (typeof e === "string") return { status: "unsupported", reason: e };
     return equal(got, e)
       ? { status: "passed" }
@@ -337,7 +347,7 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
   // The export comparison cannot see optional fields or extra definitions; CUE equality can.
   if (r.status === "passed" && engine.inspect.equal !== undefined) {
     const got = root.lookup(target);
-    const e = compileExpected(engine, exp.text);
+    const e = compileExpected(engine, exp.text, d.imports);
     if (
       got !== undefined &&
       typeof e !== "string" &&
@@ -351,10 +361,18 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
 }
 
 /** Evaluates an expectation on its own; a string explains why it cannot be used. */
-function compileExpected(engine: Engine, text: string): EngineValue | string {
+function compileExpected(
+  engine: Engine,
+  text: string,
+  fileImports: Directive["imports"],
+): EngineValue | string {
+  const imports = fileImports
+    .filter((i) => text.includes(`${i.name}.`))
+    .map((i) => `import ${i.name} ${JSON.stringify(i.path)}\n`)
+    .join("");
   // `_x$pkg` names a hidden field of package pkg; in a single-package engine that is just `_x`.
   const src = text.replace(/(\b_#?[A-Za-z0-9_]+)\$[A-Za-z0-9_]+(?=\s*[?!]?:)/g, "$1");
-  const root = engine.compile([{ name: "expected.cue", text: `__expected: ${src}\n` }]);
+  const root = engine.compile([{ name: "expected.cue", text: `${imports}__expected: ${src}\n` }]);
   const bad = root.errors.find(
     (x) => x.code === "syntax" || x.code === "unsupported" || /reference "[^"]*" not found/.test(x.message),
   );

@@ -187,6 +187,11 @@ describe("runArchive with inline assertions", () => {
     ],
     ["an engine exception fails the cases", "-- in.cue --\na: [1] @test(eq, [1])\n", [["a eq", "failed"]]],
     [
+      "eq without a value asserts nothing",
+      "-- in.cue --\na: 1 @test(eq)\nb: 2 @test(eq, 2)\n",
+      [["b eq", "passed"]],
+    ],
+    [
       "non-standard imports are unsupported",
       '-- in.cue --\nimport "example.com/x"\na: 1 @test(eq, 1)\n',
       [["a eq", "unsupported"]],
