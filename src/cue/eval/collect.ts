@@ -255,7 +255,9 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   }
   v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : v.expanded.concat([r]);
   let ctx = c.ctx;
-  if (!r.isLet && inDefinition(r)) {
+  // An embedded definition inside a closed (definition) context merges into that context;
+  // elsewhere it closes what it defines below the embedding struct.
+  if (!r.isLet && inDefinition(r) && !(c.embed && c.ctx.some((x) => x.recursive))) {
     const cc = new CloseCtx(true);
     if (c.embed) cc.skipAt = v;
     ctx = ctx.concat([cc]);
