@@ -29,6 +29,7 @@ import {
   type CloseSet,
   type Conjunct,
   displayLabel,
+  EVALUATED,
   type Group,
   NO_CLOSE,
   OPTIONAL,
@@ -310,10 +311,47 @@ function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
 /** The arc `label` of `v`, applying pattern constraints if they were already applied to others. */
 export function newArc(v: Vertex, label: string): Vertex {
   const existing = v.arcs?.get(label);
-  if (existing !== undefined) return existing;
+  if (existing !== undefined) return existing.isShared ? unshare(v, existing) : existing;
   const a = v.arc(label);
   if (v.patternsApplied) applyPatternsToArc(v, a);
   return a;
+}
+
+/** Replaces a shared leaf arc of `v` by a private copy that may be modified. */
+export function unshare(v: Vertex, s: Vertex): Vertex {
+  const a = new Vertex(v, s.label);
+  a.conjuncts = s.conjuncts;
+  a.fieldType = s.fieldType;
+  a.declPos = s.declPos;
+  v.arcs?.set(s.label, a);
+  return a;
+}
+
+const sharedLeaves = new WeakMap<ast.Field, Vertex>();
+
+/**
+ * A shared, already evaluated leaf for a regular field whose value is a constant expression, or
+ * undefined when the field cannot be shared (bindings in scope, non-constant or erroneous value).
+ */
+function sharedLeaf(d: ast.Field, env: import("./vertex.js").Frame, label: string): Vertex | undefined {
+  if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
+  const cached = sharedLeaves.get(d);
+  if (cached !== undefined) return cached.label === label ? cached : undefined;
+  for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
+    if (f.binds !== undefined) return undefined;
+  }
+  const k = constValue(d.value, env);
+  if (k === undefined || k.t === "bottom" || k.t === "vertex") return undefined;
+  const s = new Vertex(undefined, label);
+  s.fieldType = REGULAR;
+  s.conjuncts = [{ expr: d.value, env, ctx: NO_CLOSE, value: undefined, pos: d.value.pos, embed: false }];
+  s.declPos = d.label.pos;
+  s.scalar = k;
+  s.scalarPos = d.value.pos;
+  s.status = EVALUATED;
+  s.isShared = true;
+  sharedLeaves.set(d, s);
+  return s;
 }
 
 function isClosingEmbed(e: ast.Expr): boolean {
@@ -401,6 +439,14 @@ export function addField(
   ctx: CloseSet,
   dynamic = false,
 ): void {
+  if (!dynamic && v.arcs?.get(name) === undefined && !v.patternsApplied) {
+    const s = sharedLeaf(d, env, name);
+    if (s !== undefined) {
+      v.arcs ??= new Map();
+      v.arcs.set(name, s);
+      return;
+    }
+  }
   const a = newArc(v, name);
   const ft = fieldType(d);
   if (ft < a.fieldType) a.fieldType = ft;

@@ -11,6 +11,7 @@ import {
   meetScalar,
   runDeferred,
   setErr,
+  unshare,
 } from "./collect.js";
 import { constValue } from "./const-cache.js";
 import { resolveDisjunctions } from "./disjunction.js";
@@ -143,6 +144,7 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
   if (list === undefined) return;
   for (const p of list) {
     if (!patternMatches(p, a.label)) continue;
+    if (a.isShared) a = unshare(v, a);
     let env = p.env;
     if (p.label.alias !== undefined || p.field.alias !== undefined) {
       const binds = new Map<string, Binding>();
@@ -215,11 +217,13 @@ function finishList(v: Vertex): void {
 function checkClosed(v: Vertex): void {
   const groups = v.groups;
   if (groups === undefined || v.arcs === undefined || v.isList) return;
-  for (const [label, a] of v.arcs) {
+  for (const [label, arc] of v.arcs) {
+    let a = arc;
     if (label.startsWith("_") || label.startsWith("#")) continue;
     for (const g of groups) {
       if (g.open || groupHas(g, label) || g.ctx.skipAt === v) continue;
       if (g.patterns?.some((p) => patternMatches(p, label))) continue;
+      if (a.isShared) a = unshare(v, a);
       if (a.fieldType === OPTIONAL) {
         // An optional field a closed struct does not allow is simply not there.
         v.arcs.delete(label);

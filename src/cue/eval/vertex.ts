@@ -217,6 +217,7 @@ const PATTERNS_APPLIED = 1 << 8;
 const LATE = 1 << 9;
 const NOT_ALLOWED = 1 << 10;
 const IS_LET = 1 << 11;
+const SHARED = 1 << 12;
 
 export class Vertex {
   parent: Vertex | undefined;
@@ -292,6 +293,17 @@ export class Vertex {
   }
   set notAllowed(v: boolean) {
     this.#bit(NOT_ALLOWED, v);
+  }
+  /**
+   * A leaf shared by every struct that has the same constant field from the same declaration
+   * (definition fields such as `retries: *3 | int` repeated per instance). Never mutated: whoever
+   * needs to add to it first replaces it with a private copy (`unshare`).
+   */
+  get isShared(): boolean {
+    return (this.#flags & SHARED) !== 0;
+  }
+  set isShared(v: boolean) {
+    this.#bit(SHARED, v);
   }
   /** A let binding's vertex (not an arc of its parent). */
   get isLet(): boolean {
