@@ -17,7 +17,7 @@ import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { atomsEqual, type BottomV, bottom, type DisjV, isAtom, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, counters, EVALUATED, strLabel, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, strLabel, Vertex } from "./vertex.js";
 
 interface Term {
   readonly c: Conjunct;
@@ -374,7 +374,6 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   const run = (k: number): void => {
     if (k === pend.length) {
       const w = new Vertex(v.parent, v.label);
-      counters.clones++;
       w.cloneOf = v.cloneOf ?? v;
       w.fieldType = v.fieldType;
       w.declPos = v.declPos;

@@ -401,7 +401,6 @@ export class Vertex {
   }
 
   constructor(parent: Vertex | undefined, label: string) {
-    counters.vertices++;
     this.parent = parent;
     this.label = label;
     this.depth = parent === undefined ? 0 : parent.depth + 1;
@@ -456,4 +455,3 @@ export class Vertex {
     return `{${parts.join(",")}}`;
   }
 }
-export const counters = { vertices: 0, clones: 0 };
