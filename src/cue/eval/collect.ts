@@ -217,7 +217,11 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
 export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
   const r = meet(v.scalar, val);
   if (r.t === "bottom") {
-    if (v.scalar.t !== "bottom") r.err.positions.push(...posArray(v.scalarPos), pos);
+    if (v.scalar.t !== "bottom" && r !== val) {
+      const where = [...posArray(v.scalarPos), pos];
+      if (r.err.sub !== undefined) for (const e of r.err.sub) e.positions.push(...where);
+      else r.err.positions.push(...where);
+    }
     setErr(v, r);
   }
   v.scalar = r;

@@ -340,6 +340,22 @@ describe("cue API", () => {
     );
   });
 
+  it("reports both alternatives when a value misses a default and a bound", () => {
+    const v = compile([{ name: "x.cue", text: "x: *3 | int & >=1\nx: 0" }]);
+    const text = formatErrors(v.errors);
+    assert.match(text, /^x: 2 errors in empty disjunction:\n/);
+    assert.match(text, /x: conflicting values 3 and 0:/);
+    assert.match(text, /x: invalid value 0 \(out of bound >=1\):/);
+  });
+
+  it("keeps a field named __proto__", () => {
+    const r = compile([{ name: "p.cue", text: 'm: {"__proto__": 1, b: 2}' }]).export();
+    assert.ok(r.ok);
+    const m = (r.data as Record<string, object>).m as object;
+    assert.deepEqual(Object.keys(m), ["__proto__", "b"]);
+    assert.equal(Object.getPrototypeOf(m), Object.prototype);
+  });
+
   it("validate with concrete reports non-concrete fields", () => {
     const v = compile([{ name: "v.cue", text: "a: int\nb: 1" }]);
     assert.deepEqual(v.validate(), []);

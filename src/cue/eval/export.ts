@@ -203,7 +203,13 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
         const out: Record<string, CueData> = {};
         const m = new Map<string, readonly Position[]>();
         x.fields.forEach(([k, it], i) => {
-          out[k] = conv(it);
+          // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
+          Object.defineProperty(out, k, {
+            value: conv(it),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
           m.set(k, normalizePositions(x.pos[i] ?? []).map(toPosition));
         });
         index.set(out, m);
