@@ -243,9 +243,19 @@ const cases: Case[] = [
   { name: "and/or", src: "a: and([int, >0, 3])\nb: or([1, 2]) & 2", json: '{"a":3,"b":2}' },
   // Honest scope.
   {
-    name: "slices are unsupported",
-    src: "a: [1, 2][0:1]",
-    err: { path: "a", code: "unsupported", msg: "slice" },
+    name: "slices",
+    src: 'a: [1, 2, 3][1:]\nb: "hello"[1:3]\nc: [{x: 1}, {x: 2}][:1]',
+    json: '{"a":[2,3],"b":"el","c":[{"x":1}]}',
+  },
+  {
+    name: "slice out of range",
+    src: "a: [1][0:2]",
+    err: { path: "a", code: "eval", msg: "index 2 out of range" },
+  },
+  {
+    name: "unknown package function",
+    src: 'import "strings"\na: strings.NoSuch("x")',
+    err: { path: "a", code: "unsupported", msg: "not supported" },
   },
   { name: "explicit bottom", src: "a: _|_", err: { path: "a", code: "user", msg: "explicit error" } },
 ];
