@@ -519,6 +519,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         v.deferred = appendTo(v.deferred, { decl: d, env: frame, ctx });
         break;
       case "Ellipsis":
+        v.hasEllipsis = true;
         for (const g of ctx) groupOf(v, g).open = true;
         break;
       case "BadDecl":

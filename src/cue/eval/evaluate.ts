@@ -127,7 +127,7 @@ function isLiteral(e: import("../syntax/ast.js").Expr, env: import("./vertex.js"
   }
 }
 
-function patternMatches(p: PatternEntry, raw: string): boolean {
+export function patternMatches(p: PatternEntry, raw: string): boolean {
   const label = displayLabel(raw);
   p.pattern ??= evalExpr(p.label.expr, p.env);
   const pat = p.pattern;

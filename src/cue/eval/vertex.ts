@@ -218,6 +218,7 @@ const LATE = 1 << 9;
 const NOT_ALLOWED = 1 << 10;
 const IS_LET = 1 << 11;
 const SHARED = 1 << 12;
+const ELLIPSIS = 1 << 13;
 
 export class Vertex {
   parent: Vertex | undefined;
@@ -304,6 +305,13 @@ export class Vertex {
   }
   set isShared(v: boolean) {
     this.#bit(SHARED, v);
+  }
+  /** Some struct literal of this vertex has `...`. */
+  get hasEllipsis(): boolean {
+    return (this.#flags & ELLIPSIS) !== 0;
+  }
+  set hasEllipsis(v: boolean) {
+    this.#bit(ELLIPSIS, v);
   }
   /** A let binding's vertex (not an arc of its parent). */
   get isLet(): boolean {
