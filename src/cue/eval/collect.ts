@@ -11,7 +11,7 @@ import { constValue } from "./const-cache.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { step } from "./engine.js";
-import { applyPatternsToArc } from "./evaluate.js";
+import { applyPatternsToArc, evaluate } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
@@ -27,6 +27,7 @@ import {
   appendPos,
   CloseCtx,
   type CloseSet,
+  COLLECTING,
   type Conjunct,
   displayLabel,
   EVALUATED,
@@ -248,6 +249,13 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     copyEvaluated(v, r, c);
     return;
   }
+  // A reference to a scalar (`#Duration: string & =~re`) unifies its value: re-evaluating its
+  // conjuncts here would give the same result at a much higher cost.
+  const sv = scalarValueOf(r);
+  if (sv !== undefined) {
+    addValue(v, sv, c);
+    return;
+  }
   if (v.conjuncts.length === 1) {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     let n = 0;
@@ -273,6 +281,23 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
   }
   v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
+}
+
+/** The value of `r` if it is (or evaluates to) a plain scalar, else undefined. */
+export function scalarValueOf(r: Vertex): Value | undefined {
+  if (r.status === COLLECTING) return undefined;
+  evaluate(r);
+  if (
+    r.status !== EVALUATED ||
+    r.isList ||
+    r.structMark !== 0 ||
+    r.arcs !== undefined ||
+    r.disj !== undefined
+  ) {
+    return undefined;
+  }
+  for (const c of r.conjuncts) if (c.expr?.kind === "Alias") return undefined;
+  return r.err ?? r.scalar;
 }
 
 /** Unifies a vertex that has no conjuncts (built by a builtin) by copying its evaluated state. */
