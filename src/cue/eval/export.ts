@@ -172,7 +172,8 @@ export type CueData =
 
 /** Converts a tree to plain data, recording positions per container and key. */
 export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
-  const index = new WeakMap<object, Map<string, readonly Position[]>>();
+  // Positions are normalized on first query: most exported fields are never asked about.
+  const index = new WeakMap<object, Map<string, readonly Pos[]>>();
   const conv = (x: Tree): CueData => {
     switch (x.k) {
       case "null":
@@ -191,17 +192,18 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
         return Buffer.from(x.v).toString("base64");
       case "list": {
         const out: CueData[] = [];
-        const m = new Map<string, readonly Position[]>();
+        const m = new Map<string, readonly Pos[]>();
         x.items.forEach((it, i) => {
           out.push(conv(it));
-          m.set(String(i), normalizePositions(x.pos[i] ?? []).map(toPosition));
+          const p = x.pos[i];
+          if (p !== undefined) m.set(String(i), p);
         });
         index.set(out, m);
         return out;
       }
       case "struct": {
         const out: Record<string, CueData> = {};
-        const m = new Map<string, readonly Position[]>();
+        const m = new Map<string, readonly Pos[]>();
         x.fields.forEach(([k, it], i) => {
           // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
           Object.defineProperty(out, k, {
@@ -210,7 +212,8 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
             writable: true,
             configurable: true,
           });
-          m.set(k, normalizePositions(x.pos[i] ?? []).map(toPosition));
+          const p = x.pos[i];
+          if (p !== undefined) m.set(k, p);
         });
         index.set(out, m);
         return out;
@@ -224,7 +227,10 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
   const data = conv(t);
   return {
     data,
-    positions: { of: (container, key) => index.get(container)?.get(String(key)) ?? [] },
+    positions: {
+      of: (container, key) =>
+        normalizePositions(index.get(container)?.get(String(key)) ?? []).map(toPosition),
+    },
   };
 }
 
