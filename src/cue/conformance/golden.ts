@@ -222,8 +222,23 @@ export type GoldenOutcome = { status: "passed" } | { status: "failed" | "unsuppo
  */
 export function compareDebug(engine: Engine, root: EngineValue, node: DebugNode): GoldenOutcome {
   const why = uncheckable(node, []);
-  if (why === undefined) return compareNode(root, [], node);
   const equal = engine.inspect.equal;
+  if (why === undefined) {
+    const r = compareNode(root, [], node);
+    // Export cannot see extra definitions or hidden fields; CUE equality can, when available.
+    if (r.status !== "passed" || equal === undefined || containsError(node)) return r;
+    const text = toCue(node);
+    const want =
+      text === undefined ? undefined : engine.compile([{ name: "golden.cue", text: `__golden: ${text}\n` }]);
+    const w = want?.lookup(["__golden"]);
+    if (want !== undefined && want.errors.length === 0 && w !== undefined && !equal(root, w)) {
+      return {
+        status: "failed",
+        reason: `exports as expected but not equal to ${(text ?? "").slice(0, 200)}`,
+      };
+    }
+    return r;
+  }
   if (equal === undefined) return { status: "unsupported", reason: why };
   const text = toCue(node);
   if (text === undefined) return { status: "unsupported", reason: `${why} (cannot be written as CUE)` };
