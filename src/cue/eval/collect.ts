@@ -35,6 +35,7 @@ import {
   NO_CLOSE,
   OPTIONAL,
   posArray,
+  prependPos,
   REGULAR,
   REQUIRED,
   strLabel,
@@ -356,15 +357,24 @@ export function unshare(v: Vertex, s: Vertex): Vertex {
   return a;
 }
 
+// Separate caches for fields reached through a definition reference (closedness contexts) and
+// fields used directly: the conjunct keeps telling which one it was (user positions come first).
 const sharedLeaves = new WeakMap<ast.Field, Vertex>();
+const sharedClosedLeaves = new WeakMap<ast.Field, Vertex>();
 
 /**
  * A shared, already evaluated leaf for a regular field whose value is a constant expression, or
  * undefined when the field cannot be shared (bindings in scope, non-constant or erroneous value).
  */
-function sharedLeaf(d: ast.Field, env: import("./vertex.js").Frame, label: string): Vertex | undefined {
+function sharedLeaf(
+  d: ast.Field,
+  env: import("./vertex.js").Frame,
+  label: string,
+  ctx: CloseSet,
+): Vertex | undefined {
   if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
-  const cached = sharedLeaves.get(d);
+  const cache = ctx.length === 0 ? sharedLeaves : sharedClosedLeaves;
+  const cached = cache.get(d);
   if (cached !== undefined) return cached.label === label ? cached : undefined;
   for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
     if (f.binds !== undefined) return undefined;
@@ -373,13 +383,15 @@ function sharedLeaf(d: ast.Field, env: import("./vertex.js").Frame, label: strin
   if (k === undefined || k.t === "bottom" || k.t === "vertex") return undefined;
   const s = new Vertex(undefined, label);
   s.fieldType = REGULAR;
-  s.conjuncts = [{ expr: d.value, env, ctx: NO_CLOSE, value: undefined, pos: d.value.pos, embed: false }];
+  s.conjuncts = [
+    { expr: d.value, env, ctx: childCtx(ctx, label), value: undefined, pos: d.value.pos, embed: false },
+  ];
   s.declPos = d.label.pos;
   s.scalar = k;
   s.scalarPos = d.value.pos;
   s.status = EVALUATED;
   s.isShared = true;
-  sharedLeaves.set(d, s);
+  cache.set(d, s);
   return s;
 }
 
@@ -469,7 +481,7 @@ export function addField(
   dynamic = false,
 ): void {
   if (!dynamic && v.arcs?.get(name) === undefined && !v.patternsApplied) {
-    const s = sharedLeaf(d, env, name);
+    const s = sharedLeaf(d, env, name, ctx);
     if (s !== undefined) {
       v.arcs ??= new Map();
       v.arcs.set(name, s);
@@ -487,7 +499,8 @@ export function addField(
     pos: d.value.pos,
     embed: false,
   });
-  a.declPos = appendPos(a.declPos, d.label.pos);
+  // Declarations outside definitions (the user's) come first in positions.
+  a.declPos = ctx.length === 0 ? prependPos(a.declPos, d.label.pos) : appendPos(a.declPos, d.label.pos);
   if (dynamic) {
     for (const g of ctx) {
       const gr = groupOf(v, g);

@@ -26,8 +26,13 @@ export type Tree =
   | { readonly k: "float"; readonly v: FloatV }
   | { readonly k: "string"; readonly v: string }
   | { readonly k: "bytes"; readonly v: Uint8Array }
-  | { readonly k: "list"; readonly items: Tree[]; readonly pos: Pos[][] }
-  | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly pos: Pos[][] };
+  | { readonly k: "list"; readonly items: Tree[]; readonly pos: Pos[][]; readonly vpos: Pos[][] }
+  | {
+      readonly k: "struct";
+      readonly fields: [string, Tree][];
+      readonly pos: Pos[][];
+      readonly vpos: Pos[][];
+    };
 
 function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
   errs.push(...toCueErrors(e, e.path ?? path));
@@ -67,6 +72,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
   if (v.isList) {
     const items: Tree[] = [];
     const pos: Pos[][] = [];
+    const vpos: Pos[][] = [];
     let ok = true;
     for (let i = 0; i < v.listLen; i++) {
       const a = v.arcs?.get(String(i));
@@ -77,14 +83,18 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
       if (t === undefined) ok = false;
       else {
         items.push(t);
-        if (wantPositions) pos.push(positionsOf(a));
+        if (wantPositions) {
+          pos.push(positionsOf(a));
+          vpos.push(valuePositionsOf(a));
+        }
       }
     }
-    return ok ? { k: "list", items, pos } : undefined;
+    return ok ? { k: "list", items, pos, vpos } : undefined;
   }
   if (v.structMark > 0) {
     const fields: [string, Tree][] = [];
     const pos: Pos[][] = [];
+    const vpos: Pos[][] = [];
     let ok = true;
     if (v.arcs !== undefined) {
       for (const [label, a] of v.arcs) {
@@ -111,11 +121,14 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
         if (t === undefined) ok = false;
         else {
           fields.push([displayLabel(label), t]);
-          if (wantPositions) pos.push(positionsOf(a));
+          if (wantPositions) {
+            pos.push(positionsOf(a));
+            vpos.push(valuePositionsOf(a));
+          }
         }
       }
     }
-    return ok ? { k: "struct", fields, pos } : undefined;
+    return ok ? { k: "struct", fields, pos, vpos } : undefined;
   }
   return scalarTree(v.scalar, v, path, errs);
 }
@@ -152,13 +165,24 @@ function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tr
   }
 }
 
+/** Where the values came from: conjuncts written outside definitions first. */
+function valuePositionsOf(a: Vertex): Pos[] {
+  const user: Pos[] = [];
+  const schema: Pos[] = [];
+  for (const c of a.conjuncts) (c.ctx.length === 0 ? user : schema).push(c.pos);
+  return user.concat(schema);
+}
+
 function positionsOf(a: Vertex): Pos[] {
   return posArray(a.declPos);
 }
 
 /** Where exported fields and elements came from. */
 export interface PositionIndex {
+  /** The field's (or element's) declarations: user-written ones first. */
   of(container: object, key: string | number): readonly Position[];
+  /** Where its value expressions start: user-written ones first. */
+  values(container: object, key: string | number): readonly Position[];
 }
 
 export type CueData =
@@ -174,6 +198,7 @@ export type CueData =
 export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
   // Positions are normalized on first query: most exported fields are never asked about.
   const index = new WeakMap<object, Map<string, readonly Pos[]>>();
+  const vindex = new WeakMap<object, Map<string, readonly Pos[]>>();
   const conv = (x: Tree): CueData => {
     switch (x.k) {
       case "null":
@@ -193,17 +218,22 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
       case "list": {
         const out: CueData[] = [];
         const m = new Map<string, readonly Pos[]>();
+        const vm = new Map<string, readonly Pos[]>();
         x.items.forEach((it, i) => {
           out.push(conv(it));
           const p = x.pos[i];
           if (p !== undefined) m.set(String(i), p);
+          const vp = x.vpos[i];
+          if (vp !== undefined) vm.set(String(i), vp);
         });
         index.set(out, m);
+        vindex.set(out, vm);
         return out;
       }
       case "struct": {
         const out: Record<string, CueData> = {};
         const m = new Map<string, readonly Pos[]>();
+        const vm = new Map<string, readonly Pos[]>();
         x.fields.forEach(([k, it], i) => {
           // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
           Object.defineProperty(out, k, {
@@ -214,8 +244,11 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
           });
           const p = x.pos[i];
           if (p !== undefined) m.set(k, p);
+          const vp = x.vpos[i];
+          if (vp !== undefined) vm.set(k, vp);
         });
         index.set(out, m);
+        vindex.set(out, vm);
         return out;
       }
       default: {
@@ -228,10 +261,23 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
   return {
     data,
     positions: {
-      of: (container, key) =>
-        normalizePositions(index.get(container)?.get(String(key)) ?? []).map(toPosition),
+      of: (container, key) => dedupePositions(index.get(container)?.get(String(key)) ?? []),
+      values: (container, key) => dedupePositions(vindex.get(container)?.get(String(key)) ?? []),
     },
   };
+}
+
+function dedupePositions(ps: readonly Pos[]): Position[] {
+  const seen = new Set<string>();
+  const out: Position[] = [];
+  for (const p of ps) {
+    if (p.offset < 0 || p.file === "") continue;
+    const key = `${p.file}\u0000${p.offset}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(toPosition(p));
+  }
+  return out;
 }
 
 function floatJSON(f: FloatV): string {

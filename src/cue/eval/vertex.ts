@@ -184,6 +184,13 @@ export function appendPos(list: PosList, p: Pos): PosList {
   return list;
 }
 
+/** Puts a position first. */
+export function prependPos(list: PosList, p: Pos): PosList {
+  if (list === undefined) return p;
+  if (!Array.isArray(list)) return [p, list];
+  return [p].concat(list);
+}
+
 /** The positions as an array. */
 export function posArray(list: PosList): Pos[] {
   if (list === undefined) return [];
