@@ -26,13 +26,8 @@ export type Tree =
   | { readonly k: "float"; readonly v: FloatV }
   | { readonly k: "string"; readonly v: string }
   | { readonly k: "bytes"; readonly v: Uint8Array }
-  | { readonly k: "list"; readonly items: Tree[]; readonly pos: Pos[][]; readonly vpos: Pos[][] }
-  | {
-      readonly k: "struct";
-      readonly fields: [string, Tree][];
-      readonly pos: Pos[][];
-      readonly vpos: Pos[][];
-    };
+  | { readonly k: "list"; readonly items: Tree[]; readonly src: Vertex[] }
+  | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly src: Vertex[] };
 
 function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
   errs.push(...toCueErrors(e, e.path ?? path));
@@ -71,8 +66,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
   }
   if (v.isList) {
     const items: Tree[] = [];
-    const pos: Pos[][] = [];
-    const vpos: Pos[][] = [];
+    const src: Vertex[] = [];
     let ok = true;
     for (let i = 0; i < v.listLen; i++) {
       const a = v.arcs?.get(String(i));
@@ -83,18 +77,14 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
       if (t === undefined) ok = false;
       else {
         items.push(t);
-        if (wantPositions) {
-          pos.push(positionsOf(a));
-          vpos.push(valuePositionsOf(a));
-        }
+        if (wantPositions) src.push(a);
       }
     }
-    return ok ? { k: "list", items, pos, vpos } : undefined;
+    return ok ? { k: "list", items, src } : undefined;
   }
   if (v.structMark > 0) {
     const fields: [string, Tree][] = [];
-    const pos: Pos[][] = [];
-    const vpos: Pos[][] = [];
+    const src: Vertex[] = [];
     let ok = true;
     if (v.arcs !== undefined) {
       for (const [label, a] of v.arcs) {
@@ -121,14 +111,11 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
         if (t === undefined) ok = false;
         else {
           fields.push([displayLabel(label), t]);
-          if (wantPositions) {
-            pos.push(positionsOf(a));
-            vpos.push(valuePositionsOf(a));
-          }
+          if (wantPositions) src.push(a);
         }
       }
     }
-    return ok ? { k: "struct", fields, pos, vpos } : undefined;
+    return ok ? { k: "struct", fields, src } : undefined;
   }
   return scalarTree(v.scalar, v, path, errs);
 }
@@ -197,8 +184,7 @@ export type CueData =
 /** Converts a tree to plain data, recording positions per container and key. */
 export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
   // Positions are normalized on first query: most exported fields are never asked about.
-  const index = new WeakMap<object, Map<string, readonly Pos[]>>();
-  const vindex = new WeakMap<object, Map<string, readonly Pos[]>>();
+  const index = new WeakMap<object, Map<string, Vertex>>();
   const conv = (x: Tree): CueData => {
     switch (x.k) {
       case "null":
@@ -217,23 +203,18 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
         return Buffer.from(x.v).toString("base64");
       case "list": {
         const out: CueData[] = [];
-        const m = new Map<string, readonly Pos[]>();
-        const vm = new Map<string, readonly Pos[]>();
+        const m = new Map<string, Vertex>();
         x.items.forEach((it, i) => {
           out.push(conv(it));
-          const p = x.pos[i];
-          if (p !== undefined) m.set(String(i), p);
-          const vp = x.vpos[i];
-          if (vp !== undefined) vm.set(String(i), vp);
+          const a = x.src[i];
+          if (a !== undefined) m.set(String(i), a);
         });
         index.set(out, m);
-        vindex.set(out, vm);
         return out;
       }
       case "struct": {
         const out: Record<string, CueData> = {};
-        const m = new Map<string, readonly Pos[]>();
-        const vm = new Map<string, readonly Pos[]>();
+        const m = new Map<string, Vertex>();
         x.fields.forEach(([k, it], i) => {
           // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
           Object.defineProperty(out, k, {
@@ -242,13 +223,10 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
             writable: true,
             configurable: true,
           });
-          const p = x.pos[i];
-          if (p !== undefined) m.set(k, p);
-          const vp = x.vpos[i];
-          if (vp !== undefined) vm.set(k, vp);
+          const a = x.src[i];
+          if (a !== undefined) m.set(k, a);
         });
         index.set(out, m);
-        vindex.set(out, vm);
         return out;
       }
       default: {
@@ -261,8 +239,14 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
   return {
     data,
     positions: {
-      of: (container, key) => dedupePositions(index.get(container)?.get(String(key)) ?? []),
-      values: (container, key) => dedupePositions(vindex.get(container)?.get(String(key)) ?? []),
+      of: (container, key) => {
+        const a = index.get(container)?.get(String(key));
+        return a === undefined ? [] : dedupePositions(positionsOf(a));
+      },
+      values: (container, key) => {
+        const a = index.get(container)?.get(String(key));
+        return a === undefined ? [] : dedupePositions(valuePositionsOf(a));
+      },
     },
   };
 }
