@@ -9,7 +9,6 @@ import { resolveDefaultValue } from "./defaults.js";
 import {
   type CueError,
   type ErrInfo,
-  normalizePositions,
   type Position,
   toCueErrors,
   toPosition,
