@@ -6,13 +6,7 @@
 
 import type { Pos } from "../syntax/position.js";
 import { resolveDefaultValue } from "./defaults.js";
-import {
-  type CueError,
-  type ErrInfo,
-  type Position,
-  toCueErrors,
-  toPosition,
-} from "./errors.js";
+import { type CueError, type ErrInfo, type Position, toCueErrors, toPosition } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
 import { displayLabel, OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
