@@ -1,13 +1,12 @@
 /**
- * Golden sections of archives without inline tests. Two shapes occur:
- *  - cue's debug printing of the evaluated value (`(struct){ a: (int){ 1 } }`), and
- *  - an error listing (`path: message:` followed by `    ./file:line:col` lines).
+ * Golden sections of archives without inline tests: cue's debug printing of the evaluated value, or
+ * an error listing (formats read in `debug-format.ts`).
  *
- * A debug tree is checkable when its leaves are concrete atoms or errors: regular fields are compared
- * with the exported JSON, definitions and hidden fields by lookup, errors by their code at the path.
- * Optional/required fields, non-concrete values and disjunctions cannot be checked through the public
- * API: the case is then unsupported. An error listing is checked by its set of error paths (messages
- * are not compared). Closedness markers (`#struct`) are not checked.
+ * A concrete debug tree is compared with the exported JSON (definitions and hidden fields by
+ * lookup, error leaves by their code at the path) and, when the engine offers `inspect.equal`, with
+ * CUE equality against the tree written as CUE; a tree with non-concrete parts needs that equality
+ * (else it is unsupported). An error listing is checked by its set of error paths (messages are not
+ * compared). Closedness markers (`#struct`) are not checked.
  */
 
 import { type DebugNode, toCue } from "./debug-format.js";
