@@ -117,6 +117,12 @@ function checkParse(text: string): void {
 
 const steps = 20_000;
 
+/** `CUE_FUZZ_RUNS=20000` runs every property that many times (for a longer hunt than CI's). */
+function runs(n: number): number {
+  const env = Number(process.env.CUE_FUZZ_RUNS);
+  return Number.isFinite(env) && env > 0 ? env : n;
+}
+
 function checkCompile(text: string): void {
   const start = performance.now();
   const v = compile([{ name: "fuzz.cue", text }], { maxSteps: steps, maxDepth: 100, maxDisjuncts: 200 });
@@ -131,11 +137,13 @@ function checkCompile(text: string): void {
 
 describe("fuzz", () => {
   it("the parser never throws on arbitrary text", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 200 }), checkParse), { numRuns: 500 });
+    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 200 }), checkParse), {
+      numRuns: runs(500),
+    });
   });
 
   it("the parser never throws on generated and mutated documents", () => {
-    fc.assert(fc.property(fc.oneof(document, mutated), checkParse), { numRuns: 500 });
+    fc.assert(fc.property(fc.oneof(document, mutated), checkParse), { numRuns: runs(500) });
   });
 
   it("generated documents parse without errors", () => {
@@ -148,12 +156,12 @@ describe("fuzz", () => {
           text,
         );
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
   it("compile never throws and stays within its step limit", () => {
-    fc.assert(fc.property(fc.oneof(document, mutated), checkCompile), { numRuns: 300 });
+    fc.assert(fc.property(fc.oneof(document, mutated), checkCompile), { numRuns: runs(300) });
   });
 
   it("a runaway evaluation stops at the step limit with a limit error", () => {
