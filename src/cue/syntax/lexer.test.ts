@@ -36,6 +36,7 @@ describe("lexer", () => {
     ["a: 1 @go(A)\nb: 2", "a : 1 @go ; b : 2 ;"],
     ['@test(eq, {a: ")"})', "@test ;"],
     ["a ~ b", "a ILLEGAL b ;"],
+    ['#: "x": 1', "# : STRING : 1 ;"],
     ["a..b", "a ILLEGAL b ;"],
   ];
   for (const [src, want] of cases) {
