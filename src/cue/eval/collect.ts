@@ -513,7 +513,11 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
   let ctx = c.ctx;
-  if (info.closingEmbed && !c.embed) ctx = [...ctx, new CloseCtx(false)];
+  if (info.closingEmbed && !c.embed) {
+    const cc = new CloseCtx(false);
+    cc.fromEmbed = true;
+    ctx = ctx.concat([cc]);
+  }
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   for (const g of ctx) {

@@ -27,6 +27,7 @@ import {
   type Conjunct,
   displayLabel,
   EVALUATED,
+  groupActive,
   groupHas,
   NEW,
   OPTIONAL,
@@ -221,7 +222,7 @@ function checkClosed(v: Vertex): void {
     let a = arc;
     if (label.startsWith("_") || label.startsWith("#")) continue;
     for (const g of groups) {
-      if (g.open || groupHas(g, label) || g.ctx.skipAt === v) continue;
+      if (g.open || groupHas(g, label) || g.ctx.skipAt === v || !groupActive(g)) continue;
       if (g.patterns?.some((p) => patternMatches(p, label))) continue;
       if (a.isShared) a = unshare(v, a);
       if (a.fieldType === OPTIONAL) {

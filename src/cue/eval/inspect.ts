@@ -12,12 +12,12 @@ import type { CueValue } from "./instance.js";
 import { vertexOf } from "./instance.js";
 import { kindName } from "./kinds.js";
 import { kindOf } from "./values.js";
-import { groupHas, type PatternEntry, type Vertex } from "./vertex.js";
+import { groupActive, groupHas, type PatternEntry, type Vertex } from "./vertex.js";
 
 function isClosed(v: Vertex): boolean {
   evaluate(v);
   if (v.structMark > 0 && inDefinition(v)) return true;
-  return v.groups !== undefined && v.groups.length > 0;
+  return v.groups !== undefined && v.groups.some(groupActive);
 }
 
 /** A selector for `allows`: a label, any string label, or any list index. */
@@ -44,7 +44,7 @@ function allows(v: Vertex, sel: AllowsSelector): boolean {
     return false;
   }
   if (sel.kind === "anyIndex") return false;
-  const groups = (v.groups ?? []).filter((g) => g.ctx.skipAt !== v);
+  const groups = (v.groups ?? []).filter((g) => g.ctx.skipAt !== v && groupActive(g));
   const defClosed = groups.length === 0 && inDefinition(v) && !v.hasEllipsis;
   if (sel.kind === "label") {
     if (v.arcs?.get(sel.name) !== undefined) return true;

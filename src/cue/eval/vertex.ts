@@ -42,6 +42,11 @@ export class CloseCtx {
   readonly recursive: boolean;
   /** An embedded definition does not close the struct it is embedded in (only below it). */
   skipAt: Vertex | undefined;
+  /**
+   * Created by a struct literal that embeds a definition: it only closes when the embedded value
+   * turned out to be a struct (it then registered a literal of its own besides the embedding one).
+   */
+  fromEmbed = false;
   #children: Map<string, CloseCtx> | undefined;
   constructor(recursive: boolean) {
     this.recursive = recursive;
@@ -85,6 +90,11 @@ export function staticLabels(lit: ast.StructLit): Set<string> {
     litLabels.set(lit, s);
   }
   return s;
+}
+
+/** Whether a group closes its vertex at all (see CloseCtx.fromEmbed). */
+export function groupActive(g: Group): boolean {
+  return !g.ctx.fromEmbed || g.lits.length > 1 || g.patterns !== undefined || g.open;
 }
 
 /** Whether a group allows a label (patterns aside). */
