@@ -135,19 +135,11 @@ async function main(): Promise<void> {
       }
     }
   }
-  let p = 0;
-  let f = 0;
-  let u = 0;
-  for (const [dir, t] of totalsByDir(results)) {
-    console.log(`${dir}: ${t.passed} passed / ${t.failed} failed / ${t.unsupported} unsupported`);
-    p += t.passed;
-    f += t.failed;
-    u += t.unsupported;
-  }
-  console.error(`(${results.length} archives in ${(ms / 1000).toFixed(1)} s)`);
+  // Diagnostics first, on stdout too, so the summary is reliably the last line of the output.
+  console.log(`(${results.length} archives in ${(ms / 1000).toFixed(1)} s)`);
   if (args.slowest > 0) {
     for (const r of [...results].sort((x, y) => y.ms - x.ms).slice(0, args.slowest)) {
-      console.error(`slow: ${r.archive} ${r.ms.toFixed(0)} ms`);
+      console.log(`slow: ${r.archive} ${r.ms.toFixed(0)} ms`);
     }
   }
   if (args.reasons) {
@@ -163,7 +155,16 @@ async function main(): Promise<void> {
       }
     }
     for (const [k, n] of [...hist].sort((x, y) => y[1] - x[1]).slice(0, 30))
-      console.error(`${String(n).padStart(5)} ${k}`);
+      console.log(`${String(n).padStart(5)} ${k}`);
+  }
+  let p = 0;
+  let f = 0;
+  let u = 0;
+  for (const [dir, t] of totalsByDir(results)) {
+    console.log(`${dir}: ${t.passed} passed / ${t.failed} failed / ${t.unsupported} unsupported`);
+    p += t.passed;
+    f += t.failed;
+    u += t.unsupported;
   }
   console.log(`${p} passed, ${f} failed, ${u} skipped`);
 }
