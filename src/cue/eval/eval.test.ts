@@ -289,6 +289,12 @@ describe("cue API", () => {
     assert.deepEqual(v.errors[0]?.positions[0], { file: "in.cue", line: 1, column: 8 });
   });
 
+  it("refuses language experiments", () => {
+    const v = compile([{ name: "x.cue", text: "@experiment(explicitopen)\npackage x\na: 1" }]);
+    assert.equal(v.errors[0]?.code, "unsupported");
+    assert.match(v.errors[0]?.message ?? "", /experiment/);
+  });
+
   it("unifies files as one package and looks up paths", () => {
     const v = compile([
       { name: "schema.cue", text: "#Host: {address: string, port: *22 | int}\nhosts: [string]: #Host" },

@@ -301,7 +301,7 @@ function isConcreteDeep(v: Vertex): boolean {
 export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
     if (isAtom(v.scalar) || (v.scalar.t === "disj" && v.scalar.hasDefault)) return v.scalar;
-    return bottom("cycle", `cycle with field ${v.path().join(".") || v.label}`);
+    return bottom("cycle", `cycle with field: ${displayLabel(v.label)}`, posArray(v.declPos));
   }
   evaluate(v);
   if (v.err !== undefined) return v.err;

@@ -78,6 +78,19 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     return makeValue(root, limits, errors);
   }
   for (const file of parsed) {
+    // `explicitopen` changes what embedding a definition means without new syntax: refuse it
+    // rather than silently evaluating with the default semantics. (Experiments that only add
+    // syntax are rejected by the parser where that syntax is used.)
+    for (const a of [...file.fileAttributes, ...file.decls.filter((d) => d.kind === "Attribute")]) {
+      if (a.kind === "Attribute" && a.name === "experiment" && a.body.includes("explicitopen")) {
+        errors.push({
+          path: [],
+          code: "unsupported",
+          message: `@experiment(${a.body}) is not supported`,
+          positions: [{ file: a.pos.file, line: a.pos.line, column: a.pos.column }],
+        });
+      }
+    }
     const imports = new Map<string, string>();
     for (const imp of file.imports) {
       const path = imp.path.split(":")[0] ?? imp.path;
