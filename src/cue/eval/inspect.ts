@@ -17,7 +17,7 @@ import { groupActive, groupHas, type PatternEntry, type Vertex } from "./vertex.
 function isClosed(v: Vertex): boolean {
   evaluate(v);
   if (v.structMark > 0 && inDefinition(v)) return true;
-  return v.groups !== undefined && v.groups.some(groupActive);
+  return v.groups?.some(groupActive) === true;
 }
 
 /** A selector for `allows`: a label, any string label, or any list index. */
