@@ -210,12 +210,10 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
         const m = new Map<string, Vertex>();
         x.fields.forEach(([k, it], i) => {
           // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
-          Object.defineProperty(out, k, {
-            value: conv(it),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
+          const value = conv(it);
+          if (k === "__proto__") {
+            Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+          } else out[k] = value;
           const a = x.src[i];
           if (a !== undefined) m.set(k, a);
         });
