@@ -18,6 +18,8 @@ export type DebugNode =
 export interface DebugField {
   readonly label: string;
   readonly mark: "" | "?" | "!";
+  /** Written quoted (`"#a"` is a regular field, `#a` a definition). */
+  readonly quoted: boolean;
   readonly value: DebugNode;
 }
 
@@ -124,6 +126,7 @@ export function parseDebug(text: string): DebugNode | undefined {
   };
   const field = (): DebugField => {
     let label: string;
+    const quoted = text[i] === '"';
     if (text[i] === '"') {
       const start = i;
       i++;
@@ -143,7 +146,7 @@ export function parseDebug(text: string): DebugNode | undefined {
     }
     if (text[i] !== ":") throw new Error(`expected : after ${label}`);
     i++;
-    return { label, mark, value: value() };
+    return { label, mark, quoted, value: value() };
   };
   try {
     const v = value();
@@ -228,7 +231,8 @@ export function toCue(n: DebugNode): string | undefined {
       for (const f of n.fields) {
         const x = toCue(f.value);
         if (x === undefined) return undefined;
-        const label = /^[#_]?#?[A-Za-z_$][A-Za-z0-9_$]*$/.test(f.label) ? f.label : JSON.stringify(f.label);
+        const label =
+          !f.quoted && /^[#_]?#?[A-Za-z_$][A-Za-z0-9_$]*$/.test(f.label) ? f.label : JSON.stringify(f.label);
         fields.push(`${label}${f.mark}: ${x}`);
       }
       return `{${fields.join(", ")}}`;

@@ -9,7 +9,7 @@
  * compared). Closedness markers (`#struct`) are not checked.
  */
 
-import { type DebugNode, toCue } from "./debug-format.js";
+import { type DebugField, type DebugNode, toCue } from "./debug-format.js";
 import type { Engine, EngineError, EngineValue } from "./engine.js";
 import { diffPlain, type Plain, plainFromJSON } from "./plain.js";
 
@@ -104,7 +104,9 @@ function uncheckable(n: DebugNode, path: readonly string[]): string | undefined 
   }
 }
 
-function isRegular(label: string): boolean {
+function isRegular(f: DebugField): boolean {
+  if (f.quoted) return true;
+  const label = f.label;
   return !label.startsWith("#") && !label.startsWith("_");
 }
 
@@ -161,7 +163,7 @@ function compareNode(root: EngineValue, path: readonly string[], n: DebugNode): 
 function compareHidden(root: EngineValue, path: readonly string[], n: DebugNode): GoldenOutcome {
   const fields = n.t === "struct" ? n.fields : n.t === "list" ? n.items : [];
   for (const f of fields) {
-    const r = isRegular(f.label)
+    const r = isRegular(f)
       ? compareHidden(root, [...path, f.label], f.value)
       : compareNode(root, [...path, f.label], f.value);
     if (r.status !== "passed") return r;
@@ -178,7 +180,7 @@ function toPlain(n: DebugNode): Plain {
       return { t: "list", items: n.items.map((f) => toPlain(f.value)) };
     case "struct": {
       const fields = new Map<string, Plain>();
-      for (const f of n.fields) if (isRegular(f.label)) fields.set(f.label, toPlain(f.value));
+      for (const f of n.fields) if (isRegular(f)) fields.set(f.label, toPlain(f.value));
       return { t: "struct", fields, extra: new Map() };
     }
     default:

@@ -201,11 +201,14 @@ function markdown(results: readonly ArchiveResult[], ms: number): string {
       .filter((r) => r.dir === dir)
       .flatMap((r) => r.cases.filter((c) => c.status === "failed"));
     lines.push(`## ${dir}: ${failures.length} failures`, "");
-    for (const c of failures)
-      lines.push(`- \`${c.name}\`: ${(c.reason ?? "").replace(/\s+/g, " ").slice(0, 300)}`);
-    lines.push("");
+    for (const c of failures) {
+      // Reasons quote CUE (`*1 | 2`): keep them in code spans so markdown leaves them alone.
+      const reason = (c.reason ?? "").replace(/\s+/g, " ").replace(/`/g, "'").slice(0, 300).trim();
+      lines.push(`- \`${c.name}\`: \`${reason}\``);
+    }
+    if (failures.length > 0) lines.push("");
   }
-  return `${lines.join("\n")}\n`;
+  return `${lines.join("\n").trimEnd()}\n`;
 }
 
 // Always exit 0: the runner reports, it does not gate.
