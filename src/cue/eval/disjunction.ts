@@ -393,10 +393,13 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
         w.choices.set(p.node, arr);
       }
       const pick = [...choice];
-      const err = firstError(w);
+      // A disjunct that is itself an error (even an incomplete one, like `x.a` of an open
+      // struct) is eliminated; incomplete errors below it are not.
+      const deep = firstError(w);
+      const err = deep ?? w.err;
       if (err !== undefined) {
         failures.push(err);
-        failurePaths.push(firstErrorPath());
+        failurePaths.push(deep !== undefined ? firstErrorPath() : w.path());
         return;
       }
       if (w.disj !== undefined) {
@@ -464,7 +467,10 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       return;
     }
     // As cue prints it: a header line without positions, then each alternative's error.
-    const e = bottom("eval", `${failures.length} errors in empty disjunction:`, []);
+    const code = failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
+      ? "incomplete"
+      : "eval";
+    const e = bottom(code, `${failures.length} errors in empty disjunction:`, []);
     e.err.sub = failures.map((f, i) => {
       const info = f.err;
       const path = failurePaths[i] ?? [];
