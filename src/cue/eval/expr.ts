@@ -17,6 +17,7 @@ import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
 import {
   CloseCtx,
   COLLECTING,
+  displayLabel,
   EVALUATED,
   type Frame,
   NO_CLOSE,
@@ -74,7 +75,11 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
       if (r.t === "import") {
         return { t: "value", v: bottom("eval", `cannot use package ${x.name} as value`, [x.pos]) };
       }
-      if (r.t === "vertex") ready(r.v);
+      if (r.t === "vertex") {
+        ready(r.v);
+        const o = optionalRef(r.v, x);
+        if (o !== undefined) return o;
+      }
       return r;
     }
     case "Selector": {
@@ -188,10 +193,18 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     const closed = v.groups?.some((g) => !g.open) === true;
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
-  if (a.fieldType === OPTIONAL && a.conjuncts.length > 0) {
-    evaluate(a);
-  }
-  return { t: "vertex", v: a };
+  return optionalRef(a, x) ?? { t: "vertex", v: a };
+}
+
+/** A reference to an optional field that is not set is an (incomplete) error, as in cue. */
+function optionalRef(a: Vertex, x: ast.Expr): RefResult | undefined {
+  if (a.fieldType !== OPTIONAL || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
+    return undefined;
+  if (a.parent !== undefined && a.parent.status === COLLECTING) return undefined;
+  return {
+    t: "value",
+    v: bottom("incomplete", `cannot reference optional field: ${displayLabel(a.label)}`, [x.pos]),
+  };
 }
 
 /** Evaluates an expression to a value in `env`. */
