@@ -271,7 +271,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   let ctx = c.ctx;
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
-  if (!r.isLet && inDefinition(r) && !(c.embed && c.ctx.some((x) => x.recursive))) {
+  if (!r.isLet && inDefinition(r) && !(c.embed && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
     const cc = new CloseCtx(true);
     if (c.embed) cc.skipAt = v;
     ctx = ctx.concat([cc]);
