@@ -6,7 +6,7 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
-import { addConjunct } from "./collect.js";
+import { addConjunct, inDefinition } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
@@ -20,6 +20,7 @@ import {
   displayLabel,
   EVALUATED,
   type Frame,
+  groupActive,
   NO_CLOSE,
   OPTIONAL,
   strLabel,
@@ -190,7 +191,8 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }
-    const closed = v.groups?.some((g) => !g.open) === true;
+    const closed =
+      v.groups?.some((g) => !g.open && groupActive(g)) === true || (inDefinition(v) && !v.hasEllipsis);
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };
