@@ -1,0 +1,397 @@
+/**
+ * Inline `@test(...)` assertions (cue's `internal/cuetxtar/inline.go` format): collects them from the
+ * parsed files and checks each against the evaluated value through the public API.
+ *
+ * What is checked: `eq` with a literal expectation (exported data for regular fields, lookups for
+ * definitions and hidden fields), `err` (code alternatives, `contains` with cue's `%s`/`%v`
+ * placeholders, `args` as substrings of the message, `at=`, `path=` as a suffix of the error path,
+ * `any`), `kind` for concrete values. `pos=` is not compared. Everything else (`permute`, `allows`,
+ * `closed`, `debugCheck`, `shareID`, `file`, non-literal `eq` expectations...) is unsupported unless
+ * the engine offers the matching `inspect` hook. `:todo` directives are not assertions and are skipped.
+ */
+
+import type * as ast from "../syntax/ast.js";
+import { parseExpression } from "../syntax/parser.js";
+import { type AttrArg, splitAttrArgs, splitPath } from "./attr-args.js";
+import type { Engine, EngineError, EngineValue } from "./engine.js";
+import { diffPlain, type Plain, plainFromExpr, plainFromJSON } from "./plain.js";
+
+/** The outcome of one assertion. */
+export interface CaseResult {
+  readonly name: string;
+  readonly status: "passed" | "failed" | "unsupported";
+  readonly reason?: string;
+}
+
+/** One `@test` attribute with where it applies. */
+export interface Directive {
+  readonly file: string;
+  readonly source: string;
+  /** Path of the annotated field, or of the struct holding a declaration attribute. */
+  readonly path: readonly string[];
+  readonly name: string;
+  readonly version?: string;
+  readonly args: readonly AttrArg[];
+  /** Set when the field cannot be located statically (under a comprehension or dynamic label). */
+  readonly unlocatable?: string;
+  /** The field carries `@test(todo)`: failures are expected. */
+  todo: boolean;
+}
+
+/** Whether any file contains an `@test(` attribute (inline mode). */
+export function hasInlineTests(files: readonly { text: string }[]): boolean {
+  return files.some((f) => f.text.includes("@test("));
+}
+
+/** Collects the directives of one parsed file. */
+export function collectDirectives(file: ast.File, source: string): Directive[] {
+  const out: Directive[] = [];
+  const fromAttrs = (
+    attrs: readonly ast.Attribute[],
+    path: readonly string[],
+    unlocatable?: string,
+  ): void => {
+    const here: Directive[] = [];
+    for (const a of attrs) {
+      if (a.name !== "test") continue;
+      const args = splitAttrArgs(source, a.bodyOffset, a.body.length);
+      const first = args[0];
+      if (first === undefined) continue; // `@test()` placeholder
+      const full = first.key ?? first.text;
+      const [name = "", version] = full.split(":");
+      here.push({ file: file.filename, source, path, name, version, args, unlocatable, todo: false });
+    }
+    const todo = here.some((d) => d.name === "todo" && d.version === undefined);
+    for (const d of here) {
+      d.todo = todo;
+      out.push(d);
+    }
+  };
+  const walkDecls = (decls: readonly ast.Decl[], path: readonly string[], unlocatable?: string): void => {
+    for (const d of decls) {
+      switch (d.kind) {
+        case "Attribute":
+          fromAttrs([d], path, unlocatable);
+          break;
+        case "Field": {
+          const label = staticLabel(d.label);
+          const p = [...path, label ?? "?"];
+          const why = unlocatable ?? (label === undefined ? `dynamic label ${d.label.kind}` : undefined);
+          fromAttrs(d.attributes, p, why);
+          walkExpr(d.value, p, why);
+          break;
+        }
+        case "Comprehension":
+          walkDecls(d.value.decls, path, unlocatable ?? "inside a comprehension");
+          break;
+        case "Embed":
+          walkExpr(d.expr, path, unlocatable);
+          break;
+        case "Let":
+        case "Ellipsis":
+        case "BadDecl":
+          break;
+        default: {
+          const never: never = d;
+          throw new Error(`unexpected declaration ${String(never)}`);
+        }
+      }
+    }
+  };
+  const walkExpr = (e: ast.Expr, path: readonly string[], unlocatable?: string): void => {
+    switch (e.kind) {
+      case "Struct":
+        walkDecls(e.decls, path, unlocatable);
+        break;
+      case "Paren":
+        walkExpr(e.expr, path, unlocatable);
+        break;
+      case "Alias":
+        walkExpr(e.expr, path, unlocatable);
+        break;
+      case "Binary":
+        if (e.op === "&") {
+          walkExpr(e.left, path, unlocatable);
+          walkExpr(e.right, path, unlocatable);
+        } else {
+          walkExpr(e.left, path, unlocatable ?? `operand of ${e.op}`);
+          walkExpr(e.right, path, unlocatable ?? `operand of ${e.op}`);
+        }
+        break;
+      case "Call":
+        for (const a of e.args) walkExpr(a, path, unlocatable ?? "inside a call");
+        break;
+      case "List":
+        e.elems.forEach((el, i) => {
+          if (el.kind === "Comprehension")
+            walkDecls(el.value.decls, path, unlocatable ?? "inside a comprehension");
+          else walkExpr(el, [...path, String(i)], unlocatable);
+        });
+        break;
+      default:
+        break;
+    }
+  };
+  walkDecls(file.decls, []);
+  return out;
+}
+
+function staticLabel(l: ast.Label): string | undefined {
+  switch (l.kind) {
+    case "Ident":
+      return l.name;
+    case "String":
+      return l.value;
+    default:
+      return undefined;
+  }
+}
+
+/** Directives that document rather than assert. */
+const informational = new Set(["todo", "desc", "debug", "ignore", "p", "skip", "shareID"]);
+
+/** Checks the directives of one archive against its evaluated root value. */
+export function checkDirectives(
+  engine: Engine,
+  root: EngineValue,
+  directives: readonly Directive[],
+  prefix: string,
+): CaseResult[] {
+  const results: CaseResult[] = [];
+  // A `:v3` form takes precedence over the unversioned form of the same directive on the same field.
+  const v3 = new Set(
+    directives.filter((d) => d.version === "v3").map((d) => `${d.path.join(".")}|${d.name}`),
+  );
+  const skipped = new Set(
+    directives.filter((d) => d.name === "skip" && (d.version ?? "v3") === "v3").map((d) => d.path.join(".")),
+  );
+  const counters = new Map<string, number>();
+  for (const d of directives) {
+    if (d.version !== undefined && d.version !== "v3") continue;
+    if (d.version === undefined && v3.has(`${d.path.join(".")}|${d.name}`)) continue;
+    if (informational.has(d.name) || skipped.has(d.path.join("."))) continue;
+    const base = `${prefix}${d.path.length === 0 ? "<root>" : d.path.join(".")} ${d.name}`;
+    const n = (counters.get(base) ?? 0) + 1;
+    counters.set(base, n);
+    const name = n === 1 ? base : `${base}#${n}`;
+    let r: Omit<CaseResult, "name">;
+    try {
+      r =
+        d.unlocatable !== undefined
+          ? { status: "unsupported", reason: d.unlocatable }
+          : checkOne(engine, root, d);
+    } catch (e) {
+      r = { status: "failed", reason: `engine threw: ${(e as Error)?.stack ?? String(e)}` };
+    }
+    if (d.todo && r.status === "failed")
+      r = { status: "unsupported", reason: `expected failure (@test(todo)): ${r.reason}` };
+    results.push({ name, ...r });
+  }
+  return results;
+}
+
+function option(d: Directive, key: string): AttrArg | undefined {
+  return d.args.find((a, i) => i > 0 && a.key === key);
+}
+function flag(d: Directive, word: string): boolean {
+  return d.args.some((a, i) => i > 0 && a.key === undefined && a.text === word);
+}
+function pathOption(d: Directive, key: string): string[] {
+  const a = option(d, key);
+  if (a === undefined) return [];
+  return splitPath(a.text);
+}
+function checkOne(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  switch (d.name) {
+    case "eq":
+      return checkEq(engine, root, d);
+    case "err":
+      return checkErr(root, d);
+    case "kind":
+      return checkKind(engine, root, d);
+    case "closed": {
+      if (engine.inspect.closed === undefined)
+        return { status: "unsupported", reason: "closed needs inspect.closed" };
+      const v = root.lookup(d.path);
+      if (v === undefined) return { status: "failed", reason: "field not found" };
+      const want = (option(d, "closed")?.text ?? "true") !== "false";
+      const got = engine.inspect.closed(v);
+      return got === want
+        ? { status: "passed" }
+        : { status: "failed", reason: `closed: want ${want}, got ${got}` };
+    }
+    default:
+      return { status: "unsupported", reason: `directive ${d.name}` };
+  }
+}
+
+function unsupportedNear(errors: readonly EngineError[], target: readonly string[]): EngineError | undefined {
+  return errors.find(
+    (e) => e.code === "unsupported" && (isPrefix(e.path, target) || isPrefix(target, e.path)),
+  );
+}
+
+function isPrefix(p: readonly string[], of: readonly string[]): boolean {
+  return p.length <= of.length && p.every((x, i) => x === of[i]);
+}
+
+function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  const exp = d.args.find((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect");
+  if (exp === undefined) return { status: "unsupported", reason: "eq without an expected value" };
+  const target = [...d.path, ...pathOption(d, "at")];
+  const parsed = parseExpression(
+    "expected.cue",
+    d.source,
+    {},
+    { start: exp.offset, end: exp.offset + exp.text.length },
+  );
+  if (parsed.errors.length > 0)
+    return { status: "unsupported", reason: `expected value: ${parsed.errors[0]?.message}` };
+  const want = plainFromExpr(parsed.node);
+  const unsup = unsupportedNear(root.errors, target);
+  if (unsup !== undefined) return { status: "unsupported", reason: `engine: ${unsup.message}` };
+  if (typeof want === "string") {
+    const equal = engine.inspect.equal;
+    if (equal === undefined) return { status: "unsupported", reason: `non-literal expectation (${want})` };
+    const got = root.lookup(target);
+    if (got === undefined) return { status: "failed", reason: `${target.join(".")}: not found` };
+    const e = engine
+      .compile([{ name: "expected.cue", text: `__expected: ${exp.text}\n` }])
+      .lookup(["__expected"]);
+    if (e === undefined) return { status: "unsupported", reason: "cannot evaluate the expectation" };
+    return equal(got, e) ? { status: "passed" } : { status: "failed", reason: `not equal to ${exp.text}` };
+  }
+  return comparePlain(root, target, want);
+}
+
+function comparePlain(root: EngineValue, target: readonly string[], want: Plain): Omit<CaseResult, "name"> {
+  const v = root.lookup(target);
+  if (v === undefined) return { status: "failed", reason: `${target.join(".") || "<root>"}: not found` };
+  const j = v.toJSON(0);
+  if (!j.ok) {
+    const u = j.errors.find((e) => e.code === "unsupported");
+    if (u !== undefined) return { status: "unsupported", reason: `engine: ${u.message}` };
+    const e = j.errors[0];
+    return {
+      status: "failed",
+      reason: `export failed: ${e ? `${e.path.join(".")}: [${e.code}] ${e.message}` : "?"}`,
+    };
+  }
+  let got: Plain;
+  try {
+    got = plainFromJSON(j.text);
+  } catch (e) {
+    return { status: "failed", reason: `engine produced invalid JSON: ${(e as Error).message}` };
+  }
+  const diff = diffPlain(want, got);
+  if (diff !== undefined) return { status: "failed", reason: diff };
+  // Definitions and hidden fields are not exported: check each by lookup.
+  const extras: [string[], Plain][] = [];
+  collectExtras(want, [], extras);
+  for (const [sub, w] of extras) {
+    const r = comparePlain(root, [...target, ...sub], w);
+    if (r.status !== "passed") return r;
+  }
+  return { status: "passed" };
+}
+
+function collectExtras(p: Plain, at: string[], out: [string[], Plain][]): void {
+  if (p.t === "struct") {
+    for (const [k, v] of p.extra) out.push([[...at, k], v]);
+    for (const [k, v] of p.fields) collectExtras(v, [...at, k], out);
+  } else if (p.t === "list") {
+    p.items.forEach((v, i) => {
+      collectExtras(v, [...at, String(i)], out);
+    });
+  }
+}
+
+function normCode(c: string): string {
+  return c === "structural cycle" ? "structural" : c;
+}
+
+/** Turns cue's message format (`conflicting values %s and %s`) into a pattern. */
+function containsPattern(s: string): RegExp {
+  const parts = s.split(/%[-+# 0-9.]*[a-zA-Z]/);
+  return new RegExp(parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\S]*?"));
+}
+
+function stringArg(text: string): string {
+  if (text.startsWith('"') || text.startsWith("#")) {
+    const r = parseExpression("arg.cue", text);
+    if (r.node.kind === "String") return r.node.value;
+  }
+  return text;
+}
+
+function checkErr(root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  const target = [...d.path, ...pathOption(d, "at")];
+  const unsup = unsupportedNear(root.errors, target);
+  if (unsup !== undefined) return { status: "unsupported", reason: `engine: ${unsup.message}` };
+  const all: EngineError[] = [...root.errors];
+  const v = root.lookup(target);
+  if (v !== undefined) {
+    all.push(...v.errors);
+    const x = v.export();
+    if (!x.ok) all.push(...x.errors);
+  }
+  const any = flag(d, "any");
+  const errPath = option(d, "path") === undefined ? undefined : pathOption(d, "path");
+  const codes = option(d, "code")
+    ?.text.split("|")
+    .filter((c) => c !== "");
+  const contains = option(d, "contains");
+  const pattern = contains === undefined ? undefined : containsPattern(stringArg(contains.text));
+  const argsOpt = option(d, "args");
+  const args =
+    argsOpt === undefined
+      ? []
+      : splitAttrArgs(argsOpt.text.replace(/^\[/, " ").replace(/\]$/, " "), 0, argsOpt.text.length).map((a) =>
+          stringArg(a.text),
+        );
+  const located = all.filter((e) => {
+    if (errPath !== undefined) return isSuffix(errPath, e.path);
+    if (any) return isPrefix(target, e.path);
+    return e.path.length === target.length && isPrefix(target, e.path);
+  });
+  if (located.length === 0) {
+    const seen = all.slice(0, 3).map((e) => `${e.path.join(".")}: [${e.code}] ${e.message}`);
+    return {
+      status: "failed",
+      reason: `no error at ${target.join(".") || "<root>"}${seen.length ? `; errors: ${seen.join(" | ")}` : ""}`,
+    };
+  }
+  const matching = located.filter(
+    (e) =>
+      (codes === undefined || codes.length === 0 || codes.includes(normCode(e.code))) &&
+      (pattern === undefined || pattern.test(e.message)) &&
+      args.every((a) => e.message.includes(a)),
+  );
+  if (matching.length > 0) return { status: "passed" };
+  const e0 = located[0] as EngineError;
+  return {
+    status: "failed",
+    reason: `error mismatch at ${target.join(".")}: want code=${codes?.join("|") ?? "*"}${contains ? ` contains=${contains.text}` : ""}${args.length ? ` args=${args.join(",")}` : ""}; got [${e0.code}] ${e0.message}`,
+  };
+}
+
+function isSuffix(s: readonly string[], of: readonly string[]): boolean {
+  return s.length <= of.length && s.every((x, i) => x === of[of.length - s.length + i]);
+}
+
+function checkKind(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  const want = option(d, "kind")?.text ?? "";
+  const v = root.lookup(d.path);
+  if (v === undefined) return { status: "failed", reason: "field not found" };
+  if (engine.inspect.kind !== undefined) {
+    const got = engine.inspect.kind(v);
+    return got === want
+      ? { status: "passed" }
+      : { status: "failed", reason: `kind: want ${want}, got ${got}` };
+  }
+  const j = v.toJSON(0);
+  if (!j.ok) return { status: "unsupported", reason: "kind of a non-concrete value needs inspect.kind" };
+  const p = plainFromJSON(j.text);
+  const got = p.t === "list" ? "list" : p.t;
+  return got === want ? { status: "passed" } : { status: "failed", reason: `kind: want ${want}, got ${got}` };
+}

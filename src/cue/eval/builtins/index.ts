@@ -1,0 +1,8 @@
+/**
+ * Builtin packages and predeclared identifiers. Importing this module registers all of them; new
+ * packages plug in with `registerPackage` (see registry.ts).
+ */
+
+import "./predeclared.js";
+
+export { ArgError, fn, type Member, registerPackage, registerPredeclared } from "./registry.js";

@@ -1,0 +1,540 @@
+/**
+ * Collecting conjuncts into a vertex: struct literals become arcs (with closedness bookkeeping),
+ * list literals become indexed arcs, references re-add the referenced vertex's conjuncts, and
+ * everything else is evaluated to a scalar and unified with the vertex's scalar part.
+ */
+
+import type * as ast from "../syntax/ast.js";
+import { identKind } from "../syntax/ast.js";
+import type { Pos } from "../syntax/position.js";
+import { resolveDefaultValue } from "./defaults.js";
+import { addDisjunction, addValueDisjunction } from "./disjunction.js";
+import { applyPatternsToArc } from "./evaluate.js";
+import { evalExpr, resolveRef } from "./expr.js";
+import { meet } from "./meet.js";
+import { bindFrame, newFrame, scopeOf } from "./scope.js";
+import { type BottomV, bottom, formatValue as fmt, typeName as typeNameOf, type Value } from "./values.js";
+import {
+  CloseCtx,
+  type CloseSet,
+  type Conjunct,
+  type Group,
+  NO_CLOSE,
+  OPTIONAL,
+  REGULAR,
+  REQUIRED,
+  Vertex,
+} from "./vertex.js";
+
+/** Records an error on a vertex (the first one wins). */
+export function setErr(v: Vertex, e: BottomV): void {
+  v.err ??= e;
+}
+
+export function childCtx(ctx: CloseSet, label: string): CloseSet {
+  if (ctx.length === 0) return NO_CLOSE;
+  const out: CloseCtx[] = [];
+  for (const c of ctx) if (c.recursive) out.push(c.child(label));
+  return out.length === 0 ? NO_CLOSE : out;
+}
+
+function groupOf(v: Vertex, c: CloseCtx): Group {
+  v.groups ??= new Map();
+  let g = v.groups.get(c);
+  if (g === undefined) {
+    g = { labels: new Set(), patterns: [], open: false };
+    v.groups.set(c, g);
+  }
+  return g;
+}
+
+/** Whether a vertex label or reference names a definition (or lives inside one). */
+export function inDefinition(v: Vertex): boolean {
+  for (let x: Vertex | undefined = v; x !== undefined; x = x.parent) {
+    if (x.label.startsWith("#") || x.label.startsWith("_#")) return true;
+  }
+  return false;
+}
+
+/** Unifies one conjunct into `v`. */
+export function addConjunct(v: Vertex, c: Conjunct): void {
+  if (c.value !== undefined) {
+    addValue(v, c.value, c);
+    return;
+  }
+  const x = c.expr;
+  if (x === undefined) return;
+  switch (x.kind) {
+    case "Struct":
+      addStruct(v, x, c);
+      return;
+    case "List":
+      addList(v, x, c);
+      return;
+    case "Paren":
+      addConjunct(v, { ...c, expr: x.expr });
+      return;
+    case "Binary":
+      if (x.op === "&") {
+        addConjunct(v, { ...c, expr: x.left, pos: x.left.pos });
+        addConjunct(v, { ...c, expr: x.right, pos: x.right.pos });
+        return;
+      }
+      if (x.op === "|") {
+        addDisjunction(v, c);
+        return;
+      }
+      break;
+    case "Unary":
+      if (x.op === "*") {
+        addConjunct(v, { ...c, expr: x.expr });
+        return;
+      }
+      break;
+    case "Ident":
+    case "Selector":
+    case "Index": {
+      const r = resolveRef(x, c.env);
+      if (r.t === "vertex") expandVertex(v, r.v, c);
+      else addValue(v, r.v, c);
+      return;
+    }
+    case "Alias": {
+      const f = bindFrame(c.env, new Map([[x.ident.name, { t: "vertex", v }]]));
+      addConjunct(v, { ...c, expr: x.expr, env: f });
+      return;
+    }
+    case "Call":
+      if (
+        x.fn.kind === "Ident" &&
+        x.fn.name === "close" &&
+        x.args.length === 1 &&
+        isPredeclared("close", c)
+      ) {
+        const a = x.args[0];
+        if (a !== undefined) {
+          addConjunct(v, { ...c, expr: a, ctx: [...c.ctx, new CloseCtx(false)] });
+          return;
+        }
+      }
+      if (x.fn.kind === "Ident" && x.fn.name === "and" && x.args.length === 1 && isPredeclared("and", c)) {
+        const lst = evalExpr(x.args[0] as ast.Expr, c.env);
+        if (lst.t === "vertex" && lst.v.isList) {
+          for (let i = 0; i < lst.v.listLen; i++) {
+            const el = lst.v.arcs?.get(String(i));
+            if (el !== undefined) expandVertex(v, el, c);
+          }
+          return;
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  addValue(v, evalExpr(x, c.env), c);
+}
+
+function isPredeclared(name: string, c: Conjunct): boolean {
+  for (let f: typeof c.env | undefined = c.env; f !== undefined; f = f.up) {
+    if (f.binds?.has(name) || f.scope?.has(name) || f.imports?.has(name)) return false;
+  }
+  return true;
+}
+
+/** Unifies an evaluated value into `v`. */
+export function addValue(v: Vertex, val: Value, c: Conjunct): void {
+  switch (val.t) {
+    case "top":
+      return;
+    case "vertex":
+      expandVertex(v, val.v, c);
+      return;
+    case "disj":
+      if (val.values.some((x) => x.t === "vertex")) {
+        addValueDisjunction(v, val, c);
+        return;
+      }
+      break;
+    case "func":
+      if (val.asValidator !== undefined) {
+        meetScalar(v, { t: "basic", k: 255, bounds: [], validators: [val.asValidator] }, c.pos);
+        return;
+      }
+      setErr(v, bottom("eval", `cannot use function ${val.name} as value`, [c.pos]));
+      return;
+    case "bottom":
+      setErr(v, val);
+      v.scalar = val;
+      return;
+    default:
+      break;
+  }
+  meetScalar(v, val, c.pos);
+}
+
+export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
+  const r = meet(v.scalar, val);
+  if (r.t === "bottom") {
+    if (v.scalar.t !== "bottom") r.err.positions.push(...(v.scalarPos ?? []), pos);
+    setErr(v, r);
+  }
+  v.scalar = r;
+  (v.scalarPos ??= []).push(pos);
+}
+
+/**
+ * Re-adds the conjuncts of a referenced vertex. A reference into a definition closes the result.
+ * Self references and reference cycles contribute nothing (`a: a` is `_`).
+ */
+export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
+  if (r === v) return;
+  if (v.expanding?.includes(r)) return;
+  for (let a = v.parent; a !== undefined; a = a.parent) {
+    if (a === r) {
+      setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+      return;
+    }
+  }
+  if (r.conjuncts.length === 0) {
+    copyEvaluated(v, r, c);
+    return;
+  }
+  let ctx = c.ctx;
+  if (!c.embed && !r.isLet && inDefinition(r)) ctx = [...ctx, new CloseCtx(true)];
+  (v.expanding ??= []).push(r);
+  for (const rc of r.conjuncts) {
+    const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : [...ctx, ...rc.ctx];
+    addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
+  }
+  v.expanding.pop();
+}
+
+/** Unifies a vertex that has no conjuncts (built by a builtin) by copying its evaluated state. */
+function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
+  if (r.err !== undefined) setErr(v, r.err);
+  if (r.isList) {
+    v.isList = true;
+    (v.listParts ??= []).push({
+      len: r.listLen,
+      open: r.listOpen,
+      rest: undefined,
+      env: c.env,
+      ctx: NO_CLOSE,
+      pos: c.pos,
+    });
+  } else if (r.structMark > 0) {
+    v.structMark = Math.max(v.structMark, r.structMark);
+  } else if (r.scalar.t !== "top") {
+    meetScalar(v, r.scalar, c.pos);
+  }
+  if (r.arcs === undefined) return;
+  for (const [label, a] of r.arcs) {
+    const dst = newArc(v, label);
+    if (a.fieldType < dst.fieldType) dst.fieldType = a.fieldType;
+    dst.conjuncts.push({
+      expr: undefined,
+      env: c.env,
+      ctx: NO_CLOSE,
+      value: { t: "vertex", v: a },
+      pos: c.pos,
+    });
+    if (a.conjuncts.length === 0 && !(a.isList || a.structMark > 0)) {
+      dst.conjuncts.pop();
+      dst.conjuncts.push({ expr: undefined, env: c.env, ctx: NO_CLOSE, value: a.scalar, pos: c.pos });
+    }
+  }
+}
+
+/** The arc `label` of `v`, applying pattern constraints if they were already applied to others. */
+export function newArc(v: Vertex, label: string): Vertex {
+  const existing = v.arcs?.get(label);
+  if (existing !== undefined) return existing;
+  const a = v.arc(label);
+  if (v.patternsApplied) applyPatternsToArc(v, a);
+  return a;
+}
+
+function isClosingEmbed(e: ast.Expr): boolean {
+  switch (e.kind) {
+    case "Ident":
+      return identKind(e.name) === "definition" || identKind(e.name) === "hiddenDefinition";
+    case "Selector":
+      return e.sel.kind === "Ident" && e.sel.name.startsWith("#");
+    case "Call":
+      return e.fn.kind === "Ident" && e.fn.name === "close";
+    case "Paren":
+      return isClosingEmbed(e.expr);
+    default:
+      return false;
+  }
+}
+
+interface LitInfo {
+  readonly strong: boolean;
+  readonly closingEmbed: boolean;
+}
+const litInfo = new WeakMap<ast.StructLit, LitInfo>();
+
+function infoOf(lit: ast.StructLit): LitInfo {
+  let i = litInfo.get(lit);
+  if (i === undefined) {
+    let embeds = 0;
+    let fields = 0;
+    let closingEmbed = false;
+    for (const d of lit.decls) {
+      switch (d.kind) {
+        case "Embed":
+          embeds++;
+          if (isClosingEmbed(d.expr)) closingEmbed = true;
+          break;
+        case "Comprehension":
+          embeds++;
+          break;
+        case "Ellipsis":
+          fields++;
+          break;
+        case "Field":
+          if (d.label.kind === "Ident") {
+            const k = identKind(d.label.name);
+            if (k === "regular") fields++;
+          } else fields++;
+          break;
+        default:
+          break;
+      }
+    }
+    i = { strong: fields > 0 || embeds === 0, closingEmbed };
+    litInfo.set(lit, i);
+  }
+  return i;
+}
+
+function fieldType(d: ast.Field): number {
+  return d.constraint === "optional" ? OPTIONAL : d.constraint === "required" ? REQUIRED : REGULAR;
+}
+
+/** Adds a field declaration `label: value` to `v`. */
+export function addField(
+  v: Vertex,
+  name: string,
+  d: ast.Field,
+  env: import("./vertex.js").Frame,
+  ctx: CloseSet,
+): void {
+  const a = newArc(v, name);
+  const ft = fieldType(d);
+  if (ft < a.fieldType) a.fieldType = ft;
+  a.conjuncts.push({ expr: d.value, env, ctx: childCtx(ctx, name), pos: d.value.pos });
+  (a.declPos ??= []).push(d.label.pos);
+  for (const g of ctx) groupOf(v, g).labels.add(name);
+}
+
+function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
+  const frame = newFrame(c.env, v, scopeOf(lit));
+  const info = infoOf(lit);
+  let ctx = c.ctx;
+  if (info.closingEmbed) ctx = [...ctx, new CloseCtx(true)];
+  const mark = info.strong ? 2 : 1;
+  if (mark > v.structMark) v.structMark = mark;
+  for (const g of ctx) groupOf(v, g);
+  for (const d of lit.decls) {
+    switch (d.kind) {
+      case "Field":
+        switch (d.label.kind) {
+          case "Ident":
+            addField(v, d.label.name, d, frame, ctx);
+            break;
+          case "String":
+            addField(v, d.label.value, d, frame, ctx);
+            break;
+          case "PatternLabel": {
+            const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
+            (v.patterns ??= []).push(p);
+            for (const g of ctx) groupOf(v, g).patterns.push(p);
+            if (v.patternsApplied && v.arcs !== undefined) {
+              for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
+            }
+            break;
+          }
+          default:
+            (v.deferred ??= []).push({ decl: d, env: frame, ctx });
+            break;
+        }
+        break;
+      case "Embed":
+        addConjunct(v, { expr: d.expr, env: frame, ctx, pos: d.expr.pos, embed: true });
+        break;
+      case "Comprehension":
+        (v.deferred ??= []).push({ decl: d, env: frame, ctx });
+        break;
+      case "Ellipsis":
+        for (const g of ctx) groupOf(v, g).open = true;
+        break;
+      case "BadDecl":
+        setErr(v, bottom("syntax", "invalid declaration", [d.pos]));
+        break;
+      case "Let":
+      case "Attribute":
+        break;
+      default: {
+        const never: never = d;
+        return never;
+      }
+    }
+  }
+}
+
+function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
+  v.isList = true;
+  let idx = 0;
+  for (const el of lit.elems) {
+    if (el.kind === "Comprehension") {
+      runComprehension(v, el, c.env, (f) => {
+        const a = newArc(v, String(idx));
+        a.fieldType = REGULAR;
+        a.conjuncts.push({ expr: el.value, env: f, ctx: childCtx(c.ctx, String(idx)), pos: el.value.pos });
+        idx++;
+      });
+      continue;
+    }
+    const a = newArc(v, String(idx));
+    a.fieldType = REGULAR;
+    a.conjuncts.push({ expr: el, env: c.env, ctx: childCtx(c.ctx, String(idx)), pos: el.pos });
+    (a.declPos ??= []).push(el.pos);
+    idx++;
+  }
+  (v.listParts ??= []).push({
+    len: idx,
+    open: lit.ellipsis !== undefined,
+    rest: lit.ellipsis?.type,
+    env: c.env,
+    ctx: c.ctx,
+    pos: lit.pos,
+  });
+}
+
+/** Runs a comprehension's clauses, calling `yieldFn` with the environment of each result. */
+export function runComprehension(
+  v: Vertex,
+  comp: ast.Comprehension,
+  env: import("./vertex.js").Frame,
+  yieldFn: (f: import("./vertex.js").Frame) => void,
+): void {
+  const clauses = comp.clauses;
+  const loop = (i: number, f: import("./vertex.js").Frame): void => {
+    const cl = clauses[i];
+    if (cl === undefined) {
+      yieldFn(f);
+      return;
+    }
+    switch (cl.kind) {
+      case "If": {
+        const cond = evalExpr(cl.condition, f);
+        const b = resolveDefaultValue(cond);
+        if (b.t === "bool") {
+          if (b.v) loop(i + 1, f);
+          return;
+        }
+        if (b.t === "bottom") {
+          setErr(v, b);
+          return;
+        }
+        setErr(v, bottom("incomplete", `incomplete value ${fmt(b)} in if clause`, [cl.condition.pos]));
+        return;
+      }
+      case "Let": {
+        const lv = new Vertex(f.vertex, cl.ident.name);
+        lv.isLet = true;
+        lv.fieldType = REGULAR;
+        lv.conjuncts.push({ expr: cl.expr, env: f, ctx: NO_CLOSE, pos: cl.expr.pos });
+        loop(i + 1, bindFrame(f, new Map([[cl.ident.name, { t: "vertex", v: lv }]])));
+        return;
+      }
+      case "For": {
+        const src = resolveDefaultValue(evalExpr(cl.source, f));
+        if (src.t === "bottom") {
+          setErr(v, src);
+          return;
+        }
+        if (src.t !== "vertex") {
+          const concrete = src.t !== "basic" && src.t !== "top" && src.t !== "disj";
+          setErr(
+            v,
+            concrete
+              ? bottom(
+                  "eval",
+                  `cannot range over ${fmt(src)} (found ${typeNameOf(src)}, want list or struct)`,
+                  [cl.source.pos],
+                )
+              : bottom("incomplete", `cannot range over ${fmt(src)} (incomplete)`, [cl.source.pos]),
+          );
+          return;
+        }
+        const sv = src.v;
+        if (sv.isList) {
+          for (let k = 0; k < sv.listLen; k++) {
+            const el = sv.arcs?.get(String(k));
+            if (el === undefined) continue;
+            const binds = new Map<string, import("./vertex.js").Binding>();
+            if (cl.key !== undefined) binds.set(cl.key.name, { t: "value", v: { t: "int", v: BigInt(k) } });
+            binds.set(cl.value.name, { t: "vertex", v: el });
+            loop(i + 1, bindFrame(f, binds));
+          }
+          return;
+        }
+        if (sv.arcs === undefined) return;
+        for (const [label, el] of [...sv.arcs]) {
+          if (el.fieldType !== REGULAR) continue;
+          if (label.startsWith("_") || label.startsWith("#")) continue;
+          const binds = new Map<string, import("./vertex.js").Binding>();
+          if (cl.key !== undefined) binds.set(cl.key.name, { t: "value", v: { t: "string", v: label } });
+          binds.set(cl.value.name, { t: "vertex", v: el });
+          loop(i + 1, bindFrame(f, binds));
+        }
+        return;
+      }
+      default: {
+        const never: never = cl;
+        return never;
+      }
+    }
+  };
+  loop(0, env);
+}
+
+/** Runs postponed comprehensions and dynamic fields of `v`. */
+export function runDeferred(v: Vertex): void {
+  while (v.deferred !== undefined && v.deferred.length > 0) {
+    const list = v.deferred;
+    v.deferred = undefined;
+    for (const d of list) {
+      if (d.decl.kind === "Comprehension") {
+        const comp = d.decl;
+        runComprehension(v, comp, d.env, (f) => {
+          addConjunct(v, { expr: comp.value, env: f, ctx: d.ctx, pos: comp.value.pos, embed: true });
+        });
+        continue;
+      }
+      const field = d.decl;
+      const lbl = field.label;
+      let labelExpr: ast.Expr;
+      if (lbl.kind === "DynamicLabel") labelExpr = lbl.expr;
+      else if (lbl.kind === "Interpolation") labelExpr = lbl;
+      else continue;
+      const lv = resolveDefaultValue(evalExpr(labelExpr, d.env));
+      if (lv.t === "string") {
+        addField(v, lv.v, field, d.env, d.ctx);
+        continue;
+      }
+      if (lv.t === "bottom") {
+        setErr(v, lv);
+        continue;
+      }
+      if (lv.t === "basic" || lv.t === "top" || lv.t === "disj") {
+        setErr(v, bottom("incomplete", `invalid non-concrete label ${fmt(lv)}`, [labelExpr.pos]));
+        continue;
+      }
+      setErr(v, bottom("eval", `invalid label type ${typeNameOf(lv)}`, [labelExpr.pos]));
+    }
+  }
+}

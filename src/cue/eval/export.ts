@@ -1,0 +1,252 @@
+/**
+ * Export: turning an evaluated vertex into concrete data (plain JS values or `cue export`-style JSON
+ * text), with the source positions of every field and list element, and the errors that prevent it
+ * (conflicts, non-concrete values, unresolved disjunctions, missing required fields).
+ */
+
+import type { Pos } from "../syntax/position.js";
+import { resolveDefaultValue } from "./defaults.js";
+import {
+  type CueError,
+  type EvalError,
+  normalizePositions,
+  type Position,
+  toCueError,
+  toPosition,
+} from "./errors.js";
+import { evaluate } from "./evaluate.js";
+import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
+import { OPTIONAL, REQUIRED, type Vertex } from "./vertex.js";
+
+/** Exported data: floats stay distinguishable from integers until converted. */
+export type Tree =
+  | { readonly k: "null" }
+  | { readonly k: "bool"; readonly v: boolean }
+  | { readonly k: "int"; readonly v: bigint }
+  | { readonly k: "float"; readonly v: FloatV }
+  | { readonly k: "string"; readonly v: string }
+  | { readonly k: "bytes"; readonly v: Uint8Array }
+  | { readonly k: "list"; readonly items: Tree[]; readonly pos: Pos[][] }
+  | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly pos: Pos[][] };
+
+function err(errs: CueError[], e: EvalError, path: readonly string[]): undefined {
+  errs.push(toCueError(e, e.path ?? path));
+  return undefined;
+}
+
+/** The concrete value of `v` as a tree; errors are appended to `errs` (then the result is undefined). */
+export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 0): Tree | undefined {
+  evaluate(v);
+  if (depth > 10_000)
+    return err(errs, { code: "limit", message: "export nesting too deep", positions: [] }, path);
+  if (v.err !== undefined) return err(errs, v.err.err, path);
+  if (v.disj !== undefined) {
+    const d = v.disj;
+    const defs = d.values.filter((_, i) => d.hasDefault && d.defaults[i]);
+    if (defs.length === 1 && defs[0] !== undefined) return exportTree(defs[0], path, errs, depth + 1);
+    const text = d.values.map((x) => x.shortText()).join(" | ");
+    return err(
+      errs,
+      { code: "incomplete", message: `incomplete value ${text}`, positions: [...(v.declPos ?? [])] },
+      path,
+    );
+  }
+  if (v.isList) {
+    const items: Tree[] = [];
+    const pos: Pos[][] = [];
+    let ok = true;
+    for (let i = 0; i < v.listLen; i++) {
+      const a = v.arcs?.get(String(i));
+      if (a === undefined) continue;
+      path.push(String(i));
+      const t = exportTree(a, path, errs, depth + 1);
+      path.pop();
+      if (t === undefined) ok = false;
+      else {
+        items.push(t);
+        pos.push(positionsOf(a));
+      }
+    }
+    return ok ? { k: "list", items, pos } : undefined;
+  }
+  if (v.structMark > 0) {
+    const fields: [string, Tree][] = [];
+    const pos: Pos[][] = [];
+    let ok = true;
+    if (v.arcs !== undefined) {
+      for (const [label, a] of v.arcs) {
+        if (label.startsWith("_") || label.startsWith("#")) continue;
+        if (a.fieldType === OPTIONAL) continue;
+        path.push(label);
+        if (a.fieldType === REQUIRED) {
+          evaluate(a);
+          ok = false;
+          err(
+            errs,
+            {
+              code: "incomplete",
+              message: "field is required but not present",
+              positions: [...(a.declPos ?? [])],
+            },
+            path,
+          );
+          path.pop();
+          continue;
+        }
+        const t = exportTree(a, path, errs, depth + 1);
+        path.pop();
+        if (t === undefined) ok = false;
+        else {
+          fields.push([label, t]);
+          pos.push(positionsOf(a));
+        }
+      }
+    }
+    return ok ? { k: "struct", fields, pos } : undefined;
+  }
+  return scalarTree(v.scalar, v, path, errs);
+}
+
+function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tree | undefined {
+  const s = resolveDefaultValue(raw);
+  switch (s.t) {
+    case "null":
+      return { k: "null" };
+    case "bool":
+      return { k: "bool", v: s.v };
+    case "int":
+      return { k: "int", v: s.v };
+    case "float":
+      return { k: "float", v: s };
+    case "string":
+      return { k: "string", v: s.v };
+    case "bytes":
+      return { k: "bytes", v: s.v };
+    case "bottom":
+      return err(errs, s.err, path);
+    case "vertex":
+      return exportTree(s.v, path, errs);
+    default:
+      return err(
+        errs,
+        {
+          code: "incomplete",
+          message: `incomplete value ${formatValue(s)}`,
+          positions: [...(v.scalarPos ?? v.declPos ?? [])],
+        },
+        path,
+      );
+  }
+}
+
+function positionsOf(a: Vertex): Pos[] {
+  return a.declPos ?? [];
+}
+
+/** Where exported fields and elements came from. */
+export interface PositionIndex {
+  of(container: object, key: string | number): readonly Position[];
+}
+
+export type CueData =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | readonly CueData[]
+  | { readonly [key: string]: CueData };
+
+/** Converts a tree to plain data, recording positions per container and key. */
+export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
+  const index = new WeakMap<object, Map<string, readonly Position[]>>();
+  const conv = (x: Tree): CueData => {
+    switch (x.k) {
+      case "null":
+        return null;
+      case "bool":
+        return x.v;
+      case "int":
+        return x.v >= BigInt(Number.MIN_SAFE_INTEGER) && x.v <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? Number(x.v)
+          : x.v;
+      case "float":
+        return x.v.v;
+      case "string":
+        return x.v;
+      case "bytes":
+        return Buffer.from(x.v).toString("base64");
+      case "list": {
+        const out: CueData[] = [];
+        const m = new Map<string, readonly Position[]>();
+        x.items.forEach((it, i) => {
+          out.push(conv(it));
+          m.set(String(i), normalizePositions(x.pos[i] ?? []).map(toPosition));
+        });
+        index.set(out, m);
+        return out;
+      }
+      case "struct": {
+        const out: Record<string, CueData> = {};
+        const m = new Map<string, readonly Position[]>();
+        x.fields.forEach(([k, it], i) => {
+          out[k] = conv(it);
+          m.set(k, normalizePositions(x.pos[i] ?? []).map(toPosition));
+        });
+        index.set(out, m);
+        return out;
+      }
+      default: {
+        const never: never = x;
+        return never;
+      }
+    }
+  };
+  const data = conv(t);
+  return {
+    data,
+    positions: { of: (container, key) => index.get(container)?.get(String(key)) ?? [] },
+  };
+}
+
+function floatJSON(f: FloatV): string {
+  if (!Number.isFinite(f.v)) return "null";
+  let s = formatFloat(f);
+  if (s.startsWith(".")) s = `0${s}`;
+  if (s.startsWith("-.")) s = `-0${s.slice(1)}`;
+  if (/^-?\d+\.?\d*([eE][+-]?\d+)?$/.test(s) && !s.endsWith(".")) return s;
+  return JSON.stringify(f.v);
+}
+
+/** JSON text as `cue export` prints it (floats keep their decimal form, e.g. `1.0`). */
+export function toJSONText(t: Tree, indent = 4): string {
+  const pad = (n: number): string => (indent > 0 ? `\n${" ".repeat(n * indent)}` : "");
+  const sep = indent > 0 ? ": " : ":";
+  const w = (x: Tree, lvl: number): string => {
+    switch (x.k) {
+      case "null":
+        return "null";
+      case "bool":
+        return String(x.v);
+      case "int":
+        return String(x.v);
+      case "float":
+        return floatJSON(x.v);
+      case "string":
+        return JSON.stringify(x.v);
+      case "bytes":
+        return JSON.stringify(Buffer.from(x.v).toString("base64"));
+      case "list":
+        if (x.items.length === 0) return "[]";
+        return `[${x.items.map((it) => pad(lvl + 1) + w(it, lvl + 1)).join(",")}${pad(lvl)}]`;
+      case "struct":
+        if (x.fields.length === 0) return "{}";
+        return `{${x.fields.map(([k, it]) => `${pad(lvl + 1)}${JSON.stringify(k)}${sep}${w(it, lvl + 1)}`).join(",")}${pad(lvl)}}`;
+      default: {
+        const never: never = x;
+        return never;
+      }
+    }
+  };
+  return w(t, 0);
+}

@@ -1,0 +1,214 @@
+/**
+ * A compiled package instance and the public {@link CueValue} handle over a vertex: parsing,
+ * building the root vertex from all files, error collection, lookup, unify, export and validate.
+ */
+
+import type * as ast from "../syntax/ast.js";
+import { parseFile } from "../syntax/parser.js";
+import "./builtins/index.js";
+import { hasPackage } from "./builtins/registry.js";
+import { DEFAULT_LIMITS, type Limits, withEngine } from "./engine.js";
+import { type CueError, type ErrCode, toCueError } from "./errors.js";
+import { evaluate } from "./evaluate.js";
+import { type CueData, exportTree, type PositionIndex, toData, toJSONText } from "./export.js";
+import { fileScope } from "./scope.js";
+import { bottom } from "./values.js";
+import { type Conjunct, type Frame, NO_CLOSE, OPTIONAL, REGULAR, Vertex } from "./vertex.js";
+
+export interface SourceFile {
+  readonly name: string;
+  readonly text: string;
+}
+
+export interface EvalOptions {
+  maxSteps?: number;
+  maxDepth?: number;
+  maxDisjuncts?: number;
+}
+
+export type ExportResult =
+  | { readonly ok: true; readonly data: CueData; readonly positions: PositionIndex }
+  | { readonly ok: false; readonly errors: readonly CueError[] };
+
+export interface CueValue {
+  readonly errors: readonly CueError[];
+  lookup(path: readonly string[]): CueValue | undefined;
+  unify(other: CueValue): CueValue;
+  export(): ExportResult;
+  toJSON(indent?: number): { ok: true; text: string } | { ok: false; errors: readonly CueError[] };
+  validate(options?: { concrete?: boolean }): readonly CueError[];
+}
+
+const handles = new WeakMap<CueValue, { v: Vertex; limits: Limits }>();
+
+function limitsOf(o: EvalOptions | undefined): Limits {
+  return {
+    maxSteps: o?.maxSteps ?? DEFAULT_LIMITS.maxSteps,
+    maxDepth: o?.maxDepth ?? DEFAULT_LIMITS.maxDepth,
+    maxDisjuncts: o?.maxDisjuncts ?? DEFAULT_LIMITS.maxDisjuncts,
+  };
+}
+
+/** Parses and evaluates the files as one package instance. Never throws. */
+export function compile(files: readonly SourceFile[], options?: EvalOptions): CueValue {
+  const limits = limitsOf(options);
+  const errors: CueError[] = [];
+  const parsed: ast.File[] = [];
+  for (const f of files) {
+    const r = parseFile(f.name, f.text, { maxDepth: limits.maxDepth });
+    for (const e of r.errors) {
+      errors.push({
+        path: [],
+        code: e.code,
+        message: e.message,
+        positions: [{ file: e.pos.file, line: e.pos.line, column: e.pos.column }],
+      });
+    }
+    parsed.push(r.node);
+  }
+  const root = new Vertex(undefined, "");
+  root.fieldType = REGULAR;
+  if (errors.length > 0) {
+    root.err = bottom("syntax", errors[0]?.message ?? "syntax error");
+    return makeValue(root, limits, errors);
+  }
+  for (const file of parsed) {
+    const imports = new Map<string, string>();
+    for (const imp of file.imports) {
+      const path = imp.path.split(":")[0] ?? imp.path;
+      const name = imp.name?.name ?? path.split("/").pop() ?? path;
+      if (!hasPackage(path)) {
+        errors.push({
+          path: [],
+          code: "unsupported",
+          message: `import "${imp.path}" is not supported (only builtin packages are)`,
+          positions: [{ file: imp.pos.file, line: imp.pos.line, column: imp.pos.column }],
+        });
+      }
+      imports.set(name, path);
+    }
+    const frame: Frame = {
+      up: undefined,
+      vertex: root,
+      scope: fileScope(parsed, file),
+      binds: undefined,
+      lets: undefined,
+      imports,
+    };
+    const lit: ast.StructLit = {
+      kind: "Struct",
+      decls: file.decls,
+      implicit: false,
+      pos: file.pos,
+      end: file.end,
+    };
+    root.conjuncts.push({ expr: lit, env: frame, ctx: NO_CLOSE, pos: file.pos });
+  }
+  if (errors.length > 0) return makeValue(root, limits, errors);
+  withEngine(limits, () => collectErrors(root, [], errors, 0));
+  return makeValue(root, limits, errors);
+}
+
+function isIncomplete(code: ErrCode): boolean {
+  return code === "incomplete";
+}
+
+/** Walks the tree (regular, hidden and definition fields; not optional ones) collecting errors. */
+function collectErrors(v: Vertex, path: string[], out: CueError[], depth: number): void {
+  evaluate(v);
+  if (v.err !== undefined) {
+    if (!isIncomplete(v.err.err.code)) out.push(toCueError(v.err.err, path));
+    return;
+  }
+  if (depth > 1000 || v.disj !== undefined || v.arcs === undefined) return;
+  for (const [label, a] of v.arcs) {
+    if (a.fieldType === OPTIONAL) continue;
+    path.push(label);
+    collectErrors(a, path, out, depth + 1);
+    path.pop();
+  }
+}
+
+function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueValue {
+  const value: CueValue = {
+    errors,
+    lookup(path) {
+      return withEngine(limits, () => {
+        let cur = v;
+        for (const label of path) {
+          evaluate(cur);
+          if (cur.disj !== undefined) {
+            const d = cur.disj;
+            const defs = d.values.filter((_, i) => d.hasDefault && d.defaults[i]);
+            if (defs.length !== 1 || defs[0] === undefined) return undefined;
+            cur = defs[0];
+            evaluate(cur);
+          }
+          const next = cur.arcs?.get(label);
+          if (next === undefined) return undefined;
+          cur = next;
+        }
+        evaluate(cur);
+        const errs: CueError[] = [];
+        collectErrors(cur, cur.path(), errs, 0);
+        return makeValue(cur, limits, errs);
+      });
+    },
+    unify(other) {
+      const o = handles.get(other);
+      if (o === undefined) throw new TypeError("cue: unify with a value from another implementation");
+      const w = new Vertex(undefined, "");
+      w.fieldType = REGULAR;
+      const conj = (x: Vertex): Conjunct => ({
+        expr: undefined,
+        env: { up: undefined, vertex: w, scope: undefined, binds: undefined, lets: undefined },
+        ctx: NO_CLOSE,
+        value: { t: "vertex", v: x },
+        pos: x.conjuncts[0]?.pos ?? { file: "", offset: -1, line: 0, column: 0 },
+      });
+      w.conjuncts.push(conj(v), conj(o.v));
+      const errs: CueError[] = [];
+      withEngine(limits, () => collectErrors(w, [], errs, 0));
+      return makeValue(w, limits, errs);
+    },
+    export() {
+      if (errors.length > 0) return { ok: false, errors };
+      return withEngine(limits, () => {
+        const errs: CueError[] = [];
+        const t = exportTree(v, v.path(), errs);
+        if (t === undefined || errs.length > 0) return { ok: false, errors: errs };
+        const { data, positions } = toData(t);
+        return { ok: true, data, positions };
+      });
+    },
+    toJSON(indent = 4) {
+      if (errors.length > 0) return { ok: false, errors };
+      return withEngine(limits, () => {
+        const errs: CueError[] = [];
+        const t = exportTree(v, v.path(), errs);
+        if (t === undefined || errs.length > 0) return { ok: false as const, errors: errs };
+        return { ok: true as const, text: toJSONText(t, indent) };
+      });
+    },
+    validate(options) {
+      if (!options?.concrete) return errors;
+      return withEngine(limits, () => {
+        const errs: CueError[] = [...errors];
+        exportTree(v, v.path(), errs);
+        return dedupe(errs);
+      });
+    },
+  };
+  handles.set(value, { v, limits });
+  return value;
+}
+
+function dedupe(errs: CueError[]): CueError[] {
+  const seen = new Set<string>();
+  return errs.filter((e) => {
+    const k = `${e.path.join(".")}\0${e.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
