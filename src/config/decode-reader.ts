@@ -133,7 +133,7 @@ export function createReader(locator: Locator): Reader {
           return NO_STRINGS;
         }
       }
-      return Object.freeze(v.slice()) as readonly string[];
+      return v.length === 0 ? NO_STRINGS : (Object.freeze(v.slice()) as readonly string[]);
     },
     strMap(o, key, path) {
       const v = o[key];
@@ -142,13 +142,17 @@ export function createReader(locator: Locator): Reader {
         wrong(path, key, "a struct of strings", v);
         return EMPTY as Readonly<Record<string, string>>;
       }
+      let empty = true;
       for (const k in v) {
+        empty = false;
         if (typeof v[k] !== "string") {
           report([...path, key, k], `expected a string, found ${describe(v[k])}`);
           return EMPTY as Readonly<Record<string, string>>;
         }
       }
-      return Object.freeze({ ...v }) as Readonly<Record<string, string>>;
+      return empty
+        ? (EMPTY as Readonly<Record<string, string>>)
+        : (Object.freeze({ ...v }) as Readonly<Record<string, string>>);
     },
     durationMs(o, key, path, fallback) {
       const v = o[key];

@@ -8,11 +8,16 @@ import type { DocPath, Locator } from "./locate.js";
  * The rules the schema cannot express, checked on the decoded Config: names that must refer to
  * another object (commands, notification policies, contacts, parent hosts), parent cycles, selector
  * syntax and notification windows. One diagnostic per problem, at the user's position of the
- * offending value.
+ * offending value. `skip` silences paths already reported otherwise (a check the profile refused).
  */
-export function checkSemantics(config: Config, locator: Locator): ConfigDiagnostic[] {
+export function checkSemantics(
+  config: Config,
+  locator: Locator,
+  skip: (path: DocPath) => boolean = () => false,
+): ConfigDiagnostic[] {
   const out: ConfigDiagnostic[] = [];
   const report = (path: DocPath, message: string): void => {
+    if (skip(path)) return;
     const at = locator.at(path);
     out.push({ message: `${formatPath(path)}: ${message}`, file: at.file, line: at.line, column: at.column });
   };

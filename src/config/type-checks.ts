@@ -47,11 +47,17 @@ export function unknownTypeMessage(
   return `unknown ${kind} type ${JSON.stringify(found)}; ${allowed}`;
 }
 
-/** A union member whose `type` was refused: its path, and the path of the diagnostic. */
+/**
+ * A problem found by checkTypes: where to report it, and which engine errors it explains (so they
+ * are not reported again): every error under `path`, or with `exact`, only errors at `path` itself
+ * and at `also`.
+ */
 export interface RefusedUnion {
   readonly path: DocPath;
   readonly reportAt: DocPath;
   readonly message: string;
+  readonly exact?: boolean;
+  readonly also?: readonly DocPath[];
 }
 
 /** Calls `visit` for every check, contact and sink object of a document, with its path. */
@@ -86,6 +92,58 @@ export function forEachUnion(
 }
 
 /**
+ * The two rules of the snmp check that CUE states as a disjunction and a comprehension, whose
+ * engine errors ("incomplete value", "conflicting values") say little: exactly one of `community`
+ * and `user`, and `expect` excluding `warn` and `crit`.
+ */
+function snmpChoices(check: Readonly<Record<string, unknown>>, path: DocPath): RefusedUnion[] {
+  const out: RefusedUnion[] = [];
+  const hasCommunity = check.community !== undefined;
+  const hasUser = check.user !== undefined;
+  if (hasCommunity === hasUser) {
+    out.push({
+      path,
+      reportAt: path,
+      exact: true,
+      also: [
+        [...path, "community"],
+        [...path, "user"],
+      ],
+      message: `snmp check needs exactly one of "community" (v2c) or "user" (v3), found ${hasUser ? "both" : "neither"}`,
+    });
+  }
+  const set = (k: string) => typeof check[k] === "string" && check[k] !== "";
+  if (set("expect") && (set("warn") || set("crit"))) {
+    const at = [...path, set("warn") ? "warn" : "crit"];
+    out.push({
+      path: at,
+      reportAt: at,
+      exact: true,
+      also: [path, [...path, "warn"], [...path, "crit"], [...path, "expect"]],
+      message: `"expect" is mutually exclusive with "warn" and "crit"`,
+    });
+  }
+  return out;
+}
+
+/** Whether an engine error at `errorPath` is explained by one of the problems checkTypes found. */
+export function explainedBy(refused: readonly RefusedUnion[], errorPath: DocPath): boolean {
+  const same = (a: DocPath, b: DocPath) =>
+    a.length === b.length && a.every((x, i) => String(x) === String(b[i]));
+  for (const r of refused) {
+    if (r.exact) {
+      if (same(errorPath, r.path) || (r.also ?? []).some((p) => same(errorPath, p))) return true;
+    } else if (
+      errorPath.length >= r.path.length &&
+      r.path.every((x, i) => String(x) === String(errorPath[i]))
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Finds every check, contact and sink whose `type` is unknown (or refused by the profile), plus,
  * under the demo profile, a non-empty `commands` block and `file:` URLs. Works on a user's raw
  * document as well as on schema-checked data.
@@ -97,6 +155,7 @@ export function checkTypes(data: unknown, profile: ConfigProfile | undefined): R
     const t = value.type;
     const allowed = allowedTypes(kind, profile);
     if (typeof t === "string" && allowed.includes(t)) {
+      if (t === "snmp") out.push(...snmpChoices(value, path));
       if (profile === "demo" && typeof value.url === "string" && /^file:/i.test(value.url)) {
         out.push({
           path: [...path, "url"],

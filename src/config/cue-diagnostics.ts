@@ -1,0 +1,235 @@
+import type { CueError, CueValue } from "../cue/index.js";
+import { constraintHint, rawValueText } from "./constraint-hints.js";
+import type { ConfigDiagnostic, SourcePosition } from "./diagnostic.js";
+import { formatPath } from "./diagnostic.js";
+import type { DocPath, Locator } from "./locate.js";
+import { createLocator } from "./locate.js";
+import { LABEL_KEY_PATTERN, RESOURCES_KEY_PATTERN, SINK_KEY_PATTERN, VARS_KEY_PATTERN } from "./patterns.js";
+import type { ConfigProfile, UnionKind } from "./type-checks.js";
+import { allowedTypes, checkTypes, explainedBy } from "./type-checks.js";
+
+/** The top-level fields of `#Schema`, for the "unknown field" message. */
+const ROOT_FIELDS = ["hosts", "resources", "commands", "contacts", "notifications", "views", "sinks"];
+
+/** The schema definition of each union branch, by union and type. */
+function branchDefinition(kind: UnionKind, type: string): string {
+  const camel = type
+    .split("_")
+    .map((w) => (w === "http" ? "Http" : w.charAt(0).toUpperCase() + w.slice(1)))
+    .join("");
+  return `#${camel}${kind === "check" ? "Check" : kind === "contact" ? "Contact" : "Sink"}`;
+}
+
+/** At most this many failing union members are re-checked against their branch for precise errors. */
+const MAX_RECHECKS = 200;
+
+/** The union member (check, contact, sink) a path lies in, as [kind, rootPath]. */
+function unionOf(path: readonly string[]): [UnionKind, readonly string[]] | undefined {
+  if (path[0] === "hosts" && path.length >= 3) {
+    if (path[2] === "check") return ["check", path.slice(0, 3)];
+    if (path[2] === "services" && path.length >= 5 && path[4] === "check") return ["check", path.slice(0, 5)];
+    return undefined;
+  }
+  if ((path[0] === "contacts" || path[0] === "sinks") && path.length >= 2) {
+    return [path[0] === "contacts" ? "contact" : "sink", path.slice(0, 2)];
+  }
+  return undefined;
+}
+
+/** Everything the translation needs to know about the document that failed. */
+export interface FailedDocument {
+  readonly file: string;
+  readonly text: string;
+  /** The user's document evaluated alone (no schema). */
+  readonly user: CueValue;
+  /** The compiled schema, for re-checking one union member against its branch. */
+  readonly schema: CueValue;
+  readonly profile: ConfigProfile | undefined;
+}
+
+interface Context {
+  readonly doc: FailedDocument;
+  readonly raw: unknown;
+  readonly locator: Locator;
+}
+
+/**
+ * Turns the engine's errors for a document that did not unify with the schema into one readable
+ * diagnostic per problem, at the user's file:line:column.
+ *
+ * A failed disjunction (`#Check`, `#Contact`, `#Sink`) makes CUE report every branch's complaint.
+ * Instead: a member whose `type` is unknown (or refused by the profile) gets one diagnostic naming
+ * the allowed types; a member with a known type is re-checked against that type's branch alone, so
+ * its errors are that branch's, precisely placed. Messages that only say "conflicting values" get
+ * the field's rule in words (constraint-hints.ts).
+ */
+export function diagnosticsFromCueErrors(
+  errors: readonly CueError[],
+  doc: FailedDocument,
+): ConfigDiagnostic[] {
+  const exported = doc.user.export();
+  const raw = exported.ok ? exported.data : undefined;
+  const locator = createLocator(raw, exported.ok ? exported.positions : undefined, doc.file, doc.text);
+  const ctx: Context = { doc, raw, locator };
+  const out: ConfigDiagnostic[] = [];
+  const refused = exported.ok ? checkTypes(raw, doc.profile) : [];
+  for (const r of refused) out.push(at(locator.at(r.reportAt), r.reportAt, r.message));
+
+  const byUnion = new Map<string, { kind: UnionKind; root: readonly string[]; errors: CueError[] }>();
+  const plain: CueError[] = [];
+  for (const e of errors) {
+    if (explainedBy(refused, e.path)) continue;
+    const u = unionOf(e.path);
+    if (u === undefined) {
+      plain.push(e);
+      continue;
+    }
+    const key = JSON.stringify(u[1]);
+    const g = byUnion.get(key) ?? { kind: u[0], root: u[1], errors: [] };
+    g.errors.push(e);
+    byUnion.set(key, g);
+  }
+  let rechecks = 0;
+  for (const g of byUnion.values()) {
+    const precise = rechecks++ < MAX_RECHECKS ? recheckBranch(g.kind, g.root, doc) : undefined;
+    const chosen = precise !== undefined && precise.length > 0 ? precise : g.errors;
+    plain.push(...chosen.filter((e) => !explainedBy(refused, e.path)));
+  }
+
+  const seenPath = new Set<string>();
+  const seenAt = new Set<string>();
+  for (const e of plain) {
+    const d = translate(e, ctx);
+    const pathKey = e.path.join("\0");
+    const prefix = `${formatPath(e.path)}: `;
+    const detail = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+    const atKey = `${d.file}:${d.line}:${d.column}:${detail}`;
+    // One diagnostic per problem: an error the engine repeats for every field that refers to the
+    // failing one (low_threshold's bound on a broken high_threshold) is the same problem.
+    if (seenPath.has(pathKey) || seenAt.has(atKey)) continue;
+    seenPath.add(pathKey);
+    seenAt.add(atKey);
+    out.push(d);
+  }
+  return out;
+}
+
+/** Errors of one union member unified with its own branch only, with paths from the root. */
+function recheckBranch(
+  kind: UnionKind,
+  root: readonly string[],
+  doc: FailedDocument,
+): CueError[] | undefined {
+  const member = doc.user.lookup(root);
+  const typeValue = member?.lookup(["type"])?.export();
+  if (member === undefined || typeValue === undefined || !typeValue.ok) return undefined;
+  const type = typeValue.data;
+  if (typeof type !== "string" || !allowedTypes(kind, undefined).includes(type)) return undefined;
+  const branch = doc.schema.lookup([branchDefinition(kind, type)]);
+  if (branch === undefined) return undefined;
+  const unified = branch.unify(member);
+  const result = unified.export();
+  const errors = result.ok ? unified.errors : result.errors;
+  return errors.map((e) => ({ ...e, path: [...root, ...e.path] }));
+}
+
+function at(pos: SourcePosition, path: DocPath, message: string): ConfigDiagnostic {
+  return { message: `${formatPath(path)}: ${message}`, file: pos.file, line: pos.line, column: pos.column };
+}
+
+/** List indexes as numbers (CUE paths carry them as strings), so paths print as `levels.0`. */
+function normalizePath(path: readonly string[], raw: unknown): (string | number)[] {
+  const out: (string | number)[] = [];
+  let v = raw;
+  for (const k of path) {
+    if (Array.isArray(v)) {
+      out.push(Number(k));
+      v = v[Number(k)];
+    } else {
+      out.push(k);
+      v = v !== null && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined;
+    }
+  }
+  return out;
+}
+
+/** The user's position among the engine's, if any. */
+function userPosition(e: CueError, file: string): SourcePosition | undefined {
+  for (const p of e.positions) if (p.file === file) return p;
+  return undefined;
+}
+
+/**
+ * For an error the engine attached to a whole check, contact or sink (a disjunction inside the
+ * branch failed), the field of that member whose value sits at the error's position.
+ */
+function leafAt(root: DocPath, pos: SourcePosition, ctx: Context): DocPath | undefined {
+  let member: unknown = ctx.raw;
+  for (const k of root)
+    member =
+      member !== null && typeof member === "object"
+        ? (member as Record<string, unknown>)[String(k)]
+        : undefined;
+  if (member === null || typeof member !== "object" || Array.isArray(member)) return undefined;
+  for (const k of Object.keys(member)) {
+    const p = ctx.locator.at([...root, k]);
+    if (p.line === pos.line && p.column === pos.column) return [...root, k];
+  }
+  return undefined;
+}
+
+const VAGUE = /conflicting values|empty disjunction|incompatible list lengths/;
+
+function translate(e: CueError, ctx: Context): ConfigDiagnostic {
+  const { doc, raw, locator } = ctx;
+  let pos = userPosition(e, doc.file) ?? (e.path.length > 0 ? locator.at(e.path) : e.positions[0]);
+  pos ??= { file: doc.file, line: 1, column: 1 };
+  if (e.path.length === 0 || e.code === "syntax") {
+    return { message: e.message, file: pos.file, line: pos.line, column: pos.column };
+  }
+  let path: DocPath = normalizePath(e.path, raw);
+  const u = unionOf(e.path);
+  if (u !== undefined && u[1].length === path.length && /empty disjunction/.test(e.message)) {
+    path = leafAt(path, pos, ctx) ?? path;
+  }
+  const last = String(path[path.length - 1]);
+  const parent = path.slice(0, -1);
+  if (/not allowed/.test(e.message)) {
+    if (parent.length === 0) {
+      return at(pos, path, `unknown top-level field "${last}"; allowed fields: ${ROOT_FIELDS.join(", ")}`);
+    }
+    if (parent.length === 1 && parent[0] === "resources") {
+      return at(
+        pos,
+        path,
+        `resources key "${last}" must have the form USER<digits> (${RESOURCES_KEY_PATTERN.source})`,
+      );
+    }
+    if (parent.length === 1 && parent[0] === "sinks") {
+      return at(pos, path, `sink name "${last}" must match ${SINK_KEY_PATTERN.source}`);
+    }
+    const holder = parent[parent.length - 1];
+    if (holder === "labels")
+      return at(pos, path, `label key "${last}" must match ${LABEL_KEY_PATTERN.source}`);
+    if (holder === "vars") return at(pos, path, `vars key "${last}" must match ${VARS_KEY_PATTERN.source}`);
+    return at(pos, path, `unknown field "${last}"`);
+  }
+  if ((e.code === "incomplete" || /required/.test(e.message)) && locator.exact(path) === undefined) {
+    if (parent.length === 0 || locator.exact(parent) !== undefined) {
+      return at(
+        parent.length === 0 ? { file: doc.file, line: 1, column: 1 } : locator.at(parent),
+        path,
+        `missing required field "${last}"`,
+      );
+    }
+  }
+  const hint = constraintHint(path, raw);
+  const prefix = `${formatPath(e.path)}: `;
+  const detail = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+  if (hint === undefined) return at(pos, path, detail);
+  if (VAGUE.test(detail) || /mismatched types/.test(detail)) {
+    const value = rawValueText(raw, path);
+    return at(pos, path, `${value === undefined ? "invalid value" : `invalid value ${value}`}; want ${hint}`);
+  }
+  return at(pos, path, `${detail}; want ${hint}`);
+}

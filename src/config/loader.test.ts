@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import type { Config } from "../model/config.js";
+import { formatDiagnostic } from "./diagnostic.js";
+import { loadConfig } from "./loader.js";
+import { INVALID_CASES, VALID_DOCS } from "./loader-cases.js";
+import { repoRoot } from "./testing/repo-root.js";
+
+/** Strips the `»` marker and returns the text and the marker's 1-based line and column. */
+function marked(doc: string): { text: string; line: number; column: number } {
+  const i = doc.indexOf("»");
+  assert.ok(i >= 0 && doc.indexOf("»", i + 1) < 0, "a case has exactly one » marker");
+  const before = doc.slice(0, i);
+  const line = before.split("\n").length;
+  const column = i - before.lastIndexOf("\n");
+  return { text: before + doc.slice(i + 1), line, column };
+}
+
+describe("loadConfig rejects, one diagnostic per problem, at the user's position", () => {
+  for (const c of INVALID_CASES) {
+    it(c.name, () => {
+      const { text, line, column } = marked(c.doc);
+      const r = loadConfig({ file: "case.cue", text, ...(c.profile ? { profile: c.profile } : {}) });
+      assert.equal(r.ok, false, "document was accepted");
+      if (r.ok) return;
+      const shown = r.diagnostics.map(formatDiagnostic).join("\n");
+      assert.equal(r.diagnostics.length, 1, `want one diagnostic, got:\n${shown}`);
+      const d = r.diagnostics[0];
+      assert.ok(d);
+      assert.ok(d.message.includes(c.message), `message lacks ${JSON.stringify(c.message)}:\n${shown}`);
+      assert.deepEqual([d.file, d.line, d.column], ["case.cue", line, column], shown);
+    });
+  }
+});
+
+describe("loadConfig accepts", () => {
+  for (const c of VALID_DOCS) {
+    it(c.name, () => {
+      const r = loadConfig({ file: "ok.cue", text: c.doc });
+      assert.ok(r.ok, r.ok ? "" : r.diagnostics.map(formatDiagnostic).join("\n"));
+    });
+  }
+  it("the demo profile accepts a document without process- or file-bound parts", () => {
+    const doc = VALID_DOCS.find((d) => d.name === "one tcp host")?.doc ?? "";
+    assert.ok(loadConfig({ file: "ok.cue", text: doc, profile: "demo" }).ok);
+  });
+});
+
+describe("loadConfig decodes what CUE computed", () => {
+  it("takes defaults from the schema and values from CUE expressions", () => {
+    const doc = VALID_DOCS.find((d) => d.name.startsWith("CUE features"))?.doc ?? "";
+    const r = loadConfig({ file: "ok.cue", text: doc });
+    assert.ok(r.ok, r.ok ? "" : r.diagnostics.map(formatDiagnostic).join("\n"));
+    assert.deepEqual([...r.config.hosts.keys()], ["web1", "web2", "web3"]);
+    const web2 = r.config.hosts.get("web2");
+    assert.equal(web2?.check.type, "tcp");
+    assert.equal(web2?.check.type === "tcp" ? web2.check.address : "", "10.0.0.2:80");
+    assert.deepEqual(web2?.labels, { tier: "web" });
+    assert.equal(web2?.zone, "default");
+    assert.equal(web2?.check.checkIntervalMs, 60_000);
+    assert.equal(web2?.check.flap.lowThreshold, 0.15);
+    assert.ok(r.config.notifications.has("oncall"));
+  });
+});
+
+/** The Config as plain JSON: maps become objects in insertion order. */
+function toJson(config: Config): string {
+  return `${JSON.stringify(config, (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v), 2)}\n`;
+}
+
+describe("golden: decoded examples", () => {
+  /** [document under the checkout, golden file under src/config/testdata]. */
+  const goldens: [string, string][] = [
+    ["examples/lookout.cue", "lookout.json.golden"],
+    ["examples/full.cue", "full.json.golden"],
+  ];
+  for (const [file, name] of goldens) {
+    it(`${file} decodes to testdata/${name} (UPDATE_GOLDEN=1 rewrites it)`, () => {
+      const root = repoRoot();
+      const r = loadConfig({ file, text: readFileSync(join(root, file), "utf8") });
+      assert.ok(r.ok, r.ok ? "" : r.diagnostics.map(formatDiagnostic).join("\n"));
+      const got = toJson(r.config);
+      const golden = join(root, "src/config/testdata", name);
+      if (process.env.UPDATE_GOLDEN === "1") writeFileSync(golden, got);
+      assert.equal(got, readFileSync(golden, "utf8"));
+    });
+  }
+});
+
+describe("loadConfig never throws", () => {
+  const inputs: [string, string][] = [
+    ["empty", ""],
+    ["unbalanced", "hosts: {{{{"],
+    ["deep nesting", `${"a: {".repeat(5000)}${"}".repeat(5000)}`],
+    ["binary", "\u0000\u0001\uFFFD hosts"],
+    ["a scalar document", "42"],
+    ["a list document", "[1, 2]"],
+    ["a bottom", "hosts: _|_"],
+  ];
+  for (const [name, text] of inputs) {
+    it(name, () => {
+      const r = loadConfig({ file: "x.cue", text });
+      assert.equal(r.ok, false);
+      if (!r.ok) assert.ok(r.diagnostics.length > 0);
+    });
+  }
+});
