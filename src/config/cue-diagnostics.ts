@@ -227,7 +227,8 @@ function translate(e: CueError, ctx: Context): ConfigDiagnostic {
   const prefix = `${formatPath(e.path)}: `;
   const detail = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
   if (hint === undefined) return at(pos, path, detail);
-  if (VAGUE.test(detail) || /mismatched types/.test(detail)) {
+  // A pattern or non-empty bound says in regex what the hint says in words.
+  if (VAGUE.test(detail) || /mismatched types|out of bound (=~|!="")/.test(detail)) {
     const value = rawValueText(raw, path);
     return at(pos, path, `${value === undefined ? "invalid value" : `invalid value ${value}`}; want ${hint}`);
   }

@@ -464,7 +464,7 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   {
     name: "check names an unknown command",
     doc: hostCheck(`{type: "command", command: »"ping"}`),
-    message: `hosts.web1.check.command: unknown command "ping": none is defined`,
+    message: `hosts.web1.check.command: unknown command "ping"; no commands are defined`,
   },
   {
     name: "contact names an unknown command",

@@ -35,6 +35,43 @@ describe("loadConfig rejects, one diagnostic per problem, at the user's position
   }
 });
 
+describe("loadConfig reports every problem of a document in one run", () => {
+  const doc = `hostz: {}
+resources: PASSWORD: "x"
+hosts: {
+	web1: {
+		address: "10.0.0.1"
+		check: {type: "htp", url: "http://10.0.0.1/"}
+		services: load: check: {type: "tcp", address: "10.0.0.1:22", max_attempts: 0}
+	}
+	db1: {
+		check: {type: "tcp", address: "10.0.0.2:5432"}
+		labels: Env: "prod"
+	}
+}
+`;
+  /** [line:column, message substring], in the order reported. */
+  const want: [string, string][] = [
+    ["1:1", `hostz: unknown top-level field "hostz"`],
+    ["2:12", `resources.PASSWORD: resources key "PASSWORD" must have the form USER<digits>`],
+    ["6:17", `hosts.web1.check.type: unknown check type "htp"`],
+    ["7:78", "hosts.web1.services.load.check.max_attempts: invalid value 0; want an int >= 1"],
+    ["9:2", `hosts.db1.address: missing required field "address"`],
+    ["11:11", `hosts.db1.labels.Env: label key "Env" must match`],
+  ];
+  it("lists them sorted by position", () => {
+    const r = loadConfig({ file: "many.cue", text: doc });
+    assert.equal(r.ok, false);
+    if (r.ok) return;
+    const got = r.diagnostics.map((d) => [`${d.line}:${d.column}`, d.message]);
+    assert.equal(got.length, want.length, r.diagnostics.map(formatDiagnostic).join("\n"));
+    for (const [i, [pos, msg]] of want.entries()) {
+      assert.equal(got[i]?.[0], pos, String(got[i]?.[1]));
+      assert.ok(got[i]?.[1]?.includes(msg), `${got[i]?.[1]} lacks ${msg}`);
+    }
+  });
+});
+
 describe("loadConfig accepts", () => {
   for (const c of VALID_DOCS) {
     it(c.name, () => {

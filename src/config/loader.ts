@@ -71,7 +71,14 @@ export function loadConfig(input: LoadConfigInput): LoadConfigResult {
     const exported = unified.export();
     phase("export");
     if (!exported.ok) {
-      return fail(diagnosticsFromCueErrors(exported.errors, { file, text, user, schema: s, profile }));
+      // export() stops at evaluation errors; `cue vet -c` also lists the missing required fields,
+      // so the user sees every problem in one run.
+      const all = [...exported.errors];
+      const seen = new Set(all.map((e) => `${e.path.join(".")}\0${e.message}`));
+      for (const e of unified.validate({ concrete: true })) {
+        if (!seen.has(`${e.path.join(".")}\0${e.message}`)) all.push(e);
+      }
+      return fail(diagnosticsFromCueErrors(all, { file, text, user, schema: s, profile }));
     }
     const locator = createLocator(exported.data, exported.positions, file, text);
     const diagnostics: ConfigDiagnostic[] = [];

@@ -21,9 +21,9 @@ export function checkSemantics(
     const at = locator.at(path);
     out.push({ message: `${formatPath(path)}: ${message}`, file: at.file, line: at.line, column: at.column });
   };
-  const unknown = (what: string, name: string, known: Iterable<string>): string => {
+  const unknown = (what: string, name: string, known: Iterable<string>, plural = `${what}s`): string => {
     const names = [...known].sort();
-    if (names.length === 0) return `unknown ${what} ${JSON.stringify(name)}: none is defined`;
+    if (names.length === 0) return `unknown ${what} ${JSON.stringify(name)}; no ${plural} are defined`;
     const shown = names.slice(0, 8).join(", ") + (names.length > 8 ? ", …" : "");
     return `unknown ${what} ${JSON.stringify(name)}; defined: ${shown}`;
   };
@@ -34,7 +34,10 @@ export function checkSemantics(
   };
   const checkPolicy = (name: string, path: DocPath): void => {
     if (name !== "" && !config.notifications.has(name)) {
-      report(path, unknown("notification policy", name, config.notifications.keys()));
+      report(
+        path,
+        unknown("notification policy", name, config.notifications.keys(), "notification policies"),
+      );
     }
   };
 
