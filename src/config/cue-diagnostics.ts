@@ -5,20 +5,9 @@ import { formatPath } from "./diagnostic.js";
 import type { DocPath, Locator } from "./locate.js";
 import { createLocator } from "./locate.js";
 import { LABEL_KEY_PATTERN, RESOURCES_KEY_PATTERN, SINK_KEY_PATTERN, VARS_KEY_PATTERN } from "./patterns.js";
+import { branchDefinition, unknownFieldAdvice } from "./schema-fields.js";
 import type { ConfigProfile, UnionKind } from "./type-checks.js";
 import { allowedTypes, checkTypes, explainedBy } from "./type-checks.js";
-
-/** The top-level fields of `#Schema`, for the "unknown field" message. */
-const ROOT_FIELDS = ["hosts", "resources", "commands", "contacts", "notifications", "views", "sinks"];
-
-/** The schema definition of each union branch, by union and type. */
-function branchDefinition(kind: UnionKind, type: string): string {
-  const camel = type
-    .split("_")
-    .map((w) => (w === "http" ? "Http" : w.charAt(0).toUpperCase() + w.slice(1)))
-    .join("");
-  return `#${camel}${kind === "check" ? "Check" : kind === "contact" ? "Contact" : "Sink"}`;
-}
 
 /** At most this many failing union members are re-checked against their branch for precise errors. */
 const MAX_RECHECKS = 200;
@@ -125,7 +114,8 @@ function recheckBranch(
   if (member === undefined || typeValue === undefined || !typeValue.ok) return undefined;
   const type = typeValue.data;
   if (typeof type !== "string" || !allowedTypes(kind, undefined).includes(type)) return undefined;
-  const branch = doc.schema.lookup([branchDefinition(kind, type)]);
+  const def = branchDefinition(kind, type);
+  const branch = def === undefined ? undefined : doc.schema.lookup([def]);
   if (branch === undefined) return undefined;
   const unified = branch.unify(member);
   const result = unified.export();
@@ -195,9 +185,8 @@ function translate(e: CueError, ctx: Context): ConfigDiagnostic {
   const last = String(path[path.length - 1]);
   const parent = path.slice(0, -1);
   if (/not allowed/.test(e.message)) {
-    if (parent.length === 0) {
-      return at(pos, path, `unknown top-level field "${last}"; allowed fields: ${ROOT_FIELDS.join(", ")}`);
-    }
+    if (parent.length === 0)
+      return at(pos, path, `unknown top-level field "${last}"${unknownFieldAdvice([], last, raw)}`);
     if (parent.length === 1 && parent[0] === "resources") {
       return at(
         pos,
@@ -212,7 +201,7 @@ function translate(e: CueError, ctx: Context): ConfigDiagnostic {
     if (holder === "labels")
       return at(pos, path, `label key "${last}" must match ${LABEL_KEY_PATTERN.source}`);
     if (holder === "vars") return at(pos, path, `vars key "${last}" must match ${VARS_KEY_PATTERN.source}`);
-    return at(pos, path, `unknown field "${last}"`);
+    return at(pos, path, `unknown field "${last}"${unknownFieldAdvice(parent, last, raw)}`);
   }
   if ((e.code === "incomplete" || /required/.test(e.message)) && locator.exact(path) === undefined) {
     if (parent.length === 0 || locator.exact(parent) !== undefined) {
