@@ -23,8 +23,10 @@ try {
     const r = spawnSync(process.execPath, [child, file], { encoding: "utf8", maxBuffer: 64 << 20 });
     const wall = performance.now() - start;
     if (r.status !== 0) {
+      const out = r.stderr || r.stdout;
+      const why = /heap out of memory/.test(out) ? "out of memory (V8 heap limit)" : out.slice(0, 2000);
       console.log(
-        `${String(n).padEnd(9)} failed (exit ${r.status}): ${(r.stderr || r.stdout).slice(0, 2000)}`,
+        `${String(n).padEnd(9)} ${String(text.length).padEnd(10)} ${wall.toFixed(0).padEnd(9)} failed: ${why}`,
       );
       continue;
     }
