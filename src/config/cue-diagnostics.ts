@@ -88,8 +88,9 @@ export function diagnosticsFromCueErrors(
   const seenPath = new Set<string>();
   const seenAt = new Set<string>();
   for (const e of plain) {
-    const d = translate(e, ctx);
-    const pathKey = e.path.join("\0");
+    const { pos, path } = placeOf(e, ctx);
+    const d = translate(e, ctx, pos, path);
+    const pathKey = path.join("\0");
     const prefix = `${formatPath(e.path)}: `;
     const detail = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
     const atKey = `${d.file}:${d.line}:${d.column}:${detail}`;
@@ -170,17 +171,23 @@ function leafAt(root: DocPath, pos: SourcePosition, ctx: Context): DocPath | und
 
 const VAGUE = /conflicting values|empty disjunction|incompatible list lengths/;
 
-function translate(e: CueError, ctx: Context): ConfigDiagnostic {
+/** Where an error is shown, and the document path it is about. */
+function placeOf(e: CueError, ctx: Context): { pos: SourcePosition; path: DocPath } {
   const { doc, raw, locator } = ctx;
   let pos = userPosition(e, doc.file) ?? (e.path.length > 0 ? locator.at(e.path) : e.positions[0]);
   pos ??= { file: doc.file, line: 1, column: 1 };
-  if (e.path.length === 0 || e.code === "syntax") {
-    return { message: e.message, file: pos.file, line: pos.line, column: pos.column };
-  }
   let path: DocPath = normalizePath(e.path, raw);
   const u = unionOf(e.path);
   if (u !== undefined && u[1].length === path.length && /empty disjunction/.test(e.message)) {
     path = leafAt(path, pos, ctx) ?? path;
+  }
+  return { pos, path };
+}
+
+function translate(e: CueError, ctx: Context, pos: SourcePosition, path: DocPath): ConfigDiagnostic {
+  const { doc, raw, locator } = ctx;
+  if (path.length === 0 || e.code === "syntax") {
+    return { message: e.message, file: pos.file, line: pos.line, column: pos.column };
   }
   const last = String(path[path.length - 1]);
   const parent = path.slice(0, -1);
