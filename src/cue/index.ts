@@ -17,3 +17,4 @@ export {
   type ExportResult,
   type SourceFile,
 } from "./eval/instance.js";
+export { debugText, inspect } from "./eval/inspect.js";

@@ -62,6 +62,8 @@ export interface EngineInspect {
 }
 
 export interface Engine {
+  /** A CUE-like rendering of a value for failure messages (the engine's `debugText`, if exported). */
+  readonly describe?: (v: EngineValue) => string;
   compile(files: readonly { name: string; text: string }[], options?: EngineOptions): EngineValue;
   formatErrors(errors: readonly EngineError[]): string;
   readonly inspect: EngineInspect;
@@ -86,5 +88,7 @@ export async function loadEngine(): Promise<Engine | string> {
   const inspect = (
     typeof mod.inspect === "object" && mod.inspect !== null ? mod.inspect : {}
   ) as EngineInspect;
-  return { compile: compile as Engine["compile"], formatErrors: fmt, inspect };
+  const describe =
+    typeof mod.debugText === "function" ? (mod.debugText as (v: EngineValue) => string) : undefined;
+  return { compile: compile as Engine["compile"], formatErrors: fmt, inspect, describe };
 }

@@ -214,7 +214,9 @@ function checkOne(engine: Engine, root: EngineValue, d: Directive): Omit<CaseRes
         return { status: "unsupported", reason: "closed needs inspect.closed" };
       const v = root.lookup(d.path);
       if (v === undefined) return { status: "failed", reason: "field not found" };
-      const want = (option(d, "closed")?.text ?? "true") !== "false";
+      // `@test(closed)` or `@test(closed=false)`: the value sits on the directive argument itself.
+      const first = d.args[0];
+      const want = first?.key === "closed" ? first.text !== "false" : true;
       const got = engine.inspect.closed(v);
       return got === want
         ? { status: "passed" }
@@ -259,9 +261,33 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
       .compile([{ name: "expected.cue", text: `__expected: ${exp.text}\n` }])
       .lookup(["__expected"]);
     if (e === undefined) return { status: "unsupported", reason: "cannot evaluate the expectation" };
-    return equal(got, e) ? { status: "passed" } : { status: "failed", reason: `not equal to ${exp.text}` };
+    return equal(got, e)
+      ? { status: "passed" }
+      : { status: "failed", reason: notEqual(engine, exp.text, got) };
   }
-  return comparePlain(root, target, want);
+  const r = comparePlain(root, target, want);
+  // The export comparison cannot see optional fields or extra definitions; CUE equality can.
+  if (r.status === "passed" && engine.inspect.equal !== undefined) {
+    const got = root.lookup(target);
+    const e = engine
+      .compile([{ name: "expected.cue", text: `__expected: ${exp.text}\n` }])
+      .lookup(["__expected"]);
+    if (got !== undefined && e !== undefined && e.errors.length === 0 && !engine.inspect.equal(got, e)) {
+      return { status: "failed", reason: `exports as expected but ${notEqual(engine, exp.text, got)}` };
+    }
+  }
+  return r;
+}
+
+function notEqual(engine: Engine, expected: string, got: EngineValue): string {
+  const flat = (s: string): string => s.replace(/\s+/g, " ").slice(0, 200);
+  let shown = "";
+  try {
+    shown = engine.describe === undefined ? "" : `; got ${flat(engine.describe(got))}`;
+  } catch {
+    shown = "";
+  }
+  return `not equal to ${flat(expected)}${shown}`;
 }
 
 function comparePlain(root: EngineValue, target: readonly string[], want: Plain): Omit<CaseResult, "name"> {
@@ -380,7 +406,7 @@ function isSuffix(s: readonly string[], of: readonly string[]): boolean {
 }
 
 function checkKind(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
-  const want = option(d, "kind")?.text ?? "";
+  const want = d.args[0]?.key === "kind" ? d.args[0].text : "";
   const v = root.lookup(d.path);
   if (v === undefined) return { status: "failed", reason: "field not found" };
   if (engine.inspect.kind !== undefined) {

@@ -1,16 +1,17 @@
 /**
  * Conformance runner entry point:
  *   node dist/src/cue/conformance/main.js [corpusDir] [--verbose] [--filter X] [--list-failures]
- *        [--markdown] [--max-steps N]
+ *        [--markdown] [--max-steps N] [--timeout SECONDS] [--slowest N] [--reasons]
  * Prints `dir: P passed / F failed / U unsupported` per directory and, last, `N passed, N failed,
  * N skipped` (skipped = unsupported). Always exits 0: it reports, it does not gate.
  */
 
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadEngine } from "./engine.js";
-import { type ArchiveResult, runCorpus, totalsByDir } from "./runner.js";
+import { runCorpusIsolated } from "./isolated.js";
+import { type ArchiveResult, totalsByDir } from "./runner.js";
 
 /** Directories whose failures the markdown report lists one by one. */
 const targetDirs = [
@@ -35,6 +36,12 @@ interface Args {
   markdown: boolean;
   filter?: string;
   maxSteps: number;
+  /** Per-archive wall-clock budget. */
+  timeoutMs: number;
+  /** Print the N slowest archives (stderr). */
+  slowest: number;
+  /** Print a histogram of unsupported reasons (stderr). */
+  reasons: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args | string {
@@ -47,6 +54,9 @@ function parseArgs(argv: readonly string[]): Args | string {
     listFailures: false,
     markdown: false,
     maxSteps: 2_000_000,
+    slowest: 0,
+    reasons: false,
+    timeoutMs: 5000,
   };
   // The worktrees live one level deeper than the main checkout; fall back to the shared corpus.
   if (!existsSync(a.corpus) && existsSync("/work/shared/cue-conformance"))
@@ -65,6 +75,15 @@ function parseArgs(argv: readonly string[]): Args | string {
         break;
       case "--filter":
         a.filter = argv[++i];
+        break;
+      case "--slowest":
+        a.slowest = Number(argv[++i]);
+        break;
+      case "--timeout":
+        a.timeoutMs = Number(argv[++i]) * 1000;
+        break;
+      case "--reasons":
+        a.reasons = true;
         break;
       case "--max-steps":
         a.maxSteps = Number(argv[++i]);
@@ -90,9 +109,10 @@ async function main(): Promise<void> {
   const engine = await loadEngine();
   if (typeof engine === "string") console.error(engine);
   const start = performance.now();
-  const results = runCorpus(engine, args.corpus, {
+  const results = await runCorpusIsolated(args.corpus, {
     filter: args.filter,
     engineOptions: { maxSteps: args.maxSteps },
+    timeoutMs: args.timeoutMs,
   });
   const ms = performance.now() - start;
   if (args.markdown) {
@@ -118,6 +138,26 @@ async function main(): Promise<void> {
     u += t.unsupported;
   }
   console.error(`(${results.length} archives in ${(ms / 1000).toFixed(1)} s)`);
+  if (args.slowest > 0) {
+    for (const r of [...results].sort((x, y) => y.ms - x.ms).slice(0, args.slowest)) {
+      console.error(`slow: ${r.archive} ${r.ms.toFixed(0)} ms`);
+    }
+  }
+  if (args.reasons) {
+    const hist = new Map<string, number>();
+    for (const r of results) {
+      for (const c of r.cases) {
+        if (c.status !== "unsupported") continue;
+        const key = (c.reason ?? "")
+          .replace(/^[^:]*: /, "")
+          .replace(/[("].*$/, "")
+          .slice(0, 60);
+        hist.set(key, (hist.get(key) ?? 0) + 1);
+      }
+    }
+    for (const [k, n] of [...hist].sort((x, y) => y[1] - x[1]).slice(0, 30))
+      console.error(`${String(n).padStart(5)} ${k}`);
+  }
   console.log(`${p} passed, ${f} failed, ${u} skipped`);
 }
 
@@ -154,5 +194,3 @@ main().then(
     process.exit(0);
   },
 );
-
-export { join };

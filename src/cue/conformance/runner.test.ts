@@ -84,7 +84,8 @@ const fakeEngine: Engine = {
     return value({ t: "struct", fields }, []);
   },
   formatErrors: (errors) => errors.map((e) => e.message).join("\n"),
-  inspect: {},
+  // Literal structs are never closed.
+  inspect: { closed: () => false },
 };
 
 function run(archive: string): [string, string][] {
@@ -133,6 +134,22 @@ describe("runArchive with inline assertions", () => {
       "expected failure under @test(todo) is not a failure",
       "-- in.cue --\na: 1 @test(eq, 2) @test(todo, p=1)\n",
       [["a eq", "unsupported"]],
+    ],
+    [
+      "kind of a concrete value",
+      "-- in.cue --\na: 1.5 @test(kind=float)\nb: 1 @test(kind=float)\n",
+      [
+        ["a kind", "passed"],
+        ["b kind", "failed"],
+      ],
+    ],
+    [
+      "closed and closed=false",
+      "-- in.cue --\na: {b: 1} @test(closed=false)\nb: {c: 1} @test(closed)\n",
+      [
+        ["a closed", "passed"],
+        ["b closed", "failed"],
+      ],
     ],
     [
       "unknown directives are unsupported",

@@ -8,11 +8,12 @@ import type * as ast from "../syntax/ast.js";
 import { identKind } from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
 import { resolveDefaultValue } from "./defaults.js";
+import { constValue } from "./const-cache.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { applyPatternsToArc } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
-import { bindFrame, newFrame, scopeOf } from "./scope.js";
+import { bindFrame, lookupDecl, newFrame } from "./scope.js";
 import { type BottomV, bottom, formatValue as fmt, typeName as typeNameOf, type Value } from "./values.js";
 import {
   CloseCtx,
@@ -24,6 +25,7 @@ import {
   REGULAR,
   REQUIRED,
   Vertex,
+  appendPos,
 } from "./vertex.js";
 
 /** Records an error on a vertex (the first one wins). */
@@ -31,10 +33,17 @@ export function setErr(v: Vertex, e: BottomV): void {
   v.err ??= e;
 }
 
-export function childCtx(ctx: CloseSet, label: string): CloseSet {
+/**
+ * The closedness contexts a field inherits. A context is identified by the definition reference
+ * that created it; below it, each vertex keeps its own group for it, so the same object serves
+ * every level (conjuncts only flow from a vertex to its arcs).
+ */
+export function childCtx(ctx: CloseSet, _label: string): CloseSet {
   if (ctx.length === 0) return NO_CLOSE;
-  const out: CloseCtx[] = [];
-  for (const c of ctx) if (c.recursive) out.push(c.child(label));
+  let all = true;
+  for (const c of ctx) if (!c.recursive) all = false;
+  if (all) return ctx;
+  const out = ctx.filter((c) => c.recursive);
   return out.length === 0 ? NO_CLOSE : out;
 }
 
@@ -64,6 +73,13 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
   }
   const x = c.expr;
   if (x === undefined) return;
+  if (x.kind === "Binary" || x.kind === "Unary") {
+    const k = constValue(x, c.env);
+    if (k !== undefined) {
+      addValue(v, k, c);
+      return;
+    }
+  }
   switch (x.kind) {
     case "Struct":
       addStruct(v, x, c);
@@ -118,7 +134,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
         }
       }
       if (x.fn.kind === "Ident" && x.fn.name === "and" && x.args.length === 1 && isPredeclared("and", c)) {
-        const lst = evalExpr(x.args[0] as ast.Expr, c.env);
+        const lst = resolveDefaultValue(evalExpr(x.args[0] as ast.Expr, c.env));
         if (lst.t === "vertex" && lst.v.isList) {
           for (let i = 0; i < lst.v.listLen; i++) {
             const el = lst.v.arcs?.get(String(i));
@@ -137,6 +153,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
 function isPredeclared(name: string, c: Conjunct): boolean {
   for (let f: typeof c.env | undefined = c.env; f !== undefined; f = f.up) {
     if (f.binds?.has(name) || f.scope?.has(name) || f.imports?.has(name)) return false;
+    if (f.lit !== undefined && lookupDecl(f.lit, name) !== undefined) return false;
   }
   return true;
 }
@@ -179,7 +196,7 @@ export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
     setErr(v, r);
   }
   v.scalar = r;
-  (v.scalarPos ??= []).push(pos);
+  v.scalarPos = appendPos(v.scalarPos, pos);
 }
 
 /**
@@ -199,14 +216,25 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     copyEvaluated(v, r, c);
     return;
   }
+  if (v.conjuncts.length === 1) {
+    // A vertex whose only content is a reference its ancestor already expanded repeats forever.
+    let n = 0;
+    for (let a = v.parent; a !== undefined && n < 64; a = a.parent, n++) {
+      if (a.expanded?.includes(r)) {
+        setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+        return;
+      }
+    }
+  }
+  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : [...v.expanded, r];
   let ctx = c.ctx;
   if (!c.embed && !r.isLet && inDefinition(r)) ctx = [...ctx, new CloseCtx(true)];
-  (v.expanding ??= []).push(r);
+  v.expanding = v.expanding === undefined ? [r] : [...v.expanding, r];
   for (const rc of r.conjuncts) {
     const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : [...ctx, ...rc.ctx];
     addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
   }
-  v.expanding.pop();
+  v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
 }
 
 /** Unifies a vertex that has no conjuncts (built by a builtin) by copying its evaluated state. */
@@ -231,16 +259,17 @@ function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
   for (const [label, a] of r.arcs) {
     const dst = newArc(v, label);
     if (a.fieldType < dst.fieldType) dst.fieldType = a.fieldType;
-    dst.conjuncts.push({
+    dst.addConj({
       expr: undefined,
       env: c.env,
       ctx: NO_CLOSE,
       value: { t: "vertex", v: a },
       pos: c.pos,
+      embed: false,
     });
     if (a.conjuncts.length === 0 && !(a.isList || a.structMark > 0)) {
       dst.conjuncts.pop();
-      dst.conjuncts.push({ expr: undefined, env: c.env, ctx: NO_CLOSE, value: a.scalar, pos: c.pos });
+      dst.addConj({ expr: undefined, env: c.env, ctx: NO_CLOSE, value: a.scalar, pos: c.pos, embed: false });
     }
   }
 }
@@ -324,13 +353,13 @@ export function addField(
   const a = newArc(v, name);
   const ft = fieldType(d);
   if (ft < a.fieldType) a.fieldType = ft;
-  a.conjuncts.push({ expr: d.value, env, ctx: childCtx(ctx, name), pos: d.value.pos });
-  (a.declPos ??= []).push(d.label.pos);
+  a.addConj({ expr: d.value, env, ctx: childCtx(ctx, name), value: undefined, pos: d.value.pos, embed: false });
+  a.declPos = appendPos(a.declPos, d.label.pos);
   for (const g of ctx) groupOf(v, g).labels.add(name);
 }
 
 function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
-  const frame = newFrame(c.env, v, scopeOf(lit));
+  const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
   let ctx = c.ctx;
   if (info.closingEmbed) ctx = [...ctx, new CloseCtx(true)];
@@ -362,7 +391,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         }
         break;
       case "Embed":
-        addConjunct(v, { expr: d.expr, env: frame, ctx, pos: d.expr.pos, embed: true });
+        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
         break;
       case "Comprehension":
         (v.deferred ??= []).push({ decl: d, env: frame, ctx });
@@ -392,15 +421,15 @@ function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
       runComprehension(v, el, c.env, (f) => {
         const a = newArc(v, String(idx));
         a.fieldType = REGULAR;
-        a.conjuncts.push({ expr: el.value, env: f, ctx: childCtx(c.ctx, String(idx)), pos: el.value.pos });
+        a.addConj({ expr: el.value, env: f, ctx: childCtx(c.ctx, String(idx)), value: undefined, pos: el.value.pos, embed: false });
         idx++;
       });
       continue;
     }
     const a = newArc(v, String(idx));
     a.fieldType = REGULAR;
-    a.conjuncts.push({ expr: el, env: c.env, ctx: childCtx(c.ctx, String(idx)), pos: el.pos });
-    (a.declPos ??= []).push(el.pos);
+    a.addConj({ expr: el, env: c.env, ctx: childCtx(c.ctx, String(idx)), value: undefined, pos: el.pos, embed: false });
+    a.declPos = appendPos(a.declPos, el.pos);
     idx++;
   }
   (v.listParts ??= []).push({
@@ -446,7 +475,7 @@ export function runComprehension(
         const lv = new Vertex(f.vertex, cl.ident.name);
         lv.isLet = true;
         lv.fieldType = REGULAR;
-        lv.conjuncts.push({ expr: cl.expr, env: f, ctx: NO_CLOSE, pos: cl.expr.pos });
+        lv.addConj({ expr: cl.expr, env: f, ctx: NO_CLOSE, value: undefined, pos: cl.expr.pos, embed: false });
         loop(i + 1, bindFrame(f, new Map([[cl.ident.name, { t: "vertex", v: lv }]])));
         return;
       }
@@ -511,7 +540,7 @@ export function runDeferred(v: Vertex): void {
       if (d.decl.kind === "Comprehension") {
         const comp = d.decl;
         runComprehension(v, comp, d.env, (f) => {
-          addConjunct(v, { expr: comp.value, env: f, ctx: d.ctx, pos: comp.value.pos, embed: true });
+          addConjunct(v, { expr: comp.value, env: f, ctx: d.ctx, value: undefined, pos: comp.value.pos, embed: true });
         });
         continue;
       }

@@ -16,7 +16,7 @@ import { evaluate, firstError } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { atomsEqual, type BottomV, bottom, type DisjV, isAtom, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, counters, EVALUATED, Vertex } from "./vertex.js";
 
 interface Term {
   readonly c: Conjunct;
@@ -73,7 +73,7 @@ function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: numb
       }
     }
   }
-  return { terms: [{ c: { expr: x, env, ctx, pos: x.pos }, def: false }], hasDefault: false };
+  return { terms: [{ c: { expr: x, env, ctx, value: undefined, pos: x.pos, embed: false }, def: false }], hasDefault: false };
 }
 
 function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
@@ -95,9 +95,13 @@ function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: nu
 }
 
 function nextOcc(v: Vertex, node: ast.Node): number {
-  v.seen ??= new Map();
-  const n = v.seen.get(node) ?? 0;
-  v.seen.set(node, n + 1);
+  const seen = v.seen;
+  let n = 0;
+  if (seen === undefined) v.seen = [node];
+  else {
+    for (const x of seen) if (x === node) n++;
+    v.seen = [...seen, node];
+  }
   return n;
 }
 
@@ -335,27 +339,29 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   }
   const values: Vertex[] = [];
   const defaults: boolean[] = [];
+  const picks: number[][] = [];
+  const inner: boolean[] = [];
   const failures: BottomV[] = [];
   const choice = new Array<number>(pend.length).fill(0);
-  const anyDefault = pend.some((p) => p.hasDefault);
   const run = (k: number): void => {
     if (k === pend.length) {
       const w = new Vertex(v.parent, v.label);
+      counters.clones++;
       w.fieldType = v.fieldType;
       w.declPos = v.declPos;
       w.depth = v.depth;
       w.isLet = v.isLet;
       w.conjuncts = v.conjuncts;
       w.choices = new Map(v.choices);
-      let def = true;
+      const def = true;
       for (let i = 0; i < pend.length; i++) {
         const p = pend[i] as PendingDisj;
         const ti = choice[i] ?? 0;
         const arr = [...(w.choices.get(p.node) ?? [])];
         arr[p.occ] = ti;
         w.choices.set(p.node, arr);
-        if (p.hasDefault && !p.terms[ti]?.def) def = false;
       }
+      const pick = [...choice];
       const err = firstError(w);
       if (err !== undefined) {
         failures.push(err);
@@ -364,11 +370,25 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       if (w.disj !== undefined) {
         for (let i = 0; i < w.disj.values.length; i++) {
           values.push(w.disj.values[i] as Vertex);
-          defaults.push(def && (!w.disj.hasDefault || (w.disj.defaults[i] ?? false)));
+          picks.push(pick);
+          inner.push(!w.disj.hasDefault || (w.disj.defaults[i] ?? false));
+          defaults.push(def);
+        }
+        return;
+      }
+      if (w.scalar.t === "disj" && w.arcs === undefined && w.structMark === 0 && !w.isList) {
+        const d = w.scalar;
+        for (let i = 0; i < d.values.length; i++) {
+          values.push(leafVertex(w, d.values[i] as Value));
+          picks.push(pick);
+          inner.push(!d.hasDefault || (d.defaults[i] ?? false));
+          defaults.push(def);
         }
         return;
       }
       values.push(w);
+      picks.push(pick);
+      inner.push(true);
       defaults.push(def);
       return;
     }
@@ -384,6 +404,13 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     setErr(v, lim);
     return;
   }
+  // A disjunction whose default terms were all eliminated no longer has a default.
+  const effective = pend.map((p, i) => p.hasDefault && picks.some((pk) => p.terms[pk[i] ?? 0]?.def));
+  for (let k = 0; k < values.length; k++) {
+    const pk = picks[k] ?? [];
+    defaults[k] = (inner[k] ?? true) && pend.every((p, i) => !effective[i] || (p.terms[pk[i] ?? 0]?.def ?? false));
+  }
+  const anyDefault = effective.some((x) => x) || inner.some((x) => !x);
   dedupe(values, defaults);
   if (values.length === 0) {
     if (failures.length === 1 && failures[0] !== undefined) {
@@ -402,6 +429,20 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   }
   const hasDefault = anyDefault && defaults.some((d) => d);
   v.disj = { values, defaults: hasDefault ? defaults : defaults.map(() => false), hasDefault };
+}
+
+function leafVertex(w: Vertex, v: Value): Vertex {
+  const x = new Vertex(w.parent, w.label);
+  x.fieldType = w.fieldType;
+  x.declPos = w.declPos;
+  x.depth = w.depth;
+  x.scalar = v;
+  x.scalarPos = w.scalarPos;
+  x.status = EVALUATED;
+  if (v.t === "vertex") {
+    return v.v;
+  }
+  return x;
 }
 
 function scalarKey(w: Vertex): string | undefined {

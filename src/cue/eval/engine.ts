@@ -15,6 +15,8 @@ export interface Limits {
 export interface Engine {
   readonly limits: Limits;
   steps: number;
+  /** Nesting of evaluations in progress (guards the JavaScript stack). */
+  nesting: number;
   /** Set once a limit is exceeded; evaluation then unwinds quickly. */
   limitErr: BottomV | undefined;
 }
@@ -30,11 +32,18 @@ export function engine(): Engine {
 }
 
 /** Runs `fn` with a fresh engine active (re-entrant: restores the previous one). */
-export function withEngine<T>(limits: Limits, fn: () => T): T {
+export function withEngine<T>(limits: Limits, fn: () => T, onOverflow?: (e: BottomV) => T): T {
   const prev = current;
-  current = { limits, steps: 0, limitErr: undefined };
+  current = { limits, steps: 0, nesting: 0, limitErr: undefined };
   try {
     return fn();
+  } catch (e) {
+    // Last line of defence: the nesting limit should prevent this, but never let a stack
+    // overflow escape as an exception.
+    if (e instanceof RangeError && onOverflow !== undefined) {
+      return onOverflow(bottom("limit", "evaluation too deep (stack exhausted)"));
+    }
+    throw e;
   } finally {
     current = prev;
   }

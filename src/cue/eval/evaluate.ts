@@ -16,6 +16,25 @@ import { COLLECTING, EVALUATED, NEW, OPTIONAL, type PatternEntry, REGULAR, type 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
 export function evaluate(v: Vertex): void {
   if (v.status !== NEW) return;
+  const e = engine();
+  if (e.nesting > MAX_NESTING) {
+    e.limitErr ??= bottom("limit", `evaluation nested deeper than ${MAX_NESTING} levels`);
+    setErr(v, e.limitErr);
+    v.status = EVALUATED;
+    return;
+  }
+  e.nesting++;
+  try {
+    evaluateInner(v);
+  } finally {
+    e.nesting--;
+  }
+}
+
+/** Bounds recursion so that no input can overflow the JavaScript stack. */
+const MAX_NESTING = 1200;
+
+function evaluateInner(v: Vertex): void {
   v.status = COLLECTING;
   const lim = step();
   if (lim !== undefined) {
@@ -71,7 +90,7 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
       p.label.alias !== undefined
         ? bindFrame(p.env, new Map([[p.label.alias.name, { t: "value", v: { t: "string", v: a.label } }]]))
         : p.env;
-    a.conjuncts.push({ expr: p.field.value, env, ctx: childCtx(p.ctx, a.label), pos: p.field.value.pos });
+    a.addConj({ expr: p.field.value, env, ctx: childCtx(p.ctx, a.label), value: undefined, pos: p.field.value.pos, embed: false });
     if (a.status !== NEW) a.lateConjuncts = true;
   }
 }
@@ -111,7 +130,7 @@ function finishList(v: Vertex): void {
     for (let i = p.len; i < len; i++) {
       const a = v.arc(String(i));
       a.fieldType = REGULAR;
-      a.conjuncts.push({ expr: p.rest, env: p.env, ctx: childCtx(p.ctx, String(i)), pos: p.rest.pos });
+      a.addConj({ expr: p.rest, env: p.env, ctx: childCtx(p.ctx, String(i)), value: undefined, pos: p.rest.pos, embed: false });
     }
   }
   v.listLen = len;
@@ -126,6 +145,11 @@ function checkClosed(v: Vertex): void {
     for (const g of groups.values()) {
       if (g.open || g.labels.has(label)) continue;
       if (g.patterns.some((p) => patternMatches(p, label))) continue;
+      if (a.fieldType === OPTIONAL) {
+        // An optional field a closed struct does not allow is simply not there.
+        v.arcs.delete(label);
+        break;
+      }
       setErr(a, bottom("eval", "field not allowed", a.declPos ?? []));
       a.notAllowed = true;
       break;
@@ -155,6 +179,14 @@ function checkKinds(v: Vertex): void {
     return;
   }
   const me: Value = { t: "vertex", v };
+  if (s.t === "disj") {
+    const kind = v.isList ? 64 : 128;
+    const ok = s.values.filter((x) => x.t === "top" || (x.t === "basic" && x.k & kind && x.bounds.length === 0));
+    if (ok.length > 0) {
+      v.scalar = { t: "top" };
+      return;
+    }
+  }
   if (s.t === "basic" && s.bounds.length === 0 && s.validators.length === 0 && s.k & (v.isList ? 64 : 128)) {
     v.scalar = { t: "top" };
     return;

@@ -198,7 +198,7 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
     }
     case "Struct":
     case "List":
-      return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, pos: x.pos }]);
+      return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
     case "Paren":
       return evalExpr(x.expr, env);
     case "Alias":
@@ -213,13 +213,13 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
         const b = evalExpr(x.right, env);
         if (a.t === "vertex" || b.t === "vertex" || hasVertex(a) || hasVertex(b)) {
           return anonymous(env, [
-            { expr: x.left, env, ctx: NO_CLOSE, pos: x.left.pos },
-            { expr: x.right, env, ctx: NO_CLOSE, pos: x.right.pos },
+            { expr: x.left, env, ctx: NO_CLOSE, value: undefined, pos: x.left.pos, embed: false },
+            { expr: x.right, env, ctx: NO_CLOSE, value: undefined, pos: x.right.pos, embed: false },
           ]);
         }
         return meet(a, b, [x.left.pos, x.right.pos]);
       }
-      if (x.op === "|") return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, pos: x.pos }]);
+      if (x.op === "|") return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
       return binaryOp(x.op, evalExpr(x.left, env), evalExpr(x.right, env), x);
     }
     case "Call":
@@ -257,16 +257,26 @@ function evalCall(x: ast.Call, env: Frame): Value {
       case "close": {
         const a = x.args[0];
         if (a === undefined || x.args.length !== 1) return bottom("eval", "close takes 1 argument", [x.pos]);
-        return anonymous(env, [{ expr: a, env, ctx: [new CloseCtx(false)], pos: a.pos }]);
+        return anonymous(env, [{ expr: a, env, ctx: [new CloseCtx(false)], value: undefined, pos: a.pos, embed: false }]);
       }
       case "and": {
         const a = x.args[0];
-        if (a === undefined) return bottom("eval", "and takes 1 argument", [x.pos]);
-        const w = new Vertex(env.vertex, "");
-        w.isLet = true;
-        w.conjuncts = [{ expr: fnExpr.name === "and" ? x : a, env, ctx: NO_CLOSE, pos: x.pos }];
-        // collect.ts handles `and(list)` as a conjunct: it unifies the list's elements.
-        return valueOf(w);
+        if (a === undefined || x.args.length !== 1) return bottom("eval", "and takes 1 argument", [x.pos]);
+        const lst = resolveDefaultValue(evalExpr(a, env));
+        if (lst.t === "bottom") return lst;
+        if (lst.t !== "vertex" || !lst.v.isList) {
+          return bottom("eval", `cannot use ${formatValue(lst)} (type ${typeName(lst)}) as list in argument 1 to and`, [a.pos]);
+        }
+        evaluate(lst.v);
+        const conjs: import("./vertex.js").Conjunct[] = [];
+        for (let i = 0; i < lst.v.listLen; i++) {
+          const el = lst.v.arcs?.get(String(i));
+          if (el !== undefined) {
+            conjs.push({ expr: undefined, env, ctx: NO_CLOSE, value: { t: "vertex", v: el }, pos: a.pos, embed: false });
+          }
+        }
+        if (conjs.length === 0) return { t: "top" };
+        return anonymous(env, conjs);
       }
       default:
         break;

@@ -12,7 +12,7 @@ import { type CueError, type ErrCode, toCueError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { type CueData, exportTree, type PositionIndex, toData, toJSONText } from "./export.js";
 import { fileScope } from "./scope.js";
-import { bottom } from "./values.js";
+import { type BottomV, bottom } from "./values.js";
 import { type Conjunct, type Frame, NO_CLOSE, OPTIONAL, REGULAR, Vertex } from "./vertex.js";
 
 export interface SourceFile {
@@ -40,6 +40,11 @@ export interface CueValue {
 }
 
 const handles = new WeakMap<CueValue, { v: Vertex; limits: Limits }>();
+
+/** The vertex behind a value handle (for inspection tools). */
+export function vertexOf(c: CueValue): { v: Vertex; limits: Limits } | undefined {
+  return handles.get(c);
+}
 
 function limitsOf(o: EvalOptions | undefined): Limits {
   return {
@@ -91,6 +96,7 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       up: undefined,
       vertex: root,
       scope: fileScope(parsed, file),
+      lit: undefined,
       binds: undefined,
       lets: undefined,
       imports,
@@ -102,10 +108,14 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       pos: file.pos,
       end: file.end,
     };
-    root.conjuncts.push({ expr: lit, env: frame, ctx: NO_CLOSE, pos: file.pos });
+    root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
   if (errors.length > 0) return makeValue(root, limits, errors);
-  withEngine(limits, () => collectErrors(root, [], errors, 0));
+  withEngine(
+    limits,
+    () => collectErrors(root, [], errors, 0),
+    (b) => void errors.push(toCueError(b.err, [])),
+  );
   return makeValue(root, limits, errors);
 }
 
@@ -127,6 +137,10 @@ function collectErrors(v: Vertex, path: string[], out: CueError[], depth: number
     collectErrors(a, path, out, depth + 1);
     path.pop();
   }
+}
+
+function overflow(b: BottomV): { ok: false; errors: readonly CueError[] } {
+  return { ok: false, errors: [toCueError(b.err, [])] };
 }
 
 function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueValue {
@@ -152,7 +166,7 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
         const errs: CueError[] = [];
         collectErrors(cur, cur.path(), errs, 0);
         return makeValue(cur, limits, errs);
-      });
+      }, () => undefined);
     },
     unify(other) {
       const o = handles.get(other);
@@ -161,34 +175,39 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
       w.fieldType = REGULAR;
       const conj = (x: Vertex): Conjunct => ({
         expr: undefined,
-        env: { up: undefined, vertex: w, scope: undefined, binds: undefined, lets: undefined },
+        env: { up: undefined, vertex: w, scope: undefined, lit: undefined, binds: undefined, lets: undefined, imports: undefined },
         ctx: NO_CLOSE,
         value: { t: "vertex", v: x },
         pos: x.conjuncts[0]?.pos ?? { file: "", offset: -1, line: 0, column: 0 },
+        embed: false,
       });
-      w.conjuncts.push(conj(v), conj(o.v));
+      w.conjuncts = [conj(v), conj(o.v)];
       const errs: CueError[] = [];
-      withEngine(limits, () => collectErrors(w, [], errs, 0));
+      withEngine(
+        limits,
+        () => collectErrors(w, [], errs, 0),
+        (b) => void errs.push(toCueError(b.err, [])),
+      );
       return makeValue(w, limits, errs);
     },
     export() {
       if (errors.length > 0) return { ok: false, errors };
-      return withEngine(limits, () => {
+      return withEngine<ExportResult>(limits, () => {
         const errs: CueError[] = [];
         const t = exportTree(v, v.path(), errs);
         if (t === undefined || errs.length > 0) return { ok: false, errors: errs };
         const { data, positions } = toData(t);
         return { ok: true, data, positions };
-      });
+      }, overflow);
     },
     toJSON(indent = 4) {
       if (errors.length > 0) return { ok: false, errors };
-      return withEngine(limits, () => {
+      return withEngine<{ ok: true; text: string } | { ok: false; errors: readonly CueError[] }>(limits, () => {
         const errs: CueError[] = [];
         const t = exportTree(v, v.path(), errs);
         if (t === undefined || errs.length > 0) return { ok: false as const, errors: errs };
         return { ok: true as const, text: toJSONText(t, indent) };
-      });
+      }, overflow);
     },
     validate(options) {
       if (!options?.concrete) return errors;
@@ -196,7 +215,7 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
         const errs: CueError[] = [...errors];
         exportTree(v, v.path(), errs);
         return dedupe(errs);
-      });
+      }, (b) => [toCueError(b.err, [])]);
     },
   };
   handles.set(value, { v, limits });

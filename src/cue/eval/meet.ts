@@ -145,7 +145,30 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
   return { t: "basic", k, bounds, validators };
 }
 
+function meetDisjDisj(a: DisjV, b: DisjV, positions: readonly Pos[]): Value {
+  const vals: Value[] = [];
+  const pairs: [boolean, boolean][] = [];
+  let first: BottomV | undefined;
+  for (let i = 0; i < a.values.length; i++) {
+    for (let j = 0; j < b.values.length; j++) {
+      const r = meet(a.values[i] as Value, b.values[j] as Value, positions);
+      if (r.t === "bottom") {
+        first ??= r;
+        continue;
+      }
+      vals.push(r);
+      pairs.push([a.hasDefault && (a.defaults[i] ?? false), b.hasDefault && (b.defaults[j] ?? false)]);
+    }
+  }
+  // A side whose defaults were all eliminated no longer has a default.
+  const aDef = a.hasDefault && pairs.some((p) => p[0]);
+  const bDef = b.hasDefault && pairs.some((p) => p[1]);
+  const defs = pairs.map(([x, y]) => (!aDef || x) && (!bDef || y));
+  return makeDisj(vals, defs, aDef || bDef, first, positions);
+}
+
 function meetDisj(d: DisjV, other: Value, positions: readonly Pos[]): Value {
+  if (other.t === "disj") return meetDisjDisj(d, other, positions);
   const values: Value[] = [];
   const defaults: boolean[] = [];
   let first: BottomV | undefined;
@@ -177,6 +200,10 @@ export function makeDisj(
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === undefined) continue;
+    if (v.t === "bottom") {
+      firstErr ??= v;
+      continue;
+    }
     const j = outV.findIndex((w) => isAtom(w) && isAtom(v) && w.t === v.t && compareOrEq(w, v));
     if (j >= 0) {
       outD[j] = (outD[j] ?? false) || (defaults[i] ?? false);

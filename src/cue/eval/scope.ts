@@ -48,12 +48,30 @@ export function fileScope(files: readonly ast.File[], file: ast.File): Scope {
   return m;
 }
 
-export function newFrame(up: Frame | undefined, vertex: Vertex, scope: Scope | undefined): Frame {
-  return { up, vertex, scope, binds: undefined, lets: undefined };
+export function newFrame(up: Frame | undefined, vertex: Vertex, lit: ast.StructLit | undefined): Frame {
+  return { up, vertex, scope: undefined, lit, binds: undefined, lets: undefined, imports: undefined };
+}
+
+/** What `name` denotes in a struct literal: small literals are scanned, large ones indexed. */
+export function lookupDecl(lit: ast.StructLit, name: string): ScopeEntry | ast.LetClause | string | undefined {
+  const decls = lit.decls;
+  if (decls.length > 16) return scopeOf(lit).get(name);
+  for (let i = 0; i < decls.length; i++) {
+    const d = decls[i] as ast.Decl;
+    if (d.kind === "Field") {
+      const l = d.label;
+      if (l.kind === "Ident" && l.name === name) return name;
+      if (d.alias !== undefined && d.alias.name === name) {
+        if (l.kind === "Ident") return l.name;
+        if (l.kind === "String") return l.value;
+      }
+    } else if (d.kind === "Let" && d.ident.name === name) return d;
+  }
+  return undefined;
 }
 
 export function bindFrame(up: Frame, binds: Map<string, Binding>): Frame {
-  return { up, vertex: up.vertex, scope: undefined, binds, lets: undefined };
+  return { up, vertex: up.vertex, scope: undefined, lit: undefined, binds, lets: undefined, imports: undefined };
 }
 
 /** What an identifier resolved to. */
@@ -68,6 +86,15 @@ export function resolveName(name: string, env: Frame): Resolved {
   for (let f: Frame | undefined = env; f !== undefined; f = f.up) {
     const b = f.binds?.get(name);
     if (b !== undefined) return b;
+    if (f.lit !== undefined) {
+      const d = lookupDecl(f.lit, name);
+      if (d !== undefined) {
+        if (typeof d === "string") return { t: "vertex", v: f.vertex.arc(d) };
+        if ("kind" in d) return { t: "vertex", v: letVertex(f, d) };
+        if (d.t === "field") return { t: "vertex", v: f.vertex.arc(d.label) };
+        return { t: "vertex", v: letVertex(f, d.decl) };
+      }
+    }
     const e = f.scope?.get(name);
     if (e !== undefined) {
       if (e.t === "field") return { t: "vertex", v: f.vertex.arc(e.label) };
@@ -86,7 +113,7 @@ function letVertex(f: Frame, decl: ast.LetClause): Vertex {
     v = new Vertex(f.vertex, decl.ident.name);
     v.fieldType = 0;
     v.isLet = true;
-    v.conjuncts.push({ expr: decl.expr, env: f, ctx: [], pos: decl.expr.pos });
+    v.addConj({ expr: decl.expr, env: f, ctx: [], value: undefined, pos: decl.expr.pos, embed: false });
     f.lets.set(decl, v);
   }
   return v;

@@ -16,12 +16,14 @@ export interface Frame {
   readonly vertex: Vertex;
   /** Declared names of the struct literal (fields, lets, field aliases), if this frame is one. */
   readonly scope: Scope | undefined;
+  /** The struct literal whose declarations this frame binds (looked up on demand). */
+  readonly lit: ast.StructLit | undefined;
   /** Comprehension variables, pattern label aliases, value aliases. */
   readonly binds: Map<string, Binding> | undefined;
   /** Let values, created on first use. */
   lets: Map<ast.LetClause, Vertex> | undefined;
   /** Import name → package path (file frames only). */
-  readonly imports?: Map<string, string>;
+  readonly imports: Map<string, string> | undefined;
 }
 
 export type Binding =
@@ -68,10 +70,10 @@ export interface Conjunct {
   readonly expr: ast.Expr | undefined;
   readonly env: Frame;
   readonly ctx: CloseSet;
-  readonly value?: Value;
+  readonly value: Value | undefined;
   readonly pos: Pos;
   /** Set for embedded expressions: an embedded definition does not close the embedding struct. */
-  readonly embed?: boolean;
+  readonly embed: boolean;
 }
 
 /** A pattern constraint `[p]: v` collected on a vertex. */
@@ -117,6 +119,14 @@ export interface VertexDisj {
   readonly hasDefault: boolean;
 }
 
+/** Appends a position, keeping small arrays exact-size. */
+export function appendPos(arr: Pos[] | undefined, p: Pos): Pos[] {
+  if (arr === undefined) return [p];
+  if (arr.length < 8) return [...arr, p];
+  arr.push(p);
+  return arr;
+}
+
 export class Vertex {
   parent: Vertex | undefined;
   label: string;
@@ -146,7 +156,7 @@ export class Vertex {
   /** Disjunction choices forced on this vertex (a disjunct clone): node → term per occurrence. */
   choices: Map<ast.Node, number[]> | undefined;
   /** Occurrence counters of disjunction nodes met while collecting (for `choices`). */
-  seen: Map<ast.Node, number> | undefined;
+  seen: ast.Node[] | undefined;
   /** Vertices being expanded into this one (reference cycle detection). */
   expanding: Vertex[] | undefined;
   /** Vertices expanded into this one (structural cycle detection). */
@@ -162,9 +172,17 @@ export class Vertex {
   isLet = false;
 
   constructor(parent: Vertex | undefined, label: string) {
+    counters.vertices++;
     this.parent = parent;
     this.label = label;
     this.depth = parent === undefined ? 0 : parent.depth + 1;
+  }
+
+  /** Adds a conjunct (small arrays are kept exact-size: most vertices have one to three). */
+  addConj(c: Conjunct): void {
+    const cs = this.conjuncts;
+    if (cs.length < 8) this.conjuncts = [...cs, c];
+    else cs.push(c);
   }
 
   /** The path of labels from the root. */
@@ -203,3 +221,4 @@ export class Vertex {
     return `{${parts.join(",")}}`;
   }
 }
+export const counters = { vertices: 0, clones: 0 };

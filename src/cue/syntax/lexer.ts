@@ -99,19 +99,6 @@ const commaAfter = new Set<TokenType>([
   "?",
   "...",
 ]);
-/** After these tokens a `.` starts a selector, so `.5` is not a number (spec: numeric literals). */
-const noFloatAfter = new Set<TokenType>([
-  "IDENT",
-  "INT",
-  "FLOAT",
-  "STRING",
-  "BOTTOM",
-  ")",
-  "]",
-  "}",
-  "?",
-  ".",
-]);
 
 function isLetter(c: number): boolean {
   return (
@@ -241,7 +228,9 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
         i = k;
         return tok("IDENT", s, i);
       }
-      if (isDigit(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)) && !noFloatAfter.has(last))) {
+      // Like cue's scanner (and unlike the spec's note on numeric literals), a number is a number
+      // whatever token precedes it.
+      if (isDigit(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)))) {
         return numberToken(s);
       }
       if (c === 34 || c === 39) return stringToken(s);
@@ -279,6 +268,11 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
           if (n === 46 && text.charCodeAt(i + 1) === 46) {
             i += 2;
             return tok("...", s, i);
+          }
+          if (n === 46) {
+            i++;
+            errors.push({ offset: s, message: "illegal token '..'; expected '.'" });
+            return tok("ILLEGAL", s, i);
           }
           return tok(".", s, i);
         case 38:
@@ -338,7 +332,6 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
 
   const numberToken = (s: number): Token => {
     let k = s;
-    const allowFloat = !noFloatAfter.has(last);
     const c0 = text.charCodeAt(k);
     const c1 = text.charCodeAt(k + 1) | 0x20;
     if (c0 === 48 && (c1 === 120 || c1 === 111 || c1 === 98)) {
@@ -349,8 +342,8 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
     }
     let isFloat = false;
     while (k < end && (isDigit(text.charCodeAt(k)) || text.charCodeAt(k) === 95)) k++;
-    if (allowFloat && text.charCodeAt(k) === 46 && text.charCodeAt(k + 1) !== 46) {
-      // `1.` is a float, but `1..` is not (`1` then `...`-ish); `x.1.2` selectors are handled by allowFloat.
+    if (text.charCodeAt(k) === 46 && text.charCodeAt(k + 1) !== 46) {
+      // `1.` is a float, but in `1...` the dots are an ellipsis.
       const after = text.charCodeAt(k + 1);
       if (isDigit(after) || !isLetter(after) || after === 101 || after === 69) {
         isFloat = true;
@@ -369,7 +362,7 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
       }
     }
     const m = text.charCodeAt(k);
-    if (allowFloat && (m === 75 || m === 77 || m === 71 || m === 84 || m === 80)) {
+    if (m === 75 || m === 77 || m === 71 || m === 84 || m === 80) {
       k++;
       if (text.charCodeAt(k) === 105) k++;
       isFloat = false;

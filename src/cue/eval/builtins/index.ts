@@ -4,5 +4,10 @@
  */
 
 import "./predeclared.js";
+import "./strings.js";
+import "./list.js";
+import "./math.js";
+import "./net-time.js";
+import "./json.js";
 
 export { ArgError, fn, type Member, registerPackage, registerPredeclared } from "./registry.js";
