@@ -174,8 +174,8 @@ const VAGUE = /conflicting values|empty disjunction|incompatible list lengths/;
 /** Where an error is shown, and the document path it is about. */
 function placeOf(e: CueError, ctx: Context): { pos: SourcePosition; path: DocPath } {
   const { doc, raw, locator } = ctx;
-  let pos = userPosition(e, doc.file) ?? (e.path.length > 0 ? locator.at(e.path) : e.positions[0]);
-  pos ??= { file: doc.file, line: 1, column: 1 };
+  // Always a place in the user's file: a diagnostic pointing into Lookout's schema helps no one.
+  const pos = userPosition(e, doc.file) ?? locator.at(e.path);
   let path: DocPath = normalizePath(e.path, raw);
   const u = unionOf(e.path);
   if (u !== undefined && u[1].length === path.length && /empty disjunction/.test(e.message)) {

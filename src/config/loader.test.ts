@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import type { Config } from "../model/config.js";
 import { formatDiagnostic } from "./diagnostic.js";
 import { loadConfig } from "./loader.js";
@@ -143,4 +144,29 @@ describe("loadConfig never throws", () => {
       if (!r.ok) assert.ok(r.diagnostics.length > 0);
     });
   }
+});
+
+describe("loadConfig on damaged documents", () => {
+  it("never throws, and every diagnostic has a position in the user's file", () => {
+    const base = readFileSync(join(repoRoot(), "examples/lookout.cue"), "utf8");
+    fc.assert(
+      fc.property(
+        fc.nat({ max: base.length }),
+        fc.nat({ max: 12 }),
+        fc.string({ maxLength: 4 }),
+        (at, cut, insert) => {
+          const text = base.slice(0, at) + insert + base.slice(Math.min(base.length, at + cut));
+          const r = loadConfig({ file: "damaged.cue", text });
+          if (r.ok) return true;
+          return (
+            r.diagnostics.length > 0 &&
+            r.diagnostics.every(
+              (d) => d.line >= 1 && d.column >= 1 && d.message.length > 0 && d.file === "damaged.cue",
+            )
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });
