@@ -55,6 +55,13 @@ describe("lookout validate", () => {
       /check type "command" is not supported under -config-profile demo/,
     ],
     [["-config-profile=demo", good], 0, /ok/, /^$/],
+    [["-config-profile", "demo", join(repoRoot(), "examples/lookout.cue")], 0, /ok: 1 host/, /^$/],
+    [
+      ["-config-profile", "demo", join(repoRoot(), "examples/full.cue")],
+      1,
+      /^$/,
+      /commands: a non-empty commands block is not supported under -config-profile demo/,
+    ],
     [["--config-profile", "demo", good], 0, /ok/, /^$/],
     [[join(dir, "missing.cue")], 1, /^$/, /missing\.cue: cannot read: ENOENT/],
     [[], 2, /^$/, /FILE is missing\nusage: lookout validate/],
