@@ -95,6 +95,16 @@ const SINK: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   otlp: { url: NON_EMPTY },
 };
 
+const ROOT: Readonly<Record<string, string>> = {
+  hosts: "a struct of hosts, name: {address: …, check: …}",
+  resources: 'a struct of USER<digits>: "value"',
+  commands: "a struct of commands, name: {line: …}",
+  contacts: "a struct of contacts, name: {type: …}",
+  notifications: "a struct of notification policies, name: {levels: […]}",
+  views: "a struct of views, name: {selector: …}",
+  sinks: "a struct of sinks, name: {type: …}",
+};
+
 const typeOf = (v: unknown): string => (isObj(v) && typeof v.type === "string" ? v.type : "");
 
 function get(data: unknown, path: DocPath): unknown {
@@ -125,9 +135,12 @@ export function constraintHint(path: DocPath, raw: unknown): string | undefined 
   ) {
     return "a string";
   }
+  if (p.length === 1) return ROOT[last];
+  if (p.length === 2 && p[0] !== "resources") return `a struct (one entry of ${p[0]})`;
   switch (p[0]) {
     case "hosts": {
       if (p.length === 3) return HOST[last];
+      if (p.length === 4 && p[2] === "services") return "a struct (one service)";
       if (p.length === 4 && p[2] === "parents") return "a host name (a string)";
       if (p[2] === "check") return checkHint(p.slice(0, 3), p.slice(3));
       if (p[2] === "services" && p.length === 5) return SERVICE[last];

@@ -186,8 +186,14 @@ function placeOf(e: CueError, ctx: Context): { pos: SourcePosition; path: DocPat
 
 function translate(e: CueError, ctx: Context, pos: SourcePosition, path: DocPath): ConfigDiagnostic {
   const { doc, raw, locator } = ctx;
-  if (path.length === 0 || e.code === "syntax") {
-    return { message: e.message, file: pos.file, line: pos.line, column: pos.column };
+  if (e.code === "syntax") return { message: e.message, file: pos.file, line: pos.line, column: pos.column };
+  if (path.length === 0) {
+    const m = /mismatched types (\w+) and struct/.exec(e.message);
+    const message =
+      m === null
+        ? e.message
+        : `the document must be a struct of top-level fields, not ${/^[aeiou]/.test(m[1] ?? "") ? "an" : "a"} ${m[1]}`;
+    return { message, file: pos.file, line: pos.line, column: pos.column };
   }
   const last = String(path[path.length - 1]);
   const parent = path.slice(0, -1);

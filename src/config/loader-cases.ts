@@ -565,6 +565,21 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: `"file:" URLs are not supported`,
   },
   // The document itself
+  {
+    name: "a scalar document",
+    doc: "»42\n",
+    message: "the document must be a struct of top-level fields, not an int",
+  },
+  {
+    name: "hosts not a struct",
+    doc: "hosts: {}\ncontacts: »5\n",
+    message: "contacts: invalid value 5; want a struct of contacts",
+  },
+  {
+    name: "a service that is not a struct",
+    doc: `hosts: a: {address: "a", check: ${TCP}, services: s: »"x"}\n`,
+    message: `hosts.a.services.s: invalid value "x"; want a struct (one service)`,
+  },
   { name: "syntax error", doc: `hosts: {\n\tweb1: »: 1\n}\n`, message: "" },
   { name: "conflict inside the user's document", doc: `hosts: {}\nx: »1\nx: 2\n`, message: "x" },
 ];
