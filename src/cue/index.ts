@@ -10,6 +10,7 @@
 
 export { type CueError, type ErrCode as CueErrorCode, formatErrors, type Position } from "./eval/errors.js";
 export type { CueData, PositionIndex } from "./eval/export.js";
+export { debugText, inspect } from "./eval/inspect.js";
 export {
   type CueValue,
   compile,
@@ -17,4 +18,3 @@ export {
   type ExportResult,
   type SourceFile,
 } from "./eval/instance.js";
-export { debugText, inspect } from "./eval/inspect.js";

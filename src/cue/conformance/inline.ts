@@ -241,6 +241,9 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
   const exp = d.args.find((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect");
   if (exp === undefined) return { status: "unsupported", reason: "eq without an expected value" };
   const target = [...d.path, ...pathOption(d, "at")];
+  // Nested directives (`@test(ignore)`, `@test(err)`, `@test(shareID=…)`) change what the
+  // expectation means field by field; the runner does not model that.
+  if (exp.text.includes("@test(")) return { status: "unsupported", reason: "nested @test in the expectation" };
   const parsed = parseExpression(
     "expected.cue",
     d.source,

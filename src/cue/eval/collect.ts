@@ -7,15 +7,23 @@
 import type * as ast from "../syntax/ast.js";
 import { identKind } from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
-import { resolveDefaultValue } from "./defaults.js";
 import { constValue } from "./const-cache.js";
+import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { applyPatternsToArc } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
-import { type BottomV, bottom, formatValue as fmt, typeName as typeNameOf, type Value } from "./values.js";
 import {
+  type BottomV,
+  bottom,
+  formatValue as fmt,
+  isAtom,
+  typeName as typeNameOf,
+  type Value,
+} from "./values.js";
+import {
+  appendPos,
   CloseCtx,
   type CloseSet,
   type Conjunct,
@@ -25,7 +33,6 @@ import {
   REGULAR,
   REQUIRED,
   Vertex,
-  appendPos,
 } from "./vertex.js";
 
 /** Records an error on a vertex (the first one wins). */
@@ -353,7 +360,14 @@ export function addField(
   const a = newArc(v, name);
   const ft = fieldType(d);
   if (ft < a.fieldType) a.fieldType = ft;
-  a.addConj({ expr: d.value, env, ctx: childCtx(ctx, name), value: undefined, pos: d.value.pos, embed: false });
+  a.addConj({
+    expr: d.value,
+    env,
+    ctx: childCtx(ctx, name),
+    value: undefined,
+    pos: d.value.pos,
+    embed: false,
+  });
   a.declPos = appendPos(a.declPos, d.label.pos);
   for (const g of ctx) groupOf(v, g).labels.add(name);
 }
@@ -421,14 +435,28 @@ function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
       runComprehension(v, el, c.env, (f) => {
         const a = newArc(v, String(idx));
         a.fieldType = REGULAR;
-        a.addConj({ expr: el.value, env: f, ctx: childCtx(c.ctx, String(idx)), value: undefined, pos: el.value.pos, embed: false });
+        a.addConj({
+          expr: el.value,
+          env: f,
+          ctx: childCtx(c.ctx, String(idx)),
+          value: undefined,
+          pos: el.value.pos,
+          embed: false,
+        });
         idx++;
       });
       continue;
     }
     const a = newArc(v, String(idx));
     a.fieldType = REGULAR;
-    a.addConj({ expr: el, env: c.env, ctx: childCtx(c.ctx, String(idx)), value: undefined, pos: el.pos, embed: false });
+    a.addConj({
+      expr: el,
+      env: c.env,
+      ctx: childCtx(c.ctx, String(idx)),
+      value: undefined,
+      pos: el.pos,
+      embed: false,
+    });
     a.declPos = appendPos(a.declPos, el.pos);
     idx++;
   }
@@ -468,14 +496,31 @@ export function runComprehension(
           setErr(v, b);
           return;
         }
-        setErr(v, bottom("incomplete", `incomplete value ${fmt(b)} in if clause`, [cl.condition.pos]));
+        if (isAtom(b) || b.t === "vertex") {
+          setErr(
+            v,
+            bottom("eval", `cannot use ${fmt(b)} (type ${typeNameOf(b)}) as type bool`, [cl.condition.pos]),
+          );
+        } else if (b.t === "basic" && (b.k & 2) === 0) {
+          setErr(
+            v,
+            bottom("eval", `cannot use ${fmt(b)} (type ${typeNameOf(b)}) as type bool`, [cl.condition.pos]),
+          );
+        } else setErr(v, bottom("incomplete", `incomplete bool: ${fmt(b)}`, [cl.condition.pos]));
         return;
       }
       case "Let": {
         const lv = new Vertex(f.vertex, cl.ident.name);
         lv.isLet = true;
         lv.fieldType = REGULAR;
-        lv.addConj({ expr: cl.expr, env: f, ctx: NO_CLOSE, value: undefined, pos: cl.expr.pos, embed: false });
+        lv.addConj({
+          expr: cl.expr,
+          env: f,
+          ctx: NO_CLOSE,
+          value: undefined,
+          pos: cl.expr.pos,
+          embed: false,
+        });
         loop(i + 1, bindFrame(f, new Map([[cl.ident.name, { t: "vertex", v: lv }]])));
         return;
       }
@@ -486,7 +531,9 @@ export function runComprehension(
           return;
         }
         if (src.t !== "vertex") {
-          const concrete = src.t !== "basic" && src.t !== "top" && src.t !== "disj";
+          const concrete =
+            (src.t !== "basic" && src.t !== "top" && src.t !== "disj") ||
+            (src.t === "basic" && (src.k & (64 | 128)) === 0);
           setErr(
             v,
             concrete
@@ -540,7 +587,14 @@ export function runDeferred(v: Vertex): void {
       if (d.decl.kind === "Comprehension") {
         const comp = d.decl;
         runComprehension(v, comp, d.env, (f) => {
-          addConjunct(v, { expr: comp.value, env: f, ctx: d.ctx, value: undefined, pos: comp.value.pos, embed: true });
+          addConjunct(v, {
+            expr: comp.value,
+            env: f,
+            ctx: d.ctx,
+            value: undefined,
+            pos: comp.value.pos,
+            embed: true,
+          });
         });
         continue;
       }
@@ -561,6 +615,10 @@ export function runDeferred(v: Vertex): void {
       }
       if (lv.t === "basic" || lv.t === "top" || lv.t === "disj") {
         setErr(v, bottom("incomplete", `invalid non-concrete label ${fmt(lv)}`, [labelExpr.pos]));
+        continue;
+      }
+      if (lv.t === "int") {
+        setErr(v, bottom("eval", "integer fields not supported", [labelExpr.pos]));
         continue;
       }
       setErr(v, bottom("eval", `invalid label type ${typeNameOf(lv)}`, [labelExpr.pos]));

@@ -13,7 +13,9 @@ export function debugString(v: Vertex, indent = ""): string {
   if (v.err !== undefined) return `_|_ // ${v.err.err.code}: ${v.err.err.message}`;
   if (v.disj !== undefined) {
     const d = v.disj;
-    return d.values.map((x, i) => (d.hasDefault && d.defaults[i] ? "*" : "") + debugString(x, indent)).join(" | ");
+    return d.values
+      .map((x, i) => (d.hasDefault && d.defaults[i] ? "*" : "") + debugString(x, indent))
+      .join(" | ");
   }
   const inner = `${indent}  `;
   if (v.isList) {

@@ -12,6 +12,7 @@
 import type * as ast from "../syntax/ast.js";
 import { addConjunct, inDefinition, meetScalar, setErr } from "./collect.js";
 import { engine } from "./engine.js";
+import { equalVertex } from "./equal.js";
 import { evaluate, firstError } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
@@ -73,7 +74,10 @@ function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: numb
       }
     }
   }
-  return { terms: [{ c: { expr: x, env, ctx, value: undefined, pos: x.pos, embed: false }, def: false }], hasDefault: false };
+  return {
+    terms: [{ c: { expr: x, env, ctx, value: undefined, pos: x.pos, embed: false }, def: false }],
+    hasDefault: false,
+  };
 }
 
 function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
@@ -408,7 +412,8 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   const effective = pend.map((p, i) => p.hasDefault && picks.some((pk) => p.terms[pk[i] ?? 0]?.def));
   for (let k = 0; k < values.length; k++) {
     const pk = picks[k] ?? [];
-    defaults[k] = (inner[k] ?? true) && pend.every((p, i) => !effective[i] || (p.terms[pk[i] ?? 0]?.def ?? false));
+    defaults[k] =
+      (inner[k] ?? true) && pend.every((p, i) => !effective[i] || (p.terms[pk[i] ?? 0]?.def ?? false));
   }
   const anyDefault = effective.some((x) => x) || inner.some((x) => !x);
   dedupe(values, defaults);
@@ -445,27 +450,16 @@ function leafVertex(w: Vertex, v: Value): Vertex {
   return x;
 }
 
-function scalarKey(w: Vertex): string | undefined {
-  if (w.arcs !== undefined || w.isList || w.structMark > 0) return undefined;
-  const s = w.scalar;
-  if (!isAtom(s)) return undefined;
-  return `${s.t}:${s.t === "null" ? "" : s.t === "bytes" ? Buffer.from(s.v).toString("hex") : String(s.v)}`;
-}
-
 function dedupe(values: Vertex[], defaults: boolean[]): void {
-  const seen = new Map<string, number>();
-  for (let i = 0; i < values.length; i++) {
-    const k = scalarKey(values[i] as Vertex);
-    if (k === undefined) continue;
-    const j = seen.get(k);
-    if (j === undefined) {
-      seen.set(k, i);
-      continue;
+  for (let i = 1; i < values.length; i++) {
+    for (let j = 0; j < i; j++) {
+      if (!equalVertex(values[i] as Vertex, values[j] as Vertex, 0)) continue;
+      defaults[j] = (defaults[j] ?? false) || (defaults[i] ?? false);
+      values.splice(i, 1);
+      defaults.splice(i, 1);
+      i--;
+      break;
     }
-    defaults[j] = (defaults[j] ?? false) || (defaults[i] ?? false);
-    values.splice(i, 1);
-    defaults.splice(i, 1);
-    i--;
   }
 }
 

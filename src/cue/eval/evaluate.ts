@@ -90,7 +90,14 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
       p.label.alias !== undefined
         ? bindFrame(p.env, new Map([[p.label.alias.name, { t: "value", v: { t: "string", v: a.label } }]]))
         : p.env;
-    a.addConj({ expr: p.field.value, env, ctx: childCtx(p.ctx, a.label), value: undefined, pos: p.field.value.pos, embed: false });
+    a.addConj({
+      expr: p.field.value,
+      env,
+      ctx: childCtx(p.ctx, a.label),
+      value: undefined,
+      pos: p.field.value.pos,
+      embed: false,
+    });
     if (a.status !== NEW) a.lateConjuncts = true;
   }
 }
@@ -130,7 +137,14 @@ function finishList(v: Vertex): void {
     for (let i = p.len; i < len; i++) {
       const a = v.arc(String(i));
       a.fieldType = REGULAR;
-      a.addConj({ expr: p.rest, env: p.env, ctx: childCtx(p.ctx, String(i)), value: undefined, pos: p.rest.pos, embed: false });
+      a.addConj({
+        expr: p.rest,
+        env: p.env,
+        ctx: childCtx(p.ctx, String(i)),
+        value: undefined,
+        pos: p.rest.pos,
+        embed: false,
+      });
     }
   }
   v.listLen = len;
@@ -181,7 +195,9 @@ function checkKinds(v: Vertex): void {
   const me: Value = { t: "vertex", v };
   if (s.t === "disj") {
     const kind = v.isList ? 64 : 128;
-    const ok = s.values.filter((x) => x.t === "top" || (x.t === "basic" && x.k & kind && x.bounds.length === 0));
+    const ok = s.values.filter(
+      (x) => x.t === "top" || (x.t === "basic" && x.k & kind && x.bounds.length === 0),
+    );
     if (ok.length > 0) {
       v.scalar = { t: "top" };
       return;

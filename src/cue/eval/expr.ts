@@ -8,7 +8,7 @@ import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/regist
 import { addConjunct } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
-import { evaluate, refresh, valueOf } from "./evaluate.js";
+import { evaluate, firstError, refresh, valueOf } from "./evaluate.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
 import { resolveName } from "./scope.js";
@@ -162,7 +162,8 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
   const a = v.arcs?.get(sel);
   if (a === undefined || a.notAllowed) {
     if (v.status === COLLECTING) return { t: "vertex", v: v.arc(sel) };
-    return { t: "value", v: bottom("incomplete", `undefined field: ${sel}`, [x.pos]) };
+    const closed = v.groups !== undefined && [...v.groups.values()].some((g) => !g.open);
+    return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
   if (a.fieldType === OPTIONAL && a.conjuncts.length > 0) {
     evaluate(a);
@@ -219,7 +220,13 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
         }
         return meet(a, b, [x.left.pos, x.right.pos]);
       }
-      if (x.op === "|") return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
+      if ((x.op === "==" || x.op === "!=") && (x.left.kind === "Bottom" || x.right.kind === "Bottom")) {
+        const other = x.left.kind === "Bottom" ? x.right : x.left;
+        const isErr = isBottom(evalExpr(other, env));
+        return (x.op === "==") === isErr ? { t: "bool", v: true } : { t: "bool", v: false };
+      }
+      if (x.op === "|")
+        return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
       return binaryOp(x.op, evalExpr(x.left, env), evalExpr(x.right, env), x);
     }
     case "Call":
@@ -235,6 +242,16 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
       return never;
     }
   }
+}
+
+/** Whether a value is an error for `x == _|_`: bottom, or a struct with a permanent error inside. */
+function isBottom(v: Value): boolean {
+  if (v.t === "bottom") return true;
+  if (v.t === "vertex") {
+    const e = firstError(v.v);
+    return e !== undefined;
+  }
+  return false;
 }
 
 function hasVertex(v: Value): boolean {
@@ -257,7 +274,9 @@ function evalCall(x: ast.Call, env: Frame): Value {
       case "close": {
         const a = x.args[0];
         if (a === undefined || x.args.length !== 1) return bottom("eval", "close takes 1 argument", [x.pos]);
-        return anonymous(env, [{ expr: a, env, ctx: [new CloseCtx(false)], value: undefined, pos: a.pos, embed: false }]);
+        return anonymous(env, [
+          { expr: a, env, ctx: [new CloseCtx(false)], value: undefined, pos: a.pos, embed: false },
+        ]);
       }
       case "and": {
         const a = x.args[0];
@@ -265,14 +284,25 @@ function evalCall(x: ast.Call, env: Frame): Value {
         const lst = resolveDefaultValue(evalExpr(a, env));
         if (lst.t === "bottom") return lst;
         if (lst.t !== "vertex" || !lst.v.isList) {
-          return bottom("eval", `cannot use ${formatValue(lst)} (type ${typeName(lst)}) as list in argument 1 to and`, [a.pos]);
+          return bottom(
+            "eval",
+            `cannot use ${formatValue(lst)} (type ${typeName(lst)}) as list in argument 1 to and`,
+            [a.pos],
+          );
         }
         evaluate(lst.v);
         const conjs: import("./vertex.js").Conjunct[] = [];
         for (let i = 0; i < lst.v.listLen; i++) {
           const el = lst.v.arcs?.get(String(i));
           if (el !== undefined) {
-            conjs.push({ expr: undefined, env, ctx: NO_CLOSE, value: { t: "vertex", v: el }, pos: a.pos, embed: false });
+            conjs.push({
+              expr: undefined,
+              env,
+              ctx: NO_CLOSE,
+              value: { t: "vertex", v: el },
+              pos: a.pos,
+              embed: false,
+            });
           }
         }
         if (conjs.length === 0) return { t: "top" };

@@ -147,26 +147,30 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
   const value: CueValue = {
     errors,
     lookup(path) {
-      return withEngine(limits, () => {
-        let cur = v;
-        for (const label of path) {
-          evaluate(cur);
-          if (cur.disj !== undefined) {
-            const d = cur.disj;
-            const defs = d.values.filter((_, i) => d.hasDefault && d.defaults[i]);
-            if (defs.length !== 1 || defs[0] === undefined) return undefined;
-            cur = defs[0];
+      return withEngine(
+        limits,
+        () => {
+          let cur = v;
+          for (const label of path) {
             evaluate(cur);
+            if (cur.disj !== undefined) {
+              const d = cur.disj;
+              const defs = d.values.filter((_, i) => d.hasDefault && d.defaults[i]);
+              if (defs.length !== 1 || defs[0] === undefined) return undefined;
+              cur = defs[0];
+              evaluate(cur);
+            }
+            const next = cur.arcs?.get(label);
+            if (next === undefined) return undefined;
+            cur = next;
           }
-          const next = cur.arcs?.get(label);
-          if (next === undefined) return undefined;
-          cur = next;
-        }
-        evaluate(cur);
-        const errs: CueError[] = [];
-        collectErrors(cur, cur.path(), errs, 0);
-        return makeValue(cur, limits, errs);
-      }, () => undefined);
+          evaluate(cur);
+          const errs: CueError[] = [];
+          collectErrors(cur, cur.path(), errs, 0);
+          return makeValue(cur, limits, errs);
+        },
+        () => undefined,
+      );
     },
     unify(other) {
       const o = handles.get(other);
@@ -175,7 +179,15 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
       w.fieldType = REGULAR;
       const conj = (x: Vertex): Conjunct => ({
         expr: undefined,
-        env: { up: undefined, vertex: w, scope: undefined, lit: undefined, binds: undefined, lets: undefined, imports: undefined },
+        env: {
+          up: undefined,
+          vertex: w,
+          scope: undefined,
+          lit: undefined,
+          binds: undefined,
+          lets: undefined,
+          imports: undefined,
+        },
         ctx: NO_CLOSE,
         value: { t: "vertex", v: x },
         pos: x.conjuncts[0]?.pos ?? { file: "", offset: -1, line: 0, column: 0 },
@@ -192,30 +204,42 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
     },
     export() {
       if (errors.length > 0) return { ok: false, errors };
-      return withEngine<ExportResult>(limits, () => {
-        const errs: CueError[] = [];
-        const t = exportTree(v, v.path(), errs);
-        if (t === undefined || errs.length > 0) return { ok: false, errors: errs };
-        const { data, positions } = toData(t);
-        return { ok: true, data, positions };
-      }, overflow);
+      return withEngine<ExportResult>(
+        limits,
+        () => {
+          const errs: CueError[] = [];
+          const t = exportTree(v, v.path(), errs);
+          if (t === undefined || errs.length > 0) return { ok: false, errors: errs };
+          const { data, positions } = toData(t);
+          return { ok: true, data, positions };
+        },
+        overflow,
+      );
     },
     toJSON(indent = 4) {
       if (errors.length > 0) return { ok: false, errors };
-      return withEngine<{ ok: true; text: string } | { ok: false; errors: readonly CueError[] }>(limits, () => {
-        const errs: CueError[] = [];
-        const t = exportTree(v, v.path(), errs);
-        if (t === undefined || errs.length > 0) return { ok: false as const, errors: errs };
-        return { ok: true as const, text: toJSONText(t, indent) };
-      }, overflow);
+      return withEngine<{ ok: true; text: string } | { ok: false; errors: readonly CueError[] }>(
+        limits,
+        () => {
+          const errs: CueError[] = [];
+          const t = exportTree(v, v.path(), errs);
+          if (t === undefined || errs.length > 0) return { ok: false as const, errors: errs };
+          return { ok: true as const, text: toJSONText(t, indent) };
+        },
+        overflow,
+      );
     },
     validate(options) {
       if (!options?.concrete) return errors;
-      return withEngine(limits, () => {
-        const errs: CueError[] = [...errors];
-        exportTree(v, v.path(), errs);
-        return dedupe(errs);
-      }, (b) => [toCueError(b.err, [])]);
+      return withEngine(
+        limits,
+        () => {
+          const errs: CueError[] = [...errors];
+          exportTree(v, v.path(), errs);
+          return dedupe(errs);
+        },
+        (b) => [toCueError(b.err, [])],
+      );
     },
   };
   handles.set(value, { v, limits });

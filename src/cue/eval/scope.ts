@@ -53,7 +53,10 @@ export function newFrame(up: Frame | undefined, vertex: Vertex, lit: ast.StructL
 }
 
 /** What `name` denotes in a struct literal: small literals are scanned, large ones indexed. */
-export function lookupDecl(lit: ast.StructLit, name: string): ScopeEntry | ast.LetClause | string | undefined {
+export function lookupDecl(
+  lit: ast.StructLit,
+  name: string,
+): ScopeEntry | ast.LetClause | string | undefined {
   const decls = lit.decls;
   if (decls.length > 16) return scopeOf(lit).get(name);
   for (let i = 0; i < decls.length; i++) {
@@ -71,7 +74,15 @@ export function lookupDecl(lit: ast.StructLit, name: string): ScopeEntry | ast.L
 }
 
 export function bindFrame(up: Frame, binds: Map<string, Binding>): Frame {
-  return { up, vertex: up.vertex, scope: undefined, lit: undefined, binds, lets: undefined, imports: undefined };
+  return {
+    up,
+    vertex: up.vertex,
+    scope: undefined,
+    lit: undefined,
+    binds,
+    lets: undefined,
+    imports: undefined,
+  };
 }
 
 /** What an identifier resolved to. */

@@ -2,9 +2,9 @@
  * Value equality for builtins (`list.Contains`, `list.UniqueItems`).
  */
 
+import type * as ast from "../../syntax/ast.js";
 import { binaryOp } from "../ops.js";
 import type { Value } from "../values.js";
-import type * as ast from "../../syntax/ast.js";
 
 const noPos = { file: "", offset: -1, line: 0, column: 0 };
 const fake = (op: ast.BinaryOp): ast.Binary => {

@@ -16,7 +16,9 @@ function marshal(v: Value, name: string): string {
     const t = exportTree(v.v, [], errs);
     if (t === undefined || errs.length > 0) {
       const e = errs[0];
-      throw new ArgError(bottom(e?.code === "incomplete" ? "incomplete" : "eval", `${name}: ${e?.message ?? "invalid value"}`));
+      throw new ArgError(
+        bottom(e?.code === "incomplete" ? "incomplete" : "eval", `${name}: ${e?.message ?? "invalid value"}`),
+      );
     }
     return toJSONText(t, 0);
   }
@@ -25,7 +27,8 @@ function marshal(v: Value, name: string): string {
   w.status = 2;
   const errs: CueError[] = [];
   const t = exportTree(w, [], errs);
-  if (t === undefined) throw new ArgError(bottom("incomplete", `${name}: ${errs[0]?.message ?? "invalid value"}`));
+  if (t === undefined)
+    throw new ArgError(bottom("incomplete", `${name}: ${errs[0]?.message ?? "invalid value"}`));
   return toJSONText(t, 0);
 }
 
@@ -98,7 +101,10 @@ registerPackage("encoding/json", {
   }),
   Indent: fn(3, (a) => {
     try {
-      return { t: "string", v: reindent(str(a, 0, "json.Indent"), str(a, 1, "json.Indent"), str(a, 2, "json.Indent")) };
+      return {
+        t: "string",
+        v: reindent(str(a, 0, "json.Indent"), str(a, 1, "json.Indent"), str(a, 2, "json.Indent")),
+      };
     } catch (e) {
       return bottom("eval", `json.Indent: ${(e as Error).message}`);
     }

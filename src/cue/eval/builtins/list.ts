@@ -5,10 +5,10 @@
 
 import { resolveDefaultValue } from "../defaults.js";
 import { evaluate, valueOf } from "../evaluate.js";
-import { binaryOpValues } from "./compare.js";
 import { bottom, compareAtoms, FALSE, TRUE, type Value } from "../values.js";
 import { NO_CLOSE, Vertex } from "../vertex.js";
 import { concrete, elements, int, listArcs, listValues, num } from "./args.js";
+import { binaryOpValues } from "./compare.js";
 import { makeList, makeStruct } from "./make.js";
 import { ArgError, fn, registerPackage } from "./registry.js";
 
@@ -43,10 +43,28 @@ function sortWith(items: Value[], cmp: Value): Value[] {
     const w = new Vertex(undefined, "");
     w.isLet = true;
     const pos = { file: "", offset: -1, line: 0, column: 0 };
-    const env = { up: undefined, vertex: w, scope: undefined, lit: undefined, binds: undefined, lets: undefined, imports: undefined };
+    const env = {
+      up: undefined,
+      vertex: w,
+      scope: undefined,
+      lit: undefined,
+      binds: undefined,
+      lets: undefined,
+      imports: undefined,
+    };
     w.conjuncts = [
       { expr: undefined, env, ctx: NO_CLOSE, value: c, pos, embed: false },
-      { expr: undefined, env, ctx: NO_CLOSE, value: makeStruct([["x", x], ["y", y]]), pos, embed: false },
+      {
+        expr: undefined,
+        env,
+        ctx: NO_CLOSE,
+        value: makeStruct([
+          ["x", x],
+          ["y", y],
+        ]),
+        pos,
+        embed: false,
+      },
     ];
     evaluate(w);
     const l = w.arcs?.get("less");

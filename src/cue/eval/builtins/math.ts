@@ -3,9 +3,9 @@
  * deviation) and the `regexp` and `struct` packages.
  */
 
-import { bottom, FALSE, TRUE, type Value } from "../values.js";
-import { compileRegexp } from "../regex.js";
 import { RE2JS } from "re2js";
+import { compileRegexp } from "../regex.js";
+import { bottom, FALSE, TRUE, type Value } from "../values.js";
 import { concrete, int, num, regularArcs, str, structArg } from "./args.js";
 import { makeList, makeStruct } from "./make.js";
 import { ArgError, fn, registerPackage } from "./registry.js";
@@ -29,8 +29,22 @@ function toInt(name: string, op: (x: number) => number): ReturnType<typeof fn> {
 }
 
 registerPackage("math", {
-  Pi: { kind: "value", value: { t: "float", v: Math.PI, text: "3.14159265358979323846264338327950288419716939937510582097494459" } },
-  E: { kind: "value", value: { t: "float", v: Math.E, text: "2.71828182845904523536028747135266249775724709369995957496696763" } },
+  Pi: {
+    kind: "value",
+    value: {
+      t: "float",
+      v: Math.PI,
+      text: "3.14159265358979323846264338327950288419716939937510582097494459",
+    },
+  },
+  E: {
+    kind: "value",
+    value: {
+      t: "float",
+      v: Math.E,
+      text: "2.71828182845904523536028747135266249775724709369995957496696763",
+    },
+  },
   MaxInt64: { kind: "value", value: n(9223372036854775807n) },
   MinInt64: { kind: "value", value: n(-9223372036854775808n) },
   MaxInt32: { kind: "value", value: n(2147483647n) },
@@ -78,7 +92,13 @@ function re(a: Value[], name: string): RE2JS {
 }
 
 registerPackage("regexp", {
-  Match: fn(2, (a) => b(re(a, "regexp.Match").matcher(str(a, 1, "regexp.Match")).find())),
+  Match: fn(2, (a) =>
+    b(
+      re(a, "regexp.Match")
+        .matcher(str(a, 1, "regexp.Match"))
+        .find(),
+    ),
+  ),
   Valid: fn(1, (a) => b(compileRegexp(str(a, 0, "regexp.Valid")) instanceof RE2JS), { validator: true }),
   QuoteMeta: fn(1, (a) => ({ t: "string", v: RE2JS.quote(str(a, 0, "regexp.QuoteMeta")) })),
   Find: fn(2, (a) => {
@@ -110,19 +130,37 @@ registerPackage("regexp", {
   }),
   ReplaceAll: fn(3, (a) => {
     const r = re(a, "regexp.ReplaceAll");
-    return { t: "string", v: r.matcher(str(a, 1, "regexp.ReplaceAll")).replaceAll(str(a, 2, "regexp.ReplaceAll")) };
+    return {
+      t: "string",
+      v: r.matcher(str(a, 1, "regexp.ReplaceAll")).replaceAll(str(a, 2, "regexp.ReplaceAll")),
+    };
   }),
   ReplaceAllLiteral: fn(3, (a) => {
     const r = re(a, "regexp.ReplaceAllLiteral");
-    return { t: "string", v: r.matcher(str(a, 1, "regexp.ReplaceAllLiteral")).replaceAll(RE2JS.quoteReplacement(str(a, 2, "regexp.ReplaceAllLiteral"))) };
+    return {
+      t: "string",
+      v: r
+        .matcher(str(a, 1, "regexp.ReplaceAllLiteral"))
+        .replaceAll(RE2JS.quoteReplacement(str(a, 2, "regexp.ReplaceAllLiteral"))),
+    };
   }),
 });
 
 registerPackage("struct", {
-  MinFields: fn(2, (a) => b(regularArcs(structArg(a, 0, "struct.MinFields")).length >= Number(int(a, 1, "struct.MinFields"))), {
-    validator: true,
-  }),
-  MaxFields: fn(2, (a) => b(regularArcs(structArg(a, 0, "struct.MaxFields")).length <= Number(int(a, 1, "struct.MaxFields"))), {
-    validator: true,
-  }),
+  MinFields: fn(
+    2,
+    (a) =>
+      b(regularArcs(structArg(a, 0, "struct.MinFields")).length >= Number(int(a, 1, "struct.MinFields"))),
+    {
+      validator: true,
+    },
+  ),
+  MaxFields: fn(
+    2,
+    (a) =>
+      b(regularArcs(structArg(a, 0, "struct.MaxFields")).length <= Number(int(a, 1, "struct.MaxFields"))),
+    {
+      validator: true,
+    },
+  ),
 });

@@ -130,7 +130,13 @@ const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz
 function validTime(s: string): boolean {
   const m = rfc3339.exec(s);
   if (m === null) return false;
-  const [mo, d, h, mi, se] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
+  const [mo, d, h, mi, se] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && se <= 60;
 }
 
@@ -148,7 +154,8 @@ registerPackage("time", {
   ParseDuration: fn(1, (a) => {
     const s = str(a, 0, "time.ParseDuration");
     const d = parseDuration(s);
-    if (d === undefined) throw new ArgError(bottom("eval", `time.ParseDuration: invalid duration ${JSON.stringify(s)}`));
+    if (d === undefined)
+      throw new ArgError(bottom("eval", `time.ParseDuration: invalid duration ${JSON.stringify(s)}`));
     return n(d);
   }),
   FormatDuration: fn(1, (a) => ({ t: "string", v: formatDuration(int(a, 0, "time.FormatDuration")) })),

@@ -7,9 +7,9 @@
 import { resolveDefaultValue } from "../defaults.js";
 import { evaluate, valueOf } from "../evaluate.js";
 import { BOOL, BYTES, FLOAT, INT, NULL, NUMBER, STRING } from "../kinds.js";
+import { makeDisj } from "../meet.js";
 import { type BasicV, bottom, type Value } from "../values.js";
 import { concrete, int, listArcs } from "./args.js";
-import { makeDisj } from "../meet.js";
 import { ArgError, fn, registerPredeclared } from "./registry.js";
 
 function range(k: number, lo: Value, hi: Value): BasicV {
@@ -93,7 +93,13 @@ registerPredeclared(
     const arcs = listArcs(args, 0, "or");
     if (arcs.length === 0) return bottom("eval", "empty list in call to or");
     const values = arcs.map((a) => valueOf(a));
-    return makeDisj(values, values.map(() => false), false, undefined, []);
+    return makeDisj(
+      values,
+      values.map(() => false),
+      false,
+      undefined,
+      [],
+    );
   }),
 );
 

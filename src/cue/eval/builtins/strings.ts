@@ -2,7 +2,7 @@
  * The `strings` package (the commonly used subset of CUE's, with Go semantics).
  */
 
-import { type Value, TRUE, FALSE, bottom } from "../values.js";
+import { bottom, FALSE, TRUE, type Value } from "../values.js";
 import { int, listValues, str } from "./args.js";
 import { makeList } from "./make.js";
 import { fn, registerPackage } from "./registry.js";
@@ -37,14 +37,26 @@ function split(x: string, sep: string, limit: number): string[] {
 }
 
 registerPackage("strings", {
-  Contains: fn(2, (a) => b(str(a, 0, "strings.Contains").includes(str(a, 1, "strings.Contains"))), { validator: true }),
+  Contains: fn(2, (a) => b(str(a, 0, "strings.Contains").includes(str(a, 1, "strings.Contains"))), {
+    validator: true,
+  }),
   ContainsAny: fn(2, (a) => {
     const x = str(a, 0, "strings.ContainsAny");
     return b(runes(str(a, 1, "strings.ContainsAny")).some((c) => x.includes(c)));
   }),
-  ContainsRune: fn(2, (a) => b(str(a, 0, "strings.ContainsRune").includes(String.fromCodePoint(Number(int(a, 1, "strings.ContainsRune")))))),
-  HasPrefix: fn(2, (a) => b(str(a, 0, "strings.HasPrefix").startsWith(str(a, 1, "strings.HasPrefix"))), { validator: true }),
-  HasSuffix: fn(2, (a) => b(str(a, 0, "strings.HasSuffix").endsWith(str(a, 1, "strings.HasSuffix"))), { validator: true }),
+  ContainsRune: fn(2, (a) =>
+    b(
+      str(a, 0, "strings.ContainsRune").includes(
+        String.fromCodePoint(Number(int(a, 1, "strings.ContainsRune"))),
+      ),
+    ),
+  ),
+  HasPrefix: fn(2, (a) => b(str(a, 0, "strings.HasPrefix").startsWith(str(a, 1, "strings.HasPrefix"))), {
+    validator: true,
+  }),
+  HasSuffix: fn(2, (a) => b(str(a, 0, "strings.HasSuffix").endsWith(str(a, 1, "strings.HasSuffix"))), {
+    validator: true,
+  }),
   Index: fn(2, (a) => {
     const x = str(a, 0, "strings.Index");
     return n(byteIndex(x, x.indexOf(str(a, 1, "strings.Index"))));
@@ -81,9 +93,22 @@ registerPackage("strings", {
   }),
   Split: fn(2, (a) => makeList(split(str(a, 0, "strings.Split"), str(a, 1, "strings.Split"), -1).map(s))),
   SplitN: fn(3, (a) =>
-    makeList(split(str(a, 0, "strings.SplitN"), str(a, 1, "strings.SplitN"), Number(int(a, 2, "strings.SplitN"))).map(s)),
+    makeList(
+      split(
+        str(a, 0, "strings.SplitN"),
+        str(a, 1, "strings.SplitN"),
+        Number(int(a, 2, "strings.SplitN")),
+      ).map(s),
+    ),
   ),
-  Fields: fn(1, (a) => makeList(str(a, 0, "strings.Fields").split(/\s+/).filter((x) => x !== "").map(s))),
+  Fields: fn(1, (a) =>
+    makeList(
+      str(a, 0, "strings.Fields")
+        .split(/\s+/)
+        .filter((x) => x !== "")
+        .map(s),
+    ),
+  ),
   Replace: fn(4, (a) => {
     const x = str(a, 0, "strings.Replace");
     const old = str(a, 1, "strings.Replace");
@@ -100,7 +125,13 @@ registerPackage("strings", {
     }
     return s(out);
   }),
-  ReplaceAll: fn(3, (a) => s(str(a, 0, "strings.ReplaceAll").split(str(a, 1, "strings.ReplaceAll")).join(str(a, 2, "strings.ReplaceAll")))),
+  ReplaceAll: fn(3, (a) =>
+    s(
+      str(a, 0, "strings.ReplaceAll")
+        .split(str(a, 1, "strings.ReplaceAll"))
+        .join(str(a, 2, "strings.ReplaceAll")),
+    ),
+  ),
   Repeat: fn(2, (a) => {
     const c = int(a, 1, "strings.Repeat");
     if (c < 0n || c > 1_000_000n) return bottom("eval", "strings.Repeat: invalid count");
@@ -109,11 +140,22 @@ registerPackage("strings", {
   ToUpper: fn(1, (a) => s(str(a, 0, "strings.ToUpper").toUpperCase())),
   ToLower: fn(1, (a) => s(str(a, 0, "strings.ToLower").toLowerCase())),
   ToTitle: fn(1, (a) => s(str(a, 0, "strings.ToTitle").toUpperCase())),
-  Title: fn(1, (a) => s(str(a, 0, "strings.Title").replace(/(^|[^\p{L}\p{N}_'])(\p{L})/gu, (_m, p: string, c: string) => p + c.toUpperCase()))),
+  Title: fn(1, (a) =>
+    s(
+      str(a, 0, "strings.Title").replace(
+        /(^|[^\p{L}\p{N}_'])(\p{L})/gu,
+        (_m, p: string, c: string) => p + c.toUpperCase(),
+      ),
+    ),
+  ),
   TrimSpace: fn(1, (a) => s(str(a, 0, "strings.TrimSpace").trim())),
   Trim: fn(2, (a) => s(trimSet(str(a, 0, "strings.Trim"), str(a, 1, "strings.Trim"), true, true))),
-  TrimLeft: fn(2, (a) => s(trimSet(str(a, 0, "strings.TrimLeft"), str(a, 1, "strings.TrimLeft"), true, false))),
-  TrimRight: fn(2, (a) => s(trimSet(str(a, 0, "strings.TrimRight"), str(a, 1, "strings.TrimRight"), false, true))),
+  TrimLeft: fn(2, (a) =>
+    s(trimSet(str(a, 0, "strings.TrimLeft"), str(a, 1, "strings.TrimLeft"), true, false)),
+  ),
+  TrimRight: fn(2, (a) =>
+    s(trimSet(str(a, 0, "strings.TrimRight"), str(a, 1, "strings.TrimRight"), false, true)),
+  ),
   TrimPrefix: fn(2, (a) => {
     const x = str(a, 0, "strings.TrimPrefix");
     const p = str(a, 1, "strings.TrimPrefix");
@@ -124,12 +166,20 @@ registerPackage("strings", {
     const p = str(a, 1, "strings.TrimSuffix");
     return s(p !== "" && x.endsWith(p) ? x.slice(0, x.length - p.length) : x);
   }),
-  MinRunes: fn(2, (a) => b(runes(str(a, 0, "strings.MinRunes")).length >= Number(int(a, 1, "strings.MinRunes"))), {
-    validator: true,
-  }),
-  MaxRunes: fn(2, (a) => b(runes(str(a, 0, "strings.MaxRunes")).length <= Number(int(a, 1, "strings.MaxRunes"))), {
-    validator: true,
-  }),
+  MinRunes: fn(
+    2,
+    (a) => b(runes(str(a, 0, "strings.MinRunes")).length >= Number(int(a, 1, "strings.MinRunes"))),
+    {
+      validator: true,
+    },
+  ),
+  MaxRunes: fn(
+    2,
+    (a) => b(runes(str(a, 0, "strings.MaxRunes")).length <= Number(int(a, 1, "strings.MaxRunes"))),
+    {
+      validator: true,
+    },
+  ),
   Runes: fn(1, (a) => makeList(runes(str(a, 0, "strings.Runes")).map((c) => n(c.codePointAt(0) ?? 0)))),
   SliceRunes: fn(3, (a) => {
     const r = runes(str(a, 0, "strings.SliceRunes"));
