@@ -5,6 +5,7 @@ import { formatPath } from "./diagnostic.js";
 import type { DocPath, Locator } from "./locate.js";
 import { createLocator } from "./locate.js";
 import { LABEL_KEY_PATTERN, RESOURCES_KEY_PATTERN, SINK_KEY_PATTERN, VARS_KEY_PATTERN } from "./patterns.js";
+import { exportRaw } from "./raw-document.js";
 import { branchDefinition, unknownFieldAdvice } from "./schema-fields.js";
 import type { ConfigProfile, UnionKind } from "./type-checks.js";
 import { allowedTypes, checkTypes, explainedBy } from "./type-checks.js";
@@ -56,12 +57,12 @@ export function diagnosticsFromCueErrors(
   errors: readonly CueError[],
   doc: FailedDocument,
 ): ConfigDiagnostic[] {
-  const exported = doc.user.export();
-  const raw = exported.ok ? exported.data : undefined;
-  const locator = createLocator(raw, exported.ok ? exported.positions : undefined, doc.file, doc.text);
+  const exported = exportRaw(doc.user, errors);
+  const raw = exported?.data;
+  const locator = createLocator(raw, exported?.positions, doc.file, doc.text);
   const ctx: Context = { doc, raw, locator };
   const out: ConfigDiagnostic[] = [];
-  const refused = exported.ok ? checkTypes(raw, doc.profile) : [];
+  const refused = checkTypes(raw, doc.profile);
   for (const r of refused) out.push(at(locator.at(r.reportAt), r.reportAt, r.message));
 
   const byUnion = new Map<string, { kind: UnionKind; root: readonly string[]; errors: CueError[] }>();

@@ -37,7 +37,11 @@ describe("loadConfig rejects, one diagnostic per problem, at the user's position
 });
 
 describe("loadConfig reports every problem of a document in one run", () => {
-  const doc = `hostz: {}
+  /** [name, document, [line:column, message substring][] in the order reported]. */
+  const cases: [string, string, [string, string][]][] = [
+    [
+      "schema problems everywhere",
+      `hostz: {}
 resources: PASSWORD: "x"
 hosts: {
 	web1: {
@@ -50,27 +54,41 @@ hosts: {
 		labels: Env: "prod"
 	}
 }
-`;
-  /** [line:column, message substring], in the order reported. */
-  const want: [string, string][] = [
-    ["1:1", `hostz: unknown top-level field "hostz"`],
-    ["2:12", `resources.PASSWORD: resources key "PASSWORD" must have the form USER<digits>`],
-    ["6:17", `hosts.web1.check.type: unknown check type "htp"`],
-    ["7:78", "hosts.web1.services.load.check.max_attempts: invalid value 0; want an int >= 1"],
-    ["9:2", `hosts.db1.address: missing required field "address"`],
-    ["11:11", `hosts.db1.labels.Env: label key "Env" must match`],
+`,
+      [
+        ["1:1", `hostz: unknown top-level field "hostz"`],
+        ["2:12", `resources.PASSWORD: resources key "PASSWORD" must have the form USER<digits>`],
+        ["6:17", `hosts.web1.check.type: unknown check type "htp"`],
+        ["7:78", "hosts.web1.services.load.check.max_attempts: invalid value 0; want an int >= 1"],
+        ["9:2", `hosts.db1.address: missing required field "address"`],
+        ["11:11", `hosts.db1.labels.Env: label key "Env" must match`],
+      ],
+    ],
+    [
+      "a document that is not concrete on its own",
+      `hosts: web1: {address: string, check: {type: "htp"}}
+hosts: web2: {address: "b", check: {type: "tcp", address: "b"}}
+`,
+      [
+        ["1:24", "hosts.web1.address: incomplete value"],
+        ["1:46", `hosts.web1.check.type: unknown check type "htp"`],
+        ["2:59", `hosts.web2.check.address: invalid value "b"; want a non-empty "host:port"`],
+      ],
+    ],
   ];
-  it("lists them sorted by position", () => {
-    const r = loadConfig({ file: "many.cue", text: doc });
-    assert.equal(r.ok, false);
-    if (r.ok) return;
-    const got = r.diagnostics.map((d) => [`${d.line}:${d.column}`, d.message]);
-    assert.equal(got.length, want.length, r.diagnostics.map(formatDiagnostic).join("\n"));
-    for (const [i, [pos, msg]] of want.entries()) {
-      assert.equal(got[i]?.[0], pos, String(got[i]?.[1]));
-      assert.ok(got[i]?.[1]?.includes(msg), `${got[i]?.[1]} lacks ${msg}`);
-    }
-  });
+  for (const [name, doc, want] of cases) {
+    it(name, () => {
+      const r = loadConfig({ file: "many.cue", text: doc });
+      assert.equal(r.ok, false);
+      if (r.ok) return;
+      const got = r.diagnostics.map((d) => [`${d.line}:${d.column}`, d.message]);
+      assert.equal(got.length, want.length, r.diagnostics.map(formatDiagnostic).join("\n"));
+      for (const [i, [pos, msg]] of want.entries()) {
+        assert.equal(got[i]?.[0], pos, String(got[i]?.[1]));
+        assert.ok(got[i]?.[1]?.includes(msg), `${got[i]?.[1]} lacks ${msg}`);
+      }
+    });
+  }
 });
 
 describe("loadConfig accepts", () => {
