@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { compile } from "../cue/index.js";
 import { SCHEMA_PATTERNS } from "./patterns.js";
 import { schemaSource } from "./schema-source.js";
 
@@ -19,6 +20,7 @@ function schemaPatterns(text: string): Map<string, string> {
 describe("schema.cue patterns", () => {
   const { text } = schemaSource();
   const inSchema = schemaPatterns(text);
+  const compiled = compile([{ name: "schema.cue", text }]);
 
   it("lists the same pattern names as the runtime", () => {
     assert.deepEqual([...inSchema.keys()].sort(), Object.keys(SCHEMA_PATTERNS).sort());
@@ -26,6 +28,11 @@ describe("schema.cue patterns", () => {
   for (const [name, re] of Object.entries(SCHEMA_PATTERNS)) {
     it(`${name} is the same regex in schema.cue and patterns.ts`, () => {
       assert.equal(inSchema.get(name), re.source);
+    });
+    it(`${name} evaluates in CUE to the same regex`, () => {
+      const v = compiled.lookup(["#patterns", name])?.export();
+      assert.ok(v?.ok, `#patterns.${name} does not evaluate`);
+      assert.equal(v.data, re.source);
     });
     it(`${name} is enforced by the schema through #patterns`, () => {
       assert.ok(text.includes(`=~#patterns.${name}`), `schema.cue never uses #patterns.${name}`);
