@@ -7,10 +7,18 @@ import type {
   SnmpPrivProto,
   StaleStatus,
 } from "../model/config.js";
-import { DEFAULT_FLAP, DEFAULT_SCHEDULE, SNMP_AUTH_PROTOS, SNMP_PRIV_PROTOS } from "../model/config.js";
+import {
+  DEFAULT_SCHEDULE,
+  DEFAULT_FLAP as MODEL_DEFAULT_FLAP,
+  SNMP_AUTH_PROTOS,
+  SNMP_PRIV_PROTOS,
+} from "../model/config.js";
 import type { Obj, Reader } from "./decode-reader.js";
 import type { DocPath } from "./locate.js";
 import { unknownTypeMessage } from "./type-checks.js";
+
+/** The defaults, frozen: every check that keeps them shares this one object. */
+const DEFAULT_FLAP: FlapConfig = Object.freeze({ ...MODEL_DEFAULT_FLAP });
 
 const STALE_STATUSES: readonly StaleStatus[] = ["UNKNOWN", "WARNING", "CRITICAL"];
 
@@ -23,6 +31,7 @@ export function decodeCheckField(r: Reader, parent: Obj, path: DocPath): CheckCo
       freshnessThresholdMs: 0,
       staleStatus: "UNKNOWN",
       ...DEFAULT_SCHEDULE,
+      flap: DEFAULT_FLAP,
     });
   return decodeCheck(r, o, [...path, "check"]);
 }

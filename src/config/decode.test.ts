@@ -71,6 +71,8 @@ describe("decodeConfig on plain data", () => {
     assert.ok(Object.isFrozen(a));
     assert.ok(Object.isFrozen(a.check));
     assert.ok(Object.isFrozen(a.parents));
+    assert.ok(Object.isFrozen(a.check.flap));
+    assert.ok(Object.isFrozen(a.labels));
     assert.throws(() => (r.config.hosts as Map<string, unknown>).set("b", {}), TypeError);
     assert.throws(() => (r.config.hosts as Map<string, unknown>).delete("a"), TypeError);
   });

@@ -121,6 +121,30 @@ describe("loadConfig decodes what CUE computed", () => {
   });
 });
 
+describe("loadConfig returns an immutable Config", () => {
+  it("every object, array and map of examples/full.cue is frozen", () => {
+    const r = loadConfig({
+      file: "full.cue",
+      text: readFileSync(join(repoRoot(), "examples/full.cue"), "utf8"),
+    });
+    assert.ok(r.ok);
+    const seen = new Set<unknown>();
+    const walk = (v: unknown, path: string): void => {
+      if (v === null || typeof v !== "object" || seen.has(v)) return;
+      seen.add(v);
+      assert.ok(Object.isFrozen(v), `${path} is not frozen`);
+      if (v instanceof Map) {
+        assert.throws(() => (v as Map<unknown, unknown>).set("x", 1), TypeError, `${path} accepts set()`);
+        for (const [k, x] of v) walk(x, `${path}.${String(k)}`);
+      } else {
+        for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+      }
+    };
+    walk(r.config, "config");
+    assert.ok(seen.size > 30, `walked only ${seen.size} objects`);
+  });
+});
+
 /** The Config as plain JSON: maps become objects in insertion order. */
 function toJson(config: Config): string {
   return `${JSON.stringify(config, (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v), 2)}\n`;
