@@ -11,16 +11,16 @@
  */
 
 import { splitPath } from "./attr-args.js";
-import type { EngineError, EngineValue } from "./engine.js";
+import type { Engine, EngineError, EngineValue } from "./engine.js";
 import { diffPlain, type Plain, plainFromJSON } from "./plain.js";
 
 /** A parsed debug-printer value. */
 export type DebugNode =
-  | { readonly t: "atom"; readonly value: Plain }
+  | { readonly t: "atom"; readonly value: Plain; readonly raw: string }
   | { readonly t: "error"; readonly code: string }
   | { readonly t: "struct"; readonly fields: readonly DebugField[] }
-  | { readonly t: "list"; readonly items: readonly DebugField[] }
-  | { readonly t: "other"; readonly text: string };
+  | { readonly t: "list"; readonly items: readonly DebugField[]; readonly open: boolean }
+  | { readonly t: "other"; readonly text: string; readonly kind: string; readonly body: string };
 
 export interface DebugField {
   readonly label: string;
@@ -94,7 +94,9 @@ export function parseDebug(text: string): DebugNode | undefined {
       // Empty `{ }` or a field block.
       if (text[i] === "}") {
         i++;
-        return kind.endsWith("list") ? { t: "list", items: [] } : { t: "struct", fields: [] };
+        return kind.endsWith("list")
+          ? { t: "list", items: [], open: kind === "list" }
+          : { t: "struct", fields: [] };
       }
       i = save;
       const fields: DebugField[] = [];
@@ -110,16 +112,22 @@ export function parseDebug(text: string): DebugNode | undefined {
         }
         fields.push(field());
       }
-      if (kind.endsWith("list")) return { t: "list", items: fields };
+      if (kind.endsWith("list")) return { t: "list", items: fields, open: kind === "list" };
       return { t: "struct", fields };
     }
     const body = balanced().trim();
+    if (kind === "_|_" && body.split("\n").some((l) => l.trim() !== "" && !l.trim().startsWith("//"))) {
+      // An error value that still shows fields (an error propagated from a child): not modelled.
+      return { t: "other", text: `(${kind}){ ${body} }`, kind, body };
+    }
     if (kind === "_|_") {
       const m = /\/\/ \[([a-z ]+)\]/.exec(body);
       return { t: "error", code: m?.[1] ?? "eval" };
     }
     const atom = atomOf(kind, body);
-    return atom === undefined ? { t: "other", text: `(${kind}){ ${body} }` } : { t: "atom", value: atom };
+    return atom === undefined
+      ? { t: "other", text: `(${kind}){ ${body} }`, kind, body }
+      : { t: "atom", value: atom, raw: body };
   };
   const field = (): DebugField => {
     let label: string;
@@ -185,7 +193,13 @@ function atomOf(kind: string, body: string): Plain | undefined {
 export function parseErrorListing(text: string): string[] | undefined {
   const paths: string[] = [];
   for (const line of text.split("\n")) {
-    if (line.trim() === "" || /^\s/.test(line)) continue;
+    if (line.trim() === "") continue;
+    if (/^\s/.test(line)) {
+      // Only position lines may be indented; anything else is another format.
+      if (!/^\s+\S*:\d+:\d+$/.test(line)) return undefined;
+      continue;
+    }
+    if (line.startsWith("(") || line.startsWith("Errors:") || line.startsWith("Result:")) return undefined;
     const m = /^([^\s:]+(?:\.[^\s:]+)*|"[^"]*"(?:\.\S+)?): /.exec(line);
     if (m === null) {
       // A message without a path (`conflicting values...` at the root) still counts as an error.
@@ -200,11 +214,132 @@ export function parseErrorListing(text: string): string[] | undefined {
 /** The outcome of comparing a golden section. */
 export type GoldenOutcome = { status: "passed" } | { status: "failed" | "unsupported"; reason: string };
 
-/** Compares a debug tree with the evaluated value. */
-export function compareDebug(root: EngineValue, node: DebugNode): GoldenOutcome {
+/**
+ * Compares a debug tree with the evaluated value. Trees with non-concrete parts are compared with
+ * the engine's CUE-level equality (`inspect.equal`) against the tree rewritten as CUE, when the
+ * engine offers it and the tree can be written as CUE (closed lists only); error leaves are then
+ * also checked for their code.
+ */
+export function compareDebug(engine: Engine, root: EngineValue, node: DebugNode): GoldenOutcome {
   const why = uncheckable(node, []);
-  if (why !== undefined) return { status: "unsupported", reason: why };
-  return compareNode(root, [], node);
+  if (why === undefined) return compareNode(root, [], node);
+  const equal = engine.inspect.equal;
+  if (equal === undefined) return { status: "unsupported", reason: why };
+  const text = toCue(node);
+  if (text === undefined) return { status: "unsupported", reason: `${why} (cannot be written as CUE)` };
+  const compiled = engine.compile([{ name: "golden.cue", text: `__golden: ${text}\n` }]);
+  const want = compiled.lookup(["__golden"]);
+  if (want === undefined || compiled.errors.some((e) => e.code === "syntax")) {
+    return {
+      status: "unsupported",
+      reason: `golden rewritten as CUE does not compile: ${compiled.errors[0]?.message}`,
+    };
+  }
+  if (!equal(root, want)) {
+    let got = "";
+    try {
+      got =
+        engine.describe === undefined
+          ? ""
+          : `; got ${engine.describe(root).replace(/\s+/g, " ").slice(0, 200)}`;
+    } catch {
+      got = "";
+    }
+    return { status: "failed", reason: `not equal to ${text.replace(/\s+/g, " ").slice(0, 200)}${got}` };
+  }
+  return checkErrorLeaves(root, [], node);
+}
+
+function checkErrorLeaves(root: EngineValue, path: readonly string[], n: DebugNode): GoldenOutcome {
+  if (n.t === "error") return compareNode(root, path, n);
+  const fields = n.t === "struct" ? n.fields : n.t === "list" ? n.items : [];
+  for (const f of fields) {
+    const r = checkErrorLeaves(root, [...path, f.label], f.value);
+    if (r.status !== "passed") return r;
+  }
+  return { status: "passed" };
+}
+
+/** The debug tree as a CUE expression, or undefined when it cannot be written faithfully. */
+export function toCue(n: DebugNode): string | undefined {
+  switch (n.t) {
+    case "atom":
+      return n.raw;
+    case "error":
+      return "_|_";
+    case "other":
+      return scalarCue(n.body);
+    case "list": {
+      if (n.open) return undefined;
+      const items: string[] = [];
+      for (const f of n.items) {
+        const x = toCue(f.value);
+        if (x === undefined) return undefined;
+        items.push(x);
+      }
+      return `[${items.join(", ")}]`;
+    }
+    case "struct": {
+      const fields: string[] = [];
+      for (const f of n.fields) {
+        const x = toCue(f.value);
+        if (x === undefined) return undefined;
+        const label = /^[#_]?#?[A-Za-z_$][A-Za-z0-9_$]*$/.test(f.label) ? f.label : JSON.stringify(f.label);
+        fields.push(`${label}${f.mark}: ${x}`);
+      }
+      return `{${fields.join(", ")}}`;
+    }
+    default: {
+      const never: never = n;
+      return String(never);
+    }
+  }
+}
+
+/** A debug scalar body (`int`, `&(>=1, <=5)`, `|(*(int){ 1 }, (int){ 2 })`) as CUE. */
+function scalarCue(body: string): string | undefined {
+  if (body.startsWith("&(") && body.endsWith(")")) {
+    const parts = splitTop(body.slice(2, -1)).map(scalarCue);
+    if (parts.some((p) => p === undefined)) return undefined;
+    return parts.map((p) => `(${p})`).join(" & ");
+  }
+  if (body.startsWith("|(") && body.endsWith(")")) {
+    const parts: string[] = [];
+    for (const el of splitTop(body.slice(2, -1))) {
+      const def = el.startsWith("*");
+      const node = parseDebug(def ? el.slice(1) : el);
+      const x = node === undefined ? undefined : toCue(node);
+      if (x === undefined) return undefined;
+      parts.push(`${def ? "*" : ""}(${x})`);
+    }
+    return parts.join(" | ");
+  }
+  if (body.includes("\n") || body.includes("//")) return undefined;
+  return body;
+}
+
+/** Splits at top-level commas (outside brackets and strings). */
+function splitTop(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '"' || c === "'") {
+      const q = c;
+      i++;
+      while (i < s.length && s[i] !== q) i += s[i] === "\\" ? 2 : 1;
+      continue;
+    }
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") depth--;
+    else if (c === "," && depth === 0) {
+      out.push(s.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(s.slice(start).trim());
+  return out.filter((x) => x !== "");
 }
 
 function uncheckable(n: DebugNode, path: readonly string[]): string | undefined {

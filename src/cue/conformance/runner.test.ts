@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type * as ast from "../syntax/ast.js";
 import { parseFile } from "../syntax/parser.js";
-import { splitAttrArgs } from "./attr-args.js";
+import { splitAttrArgs, splitPath } from "./attr-args.js";
 import type { Engine, EngineError, EngineValue } from "./engine.js";
-import { parseDebug, parseErrorListing } from "./golden.js";
+import { parseDebug, parseErrorListing, toCue } from "./golden.js";
 import { runArchive } from "./runner.js";
+import { parseTxtar } from "./txtar.js";
 
 /**
  * A stand-in engine that evaluates only literal data (and `_|_` as an error), so the runner's
@@ -237,6 +238,42 @@ describe("helpers", () => {
       ["b c", "?", "error"],
       ["l", "", "list"],
     ]);
+  });
+
+  it("rewrites debug trees as CUE", () => {
+    const cases: [string, string | undefined][] = [
+      ["(int){ &(>=1, <=5, int) }", "(>=1) & (<=5) & (int)"],
+      ["(int){ |(*(int){ 1 }, (int){ 2 }) }", "*(1) | (2)"],
+      [
+        '(struct){\n  "a-b"?: (string){ string }\n  #D: (#list){\n    0: (bool){ true }\n  }\n}',
+        '{"a-b"?: string, #D: [true]}',
+      ],
+      ["(list){\n  0: (int){ 1 }\n}", undefined],
+      ["(_|_){\n  // [eval] x\n}", "_|_"],
+    ];
+    for (const [debug, cue] of cases) {
+      const t = parseDebug(debug);
+      assert.ok(t !== undefined, debug);
+      assert.equal(toCue(t), cue);
+    }
+  });
+
+  it("reads txtar archives", () => {
+    const a = parseTxtar("comment line\n-- a.cue --\nx: 1\n-- out/eval --\n-- b/c.cue --\ny: 2\nno newline");
+    assert.equal(a.comment, "comment line\n");
+    assert.deepEqual(
+      a.files.map((f) => [f.name, f.data]),
+      [
+        ["a.cue", "x: 1\n"],
+        ["out/eval", ""],
+        ["b/c.cue", "y: 2\nno newline\n"],
+      ],
+    );
+    assert.deepEqual(parseTxtar("just text\n").files, []);
+  });
+
+  it("splits CUE paths", () => {
+    assert.deepEqual(splitPath('a.#b."c.d"._e.0'), ["a", "#b", "c.d", "_e", "0"]);
   });
 
   it("parses error listings", () => {

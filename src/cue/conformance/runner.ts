@@ -145,11 +145,24 @@ export function runArchive(
   if (golden === undefined)
     return [{ name: archive, status: "unsupported", reason: "no out/evalalpha or out/eval" }];
   let outcome: GoldenOutcome;
+  // `Errors: … Result: <tree>`: the tree carries the errors as leaves.
+  const resultAt = golden.data.startsWith("Errors:") ? golden.data.indexOf("\nResult:\n") : -1;
+  const goldenText = resultAt >= 0 ? golden.data.slice(resultAt + "\nResult:\n".length) : golden.data;
+  const unsupported = root.errors.find((e) => e.code === "unsupported");
+  if (unsupported !== undefined) {
+    return [
+      {
+        name: `${archive} (${golden.name})`,
+        status: "unsupported",
+        reason: `engine: ${unsupported.message}`,
+      },
+    ];
+  }
   try {
-    const tree = parseDebug(golden.data);
-    if (tree !== undefined) outcome = compareDebug(root, tree);
+    const tree = parseDebug(goldenText);
+    if (tree !== undefined) outcome = compareDebug(engine, root, tree);
     else {
-      const listing = parseErrorListing(golden.data);
+      const listing = resultAt >= 0 ? undefined : parseErrorListing(goldenText);
       outcome =
         listing === undefined
           ? { status: "unsupported", reason: "unrecognized golden format" }

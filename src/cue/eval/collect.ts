@@ -10,6 +10,7 @@ import type { Pos } from "../syntax/position.js";
 import { constValue } from "./const-cache.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
+import { step } from "./engine.js";
 import { applyPatternsToArc } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
@@ -74,6 +75,11 @@ export function inDefinition(v: Vertex): boolean {
 
 /** Unifies one conjunct into `v`. */
 export function addConjunct(v: Vertex, c: Conjunct): void {
+  const lim = step();
+  if (lim !== undefined) {
+    setErr(v, lim);
+    return;
+  }
   if (c.value !== undefined) {
     addValue(v, c.value, c);
     return;
@@ -187,6 +193,11 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
       setErr(v, bottom("eval", `cannot use function ${val.name} as value`, [c.pos]));
       return;
     case "bottom":
+      if (val.err.code === "cycle") {
+        // Resolved later if the vertex turns out concrete anyway.
+        v.cycleErr ??= val;
+        return;
+      }
       setErr(v, val);
       v.scalar = val;
       return;
@@ -211,10 +222,13 @@ export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
  * Self references and reference cycles contribute nothing (`a: a` is `_`).
  */
 export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
-  if (r === v) return;
-  if (v.expanding?.includes(r)) return;
+  if (r === v || v.expanding?.includes(r)) {
+    // A cyclic embedding contributes the whole vertex: it allows every label.
+    for (const g of c.ctx) groupOf(v, g).open = true;
+    return;
+  }
   for (let a = v.parent; a !== undefined; a = a.parent) {
-    if (a === r) {
+    if (a === r || a.cloneOf === r) {
       setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
       return;
     }
@@ -226,7 +240,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   if (v.conjuncts.length === 1) {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     let n = 0;
-    for (let a = v.parent; a !== undefined && n < 64; a = a.parent, n++) {
+    for (let a = v.parent; a !== undefined && n < 16; a = a.parent, n++) {
       if (a.expanded?.includes(r)) {
         setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
         return;
@@ -235,7 +249,11 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   }
   v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : [...v.expanded, r];
   let ctx = c.ctx;
-  if (!c.embed && !r.isLet && inDefinition(r)) ctx = [...ctx, new CloseCtx(true)];
+  if (!r.isLet && inDefinition(r)) {
+    const cc = new CloseCtx(true);
+    if (c.embed) cc.skipAt = v;
+    ctx = [...ctx, cc];
+  }
   v.expanding = v.expanding === undefined ? [r] : [...v.expanding, r];
   for (const rc of r.conjuncts) {
     const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : [...ctx, ...rc.ctx];
@@ -249,7 +267,8 @@ function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
   if (r.err !== undefined) setErr(v, r.err);
   if (r.isList) {
     v.isList = true;
-    (v.listParts ??= []).push({
+    v.listParts ??= [];
+    v.listParts.push({
       len: r.listLen,
       open: r.listOpen,
       rest: undefined,
@@ -305,6 +324,22 @@ function isClosingEmbed(e: ast.Expr): boolean {
   }
 }
 
+/** Embeddings that contribute fields are unified in declaration order (it decides field order). */
+function isStructural(e: ast.Expr): boolean {
+  switch (e.kind) {
+    case "Struct":
+    case "Ident":
+    case "Selector":
+      return true;
+    case "Call":
+      return e.fn.kind === "Ident" && e.fn.name === "close";
+    case "Paren":
+      return isStructural(e.expr);
+    default:
+      return false;
+  }
+}
+
 interface LitInfo {
   readonly strong: boolean;
   readonly closingEmbed: boolean;
@@ -322,6 +357,7 @@ function infoOf(lit: ast.StructLit): LitInfo {
         case "Embed":
           embeds++;
           if (isClosingEmbed(d.expr)) closingEmbed = true;
+          else if (d.expr.kind === "Struct" && infoOf(d.expr).closingEmbed) closingEmbed = true;
           break;
         case "Comprehension":
           embeds++;
@@ -376,10 +412,11 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
   let ctx = c.ctx;
-  if (info.closingEmbed) ctx = [...ctx, new CloseCtx(true)];
+  if (info.closingEmbed && !c.embed) ctx = [...ctx, new CloseCtx(false)];
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   for (const g of ctx) groupOf(v, g);
+  let hasEmbed = false;
   for (const d of lit.decls) {
     switch (d.kind) {
       case "Field":
@@ -392,7 +429,8 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             break;
           case "PatternLabel": {
             const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
-            (v.patterns ??= []).push(p);
+            v.patterns ??= [];
+            v.patterns.push(p);
             for (const g of ctx) groupOf(v, g).patterns.push(p);
             if (v.patternsApplied && v.arcs !== undefined) {
               for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
@@ -400,15 +438,19 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             break;
           }
           default:
-            (v.deferred ??= []).push({ decl: d, env: frame, ctx });
+            v.deferred ??= [];
+            v.deferred.push({ decl: d, env: frame, ctx });
             break;
         }
         break;
       case "Embed":
-        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+        if (isStructural(d.expr)) {
+          addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+        } else hasEmbed = true;
         break;
       case "Comprehension":
-        (v.deferred ??= []).push({ decl: d, env: frame, ctx });
+        v.deferred ??= [];
+        v.deferred.push({ decl: d, env: frame, ctx });
         break;
       case "Ellipsis":
         for (const g of ctx) groupOf(v, g).open = true;
@@ -421,7 +463,15 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       default: {
         const never: never = d;
-        return never;
+        throw new Error(`unexpected declaration ${String(never)}`);
+      }
+    }
+  }
+  if (hasEmbed) {
+    // Embeddings after the fields: they may refer to fields declared later in the literal.
+    for (const d of lit.decls) {
+      if (d.kind === "Embed" && !isStructural(d.expr)) {
+        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
       }
     }
   }
@@ -460,7 +510,8 @@ function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
     a.declPos = appendPos(a.declPos, el.pos);
     idx++;
   }
-  (v.listParts ??= []).push({
+  v.listParts ??= [];
+  v.listParts.push({
     len: idx,
     open: lit.ellipsis !== undefined,
     rest: lit.ellipsis?.type,
@@ -571,7 +622,7 @@ export function runComprehension(
       }
       default: {
         const never: never = cl;
-        return never;
+        throw new Error(`unexpected clause ${String(never)}`);
       }
     }
   };
@@ -606,7 +657,17 @@ export function runDeferred(v: Vertex): void {
       else continue;
       const lv = resolveDefaultValue(evalExpr(labelExpr, d.env));
       if (lv.t === "string") {
-        addField(v, lv.v, field, d.env, d.ctx);
+        let env = d.env;
+        const alias = field.alias ?? (lbl.kind === "DynamicLabel" ? lbl.alias : undefined);
+        if (alias !== undefined) {
+          const binds = new Map<string, import("./vertex.js").Binding>();
+          binds.set(
+            alias.name,
+            field.alias !== undefined ? { t: "vertex", v: newArc(v, lv.v) } : { t: "value", v: lv },
+          );
+          env = bindFrame(d.env, binds);
+        }
+        addField(v, lv.v, field, env, d.ctx);
         continue;
       }
       if (lv.t === "bottom") {

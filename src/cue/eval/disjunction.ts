@@ -120,7 +120,8 @@ export function addDisjunction(v: Vertex, c: Conjunct): void {
     if (t !== undefined) addConjunct(v, t.c);
     return;
   }
-  (v.pending ??= []).push({ node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
+  v.pending ??= [];
+  v.pending.push({ node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
 }
 
 /** Records a disjunction value containing structs (e.g. from `or([...])`). */
@@ -137,7 +138,8 @@ export function addValueDisjunction(v: Vertex, d: DisjV, c: Conjunct): void {
     if (t !== undefined) addConjunct(v, t.c);
     return;
   }
-  (v.pending ??= []).push({ node, occ, terms, hasDefault: d.hasDefault });
+  v.pending ??= [];
+  v.pending.push({ node, occ, terms, hasDefault: d.hasDefault });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -351,6 +353,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     if (k === pend.length) {
       const w = new Vertex(v.parent, v.label);
       counters.clones++;
+      w.cloneOf = v.cloneOf ?? v;
       w.fieldType = v.fieldType;
       w.declPos = v.declPos;
       w.depth = v.depth;

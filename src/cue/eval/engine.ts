@@ -21,7 +21,7 @@ export interface Engine {
   limitErr: BottomV | undefined;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxSteps: 50_000_000, maxDepth: 400, maxDisjuncts: 10_000 };
+export const DEFAULT_LIMITS: Limits = { maxSteps: 20_000_000, maxDepth: 400, maxDisjuncts: 10_000 };
 
 let current: Engine | undefined;
 

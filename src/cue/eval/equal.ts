@@ -3,6 +3,7 @@
  * disjuncts and by the inspection hooks).
  */
 
+import { step } from "./engine.js";
 import { evaluate } from "./evaluate.js";
 import { kindName } from "./kinds.js";
 import { formatValue, isAtom, type Value } from "./values.js";
@@ -65,6 +66,7 @@ function equalAlt(a: Alt, b: Alt, depth: number): boolean {
 
 export function equalVertex(a: Vertex, b: Vertex, depth: number): boolean {
   if (depth > 200) return true;
+  if (step() !== undefined) return false;
   const xa = alts(a);
   const xb = alts(b);
   if (xa.length === 1 && xb.length === 1) return equalAlt(xa[0] as Alt, xb[0] as Alt, depth);
@@ -93,7 +95,8 @@ function equalSingle(a: Vertex, b: Vertex, depth: number): boolean {
   if (a.err !== undefined) return true;
   if (a.isList !== b.isList) return false;
   if (a.isList) {
-    if (a.listLen !== b.listLen || a.listOpen !== b.listOpen) return false;
+    // As cue's diff: the open/closed state of a list is not compared, only its elements.
+    if (a.listLen !== b.listLen) return false;
   } else {
     if (a.structMark > 0 !== b.structMark > 0) return false;
     if (a.structMark === 0 && scalarText(a.scalar) !== scalarText(b.scalar)) return false;

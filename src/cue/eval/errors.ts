@@ -17,7 +17,7 @@ export type ErrCode =
   | "limit";
 
 /** An error carried by a bottom value. `path` is filled in when the error is attached to a field. */
-export interface EvalError {
+export interface ErrInfo {
   readonly code: ErrCode;
   readonly message: string;
   positions: Pos[];
@@ -58,7 +58,7 @@ export function normalizePositions(ps: readonly Pos[]): Pos[] {
   return out;
 }
 
-export function toCueError(e: EvalError, path: readonly string[]): CueError {
+export function toCueError(e: ErrInfo, path: readonly string[]): CueError {
   return {
     path: [...path],
     code: e.code,

@@ -10,8 +10,20 @@ import { engine, step } from "./engine.js";
 import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { bindFrame } from "./scope.js";
-import { type BottomV, bottom, formatValue, type Value } from "./values.js";
-import { COLLECTING, EVALUATED, NEW, OPTIONAL, type PatternEntry, REGULAR, type Vertex } from "./vertex.js";
+import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
+import {
+  type Binding,
+  type CloseCtx,
+  COLLECTING,
+  type Conjunct,
+  EVALUATED,
+  type Group,
+  NEW,
+  OPTIONAL,
+  type PatternEntry,
+  REGULAR,
+  type Vertex,
+} from "./vertex.js";
 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
 export function evaluate(v: Vertex): void {
@@ -50,9 +62,27 @@ function evaluateInner(v: Vertex): void {
     v.status = EVALUATED;
     return;
   }
-  for (let i = 0; i < v.conjuncts.length; i++) {
-    const c = v.conjuncts[i];
-    if (c !== undefined) addConjunct(v, c);
+  // Literal conjuncts first: a concrete value known early lets reference cycles resolve
+  // (`x: y + 1, y: x - 1, x: 2`).
+  const cs = v.conjuncts;
+  let deferred = false;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i] as Conjunct;
+    if (c.expr !== undefined && !isLiteral(c.expr)) {
+      deferred = true;
+      continue;
+    }
+    addConjunct(v, c);
+  }
+  if (deferred) {
+    for (let i = 0; i < v.conjuncts.length; i++) {
+      const c = v.conjuncts[i] as Conjunct;
+      if (c.expr !== undefined && !isLiteral(c.expr)) addConjunct(v, c);
+    }
+  }
+  if (v.cycleErr !== undefined) {
+    if (!isAtom(v.scalar) && v.structMark === 0 && !v.isList) setErr(v, v.cycleErr);
+    v.cycleErr = undefined;
   }
   if (v.pending !== undefined && resolveDisjunctions(v)) {
     v.status = EVALUATED;
@@ -68,6 +98,19 @@ function evaluateInner(v: Vertex): void {
   checkClosed(v);
   checkKinds(v);
   v.status = EVALUATED;
+}
+
+function isLiteral(e: import("../syntax/ast.js").Expr): boolean {
+  switch (e.kind) {
+    case "Int":
+    case "Float":
+    case "String":
+    case "Bool":
+    case "Null":
+      return true;
+    default:
+      return false;
+  }
 }
 
 function patternMatches(p: PatternEntry, label: string): boolean {
@@ -86,10 +129,14 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
   if (list === undefined) return;
   for (const p of list) {
     if (!patternMatches(p, a.label)) continue;
-    const env =
-      p.label.alias !== undefined
-        ? bindFrame(p.env, new Map([[p.label.alias.name, { t: "value", v: { t: "string", v: a.label } }]]))
-        : p.env;
+    let env = p.env;
+    if (p.label.alias !== undefined || p.field.alias !== undefined) {
+      const binds = new Map<string, Binding>();
+      if (p.label.alias !== undefined)
+        binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: a.label } });
+      if (p.field.alias !== undefined) binds.set(p.field.alias.name, { t: "vertex", v: a });
+      env = bindFrame(p.env, binds);
+    }
     a.addConj({
       expr: p.field.value,
       env,
@@ -154,10 +201,13 @@ function finishList(v: Vertex): void {
 function checkClosed(v: Vertex): void {
   const groups = v.groups;
   if (groups === undefined || v.arcs === undefined || v.isList) return;
+  const keys = [...groups.keys()];
+  const vals = [...groups.values()];
   for (const [label, a] of v.arcs) {
     if (label.startsWith("_") || label.startsWith("#")) continue;
-    for (const g of groups.values()) {
-      if (g.open || g.labels.has(label)) continue;
+    for (let i = 0; i < vals.length; i++) {
+      const g = vals[i] as Group;
+      if (g.open || g.labels.has(label) || (keys[i] as CloseCtx).skipAt === v) continue;
       if (g.patterns.some((p) => patternMatches(p, label))) continue;
       if (a.fieldType === OPTIONAL) {
         // An optional field a closed struct does not allow is simply not there.
@@ -207,7 +257,7 @@ function checkKinds(v: Vertex): void {
     v.scalar = { t: "top" };
     return;
   }
-  if (s.t === "basic" && s.validators.length > 0 && s.bounds.length === 0) {
+  if (s.t === "basic" && s.k & (v.isList ? 64 : 128) && s.bounds.every((b) => b.op === "!=")) {
     for (const val of s.validators) {
       const r = val.check(me);
       if (r === undefined) continue;
@@ -222,8 +272,9 @@ function checkKinds(v: Vertex): void {
 }
 
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
-export function valueOf(v: Vertex): Value {
+export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
+    if (isAtom(v.scalar)) return v.scalar;
     return bottom("cycle", `cycle with field ${v.path().join(".") || v.label}`);
   }
   evaluate(v);
@@ -231,7 +282,7 @@ export function valueOf(v: Vertex): Value {
   if (v.disj !== undefined) {
     return {
       t: "disj",
-      values: v.disj.values.map((x) => valueOf(x)),
+      values: v.disj.values.map((x) => vertexValue(x)),
       defaults: v.disj.defaults,
       hasDefault: v.disj.hasDefault,
     };

@@ -8,7 +8,7 @@ import type { Pos } from "../syntax/position.js";
 import { resolveDefaultValue } from "./defaults.js";
 import {
   type CueError,
-  type EvalError,
+  type ErrInfo,
   normalizePositions,
   type Position,
   toCueError,
@@ -29,7 +29,7 @@ export type Tree =
   | { readonly k: "list"; readonly items: Tree[]; readonly pos: Pos[][] }
   | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly pos: Pos[][] };
 
-function err(errs: CueError[], e: EvalError, path: readonly string[]): undefined {
+function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
   errs.push(toCueError(e, e.path ?? path));
   return undefined;
 }

@@ -8,7 +8,7 @@ import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/regist
 import { addConjunct } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
-import { evaluate, firstError, refresh, valueOf } from "./evaluate.js";
+import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
 import { resolveName } from "./scope.js";
@@ -36,7 +36,8 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
     if (v.status === COLLECTING) return { t: "vertex", v };
     evaluate(v);
     if (v.err !== undefined) return { t: "value", v: v.err };
-    if (v.disj !== undefined) return { t: "value", v: valueOf(v) };
+    if (v.disj !== undefined) return { t: "value", v: vertexValue(v) };
+    if (!v.isList && v.structMark === 0 && v.arcs === undefined) return { t: "value", v: vertexValue(v) };
     return { t: "vertex", v };
   }
   const val = evalExpr(x, env);
@@ -134,14 +135,23 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
   if (!isAtom(iv))
     return { t: "value", v: bottom("incomplete", `non-concrete index ${formatValue(iv)}`, [x.index.pos]) };
   if (v.isList) {
+    if (iv.t === "string") {
+      return { t: "value", v: bottom("eval", `undefined field: ${JSON.stringify(iv.v)}`, [x.index.pos]) };
+    }
     if (iv.t !== "int") {
       return {
         t: "value",
-        v: bottom("eval", `invalid index ${formatValue(iv)} (type ${typeName(iv)})`, [x.index.pos]),
+        v: bottom("eval", `invalid index ${formatValue(iv)} (invalid type ${typeName(iv)})`, [x.index.pos]),
       };
     }
     const i = Number(iv.v);
-    if (i < 0 || i >= v.listLen) {
+    if (i < 0) {
+      return {
+        t: "value",
+        v: bottom("eval", `invalid index ${iv.v} (index must be non-negative)`, [x.index.pos]),
+      };
+    }
+    if (i >= v.listLen) {
       return {
         t: "value",
         v: bottom("eval", `index out of range [${iv.v}] with length ${v.listLen}`, [x.index.pos]),
@@ -195,7 +205,7 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
     case "Index": {
       const r = resolveRef(x, env);
       if (r.t === "value") return r.v;
-      return valueOf(r.v);
+      return vertexValue(r.v);
     }
     case "Struct":
     case "List":
@@ -264,7 +274,7 @@ export function anonymous(env: Frame, conjuncts: import("./vertex.js").Conjunct[
   w.isLet = true;
   w.fieldType = 0;
   w.conjuncts = conjuncts;
-  return valueOf(w);
+  return vertexValue(w);
 }
 
 function evalCall(x: ast.Call, env: Frame): Value {

@@ -10,15 +10,13 @@ import { evaluate } from "./evaluate.js";
 import type { CueValue } from "./instance.js";
 import { vertexOf } from "./instance.js";
 import { kindName } from "./kinds.js";
-import { formatValue, isAtom, kindOf, type Value } from "./values.js";
-import { OPTIONAL, type Vertex } from "./vertex.js";
+import { kindOf } from "./values.js";
+import type { Vertex } from "./vertex.js";
 
 function isClosed(v: Vertex): boolean {
   evaluate(v);
   if (v.structMark > 0 && inDefinition(v)) return true;
-  if (v.groups === undefined) return false;
-  for (const g of v.groups.values()) if (!g.open) return true;
-  return false;
+  return v.groups !== undefined && v.groups.size > 0;
 }
 
 /** Hooks exported as `inspect` from the package index. */

@@ -166,7 +166,16 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
           }
           evaluate(cur);
           const errs: CueError[] = [];
-          collectErrors(cur, cur.path(), errs, 0);
+          const base = cur.path();
+          collectErrors(cur, base, errs, 0);
+          // Per the spec a struct is bottom when a regular field is, recursively: the looked-up
+          // value carries its first such descendant error at its own path too.
+          const inherited = errs.find(
+            (e) =>
+              e.path.length > base.length &&
+              e.path.slice(base.length).every((l) => !l.startsWith("_") && !l.startsWith("#")),
+          );
+          if (inherited !== undefined) errs.unshift({ ...inherited, path: base });
           return makeValue(cur, limits, errs);
         },
         () => undefined,

@@ -4,6 +4,7 @@
  */
 
 import type { Pos } from "../syntax/position.js";
+import type { ErrInfo } from "./errors.js";
 import { INT, kindName, TOP_KIND } from "./kinds.js";
 import { matchRegexp } from "./regex.js";
 import {
@@ -20,13 +21,33 @@ import {
   type Value,
 } from "./values.js";
 
+/** An error whose message is formatted only when read (most conflicts just eliminate disjuncts). */
+class ConflictInfo implements ErrInfo {
+  readonly code = "eval" as const;
+  positions: Pos[];
+  #a: Value;
+  #b: Value;
+  #text: string | undefined;
+  constructor(a: Value, b: Value, positions: readonly Pos[]) {
+    this.#a = a;
+    this.#b = b;
+    this.positions = [...positions];
+  }
+  get message(): string {
+    if (this.#text === undefined) {
+      const ka = kindOf(this.#a);
+      const kb = kindOf(this.#b);
+      let msg = `conflicting values ${formatValue(this.#a)} and ${formatValue(this.#b)}`;
+      if ((ka & kb) === 0) msg += ` (mismatched types ${kindName(ka)} and ${kindName(kb)})`;
+      this.#text = msg;
+    }
+    return this.#text;
+  }
+}
+
 /** `conflicting values a and b`, with the mismatched types when the kinds differ. */
 export function conflict(a: Value, b: Value, positions: readonly Pos[] = []): BottomV {
-  const ka = kindOf(a);
-  const kb = kindOf(b);
-  let msg = `conflicting values ${formatValue(a)} and ${formatValue(b)}`;
-  if ((ka & kb) === 0) msg += ` (mismatched types ${kindName(ka)} and ${kindName(kb)})`;
-  return bottom("eval", msg, positions);
+  return { t: "bottom", err: new ConflictInfo(a, b, positions) };
 }
 
 /** Whether a concrete value satisfies a bound; undefined when the value is not comparable. */
@@ -74,6 +95,7 @@ function checkAtom(c: BasicV, a: Value, positions: readonly Pos[]): Value {
     const ok = checkBound(b, a);
     if (ok === true) continue;
     if (ok === false) {
+      if (b.op === "!=" && c.bounds.length === 1) return conflict(a, c, positions);
       return bottom("eval", `invalid value ${formatValue(a)} (out of bound ${formatBound(b)})`, positions);
     }
     return ok;
@@ -142,7 +164,21 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
       return checkAtom({ t: "basic", k, bounds, validators }, lo.v, positions);
     }
   }
-  return { t: "basic", k, bounds, validators };
+  return { t: "basic", k, bounds: dropRedundantNe(bounds), validators };
+}
+
+/** `>5 & !=5` is `>5`: a `!=` outside the range adds nothing. */
+function dropRedundantNe(bounds: Bound[]): Bound[] {
+  if (!bounds.some((b) => b.op === "!=")) return bounds;
+  return bounds.filter((b) => {
+    if (b.op !== "!=") return true;
+    for (const o of bounds) {
+      if (o === b || o.op === "!=" || o.op === "=~" || o.op === "!~") continue;
+      const ok = checkBound(o, b.v);
+      if (ok === false) return false;
+    }
+    return true;
+  });
 }
 
 function meetDisjDisj(a: DisjV, b: DisjV, positions: readonly Pos[]): Value {
@@ -172,16 +208,21 @@ function meetDisj(d: DisjV, other: Value, positions: readonly Pos[]): Value {
   const values: Value[] = [];
   const defaults: boolean[] = [];
   let first: BottomV | undefined;
+  let failed = 0;
   for (let i = 0; i < d.values.length; i++) {
     const x = d.values[i];
     if (x === undefined) continue;
     const r = meet(x, other, positions);
     if (r.t === "bottom") {
       first ??= r;
+      failed++;
       continue;
     }
     values.push(r);
     defaults.push(d.defaults[i] ?? false);
+  }
+  if (values.length === 0 && failed > 1 && first !== undefined) {
+    return bottom("eval", `${failed} errors in empty disjunction:`, first.err.positions);
   }
   return makeDisj(values, defaults, d.hasDefault, first, positions);
 }
@@ -204,7 +245,11 @@ export function makeDisj(
       firstErr ??= v;
       continue;
     }
-    const j = outV.findIndex((w) => isAtom(w) && isAtom(v) && w.t === v.t && compareOrEq(w, v));
+    const j = outV.findIndex(
+      (w) =>
+        (isAtom(w) && isAtom(v) && w.t === v.t && compareOrEq(w, v)) ||
+        (w.t === "basic" && v.t === "basic" && formatValue(w) === formatValue(v)),
+    );
     if (j >= 0) {
       outD[j] = (outD[j] ?? false) || (defaults[i] ?? false);
       continue;

@@ -174,13 +174,13 @@ function vertexEqual(a: Vertex, b: Vertex): boolean | Value {
   for (const [k, x] of la) {
     const y = mb.get(k);
     if (y === undefined) return false;
-    const r = deepEqual(resolveDefaultValue(valueOfLazy(x)), resolveDefaultValue(valueOfLazy(y)));
+    const r = deepEqual(resolveDefaultValue(vertexValueLazy(x)), resolveDefaultValue(vertexValueLazy(y)));
     if (r !== true) return r;
   }
   return true;
 }
 
-import { valueOf as valueOfLazy } from "./evaluate.js";
+import { vertexValue as vertexValueLazy } from "./evaluate.js";
 
 /** Binary operators other than `&` and `|`. */
 export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary): Value {
@@ -212,19 +212,6 @@ export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary):
       }
       const eq = deepEqual(a, b);
       if (typeof eq !== "boolean") return eq;
-      if (
-        eq === false &&
-        a.t !== b.t &&
-        !(num(a) !== undefined && num(b) !== undefined) &&
-        a.t !== "null" &&
-        b.t !== "null"
-      ) {
-        return bottom(
-          "eval",
-          `invalid operands ${formatValue(a)} and ${formatValue(b)} to '${op}' (type ${typeName(a)} and ${typeName(b)})`,
-          [x.left.pos, x.right.pos],
-        );
-      }
       return (op === "==") === eq ? TRUE : FALSE;
     }
     case "<":

@@ -4,7 +4,7 @@
  */
 
 import type { Pos } from "../syntax/position.js";
-import type { ErrCode, EvalError } from "./errors.js";
+import type { ErrCode, ErrInfo } from "./errors.js";
 import { BOOL, BYTES, FLOAT, INT, kindName, LIST, NULL, NUMBER, STRING, STRUCT, TOP_KIND } from "./kinds.js";
 import type { Vertex } from "./vertex.js";
 
@@ -13,7 +13,7 @@ export interface TopV {
 }
 export interface BottomV {
   readonly t: "bottom";
-  readonly err: EvalError;
+  readonly err: ErrInfo;
 }
 export interface NullV {
   readonly t: "null";

@@ -40,6 +40,8 @@ export type Scope = ReadonlyMap<string, ScopeEntry>;
 /** A closedness context: one reference to a definition (or one `close()`), per vertex level. */
 export class CloseCtx {
   readonly recursive: boolean;
+  /** An embedded definition does not close the struct it is embedded in (only below it). */
+  skipAt: Vertex | undefined;
   #children: Map<string, CloseCtx> | undefined;
   constructor(recursive: boolean) {
     this.recursive = recursive;
@@ -119,6 +121,17 @@ export interface VertexDisj {
   readonly hasDefault: boolean;
 }
 
+function sameFrame(a: Frame, b: Frame): boolean {
+  return (
+    a === b ||
+    (a.lit === b.lit &&
+      a.vertex === b.vertex &&
+      a.up === b.up &&
+      a.binds === undefined &&
+      b.binds === undefined)
+  );
+}
+
 /** Appends a position, keeping small arrays exact-size. */
 export function appendPos(arr: Pos[] | undefined, p: Pos): Pos[] {
   if (arr === undefined) return [p];
@@ -168,6 +181,10 @@ export class Vertex {
   lateConjuncts = false;
   /** Rejected by a closed struct. */
   notAllowed = false;
+  /** A reference cycle met while collecting; an error only if the vertex stays non-concrete. */
+  cycleErr: BottomV | undefined;
+  /** The vertex this one is a disjunct clone of. */
+  cloneOf: Vertex | undefined;
   /** A let binding's vertex (not an arc of its parent). */
   isLet = false;
 
@@ -181,6 +198,11 @@ export class Vertex {
   /** Adds a conjunct (small arrays are kept exact-size: most vertices have one to three). */
   addConj(c: Conjunct): void {
     const cs = this.conjuncts;
+    if (c.expr !== undefined) {
+      // The same expression reaching a vertex twice through equivalent scopes (e.g. a definition
+      // referenced by a field and by a pattern) is one conjunct.
+      for (const d of cs) if (d.expr === c.expr && sameFrame(d.env, c.env)) return;
+    }
     if (cs.length < 8) this.conjuncts = [...cs, c];
     else cs.push(c);
   }

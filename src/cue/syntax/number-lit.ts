@@ -24,6 +24,8 @@ const multipliers: Record<string, bigint> = {
 
 /** Decodes the raw text of a number token as produced by the lexer. */
 export function decodeNumber(raw: string): NumberValue {
+  // Fast path: a short plain decimal integer.
+  if (raw.length < 16 && /^(?:0|[1-9][0-9]*)$/.test(raw)) return { kind: "int", value: BigInt(Number(raw)) };
   const text = raw.replace(/_/g, "");
   if (raw.includes("__") || raw.endsWith("_"))
     return { kind: "error", message: `illegal '_' in number ${raw}` };

@@ -408,6 +408,10 @@ function createParser(ctx: Ctx, start: number, end: number) {
 
   const clauseKeyword = (): "for" | "if" | "let" | undefined => {
     if (ty() !== "IDENT") return undefined;
+    // Cheap test first: this runs for every declaration.
+    const len = tok.end - tok.start;
+    const c0 = text.charCodeAt(tok.start);
+    if (!((len === 3 && (c0 === 102 || c0 === 108)) || (len === 2 && c0 === 105))) return undefined;
     const w = tokText(tok);
     if (w !== "for" && w !== "if" && w !== "let") return undefined;
     const p = peek();
@@ -469,6 +473,8 @@ function createParser(ctx: Ctx, start: number, end: number) {
     enter();
     try {
       const label = toLabel(labelExpr);
+      // Share the label's position object when the field starts at its label (no alias).
+      const fieldPos = labelExpr.pos.offset === s ? labelExpr.pos : pos(s);
       if (label.kind === "PatternLabel" && constraint !== "regular") {
         addError(labelExpr.end, "pattern constraints cannot be optional or required");
       }
@@ -492,7 +498,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
           constraint,
           value,
           attributes: noAttributes,
-          pos: pos(s),
+          pos: fieldPos,
           end: value.end,
         };
       }
@@ -508,7 +514,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
           constraint,
           value,
           attributes: noAttributes,
-          pos: pos(s),
+          pos: fieldPos,
           end: inner.end,
         };
       }
@@ -523,7 +529,7 @@ function createParser(ctx: Ctx, start: number, end: number) {
         attributes = list;
       }
       const e = attributes.length > 0 ? (attributes[attributes.length - 1]?.end ?? value.end) : value.end;
-      return { kind: "Field", label, alias, constraint, value, attributes, pos: pos(s), end: e };
+      return { kind: "Field", label, alias, constraint, value, attributes, pos: fieldPos, end: e };
     } finally {
       leave();
     }
@@ -914,8 +920,9 @@ function createParser(ctx: Ctx, start: number, end: number) {
   const stringLit = (t: Token): ast.StringLit | ast.BytesLit | ast.Interpolation => {
     const info = t.str ?? { bytes: false, multiline: false, parts: [] };
     const p = pos(t.start);
-    if (info.parts.every((x) => typeof x === "string")) {
-      const v = (info.parts as string[]).join("");
+    const parts0 = info.parts;
+    if (parts0.length <= 1 && (parts0.length === 0 || typeof parts0[0] === "string")) {
+      const v = (parts0[0] as string | undefined) ?? "";
       if (info.bytes)
         return { kind: "Bytes", value: binaryToBytes(v), multiline: info.multiline, pos: p, end: t.end };
       return { kind: "String", value: v, multiline: info.multiline, pos: p, end: t.end };

@@ -4,7 +4,7 @@
  */
 
 import { resolveDefaultValue } from "../defaults.js";
-import { evaluate, valueOf } from "../evaluate.js";
+import { evaluate, vertexValue } from "../evaluate.js";
 import { bottom, formatValue, isAtom, typeName, type Value } from "../values.js";
 import { REGULAR, type Vertex } from "../vertex.js";
 import { ArgError } from "./registry.js";
@@ -79,7 +79,7 @@ export function elements(l: Vertex): Vertex[] {
 
 /** The concrete element values of a list argument. */
 export function listValues(args: readonly Value[], i: number, fname: string): Value[] {
-  return listArcs(args, i, fname).map((a, k) => concrete([valueOf(a)], 0, `${fname} (element ${k})`));
+  return listArcs(args, i, fname).map((a, k) => concrete([vertexValue(a)], 0, `${fname} (element ${k})`));
 }
 
 export function structArg(args: readonly Value[], i: number, fname: string): Vertex {

@@ -9,5 +9,6 @@ import "./list.js";
 import "./math.js";
 import "./net-time.js";
 import "./json.js";
+import "./match.js";
 
 export { ArgError, fn, type Member, registerPackage, registerPredeclared } from "./registry.js";

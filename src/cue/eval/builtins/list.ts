@@ -4,7 +4,7 @@
  */
 
 import { resolveDefaultValue } from "../defaults.js";
-import { evaluate, valueOf } from "../evaluate.js";
+import { evaluate, vertexValue } from "../evaluate.js";
 import { bottom, compareAtoms, FALSE, TRUE, type Value } from "../values.js";
 import { NO_CLOSE, Vertex } from "../vertex.js";
 import { concrete, elements, int, listArcs, listValues, num } from "./args.js";
@@ -16,7 +16,7 @@ const n = (v: number | bigint): Value => ({ t: "int", v: BigInt(v) });
 const b = (v: boolean): Value => (v ? TRUE : FALSE);
 
 function elemValues(a: Value[], i: number, name: string): Value[] {
-  return listArcs(a, i, name).map((x) => valueOf(x));
+  return listArcs(a, i, name).map((x) => vertexValue(x));
 }
 
 function sumOf(vals: Value[], name: string, mul: boolean): Value {
@@ -69,7 +69,7 @@ function sortWith(items: Value[], cmp: Value): Value[] {
     evaluate(w);
     const l = w.arcs?.get("less");
     if (l === undefined) throw new ArgError(bottom("eval", "list.Sort: comparator has no field less"));
-    const r = resolveDefaultValue(valueOf(l));
+    const r = resolveDefaultValue(vertexValue(l));
     if (r.t !== "bool") throw new ArgError(bottom("incomplete", "list.Sort: less is not a concrete bool"));
     return r.v;
   };
@@ -96,7 +96,7 @@ function sortBuiltin(items: Value[], cmp: Value): Value[] {
 function flatten(v: Value, depth: number, out: Value[]): void {
   const r = resolveDefaultValue(v);
   if (r.t === "vertex" && r.v.isList && depth !== 0) {
-    for (const e of elements(r.v)) flatten(valueOf(e), depth - 1, out);
+    for (const e of elements(r.v)) flatten(vertexValue(e), depth - 1, out);
     return;
   }
   out.push(r);
@@ -110,7 +110,7 @@ registerPackage("list", {
     for (const l of elemValues(a, 0, "list.Concat")) {
       const r = resolveDefaultValue(l);
       if (r.t !== "vertex" || !r.v.isList) return bottom("eval", "list.Concat: element is not a list");
-      for (const e of elements(r.v)) out.push(valueOf(e));
+      for (const e of elements(r.v)) out.push(vertexValue(e));
     }
     return makeList(out);
   }),

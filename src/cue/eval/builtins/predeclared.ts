@@ -5,7 +5,7 @@
  */
 
 import { resolveDefaultValue } from "../defaults.js";
-import { evaluate, valueOf } from "../evaluate.js";
+import { evaluate, vertexValue } from "../evaluate.js";
 import { BOOL, BYTES, FLOAT, INT, NULL, NUMBER, STRING } from "../kinds.js";
 import { makeDisj } from "../meet.js";
 import { type BasicV, bottom, type Value } from "../values.js";
@@ -92,7 +92,7 @@ registerPredeclared(
   fn(1, (args) => {
     const arcs = listArcs(args, 0, "or");
     if (arcs.length === 0) return bottom("eval", "empty list in call to or");
-    const values = arcs.map((a) => valueOf(a));
+    const values = arcs.map((a) => vertexValue(a));
     return makeDisj(
       values,
       values.map(() => false),
@@ -128,3 +128,12 @@ intOp("mod", (a, b) => {
 });
 intOp("quo", (a, b) => a / b);
 intOp("rem", (a, b) => a % b);
+
+registerPredeclared(
+  "error",
+  fn(1, (args) => {
+    const m = resolveDefaultValue(args[0] as Value);
+    if (m.t === "string") return bottom("user", m.v);
+    return bottom("user", "error");
+  }),
+);

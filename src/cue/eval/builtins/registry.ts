@@ -81,7 +81,7 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
     if (args.length < min || (!def.variadic && args.length > def.params)) {
       return bottom(
         "eval",
-        `${qualified}: expected ${def.params} arguments, got ${args.length}`,
+        `${args.length < min ? "not enough" : "too many"} arguments in call to ${qualified} (have ${args.length}, want ${def.params})`,
         pos ? [pos] : [],
       );
     }

@@ -40,10 +40,14 @@ registerPackage("strings", {
   Contains: fn(2, (a) => b(str(a, 0, "strings.Contains").includes(str(a, 1, "strings.Contains"))), {
     validator: true,
   }),
-  ContainsAny: fn(2, (a) => {
-    const x = str(a, 0, "strings.ContainsAny");
-    return b(runes(str(a, 1, "strings.ContainsAny")).some((c) => x.includes(c)));
-  }),
+  ContainsAny: fn(
+    2,
+    (a) => {
+      const x = str(a, 0, "strings.ContainsAny");
+      return b(runes(str(a, 1, "strings.ContainsAny")).some((c) => x.includes(c)));
+    },
+    { validator: true },
+  ),
   ContainsRune: fn(2, (a) =>
     b(
       str(a, 0, "strings.ContainsRune").includes(
