@@ -229,7 +229,8 @@ function translate(e: CueError, ctx: Context, pos: SourcePosition, path: DocPath
   const hint = constraintHint(path, raw);
   const prefix = `${formatPath(e.path)}: `;
   const detail = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
-  if (hint === undefined) return at(pos, path, detail);
+  // A reference error is about the user's expression, not about what the field accepts.
+  if (hint === undefined || /reference .* not found/.test(detail)) return at(pos, path, detail);
   // A pattern or non-empty bound says in regex what the hint says in words.
   if (VAGUE.test(detail) || /mismatched types|out of bound (=~|!="")/.test(detail)) {
     const value = rawValueText(raw, path);

@@ -580,6 +580,11 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     doc: `hosts: a: {address: "a", check: ${TCP}, services: s: »"x"}\n`,
     message: `hosts.a.services.s: invalid value "x"; want a struct (one service)`,
   },
+  {
+    name: "unquoted label value (a reference)",
+    doc: `hosts: web1: {address: "a", labels: env: »prod, check: ${TCP}}\n`,
+    message: `hosts.web1.labels.env: reference "prod" not found`,
+  },
   { name: "syntax error", doc: `hosts: {\n\tweb1: »: 1\n}\n`, message: "" },
   { name: "conflict inside the user's document", doc: `hosts: {}\nx: »1\nx: 2\n`, message: "x" },
 ];
