@@ -59,7 +59,15 @@ export interface EngineInspect {
   kind?(v: EngineValue): string;
   /** Whether a struct is closed. */
   closed?(v: EngineValue): boolean;
+  /** cue's `Value.Allows`: may a struct or list gain this field / any string field / any index? */
+  allows?(v: EngineValue, selector: AllowsSelector): boolean;
 }
+
+/** The selector of `@test(allows, …)`: a label, `string` (any regular field) or `int` (any index). */
+export type AllowsSelector =
+  | { readonly kind: "label"; readonly name: string }
+  | { readonly kind: "anyString" }
+  | { readonly kind: "anyIndex" };
 
 export interface Engine {
   /** A CUE-like rendering of a value for failure messages (the engine's `debugText`, if exported). */

@@ -13,8 +13,15 @@
 import type * as ast from "../syntax/ast.js";
 import { parseExpression } from "../syntax/parser.js";
 import { type AttrArg, splitAttrArgs, splitPath } from "./attr-args.js";
-import type { Engine, EngineError, EngineValue } from "./engine.js";
+import type { AllowsSelector, Engine, EngineError, EngineOptions, EngineValue } from "./engine.js";
+import { checkPermute } from "./permute.js";
 import { diffPlain, type Plain, plainFromExpr, plainFromJSON } from "./plain.js";
+
+/** How strictly assertions are checked. */
+export interface CheckOptions {
+  /** Also compare the `pos=[…]` positions of `@test(err)` (cue compares them; by default we do not). */
+  readonly strictPos?: boolean;
+}
 
 /** The outcome of one assertion. */
 export interface CaseResult {
@@ -34,8 +41,22 @@ export interface Directive {
   readonly args: readonly AttrArg[];
   /** Set when the field cannot be located statically (under a comprehension or dynamic label). */
   readonly unlocatable?: string;
+  /** Source range of the declaration (in its explicit struct) carrying a field attribute. */
+  readonly declRange?: Range;
+  /** Path of the explicit struct whose declarations `permute` reorders. */
+  readonly structPath: readonly string[];
+  /** For declaration attributes: ranges of the fields of the struct they sit in. */
+  readonly siblings?: readonly Range[];
+  /** The imports of the file (local name and path), so expectations can use the same packages. */
+  readonly imports: readonly { readonly name: string; readonly path: string }[];
   /** The field carries `@test(todo)`: failures are expected. */
   todo: boolean;
+}
+
+/** A 0-based source range. */
+export interface Range {
+  readonly start: number;
+  readonly end: number;
 }
 
 /** Whether any file contains an `@test(` attribute (inline mode). */
@@ -46,10 +67,15 @@ export function hasInlineTests(files: readonly { text: string }[]): boolean {
 /** Collects the directives of one parsed file. */
 export function collectDirectives(file: ast.File, source: string): Directive[] {
   const out: Directive[] = [];
+  const imports = file.imports.map((i) => ({
+    name: i.name?.name ?? i.path.split(":")[0]?.split("/").pop() ?? "",
+    path: i.path,
+  }));
   const fromAttrs = (
     attrs: readonly ast.Attribute[],
     path: readonly string[],
-    unlocatable?: string,
+    unlocatable: string | undefined,
+    place: { declRange?: Range; structPath: readonly string[]; siblings?: readonly Range[] },
   ): void => {
     const here: Directive[] = [];
     for (const a of attrs) {
@@ -59,7 +85,18 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
       if (first === undefined) continue; // `@test()` placeholder
       const full = first.key ?? first.text;
       const [name = "", version] = full.split(":");
-      here.push({ file: file.filename, source, path, name, version, args, unlocatable, todo: false });
+      here.push({
+        file: file.filename,
+        source,
+        path,
+        name,
+        version,
+        args,
+        unlocatable,
+        todo: false,
+        imports,
+        ...place,
+      });
     }
     const todo = here.some((d) => d.name === "todo" && d.version === undefined);
     for (const d of here) {
@@ -67,18 +104,29 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
       out.push(d);
     }
   };
-  const walkDecls = (decls: readonly ast.Decl[], path: readonly string[], unlocatable?: string): void => {
+  const walkDecls = (
+    decls: readonly ast.Decl[],
+    path: readonly string[],
+    unlocatable?: string,
+    outer?: { declRange: Range; structPath: readonly string[] },
+  ): void => {
+    const siblings = decls
+      .filter((d) => d.kind === "Field")
+      .map((d) => ({ start: d.pos.offset, end: d.end }));
     for (const d of decls) {
       switch (d.kind) {
         case "Attribute":
-          fromAttrs([d], path, unlocatable);
+          fromAttrs([d], path, unlocatable, { structPath: path, siblings });
           break;
         case "Field": {
           const label = staticLabel(d.label);
           const p = [...path, label ?? "?"];
           const why = unlocatable ?? (label === undefined ? `dynamic label ${d.label.kind}` : undefined);
-          fromAttrs(d.attributes, p, why);
-          walkExpr(d.value, p, why);
+          // In `a: b: c` shorthand the unit a struct reorders is the outermost field.
+          const here = outer ?? { declRange: { start: d.pos.offset, end: d.end }, structPath: path };
+          fromAttrs(d.attributes, p, why, here);
+          if (d.value.kind === "Struct" && d.value.implicit) walkDecls(d.value.decls, p, why, here);
+          else walkExpr(d.value, p, why);
           break;
         }
         case "Comprehension":
@@ -156,8 +204,19 @@ export function checkDirectives(
   root: EngineValue,
   directives: readonly Directive[],
   prefix: string,
+  files: readonly { name: string; text: string }[] = [],
+  options: EngineOptions = {},
+  check: CheckOptions = {},
 ): CaseResult[] {
   const results: CaseResult[] = [];
+  // Field-form `@test(permute)` marks several fields of one struct: one case per struct.
+  const permuteGroups = new Map<string, Directive[]>();
+  for (const d of directives) {
+    if (d.name !== "permute" || d.version !== undefined || d.siblings !== undefined) continue;
+    const key = `${d.file}|${d.structPath.join(".")}`;
+    permuteGroups.set(key, [...(permuteGroups.get(key) ?? []), d]);
+  }
+  const seenGroups = new Set<string>();
   // A `:v3` form takes precedence over the unversioned form of the same directive on the same field.
   const v3 = new Set(
     directives.filter((d) => d.version === "v3").map((d) => `${d.path.join(".")}|${d.name}`),
@@ -170,16 +229,26 @@ export function checkDirectives(
     if (d.version !== undefined && d.version !== "v3") continue;
     if (d.version === undefined && v3.has(`${d.path.join(".")}|${d.name}`)) continue;
     if (informational.has(d.name) || skipped.has(d.path.join("."))) continue;
+    // `@test(eq)` without a value asserts nothing.
+    if (d.name === "eq" && !d.args.some((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect"))
+      continue;
     const base = `${prefix}${d.path.length === 0 ? "<root>" : d.path.join(".")} ${d.name}`;
     const n = (counters.get(base) ?? 0) + 1;
     counters.set(base, n);
     const name = n === 1 ? base : `${base}#${n}`;
     let r: Omit<CaseResult, "name">;
     try {
-      r =
-        d.unlocatable !== undefined
-          ? { status: "unsupported", reason: d.unlocatable }
-          : checkOne(engine, root, d);
+      if (d.unlocatable !== undefined) r = { status: "unsupported", reason: d.unlocatable };
+      else if (d.name === "permute") {
+        const key = `${d.file}|${d.structPath.join(".")}`;
+        const group = d.siblings === undefined ? (permuteGroups.get(key) ?? [d]) : [d];
+        if (d.siblings === undefined && seenGroups.has(key)) continue;
+        seenGroups.add(key);
+        const ranges = d.siblings ?? group.flatMap((g) => (g.declRange === undefined ? [] : [g.declRange]));
+        const countArg = d.args.find((a, i) => i > 0 && a.key === "count")?.text;
+        const count = countArg === undefined || countArg === "" ? undefined : Number(countArg);
+        r = checkPermute(engine, files, options, d.file, d.structPath, ranges, count);
+      } else r = checkOne(engine, root, d, check);
     } catch (e) {
       r = { status: "failed", reason: `engine threw: ${(e as Error)?.stack ?? String(e)}` };
     }
@@ -201,12 +270,17 @@ function pathOption(d: Directive, key: string): string[] {
   if (a === undefined) return [];
   return splitPath(a.text);
 }
-function checkOne(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+function checkOne(
+  engine: Engine,
+  root: EngineValue,
+  d: Directive,
+  check: CheckOptions,
+): Omit<CaseResult, "name"> {
   switch (d.name) {
     case "eq":
       return checkEq(engine, root, d);
     case "err":
-      return checkErr(root, d);
+      return checkErr(root, d, check);
     case "kind":
       return checkKind(engine, root, d);
     case "closed": {
@@ -222,6 +296,8 @@ function checkOne(engine: Engine, root: EngineValue, d: Directive): Omit<CaseRes
         ? { status: "passed" }
         : { status: "failed", reason: `closed: want ${want}, got ${got}` };
     }
+    case "allows":
+      return checkAllows(engine, root, d);
     default:
       return { status: "unsupported", reason: `directive ${d.name}` };
   }
@@ -261,7 +337,7 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
     if (equal === undefined) return { status: "unsupported", reason: `non-literal expectation (${want})` };
     const got = root.lookup(target);
     if (got === undefined) return { status: "failed", reason: `${target.join(".")}: not found` };
-    const e = compileExpected(engine, exp.text);
+    const e = compileExpected(engine, exp.text, d.imports);
     if (typeof e === "string") return { status: "unsupported", reason: e };
     return equal(got, e)
       ? { status: "passed" }
@@ -271,7 +347,7 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
   // The export comparison cannot see optional fields or extra definitions; CUE equality can.
   if (r.status === "passed" && engine.inspect.equal !== undefined) {
     const got = root.lookup(target);
-    const e = compileExpected(engine, exp.text);
+    const e = compileExpected(engine, exp.text, d.imports);
     if (
       got !== undefined &&
       typeof e !== "string" &&
@@ -285,10 +361,18 @@ function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResu
 }
 
 /** Evaluates an expectation on its own; a string explains why it cannot be used. */
-function compileExpected(engine: Engine, text: string): EngineValue | string {
+function compileExpected(
+  engine: Engine,
+  text: string,
+  fileImports: Directive["imports"],
+): EngineValue | string {
+  const imports = fileImports
+    .filter((i) => text.includes(`${i.name}.`))
+    .map((i) => `import ${i.name} ${JSON.stringify(i.path)}\n`)
+    .join("");
   // `_x$pkg` names a hidden field of package pkg; in a single-package engine that is just `_x`.
   const src = text.replace(/(\b_#?[A-Za-z0-9_]+)\$[A-Za-z0-9_]+(?=\s*[?!]?:)/g, "$1");
-  const root = engine.compile([{ name: "expected.cue", text: `__expected: ${src}\n` }]);
+  const root = engine.compile([{ name: "expected.cue", text: `${imports}__expected: ${src}\n` }]);
   const bad = root.errors.find(
     (x) => x.code === "syntax" || x.code === "unsupported" || /reference "[^"]*" not found/.test(x.message),
   );
@@ -350,7 +434,7 @@ function collectExtras(p: Plain, at: string[], out: [string[], Plain][]): void {
 }
 
 function normCode(c: string): string {
-  return c === "structural cycle" ? "structural" : c;
+  return c === "structural cycle" ? "structural_cycle" : c;
 }
 
 /** Turns cue's message format (`conflicting values %s and %s`) into a pattern. */
@@ -367,7 +451,7 @@ function stringArg(text: string): string {
   return text;
 }
 
-function checkErr(root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+function checkErr(root: EngineValue, d: Directive, check: CheckOptions): Omit<CaseResult, "name"> {
   const target = [...d.path, ...pathOption(d, "at")];
   const unsup = unsupportedNear(root.errors, target);
   if (unsup !== undefined) return { status: "unsupported", reason: `engine: ${unsup.message}` };
@@ -410,7 +494,20 @@ function checkErr(root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
       (pattern === undefined || pattern.test(e.message)) &&
       args.every((a) => e.message.includes(a)),
   );
-  if (matching.length > 0) return { status: "passed" };
+  if (matching.length > 0) {
+    const posOpt = option(d, "pos");
+    if (!check.strictPos || posOpt === undefined) return { status: "passed" };
+    const want = expectedPositions(d, posOpt.text);
+    if (want === undefined) return { status: "unsupported", reason: `cannot read pos=${posOpt.text}` };
+    const key = (p: { file: string; line: number; column: number }): string =>
+      `${p.file.replace(/^.*\//, "")}:${p.line}:${p.column}`;
+    const wantSet = [...new Set(want.map(key))].sort().join(" ");
+    for (const e of matching) {
+      if ([...new Set(e.positions.map(key))].sort().join(" ") === wantSet) return { status: "passed" };
+    }
+    const got = [...new Set((matching[0] as EngineError).positions.map(key))].sort().join(" ");
+    return { status: "failed", reason: `positions: want [${wantSet}], got [${got}]` };
+  }
   const e0 = located[0] as EngineError;
   return {
     status: "failed",
@@ -437,4 +534,50 @@ function checkKind(engine: Engine, root: EngineValue, d: Directive): Omit<CaseRe
   const p = plainFromJSON(j.text);
   const got = p.t === "list" ? "list" : p.t;
   return got === want ? { status: "passed" } : { status: "failed", reason: `kind: want ${want}, got ${got}` };
+}
+
+function checkAllows(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  const allows = engine.inspect.allows;
+  if (allows === undefined) return { status: "unsupported", reason: "allows needs inspect.allows" };
+  const first = d.args[0];
+  const want = first?.key === "allows" ? first.text !== "false" : true;
+  const selText = d.args.find((a, i) => i > 0 && a.key === undefined)?.text;
+  if (selText === undefined || first?.text === "expr")
+    return { status: "unsupported", reason: "allows without a selector" };
+  const selector: AllowsSelector =
+    selText === "string"
+      ? { kind: "anyString" }
+      : selText === "int"
+        ? { kind: "anyIndex" }
+        : { kind: "label", name: stringArg(selText) };
+  const v = root.lookup(d.path);
+  if (v === undefined) return { status: "failed", reason: "field not found" };
+  const got = allows(v, selector);
+  return got === want
+    ? { status: "passed" }
+    : { status: "failed", reason: `allows ${selText}: want ${want}, got ${got}` };
+}
+
+/** `pos=[0:5, -1:3, other.cue:4:2]`: deltas are relative to the line of the `@test` attribute. */
+function expectedPositions(
+  d: Directive,
+  text: string,
+): { file: string; line: number; column: number }[] | undefined {
+  const inner = text.trim().replace(/^\[/, "").replace(/\]$/, "");
+  const offset = d.args[0]?.offset ?? 0;
+  let attrLine = 1;
+  for (let i = 0; i < offset; i++) if (d.source.charCodeAt(i) === 10) attrLine++;
+  const out: { file: string; line: number; column: number }[] = [];
+  for (const part of inner.split(/[\s,]+/).filter((x) => x !== "")) {
+    const m = /^(?:(.+):)?(-?\d+):(\d+)$/.exec(part);
+    if (m === null) return undefined;
+    const file = m[1];
+    const line = Number(m[2]);
+    out.push(
+      file === undefined
+        ? { file: d.file, line: attrLine + line, column: Number(m[3]) }
+        : { file, line, column: Number(m[3]) },
+    );
+  }
+  return out;
 }

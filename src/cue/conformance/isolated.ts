@@ -7,6 +7,7 @@
 import { relative } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { EngineOptions } from "./engine.js";
+import type { CheckOptions } from "./inline.js";
 import { type ArchiveResult, listArchives } from "./runner.js";
 
 /** Messages from the worker. */
@@ -17,11 +18,12 @@ export interface WorkerInput {
   readonly root: string;
   readonly archives: readonly string[];
   readonly engineOptions: EngineOptions;
+  readonly check: CheckOptions;
 }
 
 export async function runCorpusIsolated(
   root: string,
-  options: { filter?: string; engineOptions: EngineOptions; timeoutMs: number },
+  options: { filter?: string; engineOptions: EngineOptions; timeoutMs: number; check?: CheckOptions },
 ): Promise<ArchiveResult[]> {
   const all = listArchives(root)
     .map((p) => relative(root, p))
@@ -35,7 +37,12 @@ export async function runCorpusIsolated(
       let current: string | undefined;
       let timer: NodeJS.Timeout | undefined;
       const worker = new Worker(new URL("./worker.js", import.meta.url), {
-        workerData: { root, archives: batch, engineOptions: options.engineOptions } satisfies WorkerInput,
+        workerData: {
+          root,
+          archives: batch,
+          engineOptions: options.engineOptions,
+          check: options.check ?? {},
+        } satisfies WorkerInput,
       });
       const settle = (): void => {
         if (timer !== undefined) clearTimeout(timer);

@@ -86,11 +86,14 @@ const fakeEngine: Engine = {
   },
   formatErrors: (errors) => errors.map((e) => e.message).join("\n"),
   // Literal structs are never closed.
-  inspect: { closed: () => false },
+  inspect: {
+    closed: () => false,
+    allows: (_v, sel) => sel.kind !== "anyIndex",
+  },
 };
 
-function run(archive: string): [string, string][] {
-  return runArchive(fakeEngine, archive, "t.txtar", {}).map((c) => [
+function run(archive: string, strictPos = false): [string, string][] {
+  return runArchive(fakeEngine, archive, "t.txtar", {}, { strictPos }).map((c) => [
     c.name.replace(/^t\.txtar: /, ""),
     c.status,
   ]);
@@ -154,8 +157,28 @@ describe("runArchive with inline assertions", () => {
     ],
     [
       "unknown directives are unsupported",
-      "-- in.cue --\na: {b: 1} @test(permute)\n",
-      [["a permute", "unsupported"]],
+      '-- in.cue --\na: {b: 1} @test(debugCheck, "x")\n',
+      [["a debugCheck", "unsupported"]],
+    ],
+    [
+      "allows with a label, any string and any index",
+      '-- in.cue --\na: {b: 1} @test(allows, b) @test(allows=false, string) @test(allows=false, int) @test(allows, "c")\n',
+      [
+        ["a allows", "passed"],
+        ["a allows#2", "failed"],
+        ["a allows#3", "passed"],
+        ["a allows#4", "passed"],
+      ],
+    ],
+    [
+      "permute reorders a struct's fields",
+      "-- in.cue --\ns: {\n\t@test(permute, count=2)\n\ta: 1\n\tb: {c: 2}\n}\n",
+      [["s permute", "passed"]],
+    ],
+    [
+      "permute count that does not match the fields is unsupported",
+      "-- in.cue --\ns: {\n\t@test(permute, count=6)\n\ta: 1\n\tb: 2\n}\n",
+      [["s permute", "unsupported"]],
     ],
     [
       "file-level eq",
@@ -163,6 +186,11 @@ describe("runArchive with inline assertions", () => {
       [["<root> eq", "passed"]],
     ],
     ["an engine exception fails the cases", "-- in.cue --\na: [1] @test(eq, [1])\n", [["a eq", "failed"]]],
+    [
+      "eq without a value asserts nothing",
+      "-- in.cue --\na: 1 @test(eq)\nb: 2 @test(eq, 2)\n",
+      [["b eq", "passed"]],
+    ],
     [
       "non-standard imports are unsupported",
       '-- in.cue --\nimport "example.com/x"\na: 1 @test(eq, 1)\n',
@@ -172,6 +200,22 @@ describe("runArchive with inline assertions", () => {
   for (const [name, archive, want] of cases) {
     it(name, () => assert.deepEqual(run(archive), want));
   }
+});
+
+describe("strict positions", () => {
+  // The fake engine reports no positions, so only an empty expectation matches.
+  const archive =
+    "-- in.cue --\n\ne: _|_ @test(err, code=eval, pos=[0:4])\nf: _|_ @test(err, code=eval, pos=[])\n";
+  it("are ignored by default", () =>
+    assert.deepEqual(
+      run(archive).map(([, s]) => s),
+      ["passed", "passed"],
+    ));
+  it("are compared with strictPos", () =>
+    assert.deepEqual(
+      run(archive, true).map(([, s]) => s),
+      ["failed", "passed"],
+    ));
 });
 
 describe("runArchive with golden output", () => {

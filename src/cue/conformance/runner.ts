@@ -17,6 +17,7 @@ import {
 } from "./golden.js";
 import {
   type CaseResult,
+  type CheckOptions,
   checkDirectives,
   collectDirectives,
   type Directive,
@@ -36,6 +37,7 @@ export interface ArchiveResult {
 export interface RunOptions {
   readonly filter?: string;
   readonly engineOptions?: EngineOptions;
+  readonly check?: CheckOptions;
 }
 
 /** Lists `.txtar` files under a directory, sorted. */
@@ -61,7 +63,13 @@ export function runCorpus(engine: Engine | string, root: string, options: RunOpt
     const start = performance.now();
     let cases: CaseResult[];
     try {
-      cases = runArchive(engine, readFileSync(path, "utf8"), archive, options.engineOptions ?? {});
+      cases = runArchive(
+        engine,
+        readFileSync(path, "utf8"),
+        archive,
+        options.engineOptions ?? {},
+        options.check,
+      );
     } catch (e) {
       cases = [{ name: archive, status: "failed", reason: `runner error: ${(e as Error)?.message}` }];
     }
@@ -94,6 +102,7 @@ export function runArchive(
   text: string,
   archive: string,
   engineOptions: EngineOptions,
+  check: CheckOptions = {},
 ): CaseResult[] {
   const ar = parseTxtar(text);
   const files = ar.files
@@ -138,7 +147,7 @@ export function runArchive(
   }
   if (inline) {
     if (directives.length === 0) return [{ name: archive, status: "unsupported", reason: "no assertions" }];
-    return checkDirectives(engine, root, directives, prefix);
+    return checkDirectives(engine, root, directives, prefix, files, engineOptions, check);
   }
   const golden =
     ar.files.find((f) => f.name === "out/evalalpha") ?? ar.files.find((f) => f.name === "out/eval");

@@ -17,7 +17,13 @@ for (const archive of input.archives) {
   const start = performance.now();
   let cases: ReturnType<typeof runArchive>;
   try {
-    cases = runArchive(engine, readFileSync(join(input.root, archive), "utf8"), archive, input.engineOptions);
+    cases = runArchive(
+      engine,
+      readFileSync(join(input.root, archive), "utf8"),
+      archive,
+      input.engineOptions,
+      input.check,
+    );
   } catch (e) {
     cases = [{ name: archive, status: "failed", reason: `runner error: ${(e as Error)?.message}` }];
   }

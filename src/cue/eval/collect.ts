@@ -28,15 +28,24 @@ import {
   CloseCtx,
   type CloseSet,
   type Conjunct,
+  displayLabel,
+  EVALUATED,
   type Group,
   NO_CLOSE,
   OPTIONAL,
+  posArray,
   REGULAR,
   REQUIRED,
+  strLabel,
   Vertex,
 } from "./vertex.js";
 
 /** Records an error on a vertex (the first one wins). */
+/** Appends to a small array, keeping it exact-size (push over-allocates). */
+export function appendTo<T>(arr: T[] | undefined, x: T): T[] {
+  return arr === undefined ? [x] : arr.concat([x]);
+}
+
 export function setErr(v: Vertex, e: BottomV): void {
   v.err ??= e;
 }
@@ -56,12 +65,10 @@ export function childCtx(ctx: CloseSet, _label: string): CloseSet {
 }
 
 function groupOf(v: Vertex, c: CloseCtx): Group {
-  v.groups ??= new Map();
-  let g = v.groups.get(c);
-  if (g === undefined) {
-    g = { labels: new Set(), patterns: [], open: false };
-    v.groups.set(c, g);
-  }
+  const gs = v.groups;
+  if (gs !== undefined) for (const g of gs) if (g.ctx === c) return g;
+  const g: Group = { ctx: c, lits: [], extra: undefined, patterns: undefined, open: false };
+  v.groups = appendTo(gs, g);
   return g;
 }
 
@@ -210,7 +217,11 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
 export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
   const r = meet(v.scalar, val);
   if (r.t === "bottom") {
-    if (v.scalar.t !== "bottom") r.err.positions.push(...(v.scalarPos ?? []), pos);
+    if (v.scalar.t !== "bottom" && r !== val) {
+      const where = [...posArray(v.scalarPos), pos];
+      if (r.err.sub !== undefined) for (const e of r.err.sub) e.positions.push(...where);
+      else r.err.positions.push(...where);
+    }
     setErr(v, r);
   }
   v.scalar = r;
@@ -247,16 +258,18 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       }
     }
   }
-  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : [...v.expanded, r];
+  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : v.expanded.concat([r]);
   let ctx = c.ctx;
-  if (!r.isLet && inDefinition(r)) {
+  // An embedded definition inside a closed (definition) context merges into that context;
+  // elsewhere it closes what it defines below the embedding struct.
+  if (!r.isLet && inDefinition(r) && !(c.embed && c.ctx.some((x) => x.recursive))) {
     const cc = new CloseCtx(true);
     if (c.embed) cc.skipAt = v;
-    ctx = [...ctx, cc];
+    ctx = ctx.concat([cc]);
   }
-  v.expanding = v.expanding === undefined ? [r] : [...v.expanding, r];
+  v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
   for (const rc of r.conjuncts) {
-    const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : [...ctx, ...rc.ctx];
+    const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
     addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
   }
   v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
@@ -267,8 +280,7 @@ function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
   if (r.err !== undefined) setErr(v, r.err);
   if (r.isList) {
     v.isList = true;
-    v.listParts ??= [];
-    v.listParts.push({
+    v.listParts = appendTo(v.listParts, {
       len: r.listLen,
       open: r.listOpen,
       rest: undefined,
@@ -303,10 +315,47 @@ function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
 /** The arc `label` of `v`, applying pattern constraints if they were already applied to others. */
 export function newArc(v: Vertex, label: string): Vertex {
   const existing = v.arcs?.get(label);
-  if (existing !== undefined) return existing;
+  if (existing !== undefined) return existing.isShared ? unshare(v, existing) : existing;
   const a = v.arc(label);
   if (v.patternsApplied) applyPatternsToArc(v, a);
   return a;
+}
+
+/** Replaces a shared leaf arc of `v` by a private copy that may be modified. */
+export function unshare(v: Vertex, s: Vertex): Vertex {
+  const a = new Vertex(v, s.label);
+  a.conjuncts = s.conjuncts;
+  a.fieldType = s.fieldType;
+  a.declPos = s.declPos;
+  v.arcs?.set(s.label, a);
+  return a;
+}
+
+const sharedLeaves = new WeakMap<ast.Field, Vertex>();
+
+/**
+ * A shared, already evaluated leaf for a regular field whose value is a constant expression, or
+ * undefined when the field cannot be shared (bindings in scope, non-constant or erroneous value).
+ */
+function sharedLeaf(d: ast.Field, env: import("./vertex.js").Frame, label: string): Vertex | undefined {
+  if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
+  const cached = sharedLeaves.get(d);
+  if (cached !== undefined) return cached.label === label ? cached : undefined;
+  for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
+    if (f.binds !== undefined) return undefined;
+  }
+  const k = constValue(d.value, env);
+  if (k === undefined || k.t === "bottom" || k.t === "vertex") return undefined;
+  const s = new Vertex(undefined, label);
+  s.fieldType = REGULAR;
+  s.conjuncts = [{ expr: d.value, env, ctx: NO_CLOSE, value: undefined, pos: d.value.pos, embed: false }];
+  s.declPos = d.label.pos;
+  s.scalar = k;
+  s.scalarPos = d.value.pos;
+  s.status = EVALUATED;
+  s.isShared = true;
+  sharedLeaves.set(d, s);
+  return s;
 }
 
 function isClosingEmbed(e: ast.Expr): boolean {
@@ -392,7 +441,16 @@ export function addField(
   d: ast.Field,
   env: import("./vertex.js").Frame,
   ctx: CloseSet,
+  dynamic = false,
 ): void {
+  if (!dynamic && v.arcs?.get(name) === undefined && !v.patternsApplied) {
+    const s = sharedLeaf(d, env, name);
+    if (s !== undefined) {
+      v.arcs ??= new Map();
+      v.arcs.set(name, s);
+      return;
+    }
+  }
   const a = newArc(v, name);
   const ft = fieldType(d);
   if (ft < a.fieldType) a.fieldType = ft;
@@ -405,7 +463,12 @@ export function addField(
     embed: false,
   });
   a.declPos = appendPos(a.declPos, d.label.pos);
-  for (const g of ctx) groupOf(v, g).labels.add(name);
+  if (dynamic) {
+    for (const g of ctx) {
+      const gr = groupOf(v, g);
+      gr.extra = gr.extra === undefined ? [name] : gr.extra.concat([name]);
+    }
+  }
 }
 
 function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
@@ -415,7 +478,10 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if (info.closingEmbed && !c.embed) ctx = [...ctx, new CloseCtx(false)];
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
-  for (const g of ctx) groupOf(v, g);
+  for (const g of ctx) {
+    const gr = groupOf(v, g);
+    gr.lits = gr.lits.concat([lit]);
+  }
   let hasEmbed = false;
   for (const d of lit.decls) {
     switch (d.kind) {
@@ -425,21 +491,22 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             addField(v, d.label.name, d, frame, ctx);
             break;
           case "String":
-            addField(v, d.label.value, d, frame, ctx);
+            addField(v, strLabel(d.label.value), d, frame, ctx);
             break;
           case "PatternLabel": {
             const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
-            v.patterns ??= [];
-            v.patterns.push(p);
-            for (const g of ctx) groupOf(v, g).patterns.push(p);
+            v.patterns = appendTo(v.patterns, p);
+            for (const g of ctx) {
+              const gr = groupOf(v, g);
+              gr.patterns = gr.patterns === undefined ? [p] : gr.patterns.concat([p]);
+            }
             if (v.patternsApplied && v.arcs !== undefined) {
               for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
             }
             break;
           }
           default:
-            v.deferred ??= [];
-            v.deferred.push({ decl: d, env: frame, ctx });
+            v.deferred = appendTo(v.deferred, { decl: d, env: frame, ctx });
             break;
         }
         break;
@@ -449,8 +516,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         } else hasEmbed = true;
         break;
       case "Comprehension":
-        v.deferred ??= [];
-        v.deferred.push({ decl: d, env: frame, ctx });
+        v.deferred = appendTo(v.deferred, { decl: d, env: frame, ctx });
         break;
       case "Ellipsis":
         for (const g of ctx) groupOf(v, g).open = true;
@@ -510,8 +576,7 @@ function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
     a.declPos = appendPos(a.declPos, el.pos);
     idx++;
   }
-  v.listParts ??= [];
-  v.listParts.push({
+  v.listParts = appendTo(v.listParts, {
     len: idx,
     open: lit.ellipsis !== undefined,
     rest: lit.ellipsis?.type,
@@ -614,7 +679,8 @@ export function runComprehension(
           if (el.fieldType !== REGULAR) continue;
           if (label.startsWith("_") || label.startsWith("#")) continue;
           const binds = new Map<string, import("./vertex.js").Binding>();
-          if (cl.key !== undefined) binds.set(cl.key.name, { t: "value", v: { t: "string", v: label } });
+          if (cl.key !== undefined)
+            binds.set(cl.key.name, { t: "value", v: { t: "string", v: displayLabel(label) } });
           binds.set(cl.value.name, { t: "vertex", v: el });
           loop(i + 1, bindFrame(f, binds));
         }
@@ -663,11 +729,11 @@ export function runDeferred(v: Vertex): void {
           const binds = new Map<string, import("./vertex.js").Binding>();
           binds.set(
             alias.name,
-            field.alias !== undefined ? { t: "vertex", v: newArc(v, lv.v) } : { t: "value", v: lv },
+            field.alias !== undefined ? { t: "vertex", v: newArc(v, strLabel(lv.v)) } : { t: "value", v: lv },
           );
           env = bindFrame(d.env, binds);
         }
-        addField(v, lv.v, field, env, d.ctx);
+        addField(v, strLabel(lv.v), field, env, d.ctx, true);
         continue;
       }
       if (lv.t === "bottom") {

@@ -5,7 +5,7 @@
 
 import { evaluate } from "./evaluate.js";
 import { formatValue } from "./values.js";
-import { OPTIONAL, REQUIRED, type Vertex } from "./vertex.js";
+import { displayLabel, OPTIONAL, REQUIRED, type Vertex } from "./vertex.js";
 
 /** Renders `v` as CUE text, including definitions, hidden and optional fields. */
 export function debugString(v: Vertex, indent = ""): string {
@@ -32,7 +32,7 @@ export function debugString(v: Vertex, indent = ""): string {
   if (v.arcs !== undefined) {
     for (const [k, a] of v.arcs) {
       const mark = a.fieldType === OPTIONAL ? "?" : a.fieldType === REQUIRED ? "!" : "";
-      lines.push(`${inner}${k}${mark}: ${debugString(a, inner)}`);
+      lines.push(`${inner}${displayLabel(k)}${mark}: ${debugString(a, inner)}`);
     }
   }
   if (lines.length === 0) return "{}";

@@ -10,14 +10,14 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { addConjunct, inDefinition, meetScalar, setErr } from "./collect.js";
+import { addConjunct, appendTo, inDefinition, meetScalar, setErr } from "./collect.js";
 import { engine } from "./engine.js";
 import { equalVertex } from "./equal.js";
-import { evaluate, firstError } from "./evaluate.js";
+import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { atomsEqual, type BottomV, bottom, type DisjV, isAtom, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, counters, EVALUATED, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, strLabel, Vertex } from "./vertex.js";
 
 interface Term {
   readonly c: Conjunct;
@@ -68,7 +68,7 @@ function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: numb
     if (r.t === "vertex" && r.v.conjuncts.length === 1) {
       const rc = r.v.conjuncts[0];
       if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
-        let nctx: CloseSet = rc.ctx.length === 0 ? ctx : [...ctx, ...rc.ctx];
+        let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat([...rc.ctx]);
         if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
         return flattenExpr(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1);
       }
@@ -104,7 +104,7 @@ function nextOcc(v: Vertex, node: ast.Node): number {
   if (seen === undefined) v.seen = [node];
   else {
     for (const x of seen) if (x === node) n++;
-    v.seen = [...seen, node];
+    v.seen = seen.concat([node]);
   }
   return n;
 }
@@ -120,8 +120,7 @@ export function addDisjunction(v: Vertex, c: Conjunct): void {
     if (t !== undefined) addConjunct(v, t.c);
     return;
   }
-  v.pending ??= [];
-  v.pending.push({ node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
+  v.pending = appendTo(v.pending, { node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
 }
 
 /** Records a disjunction value containing structs (e.g. from `or([...])`). */
@@ -138,8 +137,7 @@ export function addValueDisjunction(v: Vertex, d: DisjV, c: Conjunct): void {
     if (t !== undefined) addConjunct(v, t.c);
     return;
   }
-  v.pending ??= [];
-  v.pending.push({ node, occ, terms, hasDefault: d.hasDefault });
+  v.pending = appendTo(v.pending, { node, occ, terms, hasDefault: d.hasDefault });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,7 +172,11 @@ function collectLiterals(e: ast.Expr, env: Conjunct["env"], out: Map<string, Val
         for (const d of e.decls) {
           if (d.kind !== "Field") continue;
           const name =
-            d.label.kind === "Ident" ? d.label.name : d.label.kind === "String" ? d.label.value : undefined;
+            d.label.kind === "Ident"
+              ? d.label.name
+              : d.label.kind === "String"
+                ? strLabel(d.label.value)
+                : undefined;
           if (name === undefined) continue;
           const lv = literalValue(d.value);
           if (lv === undefined) continue;
@@ -227,10 +229,29 @@ function baseLiteral(a: Vertex): Value | undefined {
   return undefined;
 }
 
+/** The literal fields of a term, from a per-node or per-vertex cache where possible. */
+function termLiterals(e: ast.Expr, env: Conjunct["env"]): ReadonlyMap<string, Value> | null {
+  if (e.kind === "Ident" || e.kind === "Selector" || e.kind === "Struct") {
+    const key: object | undefined = e.kind === "Struct" ? e : undefined;
+    if (key === undefined) {
+      const r = resolveRef(e as ast.Ident | ast.Selector, env);
+      if (r.t !== "vertex") return null;
+      const cached = litCacheNode.get(r.v);
+      if (cached !== undefined) return cached;
+    } else {
+      const cached = litCacheNode.get(key);
+      if (cached !== undefined) return cached;
+    }
+  }
+  const lits = new Map<string, Value>();
+  collectLiterals(e, env, lits, 0);
+  return lits.size > 0 ? lits : null;
+}
+
 function discriminated(v: Vertex, t: Term): boolean {
   if (v.arcs === undefined || t.c.expr === undefined) return false;
-  const lits = new Map<string, Value>();
-  collectLiterals(t.c.expr, t.c.env, lits, 0);
+  const lits = termLiterals(t.c.expr, t.c.env);
+  if (lits === null) return false;
   for (const [label, lit] of lits) {
     const a = v.arcs.get(label);
     if (a === undefined) continue;
@@ -348,11 +369,11 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   const picks: number[][] = [];
   const inner: boolean[] = [];
   const failures: BottomV[] = [];
+  const failurePaths: string[][] = [];
   const choice = new Array<number>(pend.length).fill(0);
   const run = (k: number): void => {
     if (k === pend.length) {
       const w = new Vertex(v.parent, v.label);
-      counters.clones++;
       w.cloneOf = v.cloneOf ?? v;
       w.fieldType = v.fieldType;
       w.declPos = v.declPos;
@@ -372,6 +393,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       const err = firstError(w);
       if (err !== undefined) {
         failures.push(err);
+        failurePaths.push(firstErrorPath());
         return;
       }
       if (w.disj !== undefined) {
@@ -422,12 +444,37 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   dedupe(values, defaults);
   if (values.length === 0) {
     if (failures.length === 1 && failures[0] !== undefined) {
-      setErr(v, failures[0]);
+      const info = failures[0].err;
+      const path = failurePaths[0];
+      setErr(v, {
+        t: "bottom",
+        err: {
+          code: info.code,
+          get message() {
+            return info.message;
+          },
+          positions: info.positions,
+          path,
+          sub: info.sub,
+        },
+      });
       return;
     }
-    const positions = failures.flatMap((f) => f.err.positions);
-    const e = bottom("eval", `${failures.length} errors in empty disjunction:`, positions);
-    (e.err as { sub?: BottomV[] }).sub = failures;
+    // As cue prints it: a header line without positions, then each alternative's error.
+    const e = bottom("eval", `${failures.length} errors in empty disjunction:`, []);
+    e.err.sub = failures.map((f, i) => {
+      const info = f.err;
+      const path = failurePaths[i] ?? [];
+      return {
+        code: info.code,
+        get message() {
+          return info.message;
+        },
+        positions: info.positions,
+        path,
+        sub: info.sub,
+      };
+    });
     setErr(v, e);
     return;
   }
@@ -470,7 +517,7 @@ function dedupe(values: Vertex[], defaults: boolean[]): void {
 export function adopt(v: Vertex, w: Vertex): void {
   evaluate(w);
   v.arcs = w.arcs;
-  if (v.arcs !== undefined) for (const a of v.arcs.values()) a.parent = v;
+  if (v.arcs !== undefined) for (const a of v.arcs.values()) if (!a.isShared) a.parent = v;
   v.scalar = w.scalar;
   v.scalarPos = w.scalarPos;
   v.structMark = w.structMark;

@@ -22,6 +22,8 @@ export interface ErrInfo {
   readonly message: string;
   positions: Pos[];
   path?: readonly string[];
+  /** The errors of the alternatives of an empty disjunction. */
+  sub?: readonly ErrInfo[];
 }
 
 /** A public position: 1-based line and column (UTF-16 code units). */
@@ -55,6 +57,13 @@ export function normalizePositions(ps: readonly Pos[]): Pos[] {
     out.push(p);
   }
   out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.offset - b.offset));
+  return out;
+}
+
+/** An error and, for an empty disjunction, each alternative's error after it (as `cue` prints). */
+export function toCueErrors(e: ErrInfo, path: readonly string[]): CueError[] {
+  const out = [toCueError(e, path)];
+  for (const s of e.sub ?? []) out.push(...toCueErrors(s, s.path ?? path));
   return out;
 }
 

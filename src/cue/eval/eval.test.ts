@@ -187,6 +187,11 @@ const cases: Case[] = [
     src: "a: b: a",
     err: { path: "a.b", code: "structural cycle", msg: "structural cycle" },
   },
+  {
+    name: "quoted labels are regular fields",
+    src: '"#Foo": 1\n#Foo: 2\n"_x": #Foo\nb: {for k, v in {"_z": 1} {(k): v}}',
+    json: '{"#Foo":1,"_x":2,"b":{"_z":1}}',
+  },
   // Comprehensions and dynamic fields.
   {
     name: "for in struct and list",
@@ -238,9 +243,19 @@ const cases: Case[] = [
   { name: "and/or", src: "a: and([int, >0, 3])\nb: or([1, 2]) & 2", json: '{"a":3,"b":2}' },
   // Honest scope.
   {
-    name: "slices are unsupported",
-    src: "a: [1, 2][0:1]",
-    err: { path: "a", code: "unsupported", msg: "slice" },
+    name: "slices",
+    src: 'a: [1, 2, 3][1:]\nb: "hello"[1:3]\nc: [{x: 1}, {x: 2}][:1]',
+    json: '{"a":[2,3],"b":"el","c":[{"x":1}]}',
+  },
+  {
+    name: "slice out of range",
+    src: "a: [1][0:2]",
+    err: { path: "a", code: "eval", msg: "index 2 out of range" },
+  },
+  {
+    name: "unknown package function",
+    src: 'import "strings"\na: strings.NoSuch("x")',
+    err: { path: "a", code: "unsupported", msg: "not supported" },
   },
   { name: "explicit bottom", src: "a: _|_", err: { path: "a", code: "user", msg: "explicit error" } },
 ];
@@ -314,6 +329,41 @@ describe("cue API", () => {
       formatErrors(v.errors),
       'a: conflicting values "http" and "htp":\n    ./file.cue:1:4\n    ./file.cue:2:4\n',
     );
+  });
+
+  it("prints an empty disjunction with each alternative's error", () => {
+    const text =
+      '#TCP: {type: "tcp"}\n#HTTP: {type: "http"}\nhosts: web2: check: #TCP | #HTTP\nhosts: web2: check: type: "htp"';
+    const v = compile([{ name: "h.cue", text }]);
+    assert.equal(
+      formatErrors(v.errors),
+      [
+        "hosts.web2.check: 2 errors in empty disjunction:",
+        'hosts.web2.check.type: conflicting values "tcp" and "htp":',
+        "    ./h.cue:1:14",
+        "    ./h.cue:4:27",
+        'hosts.web2.check.type: conflicting values "http" and "htp":',
+        "    ./h.cue:2:15",
+        "    ./h.cue:4:27",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("reports both alternatives when a value misses a default and a bound", () => {
+    const v = compile([{ name: "x.cue", text: "x: *3 | int & >=1\nx: 0" }]);
+    const text = formatErrors(v.errors);
+    assert.match(text, /^x: 2 errors in empty disjunction:\n/);
+    assert.match(text, /x: conflicting values 3 and 0:/);
+    assert.match(text, /x: invalid value 0 \(out of bound >=1\):/);
+  });
+
+  it("keeps a field named __proto__", () => {
+    const r = compile([{ name: "p.cue", text: 'm: {"__proto__": 1, b: 2}' }]).export();
+    assert.ok(r.ok);
+    const m = (r.data as Record<string, object>).m as object;
+    assert.deepEqual(Object.keys(m), ["__proto__", "b"]);
+    assert.equal(Object.getPrototypeOf(m), Object.prototype);
   });
 
   it("validate with concrete reports non-concrete fields", () => {

@@ -4,23 +4,34 @@
  * children are evaluated on demand (by references, by export, or by disjunct elimination).
  */
 
-import { addConjunct, childCtx, meetScalar, runDeferred, setErr } from "./collect.js";
+import {
+  addConjunct,
+  childCtx,
+  inDefinition as inDefinitionV,
+  meetScalar,
+  runDeferred,
+  setErr,
+  unshare,
+} from "./collect.js";
+import { constValue } from "./const-cache.js";
 import { resolveDisjunctions } from "./disjunction.js";
 import { engine, step } from "./engine.js";
+import { exportTree } from "./export.js";
 import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { bindFrame } from "./scope.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
 import {
   type Binding,
-  type CloseCtx,
   COLLECTING,
   type Conjunct,
+  displayLabel,
   EVALUATED,
-  type Group,
+  groupHas,
   NEW,
   OPTIONAL,
   type PatternEntry,
+  posArray,
   REGULAR,
   type Vertex,
 } from "./vertex.js";
@@ -68,7 +79,7 @@ function evaluateInner(v: Vertex): void {
   let deferred = false;
   for (let i = 0; i < cs.length; i++) {
     const c = cs[i] as Conjunct;
-    if (c.expr !== undefined && !isLiteral(c.expr)) {
+    if (c.expr !== undefined && !isLiteral(c.expr, c.env)) {
       deferred = true;
       continue;
     }
@@ -77,7 +88,7 @@ function evaluateInner(v: Vertex): void {
   if (deferred) {
     for (let i = 0; i < v.conjuncts.length; i++) {
       const c = v.conjuncts[i] as Conjunct;
-      if (c.expr !== undefined && !isLiteral(c.expr)) addConjunct(v, c);
+      if (c.expr !== undefined && !isLiteral(c.expr, c.env)) addConjunct(v, c);
     }
   }
   if (v.cycleErr !== undefined) {
@@ -100,8 +111,11 @@ function evaluateInner(v: Vertex): void {
   v.status = EVALUATED;
 }
 
-function isLiteral(e: import("../syntax/ast.js").Expr): boolean {
+function isLiteral(e: import("../syntax/ast.js").Expr, env: import("./vertex.js").Frame): boolean {
   switch (e.kind) {
+    case "Binary":
+    case "Unary":
+      return constValue(e, env) !== undefined;
     case "Int":
     case "Float":
     case "String":
@@ -113,7 +127,8 @@ function isLiteral(e: import("../syntax/ast.js").Expr): boolean {
   }
 }
 
-function patternMatches(p: PatternEntry, label: string): boolean {
+function patternMatches(p: PatternEntry, raw: string): boolean {
+  const label = displayLabel(raw);
   p.pattern ??= evalExpr(p.label.expr, p.env);
   const pat = p.pattern;
   if (pat.t === "top") return true;
@@ -129,11 +144,12 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
   if (list === undefined) return;
   for (const p of list) {
     if (!patternMatches(p, a.label)) continue;
+    if (a.isShared) a = unshare(v, a);
     let env = p.env;
     if (p.label.alias !== undefined || p.field.alias !== undefined) {
       const binds = new Map<string, Binding>();
       if (p.label.alias !== undefined)
-        binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: a.label } });
+        binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: displayLabel(a.label) } });
       if (p.field.alias !== undefined) binds.set(p.field.alias.name, { t: "vertex", v: a });
       env = bindFrame(p.env, binds);
     }
@@ -201,20 +217,19 @@ function finishList(v: Vertex): void {
 function checkClosed(v: Vertex): void {
   const groups = v.groups;
   if (groups === undefined || v.arcs === undefined || v.isList) return;
-  const keys = [...groups.keys()];
-  const vals = [...groups.values()];
-  for (const [label, a] of v.arcs) {
+  for (const [label, arc] of v.arcs) {
+    let a = arc;
     if (label.startsWith("_") || label.startsWith("#")) continue;
-    for (let i = 0; i < vals.length; i++) {
-      const g = vals[i] as Group;
-      if (g.open || g.labels.has(label) || (keys[i] as CloseCtx).skipAt === v) continue;
-      if (g.patterns.some((p) => patternMatches(p, label))) continue;
+    for (const g of groups) {
+      if (g.open || groupHas(g, label) || g.ctx.skipAt === v) continue;
+      if (g.patterns?.some((p) => patternMatches(p, label))) continue;
+      if (a.isShared) a = unshare(v, a);
       if (a.fieldType === OPTIONAL) {
         // An optional field a closed struct does not allow is simply not there.
         v.arcs.delete(label);
         break;
       }
-      setErr(a, bottom("eval", "field not allowed", a.declPos ?? []));
+      setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
       a.notAllowed = true;
       break;
     }
@@ -261,20 +276,30 @@ function checkKinds(v: Vertex): void {
     for (const val of s.validators) {
       const r = val.check(me);
       if (r === undefined) continue;
-      setErr(
-        v,
-        typeof r === "string" ? bottom("eval", `invalid value ${v.shortText()} (${r})`, v.scalarPos) : r,
-      );
+      if (typeof r !== "string") {
+        setErr(v, r);
+        continue;
+      }
+      // A struct that may still gain fields only fails a validator incompletely.
+      const code = isConcreteDeep(v) ? "eval" : "incomplete";
+      setErr(v, bottom(code, `invalid value ${v.shortText()} (${r})`, posArray(v.scalarPos)));
     }
     return;
   }
-  setErr(v, conflict(s, me, v.scalarPos ?? []));
+  setErr(v, conflict(s, me, posArray(v.scalarPos)));
+}
+
+function isConcreteDeep(v: Vertex): boolean {
+  if (inDefinitionV(v)) return false;
+  const errs: import("./errors.js").CueError[] = [];
+  exportTree(v, [], errs);
+  return errs.length === 0;
 }
 
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
 export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
-    if (isAtom(v.scalar)) return v.scalar;
+    if (isAtom(v.scalar) || (v.scalar.t === "disj" && v.scalar.hasDefault)) return v.scalar;
     return bottom("cycle", `cycle with field ${v.path().join(".") || v.label}`);
   }
   evaluate(v);
@@ -295,13 +320,23 @@ function isIncomplete(e: BottomV): boolean {
   return e.err.code === "incomplete" || e.err.code === "cycle";
 }
 
+let firstErrorVertex: Vertex | undefined;
+
+/** The path of the vertex where the last `firstError` found its error. */
+export function firstErrorPath(): string[] {
+  return firstErrorVertex?.path() ?? [];
+}
+
 /**
  * Evaluates `v` and its regular descendants; returns the first error that is not merely
  * incomplete (used to eliminate disjuncts).
  */
 export function firstError(v: Vertex): BottomV | undefined {
   evaluate(v);
-  if (v.err !== undefined && !isIncomplete(v.err)) return v.err;
+  if (v.err !== undefined && !isIncomplete(v.err)) {
+    firstErrorVertex = v;
+    return v.err;
+  }
   const lim = engine().limitErr;
   if (lim !== undefined) return lim;
   if (v.disj !== undefined) return undefined;

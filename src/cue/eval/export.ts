@@ -11,12 +11,12 @@ import {
   type ErrInfo,
   normalizePositions,
   type Position,
-  toCueError,
+  toCueErrors,
   toPosition,
 } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
-import { OPTIONAL, REQUIRED, type Vertex } from "./vertex.js";
+import { displayLabel, OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
 
 /** Exported data: floats stay distinguishable from integers until converted. */
 export type Tree =
@@ -30,8 +30,21 @@ export type Tree =
   | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly pos: Pos[][] };
 
 function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
-  errs.push(toCueError(e, e.path ?? path));
+  errs.push(...toCueErrors(e, e.path ?? path));
   return undefined;
+}
+
+let wantPositions = false;
+
+/** Runs `fn` with field positions collected into exported trees (only `export()` needs them). */
+export function withPositions<T>(fn: () => T): T {
+  const prev = wantPositions;
+  wantPositions = true;
+  try {
+    return fn();
+  } finally {
+    wantPositions = prev;
+  }
 }
 
 /** The concrete value of `v` as a tree; errors are appended to `errs` (then the result is undefined). */
@@ -47,7 +60,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
     const text = d.values.map((x) => x.shortText()).join(" | ");
     return err(
       errs,
-      { code: "incomplete", message: `incomplete value ${text}`, positions: [...(v.declPos ?? [])] },
+      { code: "incomplete", message: `incomplete value ${text}`, positions: [...posArray(v.declPos)] },
       path,
     );
   }
@@ -64,7 +77,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
       if (t === undefined) ok = false;
       else {
         items.push(t);
-        pos.push(positionsOf(a));
+        if (wantPositions) pos.push(positionsOf(a));
       }
     }
     return ok ? { k: "list", items, pos } : undefined;
@@ -77,7 +90,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
       for (const [label, a] of v.arcs) {
         if (label.startsWith("_") || label.startsWith("#")) continue;
         if (a.fieldType === OPTIONAL) continue;
-        path.push(label);
+        path.push(displayLabel(label));
         if (a.fieldType === REQUIRED) {
           evaluate(a);
           ok = false;
@@ -86,7 +99,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
             {
               code: "incomplete",
               message: "field is required but not present",
-              positions: [...(a.declPos ?? [])],
+              positions: [...posArray(a.declPos)],
             },
             path,
           );
@@ -97,8 +110,8 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
         path.pop();
         if (t === undefined) ok = false;
         else {
-          fields.push([label, t]);
-          pos.push(positionsOf(a));
+          fields.push([displayLabel(label), t]);
+          if (wantPositions) pos.push(positionsOf(a));
         }
       }
     }
@@ -132,7 +145,7 @@ function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tr
         {
           code: "incomplete",
           message: `incomplete value ${formatValue(s)}`,
-          positions: [...(v.scalarPos ?? v.declPos ?? [])],
+          positions: [...posArray(v.scalarPos ?? v.declPos)],
         },
         path,
       );
@@ -140,7 +153,7 @@ function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tr
 }
 
 function positionsOf(a: Vertex): Pos[] {
-  return a.declPos ?? [];
+  return posArray(a.declPos);
 }
 
 /** Where exported fields and elements came from. */
@@ -190,7 +203,13 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
         const out: Record<string, CueData> = {};
         const m = new Map<string, readonly Position[]>();
         x.fields.forEach(([k, it], i) => {
-          out[k] = conv(it);
+          // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
+          Object.defineProperty(out, k, {
+            value: conv(it),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
           m.set(k, normalizePositions(x.pos[i] ?? []).map(toPosition));
         });
         index.set(out, m);
@@ -220,33 +239,72 @@ function floatJSON(f: FloatV): string {
 
 /** JSON text as `cue export` prints it (floats keep their decimal form, e.g. `1.0`). */
 export function toJSONText(t: Tree, indent = 4): string {
-  const pad = (n: number): string => (indent > 0 ? `\n${" ".repeat(n * indent)}` : "");
+  const out: string[] = [];
+  const pads: string[] = [];
+  const pad = (n: number): string => {
+    if (indent <= 0) return "";
+    let p = pads[n];
+    if (p === undefined) {
+      p = `\n${" ".repeat(n * indent)}`;
+      pads[n] = p;
+    }
+    return p;
+  };
   const sep = indent > 0 ? ": " : ":";
-  const w = (x: Tree, lvl: number): string => {
+  const w = (x: Tree, lvl: number): void => {
     switch (x.k) {
       case "null":
-        return "null";
+        out.push("null");
+        return;
       case "bool":
-        return String(x.v);
+        out.push(x.v ? "true" : "false");
+        return;
       case "int":
-        return String(x.v);
+        out.push(String(x.v));
+        return;
       case "float":
-        return floatJSON(x.v);
+        out.push(floatJSON(x.v));
+        return;
       case "string":
-        return JSON.stringify(x.v);
+        out.push(JSON.stringify(x.v));
+        return;
       case "bytes":
-        return JSON.stringify(Buffer.from(x.v).toString("base64"));
-      case "list":
-        if (x.items.length === 0) return "[]";
-        return `[${x.items.map((it) => pad(lvl + 1) + w(it, lvl + 1)).join(",")}${pad(lvl)}]`;
-      case "struct":
-        if (x.fields.length === 0) return "{}";
-        return `{${x.fields.map(([k, it]) => `${pad(lvl + 1)}${JSON.stringify(k)}${sep}${w(it, lvl + 1)}`).join(",")}${pad(lvl)}}`;
+        out.push(JSON.stringify(Buffer.from(x.v).toString("base64")));
+        return;
+      case "list": {
+        if (x.items.length === 0) {
+          out.push("[]");
+          return;
+        }
+        out.push("[");
+        x.items.forEach((it, i) => {
+          if (i > 0) out.push(",");
+          out.push(pad(lvl + 1));
+          w(it, lvl + 1);
+        });
+        out.push(pad(lvl), "]");
+        return;
+      }
+      case "struct": {
+        if (x.fields.length === 0) {
+          out.push("{}");
+          return;
+        }
+        out.push("{");
+        x.fields.forEach(([k, it], i) => {
+          if (i > 0) out.push(",");
+          out.push(pad(lvl + 1), JSON.stringify(k), sep);
+          w(it, lvl + 1);
+        });
+        out.push(pad(lvl), "}");
+        return;
+      }
       default: {
         const never: never = x;
-        return never;
+        throw new Error(`unexpected tree ${String(never)}`);
       }
     }
   };
-  return w(t, 0);
+  w(t, 0);
+  return out.join("");
 }

@@ -4,6 +4,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
 import { addConjunct } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
@@ -13,7 +14,16 @@ import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
 import { resolveName } from "./scope.js";
 import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
-import { CloseCtx, COLLECTING, EVALUATED, type Frame, NO_CLOSE, OPTIONAL, Vertex } from "./vertex.js";
+import {
+  CloseCtx,
+  COLLECTING,
+  EVALUATED,
+  type Frame,
+  NO_CLOSE,
+  OPTIONAL,
+  strLabel,
+  Vertex,
+} from "./vertex.js";
 
 export type RefResult =
   | { readonly t: "vertex"; readonly v: Vertex }
@@ -68,7 +78,7 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
       return r;
     }
     case "Selector": {
-      const sel = x.sel.kind === "Ident" ? x.sel.name : x.sel.value;
+      const sel = x.sel.kind === "Ident" ? x.sel.name : strLabel(x.sel.value);
       if (x.expr.kind === "Ident") {
         const r = resolveName(x.expr.name, env);
         if (r !== undefined && r.t === "import") {
@@ -165,14 +175,17 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
       v: bottom("eval", `invalid index ${formatValue(iv)} (found struct, want list)`, [x.index.pos]),
     };
   }
-  return selectArc(v, iv.v, x);
+  return selectArc(v, strLabel(iv.v), x);
 }
 
 function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
   const a = v.arcs?.get(sel);
   if (a === undefined || a.notAllowed) {
     if (v.status === COLLECTING) return { t: "vertex", v: v.arc(sel) };
-    const closed = v.groups !== undefined && [...v.groups.values()].some((g) => !g.open);
+    if (v.isList) {
+      return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
+    }
+    const closed = v.groups?.some((g) => !g.open) === true;
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
   if (a.fieldType === OPTIONAL && a.conjuncts.length > 0) {
@@ -244,7 +257,7 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
     case "Interpolation":
       return interpolate(x, env);
     case "Slice":
-      return bottom("unsupported", "slice expressions are not supported", [x.pos]);
+      return evalSlice(x, env);
     case "BadExpr":
       return bottom("syntax", "invalid expression", [x.pos]);
     default: {
@@ -262,6 +275,51 @@ function isBottom(v: Value): boolean {
     return e !== undefined;
   }
   return false;
+}
+
+function sliceIndex(e: ast.Expr | undefined, env: Frame, dflt: number, x: ast.Slice): number | Value {
+  if (e === undefined) return dflt;
+  const v = resolveDefaultValue(evalExpr(e, env));
+  if (v.t === "bottom") return v;
+  if (v.t === "int") {
+    if (v.v < 0n) return bottom("eval", "cannot convert negative number to uint64", [x.pos]);
+    return Number(v.v);
+  }
+  if (!isAtom(v)) return bottom("incomplete", `non-concrete slice index ${formatValue(v)}`, [x.pos]);
+  return bottom("eval", `cannot use ${formatValue(v)} (type ${typeName(v)}) as type int in slice index`, [
+    x.pos,
+    e.pos,
+  ]);
+}
+
+/** `x[lo:hi]` on lists, strings (by bytes) and bytes. */
+function evalSlice(x: ast.Slice, env: Frame): Value {
+  const subject = resolveDefaultValue(evalExpr(x.expr, env));
+  if (subject.t === "bottom") return subject;
+  let len: number;
+  if (subject.t === "vertex" && subject.v.isList) len = subject.v.listLen;
+  else if (subject.t === "string") len = Buffer.byteLength(subject.v, "utf8");
+  else if (subject.t === "bytes") len = subject.v.length;
+  else if (!isAtom(subject) && subject.t !== "vertex") {
+    return bottom("incomplete", `non-concrete slice subject ${formatValue(subject)}`, [x.pos]);
+  } else return bottom("eval", `cannot slice ${formatValue(subject)} (type ${typeName(subject)})`, [x.pos]);
+  const lo = sliceIndex(x.low, env, 0, x);
+  if (typeof lo !== "number") return lo;
+  const hi = sliceIndex(x.high, env, len, x);
+  if (typeof hi !== "number") return hi;
+  if (lo > hi) return bottom("eval", `invalid slice index: ${lo} > ${hi}`, [x.pos]);
+  if (hi > len) return bottom("eval", `index ${hi} out of range`, [x.pos]);
+  if (lo > len) return bottom("eval", `index ${lo} out of range`, [x.pos]);
+  if (subject.t === "string") {
+    return { t: "string", v: Buffer.from(subject.v, "utf8").subarray(lo, hi).toString("utf8") };
+  }
+  if (subject.t === "bytes") return { t: "bytes", v: subject.v.slice(lo, hi) };
+  const items: Value[] = [];
+  for (let i = lo; i < hi; i++) {
+    const a = (subject as { v: Vertex }).v.arcs?.get(String(i));
+    if (a !== undefined) items.push({ t: "vertex", v: a });
+  }
+  return makeList(items);
 }
 
 function hasVertex(v: Value): boolean {

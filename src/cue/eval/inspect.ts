@@ -16,7 +16,7 @@ import type { Vertex } from "./vertex.js";
 function isClosed(v: Vertex): boolean {
   evaluate(v);
   if (v.structMark > 0 && inDefinition(v)) return true;
-  return v.groups !== undefined && v.groups.size > 0;
+  return v.groups !== undefined && v.groups.length > 0;
 }
 
 /** Hooks exported as `inspect` from the package index. */

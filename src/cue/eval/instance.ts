@@ -8,9 +8,9 @@ import { parseFile } from "../syntax/parser.js";
 import "./builtins/index.js";
 import { hasPackage } from "./builtins/registry.js";
 import { DEFAULT_LIMITS, type Limits, withEngine } from "./engine.js";
-import { type CueError, type ErrCode, toCueError } from "./errors.js";
+import { type CueError, type ErrCode, toCueError, toCueErrors } from "./errors.js";
 import { evaluate } from "./evaluate.js";
-import { type CueData, exportTree, type PositionIndex, toData, toJSONText } from "./export.js";
+import { type CueData, exportTree, type PositionIndex, toData, toJSONText, withPositions } from "./export.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
 import { type Conjunct, type Frame, NO_CLOSE, OPTIONAL, REGULAR, Vertex } from "./vertex.js";
@@ -127,7 +127,7 @@ function isIncomplete(code: ErrCode): boolean {
 function collectErrors(v: Vertex, path: string[], out: CueError[], depth: number): void {
   evaluate(v);
   if (v.err !== undefined) {
-    if (!isIncomplete(v.err.err.code)) out.push(toCueError(v.err.err, path));
+    if (!isIncomplete(v.err.err.code)) out.push(...toCueErrors(v.err.err, path));
     return;
   }
   if (depth > 1000 || v.disj !== undefined || v.arcs === undefined) return;
@@ -217,7 +217,7 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
         limits,
         () => {
           const errs: CueError[] = [];
-          const t = exportTree(v, v.path(), errs);
+          const t = withPositions(() => exportTree(v, v.path(), errs));
           if (t === undefined || errs.length > 0) return { ok: false, errors: errs };
           const { data, positions } = toData(t);
           return { ok: true, data, positions };

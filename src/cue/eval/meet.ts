@@ -173,7 +173,7 @@ function dropRedundantNe(bounds: Bound[]): Bound[] {
   return bounds.filter((b) => {
     if (b.op !== "!=") return true;
     for (const o of bounds) {
-      if (o === b || o.op === "!=" || o.op === "=~" || o.op === "!~") continue;
+      if (o === b || o.op === "!=") continue;
       const ok = checkBound(o, b.v);
       if (ok === false) return false;
     }
@@ -209,6 +209,7 @@ function meetDisj(d: DisjV, other: Value, positions: readonly Pos[]): Value {
   const defaults: boolean[] = [];
   let first: BottomV | undefined;
   let failed = 0;
+  const subs: ErrInfo[] = [];
   for (let i = 0; i < d.values.length; i++) {
     const x = d.values[i];
     if (x === undefined) continue;
@@ -216,13 +217,17 @@ function meetDisj(d: DisjV, other: Value, positions: readonly Pos[]): Value {
     if (r.t === "bottom") {
       first ??= r;
       failed++;
+      subs.push(r.err);
       continue;
     }
     values.push(r);
     defaults.push(d.defaults[i] ?? false);
   }
   if (values.length === 0 && failed > 1 && first !== undefined) {
-    return bottom("eval", `${failed} errors in empty disjunction:`, first.err.positions);
+    // As cue prints it: a header without positions, then each alternative's error.
+    const e = bottom("eval", `${failed} errors in empty disjunction:`, []);
+    e.err.sub = subs;
+    return e;
   }
   return makeDisj(values, defaults, d.hasDefault, first, positions);
 }

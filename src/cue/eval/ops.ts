@@ -231,8 +231,15 @@ export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary):
     }
     case "=~":
     case "!~": {
-      if (b.t !== "string" || (a.t !== "string" && a.t !== "bytes")) {
-        return bottom("eval", `invalid operands ${formatValue(a)} and ${formatValue(b)} to '${op}'`, [x.pos]);
+      if (b.t !== "string") {
+        return bottom("eval", `cannot use ${formatValue(b)} (type ${typeName(b)}) as type string`, [
+          x.right.pos,
+        ]);
+      }
+      if (a.t !== "string" && a.t !== "bytes") {
+        return bottom("eval", `cannot use ${formatValue(a)} (type ${typeName(a)}) as type string`, [
+          x.left.pos,
+        ]);
       }
       const s = a.t === "string" ? a.v : Buffer.from(a.v).toString("latin1");
       const m = matchRegexp(b.v, s);

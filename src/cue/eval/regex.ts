@@ -22,9 +22,17 @@ export function compileRegexp(pattern: string): RE2JS | BottomV {
   return re;
 }
 
-/** Whether `s` contains a match of `pattern` (unanchored, as CUE's `=~`). */
+const results = new Map<string, boolean>();
+
+/** Whether `s` contains a match of `pattern` (unanchored, as CUE's `=~`). Results are cached. */
 export function matchRegexp(pattern: string, s: string): boolean | BottomV {
+  const key = `${pattern}\u0000${s}`;
+  const hit = results.get(key);
+  if (hit !== undefined) return hit;
   const re = compileRegexp(pattern);
   if (!(re instanceof RE2JS)) return re;
-  return re.matcher(s).find();
+  const r = re.matcher(s).find();
+  if (results.size > 50_000) results.clear();
+  results.set(key, r);
+  return r;
 }

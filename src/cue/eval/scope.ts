@@ -4,7 +4,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { type Binding, type Frame, type Scope, type ScopeEntry, Vertex } from "./vertex.js";
+import { type Binding, type Frame, type Scope, type ScopeEntry, strLabel, Vertex } from "./vertex.js";
 
 const scopes = new WeakMap<object, Scope>();
 
@@ -15,7 +15,7 @@ function addDecls(m: Map<string, ScopeEntry>, decls: readonly ast.Decl[]): void 
         m.set(d.label.name, { t: "field", label: d.label.name });
         if (d.alias !== undefined) m.set(d.alias.name, { t: "field", label: d.label.name });
       } else if (d.alias !== undefined && d.label.kind === "String") {
-        m.set(d.alias.name, { t: "field", label: d.label.value });
+        m.set(d.alias.name, { t: "field", label: strLabel(d.label.value) });
       }
     } else if (d.kind === "Let") {
       m.set(d.ident.name, { t: "let", decl: d });
@@ -66,7 +66,7 @@ export function lookupDecl(
       if (l.kind === "Ident" && l.name === name) return name;
       if (d.alias !== undefined && d.alias.name === name) {
         if (l.kind === "Ident") return l.name;
-        if (l.kind === "String") return l.value;
+        if (l.kind === "String") return strLabel(l.value);
       }
     } else if (d.kind === "Let" && d.ident.name === name) return d;
   }

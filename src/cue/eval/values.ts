@@ -281,8 +281,12 @@ export function boundsKind(bounds: readonly Bound[]): number {
 
 export function boundKind(b: Bound): number {
   switch (b.op) {
-    case "!=":
-      return TOP_KIND;
+    case "!=": {
+      // `!=null` constrains nothing but null; `!="a"` implies a string.
+      const k = kindOf(b.v);
+      if (b.v.t === "null" || b.v.t === "vertex") return TOP_KIND;
+      return k & NUMBER ? NUMBER : k;
+    }
     case "=~":
     case "!~":
       return STRING | BYTES;

@@ -60,11 +60,37 @@ export class CloseCtx {
 export type CloseSet = readonly CloseCtx[];
 export const NO_CLOSE: CloseSet = [];
 
-/** Labels a closedness context allows at one vertex. */
+/** Labels a closedness context allows at one vertex: those of its struct literals, plus extras. */
 export interface Group {
-  readonly labels: Set<string>;
-  readonly patterns: PatternEntry[];
+  readonly ctx: CloseCtx;
+  lits: ast.StructLit[];
+  /** Labels of dynamic and comprehension-generated fields. */
+  extra: string[] | undefined;
+  patterns: PatternEntry[] | undefined;
   open: boolean;
+}
+
+const litLabels = new WeakMap<ast.StructLit, Set<string>>();
+
+/** The static field labels a struct literal declares (cached per syntax node). */
+export function staticLabels(lit: ast.StructLit): Set<string> {
+  let s = litLabels.get(lit);
+  if (s === undefined) {
+    s = new Set();
+    for (const d of lit.decls) {
+      if (d.kind !== "Field") continue;
+      if (d.label.kind === "Ident") s.add(d.label.name);
+      else if (d.label.kind === "String") s.add(strLabel(d.label.value));
+    }
+    litLabels.set(lit, s);
+  }
+  return s;
+}
+
+/** Whether a group allows a label (patterns aside). */
+export function groupHas(g: Group, label: string): boolean {
+  for (const l of g.lits) if (staticLabels(l).has(label)) return true;
+  return g.extra?.includes(label) === true;
 }
 
 /** An expression to unify into a vertex, with its environment. Either `expr` or `value` is set. */
@@ -132,64 +158,249 @@ function sameFrame(a: Frame, b: Frame): boolean {
   );
 }
 
-/** Appends a position, keeping small arrays exact-size. */
-export function appendPos(arr: Pos[] | undefined, p: Pos): Pos[] {
-  if (arr === undefined) return [p];
-  if (arr.length < 8) return [...arr, p];
-  arr.push(p);
-  return arr;
+/**
+ * The internal label of a quoted field name. `"#a"` and `"_a"` are regular fields (only identifiers
+ * make definitions and hidden fields), so they are stored with a marker prefix.
+ */
+export function strLabel(s: string): string {
+  const c = s.charCodeAt(0);
+  return c === 0x23 || c === 0x5f ? `\u0001${s}` : s;
 }
+
+/** The label as written in output and messages. */
+export function displayLabel(l: string): string {
+  return l.charCodeAt(0) === 1 ? l.slice(1) : l;
+}
+
+/** Positions of a vertex: most have exactly one, stored without an array. */
+export type PosList = Pos | Pos[] | undefined;
+
+/** Appends a position. */
+export function appendPos(list: PosList, p: Pos): PosList {
+  if (list === undefined) return p;
+  if (!Array.isArray(list)) return [list, p];
+  if (list.length < 8) return list.concat([p]);
+  list.push(p);
+  return list;
+}
+
+/** The positions as an array. */
+export function posArray(list: PosList): Pos[] {
+  if (list === undefined) return [];
+  return Array.isArray(list) ? list : [list];
+}
+
+/** Rarely used vertex state, allocated on first use (keeps the common vertex small). */
+class VertexExtra {
+  listParts: ListPart[] | undefined = undefined;
+  listLen = 0;
+  patterns: PatternEntry[] | undefined = undefined;
+  deferred: Deferred[] | undefined = undefined;
+  groups: Group[] | undefined = undefined;
+  disj: VertexDisj | undefined = undefined;
+  choices: Map<ast.Node, number[]> | undefined = undefined;
+  seen: ast.Node[] | undefined = undefined;
+  expanding: Vertex[] | undefined = undefined;
+  expanded: Vertex[] | undefined = undefined;
+  pending: import("./disjunction.js").PendingDisj[] | undefined = undefined;
+  cycleErr: BottomV | undefined = undefined;
+  cloneOf: Vertex | undefined = undefined;
+}
+
+// Bit layout of Vertex flags.
+const FT_MASK = 3; // fieldType: bits 0-1
+const ST_SHIFT = 2; // status: bits 2-3
+const SM_SHIFT = 4; // structMark: bits 4-5
+const IS_LIST = 1 << 6;
+const LIST_OPEN = 1 << 7;
+const PATTERNS_APPLIED = 1 << 8;
+const LATE = 1 << 9;
+const NOT_ALLOWED = 1 << 10;
+const IS_LET = 1 << 11;
+const SHARED = 1 << 12;
 
 export class Vertex {
   parent: Vertex | undefined;
   label: string;
   conjuncts: Conjunct[] = [];
-  arcs: Map<string, Vertex> | undefined;
-  /** REGULAR, REQUIRED or OPTIONAL (the strongest contribution wins). */
-  fieldType = OPTIONAL;
-  status = NEW;
+  arcs: Map<string, Vertex> | undefined = undefined;
   scalar: Value = TOP;
-  scalarPos: Pos[] | undefined;
-  /** 0: no struct literal; 1: only embeddings/hidden fields (may be a scalar); 2: a real struct. */
-  structMark = 0;
-  isList = false;
-  listParts: ListPart[] | undefined;
-  /** Number of elements of a list (after evaluation); open lists may grow by unification. */
-  listLen = 0;
-  listOpen = false;
-  patterns: PatternEntry[] | undefined;
-  patternsApplied = false;
-  deferred: Deferred[] | undefined;
-  groups: Map<CloseCtx, Group> | undefined;
+  scalarPos: PosList = undefined;
   /** The error of this vertex itself (children keep their own). */
-  err: BottomV | undefined;
-  disj: VertexDisj | undefined;
+  err: BottomV | undefined = undefined;
   /** Where the field was declared (labels), for export positions and messages. */
-  declPos: Pos[] | undefined;
-  /** Disjunction choices forced on this vertex (a disjunct clone): node → term per occurrence. */
-  choices: Map<ast.Node, number[]> | undefined;
-  /** Occurrence counters of disjunction nodes met while collecting (for `choices`). */
-  seen: ast.Node[] | undefined;
-  /** Vertices being expanded into this one (reference cycle detection). */
-  expanding: Vertex[] | undefined;
-  /** Vertices expanded into this one (structural cycle detection). */
-  expanded: Vertex[] | undefined;
+  declPos: PosList = undefined;
   depth: number;
-  /** Disjunctions waiting to be resolved after collection. */
-  pending: import("./disjunction.js").PendingDisj[] | undefined;
+  #flags = OPTIONAL;
+  #x: VertexExtra | undefined = undefined;
+
+  #extra(): VertexExtra {
+    this.#x ??= new VertexExtra();
+    return this.#x;
+  }
+  #bit(mask: number, on: boolean): void {
+    this.#flags = on ? this.#flags | mask : this.#flags & ~mask;
+  }
+
+  /** REGULAR, REQUIRED or OPTIONAL (the strongest contribution wins). */
+  get fieldType(): number {
+    return this.#flags & FT_MASK;
+  }
+  set fieldType(v: number) {
+    this.#flags = (this.#flags & ~FT_MASK) | v;
+  }
+  get status(): number {
+    return (this.#flags >> ST_SHIFT) & 3;
+  }
+  set status(v: number) {
+    this.#flags = (this.#flags & ~(3 << ST_SHIFT)) | (v << ST_SHIFT);
+  }
+  /** 0: no struct literal; 1: only embeddings/hidden fields (may be a scalar); 2: a real struct. */
+  get structMark(): number {
+    return (this.#flags >> SM_SHIFT) & 3;
+  }
+  set structMark(v: number) {
+    this.#flags = (this.#flags & ~(3 << SM_SHIFT)) | (v << SM_SHIFT);
+  }
+  get isList(): boolean {
+    return (this.#flags & IS_LIST) !== 0;
+  }
+  set isList(v: boolean) {
+    this.#bit(IS_LIST, v);
+  }
+  get listOpen(): boolean {
+    return (this.#flags & LIST_OPEN) !== 0;
+  }
+  set listOpen(v: boolean) {
+    this.#bit(LIST_OPEN, v);
+  }
+  get patternsApplied(): boolean {
+    return (this.#flags & PATTERNS_APPLIED) !== 0;
+  }
+  set patternsApplied(v: boolean) {
+    this.#bit(PATTERNS_APPLIED, v);
+  }
   /** Conjuncts arrived after evaluation (re-evaluate before use). */
-  lateConjuncts = false;
+  get lateConjuncts(): boolean {
+    return (this.#flags & LATE) !== 0;
+  }
+  set lateConjuncts(v: boolean) {
+    this.#bit(LATE, v);
+  }
   /** Rejected by a closed struct. */
-  notAllowed = false;
-  /** A reference cycle met while collecting; an error only if the vertex stays non-concrete. */
-  cycleErr: BottomV | undefined;
-  /** The vertex this one is a disjunct clone of. */
-  cloneOf: Vertex | undefined;
+  get notAllowed(): boolean {
+    return (this.#flags & NOT_ALLOWED) !== 0;
+  }
+  set notAllowed(v: boolean) {
+    this.#bit(NOT_ALLOWED, v);
+  }
+  /**
+   * A leaf shared by every struct that has the same constant field from the same declaration
+   * (definition fields such as `retries: *3 | int` repeated per instance). Never mutated: whoever
+   * needs to add to it first replaces it with a private copy (`unshare`).
+   */
+  get isShared(): boolean {
+    return (this.#flags & SHARED) !== 0;
+  }
+  set isShared(v: boolean) {
+    this.#bit(SHARED, v);
+  }
   /** A let binding's vertex (not an arc of its parent). */
-  isLet = false;
+  get isLet(): boolean {
+    return (this.#flags & IS_LET) !== 0;
+  }
+  set isLet(v: boolean) {
+    this.#bit(IS_LET, v);
+  }
+
+  get listParts(): ListPart[] | undefined {
+    return this.#x?.listParts;
+  }
+  set listParts(v: ListPart[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().listParts = v;
+  }
+  /** Number of elements of a list (after evaluation); open lists may grow by unification. */
+  get listLen(): number {
+    return this.#x?.listLen ?? 0;
+  }
+  set listLen(v: number) {
+    if (v !== 0 || this.#x !== undefined) this.#extra().listLen = v;
+  }
+  get patterns(): PatternEntry[] | undefined {
+    return this.#x?.patterns;
+  }
+  set patterns(v: PatternEntry[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().patterns = v;
+  }
+  get deferred(): Deferred[] | undefined {
+    return this.#x?.deferred;
+  }
+  set deferred(v: Deferred[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().deferred = v;
+  }
+  get groups(): Group[] | undefined {
+    return this.#x?.groups;
+  }
+  set groups(v: Group[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().groups = v;
+  }
+  get disj(): VertexDisj | undefined {
+    return this.#x?.disj;
+  }
+  set disj(v: VertexDisj | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().disj = v;
+  }
+  /** Disjunction choices forced on this vertex (a disjunct clone): node → term per occurrence. */
+  get choices(): Map<ast.Node, number[]> | undefined {
+    return this.#x?.choices;
+  }
+  set choices(v: Map<ast.Node, number[]> | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().choices = v;
+  }
+  /** Disjunction nodes met while collecting, in order (occurrence numbers for `choices`). */
+  get seen(): ast.Node[] | undefined {
+    return this.#x?.seen;
+  }
+  set seen(v: ast.Node[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().seen = v;
+  }
+  /** Vertices being expanded into this one (reference cycle detection). */
+  get expanding(): Vertex[] | undefined {
+    return this.#x?.expanding;
+  }
+  set expanding(v: Vertex[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().expanding = v;
+  }
+  /** Vertices expanded into this one (structural cycle detection). */
+  get expanded(): Vertex[] | undefined {
+    return this.#x?.expanded;
+  }
+  set expanded(v: Vertex[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().expanded = v;
+  }
+  /** Disjunctions waiting to be resolved after collection. */
+  get pending(): import("./disjunction.js").PendingDisj[] | undefined {
+    return this.#x?.pending;
+  }
+  set pending(v: import("./disjunction.js").PendingDisj[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().pending = v;
+  }
+  /** A reference cycle met while collecting; an error only if the vertex stays non-concrete. */
+  get cycleErr(): BottomV | undefined {
+    return this.#x?.cycleErr;
+  }
+  set cycleErr(v: BottomV | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().cycleErr = v;
+  }
+  /** The vertex this one is a disjunct clone of. */
+  get cloneOf(): Vertex | undefined {
+    return this.#x?.cloneOf;
+  }
+  set cloneOf(v: Vertex | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().cloneOf = v;
+  }
 
   constructor(parent: Vertex | undefined, label: string) {
-    counters.vertices++;
     this.parent = parent;
     this.label = label;
     this.depth = parent === undefined ? 0 : parent.depth + 1;
@@ -203,14 +414,15 @@ export class Vertex {
       // referenced by a field and by a pattern) is one conjunct.
       for (const d of cs) if (d.expr === c.expr && sameFrame(d.env, c.env)) return;
     }
-    if (cs.length < 8) this.conjuncts = [...cs, c];
+    if (cs.length < 8) this.conjuncts = cs.concat([c]);
     else cs.push(c);
   }
 
   /** The path of labels from the root. */
   path(): string[] {
     const out: string[] = [];
-    for (let v: Vertex | undefined = this; v?.parent !== undefined; v = v.parent) out.push(v.label);
+    for (let v: Vertex | undefined = this; v?.parent !== undefined; v = v.parent)
+      out.push(displayLabel(v.label));
     return out.reverse();
   }
 
@@ -243,4 +455,3 @@ export class Vertex {
     return `{${parts.join(",")}}`;
   }
 }
-export const counters = { vertices: 0, clones: 0 };

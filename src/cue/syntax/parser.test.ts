@@ -160,6 +160,9 @@ describe("parseExpression", () => {
     ['"""\n\ta\n\n\tb\n\t"""', '"a\\n\\nb"'],
     ["'''\n  x\n  '''", "b[120]"],
     ['"""\n    x\\(y)z\n    """', '(interp "x" y "z")'],
+    ['#"""\n  x\\(y) \\#(z)\n  """#', '(interp "x\\\\(y) " z)'],
+    ["'''\n  \\(q)\\x41\n  '''", '(interp q "A")'],
+    ['"""\r\n  l1\r\n  l2\r\n  """', '"l1\\nl2"'],
     ["a\n| b", "a"],
   ];
   for (const [src, want] of cases) {

@@ -10,5 +10,6 @@ import "./math.js";
 import "./net-time.js";
 import "./json.js";
 import "./match.js";
+import "../../builtins/index.js";
 
 export { ArgError, fn, type Member, registerPackage, registerPredeclared } from "./registry.js";

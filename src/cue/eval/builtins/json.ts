@@ -84,14 +84,18 @@ registerPackage("encoding/json", {
     const s = v.t === "bytes" ? Buffer.from(v.v).toString("utf8") : str(a, 0, "json.Unmarshal");
     return fromJSON(s);
   }),
-  Valid: fn(1, (a) => {
-    try {
-      JSON.parse(str(a, 0, "json.Valid"));
-      return TRUE;
-    } catch {
-      return FALSE;
-    }
-  }),
+  Valid: fn(
+    1,
+    (a) => {
+      try {
+        JSON.parse(str(a, 0, "json.Valid"));
+        return TRUE;
+      } catch {
+        return FALSE;
+      }
+    },
+    { validator: true },
+  ),
   Compact: fn(1, (a) => {
     try {
       return { t: "string", v: JSON.stringify(JSON.parse(str(a, 0, "json.Compact"))) };

@@ -3,7 +3,7 @@
  */
 
 import type { Value } from "../values.js";
-import { EVALUATED, REGULAR, Vertex } from "../vertex.js";
+import { EVALUATED, REGULAR, strLabel, Vertex } from "../vertex.js";
 
 function leaf(parent: Vertex, label: string, v: Value): Vertex {
   if (v.t === "vertex") {
@@ -38,6 +38,6 @@ export function makeStruct(fields: readonly [string, Value][]): Value {
   s.status = EVALUATED;
   s.fieldType = REGULAR;
   s.arcs = new Map();
-  for (const [k, v] of fields) s.arcs.set(k, leaf(s, k, v));
+  for (const [k, v] of fields) s.arcs.set(strLabel(k), leaf(s, strLabel(k), v));
   return { t: "vertex", v: s };
 }

@@ -56,6 +56,8 @@ export function fn(params: number, f: (args: Value[]) => Value, opts: Partial<Bu
   return { kind: "fn", params, fn: f, ...opts };
 }
 
+const activeChecks = new Set<object>();
+
 function toFunc(qualified: string, def: BuiltinFn): FuncV {
   const call = (args: Value[], pos: Pos | undefined): Value => {
     const min = def.minParams ?? def.params;
@@ -68,11 +70,21 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
           {
             name: `${qualified}(${args.map(fmtArg).join(", ")})`,
             check: (v) => {
-              const r = invoke(def, [v, ...args], pos);
-              if (r.t === "bool")
-                return r.v ? undefined : `does not satisfy ${qualified}(${args.map(fmtArg).join(", ")})`;
-              if (r.t === "bottom") return r;
-              return undefined;
+              // A validator re-applied to a value it is already checking (its own call site,
+              // reached again through unification) passes: the outer check decides.
+              if (pos !== undefined) {
+                if (activeChecks.has(pos)) return undefined;
+                activeChecks.add(pos);
+              }
+              try {
+                const r = invoke(def, [v, ...args], pos);
+                if (r.t === "bool")
+                  return r.v ? undefined : `does not satisfy ${qualified}(${args.map(fmtArg).join(", ")})`;
+                if (r.t === "bottom") return r;
+                return undefined;
+              } finally {
+                if (pos !== undefined) activeChecks.delete(pos);
+              }
             },
           },
         ],
