@@ -1,5 +1,6 @@
 import type { CueError, CueValue } from "../cue/index.js";
 import { constraintHint, rawValueText } from "./constraint-hints.js";
+import { isObj } from "./decode-reader.js";
 import type { ConfigDiagnostic, SourcePosition } from "./diagnostic.js";
 import { formatPath } from "./diagnostic.js";
 import type { DocPath, Locator } from "./locate.js";
@@ -88,7 +89,7 @@ export function diagnosticsFromCueErrors(
 
   const seenPath = new Set<string>();
   const seenAt = new Set<string>();
-  for (const e of plain) {
+  for (const e of withoutNoise(plain, raw)) {
     const { pos, path } = placeOf(e, ctx);
     const d = translate(e, ctx, pos, path);
     const pathKey = path.join("\0");
@@ -97,12 +98,42 @@ export function diagnosticsFromCueErrors(
     const atKey = `${d.file}:${d.line}:${d.column}:${detail}`;
     // One diagnostic per problem: an error the engine repeats for every field that refers to the
     // failing one (low_threshold's bound on a broken high_threshold) is the same problem.
-    if (seenPath.has(pathKey) || seenAt.has(atKey)) continue;
+    const repeated = seenPath.has(pathKey) || seenAt.has(atKey);
     seenPath.add(pathKey);
     seenAt.add(atKey);
-    out.push(d);
+    if (!repeated) out.push(d);
   }
   return out;
+}
+
+const SUMMARY = /^\d+ errors in empty disjunction:*$/;
+
+function isPrefix(prefix: readonly string[], path: readonly string[]): boolean {
+  return prefix.length <= path.length && prefix.every((k, i) => k === path[i]);
+}
+
+/**
+ * Drops what the engine reports beside the real problem, the way `cue` does too: the
+ * "N errors in empty disjunction" headline when the disjuncts' own errors follow it, and, in an
+ * snmp check with exactly one of `community` and `user`, the other disjunct's complaint that the
+ * one written must be absent.
+ */
+function withoutNoise(errors: readonly CueError[], raw: unknown): CueError[] {
+  return errors.filter((e) => {
+    if (SUMMARY.test(e.message))
+      return !errors.some((o) => o !== e && !SUMMARY.test(o.message) && isPrefix(e.path, o.path));
+    const last = e.path[e.path.length - 1];
+    if ((last === "community" || last === "user") && /_\|_/.test(e.message)) {
+      let check: unknown = raw;
+      for (const k of e.path.slice(0, -1)) check = isObj(check) ? check[k] : undefined;
+      return !(
+        isObj(check) &&
+        check.type === "snmp" &&
+        (check.community === undefined) !== (check.user === undefined)
+      );
+    }
+    return true;
+  });
 }
 
 /** Errors of one union member unified with its own branch only, with paths from the root. */
