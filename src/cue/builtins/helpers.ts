@@ -15,11 +15,15 @@ export const bytes = (v: Uint8Array): Value => ({ t: "bytes", v });
 
 /** Throws an evaluation error for the call. */
 export function fail(fname: string, message: string): never {
-  throw new ArgError(bottom("eval", `${fname}: ${message}`));
+  throw new ArgError(bottom("eval", `error in call to ${fname}: ${message}`));
 }
 
-/** The exported tree of a (concrete) argument; incomplete values raise `incomplete` errors. */
-export function treeOf(v: Value, fname: string): Tree {
+/**
+ * The exported tree of a (concrete) argument; incomplete values raise `incomplete` errors worded
+ * like cue's (`error in call to F: incomplete value string`, or with `convert`,
+ * `… cannot convert non-concrete value string` as text/template says it).
+ */
+export function treeOf(v: Value, fname: string, convert = false): Tree {
   if (v.t === "bottom") throw new ArgError(v);
   let vertex: Vertex;
   if (v.t === "vertex") vertex = v.v;
@@ -33,9 +37,9 @@ export function treeOf(v: Value, fname: string): Tree {
   const e = errs[0];
   if (t === undefined || e !== undefined) {
     const incomplete = e === undefined || e.code === "incomplete";
-    const msg =
-      e?.message.replace(/^incomplete value /, "cannot convert non-concrete value ") ?? "invalid value";
-    throw new ArgError(bottom(incomplete ? "incomplete" : "eval", `${fname}: ${msg}`));
+    const raw = e?.message ?? "invalid value";
+    const msg = convert ? raw.replace(/^incomplete value /, "cannot convert non-concrete value ") : raw;
+    throw new ArgError(bottom(incomplete ? "incomplete" : "eval", `error in call to ${fname}: ${msg}`));
   }
   return t;
 }

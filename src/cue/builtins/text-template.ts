@@ -119,7 +119,7 @@ function jsEscape(s: string): string {
 }
 
 registerPackage("text/template", {
-  Execute: fn(2, (a) => str(execute(strArg(a, 0, fname), treeOf(concrete(a, 1, fname), fname)))),
+  Execute: fn(2, (a) => str(execute(strArg(a, 0, fname), treeOf(concrete(a, 1, fname), fname, true)))),
   HTMLEscape: fn(1, (a) => str(htmlEscape(strArg(a, 0, "text/template.HTMLEscape")))),
   JSEscape: fn(1, (a) => str(jsEscape(strArg(a, 0, "text/template.JSEscape")))),
 });

@@ -4,8 +4,8 @@
  * throws on a case: an engine exception fails that archive's cases.
  */
 
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { parseFile } from "../syntax/parser.js";
 import type { Engine, EngineOptions } from "./engine.js";
 import {
@@ -34,12 +34,6 @@ export interface ArchiveResult {
   readonly ms: number;
 }
 
-export interface RunOptions {
-  readonly filter?: string;
-  readonly engineOptions?: EngineOptions;
-  readonly check?: CheckOptions;
-}
-
 /** Lists `.txtar` files under a directory, sorted. */
 export function listArchives(root: string): string[] {
   const out: string[] = [];
@@ -52,30 +46,6 @@ export function listArchives(root: string): string[] {
   };
   walk(root);
   return out;
-}
-
-/** Runs every archive (matching the filter) of a corpus. */
-export function runCorpus(engine: Engine | string, root: string, options: RunOptions = {}): ArchiveResult[] {
-  const results: ArchiveResult[] = [];
-  for (const path of listArchives(root)) {
-    const archive = relative(root, path);
-    if (options.filter !== undefined && !archive.includes(options.filter)) continue;
-    const start = performance.now();
-    let cases: CaseResult[];
-    try {
-      cases = runArchive(
-        engine,
-        readFileSync(path, "utf8"),
-        archive,
-        options.engineOptions ?? {},
-        options.check,
-      );
-    } catch (e) {
-      cases = [{ name: archive, status: "failed", reason: `runner error: ${(e as Error)?.message}` }];
-    }
-    results.push({ archive, dir: dirname(archive), cases, ms: performance.now() - start });
-  }
-  return results;
 }
 
 const stdlibRoots = new Set([

@@ -11,7 +11,7 @@ import { constValue } from "./const-cache.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { step } from "./engine.js";
-import { applyPatternsToArc } from "./evaluate.js";
+import { applyPatternsToArc, evaluate } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
@@ -27,6 +27,7 @@ import {
   appendPos,
   CloseCtx,
   type CloseSet,
+  COLLECTING,
   type Conjunct,
   displayLabel,
   EVALUATED,
@@ -34,6 +35,7 @@ import {
   NO_CLOSE,
   OPTIONAL,
   posArray,
+  prependPos,
   REGULAR,
   REQUIRED,
   strLabel,
@@ -248,6 +250,13 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     copyEvaluated(v, r, c);
     return;
   }
+  // A reference to a scalar (`#Duration: string & =~re`) unifies its value: re-evaluating its
+  // conjuncts here would give the same result at a much higher cost.
+  const sv = scalarValueOf(r);
+  if (sv !== undefined) {
+    addValue(v, sv, c);
+    return;
+  }
   if (v.conjuncts.length === 1) {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     let n = 0;
@@ -273,6 +282,23 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
   }
   v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
+}
+
+/** The value of `r` if it is (or evaluates to) a plain scalar, else undefined. */
+export function scalarValueOf(r: Vertex): Value | undefined {
+  if (r.status === COLLECTING) return undefined;
+  evaluate(r);
+  if (
+    r.status !== EVALUATED ||
+    r.isList ||
+    r.structMark !== 0 ||
+    r.arcs !== undefined ||
+    r.disj !== undefined
+  ) {
+    return undefined;
+  }
+  for (const c of r.conjuncts) if (c.expr?.kind === "Alias") return undefined;
+  return r.err ?? r.scalar;
 }
 
 /** Unifies a vertex that has no conjuncts (built by a builtin) by copying its evaluated state. */
@@ -331,15 +357,24 @@ export function unshare(v: Vertex, s: Vertex): Vertex {
   return a;
 }
 
+// Separate caches for fields reached through a definition reference (closedness contexts) and
+// fields used directly: the conjunct keeps telling which one it was (user positions come first).
 const sharedLeaves = new WeakMap<ast.Field, Vertex>();
+const sharedClosedLeaves = new WeakMap<ast.Field, Vertex>();
 
 /**
  * A shared, already evaluated leaf for a regular field whose value is a constant expression, or
  * undefined when the field cannot be shared (bindings in scope, non-constant or erroneous value).
  */
-function sharedLeaf(d: ast.Field, env: import("./vertex.js").Frame, label: string): Vertex | undefined {
+function sharedLeaf(
+  d: ast.Field,
+  env: import("./vertex.js").Frame,
+  label: string,
+  ctx: CloseSet,
+): Vertex | undefined {
   if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
-  const cached = sharedLeaves.get(d);
+  const cache = ctx.length === 0 ? sharedLeaves : sharedClosedLeaves;
+  const cached = cache.get(d);
   if (cached !== undefined) return cached.label === label ? cached : undefined;
   for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
     if (f.binds !== undefined) return undefined;
@@ -348,13 +383,15 @@ function sharedLeaf(d: ast.Field, env: import("./vertex.js").Frame, label: strin
   if (k === undefined || k.t === "bottom" || k.t === "vertex") return undefined;
   const s = new Vertex(undefined, label);
   s.fieldType = REGULAR;
-  s.conjuncts = [{ expr: d.value, env, ctx: NO_CLOSE, value: undefined, pos: d.value.pos, embed: false }];
+  s.conjuncts = [
+    { expr: d.value, env, ctx: childCtx(ctx, label), value: undefined, pos: d.value.pos, embed: false },
+  ];
   s.declPos = d.label.pos;
   s.scalar = k;
   s.scalarPos = d.value.pos;
   s.status = EVALUATED;
   s.isShared = true;
-  sharedLeaves.set(d, s);
+  cache.set(d, s);
   return s;
 }
 
@@ -444,7 +481,7 @@ export function addField(
   dynamic = false,
 ): void {
   if (!dynamic && v.arcs?.get(name) === undefined && !v.patternsApplied) {
-    const s = sharedLeaf(d, env, name);
+    const s = sharedLeaf(d, env, name, ctx);
     if (s !== undefined) {
       v.arcs ??= new Map();
       v.arcs.set(name, s);
@@ -462,7 +499,8 @@ export function addField(
     pos: d.value.pos,
     embed: false,
   });
-  a.declPos = appendPos(a.declPos, d.label.pos);
+  // Declarations outside definitions (the user's) come first in positions.
+  a.declPos = ctx.length === 0 ? prependPos(a.declPos, d.label.pos) : appendPos(a.declPos, d.label.pos);
   if (dynamic) {
     for (const g of ctx) {
       const gr = groupOf(v, g);
@@ -475,7 +513,11 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
   let ctx = c.ctx;
-  if (info.closingEmbed && !c.embed) ctx = [...ctx, new CloseCtx(false)];
+  if (info.closingEmbed && !c.embed) {
+    const cc = new CloseCtx(false);
+    cc.fromEmbed = true;
+    ctx = ctx.concat([cc]);
+  }
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   for (const g of ctx) {
@@ -519,6 +561,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         v.deferred = appendTo(v.deferred, { decl: d, env: frame, ctx });
         break;
       case "Ellipsis":
+        v.hasEllipsis = true;
         for (const g of ctx) groupOf(v, g).open = true;
         break;
       case "BadDecl":

@@ -10,7 +10,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { addConjunct, appendTo, inDefinition, meetScalar, setErr } from "./collect.js";
+import { addConjunct, appendTo, inDefinition, meetScalar, scalarValueOf, setErr } from "./collect.js";
 import { engine } from "./engine.js";
 import { equalVertex } from "./equal.js";
 import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
@@ -277,9 +277,12 @@ function isScalarExpr(e: ast.Expr, env: Conjunct["env"]): boolean {
       return isScalarExpr(e.expr, env);
     case "Binary":
       return e.op !== "|" && isScalarExpr(e.left, env) && isScalarExpr(e.right, env);
-    case "Ident": {
+    case "Ident":
+    case "Selector": {
       const r = resolveRef(e, env);
-      return r.t === "value" && r.v.t !== "vertex" && r.v.t !== "disj";
+      if (r.t === "value") return r.v.t !== "vertex" && r.v.t !== "disj";
+      const sv = scalarValueOf(r.v);
+      return sv !== undefined && sv.t !== "disj";
     }
     default:
       return false;

@@ -289,6 +289,12 @@ describe("cue API", () => {
     assert.deepEqual(v.errors[0]?.positions[0], { file: "in.cue", line: 1, column: 8 });
   });
 
+  it("refuses language experiments", () => {
+    const v = compile([{ name: "x.cue", text: "@experiment(explicitopen)\npackage x\na: 1" }]);
+    assert.equal(v.errors[0]?.code, "unsupported");
+    assert.match(v.errors[0]?.message ?? "", /experiment/);
+  });
+
   it("unifies files as one package and looks up paths", () => {
     const v = compile([
       { name: "schema.cue", text: "#Host: {address: string, port: *22 | int}\nhosts: [string]: #Host" },
@@ -321,6 +327,22 @@ describe("cue API", () => {
     assert.deepEqual(r.positions.of(data.svc, "name"), [{ file: "c.cue", line: 3, column: 2 }]);
     assert.deepEqual(r.positions.of(data.svc, "port"), [{ file: "c.cue", line: 1, column: 6 }]);
     assert.deepEqual(r.positions.of(data.l, 1), [{ file: "c.cue", line: 5, column: 8 }]);
+    assert.deepEqual(r.positions.values(data.svc, "name"), [{ file: "c.cue", line: 3, column: 8 }]);
+  });
+
+  it("lists the user's positions before the schema's", () => {
+    const v = compile([
+      { name: "schema.cue", text: "#D: {port: *80 | int}\nsvc: #D" },
+      { name: "user.cue", text: "svc: port: 8080" },
+    ]);
+    const r = v.export();
+    assert.ok(r.ok);
+    const svc = (r.data as { svc: object }).svc;
+    assert.deepEqual(r.positions.of(svc, "port"), [
+      { file: "user.cue", line: 1, column: 6 },
+      { file: "schema.cue", line: 1, column: 6 },
+    ]);
+    assert.deepEqual(r.positions.values(svc, "port")[0], { file: "user.cue", line: 1, column: 12 });
   });
 
   it("formats errors the way cue does", () => {

@@ -27,6 +27,7 @@ import {
   type Conjunct,
   displayLabel,
   EVALUATED,
+  groupActive,
   groupHas,
   NEW,
   OPTIONAL,
@@ -127,7 +128,7 @@ function isLiteral(e: import("../syntax/ast.js").Expr, env: import("./vertex.js"
   }
 }
 
-function patternMatches(p: PatternEntry, raw: string): boolean {
+export function patternMatches(p: PatternEntry, raw: string): boolean {
   const label = displayLabel(raw);
   p.pattern ??= evalExpr(p.label.expr, p.env);
   const pat = p.pattern;
@@ -221,7 +222,7 @@ function checkClosed(v: Vertex): void {
     let a = arc;
     if (label.startsWith("_") || label.startsWith("#")) continue;
     for (const g of groups) {
-      if (g.open || groupHas(g, label) || g.ctx.skipAt === v) continue;
+      if (g.open || groupHas(g, label) || g.ctx.skipAt === v || !groupActive(g)) continue;
       if (g.patterns?.some((p) => patternMatches(p, label))) continue;
       if (a.isShared) a = unshare(v, a);
       if (a.fieldType === OPTIONAL) {
@@ -300,7 +301,7 @@ function isConcreteDeep(v: Vertex): boolean {
 export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
     if (isAtom(v.scalar) || (v.scalar.t === "disj" && v.scalar.hasDefault)) return v.scalar;
-    return bottom("cycle", `cycle with field ${v.path().join(".") || v.label}`);
+    return bottom("cycle", `cycle with field: ${displayLabel(v.label)}`, posArray(v.declPos));
   }
   evaluate(v);
   if (v.err !== undefined) return v.err;

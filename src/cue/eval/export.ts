@@ -6,14 +6,7 @@
 
 import type { Pos } from "../syntax/position.js";
 import { resolveDefaultValue } from "./defaults.js";
-import {
-  type CueError,
-  type ErrInfo,
-  normalizePositions,
-  type Position,
-  toCueErrors,
-  toPosition,
-} from "./errors.js";
+import { type CueError, type ErrInfo, type Position, toCueErrors, toPosition } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
 import { displayLabel, OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
@@ -26,8 +19,8 @@ export type Tree =
   | { readonly k: "float"; readonly v: FloatV }
   | { readonly k: "string"; readonly v: string }
   | { readonly k: "bytes"; readonly v: Uint8Array }
-  | { readonly k: "list"; readonly items: Tree[]; readonly pos: Pos[][] }
-  | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly pos: Pos[][] };
+  | { readonly k: "list"; readonly items: Tree[]; readonly src: Vertex[] }
+  | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly src: Vertex[] };
 
 function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
   errs.push(...toCueErrors(e, e.path ?? path));
@@ -66,7 +59,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
   }
   if (v.isList) {
     const items: Tree[] = [];
-    const pos: Pos[][] = [];
+    const src: Vertex[] = [];
     let ok = true;
     for (let i = 0; i < v.listLen; i++) {
       const a = v.arcs?.get(String(i));
@@ -77,14 +70,14 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
       if (t === undefined) ok = false;
       else {
         items.push(t);
-        if (wantPositions) pos.push(positionsOf(a));
+        if (wantPositions) src.push(a);
       }
     }
-    return ok ? { k: "list", items, pos } : undefined;
+    return ok ? { k: "list", items, src } : undefined;
   }
   if (v.structMark > 0) {
     const fields: [string, Tree][] = [];
-    const pos: Pos[][] = [];
+    const src: Vertex[] = [];
     let ok = true;
     if (v.arcs !== undefined) {
       for (const [label, a] of v.arcs) {
@@ -111,11 +104,11 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
         if (t === undefined) ok = false;
         else {
           fields.push([displayLabel(label), t]);
-          if (wantPositions) pos.push(positionsOf(a));
+          if (wantPositions) src.push(a);
         }
       }
     }
-    return ok ? { k: "struct", fields, pos } : undefined;
+    return ok ? { k: "struct", fields, src } : undefined;
   }
   return scalarTree(v.scalar, v, path, errs);
 }
@@ -152,13 +145,24 @@ function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tr
   }
 }
 
+/** Where the values came from: conjuncts written outside definitions first. */
+function valuePositionsOf(a: Vertex): Pos[] {
+  const user: Pos[] = [];
+  const schema: Pos[] = [];
+  for (const c of a.conjuncts) (c.ctx.length === 0 ? user : schema).push(c.pos);
+  return user.concat(schema);
+}
+
 function positionsOf(a: Vertex): Pos[] {
   return posArray(a.declPos);
 }
 
 /** Where exported fields and elements came from. */
 export interface PositionIndex {
+  /** The field's (or element's) declarations: user-written ones first. */
   of(container: object, key: string | number): readonly Position[];
+  /** Where its value expressions start: user-written ones first. */
+  values(container: object, key: string | number): readonly Position[];
 }
 
 export type CueData =
@@ -172,7 +176,8 @@ export type CueData =
 
 /** Converts a tree to plain data, recording positions per container and key. */
 export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
-  const index = new WeakMap<object, Map<string, readonly Position[]>>();
+  // Positions are normalized on first query: most exported fields are never asked about.
+  const index = new WeakMap<object, Map<string, Vertex>>();
   const conv = (x: Tree): CueData => {
     switch (x.k) {
       case "null":
@@ -191,26 +196,26 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
         return Buffer.from(x.v).toString("base64");
       case "list": {
         const out: CueData[] = [];
-        const m = new Map<string, readonly Position[]>();
+        const m = new Map<string, Vertex>();
         x.items.forEach((it, i) => {
           out.push(conv(it));
-          m.set(String(i), normalizePositions(x.pos[i] ?? []).map(toPosition));
+          const a = x.src[i];
+          if (a !== undefined) m.set(String(i), a);
         });
         index.set(out, m);
         return out;
       }
       case "struct": {
         const out: Record<string, CueData> = {};
-        const m = new Map<string, readonly Position[]>();
+        const m = new Map<string, Vertex>();
         x.fields.forEach(([k, it], i) => {
           // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
-          Object.defineProperty(out, k, {
-            value: conv(it),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-          m.set(k, normalizePositions(x.pos[i] ?? []).map(toPosition));
+          const value = conv(it);
+          if (k === "__proto__") {
+            Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+          } else out[k] = value;
+          const a = x.src[i];
+          if (a !== undefined) m.set(k, a);
         });
         index.set(out, m);
         return out;
@@ -224,8 +229,30 @@ export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
   const data = conv(t);
   return {
     data,
-    positions: { of: (container, key) => index.get(container)?.get(String(key)) ?? [] },
+    positions: {
+      of: (container, key) => {
+        const a = index.get(container)?.get(String(key));
+        return a === undefined ? [] : dedupePositions(positionsOf(a));
+      },
+      values: (container, key) => {
+        const a = index.get(container)?.get(String(key));
+        return a === undefined ? [] : dedupePositions(valuePositionsOf(a));
+      },
+    },
   };
+}
+
+function dedupePositions(ps: readonly Pos[]): Position[] {
+  const seen = new Set<string>();
+  const out: Position[] = [];
+  for (const p of ps) {
+    if (p.offset < 0 || p.file === "") continue;
+    const key = `${p.file}\u0000${p.offset}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(toPosition(p));
+  }
+  return out;
 }
 
 function floatJSON(f: FloatV): string {

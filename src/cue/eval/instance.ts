@@ -78,6 +78,19 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     return makeValue(root, limits, errors);
   }
   for (const file of parsed) {
+    // `explicitopen` changes what embedding a definition means without new syntax: refuse it
+    // rather than silently evaluating with the default semantics. (Experiments that only add
+    // syntax are rejected by the parser where that syntax is used.)
+    for (const a of [...file.fileAttributes, ...file.decls.filter((d) => d.kind === "Attribute")]) {
+      if (a.kind === "Attribute" && a.name === "experiment" && a.body.includes("explicitopen")) {
+        errors.push({
+          path: [],
+          code: "unsupported",
+          message: `@experiment(${a.body}) is not supported`,
+          positions: [{ file: a.pos.file, line: a.pos.line, column: a.pos.column }],
+        });
+      }
+    }
     const imports = new Map<string, string>();
     for (const imp of file.imports) {
       const path = imp.path.split(":")[0] ?? imp.path;
@@ -111,12 +124,16 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
   if (errors.length > 0) return makeValue(root, limits, errors);
-  withEngine(
-    limits,
-    () => collectErrors(root, [], errors, 0),
-    (b) => void errors.push(toCueError(b.err, [])),
-  );
-  return makeValue(root, limits, errors);
+  // Evaluation happens on first use: a document that is only unified with a schema (the
+  // config loader's path) is not evaluated twice.
+  return makeValue(root, limits, () => {
+    withEngine(
+      limits,
+      () => collectErrors(root, [], errors, 0),
+      (b) => void errors.push(toCueError(b.err, [])),
+    );
+    return errors;
+  });
 }
 
 function isIncomplete(code: ErrCode): boolean {
@@ -143,9 +160,20 @@ function overflow(b: BottomV): { ok: false; errors: readonly CueError[] } {
   return { ok: false, errors: [toCueError(b.err, [])] };
 }
 
-function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueValue {
+function makeValue(
+  v: Vertex,
+  limits: Limits,
+  errorsOrThunk: readonly CueError[] | (() => readonly CueError[]),
+): CueValue {
+  let computed = typeof errorsOrThunk === "function" ? undefined : errorsOrThunk;
+  const errorsOf = (): readonly CueError[] => {
+    if (computed === undefined && typeof errorsOrThunk === "function") computed = errorsOrThunk();
+    return computed ?? [];
+  };
   const value: CueValue = {
-    errors,
+    get errors() {
+      return errorsOf();
+    },
     lookup(path) {
       return withEngine(
         limits,
@@ -203,16 +231,18 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
         embed: false,
       });
       w.conjuncts = [conj(v), conj(o.v)];
-      const errs: CueError[] = [];
-      withEngine(
-        limits,
-        () => collectErrors(w, [], errs, 0),
-        (b) => void errs.push(toCueError(b.err, [])),
-      );
-      return makeValue(w, limits, errs);
+      return makeValue(w, limits, () => {
+        const errs: CueError[] = [];
+        withEngine(
+          limits,
+          () => collectErrors(w, [], errs, 0),
+          (b) => void errs.push(toCueError(b.err, [])),
+        );
+        return errs;
+      });
     },
     export() {
-      if (errors.length > 0) return { ok: false, errors };
+      if (errorsOf().length > 0) return { ok: false, errors: errorsOf() };
       return withEngine<ExportResult>(
         limits,
         () => {
@@ -226,7 +256,7 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
       );
     },
     toJSON(indent = 4) {
-      if (errors.length > 0) return { ok: false, errors };
+      if (errorsOf().length > 0) return { ok: false, errors: errorsOf() };
       return withEngine<{ ok: true; text: string } | { ok: false; errors: readonly CueError[] }>(
         limits,
         () => {
@@ -239,11 +269,11 @@ function makeValue(v: Vertex, limits: Limits, errors: readonly CueError[]): CueV
       );
     },
     validate(options) {
-      if (!options?.concrete) return errors;
+      if (!options?.concrete) return errorsOf();
       return withEngine(
         limits,
         () => {
-          const errs: CueError[] = [...errors];
+          const errs: CueError[] = [...errorsOf()];
           exportTree(v, v.path(), errs);
           return dedupe(errs);
         },

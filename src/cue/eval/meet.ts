@@ -143,7 +143,7 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
   const bounds = [...a.bounds];
   for (const nb of b.bounds) tighten(bounds, nb);
   const validators = [...a.validators];
-  for (const v of b.validators) if (!validators.includes(v)) validators.push(v);
+  for (const v of b.validators) if (!validators.some((x) => x === v || x.name === v.name)) validators.push(v);
   // Detect empty ranges such as `>10 & <5`.
   let lo: Bound | undefined;
   let hi: Bound | undefined;

@@ -42,6 +42,11 @@ export class CloseCtx {
   readonly recursive: boolean;
   /** An embedded definition does not close the struct it is embedded in (only below it). */
   skipAt: Vertex | undefined;
+  /**
+   * Created by a struct literal that embeds a definition: it only closes when the embedded value
+   * turned out to be a struct (it then registered a literal of its own besides the embedding one).
+   */
+  fromEmbed = false;
   #children: Map<string, CloseCtx> | undefined;
   constructor(recursive: boolean) {
     this.recursive = recursive;
@@ -85,6 +90,11 @@ export function staticLabels(lit: ast.StructLit): Set<string> {
     litLabels.set(lit, s);
   }
   return s;
+}
+
+/** Whether a group closes its vertex at all (see CloseCtx.fromEmbed). */
+export function groupActive(g: Group): boolean {
+  return !g.ctx.fromEmbed || g.lits.length > 1 || g.patterns !== undefined || g.open;
 }
 
 /** Whether a group allows a label (patterns aside). */
@@ -184,6 +194,13 @@ export function appendPos(list: PosList, p: Pos): PosList {
   return list;
 }
 
+/** Puts a position first. */
+export function prependPos(list: PosList, p: Pos): PosList {
+  if (list === undefined) return p;
+  if (!Array.isArray(list)) return [p, list];
+  return [p].concat(list);
+}
+
 /** The positions as an array. */
 export function posArray(list: PosList): Pos[] {
   if (list === undefined) return [];
@@ -218,6 +235,7 @@ const LATE = 1 << 9;
 const NOT_ALLOWED = 1 << 10;
 const IS_LET = 1 << 11;
 const SHARED = 1 << 12;
+const ELLIPSIS = 1 << 13;
 
 export class Vertex {
   parent: Vertex | undefined;
@@ -304,6 +322,13 @@ export class Vertex {
   }
   set isShared(v: boolean) {
     this.#bit(SHARED, v);
+  }
+  /** Some struct literal of this vertex has `...`. */
+  get hasEllipsis(): boolean {
+    return (this.#flags & ELLIPSIS) !== 0;
+  }
+  set hasEllipsis(v: boolean) {
+    this.#bit(ELLIPSIS, v);
   }
   /** A let binding's vertex (not an arc of its parent). */
   get isLet(): boolean {

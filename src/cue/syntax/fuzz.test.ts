@@ -117,6 +117,18 @@ function checkParse(text: string): void {
 
 const steps = 20_000;
 
+/**
+ * CI runs a fixed seed so results are reproducible; `CUE_FUZZ_RUNS=20000` runs every property that
+ * many times with random seeds (or `CUE_FUZZ_SEED=n`) for a longer hunt.
+ */
+function runs(n: number): { numRuns: number; seed?: number } {
+  const env = Number(process.env.CUE_FUZZ_RUNS);
+  const seed = Number(process.env.CUE_FUZZ_SEED);
+  if (Number.isFinite(env) && env > 0)
+    return Number.isFinite(seed) ? { numRuns: env, seed } : { numRuns: env };
+  return { numRuns: n, seed: Number.isFinite(seed) ? seed : 20261121 };
+}
+
 function checkCompile(text: string): void {
   const start = performance.now();
   const v = compile([{ name: "fuzz.cue", text }], { maxSteps: steps, maxDepth: 100, maxDisjuncts: 200 });
@@ -131,11 +143,11 @@ function checkCompile(text: string): void {
 
 describe("fuzz", () => {
   it("the parser never throws on arbitrary text", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 200 }), checkParse), { numRuns: 500 });
+    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 200 }), checkParse), runs(500));
   });
 
   it("the parser never throws on generated and mutated documents", () => {
-    fc.assert(fc.property(fc.oneof(document, mutated), checkParse), { numRuns: 500 });
+    fc.assert(fc.property(fc.oneof(document, mutated), checkParse), runs(500));
   });
 
   it("generated documents parse without errors", () => {
@@ -148,12 +160,12 @@ describe("fuzz", () => {
           text,
         );
       }),
-      { numRuns: 300 },
+      runs(300),
     );
   });
 
   it("compile never throws and stays within its step limit", () => {
-    fc.assert(fc.property(fc.oneof(document, mutated), checkCompile), { numRuns: 300 });
+    fc.assert(fc.property(fc.oneof(document, mutated), checkCompile), runs(300));
   });
 
   it("a runaway evaluation stops at the step limit with a limit error", () => {

@@ -212,9 +212,9 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
           if (qc === 34 || qc === 39) return stringToken(s);
           k++;
           if (!(k < end && isLetter(text.charCodeAt(k)))) {
+            // A lone `#` is an identifier for cue's scanner (a definition named "#").
             i = k;
-            errors.push({ offset: s, message: "invalid identifier: '#' must be followed by a letter" });
-            return tok("ILLEGAL", s, i);
+            return tok("IDENT", s, i);
           }
         } else if (c === 95 && text.charCodeAt(k + 1) === 35) {
           k += 2;
