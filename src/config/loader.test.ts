@@ -121,6 +121,24 @@ describe("loadConfig decodes what CUE computed", () => {
   });
 });
 
+describe("loadConfig keeps names that are also JavaScript object words", () => {
+  it("__proto__, constructor and toString are ordinary names", () => {
+    const tcp = `check: {type: "tcp", address: "a:1"}`;
+    const r = loadConfig({
+      file: "names.cue",
+      text: `hosts: {
+	"__proto__": {address: "a", ${tcp}, labels: {constructor: "x"}}
+	constructor: {address: "b", ${tcp}, parents: ["__proto__"], services: toString: ${tcp}}
+}
+`,
+    });
+    assert.ok(r.ok, r.ok ? "" : r.diagnostics.map(formatDiagnostic).join("\n"));
+    assert.deepEqual([...r.config.hosts.keys()].sort(), ["__proto__", "constructor"]);
+    assert.deepEqual(r.config.hosts.get("__proto__")?.labels, { constructor: "x" });
+    assert.deepEqual([...(r.config.hosts.get("constructor")?.services.keys() ?? [])], ["toString"]);
+  });
+});
+
 describe("loadConfig returns an immutable Config", () => {
   it("every object, array and map of examples/full.cue is frozen", () => {
     const r = loadConfig({
