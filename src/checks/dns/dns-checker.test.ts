@@ -128,7 +128,7 @@ describe("dns checker", () => {
       abortAfterMs: 300,
       status: 2,
       output:
-        /^DNS CRITICAL - query 127\.0\.0\.1 port \d+ for example\.test: timed out after 0\.\d{3} seconds$/,
+        /^DNS CRITICAL - query 127\.0\.0\.1 port \d+ for example\.test: timed out after \d\.\d{3} seconds$/,
     },
     {
       name: "malformed response",

@@ -44,7 +44,7 @@ async function runDns(target: CheckTarget<DnsProbe>, signal: AbortSignal): Promi
     if (hp === undefined) {
       return outcome(PREFIX, 3, `invalid server ${JSON.stringify(server)}: expected host:port`);
     }
-    // An internationalized name is asked for in its punycode form, as dig +idnout does.
+    // An internationalized name goes on the wire in its punycode (IDNA) form, as dig sends it.
     const asked = typeof name === "string" && /[^\x00-\x7f]/.test(name) ? domainToASCII(name) : name;
     if (typeof asked !== "string" || !isPlausibleName(asked)) {
       return outcome(PREFIX, 3, `invalid name ${JSON.stringify(name)}`);

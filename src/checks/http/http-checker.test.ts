@@ -120,6 +120,13 @@ describe("http checker", () => {
       size: 1_000_000,
     },
     {
+      name: "chunked body",
+      url: () => `${peers.http!.base}/chunked/50`,
+      status: 0,
+      output: / 50000 bytes in /,
+      size: 50_000,
+    },
+    {
       name: "| in reason phrase",
       url: () => `${peers.http!.base}/reason`,
       status: 0,
@@ -136,13 +143,19 @@ describe("http checker", () => {
       url: () => `${peers.http!.base}/slow/2000`,
       abortAfterMs: 150,
       status: 2,
-      output: /^HTTP CRITICAL - GET on 127\.0\.0\.1 port \d+: timed out after 0\.1\d\d seconds$/,
+      output: /^HTTP CRITICAL - GET on 127\.0\.0\.1 port \d+: timed out after \d\.\d{3} seconds$/,
     },
     {
       name: "slow response in time",
       url: () => `${peers.http!.base}/slow/100`,
       status: 0,
       output: /^HTTP OK - HTTP\/1\.1 200 OK - 5 bytes in 0\.[1-9]\d\d second/,
+    },
+    {
+      name: "connection dropped mid-body",
+      url: () => `${peers.http!.base}/truncate`,
+      status: 2,
+      output: /^HTTP CRITICAL - GET on 127\.0\.0\.1 port \d+: Connection reset by peer$/,
     },
     {
       name: "connection refused",

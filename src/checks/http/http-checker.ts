@@ -123,15 +123,13 @@ function runHttp(
       });
     };
     signal.addEventListener("abort", onAbort, { once: true });
-    const opts: RequestOptions & { ca?: string[]; rejectUnauthorized?: boolean } = {
+    // https.RequestOptions is http.RequestOptions plus the TLS fields, so it serves both schemes.
+    const opts: RequestOptions = {
       method: "GET",
       agent: false,
       headers: { "user-agent": USER_AGENT, accept: "*/*", connection: "close" },
+      ...(https ? { rejectUnauthorized: true, ...(ca === undefined ? {} : { ca }) } : {}),
     };
-    if (https) {
-      opts.rejectUnauthorized = true;
-      if (ca !== undefined) opts.ca = ca;
-    }
     try {
       req = (https ? httpsRequest : httpRequest)(url, opts, onResponse);
     } catch (err) {

@@ -14,17 +14,21 @@ const PREFIX = "PING";
 export const ICMP_THRESHOLDS = { warnRtaMs: 100, critRtaMs: 200, warnLossPct: 20, critLossPct: 60 } as const;
 
 /**
- * Parses the summary fping prints on stderr with `-C <n> -q`: one line per host,
- * `host : 0.041 0.038 - 0.040` where `-` is a lost packet. Returns the samples of the first host
- * line (milliseconds, undefined for lost), or undefined when there is none.
+ * Parses the summary fping prints on stderr with `-C <n>`: one line per host,
+ * `host : 0.041 0.038 - 0.040` where `-` is a lost packet and the host is written as it was given
+ * (padded with spaces). Returns the samples per host, in milliseconds, undefined for lost.
  */
-export function parseFpingSummary(stderr: string): (number | undefined)[] | undefined {
+export function parseFpingSummaries(stderr: string): Map<string, (number | undefined)[]> {
+  const out = new Map<string, (number | undefined)[]>();
   for (const line of stderr.split("\n")) {
-    const m = /^\S+\s+:\s+((?:[0-9.]+|-)(?:\s+(?:[0-9.]+|-))*)\s*$/.exec(line);
+    const m = /^(\S+)\s+:\s+((?:[0-9.]+|-)(?:\s+(?:[0-9.]+|-))*)\s*$/.exec(line);
     if (m === null) continue;
-    return m[1]!.split(/\s+/).map((s) => (s === "-" ? undefined : Number(s)));
+    out.set(
+      m[1]!,
+      m[2]!.split(/\s+/).map((s) => (s === "-" ? undefined : Number(s))),
+    );
   }
-  return undefined;
+  return out;
 }
 
 /** The outcome for one host's samples, judged by ICMP_THRESHOLDS. */

@@ -88,7 +88,7 @@ describe("tcp checker", () => {
       address: () => hole.address,
       abortAfterMs: 200,
       status: 2,
-      output: /^TCP CRITICAL - connect to 127\.0\.0\.1 port \d+: timed out after 0\.2\d\d seconds$/,
+      output: /^TCP CRITICAL - connect to 127\.0\.0\.1 port \d+: timed out after \d\.\d{3} seconds$/,
       perfdata: false,
     },
     { name: "no port", address: () => "127.0.0.1", status: 3, output: /invalid address/, perfdata: false },

@@ -1,5 +1,11 @@
 import { isIP } from "node:net";
-import { checkServerIdentity, connect, type PeerCertificate, type TLSSocket } from "node:tls";
+import {
+  checkServerIdentity,
+  connect,
+  type DetailedPeerCertificate,
+  type PeerCertificate,
+  type TLSSocket,
+} from "node:tls";
 import type { CheckOutcome, PerfDatum } from "../../model/check-result.js";
 import type { TlsProbe } from "../../model/config.js";
 import type { ExitStatus } from "../../model/state.js";
@@ -101,7 +107,7 @@ function runTls(
     socket.once("secureConnect", () => {
       const s = socket as TLSSocket;
       const seconds = (performance.now() - start) / 1000;
-      finish(judge(hp, s.getPeerCertificate(), s.authorizationError, seconds, timeoutMs, warnMs, critMs));
+      finish(judge(hp, s.getPeerCertificate(true), s.authorizationError, seconds, timeoutMs, warnMs, critMs));
     });
   });
 }
@@ -119,7 +125,7 @@ interface Finding {
 
 function judge(
   hp: HostPort,
-  cert: PeerCertificate,
+  cert: DetailedPeerCertificate,
   authError: unknown,
   seconds: number,
   timeoutMs: number,
@@ -144,6 +150,20 @@ function judge(
     findings.push({ status: 2, text: `expires in ${formatDays(days)}` });
   } else if (leftMs <= warnMs) {
     findings.push({ status: 1, text: `expires in ${formatDays(days)}` });
+  }
+  // An intermediate that runs out takes the site down just as surely as the leaf.
+  let minDays = days;
+  for (const ca of intermediates(cert)) {
+    const caLeft = Date.parse(ca.valid_to) - now;
+    if (!Number.isFinite(caLeft)) continue;
+    const caDays = caLeft / DAY_MS;
+    if (!(caDays >= minDays)) minDays = caDays;
+    const label = `intermediate '${name(ca.subject)}'`;
+    if (caLeft <= 0) findings.push({ status: 2, text: `${label} expired ${formatDays(-caDays)} ago` });
+    else if (caLeft <= critMs)
+      findings.push({ status: 2, text: `${label} expires in ${formatDays(caDays)}` });
+    else if (caLeft <= warnMs)
+      findings.push({ status: 1, text: `${label} expires in ${formatDays(caDays)}` });
   }
   if (Number.isFinite(notBefore) && notBefore > now) {
     findings.push({ status: 2, text: `not valid before ${isoMinute(notBefore)}` });
@@ -180,9 +200,9 @@ function judge(
   const summary =
     findings.length === 0 ? `expires in ${formatDays(days)}` : findings.map((f) => f.text).join("; ");
   const perfdata: PerfDatum[] = [timeDatum(seconds, timeoutMs)];
-  if (Number.isFinite(days)) {
+  if (Number.isFinite(minDays)) {
     perfdata.push({
-      ...perfDatum("days", Math.round(days * 1000) / 1000, ""),
+      ...perfDatum("days", Math.round(minDays * 1000) / 1000, ""),
       warn: `${round3(warnMs / DAY_MS)}:`,
       crit: `${round3(critMs / DAY_MS)}:`,
     });
@@ -193,6 +213,33 @@ function judge(
     `${hp.host} port ${hp.port}: certificate '${subject}' from '${issuer}'${valid}, ${summary}`,
     perfdata,
   );
+}
+
+/**
+ * The CA certificates between the leaf and the root, as the handshake's chain has them; roots
+ * (self-signed, from the trust store) are left out, since replacing them is the client's business.
+ */
+function intermediates(leaf: DetailedPeerCertificate): DetailedPeerCertificate[] {
+  const out: DetailedPeerCertificate[] = [];
+  const seen = new Set<string>([leaf.fingerprint256]);
+  let c = leaf.issuerCertificate;
+  while (
+    c !== undefined &&
+    c !== null &&
+    typeof c.fingerprint256 === "string" &&
+    !seen.has(c.fingerprint256)
+  ) {
+    seen.add(c.fingerprint256);
+    const issuer = c.issuerCertificate;
+    const selfSigned =
+      issuer === undefined || issuer === null
+        ? JSON.stringify(c.subject) === JSON.stringify(c.issuer)
+        : issuer.fingerprint256 === c.fingerprint256;
+    if (selfSigned) break;
+    out.push(c);
+    c = c.issuerCertificate;
+  }
+  return out;
 }
 
 function name(dn: PeerCertificate["subject"] | undefined): string {

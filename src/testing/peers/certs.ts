@@ -17,6 +17,11 @@ export interface CertSpec {
   readonly days: number;
   /** Self-signed instead of issued by the test CA. */
   readonly selfSigned?: boolean;
+  /**
+   * Issued by an intermediate CA (under the test root) that expires in this many days; the
+   * certificate PEM then holds the leaf followed by the intermediate, as servers send it.
+   */
+  readonly intermediateDays?: number;
 }
 
 /** A throwaway certificate authority for one test process, and the leaves it issued. */
@@ -69,6 +74,52 @@ function createPki(): TestPki {
   const ca = readFileSync(p("ca.pem"), "utf8");
   const cache = new Map<string, TestCert>();
   let serial = 1;
+  const intermediates = new Map<number, { certPath: string; keyPath: string; pem: string }>();
+  const intermediate = (days: number) => {
+    const hit = intermediates.get(days);
+    if (hit !== undefined) return hit;
+    const n = serial++;
+    writeFileSync(
+      p(`${n}.ext`),
+      "basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n",
+    );
+    openssl([
+      "req",
+      "-new",
+      ...EC,
+      "-keyout",
+      p(`${n}.key`),
+      "-subj",
+      `/CN=Lookout Test Intermediate ${n}`,
+      "-out",
+      p(`${n}.csr`),
+    ]);
+    openssl([
+      "x509",
+      "-req",
+      "-in",
+      p(`${n}.csr`),
+      "-CA",
+      p("ca.pem"),
+      "-CAkey",
+      p("ca.key"),
+      "-set_serial",
+      String(1000 + n),
+      "-days",
+      String(days),
+      "-extfile",
+      p(`${n}.ext`),
+      "-out",
+      p(`${n}.pem`),
+    ]);
+    const made = {
+      certPath: p(`${n}.pem`),
+      keyPath: p(`${n}.key`),
+      pem: readFileSync(p(`${n}.pem`), "utf8"),
+    };
+    intermediates.set(days, made);
+    return made;
+  };
 
   return {
     ca,
@@ -88,7 +139,12 @@ function createPki(): TestPki {
         `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
       );
       openssl(["req", "-new", ...EC, "-keyout", p(`${n}.key`), "-subj", `/CN=${cn}`, "-out", p(`${n}.csr`)]);
-      const signer = spec.selfSigned ? ["-key", p(`${n}.key`)] : ["-CA", p("ca.pem"), "-CAkey", p("ca.key")];
+      const int = spec.intermediateDays === undefined ? undefined : intermediate(spec.intermediateDays);
+      const signer = spec.selfSigned
+        ? ["-key", p(`${n}.key`)]
+        : int !== undefined
+          ? ["-CA", int.certPath, "-CAkey", int.keyPath]
+          : ["-CA", p("ca.pem"), "-CAkey", p("ca.key")];
       openssl([
         "x509",
         "-req",
@@ -106,7 +162,7 @@ function createPki(): TestPki {
         p(`${n}.pem`),
       ]);
       const cert: TestCert = {
-        cert: readFileSync(p(`${n}.pem`), "utf8"),
+        cert: readFileSync(p(`${n}.pem`), "utf8") + (int === undefined ? "" : int.pem),
         key: readFileSync(p(`${n}.key`), "utf8"),
       };
       cache.set(id, cert);

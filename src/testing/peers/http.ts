@@ -16,7 +16,9 @@ export interface HttpPeer extends Peer {
  * - `/slow/<ms>`: status 200 after ms milliseconds;
  * - `/hang`: never answers;
  * - `/redirect`: 302 to `/status/200`;
- * - `/reason`: status 200 with a reason phrase holding a `|`.
+ * - `/reason`: status 200 with a reason phrase holding a `|`;
+ * - `/truncate`: promises 100 bytes, sends 3, then drops the connection;
+ * - `/chunked/<n>`: status 200 and n chunks of 1000 bytes, one per event-loop turn.
  * Anything else is 404.
  */
 function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -38,6 +40,20 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
       return;
     case "redirect":
       res.writeHead(302, { location: "/status/200" }).end();
+      return;
+    case "chunked": {
+      res.writeHead(200, { "content-type": "text/plain" });
+      let left = arg;
+      const next = (): void => {
+        if (left-- <= 0) res.end();
+        else res.write(Buffer.alloc(1000, 121), () => setImmediate(next));
+      };
+      next();
+      return;
+    }
+    case "truncate":
+      res.writeHead(200, { "content-length": "100" });
+      res.write("abc", () => res.socket?.destroy());
       return;
     case "reason":
       res.writeHead(200, "Fine | Dandy").end("ok\n");

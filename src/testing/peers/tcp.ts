@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { joinHostPort, killChild, type Peer } from "./peer.js";
 
@@ -74,10 +73,8 @@ export async function startTcpBlackhole(host = "127.0.0.1"): Promise<Peer> {
     const s = connect(port, host);
     s.on("error", () => {});
     fillers.push(s);
-    const connected = await Promise.race([
-      once(s, "connect").then(() => true),
-      new Promise<boolean>((r) => setTimeout(() => r(false), 150)),
-    ]);
+    // A loopback connect takes well under a millisecond; 500 ms leaves room for a loaded machine.
+    const connected = await connectsWithin(s, 500);
     if (!connected) break;
   }
   return {
@@ -89,6 +86,16 @@ export async function startTcpBlackhole(host = "127.0.0.1"): Promise<Peer> {
       await killChild(child);
     },
   };
+}
+
+function connectsWithin(s: Socket, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    s.once("connect", () => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
 }
 
 async function readPort(child: ChildProcess): Promise<number> {
