@@ -10,10 +10,21 @@ import {
   SERVER_FLAGS,
   StartupError,
 } from "./app/index.js";
+import { runValidateCli } from "./config/index.js";
+import { runCueCli } from "./cue/cli.js";
 
-const USAGE_PREAMBLE = "  lookout [flags]          run the server\n";
+const USAGE_PREAMBLE = [
+  "  lookout [flags]                                  run the server",
+  "  lookout validate [-config-profile demo] FILE     check a configuration document",
+  "  lookout cue export|vet FILE...                   evaluate CUE with Lookout's engine",
+  "",
+  "Flags:",
+].join("\n");
 
 async function main(argv: string[]): Promise<number> {
+  const io = { stdout: process.stdout, stderr: process.stderr };
+  if (argv[0] === "validate") return runValidateCli(argv.slice(1), io);
+  if (argv[0] === "cue") return runCueCli(argv.slice(1), io);
   const parsed = parseFlags(SERVER_FLAGS, argv, process.env);
   if (!parsed.ok) {
     if (!parsed.help) process.stderr.write(`${parsed.error}\n`);
@@ -55,6 +66,10 @@ async function main(argv: string[]): Promise<number> {
         },
       );
     };
+    process.on("SIGHUP", () => {
+      logger.info("signal received", { signal: "SIGHUP" });
+      void app.reload();
+    });
     process.on("SIGTERM", () => stop("SIGTERM"));
     process.on("SIGINT", () => stop("SIGINT"));
   });

@@ -9,15 +9,23 @@ import {
   createQueryService,
   DualProtocolServer,
 } from "../api/index.js";
+import { Core } from "../core/core.js";
+import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import { placeholderPage } from "../web/index.js";
+import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
+import { loadConfigFile } from "./config-file.js";
 import { createMetricsRegistry } from "./metrics.js";
+import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
 
 export interface AppDeps {
   readonly logger: Logger;
   readonly version: string;
 }
+
+/** The most active checks in flight at once; due checks beyond it wait, earliest first. */
+const CHECK_CONCURRENCY = 1000;
 
 /** A failure to start that the operator must fix (bad flag value, unreadable file, busy port). */
 export class StartupError extends Error {
@@ -34,12 +42,28 @@ export class App {
   readonly metrics: Registry;
   readonly #server: DualProtocolServer;
   readonly #logger: Logger;
+  readonly #core: Core;
+  readonly #checks: ActiveChecks;
+  readonly #reloader: Reloader;
 
-  private constructor(address: AddressInfo, metrics: Registry, server: DualProtocolServer, logger: Logger) {
+  private constructor(
+    address: AddressInfo,
+    metrics: Registry,
+    parts: {
+      server: DualProtocolServer;
+      logger: Logger;
+      core: Core;
+      checks: ActiveChecks;
+      reloader: Reloader;
+    },
+  ) {
     this.address = address;
     this.metrics = metrics;
-    this.#server = server;
-    this.#logger = logger;
+    this.#server = parts.server;
+    this.#logger = parts.logger;
+    this.#core = parts.core;
+    this.#checks = parts.checks;
+    this.#reloader = parts.reloader;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -56,13 +80,46 @@ export class App {
         throw new StartupError(`${flag} ${path}: file not readable`);
       }
     }
+    const loaded = await loadConfigFile(o.config, o.configProfile);
+    if (!loaded.ok) {
+      const lines = loaded.diagnostics.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
+      throw new StartupError(`-config ${o.config} is rejected:\n${lines.join("\n")}`);
+    }
     const metrics = createMetricsRegistry(version);
+    const clock = systemClock;
+    let core: Core;
+    try {
+      core = await Core.open({
+        dataDir: o.dataDir,
+        config: loaded.config,
+        ...(loaded.digest === undefined ? {} : { configDigest: loaded.digest }),
+        clock,
+        logger: logger.child({ component: "core" }),
+      });
+    } catch (e) {
+      throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
+    }
+    const checks = startActiveChecks({
+      core,
+      config: loaded.config,
+      clock,
+      logger: logger.child({ component: "scheduler" }),
+      metrics,
+      concurrency: CHECK_CONCURRENCY,
+    });
+    const reloader = new Reloader(loaded.config, {
+      load: () => loadConfigFile(o.config, o.configProfile),
+      logger: logger.child({ component: "reload" }),
+      metrics,
+    });
+    reloader.register({ name: "core", applyConfig: (c, digest) => core.applyConfig(c, digest) });
+    reloader.register({ name: "scheduler", applyConfig: (c) => checks.applyConfig(c) });
     const handler = createHttpHandler({
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
       ...(o.apiToken === "" ? {} : { commandAuth: createBearerTokenInterceptor(o.apiToken) }),
-      query: createQueryService({ version }),
-      command: createCommandService(),
+      query: createQueryService({ version, core }),
+      command: createCommandService({ core, logger: logger.child({ component: "api" }) }),
       admin: createAdminService(),
       metrics,
       page: () => placeholderPage(version),
@@ -75,6 +132,8 @@ export class App {
     try {
       address = await server.listen(listen.port, listen.host);
     } catch (e) {
+      await checks.stop();
+      await core.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
     }
     logger.info("listening", {
@@ -83,14 +142,25 @@ export class App {
       commandAuth: o.apiToken !== "",
       admin: o.authConfig !== "" && !o.readOnly,
       version,
+      hosts: loaded.config.hosts.size,
     });
-    return new App(address, metrics, server, logger);
+    return new App(address, metrics, { server, logger, core, checks, reloader });
   }
 
-  /** Stops accepting, lets in-flight calls finish (bounded), and releases everything. */
+  /** Reloads -config through the one fan-out (SIGHUP); a rejected document changes nothing. */
+  reload(): Promise<ReloadResult> {
+    return this.#reloader.reload("sighup");
+  }
+
+  /**
+   * Stops accepting, lets in-flight calls finish (bounded), stops the checks, then closes the core
+   * (which applies what is queued and snapshots).
+   */
   async stop(): Promise<void> {
     this.#logger.info("shutting down");
     await this.#server.close();
+    await this.#checks.stop();
+    await this.#core.close();
     this.#logger.info("stopped");
   }
 }

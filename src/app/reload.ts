@@ -11,14 +11,19 @@ export interface Diagnostic {
 }
 
 export type LoadOutcome =
-  | { readonly ok: true; readonly config: Config }
+  | {
+      readonly ok: true;
+      readonly config: Config;
+      /** What identifies the document (sha256 of its text), so consumers can skip re-hashing it. */
+      readonly digest?: string;
+    }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
 /** A component that follows the running configuration: the scheduler, the core, the sinks, ... */
 export interface ConfigConsumer {
   readonly name: string;
   /** Called with every new config, in registration order, one reload at a time. */
-  applyConfig(config: Config): void | Promise<void>;
+  applyConfig(config: Config, digest?: string): void | Promise<void>;
 }
 
 export type ReloadSource = "startup" | "sighup" | "api";
@@ -74,10 +79,9 @@ export class Reloader {
     return this.#current;
   }
 
-  /** Adds a consumer; it receives the current config at once and every later one. */
-  async register(consumer: ConfigConsumer): Promise<void> {
+  /** Adds a consumer, built with the current config; it receives every later one. */
+  register(consumer: ConfigConsumer): void {
     this.#consumers.push(consumer);
-    await consumer.applyConfig(this.#current);
   }
 
   /**
@@ -112,7 +116,7 @@ export class Reloader {
     this.#current = outcome.config;
     for (const c of this.#consumers) {
       try {
-        await c.applyConfig(outcome.config);
+        await c.applyConfig(outcome.config, outcome.digest);
       } catch (e) {
         return this.#fail("error", log, `config consumer ${c.name} failed`, e);
       }

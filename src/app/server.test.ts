@@ -67,12 +67,30 @@ describe("one port, three wire formats", () => {
     });
   }
 
-  test("an RPC without its engine answers unimplemented with the Connect error body", async () => {
+  test("errors are Connect error bodies with the right code", async () => {
+    const cases: { path: string; body: string; status: number; code: string; message: RegExp }[] = [
+      { path: PROCESS, body: "{}", status: 400, code: "invalid_argument", message: /host is required/ },
+      {
+        path: PROCESS,
+        body: '{"host":"nope"}',
+        status: 404,
+        code: "not_found",
+        message: /"nope" is not configured/,
+      },
+    ];
+    for (const c of cases) {
+      const r = await curlJson(srv.url + c.path, c.body);
+      assert.equal(r.status, c.status, c.body);
+      const body = JSON.parse(r.body) as { code: string; message: string };
+      assert.equal(body.code, c.code);
+      assert.match(body.message, c.message);
+    }
+  });
+
+  test("reads of an empty configuration are empty, not errors", async () => {
     const r = await curlJson(srv.url + LIST_STATUS, "{}");
-    assert.equal(r.status, 501);
-    const body = JSON.parse(r.body) as { code: string; message: string };
-    assert.equal(body.code, "unimplemented");
-    assert.match(body.message, /ListStatus/);
+    assert.equal(r.status, 200);
+    assert.deepEqual(JSON.parse(r.body), {});
   });
 
   test("a malformed request body is invalid_argument", async () => {
@@ -83,6 +101,7 @@ describe("one port, three wire formats", () => {
 
   test("/metrics is Prometheus text with build info and per-RPC counters", async () => {
     await curlJson(srv.url + INFO, "{}");
+    await curlJson(srv.url + PROCESS, '{"host":"nope"}');
     const res = await fetch(`${srv.url}/metrics`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /^text\/plain/);
@@ -95,7 +114,7 @@ describe("one port, three wire formats", () => {
     );
     assert.match(
       text,
-      /^lookout_rpc_requests_total\{service="svc\.v1\.QueryService",method="ListStatus",code="unimplemented"\} [1-9]/m,
+      /^lookout_rpc_requests_total\{service="svc\.v1\.CommandService",method="ProcessCheckResult",code="not_found"\} [1-9]/m,
     );
     assert.match(text, /^lookout_rpc_duration_seconds_bucket\{le="0\.005",service="svc\.v1\.QueryService"/m);
   });
@@ -117,39 +136,54 @@ describe("one port, three wire formats", () => {
 });
 
 describe("mounting matrix", () => {
-  // For each flag set: the HTTP status of one RPC of each service (404 = not mounted).
+  // For each flag set: the Connect code one RPC of each service answers, or "404" for a plain
+  // HTTP 404 without a Connect body (the route does not exist).
   const cases: {
     name: string;
     args: (d: string) => string[];
-    query: number;
-    command: number;
-    admin: number;
+    query: string;
+    command: string;
+    admin: string;
   }[] = [
-    { name: "default", args: () => [], query: 200, command: 501, admin: 404 },
-    { name: "-read-only", args: () => ["-read-only"], query: 200, command: 404, admin: 404 },
+    { name: "default", args: () => [], query: "ok", command: "invalid_argument", admin: "404" },
+    { name: "-read-only", args: () => ["-read-only"], query: "ok", command: "404", admin: "404" },
     {
       name: "-auth-config",
       args: (d) => ["-auth-config", join(d, "auth.cue")],
-      query: 200,
-      command: 501,
-      admin: 501,
+      query: "ok",
+      command: "invalid_argument",
+      admin: "unimplemented",
     },
     {
       name: "-auth-config -read-only",
       args: (d) => ["-auth-config", join(d, "auth.cue"), "-read-only"],
-      query: 200,
-      command: 404,
-      admin: 404,
+      query: "ok",
+      command: "404",
+      admin: "404",
     },
-    { name: "-read-only=false", args: () => ["-read-only=false"], query: 200, command: 501, admin: 404 },
+    {
+      name: "-read-only=false",
+      args: () => ["-read-only=false"],
+      query: "ok",
+      command: "invalid_argument",
+      admin: "404",
+    },
   ];
+  const outcome = (r: { status: number; body: string }): string => {
+    if (r.status === 200) return "ok";
+    try {
+      return (JSON.parse(r.body) as { code: string }).code;
+    } catch {
+      return String(r.status);
+    }
+  };
   for (const c of cases) {
     test(c.name, async () => {
       const srv = await startServer([...c.args(dir), "-data-dir", join(dir, "data")]);
       try {
-        assert.equal((await curlJson(srv.url + INFO, "{}")).status, c.query, "QueryService");
-        assert.equal((await curlJson(srv.url + PROCESS, "{}")).status, c.command, "CommandService");
-        assert.equal((await curlJson(srv.url + VALIDATE, '{"cue":""}')).status, c.admin, "AdminService");
+        assert.equal(outcome(await curlJson(srv.url + INFO, "{}")), c.query, "QueryService");
+        assert.equal(outcome(await curlJson(srv.url + PROCESS, "{}")), c.command, "CommandService");
+        assert.equal(outcome(await curlJson(srv.url + VALIDATE, '{"cue":""}')), c.admin, "AdminService");
       } finally {
         await srv.stop();
       }
@@ -208,12 +242,12 @@ describe("-api-token", () => {
       status: 401,
       code: "unauthenticated",
     },
-    { name: "right", headers: [`Authorization: Bearer ${TOKEN}`], status: 501, code: "unimplemented" },
+    { name: "right", headers: [`Authorization: Bearer ${TOKEN}`], status: 404, code: "not_found" },
     {
       name: "right, lower-case scheme",
       headers: [`Authorization: bearer ${TOKEN}`],
-      status: 501,
-      code: "unimplemented",
+      status: 404,
+      code: "not_found",
     },
   ];
   for (const c of cases) {
@@ -237,7 +271,7 @@ describe("-api-token", () => {
       grpcUnary(addr, PROCESS, ProcessCheckResultRequestSchema, ProcessCheckResultResponseSchema, undefined, {
         authorization: `Bearer ${TOKEN}`,
       }),
-      (e: { code: number }) => e.code === GrpcStatus.UNIMPLEMENTED,
+      (e: { code: number }) => e.code === GrpcStatus.INVALID_ARGUMENT,
     );
   });
 
@@ -286,7 +320,12 @@ describe("flags", () => {
     assert.match(r.stderr, /-config .*missing\.cue: file not readable/);
     const srv = await startServer(["-data-dir", join(dir, "data")]);
     try {
-      const busy = await runLookout(["-listen", `127.0.0.1:${srv.port}`, "-data-dir", join(dir, "data")]);
+      const busy = await runLookout([
+        "-listen",
+        `127.0.0.1:${srv.port}`,
+        "-data-dir",
+        join(dir, "data-busy"),
+      ]);
       assert.equal(busy.code, 1);
       assert.match(busy.stderr, /EADDRINUSE/);
     } finally {

@@ -1,0 +1,68 @@
+import type { Registry } from "prom-client";
+import type { Core } from "../core/core.js";
+import { createScheduler, type Scheduler } from "../engine/scheduler/index.js";
+import type { CheckResult } from "../model/check-result.js";
+import type { Clock } from "../model/clock.js";
+import type { Config } from "../model/config.js";
+import type { Logger } from "../model/logger.js";
+import { createCheckers } from "./checkers.js";
+
+/** How long after a result is enqueued its state is re-read to pick the next interval. */
+const APPLY_LAG_MS = 50;
+
+export interface ActiveChecks {
+  applyConfig(config: Config): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the active checks of the config and feeds their results into the core, the same pipeline
+ * passive results take. A result is enqueued first and applied a moment later, so the scheduler
+ * re-reads the object's state (soft problem → retry_interval) shortly after each enqueue.
+ */
+export function startActiveChecks(o: {
+  readonly core: Core;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly concurrency: number;
+}): ActiveChecks {
+  const { core, clock, logger } = o;
+  const checkers = createCheckers({ clock });
+  let scheduler: Scheduler | undefined;
+  const submit = (result: CheckResult) => {
+    const key = result.service === undefined ? result.host : `${result.host}!${result.service}`;
+    core.submit([{ type: "ProcessCheckResult", result }]).then(
+      () => clock.setTimer(APPLY_LAG_MS, () => scheduler?.resultApplied(key)),
+      (e: unknown) => logger.warn("check result not enqueued", { object: key, error: e }),
+    );
+  };
+  const needsRetry = (key: string) => {
+    const s = core.view.projection.status(key);
+    if (s === undefined || s.stateType !== "SOFT") return false;
+    return s.state !== "OK" && s.state !== "UP" && s.state !== "PENDING";
+  };
+  scheduler = createScheduler({
+    clock,
+    checkers: checkers.checkers,
+    submit,
+    needsRetry,
+    concurrency: o.concurrency,
+    metrics: o.metrics,
+    logger,
+  });
+  scheduler.applyConfig(o.config);
+  scheduler.start();
+  return {
+    applyConfig: (config) => {
+      const s = scheduler?.applyConfig(config);
+      logger.info("schedule updated", { ...s });
+    },
+    async stop() {
+      await scheduler?.stop();
+      scheduler = undefined;
+      await checkers.close();
+    },
+  };
+}
