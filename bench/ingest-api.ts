@@ -64,9 +64,11 @@ function client(protocol: string): Promise<{ results: number; seconds: number; r
 }
 
 for (const protocol of ["grpc", "connect-json"]) {
+  const cpu0 = serverCpu();
   const r = await client(protocol);
+  const cpu = serverCpu() - cpu0;
   console.log(
-    `${protocol}: ${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable); server RSS ${rssMiB().toFixed(0)} MiB = ${((rssMiB() * 1048576) / (Number(HOSTS) * Number(SERVICES))).toFixed(0)} B/service; load average ${loadavg()[0]?.toFixed(1)}`,
+    `${protocol}: ${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable); server CPU ${cpu.toFixed(1)} s = ${Math.round(r.results / cpu)} results per server CPU-second; server RSS ${rssMiB().toFixed(0)} MiB = ${((rssMiB() * 1048576) / (Number(HOSTS) * Number(SERVICES))).toFixed(0)} B/service; load average ${loadavg()[0]?.toFixed(1)}`,
   );
 }
 server.kill("SIGTERM");
