@@ -30,6 +30,11 @@ const port = await new Promise<number>((resolve, reject) => {
   });
   server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
 });
+/** CPU seconds (user + system, all threads) the server process has used so far. */
+const serverCpu = (): number => {
+  const f = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 const rssMiB = (): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"));
   return Number(m?.[1] ?? 0) / 1024;
