@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { effectiveLabels, parseSelector } from "./selector.js";
 
 const web = { env: "prod", tier: "web", team: "core" };
@@ -106,5 +107,70 @@ describe("effectiveLabels", () => {
     assert.ok(r.ok);
     assert.equal(r.selector.matches(effectiveLabels(host, { labels: { app: "shop" } })), true);
     assert.equal(r.selector.matches(effectiveLabels(host)), false);
+  });
+});
+
+describe("parseSelector on arbitrary input", () => {
+  it("never throws, and a rejection points inside the text or just past it", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (text) => {
+        const r = parseSelector(text);
+        if (!r.ok) return r.column >= 1 && r.column <= text.length + 1 && r.message.length > 0;
+        return r.selector.source === text;
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  const key = fc.stringMatching(/^[a-z][a-z0-9_.-]{0,5}$/);
+  const value = fc.stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9_.:/-]{0,5}$/);
+  const labels = fc.dictionary(key, value, { maxKeys: 4 });
+  type Req = { op: "=" | "!=" | "in" | "notin" | "exists" | "!"; key: string; values: string[] };
+  const req = fc.record({
+    op: fc.constantFrom<Req["op"]>("=", "!=", "in", "notin", "exists", "!"),
+    key,
+    values: fc.array(value, { minLength: 1, maxLength: 3 }),
+  });
+  const text = (r: Req): string => {
+    switch (r.op) {
+      case "=":
+      case "!=":
+        return `${r.key}${r.op}${r.values[0]}`;
+      case "in":
+      case "notin":
+        return `${r.key} ${r.op} (${r.values.join(", ")})`;
+      case "exists":
+        return r.key;
+      case "!":
+        return `!${r.key}`;
+    }
+  };
+  const holds = (r: Req, l: Record<string, string>): boolean => {
+    const has = Object.hasOwn(l, r.key);
+    const v = l[r.key] as string;
+    switch (r.op) {
+      case "=":
+        return has && v === r.values[0];
+      case "!=":
+        return !has || v !== r.values[0];
+      case "in":
+        return has && r.values.includes(v);
+      case "notin":
+        return !has || !r.values.includes(v);
+      case "exists":
+        return has;
+      case "!":
+        return !has;
+    }
+  };
+  it("matches exactly when every requirement holds", () => {
+    fc.assert(
+      fc.property(fc.array(req, { maxLength: 4 }), labels, (reqs, l) => {
+        const r = parseSelector(reqs.map(text).join(", "));
+        if (!r.ok) return false;
+        return r.selector.matches(l) === reqs.every((q) => holds(q, l));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

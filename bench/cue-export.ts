@@ -1,0 +1,99 @@
+/**
+ * CUE export benchmark: for 1k, 10k and 100k services (100, 1k, 10k hosts × 10 services) it runs
+ * each size in a fresh child process that generates the document, then times parsing alone and
+ * `compile()` + `toJSON()`, and reports peak RSS (process.resourceUsage().maxRSS).
+ *
+ *   node dist/bench/cue-export.js [--sizes 100,1000,10000]
+ *
+ * Target: 10k hosts × 10 services exported in < 1 s and < 300 MB, growing close to linearly.
+ */
+
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { loadEngine } from "../src/cue/conformance/engine.js";
+import { parseFile } from "../src/cue/syntax/parser.js";
+import { generateFleet } from "./gen-cue-fleet.js";
+
+interface Measurement {
+  hosts: number;
+  services: number;
+  bytes: number;
+  parseMs: number;
+  compileMs?: number;
+  exportMs?: number;
+  errors?: string;
+  checked?: string;
+  maxRssMB: number;
+}
+
+async function child(hosts: number): Promise<void> {
+  const text = generateFleet(hosts);
+  const m: Measurement = { hosts, services: hosts * 10, bytes: text.length, parseMs: 0, maxRssMB: 0 };
+  let t = performance.now();
+  const parsed = parseFile("fleet.cue", text);
+  m.parseMs = performance.now() - t;
+  if (parsed.errors.length > 0) m.errors = `syntax: ${parsed.errors[0]?.message}`;
+  const engine = await loadEngine();
+  if (typeof engine === "string") {
+    m.errors = engine;
+  } else {
+    t = performance.now();
+    const v = engine.compile([{ name: "fleet.cue", text }], { maxSteps: 1e9 });
+    m.compileMs = performance.now() - t;
+    t = performance.now();
+    const out = v.toJSON(0);
+    m.exportMs = performance.now() - t;
+    if (!out.ok) {
+      m.errors = `${out.errors.length} errors, first: ${out.errors[0]?.path.join(".")}: ${out.errors[0]?.message}`;
+    } else {
+      // A light correctness check: every host exported, defaults and pattern aliases applied.
+      const data = JSON.parse(out.text) as { hosts: Record<string, { services: Record<string, unknown> }> };
+      const h0 = data.hosts["host-0"]?.services.svc1 as {
+        name?: string;
+        retries?: number;
+        check?: { status?: number };
+      };
+      const okHosts = Object.keys(data.hosts).length === hosts;
+      const okSvc = h0?.name === "svc1" && h0.retries === 3 && h0.check?.status === 200;
+      m.checked = okHosts && okSvc ? "ok" : `unexpected output (hosts ok: ${okHosts}, defaults ok: ${okSvc})`;
+    }
+  }
+  m.maxRssMB = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(`${JSON.stringify(m)}\n`);
+}
+
+function parent(sizes: readonly number[]): void {
+  const self = fileURLToPath(import.meta.url);
+  console.log("hosts   services  doc MB  parse ms  compile ms  export ms  total ms  peak RSS MB  result");
+  for (const hosts of sizes) {
+    const r = spawnSync(process.execPath, [self, "--child", String(hosts)], {
+      encoding: "utf8",
+      maxBuffer: 1 << 24,
+    });
+    const line = r.stdout.trim().split("\n").pop() ?? "";
+    let m: Measurement;
+    try {
+      m = JSON.parse(line) as Measurement;
+    } catch {
+      console.log(`${hosts}: child failed (status ${r.status}): ${r.stderr.slice(0, 500)}`);
+      continue;
+    }
+    const total = (m.compileMs ?? 0) + (m.exportMs ?? 0);
+    const f = (x: number | undefined, w: number): string =>
+      (x === undefined ? "-" : x.toFixed(0)).padStart(w);
+    console.log(
+      `${String(m.hosts).padStart(5)}  ${String(m.services).padStart(8)}  ${(m.bytes / 1e6).toFixed(1).padStart(6)}` +
+        `  ${f(m.parseMs, 8)}  ${f(m.compileMs, 10)}  ${f(m.exportMs, 9)}  ${f(m.compileMs === undefined ? undefined : total, 8)}` +
+        `  ${m.maxRssMB.toFixed(0).padStart(11)}  ${m.errors ?? m.checked ?? ""}`,
+    );
+  }
+}
+
+const argv = process.argv.slice(2);
+if (argv[0] === "--child") {
+  await child(Number(argv[1]));
+} else {
+  const i = argv.indexOf("--sizes");
+  const sizes = i >= 0 ? (argv[i + 1] ?? "").split(",").map(Number) : [100, 1000, 10000];
+  parent(sizes);
+}

@@ -1,0 +1,191 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { DEFAULT_OUTPUT_CAP, type ProcessResult, runProcess } from "./run-process.js";
+
+let dir = "";
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), "lookout-proc-"));
+  // A secret in Lookout's own environment must never reach a child.
+  process.env.LOOKOUT_TEST_SECRET = "hunter2";
+});
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+  delete process.env.LOOKOUT_TEST_SECRET;
+});
+
+/** Whether a pid is gone (or a zombie waiting for a reaper, which is dead for our purposes). */
+function isDead(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+async function waitDead(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    if (isDead(pid)) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+const sh = (script: string, timeoutMs = 0) => ({ file: "/bin/sh", args: ["-c", script], timeoutMs });
+
+const cases: {
+  name: string;
+  script: string;
+  timeoutMs?: number;
+  abortAfterMs?: number;
+  maxMs: number;
+  check: (r: ProcessResult) => void;
+  pidFile?: boolean;
+  /** The pid in the pid file escaped the group on purpose (setsid); the test kills it itself. */
+  escaped?: boolean;
+}[] = [
+  {
+    name: "exit code and stdout",
+    script: "echo 'WARNING - x | a=1'; exit 1",
+    maxMs: 2000,
+    check: (r) => {
+      assert.deepEqual(r.end, { kind: "exited", code: 1 });
+      assert.equal(r.stdout, "WARNING - x | a=1\n");
+      assert.equal(r.truncated, false);
+    },
+  },
+  {
+    name: "stderr captured separately",
+    script: "echo oops >&2; exit 2",
+    maxMs: 2000,
+    check: (r) => {
+      assert.equal(r.stdout, "");
+      assert.equal(r.stderr, "oops\n");
+    },
+  },
+  {
+    name: "infinite loop killed at timeout",
+    script: "while :; do :; done",
+    timeoutMs: 300,
+    maxMs: 2000,
+    check: (r) => assert.deepEqual(r.end, { kind: "timeout", afterMs: 300 }),
+  },
+  {
+    name: "grandchild that ignores SIGTERM dies with the group at timeout",
+    script: `sh -c 'trap "" TERM HUP; echo $$ > "$PIDFILE"; while :; do sleep 1; done' & wait`,
+    timeoutMs: 400,
+    maxMs: 2500,
+    pidFile: true,
+    check: (r) => assert.equal(r.end.kind, "timeout"),
+  },
+  {
+    name: "a background child left behind is killed when the plugin exits",
+    script: `sh -c 'trap "" TERM; echo $$ > "$PIDFILE"; exec sleep 100' & sleep 0.2; echo done`,
+    maxMs: 2000,
+    pidFile: true,
+    check: (r) => {
+      assert.deepEqual(r.end, { kind: "exited", code: 0 });
+      assert.equal(r.stdout, "done\n");
+    },
+  },
+  {
+    name: "a grandchild that escaped the group with setsid cannot hold the result",
+    script: `setsid sh -c 'echo $$ > "$PIDFILE"; exec sleep 30' & sleep 0.2; echo done`,
+    maxMs: 2000,
+    pidFile: true,
+    escaped: true,
+    check: (r) => {
+      assert.deepEqual(r.end, { kind: "exited", code: 0 });
+      assert.equal(r.stdout, "done\n");
+    },
+  },
+  {
+    name: "10 MB of output is capped",
+    script: "head -c 10000000 /dev/zero | tr '\\0' a; echo; echo tail; exit 0",
+    maxMs: 8000,
+    check: (r) => {
+      assert.deepEqual(r.end, { kind: "exited", code: 0 });
+      assert.equal(r.stdout.length, DEFAULT_OUTPUT_CAP);
+      assert.equal(r.truncated, true);
+    },
+  },
+  {
+    name: "endless output is capped and killed at timeout",
+    script: "yes",
+    timeoutMs: 300,
+    maxMs: 3000,
+    check: (r) => {
+      assert.equal(r.end.kind, "timeout");
+      assert.equal(r.stdout.length, DEFAULT_OUTPUT_CAP);
+      assert.equal(r.truncated, true);
+    },
+  },
+  {
+    name: "abort kills the group",
+    script: "sleep 100",
+    abortAfterMs: 150,
+    maxMs: 2000,
+    check: (r) => assert.deepEqual(r.end, { kind: "aborted" }),
+  },
+  {
+    name: "killed by a signal",
+    script: "kill -SEGV $$",
+    maxMs: 2000,
+    check: (r) => assert.deepEqual(r.end, { kind: "signaled", signal: "SIGSEGV" }),
+  },
+];
+
+describe("runProcess", () => {
+  for (const c of cases) {
+    it(c.name, async () => {
+      const pidFile = join(dir, `${c.name.replaceAll(/\W/g, "_")}.pid`);
+      const ac = new AbortController();
+      if (c.abortAfterMs !== undefined) setTimeout(() => ac.abort(), c.abortAfterMs);
+      const spec = sh(c.script, c.timeoutMs);
+      const t0 = performance.now();
+      const r = await runProcess({ ...spec, env: { PATH: "/usr/bin:/bin", PIDFILE: pidFile } }, ac.signal);
+      const took = performance.now() - t0;
+      assert.ok(took < c.maxMs, `took ${took} ms`);
+      c.check(r);
+      if (c.pidFile) {
+        const pid = Number(readFileSync(pidFile, "utf8").trim());
+        assert.ok(pid > 0);
+        if (c.escaped) process.kill(pid, "SIGKILL");
+        assert.ok(await waitDead(pid), `grandchild ${pid} still alive`);
+      }
+    });
+  }
+
+  it("uses the clean environment by default", async () => {
+    const r = await runProcess({ file: "/usr/bin/env", args: [] });
+    assert.ok(!r.stdout.includes("hunter2"));
+    assert.deepEqual(
+      r.stdout.trim().split("\n").sort(),
+      [
+        "LANG=C",
+        "LC_ALL=C",
+        "PATH=/usr/local/bin:/usr/bin:/bin",
+        ...(process.env.TZ ? [`TZ=${process.env.TZ}`] : []),
+      ].sort(),
+    );
+  });
+
+  it("reports a missing program as a spawn error", async () => {
+    const r = await runProcess({ file: "/nonexistent/plugin", args: [] });
+    assert.equal(r.end.kind, "spawn-error");
+    assert.match(r.end.kind === "spawn-error" ? r.end.message : "", /ENOENT/);
+  });
+
+  it("passes arguments without a shell", async () => {
+    const r = await runProcess({ file: "/usr/bin/printf", args: ["%s|", "a b", "$(id)", "`id`", "x;y", ""] });
+    assert.equal(r.stdout, "a b|$(id)|`id`|x;y||");
+  });
+
+  it("returns at once when the signal is already aborted", async () => {
+    const r = await runProcess({ file: "/bin/sleep", args: ["10"] }, AbortSignal.abort());
+    assert.deepEqual(r.end, { kind: "aborted" });
+  });
+});

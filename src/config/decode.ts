@@ -1,0 +1,135 @@
+import type {
+  CommandTemplate,
+  Config,
+  ContactConfig,
+  HostConfig,
+  NotificationPolicyConfig,
+  ServiceConfig,
+  SinkConfig,
+  ViewConfig,
+} from "../model/config.js";
+import { decodeCheckField } from "./decode-check.js";
+import { decodeContact, decodePolicy } from "./decode-notify.js";
+import type { Obj, Reader } from "./decode-reader.js";
+import { createReader, isObj } from "./decode-reader.js";
+import { decodeSink } from "./decode-sink.js";
+import type { ConfigDiagnostic } from "./diagnostic.js";
+import type { DocPath, Locator } from "./locate.js";
+
+/** The decoded config, or what kept the data from decoding. */
+export type DecodeResult =
+  | { readonly ok: true; readonly config: Config }
+  | { readonly ok: false; readonly diagnostics: readonly ConfigDiagnostic[] };
+
+/** A Map whose mutators throw, frozen: the Config's maps are as immutable as its objects. */
+function freezeMap<K, V>(m: Map<K, V>): ReadonlyMap<K, V> {
+  const refuse = (): never => {
+    throw new TypeError("Lookout's Config is immutable");
+  };
+  Object.defineProperties(m, {
+    set: { value: refuse },
+    delete: { value: refuse },
+    clear: { value: refuse },
+  });
+  return Object.freeze(m);
+}
+
+/**
+ * Decodes exported, schema-checked document data into the typed Config: durations become
+ * milliseconds, absent fields take the reference's defaults, a service's empty zone inherits its
+ * host's, and every object and map is frozen. Never throws; references between objects are checked
+ * afterwards (semantic.ts).
+ */
+export function decodeConfig(data: unknown, locator: Locator): DecodeResult {
+  const r = createReader(locator);
+  if (!isObj(data)) {
+    r.report([], "the document must be a struct");
+    return { ok: false, diagnostics: r.diagnostics };
+  }
+  if (data.hosts === undefined) r.report(["hosts"], `missing required field "hosts"`);
+  const config: Config = Object.freeze({
+    hosts: named(r, data, "hosts", decodeHost),
+    resources: r.strMap(data, "resources", []),
+    commands: named(r, data, "commands", decodeCommand),
+    contacts: named<ContactConfig>(r, data, "contacts", decodeContact),
+    notifications: named<NotificationPolicyConfig>(r, data, "notifications", decodePolicy),
+    views: named(r, data, "views", decodeView),
+    sinks: named<SinkConfig>(r, data, "sinks", decodeSink),
+  });
+  return r.diagnostics.length > 0 ? { ok: false, diagnostics: r.diagnostics } : { ok: true, config };
+}
+
+function named<T>(
+  r: Reader,
+  data: Obj,
+  key: string,
+  decode: (r: Reader, name: string, o: Obj, path: DocPath) => T,
+): ReadonlyMap<string, T> {
+  const m = new Map<string, T>();
+  const entries = r.obj(data, key, []);
+  for (const name in entries) {
+    const v = entries[name];
+    if (!isObj(v)) {
+      r.report([key, name], "expected a struct");
+      continue;
+    }
+    m.set(name, decode(r, name, v, [key, name]));
+  }
+  return freezeMap(m);
+}
+
+function decodeHost(r: Reader, name: string, o: Obj, path: DocPath): HostConfig {
+  const zone = r.str(o, "zone", path, "default");
+  const services = new Map<string, ServiceConfig>();
+  const svcs = r.obj(o, "services", path);
+  for (const s in svcs) {
+    const v = svcs[s];
+    const sp = [...path, "services", s];
+    if (!isObj(v)) r.report(sp, "expected a struct");
+    else services.set(s, decodeService(r, name, s, zone, v, sp));
+  }
+  return Object.freeze({
+    name,
+    address: r.required(o, "address", path),
+    parents: r.strList(o, "parents", path),
+    vars: r.strMap(o, "vars", path),
+    check: decodeCheckField(r, o, path),
+    services: freezeMap(services),
+    notification: r.str(o, "notification", path),
+    zone,
+    labels: r.strMap(o, "labels", path),
+  });
+}
+
+function decodeService(
+  r: Reader,
+  host: string,
+  name: string,
+  hostZone: string,
+  o: Obj,
+  path: DocPath,
+): ServiceConfig {
+  const zone = r.str(o, "zone", path);
+  return Object.freeze({
+    host,
+    name,
+    vars: r.strMap(o, "vars", path),
+    check: decodeCheckField(r, o, path),
+    notification: r.str(o, "notification", path),
+    zone: zone === "" ? hostZone : zone,
+    labels: r.strMap(o, "labels", path),
+  });
+}
+
+function decodeCommand(r: Reader, name: string, o: Obj, path: DocPath): CommandTemplate {
+  return Object.freeze({ name, line: r.required(o, "line", path), shell: r.bool(o, "shell", path, false) });
+}
+
+function decodeView(r: Reader, name: string, o: Obj, path: DocPath): ViewConfig {
+  if (o.selector === undefined) r.report([...path, "selector"], `missing required field "selector"`);
+  return Object.freeze({
+    name,
+    selector: r.str(o, "selector", path),
+    description: r.str(o, "description", path),
+  });
+}

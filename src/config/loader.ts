@@ -1,0 +1,107 @@
+import type { CueValue } from "../cue/index.js";
+import { compile } from "../cue/index.js";
+import type { Config } from "../model/config.js";
+import { diagnosticsFromCueErrors } from "./cue-diagnostics.js";
+import { decodeConfig } from "./decode.js";
+import type { ConfigDiagnostic } from "./diagnostic.js";
+import { formatPath, sortDiagnostics } from "./diagnostic.js";
+import { createLocator } from "./locate.js";
+import { SCHEMA_FILE_NAME, schemaSource } from "./schema-source.js";
+import { checkSemantics } from "./semantic.js";
+import type { ConfigProfile } from "./type-checks.js";
+import { checkTypes, explainedBy } from "./type-checks.js";
+
+/** A document to load: its name (used in diagnostics), its text, and the profile to validate under. */
+export interface LoadConfigInput {
+  readonly file: string;
+  readonly text: string;
+  readonly profile?: ConfigProfile;
+  /** Called with each phase's wall time in milliseconds (benchmarks use it to say where time goes). */
+  readonly onPhase?: (phase: LoadPhase, ms: number) => void;
+}
+
+/** The loader's phases, in order. */
+export type LoadPhase = "schema" | "compile" | "unify" | "export" | "decode" | "semantic";
+
+export type LoadConfigResult =
+  | { readonly ok: true; readonly config: Config }
+  | { readonly ok: false; readonly diagnostics: readonly ConfigDiagnostic[] };
+
+let compiledSchema: CueValue | undefined;
+
+/** The schema, compiled once per process; it is immutable, and every load unifies with it. */
+function schema(): CueValue {
+  if (compiledSchema !== undefined) return compiledSchema;
+  const value = compile([{ name: SCHEMA_FILE_NAME, text: schemaSource().text }]);
+  if (value.errors.length > 0) {
+    const first = value.errors[0];
+    throw new Error(`lookout: schema.cue does not compile: ${first?.message ?? "unknown error"}`);
+  }
+  compiledSchema = value;
+  return value;
+}
+
+/**
+ * The one configuration loader: startup, SIGHUP, `ValidateConfig` and `ApplyConfig` all call it.
+ * It evaluates the document with the CUE engine, unifies it with `#Schema`, decodes the result
+ * into the immutable Config and checks what the schema cannot (semantic.ts). Every problem comes
+ * back as a diagnostic at the user's file:line:column, sorted. It never throws and has no side
+ * effects, so a rejected document changes nothing.
+ */
+export function loadConfig(input: LoadConfigInput): LoadConfigResult {
+  const { file, text, profile } = input;
+  let t = performance.now();
+  const phase = (name: LoadPhase): void => {
+    const now = performance.now();
+    input.onPhase?.(name, now - t);
+    t = now;
+  };
+  try {
+    const s = schema();
+    phase("schema");
+    const user = compile([{ name: file, text }]);
+    phase("compile");
+    if (user.errors.length > 0) {
+      return fail(diagnosticsFromCueErrors(user.errors, { file, text, user, schema: s, profile }));
+    }
+    const root = s.lookup(["#Schema"]);
+    if (root === undefined) throw new Error("lookout: schema.cue has no #Schema");
+    const unified = root.unify(user);
+    phase("unify");
+    const exported = unified.export();
+    phase("export");
+    if (!exported.ok) {
+      // export() stops at evaluation errors; `cue vet -c` also lists the missing required fields,
+      // so the user sees every problem in one run.
+      const all = [...exported.errors];
+      const seen = new Set(all.map((e) => `${e.path.join(".")}\0${e.message}`));
+      for (const e of unified.validate({ concrete: true })) {
+        if (!seen.has(`${e.path.join(".")}\0${e.message}`)) all.push(e);
+      }
+      return fail(diagnosticsFromCueErrors(all, { file, text, user, schema: s, profile }));
+    }
+    const locator = createLocator(exported.data, exported.positions, file, text);
+    const diagnostics: ConfigDiagnostic[] = [];
+    const refused = checkTypes(exported.data, profile);
+    for (const r of refused) {
+      const at = locator.at(r.reportAt);
+      diagnostics.push({ message: `${formatPath(r.reportAt)}: ${r.message}`, ...at });
+    }
+    const decoded = decodeConfig(exported.data, locator);
+    phase("decode");
+    if (!decoded.ok) return fail([...diagnostics, ...decoded.diagnostics]);
+    diagnostics.push(...checkSemantics(decoded.config, locator, (path) => explainedBy(refused, path)));
+    phase("semantic");
+    if (diagnostics.length > 0) return fail(diagnostics);
+    return { ok: true, config: decoded.config };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return fail([
+      { message: `internal error while loading the configuration: ${message}`, file, line: 1, column: 1 },
+    ]);
+  }
+}
+
+function fail(diagnostics: readonly ConfigDiagnostic[]): LoadConfigResult {
+  return { ok: false, diagnostics: sortDiagnostics(diagnostics) };
+}

@@ -1,0 +1,139 @@
+import type { CheckConfig, Config } from "../model/config.js";
+import { parseSelector } from "../model/selector.js";
+import type { ConfigDiagnostic } from "./diagnostic.js";
+import { formatPath } from "./diagnostic.js";
+import type { DocPath, Locator } from "./locate.js";
+
+/**
+ * The rules the schema cannot express, checked on the decoded Config: names that must refer to
+ * another object (commands, notification policies, contacts, parent hosts), parent cycles, selector
+ * syntax and notification windows. One diagnostic per problem, at the user's position of the
+ * offending value. `skip` silences paths already reported otherwise (a check the profile refused).
+ */
+export function checkSemantics(
+  config: Config,
+  locator: Locator,
+  skip: (path: DocPath) => boolean = () => false,
+): ConfigDiagnostic[] {
+  const out: ConfigDiagnostic[] = [];
+  const report = (path: DocPath, message: string): void => {
+    if (skip(path)) return;
+    const at = locator.at(path);
+    out.push({ message: `${formatPath(path)}: ${message}`, file: at.file, line: at.line, column: at.column });
+  };
+  const unknown = (what: string, name: string, known: Iterable<string>, plural = `${what}s`): string => {
+    const names = [...known].sort();
+    if (names.length === 0) return `unknown ${what} ${JSON.stringify(name)}; no ${plural} are defined`;
+    const shown = names.slice(0, 8).join(", ") + (names.length > 8 ? ", …" : "");
+    return `unknown ${what} ${JSON.stringify(name)}; defined: ${shown}`;
+  };
+  const checkCommand = (check: CheckConfig, path: DocPath): void => {
+    if (check.type === "command" && !config.commands.has(check.command)) {
+      report([...path, "command"], unknown("command", check.command, config.commands.keys()));
+    }
+  };
+  const checkPolicy = (name: string, path: DocPath): void => {
+    if (name !== "" && !config.notifications.has(name)) {
+      report(
+        path,
+        unknown("notification policy", name, config.notifications.keys(), "notification policies"),
+      );
+    }
+  };
+
+  for (const [h, host] of config.hosts) {
+    checkCommand(host.check, ["hosts", h, "check"]);
+    checkPolicy(host.notification, ["hosts", h, "notification"]);
+    host.parents.forEach((p, i) => {
+      if (!config.hosts.has(p))
+        report(["hosts", h, "parents", i], `unknown parent host ${JSON.stringify(p)}`);
+    });
+    for (const [s, svc] of host.services) {
+      checkCommand(svc.check, ["hosts", h, "services", s, "check"]);
+      checkPolicy(svc.notification, ["hosts", h, "services", s, "notification"]);
+    }
+  }
+  for (const cycle of parentCycles(config)) {
+    const first = cycle[0] as string;
+    const host = config.hosts.get(first);
+    const i = host === undefined ? -1 : host.parents.indexOf(cycle[1] as string);
+    report(["hosts", first, "parents", ...(i < 0 ? [] : [i])], `parent cycle: ${cycle.join(" -> ")}`);
+  }
+
+  for (const [c, contact] of config.contacts) {
+    if (contact.type === "command" && !config.commands.has(contact.command)) {
+      report(["contacts", c, "command"], unknown("command", contact.command, config.commands.keys()));
+    }
+  }
+
+  for (const [p, policy] of config.notifications) {
+    policy.levels.forEach((level, i) => {
+      level.contacts.forEach((name, j) => {
+        if (!config.contacts.has(name)) {
+          report(
+            ["notifications", p, "levels", i, "contacts", j],
+            unknown("contact", name, config.contacts.keys()),
+          );
+        }
+      });
+    });
+    policy.period.forEach((w, i) => {
+      const path = ["notifications", p, "period", i];
+      if (w.endMinute > 24 * 60) report([...path, "end"], `end ${JSON.stringify(w.end)} is past 24:00`);
+      else if (w.endMinute <= w.startMinute) {
+        report(
+          [...path, "end"],
+          `end ${JSON.stringify(w.end)} must be after start ${JSON.stringify(w.start)} (a window does not wrap past midnight; use two windows)`,
+        );
+      }
+    });
+  }
+
+  const checkSelector = (text: string, path: DocPath): void => {
+    const r = parseSelector(text);
+    if (!r.ok)
+      report(
+        path,
+        `invalid selector ${JSON.stringify(text)}: ${r.message} (at column ${r.column} of the selector)`,
+      );
+  };
+  for (const [v, view] of config.views) checkSelector(view.selector, ["views", v, "selector"]);
+  for (const [s, sink] of config.sinks) checkSelector(sink.selector, ["sinks", s, "selector"]);
+  return out;
+}
+
+/**
+ * Every cycle in the parent graph, each once, as a host path that returns to its start
+ * (`a -> b -> a`). Iterative, so a long parent chain cannot overflow the stack.
+ */
+export function parentCycles(config: Config): string[][] {
+  const state = new Map<string, 1 | 2>(); // 1: on the current path, 2: done
+  const cycles: string[][] = [];
+  for (const root of config.hosts.keys()) {
+    if (state.has(root)) continue;
+    const stack: { host: string; next: number }[] = [{ host: root, next: 0 }];
+    const onPath: string[] = [root];
+    state.set(root, 1);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as { host: string; next: number };
+      const parents = config.hosts.get(top.host)?.parents ?? [];
+      if (top.next >= parents.length) {
+        state.set(top.host, 2);
+        stack.pop();
+        onPath.pop();
+        continue;
+      }
+      const p = parents[top.next++] as string;
+      if (!config.hosts.has(p)) continue;
+      const s = state.get(p);
+      if (s === 1) {
+        cycles.push([...onPath.slice(onPath.indexOf(p)), p]);
+      } else if (s === undefined) {
+        state.set(p, 1);
+        stack.push({ host: p, next: 0 });
+        onPath.push(p);
+      }
+    }
+  }
+  return cycles;
+}

@@ -1,0 +1,158 @@
+/**
+ * `@test(eq, X)`: a literal X is compared with the exported data (and definitions / hidden fields by
+ * lookup), plus CUE equality when the engine offers it; a non-literal X needs CUE equality.
+ */
+
+import { parseExpression, parseFile } from "../syntax/parser.js";
+import { checkErr } from "./check-err.js";
+import {
+  type CaseResult,
+  collectDirectives,
+  type Directive,
+  pathOption,
+  unsupportedNear,
+} from "./directive.js";
+import type { Engine, EngineValue } from "./engine.js";
+import { diffPlain, type Plain, plainFromExpr, plainFromJSON } from "./plain.js";
+
+/** Checks the nested `@test(err)` directives of an expectation against the fields they annotate. */
+function checkNested(root: EngineValue, target: readonly string[], text: string): Omit<CaseResult, "name"> {
+  const synthetic = `__expected: ${text}\n`;
+  const file = parseFile("expected.cue", synthetic);
+  if (file.errors.length > 0)
+    return { status: "unsupported", reason: "nested @test: expectation does not parse" };
+  for (const n of collectDirectives(file.node, synthetic)) {
+    if (n.version === "todo" || n.name === "shareID") continue;
+    if (n.name !== "err" || n.unlocatable !== undefined) {
+      return { status: "unsupported", reason: `nested @test(${n.name}) in the expectation` };
+    }
+    const r = checkErr(root, { ...n, path: [...target, ...n.path.slice(1)] }, {});
+    if (r.status !== "passed")
+      return { ...r, reason: `nested err at ${n.path.slice(1).join(".")}: ${r.reason}` };
+  }
+  return { status: "passed" };
+}
+
+export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  const exp = d.args.find((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect");
+  if (exp === undefined) return { status: "unsupported", reason: "eq without an expected value" };
+  const target = [...d.path, ...pathOption(d, "at")];
+  // Nested `@test(err)` marks a field of the expectation that must be an error: the equality
+  // below compares it as `_|_`, and the error itself is checked like a field-level directive.
+  // Other nested directives (`ignore`, `final`, `eq`) change the comparison; they are unsupported.
+  let nested: Omit<CaseResult, "name"> = { status: "passed" };
+  if (exp.text.includes("@test(")) {
+    const n = checkNested(root, target, exp.text);
+    if (n.status === "unsupported") return n;
+    nested = n;
+  }
+  const parsed = parseExpression(
+    "expected.cue",
+    d.source,
+    {},
+    { start: exp.offset, end: exp.offset + exp.text.length },
+  );
+  if (parsed.errors.length > 0)
+    return { status: "unsupported", reason: `expected value: ${parsed.errors[0]?.message}` };
+  const want = plainFromExpr(parsed.node);
+  const unsup = unsupportedNear(root.errors, target);
+  if (unsup !== undefined) return { status: "unsupported", reason: `engine: ${unsup.message}` };
+  if (typeof want === "string") {
+    const equal = engine.inspect.equal;
+    if (equal === undefined) return { status: "unsupported", reason: `non-literal expectation (${want})` };
+    const got = root.lookup(target);
+    if (got === undefined) return { status: "failed", reason: `${target.join(".")}: not found` };
+    const e = compileExpected(engine, exp.text, d.imports);
+    if (typeof e === "string") return { status: "unsupported", reason: e };
+    if (!equal(got, e)) return { status: "failed", reason: notEqual(engine, exp.text, got) };
+    return nested;
+  }
+  const r = comparePlain(root, target, want);
+  // The export comparison cannot see optional fields or extra definitions; CUE equality can.
+  if (r.status === "passed" && engine.inspect.equal !== undefined) {
+    const got = root.lookup(target);
+    const e = compileExpected(engine, exp.text, d.imports);
+    if (
+      got !== undefined &&
+      typeof e !== "string" &&
+      e.errors.length === 0 &&
+      !engine.inspect.equal(got, e)
+    ) {
+      return { status: "failed", reason: `exports as expected but ${notEqual(engine, exp.text, got)}` };
+    }
+  }
+  return r.status === "passed" ? nested : r;
+}
+
+/** Evaluates an expectation on its own; a string explains why it cannot be used. */
+function compileExpected(
+  engine: Engine,
+  text: string,
+  fileImports: Directive["imports"],
+): EngineValue | string {
+  const imports = fileImports
+    .filter((i) => text.includes(`${i.name}.`))
+    .map((i) => `import ${i.name} ${JSON.stringify(i.path)}\n`)
+    .join("");
+  // `_x$pkg` names a hidden field of package pkg; in a single-package engine that is just `_x`.
+  const src = text.replace(/(\b_#?[A-Za-z0-9_]+)\$[A-Za-z0-9_]+(?=\s*[?!]?:)/g, "$1");
+  const root = engine.compile([{ name: "expected.cue", text: `${imports}__expected: ${src}\n` }]);
+  const bad = root.errors.find(
+    (x) => x.code === "syntax" || x.code === "unsupported" || /reference "[^"]*" not found/.test(x.message),
+  );
+  if (bad !== undefined) return `expectation cannot be evaluated on its own: ${bad.message}`;
+  return root.lookup(["__expected"]) ?? "cannot evaluate the expectation";
+}
+
+function notEqual(engine: Engine, expected: string, got: EngineValue): string {
+  const flat = (s: string): string => s.replace(/\s+/g, " ").slice(0, 200);
+  let shown = "";
+  try {
+    shown = engine.describe === undefined ? "" : `; got ${flat(engine.describe(got))}`;
+  } catch {
+    shown = "";
+  }
+  return `not equal to ${flat(expected)}${shown}`;
+}
+
+function comparePlain(root: EngineValue, target: readonly string[], want: Plain): Omit<CaseResult, "name"> {
+  const v = root.lookup(target);
+  if (v === undefined) return { status: "failed", reason: `${target.join(".") || "<root>"}: not found` };
+  const j = v.toJSON(0);
+  if (!j.ok) {
+    const u = j.errors.find((e) => e.code === "unsupported");
+    if (u !== undefined) return { status: "unsupported", reason: `engine: ${u.message}` };
+    const e = j.errors[0];
+    return {
+      status: "failed",
+      reason: `export failed: ${e ? `${e.path.join(".")}: [${e.code}] ${e.message}` : "?"}`,
+    };
+  }
+  let got: Plain;
+  try {
+    got = plainFromJSON(j.text);
+  } catch (e) {
+    return { status: "failed", reason: `engine produced invalid JSON: ${(e as Error).message}` };
+  }
+  const diff = diffPlain(want, got);
+  if (diff !== undefined) return { status: "failed", reason: diff };
+  // Definitions and hidden fields are not exported: check each by lookup.
+  const extras: [string[], Plain][] = [];
+  collectExtras(want, [], extras);
+  for (const [sub, w] of extras) {
+    const r = comparePlain(root, [...target, ...sub], w);
+    if (r.status !== "passed") return r;
+  }
+  return { status: "passed" };
+}
+
+function collectExtras(p: Plain, at: string[], out: [string[], Plain][]): void {
+  if (p.t === "struct") {
+    for (const [k, v] of p.extra) out.push([[...at, k], v]);
+    for (const [k, v] of p.fields) collectExtras(v, [...at, k], out);
+  } else if (p.t === "list") {
+    p.items.forEach((v, i) => {
+      collectExtras(v, [...at, String(i)], out);
+    });
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Checks inline `@test(...)` assertions (cue's `internal/cuetxtar/inline.go` format) against the
+ * evaluated value through the public API: `eq` (check-eq.ts), `err` (check-err.ts), `permute`
+ * (permute.ts), and `kind`, `closed`, `allows` here. `:todo` and informational directives are not
+ * assertions; a `:v3` form overrides the unversioned one; anything else counts as unsupported, as
+ * does any case near an engine `unsupported` error.
+ */
+
+import { checkEq } from "./check-eq.js";
+import { checkErr } from "./check-err.js";
+import { type CaseResult, type CheckOptions, type Directive, stringArg } from "./directive.js";
+import type { AllowsSelector, Engine, EngineOptions, EngineValue } from "./engine.js";
+import { checkPermute } from "./permute.js";
+import { plainFromJSON } from "./plain.js";
+
+export {
+  type CaseResult,
+  type CheckOptions,
+  collectDirectives,
+  type Directive,
+  hasInlineTests,
+  type Range,
+} from "./directive.js";
+
+/** Directives that document rather than assert. */
+const informational = new Set(["todo", "desc", "debug", "ignore", "p", "skip", "shareID"]);
+
+/** Checks the directives of one archive against its evaluated root value. */
+export function checkDirectives(
+  engine: Engine,
+  root: EngineValue,
+  directives: readonly Directive[],
+  prefix: string,
+  files: readonly { name: string; text: string }[] = [],
+  options: EngineOptions = {},
+  check: CheckOptions = {},
+): CaseResult[] {
+  const results: CaseResult[] = [];
+  // Field-form `@test(permute)` marks several fields of one struct: one case per struct.
+  const permuteGroups = new Map<string, Directive[]>();
+  for (const d of directives) {
+    if (d.name !== "permute" || d.version !== undefined || d.siblings !== undefined) continue;
+    const key = `${d.file}|${d.structPath.join(".")}`;
+    permuteGroups.set(key, [...(permuteGroups.get(key) ?? []), d]);
+  }
+  const seenGroups = new Set<string>();
+  // A `:v3` form takes precedence over the unversioned form of the same directive on the same field.
+  const v3 = new Set(
+    directives.filter((d) => d.version === "v3").map((d) => `${d.path.join(".")}|${d.name}`),
+  );
+  const skipped = new Set(
+    directives.filter((d) => d.name === "skip" && (d.version ?? "v3") === "v3").map((d) => d.path.join(".")),
+  );
+  const counters = new Map<string, number>();
+  for (const d of directives) {
+    if (d.version !== undefined && d.version !== "v3") continue;
+    if (d.version === undefined && v3.has(`${d.path.join(".")}|${d.name}`)) continue;
+    if (informational.has(d.name) || skipped.has(d.path.join("."))) continue;
+    // `@test(eq)` without a value asserts nothing.
+    if (d.name === "eq" && !d.args.some((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect"))
+      continue;
+    const base = `${prefix}${d.path.length === 0 ? "<root>" : d.path.join(".")} ${d.name}`;
+    const n = (counters.get(base) ?? 0) + 1;
+    counters.set(base, n);
+    const name = n === 1 ? base : `${base}#${n}`;
+    let r: Omit<CaseResult, "name">;
+    try {
+      if (d.unlocatable !== undefined) r = { status: "unsupported", reason: d.unlocatable };
+      else if (d.name === "permute") {
+        const key = `${d.file}|${d.structPath.join(".")}`;
+        const group = d.siblings === undefined ? (permuteGroups.get(key) ?? [d]) : [d];
+        if (d.siblings === undefined && seenGroups.has(key)) continue;
+        seenGroups.add(key);
+        const ranges = d.siblings ?? group.flatMap((g) => (g.declRange === undefined ? [] : [g.declRange]));
+        const countArg = d.args.find((a, i) => i > 0 && a.key === "count")?.text;
+        const count = countArg === undefined || countArg === "" ? undefined : Number(countArg);
+        r = checkPermute(engine, files, options, d.file, d.structPath, ranges, count);
+      } else r = checkOne(engine, root, d, check);
+    } catch (e) {
+      r = { status: "failed", reason: `engine threw: ${(e as Error)?.stack ?? String(e)}` };
+    }
+    if (d.todo && r.status === "failed")
+      r = { status: "unsupported", reason: `expected failure (@test(todo)): ${r.reason}` };
+    results.push({ name, ...r });
+  }
+  return results;
+}
+
+function checkOne(
+  engine: Engine,
+  root: EngineValue,
+  d: Directive,
+  check: CheckOptions,
+): Omit<CaseResult, "name"> {
+  switch (d.name) {
+    case "eq":
+      return checkEq(engine, root, d);
+    case "err":
+      return checkErr(root, d, check);
+    case "kind":
+      return checkKind(engine, root, d);
+    case "closed": {
+      if (engine.inspect.closed === undefined)
+        return { status: "unsupported", reason: "closed needs inspect.closed" };
+      const v = root.lookup(d.path);
+      if (v === undefined) return { status: "failed", reason: "field not found" };
+      // `@test(closed)` or `@test(closed=false)`: the value sits on the directive argument itself.
+      const first = d.args[0];
+      const want = first?.key === "closed" ? first.text !== "false" : true;
+      const got = engine.inspect.closed(v);
+      return got === want
+        ? { status: "passed" }
+        : { status: "failed", reason: `closed: want ${want}, got ${got}` };
+    }
+    case "allows":
+      return checkAllows(engine, root, d);
+    default:
+      return { status: "unsupported", reason: `directive ${d.name}` };
+  }
+}
+
+function checkKind(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  const want = d.args[0]?.key === "kind" ? d.args[0].text : "";
+  const v = root.lookup(d.path);
+  if (v === undefined) return { status: "failed", reason: "field not found" };
+  if (engine.inspect.kind !== undefined) {
+    const got = engine.inspect.kind(v);
+    return got === want
+      ? { status: "passed" }
+      : { status: "failed", reason: `kind: want ${want}, got ${got}` };
+  }
+  const j = v.toJSON(0);
+  if (!j.ok) return { status: "unsupported", reason: "kind of a non-concrete value needs inspect.kind" };
+  const p = plainFromJSON(j.text);
+  const got = p.t === "list" ? "list" : p.t;
+  return got === want ? { status: "passed" } : { status: "failed", reason: `kind: want ${want}, got ${got}` };
+}
+
+function checkAllows(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
+  const allows = engine.inspect.allows;
+  if (allows === undefined) return { status: "unsupported", reason: "allows needs inspect.allows" };
+  const first = d.args[0];
+  const want = first?.key === "allows" ? first.text !== "false" : true;
+  const selText = d.args.find((a, i) => i > 0 && a.key === undefined)?.text;
+  if (selText === undefined || first?.text === "expr")
+    return { status: "unsupported", reason: "allows without a selector" };
+  const selector: AllowsSelector =
+    selText === "string"
+      ? { kind: "anyString" }
+      : selText === "int"
+        ? { kind: "anyIndex" }
+        : { kind: "label", name: stringArg(selText) };
+  const v = root.lookup(d.path);
+  if (v === undefined) return { status: "failed", reason: "field not found" };
+  const got = allows(v, selector);
+  return got === want
+    ? { status: "passed" }
+    : { status: "failed", reason: `allows ${selText}: want ${want}, got ${got}` };
+}

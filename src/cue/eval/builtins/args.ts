@@ -1,0 +1,101 @@
+/**
+ * Argument helpers for builtins: they resolve defaults, require concrete values of the expected
+ * kind, and throw {@link ArgError} (incomplete or type errors) otherwise.
+ */
+
+import { resolveDefaultValue } from "../defaults.js";
+import { evaluate, vertexValue } from "../evaluate.js";
+import { bottom, formatValue, isAtom, typeName, type Value } from "../values.js";
+import { REGULAR, type Vertex } from "../vertex.js";
+import { ArgError } from "./registry.js";
+
+/** The concrete value of argument `i`. */
+export function concrete(args: readonly Value[], i: number, fname: string): Value {
+  const raw = args[i];
+  if (raw === undefined) throw new ArgError(bottom("eval", `${fname}: missing argument ${i + 1}`));
+  const v = resolveDefaultValue(raw);
+  if (v.t === "bottom") throw new ArgError(v);
+  if (isAtom(v) || v.t === "vertex") return v;
+  throw new ArgError(bottom("incomplete", `non-concrete argument ${i + 1} to ${fname}: ${formatValue(v)}`));
+}
+
+function wrong(v: Value, want: string, i: number, fname: string): ArgError {
+  return new ArgError(
+    bottom(
+      "eval",
+      `cannot use ${formatValue(v)} (type ${typeName(v)}) as ${want} in argument ${i + 1} to ${fname}`,
+    ),
+  );
+}
+
+export function str(args: readonly Value[], i: number, fname: string): string {
+  const v = concrete(args, i, fname);
+  if (v.t !== "string") throw wrong(v, "string", i, fname);
+  return v.v;
+}
+
+export function bytesOrString(args: readonly Value[], i: number, fname: string): string {
+  const v = concrete(args, i, fname);
+  if (v.t === "string") return v.v;
+  if (v.t === "bytes") return Buffer.from(v.v).toString("utf8");
+  throw wrong(v, "string", i, fname);
+}
+
+export function int(args: readonly Value[], i: number, fname: string): bigint {
+  const v = concrete(args, i, fname);
+  if (v.t !== "int") throw wrong(v, "int", i, fname);
+  return v.v;
+}
+
+export function num(args: readonly Value[], i: number, fname: string): number {
+  const v = concrete(args, i, fname);
+  if (v.t === "int") return Number(v.v);
+  if (v.t === "float") return v.v;
+  throw wrong(v, "number", i, fname);
+}
+
+export function bool(args: readonly Value[], i: number, fname: string): boolean {
+  const v = concrete(args, i, fname);
+  if (v.t !== "bool") throw wrong(v, "bool", i, fname);
+  return v.v;
+}
+
+/** The element vertices of a list argument. */
+export function listArcs(args: readonly Value[], i: number, fname: string): Vertex[] {
+  const v = concrete(args, i, fname);
+  if (v.t !== "vertex" || !v.v.isList) throw wrong(v, "list", i, fname);
+  return elements(v.v);
+}
+
+export function elements(l: Vertex): Vertex[] {
+  evaluate(l);
+  const out: Vertex[] = [];
+  for (let k = 0; k < l.listLen; k++) {
+    const a = l.arcs?.get(String(k));
+    if (a !== undefined) out.push(a);
+  }
+  return out;
+}
+
+/** The concrete element values of a list argument. */
+export function listValues(args: readonly Value[], i: number, fname: string): Value[] {
+  return listArcs(args, i, fname).map((a, k) => concrete([vertexValue(a)], 0, `${fname} (element ${k})`));
+}
+
+export function structArg(args: readonly Value[], i: number, fname: string): Vertex {
+  const v = concrete(args, i, fname);
+  if (v.t !== "vertex" || v.v.isList) throw wrong(v, "struct", i, fname);
+  evaluate(v.v);
+  return v.v;
+}
+
+/** Regular (output) fields of a struct vertex. */
+export function regularArcs(s: Vertex): [string, Vertex][] {
+  const out: [string, Vertex][] = [];
+  if (s.arcs === undefined) return out;
+  for (const [k, a] of s.arcs) {
+    if (a.fieldType !== REGULAR || k.startsWith("_") || k.startsWith("#")) continue;
+    out.push([k, a]);
+  }
+  return out;
+}

@@ -1,0 +1,176 @@
+/**
+ * The builtin registry: predeclared identifiers (`int`, `len`, `div`…) and importable packages
+ * (`strings`, `list`, `math`…). Packages register their members with {@link registerPackage};
+ * a function declared as a validator may be called with one argument fewer to yield a constraint
+ * (`strings.MinRunes(3)`), and referenced without a call when it takes only the value
+ * (`net.IPv4`).
+ */
+
+import type * as ast from "../../syntax/ast.js";
+import type { Pos } from "../../syntax/position.js";
+import { type BottomV, bottom, type FuncV, type Value } from "../values.js";
+
+/** A builtin function. `fn` receives evaluated arguments and may throw {@link ArgError}. */
+export interface BuiltinFn {
+  readonly kind: "fn";
+  /** Number of parameters (the last ones may be optional when `minParams` is lower). */
+  readonly params: number;
+  readonly minParams?: number;
+  /** Variadic: extra arguments are passed through. */
+  readonly variadic?: boolean;
+  /** Callable with `params - 1` arguments to make a validator of its first parameter. */
+  readonly validator?: boolean;
+  readonly fn: (args: Value[]) => Value;
+}
+
+export type Member = BuiltinFn | { readonly kind: "value"; readonly value: Value };
+
+/** Thrown by argument helpers; turned into a bottom value at the call. */
+export class ArgError extends Error {
+  override name = "ArgError";
+  readonly bottom: BottomV;
+  constructor(b: BottomV) {
+    super(b.err.message);
+    this.bottom = b;
+  }
+}
+
+const packages = new Map<string, Map<string, Member>>();
+
+/** Registers (or extends) a builtin package. */
+export function registerPackage(path: string, members: Record<string, Member>): void {
+  let m = packages.get(path);
+  if (m === undefined) {
+    m = new Map();
+    packages.set(path, m);
+  }
+  for (const [k, v] of Object.entries(members)) m.set(k, v);
+}
+
+export function hasPackage(path: string): boolean {
+  return packages.has(path);
+}
+
+/** Shorthand for declaring a function member. */
+export function fn(params: number, f: (args: Value[]) => Value, opts: Partial<BuiltinFn> = {}): BuiltinFn {
+  return { kind: "fn", params, fn: f, ...opts };
+}
+
+const activeChecks = new Set<object>();
+
+function toFunc(qualified: string, def: BuiltinFn): FuncV {
+  const call = (args: Value[], pos: Pos | undefined): Value => {
+    const min = def.minParams ?? def.params;
+    if (def.validator && args.length === def.params - 1) {
+      return {
+        t: "basic",
+        k: 255,
+        bounds: [],
+        validators: [
+          {
+            name: `${qualified}(${args.map(fmtArg).join(", ")})`,
+            check: (v) => {
+              // A validator re-applied to a value it is already checking (its own call site,
+              // reached again through unification) passes: the outer check decides.
+              if (pos !== undefined) {
+                if (activeChecks.has(pos)) return undefined;
+                activeChecks.add(pos);
+              }
+              try {
+                const r = invoke(def, [v, ...args], pos);
+                if (r.t === "bool")
+                  return r.v ? undefined : `does not satisfy ${qualified}(${args.map(fmtArg).join(", ")})`;
+                if (r.t === "bottom") return r;
+                return undefined;
+              } finally {
+                if (pos !== undefined) activeChecks.delete(pos);
+              }
+            },
+          },
+        ],
+      };
+    }
+    if (args.length < min || (!def.variadic && args.length > def.params)) {
+      return bottom(
+        "eval",
+        `${args.length < min ? "not enough" : "too many"} arguments in call to ${qualified} (have ${args.length}, want ${def.params})`,
+        pos ? [pos] : [],
+      );
+    }
+    for (const a of args) if (a.t === "bottom") return a;
+    return invoke(def, args, pos);
+  };
+  const f: FuncV = { t: "func", name: qualified, call };
+  if (def.validator && def.params === 1) {
+    return {
+      ...f,
+      asValidator: {
+        name: qualified,
+        check: (v) => {
+          const r = invoke(def, [v], undefined);
+          if (r.t === "bool") return r.v ? undefined : `does not satisfy ${qualified}`;
+          if (r.t === "bottom") return r;
+          return undefined;
+        },
+      },
+    };
+  }
+  return f;
+}
+
+import { formatValue } from "../values.js";
+
+function fmtArg(v: Value): string {
+  return formatValue(v);
+}
+
+function invoke(def: BuiltinFn, args: Value[], pos: Pos | undefined): Value {
+  try {
+    const r = def.fn(args);
+    if (r.t === "bottom" && pos !== undefined && r.err.positions.length === 0) r.err.positions.push(pos);
+    return r;
+  } catch (e) {
+    if (e instanceof ArgError) {
+      if (pos !== undefined && e.bottom.err.positions.length === 0) e.bottom.err.positions.push(pos);
+      return e.bottom;
+    }
+    if (e instanceof RangeError) return bottom("limit", `builtin failed: ${e.message}`, pos ? [pos] : []);
+    throw e;
+  }
+}
+
+const funcCache = new Map<string, Value>();
+
+/** `pkg.Name` for an imported package path. */
+export function lookupPackageMember(path: string, name: string, pos: Pos): Value {
+  const key = `${path}\0${name}`;
+  const cached = funcCache.get(key);
+  if (cached !== undefined) return cached;
+  const pkg = packages.get(path);
+  if (pkg === undefined) return bottom("unsupported", `package "${path}" is not supported`, [pos]);
+  const m = pkg.get(name);
+  if (m === undefined) {
+    return bottom("unsupported", `${path}.${name} is not supported (undefined or not implemented)`, [pos]);
+  }
+  const short = path.split("/").pop() ?? path;
+  const v = m.kind === "value" ? m.value : toFunc(`${short}.${name}`, m);
+  funcCache.set(key, v);
+  return v;
+}
+
+const universe = new Map<string, Value>();
+
+/** Registers a predeclared identifier. */
+export function registerPredeclared(name: string, m: Member): void {
+  universe.set(name, m.kind === "value" ? m.value : toFunc(name, m));
+}
+
+/** A predeclared identifier (`int`, `len`…), or undefined. */
+export function predeclared(name: string): Value | undefined {
+  return universe.get(name);
+}
+
+/** Calls a function value with evaluated arguments. */
+export function callBuiltin(f: FuncV, args: Value[], x: ast.Call): Value {
+  return f.call(args, x.pos);
+}

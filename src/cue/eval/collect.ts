@@ -1,0 +1,797 @@
+/**
+ * Collecting conjuncts into a vertex: struct literals become arcs (with closedness bookkeeping),
+ * list literals become indexed arcs, references re-add the referenced vertex's conjuncts, and
+ * everything else is evaluated to a scalar and unified with the vertex's scalar part.
+ */
+
+import type * as ast from "../syntax/ast.js";
+import { identKind } from "../syntax/ast.js";
+import type { Pos } from "../syntax/position.js";
+import { constValue } from "./const-cache.js";
+import { resolveDefaultValue } from "./defaults.js";
+import { addDisjunction, addValueDisjunction } from "./disjunction.js";
+import { step } from "./engine.js";
+import { applyPatternsToArc, evaluate } from "./evaluate.js";
+import { evalExpr, resolveRef } from "./expr.js";
+import { meet } from "./meet.js";
+import { bindFrame, lookupDecl, newFrame } from "./scope.js";
+import {
+  type BottomV,
+  bottom,
+  formatValue as fmt,
+  isAtom,
+  typeName as typeNameOf,
+  type Value,
+} from "./values.js";
+import {
+  appendPos,
+  CloseCtx,
+  type CloseSet,
+  COLLECTING,
+  type Conjunct,
+  displayLabel,
+  EVALUATED,
+  type Group,
+  NO_CLOSE,
+  OPTIONAL,
+  posArray,
+  prependPos,
+  REGULAR,
+  REQUIRED,
+  strLabel,
+  Vertex,
+} from "./vertex.js";
+
+/** Records an error on a vertex (the first one wins). */
+/** Appends to a small array, keeping it exact-size (push over-allocates). */
+export function appendTo<T>(arr: T[] | undefined, x: T): T[] {
+  return arr === undefined ? [x] : arr.concat([x]);
+}
+
+export function setErr(v: Vertex, e: BottomV): void {
+  v.err ??= e;
+}
+
+/**
+ * The closedness contexts a field inherits. A context is identified by the definition reference
+ * that created it; below it, each vertex keeps its own group for it, so the same object serves
+ * every level (conjuncts only flow from a vertex to its arcs).
+ */
+export function childCtx(ctx: CloseSet, _label: string): CloseSet {
+  if (ctx.length === 0) return NO_CLOSE;
+  let all = true;
+  for (const c of ctx) if (!c.recursive) all = false;
+  if (all) return ctx;
+  const out = ctx.filter((c) => c.recursive);
+  return out.length === 0 ? NO_CLOSE : out;
+}
+
+function groupOf(v: Vertex, c: CloseCtx): Group {
+  const gs = v.groups;
+  if (gs !== undefined) for (const g of gs) if (g.ctx === c) return g;
+  const g: Group = { ctx: c, lits: [], extra: undefined, patterns: undefined, open: false };
+  v.groups = appendTo(gs, g);
+  return g;
+}
+
+/** Whether a vertex label or reference names a definition (or lives inside one). */
+export function inDefinition(v: Vertex): boolean {
+  for (let x: Vertex | undefined = v; x !== undefined; x = x.parent) {
+    if (x.label.startsWith("#") || x.label.startsWith("_#")) return true;
+  }
+  return false;
+}
+
+/** Unifies one conjunct into `v`. */
+export function addConjunct(v: Vertex, c: Conjunct): void {
+  const lim = step();
+  if (lim !== undefined) {
+    setErr(v, lim);
+    return;
+  }
+  if (c.value !== undefined) {
+    addValue(v, c.value, c);
+    return;
+  }
+  const x = c.expr;
+  if (x === undefined) return;
+  if (x.kind === "Binary" || x.kind === "Unary") {
+    const k = constValue(x, c.env);
+    if (k !== undefined) {
+      addValue(v, k, c);
+      return;
+    }
+  }
+  switch (x.kind) {
+    case "Struct":
+      addStruct(v, x, c);
+      return;
+    case "List":
+      addList(v, x, c);
+      return;
+    case "Paren":
+      addConjunct(v, { ...c, expr: x.expr });
+      return;
+    case "Binary":
+      if (x.op === "&") {
+        addConjunct(v, { ...c, expr: x.left, pos: x.left.pos });
+        addConjunct(v, { ...c, expr: x.right, pos: x.right.pos });
+        return;
+      }
+      if (x.op === "|") {
+        addDisjunction(v, c);
+        return;
+      }
+      break;
+    case "Unary":
+      if (x.op === "*") {
+        addConjunct(v, { ...c, expr: x.expr });
+        return;
+      }
+      break;
+    case "Ident":
+    case "Selector":
+    case "Index": {
+      const r = resolveRef(x, c.env);
+      if (r.t === "vertex") expandVertex(v, r.v, c);
+      else addValue(v, r.v, c);
+      return;
+    }
+    case "Alias": {
+      const f = bindFrame(c.env, new Map([[x.ident.name, { t: "vertex", v }]]));
+      addConjunct(v, { ...c, expr: x.expr, env: f });
+      return;
+    }
+    case "Call":
+      if (
+        x.fn.kind === "Ident" &&
+        x.fn.name === "close" &&
+        x.args.length === 1 &&
+        isPredeclared("close", c)
+      ) {
+        const a = x.args[0];
+        if (a !== undefined) {
+          addConjunct(v, { ...c, expr: a, ctx: [...c.ctx, new CloseCtx(false)] });
+          return;
+        }
+      }
+      if (x.fn.kind === "Ident" && x.fn.name === "and" && x.args.length === 1 && isPredeclared("and", c)) {
+        const lst = resolveDefaultValue(evalExpr(x.args[0] as ast.Expr, c.env));
+        if (lst.t === "vertex" && lst.v.isList) {
+          for (let i = 0; i < lst.v.listLen; i++) {
+            const el = lst.v.arcs?.get(String(i));
+            if (el !== undefined) expandVertex(v, el, c);
+          }
+          return;
+        }
+      }
+      break;
+    default:
+      break;
+  }
+  addValue(v, evalExpr(x, c.env), c);
+}
+
+function isPredeclared(name: string, c: Conjunct): boolean {
+  for (let f: typeof c.env | undefined = c.env; f !== undefined; f = f.up) {
+    if (f.binds?.has(name) || f.scope?.has(name) || f.imports?.has(name)) return false;
+    if (f.lit !== undefined && lookupDecl(f.lit, name) !== undefined) return false;
+  }
+  return true;
+}
+
+/** Unifies an evaluated value into `v`. */
+export function addValue(v: Vertex, val: Value, c: Conjunct): void {
+  switch (val.t) {
+    case "top":
+      return;
+    case "vertex":
+      expandVertex(v, val.v, c);
+      return;
+    case "disj":
+      if (val.values.some((x) => x.t === "vertex")) {
+        addValueDisjunction(v, val, c);
+        return;
+      }
+      break;
+    case "func":
+      if (val.asValidator !== undefined) {
+        meetScalar(v, { t: "basic", k: 255, bounds: [], validators: [val.asValidator] }, c.pos);
+        return;
+      }
+      setErr(v, bottom("eval", `cannot use function ${val.name} as value`, [c.pos]));
+      return;
+    case "bottom":
+      if (val.err.code === "cycle") {
+        // Resolved later if the vertex turns out concrete anyway.
+        v.cycleErr ??= val;
+        return;
+      }
+      setErr(v, val);
+      v.scalar = val;
+      return;
+    default:
+      break;
+  }
+  meetScalar(v, val, c.pos);
+}
+
+export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
+  const r = meet(v.scalar, val);
+  if (r.t === "bottom") {
+    if (v.scalar.t !== "bottom" && r !== val) {
+      const where = [...posArray(v.scalarPos), pos];
+      if (r.err.sub !== undefined) for (const e of r.err.sub) e.positions.push(...where);
+      else r.err.positions.push(...where);
+    }
+    setErr(v, r);
+  }
+  v.scalar = r;
+  v.scalarPos = appendPos(v.scalarPos, pos);
+}
+
+/**
+ * Re-adds the conjuncts of a referenced vertex. A reference into a definition closes the result.
+ * Self references and reference cycles contribute nothing (`a: a` is `_`).
+ */
+export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
+  if (r === v || v.expanding?.includes(r)) {
+    // A cyclic embedding contributes the whole vertex: it allows every label.
+    for (const g of c.ctx) groupOf(v, g).open = true;
+    return;
+  }
+  for (let a = v.parent; a !== undefined; a = a.parent) {
+    if (a === r || a.cloneOf === r) {
+      setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+      return;
+    }
+  }
+  if (r.conjuncts.length === 0) {
+    copyEvaluated(v, r, c);
+    return;
+  }
+  // A reference to a scalar (`#Duration: string & =~re`) unifies its value: re-evaluating its
+  // conjuncts here would give the same result at a much higher cost.
+  const sv = scalarValueOf(r);
+  if (sv !== undefined) {
+    addValue(v, sv, c);
+    return;
+  }
+  if (v.conjuncts.length === 1) {
+    // A vertex whose only content is a reference its ancestor already expanded repeats forever.
+    let n = 0;
+    for (let a = v.parent; a !== undefined && n < 16; a = a.parent, n++) {
+      if (a.expanded?.includes(r)) {
+        setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+        return;
+      }
+    }
+  }
+  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : v.expanded.concat([r]);
+  let ctx = c.ctx;
+  // An embedded definition inside a closed (definition) context merges into that context;
+  // elsewhere it closes what it defines below the embedding struct.
+  if (!r.isLet && inDefinition(r) && !(c.embed && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
+    const cc = new CloseCtx(true);
+    if (c.embed) cc.skipAt = v;
+    ctx = ctx.concat([cc]);
+  }
+  v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
+  for (const rc of r.conjuncts) {
+    const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
+    addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
+  }
+  v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
+}
+
+/** The value of `r` if it is (or evaluates to) a plain scalar, else undefined. */
+export function scalarValueOf(r: Vertex): Value | undefined {
+  if (r.status === COLLECTING) return undefined;
+  evaluate(r);
+  if (
+    r.status !== EVALUATED ||
+    r.isList ||
+    r.structMark !== 0 ||
+    r.arcs !== undefined ||
+    r.disj !== undefined
+  ) {
+    return undefined;
+  }
+  for (const c of r.conjuncts) if (c.expr?.kind === "Alias") return undefined;
+  return r.err ?? r.scalar;
+}
+
+/** Unifies a vertex that has no conjuncts (built by a builtin) by copying its evaluated state. */
+function copyEvaluated(v: Vertex, r: Vertex, c: Conjunct): void {
+  if (r.err !== undefined) setErr(v, r.err);
+  if (r.isList) {
+    v.isList = true;
+    v.listParts = appendTo(v.listParts, {
+      len: r.listLen,
+      open: r.listOpen,
+      rest: undefined,
+      env: c.env,
+      ctx: NO_CLOSE,
+      pos: c.pos,
+    });
+  } else if (r.structMark > 0) {
+    v.structMark = Math.max(v.structMark, r.structMark);
+  } else if (r.scalar.t !== "top") {
+    meetScalar(v, r.scalar, c.pos);
+  }
+  if (r.arcs === undefined) return;
+  for (const [label, a] of r.arcs) {
+    const dst = newArc(v, label);
+    if (a.fieldType < dst.fieldType) dst.fieldType = a.fieldType;
+    dst.addConj({
+      expr: undefined,
+      env: c.env,
+      ctx: NO_CLOSE,
+      value: { t: "vertex", v: a },
+      pos: c.pos,
+      embed: false,
+    });
+    if (a.conjuncts.length === 0 && !(a.isList || a.structMark > 0)) {
+      dst.conjuncts.pop();
+      dst.addConj({ expr: undefined, env: c.env, ctx: NO_CLOSE, value: a.scalar, pos: c.pos, embed: false });
+    }
+  }
+}
+
+/** The arc `label` of `v`, applying pattern constraints if they were already applied to others. */
+export function newArc(v: Vertex, label: string): Vertex {
+  const existing = v.arcs?.get(label);
+  if (existing !== undefined) return existing.isShared ? unshare(v, existing) : existing;
+  const a = v.arc(label);
+  if (v.patternsApplied) applyPatternsToArc(v, a);
+  return a;
+}
+
+/** Replaces a shared leaf arc of `v` by a private copy that may be modified. */
+export function unshare(v: Vertex, s: Vertex): Vertex {
+  const a = new Vertex(v, s.label);
+  a.conjuncts = s.conjuncts;
+  a.fieldType = s.fieldType;
+  a.declPos = s.declPos;
+  v.arcs?.set(s.label, a);
+  return a;
+}
+
+// Separate caches for fields reached through a definition reference (closedness contexts) and
+// fields used directly: the conjunct keeps telling which one it was (user positions come first).
+const sharedLeaves = new WeakMap<ast.Field, Vertex>();
+const sharedClosedLeaves = new WeakMap<ast.Field, Vertex>();
+
+/**
+ * A shared, already evaluated leaf for a regular field whose value is a constant expression, or
+ * undefined when the field cannot be shared (bindings in scope, non-constant or erroneous value).
+ */
+function sharedLeaf(
+  d: ast.Field,
+  env: import("./vertex.js").Frame,
+  label: string,
+  ctx: CloseSet,
+): Vertex | undefined {
+  if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
+  const cache = ctx.length === 0 ? sharedLeaves : sharedClosedLeaves;
+  const cached = cache.get(d);
+  if (cached !== undefined) return cached.label === label ? cached : undefined;
+  for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
+    if (f.binds !== undefined) return undefined;
+  }
+  const k = constValue(d.value, env);
+  if (k === undefined || k.t === "bottom" || k.t === "vertex") return undefined;
+  const s = new Vertex(undefined, label);
+  s.fieldType = REGULAR;
+  s.conjuncts = [
+    { expr: d.value, env, ctx: childCtx(ctx, label), value: undefined, pos: d.value.pos, embed: false },
+  ];
+  s.declPos = d.label.pos;
+  s.scalar = k;
+  s.scalarPos = d.value.pos;
+  s.status = EVALUATED;
+  s.isShared = true;
+  cache.set(d, s);
+  return s;
+}
+
+function isClosingEmbed(e: ast.Expr): boolean {
+  switch (e.kind) {
+    case "Ident":
+      return identKind(e.name) === "definition" || identKind(e.name) === "hiddenDefinition";
+    case "Selector":
+      return e.sel.kind === "Ident" && e.sel.name.startsWith("#");
+    case "Call":
+      return e.fn.kind === "Ident" && e.fn.name === "close";
+    case "Paren":
+      return isClosingEmbed(e.expr);
+    default:
+      return false;
+  }
+}
+
+/** Embeddings that contribute fields are unified in declaration order (it decides field order). */
+function isStructural(e: ast.Expr): boolean {
+  switch (e.kind) {
+    case "Struct":
+    case "Ident":
+    case "Selector":
+      return true;
+    case "Call":
+      return e.fn.kind === "Ident" && e.fn.name === "close";
+    case "Paren":
+      return isStructural(e.expr);
+    default:
+      return false;
+  }
+}
+
+interface LitInfo {
+  readonly strong: boolean;
+  readonly closingEmbed: boolean;
+}
+const litInfo = new WeakMap<ast.StructLit, LitInfo>();
+
+function infoOf(lit: ast.StructLit): LitInfo {
+  let i = litInfo.get(lit);
+  if (i === undefined) {
+    let embeds = 0;
+    let fields = 0;
+    let closingEmbed = false;
+    for (const d of lit.decls) {
+      switch (d.kind) {
+        case "Embed":
+          embeds++;
+          if (isClosingEmbed(d.expr)) closingEmbed = true;
+          else if (d.expr.kind === "Struct" && infoOf(d.expr).closingEmbed) closingEmbed = true;
+          break;
+        case "Comprehension":
+          embeds++;
+          break;
+        case "Ellipsis":
+          fields++;
+          break;
+        case "Field":
+          if (d.label.kind === "Ident") {
+            const k = identKind(d.label.name);
+            if (k === "regular") fields++;
+          } else fields++;
+          break;
+        default:
+          break;
+      }
+    }
+    i = { strong: fields > 0 || embeds === 0, closingEmbed };
+    litInfo.set(lit, i);
+  }
+  return i;
+}
+
+function fieldType(d: ast.Field): number {
+  return d.constraint === "optional" ? OPTIONAL : d.constraint === "required" ? REQUIRED : REGULAR;
+}
+
+/** Adds a field declaration `label: value` to `v`. */
+export function addField(
+  v: Vertex,
+  name: string,
+  d: ast.Field,
+  env: import("./vertex.js").Frame,
+  ctx: CloseSet,
+  dynamic = false,
+): void {
+  if (!dynamic && v.arcs?.get(name) === undefined && !v.patternsApplied) {
+    const s = sharedLeaf(d, env, name, ctx);
+    if (s !== undefined) {
+      v.arcs ??= new Map();
+      v.arcs.set(name, s);
+      return;
+    }
+  }
+  const a = newArc(v, name);
+  const ft = fieldType(d);
+  if (ft < a.fieldType) a.fieldType = ft;
+  a.addConj({
+    expr: d.value,
+    env,
+    ctx: childCtx(ctx, name),
+    value: undefined,
+    pos: d.value.pos,
+    embed: false,
+  });
+  // Declarations outside definitions (the user's) come first in positions.
+  a.declPos = ctx.length === 0 ? prependPos(a.declPos, d.label.pos) : appendPos(a.declPos, d.label.pos);
+  if (dynamic) {
+    for (const g of ctx) {
+      const gr = groupOf(v, g);
+      gr.extra = gr.extra === undefined ? [name] : gr.extra.concat([name]);
+    }
+  }
+}
+
+function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
+  const frame = newFrame(c.env, v, lit);
+  const info = infoOf(lit);
+  let ctx = c.ctx;
+  if (info.closingEmbed && !c.embed) {
+    const cc = new CloseCtx(false);
+    cc.fromEmbed = true;
+    ctx = ctx.concat([cc]);
+  }
+  const mark = info.strong ? 2 : 1;
+  if (mark > v.structMark) v.structMark = mark;
+  for (const g of ctx) {
+    const gr = groupOf(v, g);
+    gr.lits = gr.lits.concat([lit]);
+  }
+  let hasEmbed = false;
+  for (const d of lit.decls) {
+    switch (d.kind) {
+      case "Field":
+        switch (d.label.kind) {
+          case "Ident":
+            addField(v, d.label.name, d, frame, ctx);
+            break;
+          case "String":
+            addField(v, strLabel(d.label.value), d, frame, ctx);
+            break;
+          case "PatternLabel": {
+            const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
+            v.patterns = appendTo(v.patterns, p);
+            for (const g of ctx) {
+              const gr = groupOf(v, g);
+              gr.patterns = gr.patterns === undefined ? [p] : gr.patterns.concat([p]);
+            }
+            if (v.patternsApplied && v.arcs !== undefined) {
+              for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
+            }
+            break;
+          }
+          default:
+            v.deferred = appendTo(v.deferred, { decl: d, env: frame, ctx });
+            break;
+        }
+        break;
+      case "Embed":
+        if (isStructural(d.expr)) {
+          addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+        } else hasEmbed = true;
+        break;
+      case "Comprehension":
+        v.deferred = appendTo(v.deferred, { decl: d, env: frame, ctx });
+        break;
+      case "Ellipsis":
+        v.hasEllipsis = true;
+        for (const g of ctx) groupOf(v, g).open = true;
+        break;
+      case "BadDecl":
+        setErr(v, bottom("syntax", "invalid declaration", [d.pos]));
+        break;
+      case "Let":
+      case "Attribute":
+        break;
+      default: {
+        const never: never = d;
+        throw new Error(`unexpected declaration ${String(never)}`);
+      }
+    }
+  }
+  if (hasEmbed) {
+    // Embeddings after the fields: they may refer to fields declared later in the literal.
+    for (const d of lit.decls) {
+      if (d.kind === "Embed" && !isStructural(d.expr)) {
+        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+      }
+    }
+  }
+}
+
+function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
+  v.isList = true;
+  let idx = 0;
+  for (const el of lit.elems) {
+    if (el.kind === "Comprehension") {
+      runComprehension(v, el, c.env, (f) => {
+        const a = newArc(v, String(idx));
+        a.fieldType = REGULAR;
+        a.addConj({
+          expr: el.value,
+          env: f,
+          ctx: childCtx(c.ctx, String(idx)),
+          value: undefined,
+          pos: el.value.pos,
+          embed: false,
+        });
+        idx++;
+      });
+      continue;
+    }
+    const a = newArc(v, String(idx));
+    a.fieldType = REGULAR;
+    a.addConj({
+      expr: el,
+      env: c.env,
+      ctx: childCtx(c.ctx, String(idx)),
+      value: undefined,
+      pos: el.pos,
+      embed: false,
+    });
+    a.declPos = appendPos(a.declPos, el.pos);
+    idx++;
+  }
+  v.listParts = appendTo(v.listParts, {
+    len: idx,
+    open: lit.ellipsis !== undefined,
+    rest: lit.ellipsis?.type,
+    env: c.env,
+    ctx: c.ctx,
+    pos: lit.pos,
+  });
+}
+
+/** Runs a comprehension's clauses, calling `yieldFn` with the environment of each result. */
+export function runComprehension(
+  v: Vertex,
+  comp: ast.Comprehension,
+  env: import("./vertex.js").Frame,
+  yieldFn: (f: import("./vertex.js").Frame) => void,
+): void {
+  const clauses = comp.clauses;
+  const loop = (i: number, f: import("./vertex.js").Frame): void => {
+    const cl = clauses[i];
+    if (cl === undefined) {
+      yieldFn(f);
+      return;
+    }
+    switch (cl.kind) {
+      case "If": {
+        const cond = evalExpr(cl.condition, f);
+        const b = resolveDefaultValue(cond);
+        if (b.t === "bool") {
+          if (b.v) loop(i + 1, f);
+          return;
+        }
+        if (b.t === "bottom") {
+          setErr(v, b);
+          return;
+        }
+        if (isAtom(b) || b.t === "vertex") {
+          setErr(
+            v,
+            bottom("eval", `cannot use ${fmt(b)} (type ${typeNameOf(b)}) as type bool`, [cl.condition.pos]),
+          );
+        } else if (b.t === "basic" && (b.k & 2) === 0) {
+          setErr(
+            v,
+            bottom("eval", `cannot use ${fmt(b)} (type ${typeNameOf(b)}) as type bool`, [cl.condition.pos]),
+          );
+        } else setErr(v, bottom("incomplete", `incomplete bool: ${fmt(b)}`, [cl.condition.pos]));
+        return;
+      }
+      case "Let": {
+        const lv = new Vertex(f.vertex, cl.ident.name);
+        lv.isLet = true;
+        lv.fieldType = REGULAR;
+        lv.addConj({
+          expr: cl.expr,
+          env: f,
+          ctx: NO_CLOSE,
+          value: undefined,
+          pos: cl.expr.pos,
+          embed: false,
+        });
+        loop(i + 1, bindFrame(f, new Map([[cl.ident.name, { t: "vertex", v: lv }]])));
+        return;
+      }
+      case "For": {
+        const src = resolveDefaultValue(evalExpr(cl.source, f));
+        if (src.t === "bottom") {
+          setErr(v, src);
+          return;
+        }
+        if (src.t !== "vertex") {
+          const concrete =
+            (src.t !== "basic" && src.t !== "top" && src.t !== "disj") ||
+            (src.t === "basic" && (src.k & (64 | 128)) === 0);
+          setErr(
+            v,
+            concrete
+              ? bottom(
+                  "eval",
+                  `cannot range over ${fmt(src)} (found ${typeNameOf(src)}, want list or struct)`,
+                  [cl.source.pos],
+                )
+              : bottom("incomplete", `cannot range over ${fmt(src)} (incomplete)`, [cl.source.pos]),
+          );
+          return;
+        }
+        const sv = src.v;
+        if (sv.isList) {
+          for (let k = 0; k < sv.listLen; k++) {
+            const el = sv.arcs?.get(String(k));
+            if (el === undefined) continue;
+            const binds = new Map<string, import("./vertex.js").Binding>();
+            if (cl.key !== undefined) binds.set(cl.key.name, { t: "value", v: { t: "int", v: BigInt(k) } });
+            binds.set(cl.value.name, { t: "vertex", v: el });
+            loop(i + 1, bindFrame(f, binds));
+          }
+          return;
+        }
+        if (sv.arcs === undefined) return;
+        for (const [label, el] of [...sv.arcs]) {
+          if (el.fieldType !== REGULAR) continue;
+          if (label.startsWith("_") || label.startsWith("#")) continue;
+          const binds = new Map<string, import("./vertex.js").Binding>();
+          if (cl.key !== undefined)
+            binds.set(cl.key.name, { t: "value", v: { t: "string", v: displayLabel(label) } });
+          binds.set(cl.value.name, { t: "vertex", v: el });
+          loop(i + 1, bindFrame(f, binds));
+        }
+        return;
+      }
+      default: {
+        const never: never = cl;
+        throw new Error(`unexpected clause ${String(never)}`);
+      }
+    }
+  };
+  loop(0, env);
+}
+
+/** Runs postponed comprehensions and dynamic fields of `v`. */
+export function runDeferred(v: Vertex): void {
+  while (v.deferred !== undefined && v.deferred.length > 0) {
+    const list = v.deferred;
+    v.deferred = undefined;
+    for (const d of list) {
+      if (d.decl.kind === "Comprehension") {
+        const comp = d.decl;
+        runComprehension(v, comp, d.env, (f) => {
+          addConjunct(v, {
+            expr: comp.value,
+            env: f,
+            ctx: d.ctx,
+            value: undefined,
+            pos: comp.value.pos,
+            embed: true,
+          });
+        });
+        continue;
+      }
+      const field = d.decl;
+      const lbl = field.label;
+      let labelExpr: ast.Expr;
+      if (lbl.kind === "DynamicLabel") labelExpr = lbl.expr;
+      else if (lbl.kind === "Interpolation") labelExpr = lbl;
+      else continue;
+      const lv = resolveDefaultValue(evalExpr(labelExpr, d.env));
+      if (lv.t === "string") {
+        let env = d.env;
+        const alias = field.alias ?? (lbl.kind === "DynamicLabel" ? lbl.alias : undefined);
+        if (alias !== undefined) {
+          const binds = new Map<string, import("./vertex.js").Binding>();
+          binds.set(
+            alias.name,
+            field.alias !== undefined ? { t: "vertex", v: newArc(v, strLabel(lv.v)) } : { t: "value", v: lv },
+          );
+          env = bindFrame(d.env, binds);
+        }
+        addField(v, strLabel(lv.v), field, env, d.ctx, true);
+        continue;
+      }
+      if (lv.t === "bottom") {
+        setErr(v, lv);
+        continue;
+      }
+      if (lv.t === "basic" || lv.t === "top" || lv.t === "disj") {
+        setErr(v, bottom("incomplete", `invalid non-concrete label ${fmt(lv)}`, [labelExpr.pos]));
+        continue;
+      }
+      if (lv.t === "int") {
+        setErr(v, bottom("eval", "integer fields not supported", [labelExpr.pos]));
+        continue;
+      }
+      setErr(v, bottom("eval", `invalid label type ${typeNameOf(lv)}`, [labelExpr.pos]));
+    }
+  }
+}

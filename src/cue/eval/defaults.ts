@@ -1,0 +1,18 @@
+/**
+ * Default resolution: where an operation needs a single value, a disjunction with defaults is
+ * replaced by its default (spec: "Default values").
+ */
+
+import type { Value } from "./values.js";
+
+/** The default of a disjunction (or the disjunction of several defaults); other values unchanged. */
+export function resolveDefaultValue(v: Value): Value {
+  if (v.t !== "disj" || !v.hasDefault) return v;
+  const vals: Value[] = [];
+  for (let i = 0; i < v.values.length; i++) {
+    const x = v.values[i];
+    if (x !== undefined && v.defaults[i]) vals.push(x);
+  }
+  if (vals.length === 1) return vals[0] as Value;
+  return { t: "disj", values: vals, defaults: vals.map(() => false), hasDefault: false };
+}

@@ -1,0 +1,542 @@
+/**
+ * Disjunctions on vertices. While collecting, a disjunction is flattened into terms (with default
+ * marks per the spec's M/D rules) and left pending. After collection:
+ *  - terms whose literal discriminator fields (e.g. `type: "http"`) conflict with a concrete field
+ *    already present are dropped without evaluating them (the fast path for tagged unions);
+ *  - if every pending disjunction has one term left, it is unified in place;
+ *  - scalar-only disjunctions become a disjunction value;
+ *  - otherwise each combination is evaluated in a clone of the vertex; failing clones are
+ *    eliminated, and the vertex adopts the single survivor or becomes a disjunction of them.
+ */
+
+import type * as ast from "../syntax/ast.js";
+import { addConjunct, appendTo, inDefinition, meetScalar, scalarValueOf, setErr } from "./collect.js";
+import { engine } from "./engine.js";
+import { equalVertex } from "./equal.js";
+import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
+import { evalExpr, resolveRef } from "./expr.js";
+import { makeDisj } from "./meet.js";
+import { atomsEqual, type BottomV, bottom, type DisjV, isAtom, type Value } from "./values.js";
+import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, strLabel, Vertex } from "./vertex.js";
+
+interface Term {
+  readonly c: Conjunct;
+  readonly def: boolean;
+}
+
+/** A disjunction met while collecting a vertex. */
+export interface PendingDisj {
+  readonly node: ast.Node;
+  readonly occ: number;
+  readonly terms: readonly Term[];
+  readonly hasDefault: boolean;
+}
+
+interface Flat {
+  terms: Term[];
+  hasDefault: boolean;
+}
+
+function splitAlts(e: ast.Expr, out: { expr: ast.Expr; marked: boolean }[]): void {
+  if (e.kind === "Binary" && e.op === "|") {
+    splitAlts(e.left, out);
+    splitAlts(e.right, out);
+    return;
+  }
+  if (e.kind === "Unary" && e.op === "*") {
+    out.push({ expr: e.expr, marked: true });
+    return;
+  }
+  out.push({ expr: e, marked: false });
+}
+
+function isDisjExpr(e: ast.Expr | undefined): boolean {
+  if (e === undefined) return false;
+  if (e.kind === "Paren") return isDisjExpr(e.expr);
+  return e.kind === "Binary" && e.op === "|";
+}
+
+function unparen(e: ast.Expr): ast.Expr {
+  return e.kind === "Paren" ? unparen(e.expr) : e;
+}
+
+function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
+  const x = unparen(e);
+  if (x.kind === "Binary" && x.op === "|") return flattenExpr(x, env, ctx, depth + 1);
+  if ((x.kind === "Ident" || x.kind === "Selector") && depth < 20) {
+    const r = resolveRef(x, env);
+    if (r.t === "vertex" && r.v.conjuncts.length === 1) {
+      const rc = r.v.conjuncts[0];
+      if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
+        let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat([...rc.ctx]);
+        if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
+        return flattenExpr(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1);
+      }
+    }
+  }
+  return {
+    terms: [{ c: { expr: x, env, ctx, value: undefined, pos: x.pos, embed: false }, def: false }],
+    hasDefault: false,
+  };
+}
+
+function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
+  const alts: { expr: ast.Expr; marked: boolean }[] = [];
+  splitAlts(e, alts);
+  const anyMarked = alts.some((a) => a.marked);
+  const terms: Term[] = [];
+  for (const a of alts) {
+    const sub = expandAlt(a.expr, env, ctx, depth);
+    for (const t of sub.terms) {
+      let def: boolean;
+      if (a.marked) def = sub.hasDefault ? t.def : true;
+      else if (anyMarked) def = false;
+      else def = sub.hasDefault ? t.def : false;
+      terms.push({ c: t.c, def });
+    }
+  }
+  return { terms, hasDefault: terms.some((t) => t.def) };
+}
+
+function nextOcc(v: Vertex, node: ast.Node): number {
+  const seen = v.seen;
+  let n = 0;
+  if (seen === undefined) v.seen = [node];
+  else {
+    for (const x of seen) if (x === node) n++;
+    v.seen = seen.concat([node]);
+  }
+  return n;
+}
+
+/** Records a disjunction expression met while collecting `v`. */
+export function addDisjunction(v: Vertex, c: Conjunct): void {
+  const node = c.expr as ast.Expr;
+  const occ = nextOcc(v, node);
+  const flat = flattenExpr(node, c.env, c.ctx, 0);
+  const forced = v.choices?.get(node)?.[occ];
+  if (forced !== undefined) {
+    const t = flat.terms[forced];
+    if (t !== undefined) addConjunct(v, t.c);
+    return;
+  }
+  v.pending = appendTo(v.pending, { node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
+}
+
+/** Records a disjunction value containing structs (e.g. from `or([...])`). */
+export function addValueDisjunction(v: Vertex, d: DisjV, c: Conjunct): void {
+  const node = (c.expr ?? c.env.vertex) as unknown as ast.Node;
+  const occ = nextOcc(v, node);
+  const terms = d.values.map((x, i) => ({
+    c: { ...c, value: x, expr: undefined },
+    def: d.defaults[i] ?? false,
+  }));
+  const forced = v.choices?.get(node)?.[occ];
+  if (forced !== undefined) {
+    const t = terms[forced];
+    if (t !== undefined) addConjunct(v, t.c);
+    return;
+  }
+  v.pending = appendTo(v.pending, { node, occ, terms, hasDefault: d.hasDefault });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Discriminator fast path
+
+const litCacheNode = new WeakMap<object, Map<string, Value> | null>();
+
+function literalValue(e: ast.Expr): Value | undefined {
+  switch (e.kind) {
+    case "String":
+      return { t: "string", v: e.value };
+    case "Int":
+      return { t: "int", v: e.value };
+    case "Bool":
+      return { t: "bool", v: e.value };
+    case "Null":
+      return { t: "null" };
+    case "Paren":
+      return literalValue(e.expr);
+    default:
+      return undefined;
+  }
+}
+
+function collectLiterals(e: ast.Expr, env: Conjunct["env"], out: Map<string, Value>, depth: number): void {
+  if (depth > 8) return;
+  switch (e.kind) {
+    case "Struct": {
+      let m = litCacheNode.get(e);
+      if (m === undefined) {
+        m = null;
+        for (const d of e.decls) {
+          if (d.kind !== "Field") continue;
+          const name =
+            d.label.kind === "Ident"
+              ? d.label.name
+              : d.label.kind === "String"
+                ? strLabel(d.label.value)
+                : undefined;
+          if (name === undefined) continue;
+          const lv = literalValue(d.value);
+          if (lv === undefined) continue;
+          m ??= new Map();
+          m.set(name, lv);
+        }
+        litCacheNode.set(e, m);
+      }
+      if (m !== null) for (const [k, x] of m) out.set(k, x);
+      return;
+    }
+    case "Paren":
+      collectLiterals(e.expr, env, out, depth + 1);
+      return;
+    case "Binary":
+      if (e.op === "&") {
+        collectLiterals(e.left, env, out, depth + 1);
+        collectLiterals(e.right, env, out, depth + 1);
+      }
+      return;
+    case "Ident":
+    case "Selector": {
+      const r = resolveRef(e, env);
+      if (r.t !== "vertex") return;
+      let m = litCacheNode.get(r.v);
+      if (m === undefined) {
+        const tmp = new Map<string, Value>();
+        for (const rc of r.v.conjuncts) {
+          if (rc.expr !== undefined) collectLiterals(rc.expr, rc.env, tmp, depth + 1);
+        }
+        m = tmp.size > 0 ? tmp : null;
+        litCacheNode.set(r.v, m);
+      }
+      if (m !== null) for (const [k, x] of m) out.set(k, x);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** The concrete literal an arc is set to by the conjuncts collected so far, if any. */
+function baseLiteral(a: Vertex): Value | undefined {
+  for (const c of a.conjuncts) {
+    if (c.expr !== undefined) {
+      const lv = literalValue(c.expr);
+      if (lv !== undefined) return lv;
+    } else if (c.value !== undefined && isAtom(c.value)) return c.value;
+  }
+  return undefined;
+}
+
+/** The literal fields of a term, from a per-node or per-vertex cache where possible. */
+function termLiterals(e: ast.Expr, env: Conjunct["env"]): ReadonlyMap<string, Value> | null {
+  if (e.kind === "Ident" || e.kind === "Selector" || e.kind === "Struct") {
+    const key: object | undefined = e.kind === "Struct" ? e : undefined;
+    if (key === undefined) {
+      const r = resolveRef(e as ast.Ident | ast.Selector, env);
+      if (r.t !== "vertex") return null;
+      const cached = litCacheNode.get(r.v);
+      if (cached !== undefined) return cached;
+    } else {
+      const cached = litCacheNode.get(key);
+      if (cached !== undefined) return cached;
+    }
+  }
+  const lits = new Map<string, Value>();
+  collectLiterals(e, env, lits, 0);
+  return lits.size > 0 ? lits : null;
+}
+
+function discriminated(v: Vertex, t: Term): boolean {
+  if (v.arcs === undefined || t.c.expr === undefined) return false;
+  const lits = termLiterals(t.c.expr, t.c.env);
+  if (lits === null) return false;
+  for (const [label, lit] of lits) {
+    const a = v.arcs.get(label);
+    if (a === undefined) continue;
+    const base = baseLiteral(a);
+    if (base !== undefined && (base.t !== lit.t || !atomsEqual(base, lit))) return true;
+  }
+  return false;
+}
+
+function isScalarExpr(e: ast.Expr, env: Conjunct["env"]): boolean {
+  switch (e.kind) {
+    case "String":
+    case "Int":
+    case "Float":
+    case "Bool":
+    case "Null":
+    case "Bytes":
+    case "Interpolation":
+      return true;
+    case "Unary":
+      return e.op !== "*" && isScalarExpr(e.expr, env);
+    case "Paren":
+      return isScalarExpr(e.expr, env);
+    case "Binary":
+      return e.op !== "|" && isScalarExpr(e.left, env) && isScalarExpr(e.right, env);
+    case "Ident":
+    case "Selector": {
+      const r = resolveRef(e, env);
+      if (r.t === "value") return r.v.t !== "vertex" && r.v.t !== "disj";
+      const sv = scalarValueOf(r.v);
+      return sv !== undefined && sv.t !== "disj";
+    }
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resolution
+
+/**
+ * Resolves the pending disjunctions of `v`. Returns true when `v` is complete (it adopted a clone,
+ * became a disjunction, or failed); false when evaluation should continue in place.
+ */
+export function resolveDisjunctions(v: Vertex): boolean {
+  for (let round = 0; round < 100 && v.pending !== undefined; round++) {
+    const pend = v.pending;
+    v.pending = undefined;
+    const alive: number[][] = [];
+    for (const p of pend) {
+      let idx: number[] = [];
+      for (let i = 0; i < p.terms.length; i++) {
+        const t = p.terms[i];
+        if (t !== undefined && !discriminated(v, t)) idx.push(i);
+      }
+      if (idx.length === 0) idx = p.terms.map((_, i) => i);
+      alive.push(idx);
+    }
+    if (alive.every((a) => a.length === 1)) {
+      for (let i = 0; i < pend.length; i++) {
+        const t = pend[i]?.terms[alive[i]?.[0] ?? 0];
+        if (t !== undefined) addConjunct(v, t.c);
+      }
+      continue;
+    }
+    if (
+      v.structMark === 0 &&
+      !v.isList &&
+      v.arcs === undefined &&
+      pend.every((p, i) =>
+        (alive[i] ?? []).every((j) => {
+          const c = p.terms[j]?.c;
+          return c !== undefined && c.expr !== undefined && isScalarExpr(c.expr, c.env);
+        }),
+      )
+    ) {
+      for (let i = 0; i < pend.length; i++) {
+        const p = pend[i];
+        if (p === undefined) continue;
+        const vals: Value[] = [];
+        const defs: boolean[] = [];
+        for (const j of alive[i] ?? []) {
+          const t = p.terms[j];
+          if (t === undefined || t.c.expr === undefined) continue;
+          vals.push(evalExpr(t.c.expr, t.c.env));
+          defs.push(t.def);
+        }
+        meetScalar(
+          v,
+          makeDisj(
+            vals,
+            defs,
+            p.hasDefault,
+            undefined,
+            [p.terms[0]?.c.pos].filter((x) => x !== undefined),
+          ),
+          p.terms[0]?.c.pos ?? (p.node as ast.Expr).pos,
+        );
+      }
+      continue;
+    }
+    cloneResolve(v, pend, alive);
+    return true;
+  }
+  return false;
+}
+
+function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]): void {
+  const max = engine().limits.maxDisjuncts;
+  let combos = 1;
+  for (const a of alive) combos *= a.length;
+  if (combos > max) {
+    setErr(v, bottom("limit", `disjunction expands to ${combos} combinations (limit ${max})`));
+    return;
+  }
+  const values: Vertex[] = [];
+  const defaults: boolean[] = [];
+  const picks: number[][] = [];
+  const inner: boolean[] = [];
+  const failures: BottomV[] = [];
+  const failurePaths: string[][] = [];
+  const choice = new Array<number>(pend.length).fill(0);
+  const run = (k: number): void => {
+    if (k === pend.length) {
+      const w = new Vertex(v.parent, v.label);
+      w.cloneOf = v.cloneOf ?? v;
+      w.fieldType = v.fieldType;
+      w.declPos = v.declPos;
+      w.depth = v.depth;
+      w.isLet = v.isLet;
+      w.conjuncts = v.conjuncts;
+      w.choices = new Map(v.choices);
+      const def = true;
+      for (let i = 0; i < pend.length; i++) {
+        const p = pend[i] as PendingDisj;
+        const ti = choice[i] ?? 0;
+        const arr = [...(w.choices.get(p.node) ?? [])];
+        arr[p.occ] = ti;
+        w.choices.set(p.node, arr);
+      }
+      const pick = [...choice];
+      // A disjunct that is itself an error (even an incomplete one, like `x.a` of an open
+      // struct) is eliminated; incomplete errors below it are not.
+      const deep = firstError(w);
+      const err = deep ?? w.err;
+      if (err !== undefined) {
+        failures.push(err);
+        failurePaths.push(deep !== undefined ? firstErrorPath() : w.path());
+        return;
+      }
+      if (w.disj !== undefined) {
+        for (let i = 0; i < w.disj.values.length; i++) {
+          values.push(w.disj.values[i] as Vertex);
+          picks.push(pick);
+          inner.push(!w.disj.hasDefault || (w.disj.defaults[i] ?? false));
+          defaults.push(def);
+        }
+        return;
+      }
+      if (w.scalar.t === "disj" && w.arcs === undefined && w.structMark === 0 && !w.isList) {
+        const d = w.scalar;
+        for (let i = 0; i < d.values.length; i++) {
+          values.push(leafVertex(w, d.values[i] as Value));
+          picks.push(pick);
+          inner.push(!d.hasDefault || (d.defaults[i] ?? false));
+          defaults.push(def);
+        }
+        return;
+      }
+      values.push(w);
+      picks.push(pick);
+      inner.push(true);
+      defaults.push(def);
+      return;
+    }
+    for (const ti of alive[k] ?? []) {
+      choice[k] = ti;
+      run(k + 1);
+      if (engine().limitErr !== undefined) return;
+    }
+  };
+  run(0);
+  const lim = engine().limitErr;
+  if (lim !== undefined) {
+    setErr(v, lim);
+    return;
+  }
+  // A disjunction whose default terms were all eliminated no longer has a default.
+  const effective = pend.map((p, i) => p.hasDefault && picks.some((pk) => p.terms[pk[i] ?? 0]?.def));
+  for (let k = 0; k < values.length; k++) {
+    const pk = picks[k] ?? [];
+    defaults[k] =
+      (inner[k] ?? true) && pend.every((p, i) => !effective[i] || (p.terms[pk[i] ?? 0]?.def ?? false));
+  }
+  const anyDefault = effective.some((x) => x) || inner.some((x) => !x);
+  dedupe(values, defaults);
+  if (values.length === 0) {
+    if (failures.length === 1 && failures[0] !== undefined) {
+      const info = failures[0].err;
+      const path = failurePaths[0];
+      setErr(v, {
+        t: "bottom",
+        err: {
+          code: info.code,
+          get message() {
+            return info.message;
+          },
+          positions: info.positions,
+          path,
+          sub: info.sub,
+        },
+      });
+      return;
+    }
+    // As cue prints it: a header line without positions, then each alternative's error.
+    const code = failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
+      ? "incomplete"
+      : "eval";
+    const e = bottom(code, `${failures.length} errors in empty disjunction:`, []);
+    e.err.sub = failures.map((f, i) => {
+      const info = f.err;
+      const path = failurePaths[i] ?? [];
+      return {
+        code: info.code,
+        get message() {
+          return info.message;
+        },
+        positions: info.positions,
+        path,
+        sub: info.sub,
+      };
+    });
+    setErr(v, e);
+    return;
+  }
+  if (values.length === 1) {
+    adopt(v, values[0] as Vertex);
+    return;
+  }
+  const hasDefault = anyDefault && defaults.some((d) => d);
+  v.disj = { values, defaults: hasDefault ? defaults : defaults.map(() => false), hasDefault };
+}
+
+function leafVertex(w: Vertex, v: Value): Vertex {
+  const x = new Vertex(w.parent, w.label);
+  x.fieldType = w.fieldType;
+  x.declPos = w.declPos;
+  x.depth = w.depth;
+  x.scalar = v;
+  x.scalarPos = w.scalarPos;
+  x.status = EVALUATED;
+  if (v.t === "vertex") {
+    return v.v;
+  }
+  return x;
+}
+
+function dedupe(values: Vertex[], defaults: boolean[]): void {
+  for (let i = 1; i < values.length; i++) {
+    for (let j = 0; j < i; j++) {
+      if (!equalVertex(values[i] as Vertex, values[j] as Vertex, 0)) continue;
+      defaults[j] = (defaults[j] ?? false) || (defaults[i] ?? false);
+      values.splice(i, 1);
+      defaults.splice(i, 1);
+      i--;
+      break;
+    }
+  }
+}
+
+/** Makes `v` take over the evaluated state of a clone. */
+export function adopt(v: Vertex, w: Vertex): void {
+  evaluate(w);
+  v.arcs = w.arcs;
+  if (v.arcs !== undefined) for (const a of v.arcs.values()) if (!a.isShared) a.parent = v;
+  v.scalar = w.scalar;
+  v.scalarPos = w.scalarPos;
+  v.structMark = w.structMark;
+  v.isList = w.isList;
+  v.listLen = w.listLen;
+  v.listOpen = w.listOpen;
+  v.listParts = w.listParts;
+  v.patterns = w.patterns;
+  v.patternsApplied = w.patternsApplied;
+  v.groups = w.groups;
+  v.err = w.err;
+  v.disj = w.disj;
+}

@@ -1,0 +1,115 @@
+/**
+ * Structural equality of evaluated vertices, non-concrete values included (used to merge equal
+ * disjuncts and by the inspection hooks).
+ */
+
+import { step } from "./engine.js";
+import { evaluate } from "./evaluate.js";
+import { kindName } from "./kinds.js";
+import { formatValue, isAtom, type Value } from "./values.js";
+import type { Vertex } from "./vertex.js";
+
+function scalarText(v: Value): string {
+  if (v.t === "basic") {
+    const parts = v.bounds.map((b) => `${b.op}${formatValue(b.v)}`).sort();
+    parts.push(...v.validators.map((x) => x.name).sort());
+    return `${kindName(v.k)}:${parts.join("&")}`;
+  }
+  if (v.t === "disj") {
+    return v.values
+      .map((x, i) => (v.hasDefault && v.defaults[i] ? "*" : "") + scalarText(x))
+      .sort()
+      .join("|");
+  }
+  if (isAtom(v) && (v.t === "int" || v.t === "float")) return `${v.t}:${formatValue(v)}`;
+  return formatValue(v);
+}
+
+type Alt = { def: boolean; v: Vertex | undefined; s: Value | undefined };
+
+function alts(v: Vertex): Alt[] {
+  evaluate(v);
+  if (v.err === undefined && v.disj !== undefined) {
+    const d = v.disj;
+    const out: Alt[] = [];
+    d.values.forEach((x, i) => {
+      for (const a of alts(x)) out.push({ ...a, def: d.hasDefault && (d.defaults[i] ?? false) });
+    });
+    return out;
+  }
+  if (v.err === undefined && v.scalar.t === "disj" && !v.isList && v.structMark === 0) {
+    const d = v.scalar;
+    return d.values.map((x, i) =>
+      x.t === "vertex"
+        ? { def: d.hasDefault && (d.defaults[i] ?? false), v: x.v, s: undefined }
+        : { def: d.hasDefault && (d.defaults[i] ?? false), v: undefined, s: x },
+    );
+  }
+  return [{ def: false, v, s: undefined }];
+}
+
+function equalAlt(a: Alt, b: Alt, depth: number): boolean {
+  if (a.v !== undefined && b.v !== undefined) return equalSingle(a.v, b.v, depth);
+  const sa =
+    a.s ??
+    (a.v !== undefined && a.v.structMark === 0 && !a.v.isList && a.v.arcs === undefined
+      ? a.v.scalar
+      : undefined);
+  const sb =
+    b.s ??
+    (b.v !== undefined && b.v.structMark === 0 && !b.v.isList && b.v.arcs === undefined
+      ? b.v.scalar
+      : undefined);
+  if (sa === undefined || sb === undefined) return false;
+  return scalarText(sa) === scalarText(sb);
+}
+
+export function equalVertex(a: Vertex, b: Vertex, depth: number): boolean {
+  if (depth > 200) return true;
+  if (step() !== undefined) return false;
+  const xa = alts(a);
+  const xb = alts(b);
+  if (xa.length === 1 && xb.length === 1) return equalAlt(xa[0] as Alt, xb[0] as Alt, depth);
+  if (xa.length !== xb.length) return false;
+  const used = new Set<number>();
+  for (const x of xa) {
+    let found = false;
+    for (let j = 0; j < xb.length; j++) {
+      const y = xb[j] as Alt;
+      if (used.has(j) || x.def !== y.def) continue;
+      if (equalAlt(x, y, depth + 1)) {
+        used.add(j);
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
+function equalSingle(a: Vertex, b: Vertex, depth: number): boolean {
+  evaluate(a);
+  evaluate(b);
+  if ((a.err !== undefined) !== (b.err !== undefined)) return false;
+  if (a.err !== undefined) return true;
+  if (a.isList !== b.isList) return false;
+  if (a.isList) {
+    // As cue's diff: the open/closed state of a list is not compared, only its elements.
+    if (a.listLen !== b.listLen) return false;
+  } else {
+    if (a.structMark > 0 !== b.structMark > 0) return false;
+    if (a.structMark === 0 && scalarText(a.scalar) !== scalarText(b.scalar)) return false;
+  }
+  const la = a.arcs ?? new Map<string, Vertex>();
+  const lb = b.arcs ?? new Map<string, Vertex>();
+  const keys = new Set([...la.keys(), ...lb.keys()]);
+  for (const k of keys) {
+    const x = la.get(k);
+    const y = lb.get(k);
+    if (x === undefined || y === undefined) return false;
+    if (x.fieldType !== y.fieldType) return false;
+    if (!equalVertex(x, y, depth + 1)) return false;
+  }
+  return true;
+}

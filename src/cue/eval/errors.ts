@@ -1,0 +1,105 @@
+/**
+ * Evaluation errors: the internal form carried by bottom values, the public {@link CueError}, and the
+ * printer that formats them the way the `cue` command does.
+ */
+
+import type { Pos } from "../syntax/position.js";
+
+/** Error classes, as `cue` distinguishes them. */
+export type ErrCode =
+  | "eval"
+  | "incomplete"
+  | "cycle"
+  | "structural cycle"
+  | "user"
+  | "unsupported"
+  | "syntax"
+  | "limit";
+
+/** An error carried by a bottom value. `path` is filled in when the error is attached to a field. */
+export interface ErrInfo {
+  readonly code: ErrCode;
+  readonly message: string;
+  positions: Pos[];
+  path?: readonly string[];
+  /** The errors of the alternatives of an empty disjunction. */
+  sub?: readonly ErrInfo[];
+}
+
+/** A public position: 1-based line and column (UTF-16 code units). */
+export interface Position {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** A public error. */
+export interface CueError {
+  readonly path: readonly string[];
+  readonly code: ErrCode;
+  readonly message: string;
+  readonly positions: readonly Position[];
+}
+
+export function toPosition(p: Pos): Position {
+  return { file: p.file, line: p.line, column: p.column };
+}
+
+/** Sorts positions by file, then offset, dropping duplicates and synthetic ones. */
+export function normalizePositions(ps: readonly Pos[]): Pos[] {
+  const seen = new Set<string>();
+  const out: Pos[] = [];
+  for (const p of ps) {
+    if (p.offset < 0 || p.file === "") continue;
+    const key = `${p.file}\0${p.offset}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(p);
+  }
+  out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.offset - b.offset));
+  return out;
+}
+
+/** An error and, for an empty disjunction, each alternative's error after it (as `cue` prints). */
+export function toCueErrors(e: ErrInfo, path: readonly string[]): CueError[] {
+  const out = [toCueError(e, path)];
+  for (const s of e.sub ?? []) out.push(...toCueErrors(s, s.path ?? path));
+  return out;
+}
+
+export function toCueError(e: ErrInfo, path: readonly string[]): CueError {
+  return {
+    path: [...path],
+    code: e.code,
+    message: e.message,
+    positions: normalizePositions(e.positions).map(toPosition),
+  };
+}
+
+function relFile(file: string): string {
+  if (file.startsWith("/") || file.startsWith("./") || file.startsWith("../")) return file;
+  return `./${file}`;
+}
+
+/** Formats a path the way `cue` does: labels joined with `.`, list indices as numbers. */
+export function formatPath(path: readonly string[]): string {
+  return path.join(".");
+}
+
+/**
+ * Errors printed the way `cue` prints them: `path: message:` followed by one line per position
+ * (`    ./file.cue:9:18`). Messages without positions end without the colon.
+ */
+export function formatErrors(errors: readonly CueError[]): string {
+  const lines: string[] = [];
+  for (const e of errors) {
+    const head = e.path.length > 0 ? `${formatPath(e.path)}: ${e.message}` : e.message;
+    if (e.positions.length === 0) {
+      lines.push(head);
+      continue;
+    }
+    lines.push(`${head}:`);
+    for (const p of e.positions) lines.push(`    ${relFile(p.file)}:${p.line}:${p.column}`);
+  }
+  return lines.length > 0 ? `${lines.join("\n")}\n` : "";
+}

@@ -1,0 +1,438 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compile, formatErrors } from "../index.js";
+
+/** CUE source → the JSON `cue export` prints (compact), or an error expectation. */
+interface Case {
+  readonly name: string;
+  readonly src: string;
+  readonly json?: string;
+  readonly err?: { readonly path: string; readonly code: string; readonly msg: string };
+}
+
+const cases: Case[] = [
+  // Scalars, arithmetic, int/float distinction.
+  {
+    name: "ints and floats",
+    src: "a: 1\nb: 1.0\nc: 4 / 2\nd: 3 * 2\ne: 1 + 0.5",
+    json: '{"a":1,"b":1.0,"c":2.0,"d":6,"e":1.5}',
+  },
+  { name: "big ints", src: "a: 12345678901234567890123 * 10", json: '{"a":123456789012345678901230}' },
+  {
+    name: "div mod quo rem",
+    src: "a: div(-7, 2)\nb: mod(-7, 2)\nc: quo(-7, 2)\nd: rem(-7, 2)",
+    json: '{"a":-4,"b":1,"c":-3,"d":-1}',
+  },
+  {
+    name: "string ops",
+    src: 'a: "ab" + "cd"\nb: "x" * 3\nc: len("héllo")',
+    json: '{"a":"abcd","b":"xxx","c":6}',
+  },
+  {
+    name: "comparison and logic",
+    src: 'a: 1 < 2 && 2 >= 2\nb: "a" == "b" || !false',
+    json: '{"a":true,"b":true}',
+  },
+  { name: "regex ops", src: 'a: "foo" =~ "^f"\nb: "foo" !~ "o$"', json: '{"a":true,"b":false}' },
+  {
+    name: "interpolation",
+    src: 'n: 3\ns: "n=\\(n) f=\\(1.5) b=\\(true)"',
+    json: '{"n":3,"s":"n=3 f=1.5 b=true"}',
+  },
+  // Unification, bounds, types.
+  {
+    name: "bounds",
+    src: 'a: int & >=0 & <10\na: 5\nb: uint8 & 255\nc: string & =~"^x" & "xy"',
+    json: '{"a":5,"b":255,"c":"xy"}',
+  },
+  {
+    name: "conflict",
+    src: 'a: "http"\na: "htp"',
+    err: { path: "a", code: "eval", msg: 'conflicting values "http" and "htp"' },
+  },
+  {
+    name: "mismatched types",
+    src: 'a: 1\na: "x"',
+    err: { path: "a", code: "eval", msg: "mismatched types int and string" },
+  },
+  {
+    name: "out of bound",
+    src: "a: >10\na: 5",
+    err: { path: "a", code: "eval", msg: "invalid value 5 (out of bound >10)" },
+  },
+  {
+    name: "int is not float",
+    src: "a: int\na: 1.5",
+    err: { path: "a", code: "eval", msg: "conflicting values" },
+  },
+  { name: "rune bound", src: "a: rune & 0x10FFFF", json: '{"a":1114111}' },
+  {
+    name: "incomplete export",
+    src: "a: int",
+    err: { path: "a", code: "incomplete", msg: "incomplete value int" },
+  },
+  // Structs, shorthand, definitions, closedness.
+  { name: "shorthand", src: "a: b: c: 1\na: b: d: 2", json: '{"a":{"b":{"c":1,"d":2}}}' },
+  {
+    name: "definition with default",
+    src: '#D: {name: string, port: *80 | int}\nx: #D & {name: "w"}',
+    json: '{"x":{"name":"w","port":80}}',
+  },
+  {
+    name: "references inside definitions see the result",
+    src: "#D: {a: int, b: a + 1}\nx: #D & {a: 1}",
+    json: '{"x":{"a":1,"b":2}}',
+  },
+  {
+    name: "closed definition",
+    src: "#D: {a: int}\nx: #D & {a: 1, b: 2}",
+    err: { path: "x.b", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "recursive closedness",
+    src: "#D: {s: {a: int}}\nx: #D & {s: {a: 1, z: 2}}",
+    err: { path: "x.s.z", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "embedding allows own fields",
+    src: "#A: {a: int}\n#B: {#A, b: int}\nx: #B & {a: 1, b: 2}",
+    json: '{"x":{"a":1,"b":2}}',
+  },
+  {
+    name: "embedded definition closes",
+    src: "#A: {a: int}\n#B: {#A, b: int}\nx: #B & {c: 1}",
+    err: { path: "x.c", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "close()",
+    src: "a: close({x: 1})\na: y: 2",
+    err: { path: "a.y", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "ellipsis keeps definitions open",
+    src: "#D: {a: int, ...}\nx: #D & {a: 1, b: 2}",
+    json: '{"x":{"a":1,"b":2}}',
+  },
+  { name: "hidden and definitions not exported", src: "_h: 1\n#d: 2\na: _h + #d", json: '{"a":3}' },
+  {
+    name: "optional and required",
+    src: '#D: {a?: int, b!: string}\nx: #D & {b: "y"}',
+    json: '{"x":{"b":"y"}}',
+  },
+  {
+    name: "required missing",
+    src: "#D: {b!: string}\nx: #D",
+    err: { path: "x.b", code: "incomplete", msg: "required" },
+  },
+  {
+    name: "pattern constraints",
+    src: 'a: [=~"^x"]: int\na: {x1: 1, y: "s"}\nb: [N=string]: {name: N}\nb: k: {}',
+    json: '{"a":{"x1":1,"y":"s"},"b":{"k":{"name":"k"}}}',
+  },
+  {
+    name: "pattern violation",
+    src: 'a: [string]: int\na: x: "s"',
+    err: { path: "a.x", code: "eval", msg: "conflicting values" },
+  },
+  // Disjunctions and defaults.
+  { name: "default", src: 'a: *"tcp" | "udp"\nb: a', json: '{"a":"tcp","b":"tcp"}' },
+  { name: "default overridden", src: 'a: *"tcp" | "udp"\na: "udp"', json: '{"a":"udp"}' },
+  {
+    name: "ambiguous without default",
+    src: "a: 1 | 2",
+    err: { path: "a", code: "incomplete", msg: "incomplete value" },
+  },
+  {
+    name: "struct discriminator",
+    src: '#A: {type: "a", x: int}\n#B: {type: "b", y: *2 | int}\nc: #A | #B\nc: type: "b"',
+    json: '{"c":{"type":"b","y":2}}',
+  },
+  {
+    name: "empty disjunction",
+    src: "a: 1 | 2\na: 3",
+    err: { path: "a", code: "eval", msg: "empty disjunction" },
+  },
+  {
+    name: "default propagation",
+    src: "a: (*1 | 2) & (1 | *2)\nb: (*1 | 2 | 3) & (1 | 3)",
+    err: { path: "a", code: "incomplete", msg: "incomplete value" },
+  },
+  { name: "default arithmetic", src: "a: *1 | 2\nb: a + 1", json: '{"a":1,"b":2}' },
+  // Lists.
+  {
+    name: "open list",
+    src: 'a: [...int] & [1, 2]\nb: [1, ...string]\nb: [1, "x"]',
+    json: '{"a":[1,2],"b":[1,"x"]}',
+  },
+  {
+    name: "list length conflict",
+    src: "a: [1, 2] & [1]",
+    err: { path: "a", code: "eval", msg: "incompatible list lengths" },
+  },
+  { name: "list index", src: "a: [1, 2, 3]\nb: a[1]\nc: len(a)", json: '{"a":[1,2,3],"b":2,"c":3}' },
+  // References, aliases, let.
+  {
+    name: "let and aliases",
+    src: "let x = 2\nX=a: 3\nb: X + x\nc: Y={k: 1, m: Y.k + 1}",
+    json: '{"a":3,"b":5,"c":{"k":1,"m":2}}',
+  },
+  {
+    name: "undefined reference",
+    src: "a: b",
+    err: { path: "a", code: "eval", msg: 'reference "b" not found' },
+  },
+  { name: "resolved cycle", src: "x: y + 1\ny: x - 1\nx: 5", json: '{"x":5,"y":4}' },
+  {
+    name: "structural cycle",
+    src: "a: b: a",
+    err: { path: "a.b", code: "structural cycle", msg: "structural cycle" },
+  },
+  {
+    name: "quoted labels are regular fields",
+    src: '"#Foo": 1\n#Foo: 2\n"_x": #Foo\nb: {for k, v in {"_z": 1} {(k): v}}',
+    json: '{"#Foo":1,"_x":2,"b":{"_z":1}}',
+  },
+  // Comprehensions and dynamic fields.
+  {
+    name: "for in struct and list",
+    src: 'src: {a: 1, b: 2}\nout: {for k, v in src {"\\(k)x": v * 10}}\nl: [for v in src if v > 1 {v}]',
+    json: '{"src":{"a":1,"b":2},"out":{"ax":10,"bx":20},"l":[2]}',
+  },
+  {
+    name: "if and let clauses",
+    src: "c: true\nx: {if c {a: 1}\nif !c {b: 2}}\ny: [for i in [1, 2] let j = i * 2 {j}]",
+    json: '{"c":true,"x":{"a":1},"y":[2,4]}',
+  },
+  { name: "dynamic label", src: 'k: "name"\n(k): 1\n"\\(k)2": 2', json: '{"k":"name","name":1,"name2":2}' },
+  // Builtins.
+  {
+    name: "strings",
+    src: 'import "strings"\na: strings.Join(["a", "b"], "-")\nb: strings.ToUpper("x")\nc: strings.MinRunes(2) & "ab"\nd: strings.Split("a,b", ",")',
+    json: '{"a":"a-b","b":"X","c":"ab","d":["a","b"]}',
+  },
+  {
+    name: "validator failure",
+    src: 'import "strings"\na: strings.MinRunes(3) & "ab"',
+    err: { path: "a", code: "eval", msg: "does not satisfy strings.MinRunes(3)" },
+  },
+  {
+    name: "list and math",
+    src: 'import (\n\t"list"\n\t"math"\n)\na: list.Sum([1, 2, 3])\nb: list.Sort([3, 1, 2], list.Ascending)\nc: math.Floor(1.5)\nd: list.Concat([[1], [2]])',
+    json: '{"a":6,"b":[1,2,3],"c":1,"d":[1,2]}',
+  },
+  {
+    name: "regexp and struct",
+    src: 'import (\n\t"regexp"\n\t"struct"\n)\na: regexp.Match("^a", "abc")\nb: struct.MinFields(1) & {x: 1}',
+    json: '{"a":true,"b":{"x":1}}',
+  },
+  {
+    name: "net and time",
+    src: 'import (\n\t"net"\n\t"time"\n)\na: net.IPv4 & "10.0.0.1"\nb: time.Duration & "1m30s"\nc: time.ParseDuration("1m30s")',
+    json: '{"a":"10.0.0.1","b":"1m30s","c":90000000000}',
+  },
+  {
+    name: "invalid IP",
+    src: 'import "net"\na: net.IPv4 & "300.1.1.1"',
+    err: { path: "a", code: "eval", msg: "does not satisfy net.IPv4" },
+  },
+  {
+    name: "json",
+    src: 'import "encoding/json"\na: json.Marshal({x: 1, y: [true]})\nb: json.Unmarshal("{\\"k\\": 1.5}")',
+    json: '{"a":"{\\"x\\":1,\\"y\\":[true]}","b":{"k":1.5}}',
+  },
+  { name: "and/or", src: "a: and([int, >0, 3])\nb: or([1, 2]) & 2", json: '{"a":3,"b":2}' },
+  // Honest scope.
+  {
+    name: "slices",
+    src: 'a: [1, 2, 3][1:]\nb: "hello"[1:3]\nc: [{x: 1}, {x: 2}][:1]',
+    json: '{"a":[2,3],"b":"el","c":[{"x":1}]}',
+  },
+  {
+    name: "slice out of range",
+    src: "a: [1][0:2]",
+    err: { path: "a", code: "eval", msg: "index 2 out of range" },
+  },
+  {
+    name: "unknown package function",
+    src: 'import "strings"\na: strings.NoSuch("x")',
+    err: { path: "a", code: "unsupported", msg: "not supported" },
+  },
+  { name: "explicit bottom", src: "a: _|_", err: { path: "a", code: "user", msg: "explicit error" } },
+];
+
+describe("cue evaluator", () => {
+  for (const c of cases) {
+    it(c.name, () => {
+      const v = compile([{ name: "in.cue", text: c.src }]);
+      const r = v.toJSON(0);
+      if (c.json !== undefined) {
+        assert.ok(r.ok, r.ok ? "" : formatErrors(r.errors));
+        assert.equal(r.text, c.json);
+        return;
+      }
+      const want = c.err;
+      assert.ok(want !== undefined);
+      assert.equal(r.ok, false, r.ok ? `unexpected success: ${r.text}` : "");
+      const errs = r.ok ? [] : r.errors;
+      const hit = errs.find(
+        (e) => e.path.join(".") === want.path && e.code === want.code && e.message.includes(want.msg),
+      );
+      assert.ok(hit, `want ${want.path}: [${want.code}] ${want.msg}\ngot:\n${formatErrors(errs)}`);
+    });
+  }
+});
+
+describe("cue API", () => {
+  it("unsupported imports are rejected with their position", () => {
+    const v = compile([{ name: "in.cue", text: 'import "example.com/x"\na: 1' }]);
+    assert.equal(v.errors[0]?.code, "unsupported");
+    assert.deepEqual(v.errors[0]?.positions[0], { file: "in.cue", line: 1, column: 8 });
+  });
+
+  it("refuses language experiments", () => {
+    const v = compile([{ name: "x.cue", text: "@experiment(explicitopen)\npackage x\na: 1" }]);
+    assert.equal(v.errors[0]?.code, "unsupported");
+    assert.match(v.errors[0]?.message ?? "", /experiment/);
+  });
+
+  it("unifies files as one package and looks up paths", () => {
+    const v = compile([
+      { name: "schema.cue", text: "#Host: {address: string, port: *22 | int}\nhosts: [string]: #Host" },
+      { name: "hosts.cue", text: 'hosts: web: address: "10.0.0.1"' },
+    ]);
+    assert.deepEqual(v.errors, []);
+    const web = v.lookup(["hosts", "web"]);
+    const r = web?.export();
+    assert.ok(r?.ok);
+    assert.deepEqual(r.data, { address: "10.0.0.1", port: 22 });
+    assert.equal(v.lookup(["hosts", "nope"]), undefined);
+  });
+
+  it("unify combines two values", () => {
+    const a = compile([{ name: "a.cue", text: "#S: {x: int}\nv: #S" }]).lookup(["v"]);
+    const b = compile([{ name: "b.cue", text: "v: x: 3" }]).lookup(["v"]);
+    assert.ok(a && b);
+    const r = a.unify(b).export();
+    assert.ok(r.ok);
+    assert.deepEqual(r.data, { x: 3 });
+  });
+
+  it("export keeps positions of every field and element", () => {
+    const v = compile([
+      { name: "c.cue", text: '#D: {port: *80 | int, ...}\nsvc: #D & {\n\tname: "x"\n}\nl: [1, 2]' },
+    ]);
+    const r = v.export();
+    assert.ok(r.ok);
+    const data = r.data as { svc: object; l: object };
+    assert.deepEqual(r.positions.of(data.svc, "name"), [{ file: "c.cue", line: 3, column: 2 }]);
+    assert.deepEqual(r.positions.of(data.svc, "port"), [{ file: "c.cue", line: 1, column: 6 }]);
+    assert.deepEqual(r.positions.of(data.l, 1), [{ file: "c.cue", line: 5, column: 8 }]);
+    assert.deepEqual(r.positions.values(data.svc, "name"), [{ file: "c.cue", line: 3, column: 8 }]);
+  });
+
+  it("lists the user's positions before the schema's", () => {
+    const v = compile([
+      { name: "schema.cue", text: "#D: {port: *80 | int}\nsvc: #D" },
+      { name: "user.cue", text: "svc: port: 8080" },
+    ]);
+    const r = v.export();
+    assert.ok(r.ok);
+    const svc = (r.data as { svc: object }).svc;
+    assert.deepEqual(r.positions.of(svc, "port"), [
+      { file: "user.cue", line: 1, column: 6 },
+      { file: "schema.cue", line: 1, column: 6 },
+    ]);
+    assert.deepEqual(r.positions.values(svc, "port")[0], { file: "user.cue", line: 1, column: 12 });
+  });
+
+  it("formats errors the way cue does", () => {
+    const v = compile([{ name: "file.cue", text: 'a: "http"\na: "htp"' }]);
+    assert.equal(
+      formatErrors(v.errors),
+      'a: conflicting values "http" and "htp":\n    ./file.cue:1:4\n    ./file.cue:2:4\n',
+    );
+  });
+
+  it("prints an empty disjunction with each alternative's error", () => {
+    const text =
+      '#TCP: {type: "tcp"}\n#HTTP: {type: "http"}\nhosts: web2: check: #TCP | #HTTP\nhosts: web2: check: type: "htp"';
+    const v = compile([{ name: "h.cue", text }]);
+    assert.equal(
+      formatErrors(v.errors),
+      [
+        "hosts.web2.check: 2 errors in empty disjunction:",
+        'hosts.web2.check.type: conflicting values "tcp" and "htp":',
+        "    ./h.cue:1:14",
+        "    ./h.cue:4:27",
+        'hosts.web2.check.type: conflicting values "http" and "htp":',
+        "    ./h.cue:2:15",
+        "    ./h.cue:4:27",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("reports both alternatives when a value misses a default and a bound", () => {
+    const v = compile([{ name: "x.cue", text: "x: *3 | int & >=1\nx: 0" }]);
+    const text = formatErrors(v.errors);
+    assert.match(text, /^x: 2 errors in empty disjunction:\n/);
+    assert.match(text, /x: conflicting values 3 and 0:/);
+    assert.match(text, /x: invalid value 0 \(out of bound >=1\):/);
+  });
+
+  it("keeps a field named __proto__", () => {
+    const r = compile([{ name: "p.cue", text: 'm: {"__proto__": 1, b: 2}' }]).export();
+    assert.ok(r.ok);
+    const m = (r.data as Record<string, object>).m as object;
+    assert.deepEqual(Object.keys(m), ["__proto__", "b"]);
+    assert.equal(Object.getPrototypeOf(m), Object.prototype);
+  });
+
+  it("validate with concrete reports non-concrete fields", () => {
+    const v = compile([{ name: "v.cue", text: "a: int\nb: 1" }]);
+    assert.deepEqual(v.validate(), []);
+    const errs = v.validate({ concrete: true });
+    assert.equal(errs.length, 1);
+    assert.equal(errs[0]?.code, "incomplete");
+    assert.deepEqual(errs[0]?.path, ["a"]);
+  });
+
+  it("keeps big integers exact in export", () => {
+    const r = compile([{ name: "b.cue", text: "a: 9007199254740993\nb: 3" }]).export();
+    assert.ok(r.ok);
+    assert.deepEqual(r.data, { a: 9007199254740993n, b: 3 });
+  });
+});
+
+describe("cue limits", () => {
+  const limitCases: { name: string; src: string; opts: object }[] = [
+    {
+      name: "steps",
+      src: 'import "list"\na: [for x in list.Range(0, 100000, 1) {x}]',
+      opts: { maxSteps: 5000 },
+    },
+    {
+      name: "disjunction expansion",
+      src: "a: ({x: 1} | {x: 2} | {x: 3}) & ({y: 1} | {y: 2} | {y: 3}) & ({z: 1} | {z: 2} | {z: 3})",
+      opts: { maxDisjuncts: 10 },
+    },
+    { name: "depth", src: `a: ${"{b: ".repeat(60)}1${"}".repeat(60)}`, opts: { maxDepth: 20 } },
+  ];
+  for (const c of limitCases) {
+    it(`a ${c.name} limit ends evaluation with a limit error`, () => {
+      const v = compile([{ name: "l.cue", text: c.src }], c.opts);
+      const r = v.toJSON();
+      const errs = [...v.errors, ...(r.ok ? [] : r.errors)];
+      assert.ok(
+        errs.some((e) => e.code === "limit"),
+        formatErrors(errs),
+      );
+    });
+  }
+
+  it("deep nesting never overflows the stack", () => {
+    const text = `a: ${"[".repeat(3000)}${"]".repeat(3000)}\nb: ${"{x: ".repeat(3000)}1${"}".repeat(3000)}`;
+    const v = compile([{ name: "d.cue", text }]);
+    assert.ok(v.errors.length > 0);
+  });
+});

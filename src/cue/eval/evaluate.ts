@@ -1,0 +1,375 @@
+/**
+ * Evaluating a vertex: collect its conjuncts, resolve disjunctions, apply pattern constraints, run
+ * comprehensions, then check list lengths, closedness and kinds. Each vertex is evaluated once;
+ * children are evaluated on demand (by references, by export, or by disjunct elimination).
+ */
+
+import {
+  addConjunct,
+  childCtx,
+  inDefinition as inDefinitionV,
+  meetScalar,
+  runDeferred,
+  setErr,
+  unshare,
+} from "./collect.js";
+import { constValue } from "./const-cache.js";
+import { resolveDisjunctions } from "./disjunction.js";
+import { engine, step } from "./engine.js";
+import { exportTree } from "./export.js";
+import { evalExpr } from "./expr.js";
+import { conflict, meet } from "./meet.js";
+import { bindFrame } from "./scope.js";
+import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
+import {
+  type Binding,
+  COLLECTING,
+  type Conjunct,
+  displayLabel,
+  EVALUATED,
+  groupActive,
+  groupHas,
+  NEW,
+  OPTIONAL,
+  type PatternEntry,
+  posArray,
+  REGULAR,
+  type Vertex,
+} from "./vertex.js";
+
+/** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
+export function evaluate(v: Vertex): void {
+  if (v.status !== NEW) return;
+  const e = engine();
+  if (e.nesting > MAX_NESTING) {
+    e.limitErr ??= bottom("limit", `evaluation nested deeper than ${MAX_NESTING} levels`);
+    setErr(v, e.limitErr);
+    v.status = EVALUATED;
+    return;
+  }
+  e.nesting++;
+  try {
+    evaluateInner(v);
+  } finally {
+    e.nesting--;
+  }
+}
+
+/** Bounds recursion so that no input can overflow the JavaScript stack. */
+const MAX_NESTING = 1200;
+
+function evaluateInner(v: Vertex): void {
+  v.status = COLLECTING;
+  const lim = step();
+  if (lim !== undefined) {
+    setErr(v, lim);
+    v.status = EVALUATED;
+    return;
+  }
+  if (v.depth > engine().limits.maxDepth) {
+    setErr(
+      v,
+      bottom("limit", `structure deeper than ${engine().limits.maxDepth} levels (structural cycle?)`),
+    );
+    v.status = EVALUATED;
+    return;
+  }
+  // Literal conjuncts first: a concrete value known early lets reference cycles resolve
+  // (`x: y + 1, y: x - 1, x: 2`).
+  const cs = v.conjuncts;
+  let deferred = false;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i] as Conjunct;
+    if (c.expr !== undefined && !isLiteral(c.expr, c.env)) {
+      deferred = true;
+      continue;
+    }
+    addConjunct(v, c);
+  }
+  if (deferred) {
+    for (let i = 0; i < v.conjuncts.length; i++) {
+      const c = v.conjuncts[i] as Conjunct;
+      if (c.expr !== undefined && !isLiteral(c.expr, c.env)) addConjunct(v, c);
+    }
+  }
+  if (v.cycleErr !== undefined) {
+    if (!isAtom(v.scalar) && v.structMark === 0 && !v.isList) setErr(v, v.cycleErr);
+    v.cycleErr = undefined;
+  }
+  if (v.pending !== undefined && resolveDisjunctions(v)) {
+    v.status = EVALUATED;
+    return;
+  }
+  applyPatterns(v);
+  runDeferred(v);
+  if (v.pending !== undefined && resolveDisjunctions(v)) {
+    v.status = EVALUATED;
+    return;
+  }
+  finishList(v);
+  checkClosed(v);
+  checkKinds(v);
+  v.status = EVALUATED;
+}
+
+function isLiteral(e: import("../syntax/ast.js").Expr, env: import("./vertex.js").Frame): boolean {
+  switch (e.kind) {
+    case "Binary":
+    case "Unary":
+      return constValue(e, env) !== undefined;
+    case "Int":
+    case "Float":
+    case "String":
+    case "Bool":
+    case "Null":
+      return true;
+    default:
+      return false;
+  }
+}
+
+export function patternMatches(p: PatternEntry, raw: string): boolean {
+  const label = displayLabel(raw);
+  p.pattern ??= evalExpr(p.label.expr, p.env);
+  const pat = p.pattern;
+  if (pat.t === "top") return true;
+  if (pat.t === "basic" && pat.bounds.length === 0 && pat.validators.length === 0) return (pat.k & 16) !== 0;
+  if (pat.t === "string") return pat.v === label;
+  return meet(pat, { t: "string", v: label }).t !== "bottom";
+}
+
+/** Adds the values of matching pattern constraints to an arc (one pattern, or all of `v`'s). */
+export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): void {
+  if (a.label.startsWith("_") || a.label.startsWith("#")) return;
+  const list = only !== undefined ? [only] : v.patterns;
+  if (list === undefined) return;
+  for (const p of list) {
+    if (!patternMatches(p, a.label)) continue;
+    if (a.isShared) a = unshare(v, a);
+    let env = p.env;
+    if (p.label.alias !== undefined || p.field.alias !== undefined) {
+      const binds = new Map<string, Binding>();
+      if (p.label.alias !== undefined)
+        binds.set(p.label.alias.name, { t: "value", v: { t: "string", v: displayLabel(a.label) } });
+      if (p.field.alias !== undefined) binds.set(p.field.alias.name, { t: "vertex", v: a });
+      env = bindFrame(p.env, binds);
+    }
+    a.addConj({
+      expr: p.field.value,
+      env,
+      ctx: childCtx(p.ctx, a.label),
+      value: undefined,
+      pos: p.field.value.pos,
+      embed: false,
+    });
+    if (a.status !== NEW) a.lateConjuncts = true;
+  }
+}
+
+function applyPatterns(v: Vertex): void {
+  v.patternsApplied = true;
+  if (v.patterns === undefined || v.arcs === undefined || v.isList) return;
+  for (const a of v.arcs.values()) applyPatternsToArc(v, a);
+}
+
+function finishList(v: Vertex): void {
+  const parts = v.listParts;
+  if (!v.isList || parts === undefined) return;
+  let closedLen = -1;
+  let maxLen = 0;
+  for (const p of parts) {
+    if (p.len > maxLen) maxLen = p.len;
+    if (p.open) continue;
+    if (closedLen >= 0 && closedLen !== p.len) {
+      setErr(v, bottom("eval", `incompatible list lengths (${closedLen} and ${p.len})`, [p.pos]));
+    }
+    closedLen = p.len;
+  }
+  if (closedLen >= 0 && maxLen > closedLen) {
+    setErr(
+      v,
+      bottom(
+        "eval",
+        `incompatible list lengths (${maxLen} and ${closedLen})`,
+        parts.map((p) => p.pos),
+      ),
+    );
+  }
+  const len = closedLen >= 0 ? closedLen : maxLen;
+  for (const p of parts) {
+    if (p.rest === undefined) continue;
+    for (let i = p.len; i < len; i++) {
+      const a = v.arc(String(i));
+      a.fieldType = REGULAR;
+      a.addConj({
+        expr: p.rest,
+        env: p.env,
+        ctx: childCtx(p.ctx, String(i)),
+        value: undefined,
+        pos: p.rest.pos,
+        embed: false,
+      });
+    }
+  }
+  v.listLen = len;
+  v.listOpen = closedLen < 0;
+}
+
+function checkClosed(v: Vertex): void {
+  const groups = v.groups;
+  if (groups === undefined || v.arcs === undefined || v.isList) return;
+  for (const [label, arc] of v.arcs) {
+    let a = arc;
+    if (label.startsWith("_") || label.startsWith("#")) continue;
+    for (const g of groups) {
+      if (g.open || groupHas(g, label) || g.ctx.skipAt === v || !groupActive(g)) continue;
+      if (g.patterns?.some((p) => patternMatches(p, label))) continue;
+      if (a.isShared) a = unshare(v, a);
+      if (a.fieldType === OPTIONAL) {
+        // An optional field a closed struct does not allow is simply not there.
+        v.arcs.delete(label);
+        break;
+      }
+      setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
+      a.notAllowed = true;
+      break;
+    }
+  }
+}
+
+function hasRegularArcs(v: Vertex): boolean {
+  if (v.arcs === undefined) return false;
+  for (const [label] of v.arcs) if (!label.startsWith("_") && !label.startsWith("#")) return true;
+  return false;
+}
+
+function checkKinds(v: Vertex): void {
+  if (v.isList && v.structMark === 2) {
+    setErr(
+      v,
+      bottom("eval", `conflicting values [] and ${v.shortText()} (mismatched types list and struct)`),
+    );
+    return;
+  }
+  if (!v.isList && v.structMark === 0) return;
+  const s = v.scalar;
+  if (s.t === "top" || s.t === "bottom") return;
+  if (!v.isList && v.structMark === 1 && !hasRegularArcs(v)) {
+    v.structMark = 0;
+    return;
+  }
+  const me: Value = { t: "vertex", v };
+  if (s.t === "disj") {
+    const kind = v.isList ? 64 : 128;
+    const ok = s.values.filter(
+      (x) => x.t === "top" || (x.t === "basic" && x.k & kind && x.bounds.length === 0),
+    );
+    if (ok.length > 0) {
+      v.scalar = { t: "top" };
+      return;
+    }
+  }
+  if (s.t === "basic" && s.bounds.length === 0 && s.validators.length === 0 && s.k & (v.isList ? 64 : 128)) {
+    v.scalar = { t: "top" };
+    return;
+  }
+  if (s.t === "basic" && s.k & (v.isList ? 64 : 128) && s.bounds.every((b) => b.op === "!=")) {
+    for (const val of s.validators) {
+      const r = val.check(me);
+      if (r === undefined) continue;
+      if (typeof r !== "string") {
+        setErr(v, r);
+        continue;
+      }
+      // A struct that may still gain fields only fails a validator incompletely.
+      const code = isConcreteDeep(v) ? "eval" : "incomplete";
+      setErr(v, bottom(code, `invalid value ${v.shortText()} (${r})`, posArray(v.scalarPos)));
+    }
+    return;
+  }
+  setErr(v, conflict(s, me, posArray(v.scalarPos)));
+}
+
+function isConcreteDeep(v: Vertex): boolean {
+  if (inDefinitionV(v)) return false;
+  const errs: import("./errors.js").CueError[] = [];
+  exportTree(v, [], errs);
+  return errs.length === 0;
+}
+
+/** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
+export function vertexValue(v: Vertex): Value {
+  if (v.status === COLLECTING) {
+    if (isAtom(v.scalar) || (v.scalar.t === "disj" && v.scalar.hasDefault)) return v.scalar;
+    return bottom("cycle", `cycle with field: ${displayLabel(v.label)}`, posArray(v.declPos));
+  }
+  evaluate(v);
+  if (v.err !== undefined) return v.err;
+  if (v.disj !== undefined) {
+    return {
+      t: "disj",
+      values: v.disj.values.map((x) => vertexValue(x)),
+      defaults: v.disj.defaults,
+      hasDefault: v.disj.hasDefault,
+    };
+  }
+  if (v.isList || v.structMark > 0) return { t: "vertex", v };
+  return v.scalar;
+}
+
+function isIncomplete(e: BottomV): boolean {
+  return e.err.code === "incomplete" || e.err.code === "cycle";
+}
+
+let firstErrorVertex: Vertex | undefined;
+
+/** The path of the vertex where the last `firstError` found its error. */
+export function firstErrorPath(): string[] {
+  return firstErrorVertex?.path() ?? [];
+}
+
+/**
+ * Evaluates `v` and its regular descendants; returns the first error that is not merely
+ * incomplete (used to eliminate disjuncts).
+ */
+export function firstError(v: Vertex): BottomV | undefined {
+  evaluate(v);
+  if (v.err !== undefined && !isIncomplete(v.err)) {
+    firstErrorVertex = v;
+    return v.err;
+  }
+  const lim = engine().limitErr;
+  if (lim !== undefined) return lim;
+  if (v.disj !== undefined) return undefined;
+  if (v.arcs === undefined) return undefined;
+  for (const a of v.arcs.values()) {
+    if (a.fieldType === OPTIONAL) continue;
+    if (a.label.startsWith("#") || a.label.startsWith("_#")) continue;
+    const e = firstError(a);
+    if (e !== undefined) return e;
+  }
+  return undefined;
+}
+
+/** Re-collects a vertex that received conjuncts after it was evaluated (pattern/comprehension order). */
+export function refresh(v: Vertex): void {
+  if (!v.lateConjuncts || v.status !== EVALUATED) return;
+  v.lateConjuncts = false;
+  v.status = NEW;
+  v.arcs = undefined;
+  v.scalar = { t: "top" };
+  v.scalarPos = undefined;
+  v.structMark = 0;
+  v.isList = false;
+  v.listParts = undefined;
+  v.patterns = undefined;
+  v.patternsApplied = false;
+  v.groups = undefined;
+  v.err = undefined;
+  v.disj = undefined;
+  v.seen = undefined;
+  v.pending = undefined;
+  evaluate(v);
+}
+
+export { formatValue, meetScalar };

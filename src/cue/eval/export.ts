@@ -1,0 +1,337 @@
+/**
+ * Export: turning an evaluated vertex into concrete data (plain JS values or `cue export`-style JSON
+ * text), with the source positions of every field and list element, and the errors that prevent it
+ * (conflicts, non-concrete values, unresolved disjunctions, missing required fields).
+ */
+
+import type { Pos } from "../syntax/position.js";
+import { resolveDefaultValue } from "./defaults.js";
+import { type CueError, type ErrInfo, type Position, toCueErrors, toPosition } from "./errors.js";
+import { evaluate } from "./evaluate.js";
+import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
+import { displayLabel, OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
+
+/** Exported data: floats stay distinguishable from integers until converted. */
+export type Tree =
+  | { readonly k: "null" }
+  | { readonly k: "bool"; readonly v: boolean }
+  | { readonly k: "int"; readonly v: bigint }
+  | { readonly k: "float"; readonly v: FloatV }
+  | { readonly k: "string"; readonly v: string }
+  | { readonly k: "bytes"; readonly v: Uint8Array }
+  | { readonly k: "list"; readonly items: Tree[]; readonly src: Vertex[] }
+  | { readonly k: "struct"; readonly fields: [string, Tree][]; readonly src: Vertex[] };
+
+function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
+  errs.push(...toCueErrors(e, e.path ?? path));
+  return undefined;
+}
+
+let wantPositions = false;
+
+/** Runs `fn` with field positions collected into exported trees (only `export()` needs them). */
+export function withPositions<T>(fn: () => T): T {
+  const prev = wantPositions;
+  wantPositions = true;
+  try {
+    return fn();
+  } finally {
+    wantPositions = prev;
+  }
+}
+
+/** The concrete value of `v` as a tree; errors are appended to `errs` (then the result is undefined). */
+export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 0): Tree | undefined {
+  evaluate(v);
+  if (depth > 10_000)
+    return err(errs, { code: "limit", message: "export nesting too deep", positions: [] }, path);
+  if (v.err !== undefined) return err(errs, v.err.err, path);
+  if (v.disj !== undefined) {
+    const d = v.disj;
+    const defs = d.values.filter((_, i) => d.hasDefault && d.defaults[i]);
+    if (defs.length === 1 && defs[0] !== undefined) return exportTree(defs[0], path, errs, depth + 1);
+    const text = d.values.map((x) => x.shortText()).join(" | ");
+    return err(
+      errs,
+      { code: "incomplete", message: `incomplete value ${text}`, positions: [...posArray(v.declPos)] },
+      path,
+    );
+  }
+  if (v.isList) {
+    const items: Tree[] = [];
+    const src: Vertex[] = [];
+    let ok = true;
+    for (let i = 0; i < v.listLen; i++) {
+      const a = v.arcs?.get(String(i));
+      if (a === undefined) continue;
+      path.push(String(i));
+      const t = exportTree(a, path, errs, depth + 1);
+      path.pop();
+      if (t === undefined) ok = false;
+      else {
+        items.push(t);
+        if (wantPositions) src.push(a);
+      }
+    }
+    return ok ? { k: "list", items, src } : undefined;
+  }
+  if (v.structMark > 0) {
+    const fields: [string, Tree][] = [];
+    const src: Vertex[] = [];
+    let ok = true;
+    if (v.arcs !== undefined) {
+      for (const [label, a] of v.arcs) {
+        if (label.startsWith("_") || label.startsWith("#")) continue;
+        if (a.fieldType === OPTIONAL) continue;
+        path.push(displayLabel(label));
+        if (a.fieldType === REQUIRED) {
+          evaluate(a);
+          ok = false;
+          err(
+            errs,
+            {
+              code: "incomplete",
+              message: "field is required but not present",
+              positions: [...posArray(a.declPos)],
+            },
+            path,
+          );
+          path.pop();
+          continue;
+        }
+        const t = exportTree(a, path, errs, depth + 1);
+        path.pop();
+        if (t === undefined) ok = false;
+        else {
+          fields.push([displayLabel(label), t]);
+          if (wantPositions) src.push(a);
+        }
+      }
+    }
+    return ok ? { k: "struct", fields, src } : undefined;
+  }
+  return scalarTree(v.scalar, v, path, errs);
+}
+
+function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tree | undefined {
+  const s = resolveDefaultValue(raw);
+  switch (s.t) {
+    case "null":
+      return { k: "null" };
+    case "bool":
+      return { k: "bool", v: s.v };
+    case "int":
+      return { k: "int", v: s.v };
+    case "float":
+      return { k: "float", v: s };
+    case "string":
+      return { k: "string", v: s.v };
+    case "bytes":
+      return { k: "bytes", v: s.v };
+    case "bottom":
+      return err(errs, s.err, path);
+    case "vertex":
+      return exportTree(s.v, path, errs);
+    default:
+      return err(
+        errs,
+        {
+          code: "incomplete",
+          message: `incomplete value ${formatValue(s)}`,
+          positions: [...posArray(v.scalarPos ?? v.declPos)],
+        },
+        path,
+      );
+  }
+}
+
+/** Where the values came from: conjuncts written outside definitions first. */
+function valuePositionsOf(a: Vertex): Pos[] {
+  const user: Pos[] = [];
+  const schema: Pos[] = [];
+  for (const c of a.conjuncts) (c.ctx.length === 0 ? user : schema).push(c.pos);
+  return user.concat(schema);
+}
+
+function positionsOf(a: Vertex): Pos[] {
+  return posArray(a.declPos);
+}
+
+/** Where exported fields and elements came from. */
+export interface PositionIndex {
+  /** The field's (or element's) declarations: user-written ones first. */
+  of(container: object, key: string | number): readonly Position[];
+  /** Where its value expressions start: user-written ones first. */
+  values(container: object, key: string | number): readonly Position[];
+}
+
+export type CueData =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | readonly CueData[]
+  | { readonly [key: string]: CueData };
+
+/** Converts a tree to plain data, recording positions per container and key. */
+export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
+  // Positions are normalized on first query: most exported fields are never asked about.
+  const index = new WeakMap<object, Map<string, Vertex>>();
+  const conv = (x: Tree): CueData => {
+    switch (x.k) {
+      case "null":
+        return null;
+      case "bool":
+        return x.v;
+      case "int":
+        return x.v >= BigInt(Number.MIN_SAFE_INTEGER) && x.v <= BigInt(Number.MAX_SAFE_INTEGER)
+          ? Number(x.v)
+          : x.v;
+      case "float":
+        return x.v.v;
+      case "string":
+        return x.v;
+      case "bytes":
+        return Buffer.from(x.v).toString("base64");
+      case "list": {
+        const out: CueData[] = [];
+        const m = new Map<string, Vertex>();
+        x.items.forEach((it, i) => {
+          out.push(conv(it));
+          const a = x.src[i];
+          if (a !== undefined) m.set(String(i), a);
+        });
+        index.set(out, m);
+        return out;
+      }
+      case "struct": {
+        const out: Record<string, CueData> = {};
+        const m = new Map<string, Vertex>();
+        x.fields.forEach(([k, it], i) => {
+          // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
+          const value = conv(it);
+          if (k === "__proto__") {
+            Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+          } else out[k] = value;
+          const a = x.src[i];
+          if (a !== undefined) m.set(k, a);
+        });
+        index.set(out, m);
+        return out;
+      }
+      default: {
+        const never: never = x;
+        return never;
+      }
+    }
+  };
+  const data = conv(t);
+  return {
+    data,
+    positions: {
+      of: (container, key) => {
+        const a = index.get(container)?.get(String(key));
+        return a === undefined ? [] : dedupePositions(positionsOf(a));
+      },
+      values: (container, key) => {
+        const a = index.get(container)?.get(String(key));
+        return a === undefined ? [] : dedupePositions(valuePositionsOf(a));
+      },
+    },
+  };
+}
+
+function dedupePositions(ps: readonly Pos[]): Position[] {
+  const seen = new Set<string>();
+  const out: Position[] = [];
+  for (const p of ps) {
+    if (p.offset < 0 || p.file === "") continue;
+    const key = `${p.file}\u0000${p.offset}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(toPosition(p));
+  }
+  return out;
+}
+
+function floatJSON(f: FloatV): string {
+  if (!Number.isFinite(f.v)) return "null";
+  let s = formatFloat(f);
+  if (s.startsWith(".")) s = `0${s}`;
+  if (s.startsWith("-.")) s = `-0${s.slice(1)}`;
+  if (/^-?\d+\.?\d*([eE][+-]?\d+)?$/.test(s) && !s.endsWith(".")) return s;
+  return JSON.stringify(f.v);
+}
+
+/** JSON text as `cue export` prints it (floats keep their decimal form, e.g. `1.0`). */
+export function toJSONText(t: Tree, indent = 4): string {
+  const out: string[] = [];
+  const pads: string[] = [];
+  const pad = (n: number): string => {
+    if (indent <= 0) return "";
+    let p = pads[n];
+    if (p === undefined) {
+      p = `\n${" ".repeat(n * indent)}`;
+      pads[n] = p;
+    }
+    return p;
+  };
+  const sep = indent > 0 ? ": " : ":";
+  const w = (x: Tree, lvl: number): void => {
+    switch (x.k) {
+      case "null":
+        out.push("null");
+        return;
+      case "bool":
+        out.push(x.v ? "true" : "false");
+        return;
+      case "int":
+        out.push(String(x.v));
+        return;
+      case "float":
+        out.push(floatJSON(x.v));
+        return;
+      case "string":
+        out.push(JSON.stringify(x.v));
+        return;
+      case "bytes":
+        out.push(JSON.stringify(Buffer.from(x.v).toString("base64")));
+        return;
+      case "list": {
+        if (x.items.length === 0) {
+          out.push("[]");
+          return;
+        }
+        out.push("[");
+        x.items.forEach((it, i) => {
+          if (i > 0) out.push(",");
+          out.push(pad(lvl + 1));
+          w(it, lvl + 1);
+        });
+        out.push(pad(lvl), "]");
+        return;
+      }
+      case "struct": {
+        if (x.fields.length === 0) {
+          out.push("{}");
+          return;
+        }
+        out.push("{");
+        x.fields.forEach(([k, it], i) => {
+          if (i > 0) out.push(",");
+          out.push(pad(lvl + 1), JSON.stringify(k), sep);
+          w(it, lvl + 1);
+        });
+        out.push(pad(lvl), "}");
+        return;
+      }
+      default: {
+        const never: never = x;
+        throw new Error(`unexpected tree ${String(never)}`);
+      }
+    }
+  };
+  w(t, 0);
+  return out.join("");
+}

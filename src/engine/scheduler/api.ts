@@ -1,0 +1,75 @@
+import type { Registry } from "prom-client";
+import type { Checker } from "../../checks/check.js";
+import type { CheckResult } from "../../model/check-result.js";
+import type { Clock } from "../../model/clock.js";
+import type { CheckType, Config } from "../../model/config.js";
+import type { ExitStatus } from "../../model/state.js";
+
+/** Where the scheduler reports trouble that is not a check result (a checker that hangs, a bad hook). */
+export interface SchedulerLogger {
+  warn(message: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+
+export interface SchedulerOptions {
+  /** The only source of time and timers. */
+  readonly clock: Clock;
+  /** One checker per check type; objects of a type without one get an UNKNOWN result each run. */
+  readonly checkers: ReadonlyMap<CheckType, Checker>;
+  /**
+   * Receives every result, synchronously, in completion order; the same pipeline passive results
+   * take. Must not throw (a throw is logged and the result is lost).
+   */
+  readonly submit: (result: CheckResult) => void;
+  /**
+   * Whether the object is in a soft non-OK state and so runs on `retry_interval`. Asked right after
+   * `submit` returns; if results are applied later than that, call `resultApplied(key)` once applied.
+   */
+  readonly needsRetry: (key: string) => boolean;
+  /** The most runs in flight at once; due checks beyond it wait, earliest due first. */
+  readonly concurrency: number;
+  /** Where to register `lookout_checks_total` and the other metrics; none when absent. */
+  readonly metrics?: Registry;
+  readonly logger?: SchedulerLogger;
+  /** The exit status of a timed-out run: 2 (CRITICAL, DOWN for hosts) unless set. */
+  readonly timeoutStatus?: Exclude<ExitStatus, 0>;
+  /**
+   * How long an aborted checker may take to settle before its concurrency slot is reclaimed anyway
+   * (and a warning logged): a checker that ignores its signal must not shrink the pool forever.
+   */
+  readonly abortGraceMs?: number;
+}
+
+/** What `applyConfig` did, counted in objects. */
+export interface ApplySummary {
+  readonly added: number;
+  readonly changed: number;
+  readonly removed: number;
+  readonly unchanged: number;
+}
+
+/**
+ * Runs every active check of the applied config on its schedule. Single-threaded like the rest of
+ * the engine: methods must not be called from inside `submit` or `needsRetry`.
+ */
+export interface Scheduler {
+  /**
+   * Makes `config` the schedule. Unchanged checks keep their next run time; new and changed ones
+   * take their slot on the spread grid; removed ones leave, and their runs in flight are aborted
+   * with their results dropped (so are runs of changed checks: they ran an outdated definition).
+   */
+  applyConfig(config: Config): ApplySummary;
+  /** Starts running due checks. Call once. */
+  start(): void;
+  /** Stops for good: no new runs; runs in flight are aborted and their results dropped. */
+  stop(): Promise<void>;
+  /** Re-asks `needsRetry(key)` and moves the object's next run if its interval changed. */
+  resultApplied(key: string): void;
+  /** Makes the object due now (a forced check); false when unknown, already running, or not started. */
+  checkNow(key: string): boolean;
+  /** When the object runs next; undefined while it runs or when it is not scheduled. */
+  nextRunAt(key: string): number | undefined;
+  /** Objects on the schedule. */
+  readonly size: number;
+  /** Runs holding a concurrency slot. */
+  readonly inFlight: number;
+}

@@ -1,0 +1,408 @@
+import type { CheckOutcome, CheckResult } from "../../model/check-result.js";
+import type { TimerHandle } from "../../model/clock.js";
+import type { CheckType, Config } from "../../model/config.js";
+import { isExitStatus } from "../../model/state.js";
+import type { ApplySummary, Scheduler, SchedulerOptions } from "./api.js";
+import { createDueHeap, type HeapItem } from "./due-heap.js";
+import { createSchedulerMetrics, noMetrics, type RunResult } from "./metrics.js";
+import {
+  checkerFailedOutcome,
+  formatDuration,
+  noCheckerOutcome,
+  runResultOf,
+  timeoutOutcome,
+} from "./outcomes.js";
+import { type PlannedCheck, planChecks, sameDefinition } from "./plan.js";
+import { slotAtOrAfter } from "./slots.js";
+
+interface Entry extends HeapItem {
+  plan: PlannedCheck;
+  /** The due time of the last run started, NaN before the first. */
+  lastDue: number;
+  retrying: boolean;
+  run: Run | undefined;
+  /** False once the object left the schedule or was replaced by a changed definition. */
+  live: boolean;
+}
+
+interface Run {
+  readonly entry: Entry;
+  readonly plan: PlannedCheck;
+  readonly due: number;
+  readonly startedAt: number;
+  readonly controller: AbortController;
+  timeout: TimerHandle | undefined;
+  grace: TimerHandle | undefined;
+  /** A result was submitted, or the run was dropped: nothing more may be submitted for it. */
+  finished: boolean;
+  settled: boolean;
+  holdsSlot: boolean;
+}
+
+type DropReason = "removed" | "changed" | "shutdown";
+
+/**
+ * The most runs one timer callback starts. Starting a check costs real work (a tcp connect is a
+ * syscall of some 100 µs), and the event loop also serves the API and the dashboard: after a stall
+ * or under overload the backlog drains in batches, yielding to I/O between them.
+ */
+export const MAX_STARTS_PER_TURN = 256;
+
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Creates a scheduler with an empty schedule. */
+export function createScheduler(opts: SchedulerOptions): Scheduler {
+  const { clock, checkers, submit, needsRetry } = opts;
+  if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${opts.concurrency}`);
+  }
+  const concurrency = opts.concurrency;
+  const timeoutStatus = opts.timeoutStatus ?? 2;
+  const abortGraceMs = opts.abortGraceMs ?? 5_000;
+  const log = opts.logger ?? { warn() {} };
+  const metrics = opts.metrics ? createSchedulerMetrics(opts.metrics) : noMetrics;
+
+  const entries = new Map<string, Entry>();
+  const heap = createDueHeap<Entry>();
+  const runs = new Set<Run>();
+  let inFlight = 0;
+  let running = false;
+  let stopped = false;
+  let timer: TimerHandle | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  let stopPromise: Promise<void> | undefined;
+  let resolveStop: (() => void) | undefined;
+
+  const askRetry = (key: string): boolean => {
+    try {
+      return needsRetry(key);
+    } catch (err) {
+      log.warn("needsRetry threw; scheduling on check_interval", { key, err });
+      return false;
+    }
+  };
+
+  const intervalOf = (e: Entry): number => (e.retrying ? e.plan.retryIntervalMs : e.plan.checkIntervalMs);
+
+  /** A fresh slot: the first point of the object's grid from now on. */
+  const slotFromNow = (e: Entry, now: number): number => {
+    e.retrying = askRetry(e.plan.key);
+    return slotAtOrAfter(e.plan.key, intervalOf(e), now);
+  };
+
+  /**
+   * The run after one that was due at `prevDue`. On check_interval the object stays on (or returns
+   * to) its grid, at least half an interval after the previous due time, so leaving retry never
+   * causes an immediate extra run. On retry_interval it runs one retry interval after the last due
+   * time. A slot already in the past is skipped, never made up: backpressure sheds load instead of
+   * piling it up.
+   */
+  const nextDue = (e: Entry, prevDue: number, now: number): number => {
+    const interval = intervalOf(e);
+    const next = e.retrying
+      ? prevDue + interval
+      : slotAtOrAfter(e.plan.key, interval, prevDue + interval / 2);
+    if (next >= now) return next;
+    metrics.skipped(e.plan.type, Math.floor((now - next) / interval) + 1);
+    return slotAtOrAfter(e.plan.key, interval, now);
+  };
+
+  const arm = (): void => {
+    if (!running || inFlight >= concurrency) return; // a freed slot arms again
+    const top = heap.peek();
+    if (top === undefined || (timer !== undefined && timerAt <= top.due)) return;
+    timer?.cancel();
+    // Node turns a delay past 2^31-1 ms into 1 ms; an interval of weeks must not become a busy loop.
+    const delay = Math.min(top.due - clock.now(), MAX_TIMER_MS);
+    timerAt = clock.now() + delay;
+    timer = clock.setTimer(delay, () => {
+      timer = undefined;
+      timerAt = Number.POSITIVE_INFINITY;
+      pump();
+    });
+  };
+
+  const pump = (): void => {
+    if (!running) return;
+    const now = clock.now();
+    for (let started = 0; started < MAX_STARTS_PER_TURN; started++) {
+      if (inFlight >= concurrency) break;
+      const top = heap.peek();
+      if (top === undefined || top.due > now) break;
+      heap.pop();
+      startRun(top, now);
+    }
+    arm();
+  };
+
+  const startRun = (entry: Entry, now: number): void => {
+    const plan = entry.plan;
+    const run: Run = {
+      entry,
+      plan,
+      due: entry.due,
+      startedAt: now,
+      controller: new AbortController(),
+      timeout: undefined,
+      grace: undefined,
+      finished: false,
+      settled: false,
+      holdsSlot: true,
+    };
+    entry.run = run;
+    entry.lastDue = entry.due;
+    runs.add(run);
+    inFlight++;
+    metrics.inFlight(inFlight);
+    metrics.runStarted(now - run.due);
+    run.timeout = clock.setTimer(plan.timeoutMs, () => onTimeout(run));
+    const checker = checkers.get(plan.type);
+    let p: Promise<CheckOutcome>;
+    if (checker === undefined) {
+      p = Promise.resolve(noCheckerOutcome(plan.type));
+    } else {
+      try {
+        p = Promise.resolve(checker.run(plan.target, run.controller.signal));
+      } catch (err) {
+        p = Promise.reject(err);
+      }
+    }
+    p.then(
+      (o) => settle(run, o, undefined),
+      (err: unknown) => settle(run, undefined, err),
+    );
+  };
+
+  const settle = (run: Run, outcome: CheckOutcome | undefined, err: unknown): void => {
+    run.settled = true;
+    run.timeout?.cancel();
+    run.grace?.cancel();
+    if (!run.finished) {
+      run.finished = true;
+      let o = outcome;
+      if (o === undefined || !isExitStatus(o.exitStatus)) {
+        const why = o === undefined ? err : new Error(`invalid exit status ${String(o.exitStatus)}`);
+        log.warn("checker broke its contract", { key: run.plan.key, type: run.plan.type, err: why });
+        o = checkerFailedOutcome(run.plan.type, why);
+      }
+      complete(run, o, runResultOf(o.exitStatus));
+    }
+    releaseSlot(run);
+  };
+
+  const onTimeout = (run: Run): void => {
+    run.timeout = undefined;
+    if (run.finished) return;
+    run.finished = true;
+    const after = formatDuration(run.plan.timeoutMs);
+    run.controller.abort(new DOMException(`check timed out after ${after}`, "TimeoutError"));
+    complete(run, timeoutOutcome(timeoutStatus, run.plan.timeoutMs), "timeout");
+    awaitSettle(run);
+  };
+
+  /** Gives an aborted checker `abortGraceMs` to settle before its slot is taken back. */
+  const awaitSettle = (run: Run): void => {
+    if (run.settled || run.grace !== undefined) return;
+    run.grace = clock.setTimer(abortGraceMs, () => {
+      run.grace = undefined;
+      log.warn("checker did not settle after abort; reclaiming its slot", {
+        key: run.plan.key,
+        type: run.plan.type,
+        graceMs: abortGraceMs,
+      });
+      releaseSlot(run);
+    });
+  };
+
+  /** Submits the result of a run and puts its object back on the schedule. */
+  const complete = (run: Run, o: CheckOutcome, result: RunResult): void => {
+    const entry = run.entry;
+    const plan = run.plan;
+    if (entry.run === run) entry.run = undefined;
+    const now = clock.now();
+    const durationMs = now - run.startedAt;
+    metrics.runFinished(plan.type, result, durationMs);
+    // One literal per shape (no spread): this runs for every check.
+    const r: CheckResult =
+      plan.service === undefined
+        ? {
+            exitStatus: o.exitStatus,
+            output: o.output,
+            longOutput: o.longOutput,
+            perfdata: o.perfdata,
+            host: plan.host,
+            checkedAt: run.startedAt,
+            durationMs,
+            source: "active",
+          }
+        : {
+            exitStatus: o.exitStatus,
+            output: o.output,
+            longOutput: o.longOutput,
+            perfdata: o.perfdata,
+            host: plan.host,
+            service: plan.service,
+            checkedAt: run.startedAt,
+            durationMs,
+            source: "active",
+          };
+    try {
+      submit(r);
+    } catch (err) {
+      log.warn("submit threw; result lost", { key: plan.key, err });
+    }
+    if (!running || !entry.live) return;
+    entry.retrying = askRetry(plan.key);
+    entry.due = nextDue(entry, run.due, now);
+    heap.push(entry);
+    arm();
+  };
+
+  const dropRun = (run: Run | undefined, reason: DropReason): void => {
+    if (run === undefined) return;
+    if (run.entry.run === run) run.entry.run = undefined;
+    if (run.finished) return;
+    run.finished = true;
+    run.timeout?.cancel();
+    run.timeout = undefined;
+    const why =
+      reason === "shutdown" ? "scheduler stopped" : `object ${reason === "removed" ? "removed" : "changed"}`;
+    run.controller.abort(new DOMException(`check aborted: ${why}`, "AbortError"));
+    awaitSettle(run);
+  };
+
+  const releaseSlot = (run: Run): void => {
+    if (!run.holdsSlot) return;
+    run.holdsSlot = false;
+    run.grace?.cancel();
+    runs.delete(run);
+    inFlight--;
+    metrics.inFlight(inFlight);
+    if (stopped && runs.size === 0) resolveStop?.();
+    // Through the timer, not a direct pump: a checker that settles at once would otherwise chain
+    // run after run in microtasks and starve I/O and timers for as long as checks are overdue.
+    arm();
+  };
+
+  const applyConfig = (config: Config): ApplySummary => {
+    if (stopped) throw new Error("scheduler is stopped");
+    const now = clock.now();
+    let added = 0;
+    let changed = 0;
+    let unchanged = 0;
+    const seen = new Set<string>();
+    const missing = new Set<CheckType>();
+    for (const plan of planChecks(config)) {
+      if (seen.has(plan.key)) {
+        log.warn("two objects share one key; scheduling the first", { key: plan.key });
+        continue;
+      }
+      seen.add(plan.key);
+      if (!checkers.has(plan.type)) missing.add(plan.type);
+      const old = entries.get(plan.key);
+      if (old !== undefined && sameDefinition(old.plan, plan)) {
+        old.plan = plan;
+        unchanged++;
+        continue;
+      }
+      if (old !== undefined) {
+        dropRun(old.run, "changed");
+        heap.remove(old);
+        old.live = false; // a late result of the old run must not touch the new entry
+        changed++;
+      } else {
+        added++;
+      }
+      const entry: Entry = {
+        plan,
+        lastDue: Number.NaN,
+        retrying: false,
+        run: undefined,
+        live: true,
+        due: 0,
+        heapIndex: -1,
+        heapSeq: 0,
+      };
+      entry.due = slotFromNow(entry, now);
+      entries.set(plan.key, entry);
+      heap.push(entry);
+    }
+    let removed = 0;
+    for (const [key, entry] of entries) {
+      if (seen.has(key)) continue;
+      dropRun(entry.run, "removed");
+      heap.remove(entry);
+      entry.live = false;
+      entries.delete(key);
+      removed++;
+    }
+    for (const type of missing)
+      log.warn("no checker for a check type in use; its runs report UNKNOWN", { type });
+    metrics.scheduled(entries.size);
+    arm();
+    return { added, changed, removed, unchanged };
+  };
+
+  return {
+    applyConfig,
+    start() {
+      if (stopped) throw new Error("scheduler is stopped");
+      if (running) return;
+      running = true;
+      // Slots that passed between applyConfig and start would all fall due at once: move objects
+      // that never ran to their next slot instead, so a slow start-up does not become a burst.
+      const now = clock.now();
+      const late = heap.items().filter((e) => e.due < now && Number.isNaN(e.lastDue));
+      for (const e of late) {
+        heap.remove(e);
+        e.due = slotAtOrAfter(e.plan.key, intervalOf(e), now);
+        heap.push(e);
+      }
+      pump();
+    },
+    stop() {
+      if (stopPromise !== undefined) return stopPromise;
+      running = false;
+      stopped = true;
+      timer?.cancel();
+      timer = undefined;
+      stopPromise = new Promise<void>((resolve) => {
+        resolveStop = resolve;
+      });
+      for (const run of runs) dropRun(run, "shutdown");
+      for (const run of runs) awaitSettle(run);
+      if (runs.size === 0) resolveStop?.();
+      return stopPromise;
+    },
+    resultApplied(key) {
+      const entry = entries.get(key);
+      if (entry === undefined || entry.heapIndex < 0 || Number.isNaN(entry.lastDue)) return;
+      const retrying = askRetry(key);
+      if (retrying === entry.retrying) return;
+      entry.retrying = retrying;
+      heap.remove(entry);
+      entry.due = nextDue(entry, entry.lastDue, clock.now());
+      heap.push(entry);
+      arm();
+    },
+    checkNow(key) {
+      const entry = entries.get(key);
+      if (entry === undefined || entry.heapIndex < 0 || !running) return false;
+      heap.remove(entry);
+      entry.due = clock.now();
+      heap.push(entry);
+      pump();
+      return true;
+    },
+    nextRunAt(key) {
+      const entry = entries.get(key);
+      return entry === undefined || entry.heapIndex < 0 ? undefined : entry.due;
+    },
+    get size() {
+      return entries.size;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * Real local peers for tests of network checks: TCP listeners (open, silent, a black hole whose
+ * connects never complete), HTTP/HTTPS servers with fixed routes, TLS servers, dnsmasq and stub
+ * DNS servers, a throwaway PKI made with the openssl CLI, and a network namespace for "no reply".
+ * Everything listens on loopback ports picked by the kernel, or lives in a namespace the test
+ * made; child processes are stopped by PID.
+ */
+export * from "./certs.js";
+export * from "./dns.js";
+export * from "./http.js";
+export * from "./netns.js";
+export * from "./peer.js";
+export * from "./tcp.js";
+export * from "./tls.js";
