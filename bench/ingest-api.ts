@@ -30,6 +30,11 @@ const port = await new Promise<number>((resolve, reject) => {
   });
   server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
 });
+/** CPU seconds (user + system, all threads) the server process has used so far. */
+const serverCpu = (): number => {
+  const f = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 const rssMiB = (): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"));
   return Number(m?.[1] ?? 0) / 1024;
@@ -64,9 +69,11 @@ function client(protocol: string): Promise<{ results: number; seconds: number; r
 }
 
 for (const protocol of ["grpc", "connect-json"]) {
+  const cpu0 = serverCpu();
   const r = await client(protocol);
+  const cpu = serverCpu() - cpu0;
   console.log(
-    `${protocol}: ${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable); server RSS ${rssMiB().toFixed(0)} MiB = ${((rssMiB() * 1048576) / (Number(HOSTS) * Number(SERVICES))).toFixed(0)} B/service; load average ${loadavg()[0]?.toFixed(1)}`,
+    `${protocol}: ${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable); server CPU ${cpu.toFixed(1)} s = ${Math.round(r.results / cpu)} results per server CPU-second; server RSS ${rssMiB().toFixed(0)} MiB = ${((rssMiB() * 1048576) / (Number(HOSTS) * Number(SERVICES))).toFixed(0)} B/service; load average ${loadavg()[0]?.toFixed(1)}`,
   );
 }
 server.kill("SIGTERM");

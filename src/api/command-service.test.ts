@@ -4,7 +4,6 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { fleetConfig } from "../core/fleet-config.js";
 import { FakeClock } from "../testing/fake-clock.js";
-import { splitPluginOutput } from "./command-service.js";
 import { type CoreTestServer, connectJson, startCoreTestServer } from "./core-test-server.js";
 import { CommandService } from "./gen/svc/v1/command_service_pb.js";
 
@@ -192,33 +191,4 @@ describe("CommandService over gRPC", () => {
       return true;
     });
   });
-});
-
-describe("splitPluginOutput", () => {
-  const table: { text: string; output: string; longOutput: string; perf: [string, number, string][] }[] = [
-    { text: "OK", output: "OK", longOutput: "", perf: [] },
-    { text: "OK - fine | load=0.5;1;2", output: "OK - fine", longOutput: "", perf: [["load", 0.5, ""]] },
-    {
-      text: "DISK OK\n/ 10%\n/var 20% | '/'=10%;80;90 '/var'=20%\nx=1s",
-      output: "DISK OK",
-      longOutput: "/ 10%\n/var 20%",
-      perf: [
-        ["/", 10, "%"],
-        ["/var", 20, "%"],
-        ["x", 1, "s"],
-      ],
-    },
-    { text: "odd | garbage =x ok=3c", output: "odd", longOutput: "", perf: [["ok", 3, "c"]] },
-  ];
-  for (const t of table) {
-    it(JSON.stringify(t.text), () => {
-      const r = splitPluginOutput(t.text);
-      assert.equal(r.output, t.output);
-      assert.equal(r.longOutput, t.longOutput);
-      assert.deepEqual(
-        r.perfdata.map((p) => [p.label, p.value, p.uom]),
-        t.perf,
-      );
-    });
-  }
 });

@@ -1,8 +1,8 @@
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import { parsePluginOutput } from "../checks/nagios/index.js";
 import type { Core } from "../core/core.js";
 import type { CommandInput } from "../core/validate.js";
-import type { PerfDatum } from "../model/check-result.js";
 import type { Target } from "../model/commands.js";
 import type { Logger } from "../model/logger.js";
 import type { ExitStatus } from "../model/state.js";
@@ -106,7 +106,7 @@ export function toConnectError(e: unknown, logger?: Logger, batchField?: string)
 }
 
 function checkResult(r: ProcessCheckResultRequest, now: number): CommandInput {
-  const { output, longOutput, perfdata } = splitPluginOutput(r.output);
+  const { output, longOutput, perfdata } = parsePluginOutput(r.output);
   // One fixed shape (no conditional spreads): ingestion builds tens of thousands per second.
   return {
     type: "ProcessCheckResult",
@@ -150,85 +150,4 @@ function target(t: TargetMessage | undefined): Target {
 function time(t: Timestamp | undefined, field: string): number {
   if (t === undefined) throw new ConnectError(`${field} is required`, Code.InvalidArgument);
   return timestampMs(t);
-}
-
-/**
- * Plugin output as Nagios splits it: the first line up to `|` is the output, following lines are
- * long output until a line with `|`, perfdata follows the first `|` of the first line and of that
- * later line. A lean copy of the plugin parser so that passive results need no check module.
- */
-export function splitPluginOutput(text: string): {
-  output: string;
-  longOutput: string;
-  perfdata: PerfDatum[];
-} {
-  const lines = text.split(/\r\n|\r|\n/);
-  while (lines.length > 0 && lines[lines.length - 1]?.trim() === "") lines.pop();
-  const first = lines[0] ?? "";
-  const bar = first.indexOf("|");
-  const perf: string[] = bar < 0 ? [] : [first.slice(bar + 1)];
-  const long: string[] = [];
-  let inPerf = false;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i] as string;
-    if (inPerf) {
-      perf.push(line);
-      continue;
-    }
-    const b = line.indexOf("|");
-    if (b < 0) {
-      long.push(line);
-      continue;
-    }
-    if (line.slice(0, b).trim() !== "") long.push(line.slice(0, b).trimEnd());
-    perf.push(line.slice(b + 1));
-    inPerf = true;
-  }
-  return {
-    output: (bar < 0 ? first : first.slice(0, bar)).trim(),
-    longOutput: long.join("\n"),
-    perfdata: perf.length === 0 ? [] : parsePerfdata(perf.join(" ")),
-  };
-}
-
-const PERF_ITEM =
-  /\s*('(?:[^']|'')+'|[^\s=']+)=([^\s;]*)(?:;([^\s;]*))?(?:;([^\s;]*))?(?:;([^\s;]*))?(?:;([^\s;]*))?/y;
-
-/** `'label'=value[uom];[warn];[crit];[min];[max]`, space separated; items that do not parse are skipped. */
-function parsePerfdata(text: string): PerfDatum[] {
-  const out: PerfDatum[] = [];
-  PERF_ITEM.lastIndex = 0;
-  while (PERF_ITEM.lastIndex < text.length) {
-    const start = PERF_ITEM.lastIndex;
-    const m = PERF_ITEM.exec(text);
-    if (m === null) {
-      // Skip one malformed token and go on.
-      const next = text.indexOf(" ", start + 1);
-      if (next < 0) break;
-      PERF_ITEM.lastIndex = next;
-      continue;
-    }
-    const label = (m[1] as string).startsWith("'")
-      ? (m[1] as string).slice(1, -1).replace(/''/g, "'")
-      : (m[1] as string);
-    const vm = /^(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)(.*)$/.exec(m[2] ?? "");
-    const value = vm === null ? Number.NaN : Number(vm[1]);
-    if (!Number.isFinite(value)) continue;
-    const num = (s: string | undefined): number | undefined => {
-      const n = s === undefined || s === "" ? Number.NaN : Number(s);
-      return Number.isFinite(n) ? n : undefined;
-    };
-    const min = num(m[5]);
-    const max = num(m[6]);
-    out.push({
-      label,
-      value,
-      uom: vm?.[2] ?? "",
-      warn: m[3] ?? "",
-      crit: m[4] ?? "",
-      ...(min === undefined ? {} : { min }),
-      ...(max === undefined ? {} : { max }),
-    });
-  }
-  return out;
 }

@@ -42,8 +42,9 @@ export interface CoreView {
  *   rejects the promise and nothing is enqueued), stamps every command with the clock, and resolves
  *   once the batch is fsync'd — enqueued, not yet applied. Concurrent submits share one fsync.
  * - Ordering: batches are enqueued, and so applied, in the order submit/applyConfig were called.
- * - Reads (`view`) are in-memory structures on the caller's thread; they never wait on writes and
- *   lag the writer by the time a delta takes to arrive (typically well under a millisecond).
+ * - Reads (`view`) are in-memory structures on the caller's thread; they never wait on writes. They
+ *   lag the writer by the time a delta takes to arrive: milliseconds when quiet, a few hundred under
+ *   full-speed ingestion (changes then coalesce). `flush` waits until everything is visible.
  * - `applyConfig` switches reads to the new objects at once and enqueues the reload behind every
  *   earlier batch; unchanged objects keep their state, removed ones go, new ones are PENDING.
  * - Core owns the writer thread and the event log. The app calls `close` once, after it has stopped
@@ -72,6 +73,7 @@ export class Core {
       dataDir: options.dataDir,
       config: options.config,
       ...(options.configDigest === undefined ? {} : { configDigest: options.configDigest }),
+      at: clock.now(),
       workerUrl: new URL("./writer-worker.js", import.meta.url),
       ...(options.writer === undefined ? {} : { writer: options.writer }),
       onWakeup: (at) => {

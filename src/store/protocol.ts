@@ -34,6 +34,8 @@ export type ToWriter =
       readonly dataDir: string;
       readonly config: Config;
       readonly configDigest: string | undefined;
+      /** When the config is applied, if it has to be (the owner's clock). */
+      readonly at: number;
       readonly options: WriterOptions;
     }
   /** `body` is the UTF-8 JSON of a Command[] (commands without `at` get this `at`), transferred. */

@@ -19,6 +19,8 @@ export interface StoreOptions {
   readonly config: Config;
   /** What identifies the config (e.g. sha256 of its source); computed from `config` when absent. */
   readonly configDigest?: string;
+  /** The owner's clock now: stamps the ApplyConfig that open enqueues when the config changed. */
+  readonly at: number;
   readonly writer?: Partial<WriterOptions>;
   /** Called with the engine's next due timer after every applied group (undefined: none). */
   readonly onWakeup?: (at: number | undefined) => void;
@@ -74,6 +76,7 @@ export class Store {
       dataDir: options.dataDir,
       config: options.config,
       configDigest: options.configDigest,
+      at: options.at,
       options: { ...DEFAULT_WRITER_OPTIONS, ...options.writer },
     };
     return new Promise((resolve, reject) => {

@@ -54,7 +54,7 @@ export function runWriterThread(engines: StateMachineFactory): void {
       case "init":
         try {
           options = m.options;
-          writer = Writer.open(m.dataDir, m.config, Date.now(), engines, m.options, m.configDigest);
+          writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
           post({
             t: "ready",
             projection: writer.takeInitialProjection(),

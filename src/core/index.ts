@@ -1,0 +1,9 @@
+/**
+ * Core: the façade the app wires — the store (event log, writer thread, projection) bound to the
+ * state engine, with synchronous all-or-nothing validation of command batches and the engine's
+ * timers driven by the injected clock. `Core.open` / `submit` / `view` / `applyConfig` / `flush` /
+ * `close`; the contract is on the class and in docs/storage.md.
+ */
+export { Core, type CoreOptions, type CoreView } from "./core.js";
+export { type FleetShape, fleetConfig, fleetHost, fleetService } from "./fleet-config.js";
+export { type CommandInput, type ValidationContext, validateCommands } from "./validate.js";
