@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import Database from "better-sqlite3";
 import type { LookoutEvent } from "../model/events.js";
+import { Database, type Statement } from "./sqlite.js";
 
 /**
  * One row of the command queue: what a submitter handed in (a batch of commands, a config change or
@@ -62,11 +62,11 @@ export interface SnapshotRow {
  * simply applied again on restart.
  */
 export class EventLog {
-  readonly #db: Database.Database;
-  readonly #insertCommand: Database.Statement<[number, Buffer]>;
-  readonly #insertConfig: Database.Statement<[string, Buffer]>;
-  readonly #insertEvents: Database.Statement<[number, number, number, Buffer]>;
-  readonly #setApplied: Database.Statement<[number]>;
+  readonly #db: Database;
+  readonly #insertCommand: Statement<[number, Buffer]>;
+  readonly #insertConfig: Statement<[string, Buffer]>;
+  readonly #insertEvents: Statement<[number, number, number, Buffer]>;
+  readonly #setApplied: Statement<[number]>;
   readonly #enqueueTx: (
     rows: readonly { at: number; body: string | Uint8Array }[],
     configs: readonly ConfigRow[],
@@ -76,7 +76,7 @@ export class EventLog {
 
   readonly #release: () => void;
 
-  private constructor(db: Database.Database, release: () => void) {
+  private constructor(db: Database, release: () => void) {
     this.#db = db;
     this.#release = release;
     this.#insertCommand = db.prepare("INSERT INTO commands (at, body) VALUES (?, ?)");
@@ -110,7 +110,7 @@ export class EventLog {
   static open(dataDir: string): EventLog {
     mkdirSync(dataDir, { recursive: true });
     const release = lockDataDir(dataDir);
-    let db: Database.Database;
+    let db: Database;
     try {
       db = new Database(join(dataDir, "lookout.db"));
     } catch (e) {
@@ -280,7 +280,7 @@ export function openEventLogReader(dataDir: string): EventLogReader {
   };
 }
 
-function readEvents(db: Database.Database, after: number, limit: number): LoggedEvent[] {
+function readEvents(db: Database, after: number, limit: number): LoggedEvent[] {
   const out: LoggedEvent[] = [];
   const stmt = db.prepare(
     "SELECT last_seq AS lastSeq, first_seq AS firstSeq, cmd_seq AS cmdSeq, body FROM events WHERE last_seq > ? ORDER BY last_seq",
