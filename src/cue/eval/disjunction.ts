@@ -449,6 +449,28 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   const anyDefault = effective.some((x) => x) || inner.some((x) => !x);
   dedupe(values, defaults);
   if (values.length === 0) {
+    // Alternatives written as error("…") replace the generic message (cue's custom errors); the
+    // code stays incomplete when every other alternative was merely incomplete.
+    const custom = failures.filter((f) => f.err.code === "user");
+    if (custom.length > 0 && custom.length < failures.length + 1) {
+      const others = failures.filter((f) => f.err.code !== "user");
+      const code =
+        others.length > 0 && others.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
+          ? "incomplete"
+          : "eval";
+      if (custom.length === 1 && custom[0] !== undefined) {
+        setErr(v, bottom(code, custom[0].err.message, custom[0].err.positions));
+        return;
+      }
+      const e = bottom(code, `${custom.length} errors in empty disjunction:`, []);
+      e.err.sub = custom.map((f) => ({
+        code: "eval" as const,
+        message: f.err.message,
+        positions: f.err.positions,
+      }));
+      setErr(v, e);
+      return;
+    }
     if (failures.length === 1 && failures[0] !== undefined) {
       const info = failures[0].err;
       const path = failurePaths[0];
