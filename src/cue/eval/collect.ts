@@ -199,6 +199,11 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
         meetScalar(v, { t: "basic", k: 255, bounds: [], validators: [val.asValidator] }, c.pos);
         return;
       }
+      // A function is a value too (`f: error`, later called as `f("msg")`).
+      if (v.scalar.t === "top") {
+        v.scalar = val;
+        return;
+      }
       setErr(v, bottom("eval", `cannot use function ${val.name} as value`, [c.pos]));
       return;
     case "bottom":
