@@ -126,6 +126,10 @@ export function scanString(text: string, start: number, limit: number, findClose
         segStart = i;
         continue;
       }
+      if ((ec === LF || ec === CR) && !multiline) {
+        errors.push({ offset: i, message: "string literal not terminated" });
+        break;
+      }
       i = e + escapeLength(ec);
       continue;
     }
@@ -290,7 +294,20 @@ function decodeText(
       while (h < hashes && text.charCodeAt(i + 1 + h) === HASH) h++;
       if (h === hashes) {
         const e = i + 1 + hashes;
-        const r = decodeEscape(text, e, end, bytes, q);
+        if (e >= end && indent !== undefined) {
+          // The newline before the closing quote is not part of the value, so it cannot be escaped.
+          errors.push({ offset: i, message: "last newline of a multiline string cannot be escaped" });
+          i = e;
+          continue;
+        }
+        const ec = text.charCodeAt(e);
+        if (ec === LF || (ec === CR && text.charCodeAt(e + 1) === LF)) {
+          // `\` at the end of a line elides the newline (and the next line's indentation).
+          i = e + (ec === CR ? 2 : 1);
+          atLineStart = true;
+          continue;
+        }
+        const r = decodeEscape(text, e, end, bytes, q, hashes);
         if (typeof r === "string") {
           errors.push({ offset: i, message: r });
           i = e + 1;
@@ -320,6 +337,7 @@ function decodeEscape(
   end: number,
   bytes: boolean,
   q: number,
+  hashes: number,
 ): string | { value: string; next: number } {
   const c = text.charCodeAt(e);
   const simple = simpleEscapes[c];
@@ -332,11 +350,27 @@ function decodeEscape(
     const n = c === 117 ? 4 : 8;
     const hex = text.slice(e + 1, e + 1 + n);
     if (hex.length !== n || e + 1 + n > end || !/^[0-9a-fA-F]+$/.test(hex)) return "invalid escape sequence";
-    const cp = Number.parseInt(hex, 16);
+    let cp = Number.parseInt(hex, 16);
+    let next = e + 1 + n;
     if (cp > 0x10ffff) return "escape sequence is invalid Unicode code point";
-    if (cp >= 0xd800 && cp < 0xe000) return "escape sequence is invalid Unicode code point";
+    if (cp >= 0xdc00 && cp < 0xe000) return "escape sequence is invalid Unicode code point";
+    if (cp >= 0xd800 && cp < 0xdc00) {
+      // A high surrogate must be followed by an escaped low surrogate; together they are one code point.
+      const lowAt = next + 1 + hashes;
+      const okPrefix =
+        text.charCodeAt(next) === BACKSLASH && text.slice(next + 1, lowAt) === "#".repeat(hashes);
+      const lc = text.charCodeAt(lowAt);
+      const ln = lc === 117 ? 4 : lc === 85 ? 8 : 0;
+      const lowHex = text.slice(lowAt + 1, lowAt + 1 + ln);
+      const low = okPrefix && ln > 0 && /^[0-9a-fA-F]+$/.test(lowHex) ? Number.parseInt(lowHex, 16) : -1;
+      if (lowHex.length !== ln || low < 0xdc00 || low >= 0xe000 || lowAt + 1 + ln > end) {
+        return "escape sequence is invalid Unicode code point";
+      }
+      cp = 0x10000 + (cp - 0xd800) * 0x400 + (low - 0xdc00);
+      next = lowAt + 1 + ln;
+    }
     const s = String.fromCodePoint(cp);
-    return { value: bytes ? toBinary(s) : s, next: e + 1 + n };
+    return { value: bytes ? toBinary(s) : s, next };
   }
   if (c === 120 || (c >= 48 && c <= 55)) {
     if (!bytes) return "hexadecimal and octal escapes are only allowed in bytes literals";
