@@ -273,6 +273,7 @@ describe("syntax errors", () => {
     ["let _ = 1", "1:5", "cannot use _ as alias or let clause"],
     ["[string]?: 1", "1:9", "pattern constraints cannot be optional"],
     ['a: """\n  x\n y\n  """', "3:1", "invalid whitespace"],
+    ['a: """\n    x\n  \n    """', "3:1", "invalid whitespace"],
     ['a: """x\n"""', "1:7", "expected newline after multiline quote"],
     ['a: "\\(b"', "1:5", "interpolation not terminated"],
     ['a: "\\uD83D"', "1:5", "invalid Unicode code point"],

@@ -266,15 +266,16 @@ function decodeText(
       if (text.startsWith(indent, i)) {
         i += indent.length;
       } else {
-        let k = i;
-        while (k < end && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9)) k++;
-        if (k < end && text.charCodeAt(k) !== LF && text.charCodeAt(k) !== CR) {
+        // As in cue/literal, only an empty line may lack the indentation (not even a shorter one).
+        const c0 = text.charCodeAt(i);
+        const empty = i >= end || c0 === LF || (c0 === CR && text.charCodeAt(i + 1) === LF);
+        if (!empty) {
           errors.push({
             offset: i,
             message: "invalid whitespace: line does not start with the closing indentation",
           });
+          while (i < end && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
         }
-        i = k;
       }
       continue;
     }
