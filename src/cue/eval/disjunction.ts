@@ -80,9 +80,15 @@ function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: numb
   };
 }
 
+const altCache = new WeakMap<ast.Expr, { expr: ast.Expr; marked: boolean }[]>();
+
 function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
-  const alts: { expr: ast.Expr; marked: boolean }[] = [];
-  splitAlts(e, alts);
+  let alts = altCache.get(e);
+  if (alts === undefined) {
+    alts = [];
+    splitAlts(e, alts);
+    altCache.set(e, alts);
+  }
   const anyMarked = alts.some((a) => a.marked);
   const terms: Term[] = [];
   for (const a of alts) {
@@ -252,13 +258,16 @@ function discriminated(v: Vertex, t: Term): boolean {
   if (v.arcs === undefined || t.c.expr === undefined) return false;
   const lits = termLiterals(t.c.expr, t.c.env);
   if (lits === null) return false;
-  for (const [label, lit] of lits) {
-    const a = v.arcs.get(label);
-    if (a === undefined) continue;
+  const arcs = v.arcs;
+  let hit = false;
+  lits.forEach((lit, label) => {
+    if (hit) return;
+    const a = arcs.get(label);
+    if (a === undefined) return;
     const base = baseLiteral(a);
-    if (base !== undefined && (base.t !== lit.t || !atomsEqual(base, lit))) return true;
-  }
-  return false;
+    if (base !== undefined && (base.t !== lit.t || !atomsEqual(base, lit))) hit = true;
+  });
+  return hit;
 }
 
 function isScalarExpr(e: ast.Expr, env: Conjunct["env"]): boolean {
