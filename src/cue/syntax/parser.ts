@@ -80,6 +80,7 @@ function newCtx(filename: string, text: string, options: ParseOptions): Ctx {
     maxErrors: options.maxErrors ?? 10,
     depth: 0,
     bailed: false,
+    interned: new Map(),
   };
 }
 
