@@ -169,7 +169,9 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
 function applyPatterns(v: Vertex): void {
   v.patternsApplied = true;
   if (v.patterns === undefined || v.arcs === undefined || v.isList) return;
-  v.arcs.forEach((a) => applyPatternsToArc(v, a));
+  v.arcs.forEach((a) => {
+    applyPatternsToArc(v, a);
+  });
 }
 
 function finishList(v: Vertex): void {
