@@ -16,7 +16,6 @@ import {
   enter,
   expect,
   ident,
-  intern,
   leave,
   next,
   type ParserState,
@@ -183,7 +182,7 @@ export function operand(ps: ParserState): ast.Expr {
   switch (t.type) {
     case "IDENT": {
       next(ps);
-      const name = intern(ps, tokText(ps, t));
+      const name = tokText(ps, t);
       if (name === "null") return { kind: "Null", pos: pos(ps, t.start), end: t.end };
       if (name === "true" || name === "false") {
         return { kind: "Bool", value: name === "true", pos: pos(ps, t.start), end: t.end };
@@ -293,7 +292,7 @@ export function stringLit(ps: ParserState, t: Token): ast.StringLit | ast.BytesL
     const v = (parts0[0] as string | undefined) ?? "";
     if (info.bytes)
       return { kind: "Bytes", value: binaryToBytes(v), multiline: info.multiline, pos: p, end: t.end };
-    return { kind: "String", value: intern(ps, v), multiline: info.multiline, pos: p, end: t.end };
+    return { kind: "String", value: v, multiline: info.multiline, pos: p, end: t.end };
   }
   const parts: (string | ast.Expr)[] = info.parts.map((x) =>
     typeof x === "string" ? x : interpolated(ps, x),

@@ -23,8 +23,6 @@ export interface Ctx {
   readonly maxErrors: number;
   depth: number;
   bailed: boolean;
-  /** Identifier names and short strings seen so far, so repeats share one string. */
-  readonly interned: Map<string, string>;
 }
 
 export class Bail extends Error {
@@ -116,22 +114,6 @@ export function tokText(ps: ParserState, t: Token): string {
   return ps.text.slice(t.start, t.end);
 }
 
-/** Bounds the intern table: a document of unique names should not pay for a second copy. */
-const maxInterned = 50_000;
-
-/**
- * One shared copy of a repeated name or short string: large configurations repeat the same labels
- * (`check`, `type`, `"tcp"`) hundreds of thousands of times, and the AST keeps them all alive.
- */
-export function intern(ps: ParserState, s: string): string {
-  if (s.length > 40) return s;
-  const m = ps.ctx.interned;
-  const hit = m.get(s);
-  if (hit !== undefined) return hit;
-  if (m.size < maxInterned) m.set(s, s);
-  return s;
-}
-
 export function describe(ps: ParserState, t: Token): string {
   switch (t.type) {
     case "EOF":
@@ -179,7 +161,7 @@ export function leave(ps: ParserState): void {
 }
 
 export function ident(ps: ParserState, t: Token): ast.Ident {
-  return { kind: "Ident", name: intern(ps, tokText(ps, t)), pos: pos(ps, t.start), end: t.end };
+  return { kind: "Ident", name: tokText(ps, t), pos: pos(ps, t.start), end: t.end };
 }
 
 /** The identifier of an alias or let clause (current token, consumed); `_` is not allowed. */

@@ -80,7 +80,6 @@ function newCtx(filename: string, text: string, options: ParseOptions): Ctx {
     maxErrors: options.maxErrors ?? 10,
     depth: 0,
     bailed: false,
-    interned: new Map(),
   };
 }
 
