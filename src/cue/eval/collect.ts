@@ -31,6 +31,7 @@ import {
   type Conjunct,
   displayLabel,
   EVALUATED,
+  type Frame,
   type Group,
   NO_CLOSE,
   OPTIONAL,
@@ -364,8 +365,16 @@ export function unshare(v: Vertex, s: Vertex): Vertex {
 
 // Separate caches for fields reached through a definition reference (closedness contexts) and
 // fields used directly: the conjunct keeps telling which one it was (user positions come first).
-const sharedLeaves = new WeakMap<ast.Field, Vertex>();
-const sharedClosedLeaves = new WeakMap<ast.Field, Vertex>();
+// Entries remember the file frame (one per compile) they were made in: a leaf is only shared
+// within one evaluation, so that a long-lived schema does not keep old documents alive.
+const sharedLeaves = new WeakMap<ast.Field, { top: Frame; leaf: Vertex }>();
+const sharedClosedLeaves = new WeakMap<ast.Field, { top: Frame; leaf: Vertex }>();
+
+function topFrame(env: Frame): Frame {
+  let f = env;
+  while (f.up !== undefined) f = f.up;
+  return f;
+}
 
 /**
  * A shared, already evaluated leaf for a regular field whose value is a constant expression, or
@@ -379,8 +388,10 @@ function sharedLeaf(
 ): Vertex | undefined {
   if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
   const cache = ctx.length === 0 ? sharedLeaves : sharedClosedLeaves;
+  const top = topFrame(env);
   const cached = cache.get(d);
-  if (cached !== undefined) return cached.label === label ? cached : undefined;
+  if (cached !== undefined && cached.top === top)
+    return cached.leaf.label === label ? cached.leaf : undefined;
   for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
     if (f.binds !== undefined) return undefined;
   }
@@ -396,7 +407,7 @@ function sharedLeaf(
   s.scalarPos = d.value.pos;
   s.status = EVALUATED;
   s.isShared = true;
-  cache.set(d, s);
+  cache.set(d, { top, leaf: s });
   return s;
 }
 
