@@ -365,15 +365,15 @@ export function unshare(v: Vertex, s: Vertex): Vertex {
 
 // Separate caches for fields reached through a definition reference (closedness contexts) and
 // fields used directly: the conjunct keeps telling which one it was (user positions come first).
-// Entries remember the file frame (one per compile) they were made in: a leaf is only shared
-// within one evaluation, so that a long-lived schema does not keep old documents alive.
-const sharedLeaves = new WeakMap<ast.Field, { top: Frame; leaf: Vertex }>();
-const sharedClosedLeaves = new WeakMap<ast.Field, { top: Frame; leaf: Vertex }>();
+// Entries remember the root vertex (one per compile or unify) they were made under: a leaf is only
+// shared within one evaluation, so that a long-lived schema does not keep old documents alive.
+const sharedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex }>();
+const sharedClosedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex }>();
 
-function topFrame(env: Frame): Frame {
-  let f = env;
-  while (f.up !== undefined) f = f.up;
-  return f;
+function rootOf(v: Vertex): Vertex {
+  let r = v;
+  while (r.parent !== undefined) r = r.parent;
+  return r;
 }
 
 /**
@@ -388,10 +388,11 @@ function sharedLeaf(
 ): Vertex | undefined {
   if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
   const cache = ctx.length === 0 ? sharedLeaves : sharedClosedLeaves;
-  const top = topFrame(env);
+  const top = rootOf(env.vertex);
   const cached = cache.get(d);
-  if (cached !== undefined && cached.top === top)
+  if (cached !== undefined && cached.top.deref() === top) {
     return cached.leaf.label === label ? cached.leaf : undefined;
+  }
   for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
     if (f.binds !== undefined) return undefined;
   }
@@ -407,7 +408,7 @@ function sharedLeaf(
   s.scalarPos = d.value.pos;
   s.status = EVALUATED;
   s.isShared = true;
-  cache.set(d, { top, leaf: s });
+  cache.set(d, { top: new WeakRef(top), leaf: s });
   return s;
 }
 
