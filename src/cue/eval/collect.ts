@@ -31,7 +31,6 @@ import {
   type Conjunct,
   displayLabel,
   EVALUATED,
-  type Frame,
   type Group,
   NO_CLOSE,
   OPTIONAL,
