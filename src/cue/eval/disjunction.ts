@@ -16,6 +16,7 @@ import { equalVertex } from "./equal.js";
 import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
+import { newFrame } from "./scope.js";
 import { atomsEqual, type BottomV, bottom, type DisjV, isAtom, type Value } from "./values.js";
 import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, strLabel, Vertex } from "./vertex.js";
 
@@ -192,6 +193,12 @@ function collectLiterals(e: ast.Expr, env: Conjunct["env"], out: Map<string, Val
         litCacheNode.set(e, m);
       }
       if (m !== null) for (const [k, x] of m) out.set(k, x);
+      // Embedded definitions contribute their literal fields too (`{#SnmpFields, …}`).
+      for (const d of e.decls) {
+        if (d.kind === "Embed" && (d.expr.kind === "Ident" || d.expr.kind === "Selector")) {
+          collectLiterals(d.expr, newFrame(env, env.vertex, e), out, depth + 1);
+        }
+      }
       return;
     }
     case "Paren":
@@ -237,7 +244,11 @@ function baseLiteral(a: Vertex): Value | undefined {
 
 /** The literal fields of a term, from a per-node or per-vertex cache where possible. */
 function termLiterals(e: ast.Expr, env: Conjunct["env"]): ReadonlyMap<string, Value> | null {
-  if (e.kind === "Ident" || e.kind === "Selector" || e.kind === "Struct") {
+  if (
+    e.kind === "Ident" ||
+    e.kind === "Selector" ||
+    (e.kind === "Struct" && !e.decls.some((d) => d.kind === "Embed"))
+  ) {
     const key: object | undefined = e.kind === "Struct" ? e : undefined;
     if (key === undefined) {
       const r = resolveRef(e as ast.Ident | ast.Selector, env);
