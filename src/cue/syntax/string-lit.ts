@@ -143,7 +143,7 @@ export function scanString(text: string, start: number, limit: number, findClose
       end,
       bytes,
       multiline,
-      parts: decodeSegs(segs, exprs, "", bytes, q, hashes, errors, text),
+      parts: decodeSegs(segs, exprs, multiline ? "" : undefined, bytes, q, hashes, errors, text),
       errors,
     };
   }
