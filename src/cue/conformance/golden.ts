@@ -82,7 +82,12 @@ function checkErrorLeaves(root: EngineValue, path: readonly string[], n: DebugNo
 function uncheckable(n: DebugNode, path: readonly string[]): string | undefined {
   switch (n.t) {
     case "atom":
+      return undefined;
     case "error":
+      for (const f of n.fields ?? []) {
+        const w = uncheckable(f.value, [...path, f.label]);
+        if (w !== undefined) return w;
+      }
       return undefined;
     case "other":
       return `${path.join(".") || "<root>"}: non-concrete ${n.text.slice(0, 60)}`;
@@ -134,6 +139,11 @@ function compareNode(root: EngineValue, path: readonly string[], n: DebugNode): 
         status: "failed",
         reason: `${at}: expected error code ${n.code}, got ${errs.map((e) => e.code).join(",")}`,
       };
+    }
+    // An error propagated from a child still shows the fields: check them too.
+    for (const f of n.fields ?? []) {
+      const r = compareNode(root, [...path, f.label], f.value);
+      if (r.status !== "passed") return r;
     }
     return { status: "passed" };
   }
@@ -198,10 +208,11 @@ export function compareErrorListing(root: EngineValue, want: readonly string[]):
   const missing = [...w].filter((p) => !got.has(p));
   const extra = [...got].filter((p) => !w.has(p));
   if (missing.length === 0 && extra.length === 0) return { status: "passed" };
-  return {
-    status: "failed",
-    reason: `error paths differ: missing [${missing.map(show).join(", ")}] unexpected [${extra.map(show).join(", ")}]`,
-  };
+  const parts = [
+    missing.length > 0 ? `missing errors at [${missing.map(show).join(", ")}]` : "",
+    extra.length > 0 ? `unexpected errors at [${extra.map(show).join(", ")}]` : "",
+  ].filter((x) => x !== "");
+  return { status: "failed", reason: `error paths differ: ${parts.join("; ")}` };
 }
 
 function show(p: string): string {

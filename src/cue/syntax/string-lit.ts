@@ -126,7 +126,11 @@ export function scanString(text: string, start: number, limit: number, findClose
         segStart = i;
         continue;
       }
-      i = e + escapeLength(ec);
+      if ((ec === LF || ec === CR) && !multiline) {
+        errors.push({ offset: i, message: "string literal not terminated" });
+        break;
+      }
+      i = e + escapeLength(text, e);
       continue;
     }
     i++;
@@ -139,7 +143,7 @@ export function scanString(text: string, start: number, limit: number, findClose
       end,
       bytes,
       multiline,
-      parts: decodeSegs(segs, exprs, "", bytes, q, hashes, errors, text),
+      parts: decodeSegs(segs, exprs, multiline ? "" : undefined, bytes, q, hashes, errors, text),
       errors,
     };
   }
@@ -188,16 +192,28 @@ export function scanString(text: string, start: number, limit: number, findClose
 }
 
 /** How many characters an escape body starting with `c` spans (the checks happen while decoding). */
-function escapeLength(c: number): number {
+/**
+ * How many characters the escape body at `e` spans: numeric escapes stop at the first character
+ * that is not a digit of their base, so a short escape never swallows the closing quote (decoding
+ * reports it).
+ */
+function escapeLength(text: string, e: number): number {
+  const c = text.charCodeAt(e);
+  const isHex = (x: number): boolean => (x >= 48 && x <= 57) || (x >= 65 && x <= 70) || (x >= 97 && x <= 102);
+  const run = (from: number, max: number, ok: (x: number) => boolean): number => {
+    let k = 0;
+    while (k < max && ok(text.charCodeAt(from + k))) k++;
+    return k;
+  };
   switch (c) {
     case 117 /* u */:
-      return 5;
+      return 1 + run(e + 1, 4, isHex);
     case 85 /* U */:
-      return 9;
+      return 1 + run(e + 1, 8, isHex);
     case 120 /* x */:
-      return 3;
+      return 1 + run(e + 1, 2, isHex);
     default:
-      if (c >= 48 && c <= 55) return 3;
+      if (c >= 48 && c <= 55) return 1 + run(e + 1, 2, (x) => x >= 48 && x <= 55);
       return 1;
   }
 }
@@ -262,15 +278,16 @@ function decodeText(
       if (text.startsWith(indent, i)) {
         i += indent.length;
       } else {
-        let k = i;
-        while (k < end && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9)) k++;
-        if (k < end && text.charCodeAt(k) !== LF && text.charCodeAt(k) !== CR) {
+        // As in cue/literal, only an empty line may lack the indentation (not even a shorter one).
+        const c0 = text.charCodeAt(i);
+        const empty = i >= end || c0 === LF || (c0 === CR && text.charCodeAt(i + 1) === LF);
+        if (!empty) {
           errors.push({
             offset: i,
             message: "invalid whitespace: line does not start with the closing indentation",
           });
+          while (i < end && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
         }
-        i = k;
       }
       continue;
     }
@@ -290,7 +307,20 @@ function decodeText(
       while (h < hashes && text.charCodeAt(i + 1 + h) === HASH) h++;
       if (h === hashes) {
         const e = i + 1 + hashes;
-        const r = decodeEscape(text, e, end, bytes, q);
+        if (e >= end && indent !== undefined) {
+          // The newline before the closing quote is not part of the value, so it cannot be escaped.
+          errors.push({ offset: i, message: "last newline of a multiline string cannot be escaped" });
+          i = e;
+          continue;
+        }
+        const ec = text.charCodeAt(e);
+        if (ec === LF || (ec === CR && text.charCodeAt(e + 1) === LF)) {
+          // `\` at the end of a line elides the newline (and the next line's indentation).
+          i = e + (ec === CR ? 2 : 1);
+          atLineStart = true;
+          continue;
+        }
+        const r = decodeEscape(text, e, end, bytes, q, hashes);
         if (typeof r === "string") {
           errors.push({ offset: i, message: r });
           i = e + 1;
@@ -320,6 +350,7 @@ function decodeEscape(
   end: number,
   bytes: boolean,
   q: number,
+  hashes: number,
 ): string | { value: string; next: number } {
   const c = text.charCodeAt(e);
   const simple = simpleEscapes[c];
@@ -332,11 +363,27 @@ function decodeEscape(
     const n = c === 117 ? 4 : 8;
     const hex = text.slice(e + 1, e + 1 + n);
     if (hex.length !== n || e + 1 + n > end || !/^[0-9a-fA-F]+$/.test(hex)) return "invalid escape sequence";
-    const cp = Number.parseInt(hex, 16);
+    let cp = Number.parseInt(hex, 16);
+    let next = e + 1 + n;
     if (cp > 0x10ffff) return "escape sequence is invalid Unicode code point";
-    if (cp >= 0xd800 && cp < 0xe000) return "escape sequence is invalid Unicode code point";
+    if (cp >= 0xdc00 && cp < 0xe000) return "escape sequence is invalid Unicode code point";
+    if (cp >= 0xd800 && cp < 0xdc00) {
+      // A high surrogate must be followed by an escaped low surrogate; together they are one code point.
+      const lowAt = next + 1 + hashes;
+      const okPrefix =
+        text.charCodeAt(next) === BACKSLASH && text.slice(next + 1, lowAt) === "#".repeat(hashes);
+      const lc = text.charCodeAt(lowAt);
+      const ln = lc === 117 ? 4 : lc === 85 ? 8 : 0;
+      const lowHex = text.slice(lowAt + 1, lowAt + 1 + ln);
+      const low = okPrefix && ln > 0 && /^[0-9a-fA-F]+$/.test(lowHex) ? Number.parseInt(lowHex, 16) : -1;
+      if (lowHex.length !== ln || low < 0xdc00 || low >= 0xe000 || lowAt + 1 + ln > end) {
+        return "escape sequence is invalid Unicode code point";
+      }
+      cp = 0x10000 + (cp - 0xd800) * 0x400 + (low - 0xdc00);
+      next = lowAt + 1 + ln;
+    }
     const s = String.fromCodePoint(cp);
-    return { value: bytes ? toBinary(s) : s, next: e + 1 + n };
+    return { value: bytes ? toBinary(s) : s, next };
   }
   if (c === 120 || (c >= 48 && c <= 55)) {
     if (!bytes) return "hexadecimal and octal escapes are only allowed in bytes literals";
