@@ -65,6 +65,7 @@ async function child(hosts: number): Promise<void> {
 function parent(sizes: readonly number[]): void {
   const self = fileURLToPath(import.meta.url);
   console.log("hosts   services  doc MB  parse ms  compile ms  export ms  total ms  peak RSS MB  result");
+  const done: { services: number; total: number; rss: number }[] = [];
   for (const hosts of sizes) {
     const r = spawnSync(process.execPath, [self, "--child", String(hosts)], {
       encoding: "utf8",
@@ -85,6 +86,26 @@ function parent(sizes: readonly number[]): void {
       `${String(m.hosts).padStart(5)}  ${String(m.services).padStart(8)}  ${(m.bytes / 1e6).toFixed(1).padStart(6)}` +
         `  ${f(m.parseMs, 8)}  ${f(m.compileMs, 10)}  ${f(m.exportMs, 9)}  ${f(m.compileMs === undefined ? undefined : total, 8)}` +
         `  ${m.maxRssMB.toFixed(0).padStart(11)}  ${m.errors ?? m.checked ?? ""}`,
+    );
+    if (m.compileMs !== undefined) done.push({ services: m.services, total, rss: m.maxRssMB });
+  }
+  // Growth: time per service should stay flat if evaluation is linear.
+  for (let k = 1; k < done.length; k++) {
+    const a = done[k - 1];
+    const b = done[k];
+    if (a === undefined || b === undefined) continue;
+    const perA = a.total / a.services;
+    const perB = b.total / b.services;
+    console.log(
+      `growth ${a.services} -> ${b.services} services: time x${(b.total / a.total).toFixed(1)}, ` +
+        `per service x${(perB / perA).toFixed(2)}, peak RSS x${(b.rss / a.rss).toFixed(1)}`,
+    );
+  }
+  const big = done.find((d) => d.services === 100_000);
+  if (big !== undefined) {
+    console.log(
+      `target (100k services < 1000 ms, < 300 MB): ${big.total.toFixed(0)} ms, ${big.rss.toFixed(0)} MB — ` +
+        `${big.total < 1000 && big.rss < 300 ? "met" : "not met"}`,
     );
   }
 }

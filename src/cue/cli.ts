@@ -1,7 +1,8 @@
 /**
  * The `lookout cue` subcommands, a small `cue`-compatible front end to the engine:
  *
- *   lookout cue export FILE…      prints the files' unified value as JSON (like `cue export`)
+ *   lookout cue export [-e PATH] FILE…   prints the unified value (or the value at PATH, e.g.
+ *                                       `hosts.web1` or `hosts."web-1"`) as JSON, like `cue export`
  *   lookout cue vet [-c] FILE…    silent when valid; `-c` also requires every regular field concrete
  *
  * Errors are printed the way `cue` prints them (`path: message:` then `    ./file:line:col`) and the
@@ -10,6 +11,7 @@
 
 import { readFile } from "node:fs/promises";
 import { compile, formatErrors } from "./index.js";
+import { splitPath } from "./syntax/path.js";
 
 /** Where the CLI writes. */
 export interface CliIO {
@@ -20,7 +22,7 @@ export interface CliIO {
 const usage = `usage: lookout cue <command> [flags] FILE...
 
 commands:
-  export FILE...     print the evaluated value as JSON
+  export [-e PATH] FILE...   print the evaluated value (or the value at PATH) as JSON
   vet [-c] FILE...   validate; -c (--concrete) also requires all regular fields to be concrete
 `;
 
@@ -36,9 +38,18 @@ export async function runCueCli(args: readonly string[], io: CliIO): Promise<num
     return 2;
   }
   let concrete = false;
+  let at: string[] | undefined;
   const paths: string[] = [];
-  for (const a of rest) {
-    if (command === "vet" && (a === "-c" || a === "--concrete" || a === "-c=true")) concrete = true;
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i] ?? "";
+    if (command === "export" && (a === "-e" || a === "--expression")) {
+      const p = rest[++i];
+      if (p === undefined) {
+        io.stderr.write(`lookout cue export: ${a} needs a path\n${usage}`);
+        return 2;
+      }
+      at = splitPath(p);
+    } else if (command === "vet" && (a === "-c" || a === "--concrete" || a === "-c=true")) concrete = true;
     else if (a === "-c=false") concrete = false;
     else if (a.startsWith("-") && a !== "-") {
       io.stderr.write(`lookout cue ${command}: unknown flag ${a}\n${usage}`);
@@ -62,7 +73,16 @@ export async function runCueCli(args: readonly string[], io: CliIO): Promise<num
   const value = compile(files);
   switch (command) {
     case "export": {
-      const out = value.toJSON(2);
+      if (value.errors.length > 0) {
+        io.stderr.write(formatErrors(value.errors));
+        return 1;
+      }
+      const target = at === undefined ? value : value.lookup(at);
+      if (target === undefined) {
+        io.stderr.write(`reference "${at?.join(".")}" not found\n`);
+        return 1;
+      }
+      const out = target.toJSON(2);
       if (!out.ok) {
         io.stderr.write(formatErrors(out.errors));
         return 1;

@@ -50,18 +50,4 @@ export function splitAttrArgs(source: string, bodyOffset: number, bodyLength: nu
   return args;
 }
 
-/** Splits a CUE path like `a.b."c.d".#e` into its labels. */
-export function splitPath(text: string): string[] {
-  const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|([^."]+)/g;
-  for (const m of text.matchAll(re)) {
-    if (m[1] !== undefined) {
-      try {
-        out.push(JSON.parse(`"${m[1]}"`) as string);
-      } catch {
-        out.push(m[1]);
-      }
-    } else out.push(m[2] ?? "");
-  }
-  return out;
-}
+export { splitPath } from "../syntax/path.js";

@@ -3,19 +3,49 @@
  * lookup), plus CUE equality when the engine offers it; a non-literal X needs CUE equality.
  */
 
-import { parseExpression } from "../syntax/parser.js";
-import { type CaseResult, type Directive, pathOption, unsupportedNear } from "./directive.js";
+import { parseExpression, parseFile } from "../syntax/parser.js";
+import { checkErr } from "./check-err.js";
+import {
+  type CaseResult,
+  collectDirectives,
+  type Directive,
+  pathOption,
+  unsupportedNear,
+} from "./directive.js";
 import type { Engine, EngineValue } from "./engine.js";
 import { diffPlain, type Plain, plainFromExpr, plainFromJSON } from "./plain.js";
+
+/** Checks the nested `@test(err)` directives of an expectation against the fields they annotate. */
+function checkNested(root: EngineValue, target: readonly string[], text: string): Omit<CaseResult, "name"> {
+  const synthetic = `__expected: ${text}\n`;
+  const file = parseFile("expected.cue", synthetic);
+  if (file.errors.length > 0)
+    return { status: "unsupported", reason: "nested @test: expectation does not parse" };
+  for (const n of collectDirectives(file.node, synthetic)) {
+    if (n.version === "todo" || n.name === "shareID") continue;
+    if (n.name !== "err" || n.unlocatable !== undefined) {
+      return { status: "unsupported", reason: `nested @test(${n.name}) in the expectation` };
+    }
+    const r = checkErr(root, { ...n, path: [...target, ...n.path.slice(1)] }, {});
+    if (r.status !== "passed")
+      return { ...r, reason: `nested err at ${n.path.slice(1).join(".")}: ${r.reason}` };
+  }
+  return { status: "passed" };
+}
 
 export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
   const exp = d.args.find((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect");
   if (exp === undefined) return { status: "unsupported", reason: "eq without an expected value" };
   const target = [...d.path, ...pathOption(d, "at")];
-  // Nested directives (`@test(ignore)`, `@test(err)`, `@test(shareID=…)`) change what the
-  // expectation means field by field; the runner does not model that.
-  if (exp.text.includes("@test("))
-    return { status: "unsupported", reason: "nested @test in the expectation" };
+  // Nested `@test(err)` marks a field of the expectation that must be an error: the equality
+  // below compares it as `_|_`, and the error itself is checked like a field-level directive.
+  // Other nested directives (`ignore`, `final`, `eq`) change the comparison; they are unsupported.
+  let nested: Omit<CaseResult, "name"> = { status: "passed" };
+  if (exp.text.includes("@test(")) {
+    const n = checkNested(root, target, exp.text);
+    if (n.status === "unsupported") return n;
+    nested = n;
+  }
   const parsed = parseExpression(
     "expected.cue",
     d.source,
@@ -34,9 +64,8 @@ export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<C
     if (got === undefined) return { status: "failed", reason: `${target.join(".")}: not found` };
     const e = compileExpected(engine, exp.text, d.imports);
     if (typeof e === "string") return { status: "unsupported", reason: e };
-    return equal(got, e)
-      ? { status: "passed" }
-      : { status: "failed", reason: notEqual(engine, exp.text, got) };
+    if (!equal(got, e)) return { status: "failed", reason: notEqual(engine, exp.text, got) };
+    return nested;
   }
   const r = comparePlain(root, target, want);
   // The export comparison cannot see optional fields or extra definitions; CUE equality can.
@@ -52,7 +81,7 @@ export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<C
       return { status: "failed", reason: `exports as expected but ${notEqual(engine, exp.text, got)}` };
     }
   }
-  return r;
+  return r.status === "passed" ? nested : r;
 }
 
 /** Evaluates an expectation on its own; a string explains why it cannot be used. */

@@ -69,7 +69,9 @@ export function checkErr(root: EngineValue, d: Directive, check: CheckOptions): 
   const matching = located.filter(
     (e) =>
       (codes === undefined || codes.length === 0 || codes.includes(normCode(e.code))) &&
-      (pattern === undefined || pattern.test(e.message)) &&
+      (pattern === undefined ||
+        pattern.test(e.message) ||
+        pattern.test(`${cuePath(e.path)}: ${e.message}`)) &&
       args.every((a) => e.message.includes(a)),
   );
   if (matching.length > 0) {
@@ -119,4 +121,11 @@ function expectedPositions(
     );
   }
   return out;
+}
+
+/** A path as cue prints it in error messages: `a.b."not-an-ident".#D.0`. */
+function cuePath(path: readonly string[]): string {
+  return path
+    .map((l) => (/^(?:[#_]{0,2}[A-Za-z$][A-Za-z0-9_$]*|\d+)$/.test(l) ? l : JSON.stringify(l)))
+    .join(".");
 }

@@ -198,7 +198,8 @@ export function flag(d: Directive, word: string): boolean {
 export function pathOption(d: Directive, key: string): string[] {
   const a = option(d, key);
   if (a === undefined) return [];
-  return splitPath(a.text);
+  // `_x$pkg` names a hidden field of package pkg; the engine knows one package, so it is `_x`.
+  return splitPath(a.text).map((l) => (l.startsWith("_") ? l.replace(/\$[A-Za-z0-9_]+$/, "") : l));
 }
 
 export function unsupportedNear(

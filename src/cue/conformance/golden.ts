@@ -198,10 +198,11 @@ export function compareErrorListing(root: EngineValue, want: readonly string[]):
   const missing = [...w].filter((p) => !got.has(p));
   const extra = [...got].filter((p) => !w.has(p));
   if (missing.length === 0 && extra.length === 0) return { status: "passed" };
-  return {
-    status: "failed",
-    reason: `error paths differ: missing [${missing.map(show).join(", ")}] unexpected [${extra.map(show).join(", ")}]`,
-  };
+  const parts = [
+    missing.length > 0 ? `missing errors at [${missing.map(show).join(", ")}]` : "",
+    extra.length > 0 ? `unexpected errors at [${extra.map(show).join(", ")}]` : "",
+  ].filter((x) => x !== "");
+  return { status: "failed", reason: `error paths differ: ${parts.join("; ")}` };
 }
 
 function show(p: string): string {

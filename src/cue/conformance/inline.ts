@@ -25,6 +25,45 @@ export {
 /** Directives that document rather than assert. */
 const informational = new Set(["todo", "desc", "debug", "ignore", "p", "skip", "shareID"]);
 
+/**
+ * The directives that are assertions, each with its case name: `:v3` forms override unversioned
+ * ones, other versions and informational directives are dropped, and a field-form `permute` group
+ * is one case.
+ */
+export function assertions(
+  directives: readonly Directive[],
+  prefix: string,
+): { d: Directive; name: string }[] {
+  const v3 = new Set(
+    directives.filter((d) => d.version === "v3").map((d) => `${d.path.join(".")}|${d.name}`),
+  );
+  const skipped = new Set(
+    directives.filter((d) => d.name === "skip" && (d.version ?? "v3") === "v3").map((d) => d.path.join(".")),
+  );
+  const counters = new Map<string, number>();
+  const seenGroups = new Set<string>();
+  const out: { d: Directive; name: string }[] = [];
+  for (const d of directives) {
+    if (d.version !== undefined && d.version !== "v3") continue;
+    if (d.version === undefined && v3.has(`${d.path.join(".")}|${d.name}`)) continue;
+    if (informational.has(d.name) || skipped.has(d.path.join("."))) continue;
+    // `@test(eq)` without a value asserts nothing.
+    if (d.name === "eq" && !d.args.some((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect")) {
+      continue;
+    }
+    if (d.name === "permute" && d.siblings === undefined) {
+      const key = `${d.file}|${d.structPath.join(".")}`;
+      if (seenGroups.has(key)) continue;
+      seenGroups.add(key);
+    }
+    const base = `${prefix}${d.path.length === 0 ? "<root>" : d.path.join(".")} ${d.name}`;
+    const n = (counters.get(base) ?? 0) + 1;
+    counters.set(base, n);
+    out.push({ d, name: n === 1 ? base : `${base}#${n}` });
+  }
+  return out;
+}
+
 /** Checks the directives of one archive against its evaluated root value. */
 export function checkDirectives(
   engine: Engine,
@@ -43,34 +82,13 @@ export function checkDirectives(
     const key = `${d.file}|${d.structPath.join(".")}`;
     permuteGroups.set(key, [...(permuteGroups.get(key) ?? []), d]);
   }
-  const seenGroups = new Set<string>();
-  // A `:v3` form takes precedence over the unversioned form of the same directive on the same field.
-  const v3 = new Set(
-    directives.filter((d) => d.version === "v3").map((d) => `${d.path.join(".")}|${d.name}`),
-  );
-  const skipped = new Set(
-    directives.filter((d) => d.name === "skip" && (d.version ?? "v3") === "v3").map((d) => d.path.join(".")),
-  );
-  const counters = new Map<string, number>();
-  for (const d of directives) {
-    if (d.version !== undefined && d.version !== "v3") continue;
-    if (d.version === undefined && v3.has(`${d.path.join(".")}|${d.name}`)) continue;
-    if (informational.has(d.name) || skipped.has(d.path.join("."))) continue;
-    // `@test(eq)` without a value asserts nothing.
-    if (d.name === "eq" && !d.args.some((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect"))
-      continue;
-    const base = `${prefix}${d.path.length === 0 ? "<root>" : d.path.join(".")} ${d.name}`;
-    const n = (counters.get(base) ?? 0) + 1;
-    counters.set(base, n);
-    const name = n === 1 ? base : `${base}#${n}`;
+  for (const { d, name } of assertions(directives, prefix)) {
     let r: Omit<CaseResult, "name">;
     try {
       if (d.unlocatable !== undefined) r = { status: "unsupported", reason: d.unlocatable };
       else if (d.name === "permute") {
         const key = `${d.file}|${d.structPath.join(".")}`;
         const group = d.siblings === undefined ? (permuteGroups.get(key) ?? [d]) : [d];
-        if (d.siblings === undefined && seenGroups.has(key)) continue;
-        seenGroups.add(key);
         const ranges = d.siblings ?? group.flatMap((g) => (g.declRange === undefined ? [] : [g.declRange]));
         const countArg = d.args.find((a, i) => i > 0 && a.key === "count")?.text;
         const count = countArg === undefined || countArg === "" ? undefined : Number(countArg);
@@ -79,8 +97,9 @@ export function checkDirectives(
     } catch (e) {
       r = { status: "failed", reason: `engine threw: ${(e as Error)?.stack ?? String(e)}` };
     }
-    if (d.todo && r.status === "failed")
+    if (d.todo && r.status === "failed") {
       r = { status: "unsupported", reason: `expected failure (@test(todo)): ${r.reason}` };
+    }
     results.push({ name, ...r });
   }
   return results;

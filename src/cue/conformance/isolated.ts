@@ -4,11 +4,12 @@
  * that archive fails with a timeout, and a fresh worker continues with the next archive.
  */
 
-import { relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { EngineOptions } from "./engine.js";
-import type { CheckOptions } from "./inline.js";
-import { type ArchiveResult, listArchives } from "./runner.js";
+import type { CaseResult, CheckOptions } from "./inline.js";
+import { type ArchiveResult, listArchives, runArchive } from "./runner.js";
 
 /** Messages from the worker. */
 export type WorkerMessage = { type: "start"; archive: string } | { type: "done"; result: ArchiveResult };
@@ -54,7 +55,7 @@ export async function runCorpusIsolated(
           current = m.archive;
           if (timer !== undefined) clearTimeout(timer);
           timer = setTimeout(() => {
-            results.push(timeoutResult(current ?? "?", options.timeoutMs));
+            results.push(timeoutResult(root, current ?? "?", options.timeoutMs));
             finished++;
             settle();
           }, options.timeoutMs);
@@ -91,17 +92,17 @@ function dirOf(archive: string): string {
   return i < 0 ? "." : archive.slice(0, i);
 }
 
-function timeoutResult(archive: string, ms: number): ArchiveResult {
-  return {
-    archive,
-    dir: dirOf(archive),
-    cases: [
-      {
-        name: archive,
-        status: "failed",
-        reason: `timeout: no result after ${ms / 1000} s (the engine did not stop at its step limit)`,
-      },
-    ],
-    ms,
-  };
+function timeoutResult(root: string, archive: string, ms: number): ArchiveResult {
+  const reason = `timeout: no result after ${ms / 1000} s (the engine did not stop at its step limit)`;
+  let cases: CaseResult[];
+  try {
+    // Every assertion of the archive fails (runArchive with an unavailable engine lists them).
+    cases = runArchive(reason, readFileSync(join(root, archive), "utf8"), archive, {}).map((c) => ({
+      ...c,
+      status: c.status === "unsupported" && c.reason !== reason ? "unsupported" : "failed",
+    }));
+  } catch {
+    cases = [{ name: archive, status: "failed", reason }];
+  }
+  return { archive, dir: dirOf(archive), cases, ms };
 }

@@ -121,6 +121,16 @@ describe("runArchive with inline assertions", () => {
       '-- in.cue --\ne: _|_ @test(err, code=eval|cycle, contains="explicit %s (_|_ literal)")\n',
       [["e err", "passed"]],
     ],
+    [
+      "err contains may include the error path, as cue's Error() does",
+      '-- in.cue --\ns: {b: _|_ @test(err, contains="s.b: explicit error")}\n',
+      [["s.b err", "passed"]],
+    ],
+    [
+      "nested err in an expectation needs CUE equality for the rest",
+      "-- in.cue --\nx: {a: 1, b: _|_} @test(eq, {a: 1, b: _|_ @test(err, code=eval)})\n",
+      [["x eq", "unsupported"]],
+    ],
     ["err on a valid field fails", "-- in.cue --\nv: 1 @test(err)\n", [["v err", "failed"]]],
     ["err code mismatch fails", "-- in.cue --\ne: _|_ @test(err, code=incomplete)\n", [["e err", "failed"]]],
     [
@@ -190,6 +200,11 @@ describe("runArchive with inline assertions", () => {
       "eq without a value asserts nothing",
       "-- in.cue --\na: 1 @test(eq)\nb: 2 @test(eq, 2)\n",
       [["b eq", "passed"]],
+    ],
+    [
+      "nested @test(ignore) in an expectation is unsupported",
+      "-- in.cue --\nx: {a: 1} @test(eq, {a: 1 @test(ignore)})\n",
+      [["x eq", "unsupported"]],
     ],
     [
       "non-standard imports are unsupported",

@@ -16,6 +16,7 @@ import {
   parseErrorListing,
 } from "./golden.js";
 import {
+  assertions,
   type CaseResult,
   type CheckOptions,
   checkDirectives,
@@ -87,11 +88,7 @@ export function runArchive(
   if (inline) for (const { f, r } of parsed) directives.push(...collectDirectives(r.node, f.text));
   const unsupportedAll = (reason: string): CaseResult[] =>
     inline
-      ? directives.map((d) => ({
-          name: `${prefix}${d.path.join(".") || "<root>"} ${d.name}`,
-          status: "unsupported",
-          reason,
-        }))
+      ? assertions(directives, prefix).map(({ name }) => ({ name, status: "unsupported", reason }))
       : [{ name: archive, status: "unsupported", reason }];
 
   // Non-standard imports need a module loader the engine does not have.

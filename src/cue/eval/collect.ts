@@ -199,6 +199,11 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
         meetScalar(v, { t: "basic", k: 255, bounds: [], validators: [val.asValidator] }, c.pos);
         return;
       }
+      // A function is a value too (`f: error`, later called as `f("msg")`).
+      if (v.scalar.t === "top") {
+        v.scalar = val;
+        return;
+      }
       setErr(v, bottom("eval", `cannot use function ${val.name} as value`, [c.pos]));
       return;
     case "bottom":
@@ -271,7 +276,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   let ctx = c.ctx;
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
-  if (!r.isLet && inDefinition(r) && !(c.embed && c.ctx.some((x) => x.recursive))) {
+  if (!r.isLet && inDefinition(r) && !(c.embed && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
     const cc = new CloseCtx(true);
     if (c.embed) cc.skipAt = v;
     ctx = ctx.concat([cc]);
@@ -359,8 +364,16 @@ export function unshare(v: Vertex, s: Vertex): Vertex {
 
 // Separate caches for fields reached through a definition reference (closedness contexts) and
 // fields used directly: the conjunct keeps telling which one it was (user positions come first).
-const sharedLeaves = new WeakMap<ast.Field, Vertex>();
-const sharedClosedLeaves = new WeakMap<ast.Field, Vertex>();
+// Entries remember the root vertex (one per compile or unify) they were made under: a leaf is only
+// shared within one evaluation, so that a long-lived schema does not keep old documents alive.
+const sharedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex }>();
+const sharedClosedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex }>();
+
+function rootOf(v: Vertex): Vertex {
+  let r = v;
+  while (r.parent !== undefined) r = r.parent;
+  return r;
+}
 
 /**
  * A shared, already evaluated leaf for a regular field whose value is a constant expression, or
@@ -374,8 +387,11 @@ function sharedLeaf(
 ): Vertex | undefined {
   if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
   const cache = ctx.length === 0 ? sharedLeaves : sharedClosedLeaves;
+  const top = rootOf(env.vertex);
   const cached = cache.get(d);
-  if (cached !== undefined) return cached.label === label ? cached : undefined;
+  if (cached !== undefined && cached.top.deref() === top) {
+    return cached.leaf.label === label ? cached.leaf : undefined;
+  }
   for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
     if (f.binds !== undefined) return undefined;
   }
@@ -391,7 +407,7 @@ function sharedLeaf(
   s.scalarPos = d.value.pos;
   s.status = EVALUATED;
   s.isShared = true;
-  cache.set(d, s);
+  cache.set(d, { top: new WeakRef(top), leaf: s });
   return s;
 }
 

@@ -21,8 +21,8 @@ interface ConstInfo {
   /** Other names used: each must resolve to a top-level scalar definition. */
   readonly refs: readonly string[];
   value: Value | undefined;
-  /** The definitions `refs` resolved to when `value` was computed. */
-  resolved: Vertex[] | undefined;
+  /** The definitions `refs` resolved to when `value` was computed (weak: no old trees kept). */
+  resolved: WeakRef<Vertex>[] | undefined;
   computing: boolean;
 }
 
@@ -93,7 +93,7 @@ export function constValue(x: ast.Expr, env: Frame): Value | undefined {
       resolved.push(v);
     }
     const prev = info.resolved;
-    if (prev === undefined || prev.some((v, i) => v !== resolved?.[i])) info.value = undefined;
+    if (prev === undefined || prev.some((v, i) => v.deref() !== resolved?.[i])) info.value = undefined;
   }
   if (info.value === undefined) {
     scratch ??= {
@@ -108,7 +108,7 @@ export function constValue(x: ast.Expr, env: Frame): Value | undefined {
     info.computing = true;
     try {
       info.value = evalExpr(x, resolved === undefined ? scratch : env);
-      info.resolved = resolved;
+      info.resolved = resolved?.map((v) => new WeakRef(v));
     } finally {
       info.computing = false;
     }

@@ -80,9 +80,15 @@ function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: numb
   };
 }
 
+const altCache = new WeakMap<ast.Expr, { expr: ast.Expr; marked: boolean }[]>();
+
 function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
-  const alts: { expr: ast.Expr; marked: boolean }[] = [];
-  splitAlts(e, alts);
+  let alts = altCache.get(e);
+  if (alts === undefined) {
+    alts = [];
+    splitAlts(e, alts);
+    altCache.set(e, alts);
+  }
   const anyMarked = alts.some((a) => a.marked);
   const terms: Term[] = [];
   for (const a of alts) {
@@ -252,13 +258,16 @@ function discriminated(v: Vertex, t: Term): boolean {
   if (v.arcs === undefined || t.c.expr === undefined) return false;
   const lits = termLiterals(t.c.expr, t.c.env);
   if (lits === null) return false;
-  for (const [label, lit] of lits) {
-    const a = v.arcs.get(label);
-    if (a === undefined) continue;
+  const arcs = v.arcs;
+  let hit = false;
+  lits.forEach((lit, label) => {
+    if (hit) return;
+    const a = arcs.get(label);
+    if (a === undefined) return;
     const base = baseLiteral(a);
-    if (base !== undefined && (base.t !== lit.t || !atomsEqual(base, lit))) return true;
-  }
-  return false;
+    if (base !== undefined && (base.t !== lit.t || !atomsEqual(base, lit))) hit = true;
+  });
+  return hit;
 }
 
 function isScalarExpr(e: ast.Expr, env: Conjunct["env"]): boolean {
@@ -393,10 +402,13 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
         w.choices.set(p.node, arr);
       }
       const pick = [...choice];
-      const err = firstError(w);
+      // A disjunct that is itself an error (even an incomplete one, like `x.a` of an open
+      // struct) is eliminated; incomplete errors below it are not.
+      const deep = firstError(w);
+      const err = deep ?? w.err;
       if (err !== undefined) {
         failures.push(err);
-        failurePaths.push(firstErrorPath());
+        failurePaths.push(deep !== undefined ? firstErrorPath() : w.path());
         return;
       }
       if (w.disj !== undefined) {
@@ -446,6 +458,28 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   const anyDefault = effective.some((x) => x) || inner.some((x) => !x);
   dedupe(values, defaults);
   if (values.length === 0) {
+    // Alternatives written as error("…") replace the generic message (cue's custom errors); the
+    // code stays incomplete when every other alternative was merely incomplete.
+    const custom = failures.filter((f) => f.err.code === "user");
+    if (custom.length > 0 && custom.length < failures.length + 1) {
+      const others = failures.filter((f) => f.err.code !== "user");
+      const code =
+        others.length > 0 && others.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
+          ? "incomplete"
+          : "eval";
+      if (custom.length === 1 && custom[0] !== undefined) {
+        setErr(v, bottom(code, custom[0].err.message, custom[0].err.positions));
+        return;
+      }
+      const e = bottom(code, `${custom.length} errors in empty disjunction:`, []);
+      e.err.sub = custom.map((f) => ({
+        code: "eval" as const,
+        message: f.err.message,
+        positions: f.err.positions,
+      }));
+      setErr(v, e);
+      return;
+    }
     if (failures.length === 1 && failures[0] !== undefined) {
       const info = failures[0].err;
       const path = failurePaths[0];
@@ -464,7 +498,10 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       return;
     }
     // As cue prints it: a header line without positions, then each alternative's error.
-    const e = bottom("eval", `${failures.length} errors in empty disjunction:`, []);
+    const code = failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
+      ? "incomplete"
+      : "eval";
+    const e = bottom(code, `${failures.length} errors in empty disjunction:`, []);
     e.err.sub = failures.map((f, i) => {
       const info = f.err;
       const path = failurePaths[i] ?? [];

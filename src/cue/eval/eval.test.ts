@@ -158,6 +158,11 @@ const cases: Case[] = [
     err: { path: "a", code: "incomplete", msg: "incomplete value" },
   },
   { name: "default arithmetic", src: "a: *1 | 2\nb: a + 1", json: '{"a":1,"b":2}' },
+  {
+    name: "custom error() alternative",
+    src: 'x: >10 | error("x must be more than 10")\nx: 5',
+    err: { path: "x", code: "eval", msg: "x must be more than 10" },
+  },
   // Lists.
   {
     name: "open list",

@@ -169,7 +169,9 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
 function applyPatterns(v: Vertex): void {
   v.patternsApplied = true;
   if (v.patterns === undefined || v.arcs === undefined || v.isList) return;
-  for (const a of v.arcs.values()) applyPatternsToArc(v, a);
+  v.arcs.forEach((a) => {
+    applyPatternsToArc(v, a);
+  });
 }
 
 function finishList(v: Vertex): void {
@@ -218,28 +220,30 @@ function finishList(v: Vertex): void {
 function checkClosed(v: Vertex): void {
   const groups = v.groups;
   if (groups === undefined || v.arcs === undefined || v.isList) return;
-  for (const [label, arc] of v.arcs) {
+  const arcs = v.arcs;
+  // forEach: for-of over a Map allocates an entry per field, and this runs for every closed struct.
+  arcs.forEach((arc, label) => {
     let a = arc;
-    if (label.startsWith("_") || label.startsWith("#")) continue;
+    if (label.startsWith("_") || label.startsWith("#")) return;
     for (const g of groups) {
       if (g.open || groupHas(g, label) || g.ctx.skipAt === v || !groupActive(g)) continue;
       if (g.patterns?.some((p) => patternMatches(p, label))) continue;
       if (a.isShared) a = unshare(v, a);
       if (a.fieldType === OPTIONAL) {
         // An optional field a closed struct does not allow is simply not there.
-        v.arcs.delete(label);
-        break;
+        arcs.delete(label);
+        return;
       }
       setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
       a.notAllowed = true;
-      break;
+      return;
     }
-  }
+  });
 }
 
 function hasRegularArcs(v: Vertex): boolean {
   if (v.arcs === undefined) return false;
-  for (const [label] of v.arcs) if (!label.startsWith("_") && !label.startsWith("#")) return true;
+  for (const label of v.arcs.keys()) if (!label.startsWith("_") && !label.startsWith("#")) return true;
   return false;
 }
 
@@ -342,13 +346,13 @@ export function firstError(v: Vertex): BottomV | undefined {
   if (lim !== undefined) return lim;
   if (v.disj !== undefined) return undefined;
   if (v.arcs === undefined) return undefined;
-  for (const a of v.arcs.values()) {
-    if (a.fieldType === OPTIONAL) continue;
-    if (a.label.startsWith("#") || a.label.startsWith("_#")) continue;
-    const e = firstError(a);
-    if (e !== undefined) return e;
-  }
-  return undefined;
+  let found: BottomV | undefined;
+  v.arcs.forEach((a) => {
+    if (found !== undefined || a.fieldType === OPTIONAL) return;
+    if (a.label.startsWith("#") || a.label.startsWith("_#")) return;
+    found = firstError(a);
+  });
+  return found;
 }
 
 /** Re-collects a vertex that received conjuncts after it was evaluated (pattern/comprehension order). */

@@ -80,9 +80,9 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
     const src: Vertex[] = [];
     let ok = true;
     if (v.arcs !== undefined) {
-      for (const [label, a] of v.arcs) {
-        if (label.startsWith("_") || label.startsWith("#")) continue;
-        if (a.fieldType === OPTIONAL) continue;
+      v.arcs.forEach((a, label) => {
+        if (label.startsWith("_") || label.startsWith("#")) return;
+        if (a.fieldType === OPTIONAL) return;
         path.push(displayLabel(label));
         if (a.fieldType === REQUIRED) {
           evaluate(a);
@@ -97,7 +97,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
             path,
           );
           path.pop();
-          continue;
+          return;
         }
         const t = exportTree(a, path, errs, depth + 1);
         path.pop();
@@ -106,7 +106,7 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
           fields.push([displayLabel(label), t]);
           if (wantPositions) src.push(a);
         }
-      }
+      });
     }
     return ok ? { k: "struct", fields, src } : undefined;
   }
@@ -264,6 +264,19 @@ function floatJSON(f: FloatV): string {
   return JSON.stringify(f.v);
 }
 
+const quotedKeys = new Map<string, string>();
+
+/** JSON-quoted field names, cached: the same labels repeat across a large document. */
+function quoteKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size > 100_000) quotedKeys.clear();
+    quotedKeys.set(k, q);
+  }
+  return q;
+}
+
 /** JSON text as `cue export` prints it (floats keep their decimal form, e.g. `1.0`). */
 export function toJSONText(t: Tree, indent = 4): string {
   const out: string[] = [];
@@ -320,7 +333,7 @@ export function toJSONText(t: Tree, indent = 4): string {
         out.push("{");
         x.fields.forEach(([k, it], i) => {
           if (i > 0) out.push(",");
-          out.push(pad(lvl + 1), JSON.stringify(k), sep);
+          out.push(pad(lvl + 1), quoteKey(k), sep);
           w(it, lvl + 1);
         });
         out.push(pad(lvl), "}");

@@ -6,7 +6,7 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
-import { addConjunct } from "./collect.js";
+import { addConjunct, inDefinition } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
@@ -17,8 +17,10 @@ import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
 import {
   CloseCtx,
   COLLECTING,
+  displayLabel,
   EVALUATED,
   type Frame,
+  groupActive,
   NO_CLOSE,
   OPTIONAL,
   strLabel,
@@ -74,7 +76,11 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
       if (r.t === "import") {
         return { t: "value", v: bottom("eval", `cannot use package ${x.name} as value`, [x.pos]) };
       }
-      if (r.t === "vertex") ready(r.v);
+      if (r.t === "vertex") {
+        ready(r.v);
+        const o = optionalRef(r.v, x);
+        if (o !== undefined) return o;
+      }
       return r;
     }
     case "Selector": {
@@ -185,13 +191,22 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }
-    const closed = v.groups?.some((g) => !g.open) === true;
+    const closed =
+      v.groups?.some((g) => !g.open && groupActive(g)) === true || (inDefinition(v) && !v.hasEllipsis);
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
-  if (a.fieldType === OPTIONAL && a.conjuncts.length > 0) {
-    evaluate(a);
-  }
-  return { t: "vertex", v: a };
+  return optionalRef(a, x) ?? { t: "vertex", v: a };
+}
+
+/** A reference to an optional field that is not set is an (incomplete) error, as in cue. */
+function optionalRef(a: Vertex, x: ast.Expr): RefResult | undefined {
+  if (a.fieldType !== OPTIONAL || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
+    return undefined;
+  if (a.parent !== undefined && a.parent.status === COLLECTING) return undefined;
+  return {
+    t: "value",
+    v: bottom("incomplete", `cannot reference optional field: ${displayLabel(a.label)}`, [x.pos]),
+  };
 }
 
 /** Evaluates an expression to a value in `env`. */

@@ -13,7 +13,7 @@ import { evaluate } from "./evaluate.js";
 import { type CueData, exportTree, type PositionIndex, toData, toJSONText, withPositions } from "./export.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
-import { type Conjunct, type Frame, NO_CLOSE, OPTIONAL, REGULAR, Vertex } from "./vertex.js";
+import { type Conjunct, displayLabel, type Frame, NO_CLOSE, OPTIONAL, REGULAR, Vertex } from "./vertex.js";
 
 export interface SourceFile {
   readonly name: string;
@@ -148,12 +148,12 @@ function collectErrors(v: Vertex, path: string[], out: CueError[], depth: number
     return;
   }
   if (depth > 1000 || v.disj !== undefined || v.arcs === undefined) return;
-  for (const [label, a] of v.arcs) {
-    if (a.fieldType === OPTIONAL) continue;
-    path.push(label);
+  v.arcs.forEach((a, label) => {
+    if (a.fieldType === OPTIONAL) return;
+    path.push(displayLabel(label));
     collectErrors(a, path, out, depth + 1);
     path.pop();
-  }
+  });
 }
 
 function overflow(b: BottomV): { ok: false; errors: readonly CueError[] } {

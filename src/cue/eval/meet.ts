@@ -243,11 +243,13 @@ export function makeDisj(
   // Drop duplicates of atoms (keeping the default flag of either).
   const outV: Value[] = [];
   const outD: boolean[] = [];
+  const failed: BottomV[] = [];
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === undefined) continue;
     if (v.t === "bottom") {
       firstErr ??= v;
+      failed.push(v);
       continue;
     }
     const j = outV.findIndex(
@@ -261,6 +263,12 @@ export function makeDisj(
     }
     outV.push(v);
     outD.push(defaults[i] ?? false);
+  }
+  if (outV.length === 0 && failed.length > 1) {
+    const incomplete = failed.every((f) => f.err.code === "incomplete" || f.err.code === "cycle");
+    const e = bottom(incomplete ? "incomplete" : "eval", `${failed.length} errors in empty disjunction:`, []);
+    e.err.sub = failed.map((f) => f.err);
+    return e;
   }
   if (outV.length === 0) {
     if (firstErr !== undefined && values.length === 0 && positions.length === 0) return firstErr;

@@ -55,6 +55,9 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
       break;
     case "!":
       if (v.t === "bool") return v.v ? FALSE : TRUE;
+      if (v.t === "basic" && (v.k & 2) === 0) {
+        return bottom("eval", `invalid operand ${formatValue(v)} ('!' requires concrete value)`, [x.pos]);
+      }
       break;
     case "*":
       return v;
@@ -158,9 +161,26 @@ function deepEqual(a: Value, b: Value): boolean | Value {
   return false;
 }
 
+/** A struct or list operand of `==` must be concrete all the way down. */
+function concreteOperand(v: Vertex, side: string, op: string): Value | undefined {
+  const errs: CueError[] = [];
+  exportTree(v, [], errs);
+  const e = errs[0];
+  if (e === undefined) return undefined;
+  const where = e.path.length > 0 ? `${e.path.join(".")}: ` : "";
+  return bottom(
+    e.code === "incomplete" ? "incomplete" : "eval",
+    `invalid ${side} value to '${op}' (type ${v.isList ? "list" : "struct"}): ${where}${e.message}`,
+  );
+}
+
 function vertexEqual(a: Vertex, b: Vertex): boolean | Value {
   evaluate(a);
   evaluate(b);
+  const ea = concreteOperand(a, "left-hand", "==");
+  if (ea !== undefined) return ea;
+  const eb = concreteOperand(b, "right-hand", "==");
+  if (eb !== undefined) return eb;
   if (a.isList !== b.isList) return false;
   if (a.isList && a.listLen !== b.listLen) return false;
   const la = [...(a.arcs ?? new Map<string, Vertex>())].filter(
@@ -180,7 +200,9 @@ function vertexEqual(a: Vertex, b: Vertex): boolean | Value {
   return true;
 }
 
+import type { CueError } from "./errors.js";
 import { vertexValue as vertexValueLazy } from "./evaluate.js";
+import { exportTree } from "./export.js";
 
 /** Binary operators other than `&` and `|`. */
 export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary): Value {

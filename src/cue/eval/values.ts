@@ -285,6 +285,7 @@ export function boundKind(b: Bound): number {
       // `!=null` constrains nothing but null; `!="a"` implies a string.
       const k = kindOf(b.v);
       if (b.v.t === "null" || b.v.t === "vertex") return TOP_KIND;
+      if (k === STRING) return STRING | BYTES;
       return k & NUMBER ? NUMBER : k;
     }
     case "=~":

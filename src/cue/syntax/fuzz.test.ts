@@ -107,12 +107,25 @@ function checkParse(text: string): void {
     assert.ok(e.pos.offset >= 0 && e.pos.offset <= text.length, `error offset out of range: ${e.message}`);
     assert.ok(e.pos.line >= 1 && e.pos.column >= 1);
   }
-  const visit = (n: ast.Node): void => {
-    assert.ok(n.pos.offset <= n.end || n.kind === "File", `${n.kind} ends before it starts`);
-    assert.ok(n.end <= text.length, `${n.kind} ends after the text`);
+  if (r.errors.length === 0) checkRanges(r.node, text.length);
+}
+
+/** Every node lies within the text and within its parent (what error positions rely on). */
+function checkRanges(root: ast.File, length: number): void {
+  const visit = (n: ast.Node, lo: number, hi: number): void => {
+    const at = `${n.kind} [${n.pos.offset}, ${n.end})`;
+    assert.ok(n.pos.offset <= n.end, `${at} ends before it starts`);
+    assert.ok(n.pos.offset >= lo && n.end <= hi, `${at} outside its parent [${lo}, ${hi})`);
+    for (const v of Object.values(n)) {
+      const children = Array.isArray(v) ? v : [v];
+      for (const c of children) {
+        if (typeof c === "object" && c !== null && "kind" in c && "pos" in c && c !== n) {
+          visit(c as ast.Node, n.pos.offset, n.end);
+        }
+      }
+    }
   };
-  visit(r.node);
-  for (const d of r.node.decls) visit(d);
+  for (const d of root.decls) visit(d, 0, length);
 }
 
 const steps = 20_000;

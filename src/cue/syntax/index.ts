@@ -13,4 +13,5 @@ export {
   parseExpression,
   parseFile,
 } from "./parser.js";
+export { splitPath } from "./path.js";
 export { createSource, formatPos, noPos, type Pos, type Source } from "./position.js";

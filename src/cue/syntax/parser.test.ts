@@ -163,6 +163,8 @@ describe("parseExpression", () => {
     ['#"""\n  x\\(y) \\#(z)\n  """#', '(interp "x\\\\(y) " z)'],
     ["'''\n  \\(q)\\x41\n  '''", '(interp q "A")'],
     ['"""\r\n  l1\r\n  l2\r\n  """', '"l1\\nl2"'],
+    ['"""\n  a \\\n  b\n  """', '"a b"'],
+    ['"\\uD83D\\uDE00"', '"😀"'],
     ["a\n| b", "a"],
   ];
   for (const [src, want] of cases) {
@@ -271,8 +273,12 @@ describe("syntax errors", () => {
     ["let _ = 1", "1:5", "cannot use _ as alias or let clause"],
     ["[string]?: 1", "1:9", "pattern constraints cannot be optional"],
     ['a: """\n  x\n y\n  """', "3:1", "invalid whitespace"],
+    ['a: """\n    x\n  \n    """', "3:1", "invalid whitespace"],
     ['a: """x\n"""', "1:7", "expected newline after multiline quote"],
     ['a: "\\(b"', "1:5", "interpolation not terminated"],
+    ['a: "\\uD83D"', "1:5", "invalid Unicode code point"],
+    ['a: "x\\\ny"', "1:6", "string literal not terminated"],
+    ['a: """\n  x\\\n  """', "2:4", "last newline of a multiline string cannot be escaped"],
     ["a: @foo(", "1:4", "attribute missing ')'"],
     ["a: b: for x in y {}", "1:7", "expected expression"],
   ];

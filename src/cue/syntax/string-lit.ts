@@ -126,6 +126,10 @@ export function scanString(text: string, start: number, limit: number, findClose
         segStart = i;
         continue;
       }
+      if ((ec === LF || ec === CR) && !multiline) {
+        errors.push({ offset: i, message: "string literal not terminated" });
+        break;
+      }
       i = e + escapeLength(ec);
       continue;
     }
@@ -262,15 +266,16 @@ function decodeText(
       if (text.startsWith(indent, i)) {
         i += indent.length;
       } else {
-        let k = i;
-        while (k < end && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9)) k++;
-        if (k < end && text.charCodeAt(k) !== LF && text.charCodeAt(k) !== CR) {
+        // As in cue/literal, only an empty line may lack the indentation (not even a shorter one).
+        const c0 = text.charCodeAt(i);
+        const empty = i >= end || c0 === LF || (c0 === CR && text.charCodeAt(i + 1) === LF);
+        if (!empty) {
           errors.push({
             offset: i,
             message: "invalid whitespace: line does not start with the closing indentation",
           });
+          while (i < end && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++;
         }
-        i = k;
       }
       continue;
     }
@@ -290,7 +295,20 @@ function decodeText(
       while (h < hashes && text.charCodeAt(i + 1 + h) === HASH) h++;
       if (h === hashes) {
         const e = i + 1 + hashes;
-        const r = decodeEscape(text, e, end, bytes, q);
+        if (e >= end && indent !== undefined) {
+          // The newline before the closing quote is not part of the value, so it cannot be escaped.
+          errors.push({ offset: i, message: "last newline of a multiline string cannot be escaped" });
+          i = e;
+          continue;
+        }
+        const ec = text.charCodeAt(e);
+        if (ec === LF || (ec === CR && text.charCodeAt(e + 1) === LF)) {
+          // `\` at the end of a line elides the newline (and the next line's indentation).
+          i = e + (ec === CR ? 2 : 1);
+          atLineStart = true;
+          continue;
+        }
+        const r = decodeEscape(text, e, end, bytes, q, hashes);
         if (typeof r === "string") {
           errors.push({ offset: i, message: r });
           i = e + 1;
@@ -320,6 +338,7 @@ function decodeEscape(
   end: number,
   bytes: boolean,
   q: number,
+  hashes: number,
 ): string | { value: string; next: number } {
   const c = text.charCodeAt(e);
   const simple = simpleEscapes[c];
@@ -332,11 +351,27 @@ function decodeEscape(
     const n = c === 117 ? 4 : 8;
     const hex = text.slice(e + 1, e + 1 + n);
     if (hex.length !== n || e + 1 + n > end || !/^[0-9a-fA-F]+$/.test(hex)) return "invalid escape sequence";
-    const cp = Number.parseInt(hex, 16);
+    let cp = Number.parseInt(hex, 16);
+    let next = e + 1 + n;
     if (cp > 0x10ffff) return "escape sequence is invalid Unicode code point";
-    if (cp >= 0xd800 && cp < 0xe000) return "escape sequence is invalid Unicode code point";
+    if (cp >= 0xdc00 && cp < 0xe000) return "escape sequence is invalid Unicode code point";
+    if (cp >= 0xd800 && cp < 0xdc00) {
+      // A high surrogate must be followed by an escaped low surrogate; together they are one code point.
+      const lowAt = next + 1 + hashes;
+      const okPrefix =
+        text.charCodeAt(next) === BACKSLASH && text.slice(next + 1, lowAt) === "#".repeat(hashes);
+      const lc = text.charCodeAt(lowAt);
+      const ln = lc === 117 ? 4 : lc === 85 ? 8 : 0;
+      const lowHex = text.slice(lowAt + 1, lowAt + 1 + ln);
+      const low = okPrefix && ln > 0 && /^[0-9a-fA-F]+$/.test(lowHex) ? Number.parseInt(lowHex, 16) : -1;
+      if (lowHex.length !== ln || low < 0xdc00 || low >= 0xe000 || lowAt + 1 + ln > end) {
+        return "escape sequence is invalid Unicode code point";
+      }
+      cp = 0x10000 + (cp - 0xd800) * 0x400 + (low - 0xdc00);
+      next = lowAt + 1 + ln;
+    }
     const s = String.fromCodePoint(cp);
-    return { value: bytes ? toBinary(s) : s, next: e + 1 + n };
+    return { value: bytes ? toBinary(s) : s, next };
   }
   if (c === 120 || (c >= 48 && c <= 55)) {
     if (!bytes) return "hexadecimal and octal escapes are only allowed in bytes literals";
