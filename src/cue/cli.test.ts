@@ -13,6 +13,8 @@ const files: Record<string, string> = {
   "conflict.cue": 'hosts: web2: check: type: "http"\nhosts: web2: check: type: "htp"\n',
   "incomplete.cue": "a: int\nb: 1\n",
   "syntax.cue": "a: {\n",
+  "good.json": '{"hosts": {"db": {"address": "10.0.0.2"}}}\n',
+  "bad.json": '{"hosts": {"db": {"address": 5}}}\n',
 };
 
 before(async () => {
@@ -27,7 +29,7 @@ async function run(...args: string[]): Promise<{ code: number; out: string; err:
   let out = "";
   let err = "";
   const code = await runCueCli(
-    args.map((a) => (a.endsWith(".cue") ? join(dir, a) : a)),
+    args.map((a) => (a.endsWith(".cue") || a.endsWith(".json") ? join(dir, a) : a)),
     { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
   );
   return { code, out, err: err.replaceAll(dir, "DIR") };
@@ -85,6 +87,13 @@ describe("lookout cue", () => {
     },
     { name: "export -e without a path", args: ["export", "-e"], code: 2, err: /needs a path/ },
     { name: "vet is silent on valid input", args: ["vet", "schema.cue"], code: 0, out: "" },
+    { name: "vet accepts JSON data that fits the schema", args: ["vet", "schema.cue", "good.json"], code: 0 },
+    {
+      name: "vet rejects JSON data that does not fit the schema",
+      args: ["vet", "schema.cue", "bad.json"],
+      code: 1,
+      err: /^hosts\.db\.address: conflicting values/,
+    },
     { name: "vet reports conflicts", args: ["vet", "conflict.cue"], code: 1, err: /conflicting values/ },
     { name: "vet accepts non-concrete values", args: ["vet", "incomplete.cue"], code: 0 },
     { name: "vet -c requires concrete values", args: ["vet", "-c", "incomplete.cue"], code: 1, err: /^a: / },

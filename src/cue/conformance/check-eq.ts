@@ -3,6 +3,7 @@
  * lookup), plus CUE equality when the engine offers it; a non-literal X needs CUE equality.
  */
 
+import type * as ast from "../syntax/ast.js";
 import { parseExpression, parseFile } from "../syntax/parser.js";
 import { checkErr } from "./check-err.js";
 import {
@@ -15,36 +16,90 @@ import {
 import type { Engine, EngineValue } from "./engine.js";
 import { diffPlain, type Plain, plainFromExpr, plainFromJSON } from "./plain.js";
 
-/** Checks the nested `@test(err)` directives of an expectation against the fields they annotate. */
-function checkNested(root: EngineValue, target: readonly string[], text: string): Omit<CaseResult, "name"> {
+/**
+ * An expectation with nested `@test(err)` fields, checked field by field: each such field must be
+ * an error as its directive says, and every other field of the expectation must equal the actual
+ * field (CUE equality). Comparing the whole struct at once would depend on whether the engine
+ * propagates the expected errors to the enclosing struct. Fields present only in the actual value
+ * are not detected this way.
+ */
+function checkNested(
+  engine: Engine,
+  root: EngineValue,
+  target: readonly string[],
+  text: string,
+  imports: Directive["imports"],
+): Omit<CaseResult, "name"> {
+  const equal = engine.inspect.equal;
+  if (equal === undefined) return { status: "unsupported", reason: "nested @test needs inspect.equal" };
   const synthetic = `__expected: ${text}\n`;
   const file = parseFile("expected.cue", synthetic);
-  if (file.errors.length > 0)
+  const top = file.node.decls[0];
+  if (file.errors.length > 0 || top?.kind !== "Field") {
     return { status: "unsupported", reason: "nested @test: expectation does not parse" };
+  }
+  const errs = new Map<string, Directive[]>();
   for (const n of collectDirectives(file.node, synthetic)) {
     if (n.version === "todo" || n.name === "shareID") continue;
     if (n.name !== "err" || n.unlocatable !== undefined) {
       return { status: "unsupported", reason: `nested @test(${n.name}) in the expectation` };
     }
-    const r = checkErr(root, { ...n, path: [...target, ...n.path.slice(1)] }, {});
-    if (r.status !== "passed")
-      return { ...r, reason: `nested err at ${n.path.slice(1).join(".")}: ${r.reason}` };
+    const key = n.path.slice(1).join("\u0000");
+    errs.set(key, [...(errs.get(key) ?? []), n]);
   }
-  return { status: "passed" };
+  const walk = (e: ast.Expr, rel: readonly string[]): Omit<CaseResult, "name"> => {
+    if (e.kind !== "Struct") return { status: "unsupported", reason: "nested @test below a non-struct" };
+    for (const f of e.decls) {
+      if (f.kind === "Attribute") continue;
+      if (f.kind !== "Field" || (f.label.kind !== "Ident" && f.label.kind !== "String")) {
+        return { status: "unsupported", reason: `nested @test next to a ${f.kind}` };
+      }
+      const label =
+        f.label.kind === "Ident"
+          ? f.label.name.replace(/^(_#?[A-Za-z0-9_]+)\$[A-Za-z0-9_]+$/, "$1")
+          : f.label.value;
+      const sub = [...rel, label];
+      const key = sub.join("\u0000");
+      const here = errs.get(key);
+      if (here !== undefined) {
+        for (const n of here) {
+          const r = checkErr(root, { ...n, path: [...target, ...sub] }, {});
+          if (r.status !== "passed") return { ...r, reason: `nested err at ${sub.join(".")}: ${r.reason}` };
+        }
+        continue;
+      }
+      if ([...errs.keys()].some((k) => k.startsWith(`${key}\u0000`))) {
+        const r = walk(f.value, sub);
+        if (r.status !== "passed") return r;
+        continue;
+      }
+      const got = root.lookup([...target, ...sub]);
+      if (got === undefined)
+        return { status: "failed", reason: `${[...target, ...sub].join(".")}: not found` };
+      const want = compileExpected(engine, synthetic.slice(f.value.pos.offset, f.value.end), imports);
+      if (typeof want === "string") return { status: "unsupported", reason: want };
+      if (!equal(got, want)) {
+        return {
+          status: "failed",
+          reason: `${sub.join(".")}: ${notEqual(engine, synthetic.slice(f.value.pos.offset, f.value.end), got)}`,
+        };
+      }
+    }
+    return { status: "passed" };
+  };
+  return walk(top.value, []);
 }
 
 export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {
   const exp = d.args.find((a, i) => i > 0 && a.key === undefined && a.text !== "incorrect");
   if (exp === undefined) return { status: "unsupported", reason: "eq without an expected value" };
   const target = [...d.path, ...pathOption(d, "at")];
-  // Nested `@test(err)` marks a field of the expectation that must be an error: the equality
-  // below compares it as `_|_`, and the error itself is checked like a field-level directive.
+  // Nested `@test(err)` marks fields of the expectation that must be errors: compare field by field.
   // Other nested directives (`ignore`, `final`, `eq`) change the comparison; they are unsupported.
-  let nested: Omit<CaseResult, "name"> = { status: "passed" };
   if (exp.text.includes("@test(")) {
-    const n = checkNested(root, target, exp.text);
-    if (n.status === "unsupported") return n;
-    nested = n;
+    const unsup = unsupportedNear(root.errors, target);
+    if (unsup !== undefined) return { status: "unsupported", reason: `engine: ${unsup.message}` };
+    return checkNested(engine, root, target, exp.text, d.imports);
   }
   const parsed = parseExpression(
     "expected.cue",
@@ -64,8 +119,9 @@ export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<C
     if (got === undefined) return { status: "failed", reason: `${target.join(".")}: not found` };
     const e = compileExpected(engine, exp.text, d.imports);
     if (typeof e === "string") return { status: "unsupported", reason: e };
-    if (!equal(got, e)) return { status: "failed", reason: notEqual(engine, exp.text, got) };
-    return nested;
+    return equal(got, e)
+      ? { status: "passed" }
+      : { status: "failed", reason: notEqual(engine, exp.text, got) };
   }
   const r = comparePlain(root, target, want);
   // The export comparison cannot see optional fields or extra definitions; CUE equality can.
@@ -81,7 +137,7 @@ export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<C
       return { status: "failed", reason: `exports as expected but ${notEqual(engine, exp.text, got)}` };
     }
   }
-  return r.status === "passed" ? nested : r;
+  return r;
 }
 
 /** Evaluates an expectation on its own; a string explains why it cannot be used. */

@@ -10,7 +10,7 @@ import type { Plain } from "./plain.js";
 /** A parsed debug-printer value. */
 export type DebugNode =
   | { readonly t: "atom"; readonly value: Plain; readonly raw: string }
-  | { readonly t: "error"; readonly code: string }
+  | { readonly t: "error"; readonly code: string; readonly fields?: readonly DebugField[] }
   | { readonly t: "struct"; readonly fields: readonly DebugField[] }
   | { readonly t: "list"; readonly items: readonly DebugField[]; readonly open: boolean }
   | { readonly t: "other"; readonly text: string; readonly kind: string; readonly body: string };
@@ -112,8 +112,11 @@ export function parseDebug(text: string): DebugNode | undefined {
     }
     const body = balanced().trim();
     if (kind === "_|_" && body.split("\n").some((l) => l.trim() !== "" && !l.trim().startsWith("//"))) {
-      // An error value that still shows fields (an error propagated from a child): not modelled.
-      return { t: "other", text: `(${kind}){ ${body} }`, kind, body };
+      // An error value that still shows its fields (an error propagated from a child).
+      const m = /\/\/ \[([a-z ]+)\]/.exec(body);
+      const inner = parseDebug(`(struct){\n${body}\n}`);
+      if (inner?.t !== "struct") return { t: "other", text: `(${kind}){ ${body} }`, kind, body };
+      return { t: "error", code: m?.[1] ?? "eval", fields: inner.fields };
     }
     if (kind === "_|_") {
       const m = /\/\/ \[([a-z ]+)\]/.exec(body);
@@ -213,7 +216,8 @@ export function toCue(n: DebugNode): string | undefined {
     case "atom":
       return n.raw;
     case "error":
-      return "_|_";
+      // An error that still shows fields is not the plain `_|_` CUE could state.
+      return n.fields === undefined ? "_|_" : undefined;
     case "other":
       return scalarCue(n.body);
     case "list": {

@@ -82,7 +82,12 @@ function checkErrorLeaves(root: EngineValue, path: readonly string[], n: DebugNo
 function uncheckable(n: DebugNode, path: readonly string[]): string | undefined {
   switch (n.t) {
     case "atom":
+      return undefined;
     case "error":
+      for (const f of n.fields ?? []) {
+        const w = uncheckable(f.value, [...path, f.label]);
+        if (w !== undefined) return w;
+      }
       return undefined;
     case "other":
       return `${path.join(".") || "<root>"}: non-concrete ${n.text.slice(0, 60)}`;
@@ -134,6 +139,11 @@ function compareNode(root: EngineValue, path: readonly string[], n: DebugNode): 
         status: "failed",
         reason: `${at}: expected error code ${n.code}, got ${errs.map((e) => e.code).join(",")}`,
       };
+    }
+    // An error propagated from a child still shows the fields: check them too.
+    for (const f of n.fields ?? []) {
+      const r = compareNode(root, [...path, f.label], f.value);
+      if (r.status !== "passed") return r;
     }
     return { status: "passed" };
   }

@@ -148,6 +148,7 @@ async function main(): Promise<void> {
       for (const c of r.cases) {
         if (c.status !== "unsupported") continue;
         const key = (c.reason ?? "")
+          .replace(/\s+/g, " ")
           .replace(/^[^:]*: /, "")
           .replace(/[("].*$/, "")
           .slice(0, 60);

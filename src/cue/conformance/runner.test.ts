@@ -261,6 +261,11 @@ describe("runArchive with golden output", () => {
       "passed",
     ],
     ["no golden", "-- in.cue --\na: 1\n", "unsupported"],
+    [
+      "an error that still shows its fields",
+      "-- in.cue --\ns: {a: 1, b: _|_}\n-- out/evalalpha --\nErrors:\ns.b: explicit error\n\nResult:\n(struct){\n  s: (_|_){\n    // [eval]\n    a: (int){ 1 }\n    b: (_|_){\n      // [eval] explicit\n    }\n  }\n}\n",
+      "passed",
+    ],
   ];
   for (const [name, archive, want] of cases) {
     it(name, () =>

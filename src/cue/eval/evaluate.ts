@@ -9,10 +9,10 @@ import {
   childCtx,
   inDefinition as inDefinitionV,
   meetScalar,
-  runDeferred,
   setErr,
   unshare,
 } from "./collect.js";
+import { runDeferred } from "./comprehension.js";
 import { constValue } from "./const-cache.js";
 import { resolveDisjunctions } from "./disjunction.js";
 import { engine, step } from "./engine.js";

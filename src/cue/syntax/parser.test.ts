@@ -165,6 +165,15 @@ describe("parseExpression", () => {
     ['"""\r\n  l1\r\n  l2\r\n  """', '"l1\\nl2"'],
     ['"""\n  a \\\n  b\n  """', '"a b"'],
     ['"\\uD83D\\uDE00"', '"😀"'],
+    ['#"a\\#nb"#', '"a\\nb"'],
+    ['##"x"#y"##', '"x\\"#y"'],
+    ["'\\377\\x00'", "b[255,0]"],
+    ['"\\a\\b\\f\\v\\/"', '"\\u0007\\b\\f\\u000b/"'],
+    ["1.5Mi", "1572864"],
+    ["0.5K", "500"],
+    ["-1Ki", "(-1024)"],
+    ["1e-3", "f1e-3"],
+    ["0X1f", "31"],
     ["a\n| b", "a"],
   ];
   for (const [src, want] of cases) {
@@ -279,6 +288,12 @@ describe("syntax errors", () => {
     ['a: "\\uD83D"', "1:5", "invalid Unicode code point"],
     ['a: "x\\\ny"', "1:6", "string literal not terminated"],
     ['a: """\n  x\\\n  """', "2:4", "last newline of a multiline string cannot be escaped"],
+    ["a: '\\400'", "1:5", "octal escape value > 255"],
+    ['a: "\\U00110000"', "1:5", "invalid Unicode code point"],
+    ['a: "\\u12"', "1:5", "invalid escape sequence"],
+    ["a: '\\x4'", "1:5", "invalid escape sequence"],
+    ["a: 1Ke3", "1:6", "expected ',' or newline after declaration, found 'e3'"],
+    ["a: ..", "1:4", "illegal token '..'"],
     ["a: @foo(", "1:4", "attribute missing ')'"],
     ["a: b: for x in y {}", "1:7", "expected expression"],
   ];

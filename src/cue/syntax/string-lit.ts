@@ -130,7 +130,7 @@ export function scanString(text: string, start: number, limit: number, findClose
         errors.push({ offset: i, message: "string literal not terminated" });
         break;
       }
-      i = e + escapeLength(ec);
+      i = e + escapeLength(text, e);
       continue;
     }
     i++;
@@ -143,7 +143,7 @@ export function scanString(text: string, start: number, limit: number, findClose
       end,
       bytes,
       multiline,
-      parts: decodeSegs(segs, exprs, "", bytes, q, hashes, errors, text),
+      parts: decodeSegs(segs, exprs, multiline ? "" : undefined, bytes, q, hashes, errors, text),
       errors,
     };
   }
@@ -192,16 +192,28 @@ export function scanString(text: string, start: number, limit: number, findClose
 }
 
 /** How many characters an escape body starting with `c` spans (the checks happen while decoding). */
-function escapeLength(c: number): number {
+/**
+ * How many characters the escape body at `e` spans: numeric escapes stop at the first character
+ * that is not a digit of their base, so a short escape never swallows the closing quote (decoding
+ * reports it).
+ */
+function escapeLength(text: string, e: number): number {
+  const c = text.charCodeAt(e);
+  const isHex = (x: number): boolean => (x >= 48 && x <= 57) || (x >= 65 && x <= 70) || (x >= 97 && x <= 102);
+  const run = (from: number, max: number, ok: (x: number) => boolean): number => {
+    let k = 0;
+    while (k < max && ok(text.charCodeAt(from + k))) k++;
+    return k;
+  };
   switch (c) {
     case 117 /* u */:
-      return 5;
+      return 1 + run(e + 1, 4, isHex);
     case 85 /* U */:
-      return 9;
+      return 1 + run(e + 1, 8, isHex);
     case 120 /* x */:
-      return 3;
+      return 1 + run(e + 1, 2, isHex);
     default:
-      if (c >= 48 && c <= 55) return 3;
+      if (c >= 48 && c <= 55) return 1 + run(e + 1, 2, (x) => x >= 48 && x <= 55);
       return 1;
   }
 }

@@ -1,0 +1,179 @@
+/**
+ * Comprehensions (`for`, `if`, `let` clauses) and postponed dynamic fields: they run after a
+ * vertex's static fields are collected, and add fields (or list elements) to it.
+ */
+
+import type * as ast from "../syntax/ast.js";
+import { addConjunct, addField, newArc, setErr } from "./collect.js";
+import { resolveDefaultValue } from "./defaults.js";
+import { evalExpr } from "./expr.js";
+import { bindFrame } from "./scope.js";
+import { bottom, formatValue as fmt, isAtom, typeName as typeNameOf } from "./values.js";
+import { displayLabel, NO_CLOSE, REGULAR, strLabel, Vertex } from "./vertex.js";
+
+/** Runs a comprehension's clauses, calling `yieldFn` with the environment of each result. */
+export function runComprehension(
+  v: Vertex,
+  comp: ast.Comprehension,
+  env: import("./vertex.js").Frame,
+  yieldFn: (f: import("./vertex.js").Frame) => void,
+): void {
+  const clauses = comp.clauses;
+  const loop = (i: number, f: import("./vertex.js").Frame): void => {
+    const cl = clauses[i];
+    if (cl === undefined) {
+      yieldFn(f);
+      return;
+    }
+    switch (cl.kind) {
+      case "If": {
+        const cond = evalExpr(cl.condition, f);
+        const b = resolveDefaultValue(cond);
+        if (b.t === "bool") {
+          if (b.v) loop(i + 1, f);
+          return;
+        }
+        if (b.t === "bottom") {
+          setErr(v, b);
+          return;
+        }
+        if (isAtom(b) || b.t === "vertex") {
+          setErr(
+            v,
+            bottom("eval", `cannot use ${fmt(b)} (type ${typeNameOf(b)}) as type bool`, [cl.condition.pos]),
+          );
+        } else if (b.t === "basic" && (b.k & 2) === 0) {
+          setErr(
+            v,
+            bottom("eval", `cannot use ${fmt(b)} (type ${typeNameOf(b)}) as type bool`, [cl.condition.pos]),
+          );
+        } else setErr(v, bottom("incomplete", `incomplete bool: ${fmt(b)}`, [cl.condition.pos]));
+        return;
+      }
+      case "Let": {
+        const lv = new Vertex(f.vertex, cl.ident.name);
+        lv.isLet = true;
+        lv.fieldType = REGULAR;
+        lv.addConj({
+          expr: cl.expr,
+          env: f,
+          ctx: NO_CLOSE,
+          value: undefined,
+          pos: cl.expr.pos,
+          embed: false,
+        });
+        loop(i + 1, bindFrame(f, new Map([[cl.ident.name, { t: "vertex", v: lv }]])));
+        return;
+      }
+      case "For": {
+        const src = resolveDefaultValue(evalExpr(cl.source, f));
+        if (src.t === "bottom") {
+          setErr(v, src);
+          return;
+        }
+        if (src.t !== "vertex") {
+          const concrete =
+            (src.t !== "basic" && src.t !== "top" && src.t !== "disj") ||
+            (src.t === "basic" && (src.k & (64 | 128)) === 0);
+          setErr(
+            v,
+            concrete
+              ? bottom(
+                  "eval",
+                  `cannot range over ${fmt(src)} (found ${typeNameOf(src)}, want list or struct)`,
+                  [cl.source.pos],
+                )
+              : bottom("incomplete", `cannot range over ${fmt(src)} (incomplete)`, [cl.source.pos]),
+          );
+          return;
+        }
+        const sv = src.v;
+        if (sv.isList) {
+          for (let k = 0; k < sv.listLen; k++) {
+            const el = sv.arcs?.get(String(k));
+            if (el === undefined) continue;
+            const binds = new Map<string, import("./vertex.js").Binding>();
+            if (cl.key !== undefined) binds.set(cl.key.name, { t: "value", v: { t: "int", v: BigInt(k) } });
+            binds.set(cl.value.name, { t: "vertex", v: el });
+            loop(i + 1, bindFrame(f, binds));
+          }
+          return;
+        }
+        if (sv.arcs === undefined) return;
+        for (const [label, el] of [...sv.arcs]) {
+          if (el.fieldType !== REGULAR) continue;
+          if (label.startsWith("_") || label.startsWith("#")) continue;
+          const binds = new Map<string, import("./vertex.js").Binding>();
+          if (cl.key !== undefined)
+            binds.set(cl.key.name, { t: "value", v: { t: "string", v: displayLabel(label) } });
+          binds.set(cl.value.name, { t: "vertex", v: el });
+          loop(i + 1, bindFrame(f, binds));
+        }
+        return;
+      }
+      default: {
+        const never: never = cl;
+        throw new Error(`unexpected clause ${String(never)}`);
+      }
+    }
+  };
+  loop(0, env);
+}
+
+/** Runs postponed comprehensions and dynamic fields of `v`. */
+export function runDeferred(v: Vertex): void {
+  while (v.deferred !== undefined && v.deferred.length > 0) {
+    const list = v.deferred;
+    v.deferred = undefined;
+    for (const d of list) {
+      if (d.decl.kind === "Comprehension") {
+        const comp = d.decl;
+        runComprehension(v, comp, d.env, (f) => {
+          addConjunct(v, {
+            expr: comp.value,
+            env: f,
+            ctx: d.ctx,
+            value: undefined,
+            pos: comp.value.pos,
+            embed: true,
+          });
+        });
+        continue;
+      }
+      const field = d.decl;
+      const lbl = field.label;
+      let labelExpr: ast.Expr;
+      if (lbl.kind === "DynamicLabel") labelExpr = lbl.expr;
+      else if (lbl.kind === "Interpolation") labelExpr = lbl;
+      else continue;
+      const lv = resolveDefaultValue(evalExpr(labelExpr, d.env));
+      if (lv.t === "string") {
+        let env = d.env;
+        const alias = field.alias ?? (lbl.kind === "DynamicLabel" ? lbl.alias : undefined);
+        if (alias !== undefined) {
+          const binds = new Map<string, import("./vertex.js").Binding>();
+          binds.set(
+            alias.name,
+            field.alias !== undefined ? { t: "vertex", v: newArc(v, strLabel(lv.v)) } : { t: "value", v: lv },
+          );
+          env = bindFrame(d.env, binds);
+        }
+        addField(v, strLabel(lv.v), field, env, d.ctx, true);
+        continue;
+      }
+      if (lv.t === "bottom") {
+        setErr(v, lv);
+        continue;
+      }
+      if (lv.t === "basic" || lv.t === "top" || lv.t === "disj") {
+        setErr(v, bottom("incomplete", `invalid non-concrete label ${fmt(lv)}`, [labelExpr.pos]));
+        continue;
+      }
+      if (lv.t === "int") {
+        setErr(v, bottom("eval", "integer fields not supported", [labelExpr.pos]));
+        continue;
+      }
+      setErr(v, bottom("eval", `invalid label type ${typeNameOf(lv)}`, [labelExpr.pos]));
+    }
+  }
+}
