@@ -147,7 +147,9 @@ function recheckBranch(
   if (member === undefined || typeValue === undefined || !typeValue.ok) return undefined;
   const type = typeValue.data;
   if (typeof type !== "string" || !allowedTypes(kind, undefined).includes(type)) return undefined;
-  const def = branchDefinition(kind, type);
+  // The snmp branch's own disjunction (exactly one of community and user) hides which field is at
+  // fault; checkTypes reports that rule, and #SnmpFields, the branch without it, names the rest.
+  const def = kind === "check" && type === "snmp" ? "#SnmpFields" : branchDefinition(kind, type);
   const branch = def === undefined ? undefined : doc.schema.lookup([def]);
   if (branch === undefined) return undefined;
   const unified = branch.unify(member);

@@ -10,7 +10,8 @@ export type Obj = Readonly<Record<string, unknown>>;
  * Typed reads from exported data, each reporting a diagnostic at the field's position instead of
  * throwing. After the schema has accepted a document these reads cannot fail; they are the decoder's
  * guard against a schema/decoder mismatch, and they let the decoder run on plain data in tests.
- * Paths are built only when something is reported, so a clean 100,000-service decode allocates none.
+ * Paths are built only when something is reported. Lists and string maps of the exported data are
+ * frozen in place and become part of the Config: `data` must not be used by anyone else afterwards.
  */
 export interface Reader {
   readonly diagnostics: ConfigDiagnostic[];
@@ -133,7 +134,8 @@ export function createReader(locator: Locator): Reader {
           return NO_STRINGS;
         }
       }
-      return v.length === 0 ? NO_STRINGS : (Object.freeze(v.slice()) as readonly string[]);
+      // Exported data is fresh per load and owned by the decoder: frozen in place, not copied.
+      return v.length === 0 ? NO_STRINGS : (Object.freeze(v) as readonly string[]);
     },
     strMap(o, key, path) {
       const v = o[key];
@@ -152,7 +154,7 @@ export function createReader(locator: Locator): Reader {
       }
       return empty
         ? (EMPTY as Readonly<Record<string, string>>)
-        : (Object.freeze({ ...v }) as Readonly<Record<string, string>>);
+        : (Object.freeze(v) as Readonly<Record<string, string>>);
     },
     durationMs(o, key, path, fallback) {
       const v = o[key];

@@ -38,7 +38,8 @@ function freezeMap<K, V>(m: Map<K, V>): ReadonlyMap<K, V> {
  * Decodes exported, schema-checked document data into the typed Config: durations become
  * milliseconds, absent fields take the reference's defaults, a service's empty zone inherits its
  * host's, and every object and map is frozen. Never throws; references between objects are checked
- * afterwards (semantic.ts).
+ * afterwards (semantic.ts). Takes ownership of `data`: its lists and string maps are frozen in place
+ * and shared by the Config.
  */
 export function decodeConfig(data: unknown, locator: Locator): DecodeResult {
   const r = createReader(locator);

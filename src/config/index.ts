@@ -6,6 +6,7 @@
  */
 export type { ConfigDiagnostic } from "./diagnostic.js";
 export { formatDiagnostic } from "./diagnostic.js";
+export { parseDurationMs } from "./duration.js";
 export type { LoadConfigInput, LoadConfigResult, LoadPhase } from "./loader.js";
 export { loadConfig } from "./loader.js";
 export * from "./patterns.js";

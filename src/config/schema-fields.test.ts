@@ -8,7 +8,13 @@ import { schemaSource } from "./schema-source.js";
 const WITNESS: Readonly<Record<string, string>> = { "#SnmpCheck": `community: "public"` };
 
 /** Fields the schema declares optional (`name?:`), which a lookup does not find. */
-const OPTIONAL = new Set(["#Schema.sinks", "#SnmpCheck.community", "#SnmpCheck.user"]);
+const OPTIONAL = new Set([
+  "#Schema.sinks",
+  "#SnmpCheck.community",
+  "#SnmpCheck.user",
+  "#SnmpFields.community",
+  "#SnmpFields.user",
+]);
 
 describe("schema-fields", () => {
   const schema = compile([{ name: "schema.cue", text: schemaSource().text }]);
