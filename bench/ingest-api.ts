@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startHarnessServer } from "./fleet-load.js";
 
 const seconds = process.argv[2] ?? "10";
 const concurrency = process.argv[3] ?? "8";
@@ -18,18 +19,7 @@ const SERVICES = "100";
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 
 const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-ingest-api-"));
-const server = spawn(process.execPath, [here("../src/api/core-test-server.js"), dir, HOSTS, SERVICES], {
-  stdio: ["ignore", "pipe", "inherit"],
-});
-const port = await new Promise<number>((resolve, reject) => {
-  let out = "";
-  server.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-    const m = /listening (\d+)/.exec(out);
-    if (m) resolve(Number(m[1]));
-  });
-  server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-});
+const { server, port } = await startHarnessServer(dir, Number(HOSTS), Number(SERVICES));
 /** CPU seconds (user + system, all threads) the server process has used so far. */
 const serverCpu = (): number => {
   const f = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];

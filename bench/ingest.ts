@@ -9,9 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Core } from "../src/core/core.js";
-import { fleetConfig, fleetHost, fleetService } from "../src/core/fleet-config.js";
-import type { CommandInput } from "../src/core/validate.js";
-import type { ExitStatus } from "../src/model/state.js";
+import { fleetConfig } from "../src/core/fleet-config.js";
+import { createBatchMaker } from "./fleet-load.js";
 
 const seconds = Number(process.argv[2] ?? 10);
 const concurrency = Number(process.argv[3] ?? 8);
@@ -27,30 +26,14 @@ const core = await Core.open({
 });
 console.log(`open with ${HOSTS * SERVICES} services: ${(performance.now() - t0).toFixed(0)} ms`);
 
-let next = 0;
-function makeBatch(): CommandInput[] {
-  const out: CommandInput[] = [];
-  const now = Date.now();
-  for (let k = 0; k < BATCH; k++, next++) {
-    const i = next % (HOSTS * SERVICES);
-    const status = (next % 97 === 0 ? 2 : 0) as ExitStatus;
-    out.push({
-      type: "ProcessCheckResult",
-      result: {
-        host: fleetHost(Math.floor(i / SERVICES)),
-        service: fleetService(i % SERVICES),
-        exitStatus: status,
-        output: status === 0 ? "OK - all good" : "CRITICAL - broken",
-        longOutput: "",
-        perfdata: [{ label: "time", value: k / 1000, uom: "s", warn: "1", crit: "2" }],
-        checkedAt: now,
-        durationMs: 0,
-        source: "passive",
-      },
-    });
-  }
-  return out;
-}
+const makeBatch = createBatchMaker({
+  hosts: HOSTS,
+  servicesPerHost: SERVICES,
+  batch: BATCH,
+  problemEvery: 97,
+  problemStatus: 2,
+  problemOutput: "CRITICAL - broken",
+});
 
 let enqueued = 0;
 const cpu0 = process.cpuUsage();

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { QueryService } from "../src/api/gen/svc/v1/query_service_pb.js";
+import { startHarnessServer } from "./fleet-load.js";
 
 const seconds = process.argv[2] ?? "10";
 const concurrency = process.argv[3] ?? "8";
@@ -22,18 +23,7 @@ const SERVICES = "100";
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 
 const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-list-api-"));
-const server = spawn(process.execPath, [here("../src/api/core-test-server.js"), dir, HOSTS, SERVICES], {
-  stdio: ["ignore", "pipe", "inherit"],
-});
-const port = await new Promise<number>((resolve, reject) => {
-  let out = "";
-  server.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-    const m = /listening (\d+)/.exec(out);
-    if (m) resolve(Number(m[1]));
-  });
-  server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-});
+const { server, port } = await startHarnessServer(dir, Number(HOSTS), Number(SERVICES));
 const url = `http://127.0.0.1:${port}`;
 const rssMiB = (): number =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;

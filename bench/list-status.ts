@@ -11,10 +11,9 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Core } from "../src/core/core.js";
-import { fleetConfig, fleetHost, fleetService } from "../src/core/fleet-config.js";
-import type { CommandInput } from "../src/core/validate.js";
-import type { ExitStatus } from "../src/model/state.js";
+import { fleetConfig, fleetHost } from "../src/core/fleet-config.js";
 import { listStatus } from "../src/store/read-model.js";
+import { createBatchMaker } from "./fleet-load.js";
 
 const seconds = Number(process.argv[2] ?? 10);
 const concurrency = Number(process.argv[3] ?? 4);
@@ -29,30 +28,14 @@ const core = await Core.open({
   config: fleetConfig({ hosts: HOSTS, servicesPerHost: SERVICES }),
 });
 
-let next = 0;
-function makeBatch(): CommandInput[] {
-  const out: CommandInput[] = [];
-  const now = Date.now();
-  for (let k = 0; k < BATCH; k++, next++) {
-    const i = next % (HOSTS * SERVICES);
-    const status = (next % 89 === 0 ? 1 : 0) as ExitStatus;
-    out.push({
-      type: "ProcessCheckResult",
-      result: {
-        host: fleetHost(Math.floor(i / SERVICES)),
-        service: fleetService(i % SERVICES),
-        exitStatus: status,
-        output: status === 0 ? "OK - all good" : "WARNING - slow",
-        longOutput: "",
-        perfdata: [{ label: "time", value: k / 1000, uom: "s", warn: "1", crit: "2" }],
-        checkedAt: now,
-        durationMs: 0,
-        source: "passive",
-      },
-    });
-  }
-  return out;
-}
+const makeBatch = createBatchMaker({
+  hosts: HOSTS,
+  servicesPerHost: SERVICES,
+  batch: BATCH,
+  problemEvery: 89,
+  problemStatus: 1,
+  problemOutput: "WARNING - slow",
+});
 
 // Every service gets a result first, so pages carry real records.
 for (let b = 0; b < (HOSTS * SERVICES) / BATCH; b++) await core.submit(makeBatch());

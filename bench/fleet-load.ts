@@ -1,0 +1,72 @@
+/**
+ * What the ingestion and ListStatus benchmarks share: a generator of ProcessCheckResult batches
+ * that walks the synthetic fleet of src/core/fleet-config.ts round-robin, and the harness server
+ * process (src/api/core-test-server.ts) that serves the API over such a fleet.
+ */
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { fleetHost, fleetService } from "../src/core/fleet-config.js";
+import type { CommandInput } from "../src/core/validate.js";
+import type { ExitStatus } from "../src/model/state.js";
+
+export interface BatchOptions {
+  readonly hosts: number;
+  readonly servicesPerHost: number;
+  readonly batch: number;
+  /** Every `problemEvery`-th result carries `problemStatus` with `problemOutput`; the rest are OK. */
+  readonly problemEvery: number;
+  readonly problemStatus: ExitStatus;
+  readonly problemOutput: string;
+}
+
+/** Returns a function that makes the next batch, continuing where the previous one stopped. */
+export function createBatchMaker(o: BatchOptions): () => CommandInput[] {
+  const total = o.hosts * o.servicesPerHost;
+  let next = 0;
+  return () => {
+    const out: CommandInput[] = [];
+    const now = Date.now();
+    for (let k = 0; k < o.batch; k++, next++) {
+      const i = next % total;
+      const status = next % o.problemEvery === 0 ? o.problemStatus : 0;
+      out.push({
+        type: "ProcessCheckResult",
+        result: {
+          host: fleetHost(Math.floor(i / o.servicesPerHost)),
+          service: fleetService(i % o.servicesPerHost),
+          exitStatus: status,
+          output: status === 0 ? "OK - all good" : o.problemOutput,
+          longOutput: "",
+          perfdata: [{ label: "time", value: k / 1000, uom: "s", warn: "1", crit: "2" }],
+          checkedAt: now,
+          durationMs: 0,
+          source: "passive",
+        },
+      });
+    }
+    return out;
+  };
+}
+
+/** Starts the harness server over a fleet in `dir` and resolves once it prints its port. */
+export async function startHarnessServer(
+  dir: string,
+  hosts: number,
+  servicesPerHost: number,
+): Promise<{ server: ChildProcessByStdio<null, Readable, null>; port: number }> {
+  const script = fileURLToPath(new URL("../src/api/core-test-server.js", import.meta.url));
+  const server = spawn(process.execPath, [script, dir, String(hosts), String(servicesPerHost)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = "";
+    server.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { server, port };
+}
