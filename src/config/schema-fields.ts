@@ -6,6 +6,23 @@ import type { DocPath } from "./locate.js";
  * or the list of what is allowed. schema-fields.test.ts pins every name against schema.cue.
  */
 const SCHEDULE = ["check_interval", "retry_interval", "timeout", "max_attempts", "flap"];
+const SNMP = [
+  "type",
+  ...SCHEDULE,
+  "address",
+  "oid",
+  "community",
+  "user",
+  "auth_proto",
+  "auth_pass",
+  "priv_proto",
+  "priv_pass",
+  "warn",
+  "crit",
+  "expect",
+  "label",
+  "uom",
+];
 const SINK_COMMON = ["type", "input", "selector", "batch_size", "flush_interval"];
 
 export const DEFINITION_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -19,40 +36,9 @@ export const DEFINITION_FIELDS: Readonly<Record<string, readonly string[]>> = {
   "#DnsCheck": ["type", ...SCHEDULE, "server", "name"],
   "#IcmpCheck": ["type", ...SCHEDULE, "host"],
   "#TlsCheck": ["type", ...SCHEDULE, "address", "warn_within", "crit_within"],
-  "#SnmpCheck": [
-    "type",
-    ...SCHEDULE,
-    "address",
-    "oid",
-    "community",
-    "user",
-    "auth_proto",
-    "auth_pass",
-    "priv_proto",
-    "priv_pass",
-    "warn",
-    "crit",
-    "expect",
-    "label",
-    "uom",
-  ],
-  "#SnmpFields": [
-    "type",
-    ...SCHEDULE,
-    "address",
-    "oid",
-    "community",
-    "user",
-    "auth_proto",
-    "auth_pass",
-    "priv_proto",
-    "priv_pass",
-    "warn",
-    "crit",
-    "expect",
-    "label",
-    "uom",
-  ],
+  // #SnmpFields is #SnmpCheck without its "exactly one of community and user" rule: the same fields.
+  "#SnmpCheck": SNMP,
+  "#SnmpFields": SNMP,
   "#LegacyCheck": ["type", ...SCHEDULE, "path", "args"],
   "#WasmCheck": ["type", ...SCHEDULE, "module", "args"],
   "#CommandCheck": ["type", ...SCHEDULE, "command", "args"],
