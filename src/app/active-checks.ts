@@ -5,6 +5,7 @@ import type { CheckResult } from "../model/check-result.js";
 import type { Clock } from "../model/clock.js";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
+import { objectKey } from "../model/object-ref.js";
 import { createCheckers } from "./checkers.js";
 
 /** How long after a result is enqueued its state is re-read to pick the next interval. */
@@ -32,7 +33,7 @@ export function startActiveChecks(o: {
   const checkers = createCheckers({ clock });
   let scheduler: Scheduler | undefined;
   const submit = (result: CheckResult) => {
-    const key = result.service === undefined ? result.host : `${result.host}!${result.service}`;
+    const key = objectKey(result);
     core.submit([{ type: "ProcessCheckResult", result }]).then(
       () => clock.setTimer(APPLY_LAG_MS, () => scheduler?.resultApplied(key)),
       (e: unknown) => logger.warn("check result not enqueued", { object: key, error: e }),

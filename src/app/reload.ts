@@ -100,7 +100,7 @@ export class Reloader {
     try {
       outcome = await load();
     } catch (e) {
-      return this.#fail("error", log, "config reload failed", e);
+      return this.#fail(log, "config reload failed", e);
     }
     if (!outcome.ok) {
       this.#total.inc({ result: "rejected" });
@@ -118,7 +118,7 @@ export class Reloader {
       try {
         await c.applyConfig(outcome.config, outcome.digest);
       } catch (e) {
-        return this.#fail("error", log, `config consumer ${c.name} failed`, e);
+        return this.#fail(log, `config consumer ${c.name} failed`, e);
       }
     }
     this.#total.inc({ result: "success" });
@@ -131,8 +131,8 @@ export class Reloader {
     return { ok: true };
   }
 
-  #fail(result: "error", log: Logger, msg: string, e: unknown): ReloadResult {
-    this.#total.inc({ result });
+  #fail(log: Logger, msg: string, e: unknown): ReloadResult {
+    this.#total.inc({ result: "error" });
     this.#lastSuccess.set(0);
     log.error(msg, { error: e });
     return { ok: false, kind: "error", diagnostics: [] };
