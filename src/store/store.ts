@@ -4,6 +4,8 @@ import { StoreError } from "./errors.js";
 import { createObjectIndex, type ObjectIndex } from "./object-index.js";
 import { createProjection, type Projection } from "./projection.js";
 import { DEFAULT_WRITER_OPTIONS, type FromWriter, type ToWriter, type WriterOptions } from "./protocol.js";
+import type { StatusRecord } from "./records.js";
+import { decodeStatus } from "./status-codec.js";
 
 interface Waiter {
   resolve(): void;
@@ -208,22 +210,29 @@ export class Store {
    * thousand records, so reads keep flowing meanwhile.
    */
   #answerBarrier(id: number): void {
-    const { eventSeq, statuses, history, downtimes } = this.#projection.capture();
+    const { eventSeq, keys, encoded, history, downtimes } = this.#projection.capture();
     const send = (text: string, last: boolean): void => {
       if (this.#fatal === undefined)
         this.#worker.postMessage({ t: "projection", id, text, last } satisfies ToWriter);
     };
-    // Pieces of JSON, each cheap to make: the arrays go out 2,000 elements at a time.
+    // Pieces of JSON, each cheap to make: the arrays go out 2,000 elements at a time, records
+    // decoded to their JSON form (snapshots hold ProjectionSnapshot JSON).
     const pieces: (() => string)[] = [() => `{"eventSeq":${eventSeq},"statuses":[`];
-    const arrayPieces = (a: readonly unknown[]): void => {
-      for (let i = 0; i < a.length; i += 2000) {
+    const arrayPieces = (n: number, slice: (from: number, to: number) => readonly unknown[]): void => {
+      for (let i = 0; i < n; i += 2000) {
         const from = i;
-        pieces.push(() => (from === 0 ? "" : ",") + JSON.stringify(a.slice(from, from + 2000)).slice(1, -1));
+        pieces.push(
+          () => (from === 0 ? "" : ",") + JSON.stringify(slice(from, Math.min(n, from + 2000))).slice(1, -1),
+        );
       }
     };
-    arrayPieces(statuses);
+    arrayPieces(keys.length, (from, to) => {
+      const out: StatusRecord[] = [];
+      for (let i = from; i < to; i++) out.push(decodeStatus(keys[i] as string, encoded[i] as string));
+      return out;
+    });
     pieces.push(() => `],"history":[`);
-    arrayPieces(history);
+    arrayPieces(history.length, (from, to) => history.slice(from, to));
     pieces.push(() => `],"downtimes":${JSON.stringify(downtimes)}}`);
     let i = 0;
     const step = (): void => {

@@ -5,7 +5,12 @@ import type { EngineEvent, LookoutEvent } from "../model/events.js";
 import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
 import { decodeJson, encodeJson } from "./json-codec.js";
-import { createProjection, type Projection, type ProjectionSnapshot } from "./projection.js";
+import {
+  createProjection,
+  type Projection,
+  type ProjectionImage,
+  type ProjectionSnapshot,
+} from "./projection.js";
 import { DEFAULT_WRITER_OPTIONS, type WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachine, StateMachineFactory } from "./state-machine.js";
@@ -142,7 +147,7 @@ export class Writer {
    * The projection recovered while opening, for the reader; the writer drops its copy. Call once,
    * before the first applyPending after open.
    */
-  takeInitialProjection(): ProjectionSnapshot {
+  takeInitialProjection(): ProjectionImage {
     const p = this.#boot;
     if (p === undefined) throw new Error("the initial projection was already taken");
     this.#boot = undefined;
