@@ -21,6 +21,11 @@ export interface StoreOptions {
   readonly config: Config;
   /** What identifies the config (e.g. sha256 of its source); computed from `config` when absent. */
   readonly configDigest?: string;
+  /**
+   * What of a config the writer's state machines need (default: all of it). Reads use the whole
+   * config; the writer gets, logs and replays this part, made once per open and reload.
+   */
+  readonly writerConfig?: (config: Config) => Config;
   /** The owner's clock now: stamps the ApplyConfig that open enqueues when the config changed. */
   readonly at: number;
   readonly writer?: Partial<WriterOptions>;
@@ -76,7 +81,7 @@ export class Store {
     const init: ToWriter = {
       t: "init",
       dataDir: options.dataDir,
-      config: options.config,
+      config: options.writerConfig?.(options.config) ?? options.config,
       configDigest: options.configDigest,
       at: options.at,
       options: { ...DEFAULT_WRITER_OPTIONS, ...options.writer },
@@ -124,7 +129,8 @@ export class Store {
    */
   applyConfig(config: Config, at: number, digest?: string): Promise<void> {
     this.#index = createObjectIndex(config);
-    return this.#send((id) => ({ t: "config", id, at, config, digest }));
+    const forWriter = this.#options.writerConfig?.(config) ?? config;
+    return this.#send((id) => ({ t: "config", id, at, config: forWriter, digest }));
   }
 
   /** Asks the writer for a snapshot now; resolves when it is stored. */

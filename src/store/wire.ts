@@ -108,9 +108,31 @@ export function createWireWriter(initial = 4096): WireWriter {
       pos += 8;
     },
     string(field, s) {
-      const start = beginLen(field);
+      const n = s.length;
       // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-      ensure(s.length * 3);
+      ensure(n * 3 + 12);
+      tag(field, WIRE_LEN);
+      if (n < 128) {
+        // Short ASCII (names, labels, units) is copied char by char: a call into Buffer#write costs
+        // more than the copy.
+        const lenAt = pos++;
+        let i = 0;
+        for (; i < n; i++) {
+          const c = s.charCodeAt(i);
+          if (c >= 128) break;
+          buf[pos++] = c;
+        }
+        if (i === n) {
+          buf[lenAt] = n;
+          return;
+        }
+        pos = lenAt + 1;
+        pos += buf.write(s, pos, "utf8");
+        endLen(lenAt + 1);
+        return;
+      }
+      ensure(1);
+      const start = ++pos;
       pos += buf.write(s, pos, "utf8");
       endLen(start);
     },
