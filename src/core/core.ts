@@ -5,7 +5,7 @@ import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
-import type { WriterOptions } from "../store/protocol.js";
+import type { WriterOptions, WriterStats } from "../store/protocol.js";
 import { Store } from "../store/store.js";
 import { type CommandInput, validateCommands } from "./validate.js";
 
@@ -143,9 +143,12 @@ export class Core {
     return this.#store.sync();
   }
 
-  /** The writer thread's V8 heap in bytes (the reader's is process.memoryUsage()). */
-  writerHeap(): Promise<{ heapUsed: number; heapTotal: number }> {
-    return this.#store.writerHeap();
+  /**
+   * The writer thread's V8 heap in bytes and its CPU time (the reader's heap is
+   * process.memoryUsage(); its CPU time threadCpuMs() on the reader's thread).
+   */
+  writerStats(): Promise<WriterStats> {
+    return this.#store.writerStats();
   }
 
   /** Takes a snapshot now (normally the writer takes them on its own cadence). */

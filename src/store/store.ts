@@ -3,7 +3,13 @@ import type { Config } from "../model/config.js";
 import { StoreError } from "./errors.js";
 import { createObjectIndex, type ObjectIndex } from "./object-index.js";
 import { createProjection, type Projection } from "./projection.js";
-import { DEFAULT_WRITER_OPTIONS, type FromWriter, type ToWriter, type WriterOptions } from "./protocol.js";
+import {
+  DEFAULT_WRITER_OPTIONS,
+  type FromWriter,
+  type ToWriter,
+  type WriterOptions,
+  type WriterStats,
+} from "./protocol.js";
 import type { StatusRecord } from "./records.js";
 import { decodeStatus } from "./status-codec.js";
 
@@ -49,7 +55,7 @@ export class Store {
   readonly #projection: Projection;
   #index: ObjectIndex;
   readonly #waiters = new Map<number, Waiter>();
-  readonly #statsWaiters = new Map<number, (s: { heapUsed: number; heapTotal: number }) => void>();
+  readonly #statsWaiters = new Map<number, (s: WriterStats) => void>();
   #nextId = 1;
   #fatal: string | undefined;
   readonly #options: StoreOptions;
@@ -138,8 +144,8 @@ export class Store {
     return this.#send((id) => ({ t: "snapshot", id }));
   }
 
-  /** The writer thread's V8 heap (bytes), answered without waiting for queued work. */
-  writerHeap(): Promise<{ heapUsed: number; heapTotal: number }> {
+  /** The writer thread's V8 heap (bytes) and CPU time, answered without waiting for queued work. */
+  writerStats(): Promise<WriterStats> {
     const id = this.#nextId++;
     return new Promise((resolve) => {
       this.#statsWaiters.set(id, resolve);
@@ -198,7 +204,7 @@ export class Store {
       case "stats": {
         const w = this.#statsWaiters.get(m.id);
         this.#statsWaiters.delete(m.id);
-        w?.({ heapUsed: m.heapUsed, heapTotal: m.heapTotal });
+        w?.(m.stats);
         return;
       }
       case "ready":

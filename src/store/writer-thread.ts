@@ -15,6 +15,7 @@ import type { ConfigRow } from "./event-log.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
+import { threadCpuMs } from "./thread-cpu.js";
 import { type SnapshotStart, Writer } from "./writer.js";
 
 type Pending = Extract<ToWriter, { t: "submit" | "config" | "sync" | "snapshot" | "close" }>;
@@ -66,10 +67,11 @@ export function runWriterThread(engines: StateMachineFactory): void {
         }
         return;
       case "stats": {
+        const cpuMs = threadCpuMs();
         // Under --expose-gc (benchmarks) the figure is the live heap, not live plus garbage.
         (globalThis as { gc?: () => void }).gc?.();
         const h = process.memoryUsage();
-        post({ t: "stats", id: m.id, heapUsed: h.heapUsed, heapTotal: h.heapTotal });
+        post({ t: "stats", id: m.id, stats: { heapUsed: h.heapUsed, heapTotal: h.heapTotal, cpuMs } });
         return;
       }
       case "pull":
