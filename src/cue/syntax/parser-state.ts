@@ -238,10 +238,29 @@ export function count(ps: ParserState, m: number): number {
 /** Ends the list started at mark `m`: its elements as an exact-length array (or the shared empty). */
 export function take<T>(ps: ParserState, m: number): readonly T[] {
   const ctx = ps.ctx;
-  if (ctx.top === m) return empty;
-  const out = ctx.stack.slice(m, ctx.top) as T[];
+  const st = ctx.stack;
+  const n = ctx.top - m;
   ctx.top = m;
-  return out;
+  // Array literals for short lists: V8 tracks literal allocation sites and, seeing that these
+  // arrays all survive, allocates them straight in the old generation (no young-generation copies).
+  switch (n) {
+    case 0:
+      return empty;
+    case 1:
+      return [st[m]] as T[];
+    case 2:
+      return [st[m], st[m + 1]] as T[];
+    case 3:
+      return [st[m], st[m + 1], st[m + 2]] as T[];
+    case 4:
+      return [st[m], st[m + 1], st[m + 2], st[m + 3]] as T[];
+    case 5:
+      return [st[m], st[m + 1], st[m + 2], st[m + 3], st[m + 4]] as T[];
+    case 6:
+      return [st[m], st[m + 1], st[m + 2], st[m + 3], st[m + 4], st[m + 5]] as T[];
+    default:
+      return st.slice(m, m + n) as T[];
+  }
 }
 
 export function assertNever(x: never): never {
