@@ -8,10 +8,20 @@
 /** Texts longer than this are sliced, not interned: long literals rarely repeat. */
 const maxInterned = 48;
 
+/** The hash of the empty text; extend it one code unit at a time with {@link hashChar}. */
+export const hashSeed = -2128831035;
+
+/** FNV-1a over UTF-16 code units: lets the scanner hash while it scans. */
+export function hashChar(h: number, c: number): number {
+  return Math.imul(h ^ c, 16777619);
+}
+
 /** A per-parse string table. */
 export interface Interner {
   /** The interned string equal to `text.slice(start, end)`. */
   intern(text: string, start: number, end: number): string;
+  /** The same, given the text's hash (from `hashSeed` and `hashChar`). */
+  internHashed(text: string, start: number, end: number, hash: number): string;
 }
 
 /** Creates an empty table (open addressing, grown at half load). */
@@ -38,12 +48,9 @@ export function createInterner(): Interner {
     }
   };
 
-  const intern = (text: string, start: number, end: number): string => {
+  const internHashed = (text: string, start: number, end: number, h: number): string => {
     const len = end - start;
     if (len > maxInterned) return text.slice(start, end);
-    // FNV-1a over UTF-16 code units.
-    let h = -2128831035;
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
     let slot = h & mask;
     for (;;) {
       const k = keys[slot];
@@ -62,5 +69,12 @@ export function createInterner(): Interner {
     return s;
   };
 
-  return { intern };
+  const intern = (text: string, start: number, end: number): string => {
+    if (end - start > maxInterned) return text.slice(start, end);
+    let h = hashSeed;
+    for (let i = start; i < end; i++) h = hashChar(h, text.charCodeAt(i));
+    return internHashed(text, start, end, h);
+  };
+
+  return { intern, internHashed };
 }

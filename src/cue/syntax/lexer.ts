@@ -8,7 +8,7 @@
  * back interned. {@link createLexer} offers the same tokens as objects for tools.
  */
 
-import { createInterner, type Interner } from "./intern.js";
+import { createInterner, hashChar, hashSeed, type Interner } from "./intern.js";
 import { type ExprRange, scanString } from "./string-lit.js";
 
 /** Token kinds; punctuation and operators are their own spelling. */
@@ -110,6 +110,13 @@ function isLetter(c: number): boolean {
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
+}
+
+/** ASCII characters that may continue an identifier (letters, digits, `_`, `$`). */
+const asciiIdentChar = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
+    asciiIdentChar[c] = 1;
 }
 
 function isIdentChar(c: number): boolean {
@@ -243,12 +250,13 @@ export class Scanner {
     return this.#pValue;
   }
 
-  #emit(type: TokenType, s: number, e: number): void {
+  /** Makes `[s, e)` the current token; `comma`: a newline after it inserts a comma. */
+  #emit(type: TokenType, s: number, e: number, comma: boolean): void {
     this.type = type;
     this.start = s;
     this.end = e;
     this.#i = e;
-    this.#needComma = commaAfter(type);
+    this.#needComma = comma;
   }
 
   #scan(): void {
@@ -265,7 +273,7 @@ export class Scanner {
         i++;
       } else if (c === 10) {
         if (this.#needComma && !this.#leadingPunctuation(i + 1)) {
-          this.#emit(",", i, i);
+          this.#emit(",", i, i, false);
           this.#i = i + 1;
           this.implicit = true;
           return;
@@ -283,12 +291,12 @@ export class Scanner {
     if (i >= end) {
       if (this.#needComma && !this.#atEOF) {
         this.#atEOF = true;
-        this.#emit(",", end, end);
+        this.#emit(",", end, end, false);
         this.implicit = true;
         return;
       }
       this.#atEOF = true;
-      this.#emit("EOF", end, end);
+      this.#emit("EOF", end, end, false);
       return;
     }
     const s = i;
@@ -296,7 +304,7 @@ export class Scanner {
     // Identifiers, `_|_`, `#Def`, `_#def`.
     if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 35 || c === 36 || c >= 0x80) {
       if (c === 95 && text.charCodeAt(i + 1) === 124 && text.charCodeAt(i + 2) === 95) {
-        this.#emit("BOTTOM", s, i + 3);
+        this.#emit("BOTTOM", s, i + 3, true);
         return;
       }
       if (c === 35 || isLetter(c)) {
@@ -403,7 +411,7 @@ export class Scanner {
     }
     // Two-character operators (`&&`, `<=`, `=~`...) are spelled by their type.
     if (type.length === 2) len = 2;
-    this.#emit(type, s, s + len);
+    this.#emit(type, s, s + len, commaAfter(type));
   }
 
   /**
@@ -430,9 +438,9 @@ export class Scanner {
     let k = s;
     if (c === 35) {
       // `#` starts a definition name or a `#"…"#` string.
-      let h = k;
-      while (h < end && text.charCodeAt(h) === 35) h++;
-      const qc = text.charCodeAt(h);
+      let q = k;
+      while (q < end && text.charCodeAt(q) === 35) q++;
+      const qc = text.charCodeAt(q);
       if (qc === 34 || qc === 39) {
         this.#string(s);
         return;
@@ -441,20 +449,28 @@ export class Scanner {
       if (!(k < end && isLetter(text.charCodeAt(k)))) {
         // A lone `#` is an identifier for cue's scanner (a definition named "#").
         this.value = "#";
-        this.#emit("IDENT", s, k);
+        this.#emit("IDENT", s, k, true);
         return;
       }
     } else if (c === 95 && text.charCodeAt(k + 1) === 35) {
       k += 2;
       if (!(k < end && isLetter(text.charCodeAt(k)))) {
         this.errors.push({ offset: s, message: "invalid identifier: '_#' must be followed by a letter" });
-        this.#emit("ILLEGAL", s, k);
+        this.#emit("ILLEGAL", s, k, false);
         return;
       }
     }
-    while (k < end && isIdentChar(text.charCodeAt(k))) k++;
-    this.value = this.interner.intern(text, s, k);
-    this.#emit("IDENT", s, k);
+    // Scan and hash in one pass (the prefix `#` or `_#` first).
+    let h = hashSeed;
+    for (let j = s; j < k; j++) h = hashChar(h, text.charCodeAt(j));
+    while (k < end) {
+      const d = text.charCodeAt(k);
+      if (d < 128 ? asciiIdentChar[d] === 0 : !isIdentChar(d)) break;
+      h = hashChar(h, d);
+      k++;
+    }
+    this.value = this.interner.internHashed(text, s, k, h);
+    this.#emit("IDENT", s, k, true);
   }
 
   #number(s: number): void {
@@ -467,7 +483,7 @@ export class Scanner {
     if (c0 === 48 && (c1 === 120 || c1 === 111 || c1 === 98)) {
       k += 2;
       while (k < end && (isIdentChar(text.charCodeAt(k)) || text.charCodeAt(k) === 95)) k++;
-      this.#emit("INT", s, k);
+      this.#emit("INT", s, k, true);
       return;
     }
     let isFloat = false;
@@ -507,7 +523,7 @@ export class Scanner {
       plain = false;
     }
     if (!isFloat && plain && k - s <= maxPlainDigits && (c0 !== 48 || k - s === 1)) this.intValue = v;
-    this.#emit(isFloat ? "FLOAT" : "INT", s, k);
+    this.#emit(isFloat ? "FLOAT" : "INT", s, k, true);
   }
 
   #string(s: number): void {
@@ -516,21 +532,23 @@ export class Scanner {
     if (text.charCodeAt(s) === 34 && !(text.charCodeAt(s + 1) === 34 && text.charCodeAt(s + 2) === 34)) {
       // Fast path: a plain "…" without escapes needs no decoding.
       let k = s + 1;
+      let h = hashSeed;
       while (k < end) {
         const c = text.charCodeAt(k);
         if (c === 34) {
-          this.value = this.interner.intern(text, s + 1, k);
-          this.#emit("STRING", s, k + 1);
+          this.value = this.interner.internHashed(text, s + 1, k, h);
+          this.#emit("STRING", s, k + 1, true);
           return;
         }
         if (c === 92 || c === 10 || c === 13) break;
+        h = hashChar(h, c);
         k++;
       }
     }
     const r = scanString(text, s, end, (from) => this.#findClose(from));
     for (const e of r.errors) this.errors.push(e);
     this.value = "";
-    this.#emit("STRING", s, r.end);
+    this.#emit("STRING", s, r.end, true);
     this.str = { bytes: r.bytes, multiline: r.multiline, parts: r.parts };
   }
 
@@ -556,7 +574,7 @@ export class Scanner {
     while (k < end && isIdentChar(text.charCodeAt(k))) k++;
     if (k === s + 1 || text.charCodeAt(k) !== 40) {
       this.errors.push({ offset: s, message: "invalid attribute: expected '@name('" });
-      this.#emit("ILLEGAL", s, k === s + 1 ? s + 1 : k);
+      this.#emit("ILLEGAL", s, k === s + 1 ? s + 1 : k, false);
       return;
     }
     const name = this.interner.intern(text, s + 1, k);
@@ -569,14 +587,14 @@ export class Scanner {
       const t = sub.type;
       if (t === "EOF") {
         this.errors.push({ offset: s, message: "attribute missing ')'" });
-        this.#emit("ILLEGAL", s, end);
+        this.#emit("ILLEGAL", s, end, false);
         return;
       }
       if (t === "(" || t === "[" || t === "{") depth++;
       else if (t === ")" || t === "]" || t === "}") {
         if (depth === 0) {
           if (t !== ")") this.errors.push({ offset: sub.start, message: `unexpected '${t}' in attribute` });
-          this.#emit("ATTR", s, sub.end);
+          this.#emit("ATTR", s, sub.end, true);
           this.attr = { name, body: text.slice(bodyOffset, sub.start), bodyOffset };
           return;
         }

@@ -26,6 +26,7 @@ import {
 import { expr, startsExpr } from "./parse-exprs.js";
 import {
   addError,
+  atAlias,
   bindName,
   describe,
   empty,
@@ -134,7 +135,7 @@ export function decl(ps: ParserState): ast.Decl {
   if (kw === "for" || kw === "if") return comprehension(ps);
   // A label and an expression start alike: parse an expression, then look at what follows.
   let alias: ast.Ident | undefined;
-  if (ty(ps) === "IDENT" && peek(ps) === "=") {
+  if (atAlias(ps)) {
     alias = bindName(ps);
     next(ps);
   }
@@ -174,7 +175,7 @@ export function field(
   }
   expect(ps, ":", "':'");
   let valueAlias: ast.Ident | undefined;
-  if (ty(ps) === "IDENT" && peek(ps) === "=") {
+  if (atAlias(ps)) {
     valueAlias = bindName(ps);
     next(ps);
   }

@@ -31,6 +31,7 @@ import { clauseKeyword, comprehension, ellipsis, struct } from "./parse-decls.js
 import {
   addError,
   assertNever,
+  atAlias,
   bindName,
   createState,
   describe,
@@ -41,7 +42,6 @@ import {
   mark,
   next,
   type ParserState,
-  peek,
   push,
   sync,
   take,
@@ -275,7 +275,7 @@ export function operand(ps: ParserState): ast.Expr {
     case "(": {
       next(ps);
       let inner: ast.Expr;
-      if (ty(ps) === "IDENT" && peek(ps) === "=") {
+      if (atAlias(ps)) {
         const id = bindName(ps);
         next(ps);
         inner = new AliasNode(id, expr(ps));
@@ -316,7 +316,7 @@ export function list(ps: ParserState): ast.ListLit {
       if (ell !== undefined) addError(ps, ps.sc.start, "ellipsis must be the last element of a list");
       const kw = clauseKeyword(ps);
       if (kw === "for" || kw === "if") push(ps, comprehension(ps));
-      else if (ty(ps) === "IDENT" && peek(ps) === "=") {
+      else if (atAlias(ps)) {
         const id = bindName(ps);
         next(ps);
         push(ps, new AliasNode(id, expr(ps)));

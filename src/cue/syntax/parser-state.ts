@@ -135,6 +135,23 @@ export function describe(ps: ParserState): string {
   }
 }
 
+/**
+ * Whether the current token is an identifier followed by `=` (an alias or a binding): decided from
+ * the text, which saves scanning a lookahead token for every field and operand.
+ */
+export function atAlias(ps: ParserState): boolean {
+  const sc = ps.sc;
+  if (sc.type !== "IDENT") return false;
+  const text = ps.text;
+  let k = sc.end;
+  let c = text.charCodeAt(k);
+  while (k < ps.end && (c === 32 || c === 9 || c === 13)) c = text.charCodeAt(++k);
+  if (k >= ps.end || c !== 61) return false;
+  // Like the scanner: `==` and `=~` are operators.
+  const n = text.charCodeAt(k + 1);
+  return n !== 61 && n !== 126;
+}
+
 export function isIdent(ps: ParserState, name: string): boolean {
   return ps.sc.type === "IDENT" && ps.sc.value === name;
 }
