@@ -216,6 +216,13 @@ export class StructNode extends Span implements ast.StructLit {
 }
 setKind(StructNode, "Struct");
 
+/** The empty stand-in body of a comprehension whose `{` is missing (marked implicit: not in the source). */
+export class MissingBodyNode extends StructNode {
+  override get implicit(): boolean {
+    return true;
+  }
+}
+
 export class ListNode extends Span implements ast.ListLit {
   declare readonly kind: "List";
   declare readonly elems: readonly (ast.Expr | ast.Comprehension)[];

@@ -19,6 +19,7 @@ import {
   IfNode,
   ImplicitStructNode,
   LetNode,
+  MissingBodyNode,
   newField,
   PatternLabelNode,
   StructNode,
@@ -320,7 +321,7 @@ export function comprehension(ps: ParserState): ast.Comprehension {
 
 /** The empty stand-in body of a comprehension whose `{` is missing. */
 function badStruct(ps: ParserState, at: number): ast.StructLit {
-  return new StructNode(ps.source, at, at, empty);
+  return new MissingBodyNode(ps.source, at, at, empty);
 }
 
 /** With `,` current: is the token after it another comprehension clause? */
