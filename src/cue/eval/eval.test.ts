@@ -393,6 +393,49 @@ describe("cue API", () => {
     assert.equal(Object.getPrototypeOf(m), Object.prototype);
   });
 
+  it("error paths carry the user's label of a quoted field (__proto__)", () => {
+    const text = [
+      '#L: {[=~"^[a-z]+$"]: string}',
+      'l: #L & {"__proto__": "x"}',
+      'hosts: "__proto__": vars: #L & {"__proto__": "x"}',
+    ].join("\n");
+    const errs = compile([{ name: "p.cue", text }]).errors;
+    assert.deepEqual(
+      errs.map((e) => [e.path, e.message]),
+      [
+        [["l", "__proto__"], "field not allowed"],
+        [["hosts", "__proto__", "vars", "__proto__"], "field not allowed"],
+      ],
+    );
+    const m = compile([{ name: "m.cue", text: '"__proto__": {a: 1}\n_x: 2' }]);
+    assert.deepEqual((m.lookup(["__proto__", "a"])?.export() as { data: unknown }).data, 1);
+    assert.deepEqual((m.lookup(["__proto__"])?.export() as { data: unknown }).data, { a: 1 });
+    assert.deepEqual((m.lookup(["_x"])?.export() as { data: unknown }).data, 2);
+  });
+
+  it("an embedded disjunction in a definition reports each disjunct's error", () => {
+    const text = [
+      "#S: {",
+      "\ta?: string",
+      "\tb?: string",
+      '\tp:  *"" | "x"',
+      "\t{a!: _, b?: _|_} | {b!: _, a?: _|_}",
+      "}",
+      'y: #S & {b: "u", p: "z"}',
+    ].join("\n");
+    const errs = compile([{ name: "s.cue", text }]).errors;
+    assert.deepEqual(
+      errs.map((e) => `${e.path.join(".")}: ${e.message}`),
+      [
+        "y: 2 errors in empty disjunction:",
+        "y.b: explicit error (_|_ literal) in source",
+        "y.p: 2 errors in empty disjunction:",
+        'y.p: conflicting values "" and "z"',
+        'y.p: conflicting values "x" and "z"',
+      ],
+    );
+  });
+
   it("validate with concrete reports non-concrete fields", () => {
     const v = compile([{ name: "v.cue", text: "a: int\nb: 1" }]);
     assert.deepEqual(v.validate(), []);
@@ -434,6 +477,14 @@ describe("cue limits", () => {
       );
     });
   }
+
+  it("a disjunction of self references resolves without expanding them (c: c | c)", () => {
+    // Each `c` is a self reference (`_`); expanding them would double the terms at every level.
+    const v = compile([{ name: "c.cue", text: "c: c | c\nd: {x: d.x | d.x | int}" }], { maxSteps: 2000 });
+    assert.deepEqual(v.errors, []);
+    const r = v.lookup(["c"])?.validate({ concrete: true });
+    assert.equal(r?.[0]?.code, "incomplete");
+  });
 
   it("deep nesting never overflows the stack", () => {
     const text = `a: ${"[".repeat(3000)}${"]".repeat(3000)}\nb: ${"{x: ".repeat(3000)}1${"}".repeat(3000)}`;

@@ -13,7 +13,16 @@ import { evaluate } from "./evaluate.js";
 import { type CueData, exportTree, type PositionIndex, toData, toJSONText, withPositions } from "./export.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
-import { type Conjunct, displayLabel, type Frame, NO_CLOSE, OPTIONAL, REGULAR, Vertex } from "./vertex.js";
+import {
+  type Conjunct,
+  displayLabel,
+  type Frame,
+  NO_CLOSE,
+  OPTIONAL,
+  REGULAR,
+  strLabel,
+  Vertex,
+} from "./vertex.js";
 
 export interface SourceFile {
   readonly name: string;
@@ -188,7 +197,9 @@ function makeValue(
               cur = defs[0];
               evaluate(cur);
             }
-            const next = cur.arcs?.get(label);
+            // A label written `#a` or `_a` names the definition or hidden field; when there is
+            // none, the quoted regular field of that name (`"__proto__"`).
+            const next = cur.arcs?.get(label) ?? cur.arcs?.get(strLabel(label));
             if (next === undefined) return undefined;
             cur = next;
           }
