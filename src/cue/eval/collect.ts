@@ -13,6 +13,7 @@ import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { step } from "./engine.js";
 import { applyPatternsToArc, evaluate } from "./evaluate.js";
+import { isExplicitOpen } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
@@ -122,6 +123,15 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
         return;
       }
       break;
+    case "Postfix":
+      // `x...` unifies x the way an embedding does without explicitopen: what x's definitions
+      // close applies below this vertex, not to it.
+      if (!isExplicitOpen(c.env)) {
+        setErr(v, postfixWithoutExperiment(x));
+        return;
+      }
+      addConjunct(v, { ...c, expr: x.expr, embed: true });
+      return;
     case "Ident":
     case "Selector":
     case "Index": {
@@ -521,12 +531,16 @@ export function addField(
 function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
+  // With explicitopen, embedding is unification: an embedded definition closes this struct
+  // itself (through its own context), and the embedding keeps the embed mark of the struct.
+  const explicit = isExplicitOpen(c.env);
   let ctx = c.ctx;
-  if (info.closingEmbed && !c.embed) {
+  if (info.closingEmbed && !c.embed && !explicit) {
     const cc = new CloseCtx(false);
     cc.fromEmbed = true;
     ctx = ctx.concat([cc]);
   }
+  const embed = explicit ? c.embed : true;
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   for (const g of ctx) {
@@ -563,7 +577,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       case "Embed":
         if (isStructural(d.expr)) {
-          addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+          addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed });
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -589,10 +603,15 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && !isStructural(d.expr)) {
-        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed });
       }
     }
   }
+}
+
+/** The error for `x...` in a file that does not enable the experiment. */
+export function postfixWithoutExperiment(x: ast.Postfix): BottomV {
+  return bottom("eval", "postfix ... requires @experiment(explicitopen)", [x.pos]);
 }
 
 function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {

@@ -294,10 +294,30 @@ describe("cue API", () => {
     assert.deepEqual(v.errors[0]?.positions[0], { file: "in.cue", line: 1, column: 8 });
   });
 
-  it("refuses language experiments", () => {
-    const v = compile([{ name: "x.cue", text: "@experiment(explicitopen)\npackage x\na: 1" }]);
-    assert.equal(v.errors[0]?.code, "unsupported");
-    assert.match(v.errors[0]?.message ?? "", /experiment/);
+  it("implements the explicitopen experiment per file", () => {
+    const def = { name: "def.cue", text: "package x\n#A: a: 1" };
+    const src = [
+      "@experiment(explicitopen)",
+      "package x",
+      "closed: {#A}",
+      "open: {#A..., b: 1}",
+      "t1: closed & {c: 3}",
+      "t2: open & {c: 3}",
+    ].join("\n");
+    const v = compile([def, { name: "new.cue", text: src }]);
+    assert.deepEqual(
+      v.errors.map((e) => `${e.path.join(".")}: ${e.message}`),
+      ["t1.c: field not allowed"],
+    );
+    const r = v.lookup(["t2"])?.export();
+    assert.ok(r?.ok);
+    assert.deepEqual(r.data, { a: 1, b: 1, c: 3 });
+    // Without the experiment the postfix operator is an error and embedding keeps the old meaning.
+    const old = compile([def, { name: "old.cue", text: "package x\no: {#A, b: 1}\np: #A..." }]);
+    assert.deepEqual(
+      old.errors.map((e) => `${e.path.join(".")}: ${e.message}`),
+      ["p: postfix ... requires @experiment(explicitopen)"],
+    );
   });
 
   it("unifies files as one package and looks up paths", () => {

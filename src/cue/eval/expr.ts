@@ -6,10 +6,11 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
-import { addConjunct, inDefinition } from "./collect.js";
+import { addConjunct, inDefinition, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
+import { isExplicitOpen } from "./experiments.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
 import { resolveName } from "./scope.js";
@@ -273,6 +274,9 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
       return interpolate(x, env);
     case "Slice":
       return evalSlice(x, env);
+    case "Postfix":
+      if (!isExplicitOpen(env)) return postfixWithoutExperiment(x);
+      return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
     case "BadExpr":
       return bottom("syntax", "invalid expression", [x.pos]);
     default: {

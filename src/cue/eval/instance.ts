@@ -10,6 +10,7 @@ import { hasPackage } from "./builtins/registry.js";
 import { DEFAULT_LIMITS, type Limits, withEngine } from "./engine.js";
 import { type CueError, type ErrCode, toCueError, toCueErrors } from "./errors.js";
 import { evaluate } from "./evaluate.js";
+import { fileExperiments, markExplicitOpen } from "./experiments.js";
 import { type CueData, exportTree, type PositionIndex, toData, toJSONText, withPositions } from "./export.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
@@ -87,19 +88,6 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     return makeValue(root, limits, errors);
   }
   for (const file of parsed) {
-    // `explicitopen` changes what embedding a definition means without new syntax: refuse it
-    // rather than silently evaluating with the default semantics. (Experiments that only add
-    // syntax are rejected by the parser where that syntax is used.)
-    for (const a of [...file.fileAttributes, ...file.decls.filter((d) => d.kind === "Attribute")]) {
-      if (a.kind === "Attribute" && a.name === "experiment" && a.body.includes("explicitopen")) {
-        errors.push({
-          path: [],
-          code: "unsupported",
-          message: `@experiment(${a.body}) is not supported`,
-          positions: [{ file: a.pos.file, line: a.pos.line, column: a.pos.column }],
-        });
-      }
-    }
     const imports = new Map<string, string>();
     for (const imp of file.imports) {
       const path = imp.path.split(":")[0] ?? imp.path;
@@ -130,6 +118,9 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       pos: file.pos,
       end: file.end,
     };
+    // Experiments that only add syntax (`try`, `~X` aliases) are rejected by the parser where
+    // that syntax is used; `explicitopen` changes what embedding means and is implemented.
+    if (fileExperiments(file).enabled.includes("explicitopen")) markExplicitOpen(frame);
     root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
   if (errors.length > 0) return makeValue(root, limits, errors);
