@@ -16,6 +16,7 @@ import { applyPatternsToArc, evaluate } from "./evaluate.js";
 import { isExplicitOpen } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
+import { addClosingCall, isClosingBuiltin } from "./reclose.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
 import { type BottomV, bottom, type Value } from "./values.js";
 import {
@@ -130,7 +131,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
         setErr(v, postfixWithoutExperiment(x));
         return;
       }
-      addConjunct(v, { ...c, expr: x.expr, embed: true });
+      addConjunct(v, { ...c, expr: x.expr, open: true });
       return;
     case "Ident":
     case "Selector":
@@ -154,9 +155,13 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       ) {
         const a = x.args[0];
         if (a !== undefined) {
-          addConjunct(v, { ...c, expr: a, ctx: [...c.ctx, new CloseCtx(false)] });
+          addConjunct(v, { ...c, expr: a, ctx: c.open === true ? c.ctx : [...c.ctx, new CloseCtx(false)] });
           return;
         }
+      }
+      if (x.fn.kind === "Ident" && isClosingBuiltin(x.fn.name) && isPredeclared(x.fn.name, c)) {
+        addClosingCall(v, x, c);
+        return;
       }
       if (x.fn.kind === "Ident" && x.fn.name === "and" && x.args.length === 1 && isPredeclared("and", c)) {
         const lst = resolveDefaultValue(evalExpr(x.args[0] as ast.Expr, c.env));
@@ -279,15 +284,24 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   let ctx = c.ctx;
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
-  if (!r.isLet && inDefinition(r) && !(c.embed && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
+  const embedLike = c.embed || c.open === true;
+  if (!r.isLet && inDefinition(r) && !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
     const cc = new CloseCtx(true);
-    if (c.embed) cc.skipAt = v;
+    if (embedLike) cc.skipAt = v;
     ctx = ctx.concat([cc]);
   }
   v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
   for (const rc of r.conjuncts) {
     const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
-    addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
+    addConjunct(v, {
+      expr: rc.expr,
+      env: rc.env,
+      ctx: merged,
+      value: rc.value,
+      pos: rc.pos,
+      embed: c.embed,
+      open: c.open,
+    });
   }
   v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
 }
@@ -535,7 +549,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   // itself (through its own context), and the embedding keeps the embed mark of the struct.
   const explicit = isExplicitOpen(c.env);
   let ctx = c.ctx;
-  if (info.closingEmbed && !c.embed && !explicit) {
+  if (info.closingEmbed && !c.embed && !explicit && c.open !== true) {
     const cc = new CloseCtx(false);
     cc.fromEmbed = true;
     ctx = ctx.concat([cc]);
@@ -577,7 +591,15 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       case "Embed":
         if (isStructural(d.expr)) {
-          addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed });
+          addConjunct(v, {
+            expr: d.expr,
+            env: frame,
+            ctx,
+            value: undefined,
+            pos: d.expr.pos,
+            embed,
+            open: c.open,
+          });
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -603,7 +625,15 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && !isStructural(d.expr)) {
-        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed });
+        addConjunct(v, {
+          expr: d.expr,
+          env: frame,
+          ctx,
+          value: undefined,
+          pos: d.expr.pos,
+          embed,
+          open: c.open,
+        });
       }
     }
   }
