@@ -21,7 +21,9 @@ function scalarText(v: Value): string {
       .sort()
       .join("|");
   }
-  if (isAtom(v) && (v.t === "int" || v.t === "float")) return `${v.t}:${formatValue(v)}`;
+  // Numbers compare by value, as CUE's equality does: 5.0E+11 equals 500000000000.0.
+  if (v.t === "int") return `int:${v.v}`;
+  if (v.t === "float") return `float:${v.v}`;
   return formatValue(v);
 }
 

@@ -404,6 +404,10 @@ function evalCall(x: ast.Call, env: Frame): Value {
   }
   const fn = evalExpr(fnExpr, env);
   if (fn.t === "bottom") return fn;
+  if (fn.t === "top" || fn.t === "basic") {
+    const name = fnExpr.kind === "Ident" ? fnExpr.name : formatValue(fn);
+    return bottom("incomplete", `cannot call non-concrete value ${name} (type ${typeName(fn)})`, [x.fn.pos]);
+  }
   if (fn.t !== "func") {
     return bottom("eval", `cannot call non-function ${formatValue(fn)} (type ${typeName(fn)})`, [x.fn.pos]);
   }
