@@ -100,7 +100,14 @@ const ownCache = new WeakMap<ast.StructLit, ast.StructLit>();
 function ownDecls(lit: ast.StructLit): ast.StructLit {
   let o = ownCache.get(lit);
   if (o === undefined) {
-    o = { ...lit, decls: lit.decls.filter((d) => !(d.kind === "Embed" && d.expr.kind === "Postfix")) };
+    // Built field by field: parser nodes may keep `kind` and `pos` on their prototype.
+    o = {
+      kind: "Struct",
+      decls: lit.decls.filter((d) => !(d.kind === "Embed" && d.expr.kind === "Postfix")),
+      implicit: lit.implicit,
+      pos: lit.pos,
+      end: lit.end,
+    };
     ownCache.set(lit, o);
   }
   return o;
