@@ -6,7 +6,7 @@
 import { step } from "./engine.js";
 import { evaluate } from "./evaluate.js";
 import { kindName } from "./kinds.js";
-import { formatValue, isAtom, type Value } from "./values.js";
+import { formatValue, type Value } from "./values.js";
 import type { Vertex } from "./vertex.js";
 
 function scalarText(v: Value): string {

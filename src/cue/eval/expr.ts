@@ -10,7 +10,7 @@ import { addConjunct, inDefinition, postfixWithoutExperiment } from "./collect.j
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
-import { isExplicitOpen } from "./experiments.js";
+import { isExplicitOpen, selfVertex } from "./experiments.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
 import { resolveName } from "./scope.js";
@@ -68,8 +68,12 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
   switch (x.kind) {
     case "Ident": {
       if (x.name === "_") return { t: "value", v: { t: "top" } };
-      const r = resolveName(x.name, env);
+      const r = x.name === "__self" ? undefined : resolveName(x.name, env);
       if (r === undefined) {
+        if (x.name === "self" || x.name === "__self") {
+          const sv = selfVertex(env);
+          if (sv !== undefined) return { t: "vertex", v: sv };
+        }
         const p = predeclared(x.name);
         if (p !== undefined) return { t: "value", v: p };
         return { t: "value", v: bottom("eval", `reference "${x.name}" not found`, [x.pos]) };

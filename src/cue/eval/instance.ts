@@ -10,7 +10,7 @@ import { hasPackage } from "./builtins/registry.js";
 import { DEFAULT_LIMITS, type Limits, withEngine } from "./engine.js";
 import { type CueError, type ErrCode, toCueError, toCueErrors } from "./errors.js";
 import { evaluate } from "./evaluate.js";
-import { fileExperiments, markExplicitOpen } from "./experiments.js";
+import { fileExperiments, markExperiments } from "./experiments.js";
 import { type CueData, exportTree, type PositionIndex, toData, toJSONText, withPositions } from "./export.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
@@ -119,8 +119,8 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       end: file.end,
     };
     // Experiments that only add syntax (`try`, `~X` aliases) are rejected by the parser where
-    // that syntax is used; `explicitopen` changes what embedding means and is implemented.
-    if (fileExperiments(file).enabled.includes("explicitopen")) markExplicitOpen(frame);
+    // that syntax is used; `explicitopen` and `self` of `aliasv2` are implemented.
+    markExperiments(frame, fileExperiments(file).enabled);
     root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
   if (errors.length > 0) return makeValue(root, limits, errors);
