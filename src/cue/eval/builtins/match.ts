@@ -85,9 +85,10 @@ function outcome(v: Value, schema: Value): Outcome {
   };
   const fv = asVertex(v);
   const value: Value = fv === undefined ? resolveDefaultValue(v) : { t: "vertex", v: fv };
+  // The schema first: conflicts then read "schema value and actual value", as cue prints them.
   w.conjuncts = [
-    { expr: undefined, env, ctx: NO_CLOSE, value, pos: noPos, embed: false },
     { expr: undefined, env, ctx: NO_CLOSE, value: schema, pos: noPos, embed: false },
+    { expr: undefined, env, ctx: NO_CLOSE, value, pos: noPos, embed: false },
   ];
   const err = firstError(w);
   if (err !== undefined) return { t: "fail", err };
