@@ -13,6 +13,7 @@ import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
 import { isExplicitOpen, selfVertex } from "./experiments.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
+import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
 import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
 import {
@@ -105,7 +106,14 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
           vv = resolveDefaultValue(vv);
         }
         if (vv.t === "bottom") return b;
-        if (vv.t === "top" || vv.t === "basic" || vv.t === "disj") {
+        if (vv.t === "top") {
+          const base = exprText(x.expr);
+          return {
+            t: "value",
+            v: bottom("incomplete", `${base}.${sel} undefined as ${base} is incomplete`, [x.pos]),
+          };
+        }
+        if (vv.t === "basic" || vv.t === "disj") {
           return {
             t: "value",
             v: bottom("incomplete", `${formatValue(vv)} is not a struct (selecting ${sel})`, [x.sel.pos]),
@@ -130,6 +138,11 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
         const pv = pickVertex(b.v);
         if (pv === undefined) {
           if (b.v.t === "bottom") return b;
+          if (b.v.t === "top") {
+            const base = exprText(x.expr);
+            const msg = `${base}[${exprText(x.index)}] undefined as ${base} is incomplete`;
+            return { t: "value", v: bottom("incomplete", msg, [x.pos]) };
+          }
           if (!isAtom(b.v))
             return { t: "value", v: bottom("incomplete", `incomplete value ${formatValue(b.v)}`, [x.pos]) };
           return {
@@ -153,6 +166,10 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
 }
 
 function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
+  if (iv.t === "top" && v.isList) {
+    const msg = `invalid index ${exprText(x.index)} (invalid type _)`;
+    return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
+  }
   if (!isAtom(iv))
     return { t: "value", v: bottom("incomplete", `non-concrete index ${formatValue(iv)}`, [x.index.pos]) };
   if (v.isList) {
@@ -167,10 +184,12 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
     }
     const i = Number(iv.v);
     if (i < 0) {
-      return {
-        t: "value",
-        v: bottom("eval", `invalid index ${iv.v} (index must be non-negative)`, [x.index.pos]),
-      };
+      // A literal index is named by its value, a computed one by its expression (as cue does).
+      const lit = x.index.kind === "Int" || (x.index.kind === "Unary" && x.index.expr.kind === "Int");
+      const msg = lit
+        ? `invalid index ${iv.v} (index must be non-negative)`
+        : `index ${exprText(x.index)} out of range [${iv.v}]`;
+      return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
     }
     if (i >= v.listLen) {
       return {
