@@ -18,7 +18,7 @@ import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { type BottomV, bottom, type DisjV, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, REGULAR, Vertex } from "./vertex.js";
 
 interface Term {
   readonly c: Conjunct;
@@ -299,10 +299,13 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       // A disjunct that is itself an error (even an incomplete one, like `x.a` of an open
       // struct) is eliminated; incomplete errors below it are not.
       const deep = firstError(w);
-      const err = deep ?? w.err;
+      const child = deep === undefined && w.err === undefined ? incompleteChild(w) : undefined;
+      const err = deep ?? w.err ?? child?.err;
       if (err !== undefined) {
         failures.push(err);
-        failurePaths.push(deep !== undefined ? firstErrorPath() : w.path());
+        failurePaths.push(
+          deep !== undefined ? firstErrorPath() : child !== undefined ? child.path() : w.path(),
+        );
         return;
       }
       if (w.disj !== undefined) {
@@ -423,6 +426,19 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   }
   const hasDefault = anyDefault && defaults.some((d) => d);
   v.disj = { values, defaults: hasDefault ? defaults : defaults.map(() => false), hasDefault };
+}
+
+/**
+ * A regular field of a disjunct whose own value is an incomplete error (`{a: struct.MinFields(2)}`
+ * with one field): like cue, the disjunct is eliminated. Incomplete errors deeper down are not.
+ */
+function incompleteChild(w: Vertex): Vertex | undefined {
+  if (w.arcs === undefined || w.disj !== undefined) return undefined;
+  for (const a of w.arcs.values()) {
+    if (a.fieldType !== REGULAR || a.label.startsWith("#") || a.label.startsWith("_")) continue;
+    if (a.status === EVALUATED && a.err?.err.code === "incomplete") return a;
+  }
+  return undefined;
 }
 
 function leafVertex(w: Vertex, v: Value): Vertex {
