@@ -217,6 +217,13 @@ export function primary(ps: ParserState): ast.Expr {
         x = new CallNode(x, args, e);
         break;
       }
+      case "...": {
+        // Postfix `x...` (explicitopen); the evaluator rejects it in files without the experiment.
+        const e = ps.tok.end;
+        next(ps);
+        x = { kind: "Postfix", op: "...", expr: x, pos: x.pos, end: e };
+        break;
+      }
       default:
         return x;
     }

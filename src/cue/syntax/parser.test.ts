@@ -34,6 +34,8 @@ function show(e: ast.Expr | ast.Comprehension | ast.Decl | ast.Label): string {
       return `(${e.op}${show(e.expr)})`;
     case "Binary":
       return `(${show(e.left)} ${e.op} ${show(e.right)})`;
+    case "Postfix":
+      return `(${show(e.expr)}${e.op})`;
     case "Selector":
       return `${show(e.expr)}.${show(e.sel)}`;
     case "Index":
@@ -105,6 +107,7 @@ function decls(src: string): string {
 describe("parseExpression", () => {
   const cases: [string, string][] = [
     ["a | b & c", "(a | (b & c))"],
+    ["#A... & b.c...", "((#A...) & (b.c...))"],
     ["a & b || c && d", "(a & (b || (c && d)))"],
     ["a + b * c == d - e", "((a + (b * c)) == (d - e))"],
     ["a / b * c", "((a / b) * c)"],
