@@ -219,7 +219,7 @@ export function primary(ps: ParserState): ast.Expr {
       }
       case "...": {
         // Postfix `x...` (explicitopen); the evaluator rejects it in files without the experiment.
-        const e = ps.tok.end;
+        const e = ps.sc.end;
         next(ps);
         x = { kind: "Postfix", op: "...", expr: x, pos: x.pos, end: e };
         break;
