@@ -108,7 +108,8 @@ export class App {
       concurrency: CHECK_CONCURRENCY,
     });
     const reloader = new Reloader(loaded.config, {
-      load: () => loadConfigFile(o.config, o.configProfile),
+      // A reload evaluates on a worker thread: the API and the scheduler keep running meanwhile.
+      load: () => loadConfigFile(o.config, o.configProfile, "worker"),
       logger: logger.child({ component: "reload" }),
       metrics,
     });

@@ -61,20 +61,16 @@ export function createLocator(
     }
     return { best, depth, value: container };
   };
-  const lines = text === undefined ? undefined : lineStarts(text);
+  // Line starts are indexed on the first diagnostic: a valid document never needs them.
+  let lines: number[] | undefined;
   return {
     at(path) {
       const r = walk(path);
       if (r.best === undefined) return { file, line: 1, column: 1 };
       const last = path[path.length - 1];
       const scalar = r.value === null || typeof r.value !== "object";
-      if (
-        text !== undefined &&
-        lines !== undefined &&
-        r.depth === path.length &&
-        scalar &&
-        typeof last === "string"
-      ) {
+      if (text !== undefined && r.depth === path.length && scalar && typeof last === "string") {
+        lines ??= lineStarts(text);
         return valueAfterLabel(text, lines, r.best) ?? r.best;
       }
       return r.best;

@@ -27,30 +27,33 @@ export function checkSemantics(
     const shown = names.slice(0, 8).join(", ") + (names.length > 8 ? ", …" : "");
     return `unknown ${what} ${JSON.stringify(name)}; defined: ${shown}`;
   };
-  const checkCommand = (check: CheckConfig, path: DocPath): void => {
-    if (check.type === "command" && !config.commands.has(check.command)) {
-      report([...path, "command"], unknown("command", check.command, config.commands.keys()));
-    }
-  };
-  const checkPolicy = (name: string, path: DocPath): void => {
-    if (name !== "" && !config.notifications.has(name)) {
-      report(
-        path,
-        unknown("notification policy", name, config.notifications.keys(), "notification policies"),
-      );
-    }
-  };
+  // Each rule says what is wrong, if anything; its caller builds the path only then, because this
+  // loop runs once per host and service.
+  const commandProblem = (check: CheckConfig): string | undefined =>
+    check.type === "command" && !config.commands.has(check.command)
+      ? unknown("command", check.command, config.commands.keys())
+      : undefined;
+  const policyProblem = (name: string): string | undefined =>
+    name !== "" && !config.notifications.has(name)
+      ? unknown("notification policy", name, config.notifications.keys(), "notification policies")
+      : undefined;
 
   for (const [h, host] of config.hosts) {
-    checkCommand(host.check, ["hosts", h, "check"]);
-    checkPolicy(host.notification, ["hosts", h, "notification"]);
-    host.parents.forEach((p, i) => {
+    let problem = commandProblem(host.check);
+    if (problem !== undefined) report(["hosts", h, "check", "command"], problem);
+    problem = policyProblem(host.notification);
+    if (problem !== undefined) report(["hosts", h, "notification"], problem);
+    const parents = host.parents;
+    for (let i = 0; i < parents.length; i++) {
+      const p = parents[i] as string;
       if (!config.hosts.has(p))
         report(["hosts", h, "parents", i], `unknown parent host ${JSON.stringify(p)}`);
-    });
+    }
     for (const [s, svc] of host.services) {
-      checkCommand(svc.check, ["hosts", h, "services", s, "check"]);
-      checkPolicy(svc.notification, ["hosts", h, "services", s, "notification"]);
+      problem = commandProblem(svc.check);
+      if (problem !== undefined) report(["hosts", h, "services", s, "check", "command"], problem);
+      problem = policyProblem(svc.notification);
+      if (problem !== undefined) report(["hosts", h, "services", s, "notification"], problem);
     }
   }
   for (const cycle of parentCycles(config)) {
@@ -111,6 +114,10 @@ export function parentCycles(config: Config): string[][] {
   const cycles: string[][] = [];
   for (const root of config.hosts.keys()) {
     if (state.has(root)) continue;
+    if (config.hosts.get(root)?.parents.length === 0) {
+      state.set(root, 2); // a root of the parent graph is on no cycle
+      continue;
+    }
     const stack: { host: string; next: number }[] = [{ host: root, next: 0 }];
     const onPath: string[] = [root];
     state.set(root, 1);
