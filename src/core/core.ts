@@ -28,6 +28,12 @@ export interface CoreOptions {
   readonly writer?: Partial<WriterOptions>;
 }
 
+/** Options of Core.submit. */
+export interface SubmitOptions {
+  /** Called on the caller's thread once the batch is applied and visible through `view`. */
+  readonly onVisible?: () => void;
+}
+
 /** What a reader sees: the config in force, its object index, and the projection. */
 export interface CoreView {
   readonly index: ObjectIndex;
@@ -106,8 +112,12 @@ export class Core {
     return `dt-${randomUUID()}`;
   }
 
-  /** Validates and durably enqueues a batch; see the class comment. */
-  submit(commands: readonly CommandInput[]): Promise<void> {
+  /**
+   * Validates and durably enqueues a batch; see the class comment. `onVisible`, if given, is called
+   * once the batch is applied and `view` shows it (a subscription to applied results: what the
+   * scheduler needs to pick a retry interval, without polling).
+   */
+  submit(commands: readonly CommandInput[], options?: SubmitOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("core is closed"));
     const now = this.#clock.now();
     const projection = this.#store.projection;
@@ -124,7 +134,7 @@ export class Core {
       if (c.type === "ScheduleDowntime" && c.id !== undefined) this.#issuedDowntimes.add(c.id);
     }
     // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.
-    return this.#store.submit(now, encoder.encode(JSON.stringify(commands)));
+    return this.#store.submit(now, encoder.encode(JSON.stringify(commands)), options?.onVisible);
   }
 
   /**

@@ -80,8 +80,11 @@ export type FromWriter =
   | { readonly t: "acked"; readonly ids: readonly number[] }
   /** The submits/configs with these ids could not be enqueued; nothing of them was stored. */
   | { readonly t: "failed"; readonly ids: readonly number[]; readonly message: string }
-  /** The next part of what was applied (coalesced); sent in answer to a `pull`, or before a sync's `done`. */
-  | { readonly t: "delta"; readonly delta: ProjectionDelta }
+  /**
+   * The next part of what was applied (coalesced); sent in answer to a `pull`, or before a sync's
+   * `done`. Once it is applied, every submit up to request id `applied` is visible (0: no news).
+   */
+  | { readonly t: "delta"; readonly delta: ProjectionDelta; readonly applied: number }
   /**
    * A snapshot point: every delta before it is delivered, none after. The reader answers with its
    * projection (`projection` messages) so the writer can complete the snapshot.

@@ -56,6 +56,8 @@ export class Store {
   #index: ObjectIndex;
   readonly #waiters = new Map<number, Waiter>();
   readonly #statsWaiters = new Map<number, (s: WriterStats) => void>();
+  /** Callbacks of submits waiting to be visible, in request id order. */
+  #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
   #fatal: string | undefined;
   readonly #options: StoreOptions;
@@ -123,10 +125,18 @@ export class Store {
   /**
    * Durably enqueues a batch: `body` is the UTF-8 JSON of a Command[]; commands without `at` get
    * this call's `at`. The buffer is transferred to the writer (unusable afterwards). Resolves when
-   * the batch is on disk; rejects with StoreError if it could not be stored.
+   * the batch is on disk; rejects with StoreError if it could not be stored. `onVisible` is called
+   * on this thread once the batch is applied and `projection` shows its effects (never, if the
+   * writer dies first).
    */
-  submit(at: number, body: Uint8Array): Promise<void> {
-    return this.#send((id) => ({ t: "submit", id, at, body }), [body.buffer as ArrayBuffer]);
+  submit(at: number, body: Uint8Array, onVisible?: () => void): Promise<void> {
+    return this.#send(
+      (id) => {
+        if (onVisible !== undefined) this.#visible.push({ id, fn: onVisible });
+        return { t: "submit", id, at, body };
+      },
+      [body.buffer as ArrayBuffer],
+    );
   }
 
   /**
@@ -178,15 +188,19 @@ export class Store {
     switch (m.t) {
       case "delta":
         this.#projection.applyDelta(m.delta);
+        if (m.applied > 0) this.#announce(m.applied);
         // Ask for the next part only after whatever else is waiting (reads) had its turn.
         setImmediate(() => this.#pull());
         return;
       case "acked":
         for (const id of m.ids) this.#settle(id);
         return;
-      case "failed":
+      case "failed": {
+        const failed = new Set(m.ids);
+        this.#visible = this.#visible.filter((v) => !failed.has(v.id));
         for (const id of m.ids) this.#settle(id, m.message);
         return;
+      }
       case "done":
         this.#settle(m.id, m.error);
         return;
@@ -256,6 +270,16 @@ export class Store {
     step();
   }
 
+  /** Calls the visibility callbacks of every submit up to request id `applied`. */
+  #announce(applied: number): void {
+    let n = 0;
+    while (n < this.#visible.length && (this.#visible[n] as { id: number }).id <= applied) n++;
+    if (n === 0) return;
+    const due = this.#visible.slice(0, n);
+    this.#visible = this.#visible.slice(n);
+    for (const v of due) v.fn();
+  }
+
   #pull(): void {
     if (this.#fatal === undefined) this.#worker.postMessage({ t: "pull" } satisfies ToWriter);
   }
@@ -273,6 +297,7 @@ export class Store {
     this.#fatal = message;
     for (const w of this.#waiters.values()) w.reject(new StoreError(message));
     this.#waiters.clear();
+    this.#visible = [];
     this.#options.onFatal?.(message);
   }
 }
