@@ -362,7 +362,10 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     const own = v.path().length;
     const isCustom = (f: BottomV, i: number): boolean =>
       f.err.custom === true && (failurePaths[i]?.length ?? own) === own;
-    const custom = failures.filter(isCustom);
+    // Each custom message once: combinations that fail on the same error(…) term repeat it.
+    const custom = failures
+      .filter(isCustom)
+      .filter((f, i, all) => all.findIndex((g) => g.err.message === f.err.message) === i);
     if (custom.length > 0) {
       const others = failures.filter((f, i) => !isCustom(f, i));
       const code =
