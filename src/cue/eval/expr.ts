@@ -11,6 +11,7 @@ import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
 import { isExplicitOpen, selfVertex } from "./experiments.js";
+import { allows } from "./inspect.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
 import { exprText } from "./print-expr.js";
@@ -215,8 +216,8 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }
-    const closed =
-      v.groups?.some((g) => !g.open && groupActive(g)) === true || (inDefinition(v) && !v.hasEllipsis);
+    // A label the struct could still gain (open, or matched by a pattern) is only incomplete.
+    const closed = !allows(v, { kind: "label", name: sel });
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };
