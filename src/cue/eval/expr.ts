@@ -6,7 +6,7 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
-import { addConjunct, inDefinition, postfixWithoutExperiment } from "./collect.js";
+import { addConjunct, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
@@ -23,7 +23,6 @@ import {
   displayLabel,
   EVALUATED,
   type Frame,
-  groupActive,
   NO_CLOSE,
   OPTIONAL,
   strLabel,
