@@ -406,8 +406,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     const code = failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
       ? "incomplete"
       : "eval";
-    const e = bottom(code, `${failures.length} errors in empty disjunction:`, []);
-    e.err.sub = failures.map((f, i) => {
+    const sub = failures.map((f, i) => {
       const info = f.err;
       const path = failurePaths[i] ?? [];
       return {
@@ -420,6 +419,9 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
         sub: info.sub,
       };
     });
+    // cue counts every error it lists, those of nested empty disjunctions included.
+    const e = bottom(code, `${countErrors(sub)} errors in empty disjunction:`, []);
+    e.err.sub = sub;
     setErr(v, e);
     return;
   }
@@ -429,6 +431,12 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   }
   const hasDefault = anyDefault && defaults.some((d) => d);
   v.disj = { values, defaults: hasDefault ? defaults : defaults.map(() => false), hasDefault };
+}
+
+function countErrors(errs: readonly import("./errors.js").ErrInfo[]): number {
+  let n = 0;
+  for (const e of errs) n += 1 + (e.sub === undefined ? 0 : countErrors(e.sub));
+  return n;
 }
 
 /**
