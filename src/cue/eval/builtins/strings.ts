@@ -3,7 +3,7 @@
  */
 
 import { bottom, FALSE, TRUE, type Value } from "../values.js";
-import { int, listValues, str, typedListValues } from "./args.js";
+import { int, str, typedListValues } from "./args.js";
 import { makeList } from "./make.js";
 import { fn, registerPackage } from "./registry.js";
 
