@@ -85,7 +85,13 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
       return { t: "basic", k: boundKind(b), bounds: [b], validators: [] };
     }
   }
-  if (!isConcrete(v)) return incomplete(op, v, x.expr);
+  if (!isConcrete(v)) {
+    if (op === "+" || op === "-" || op === "!") {
+      const msg = `operand ${exprText(x.expr)} of '${op}' not concrete (was ${typeName(v)})`;
+      return bottom("incomplete", msg, [x.expr.pos]);
+    }
+    return incomplete(op, v, x.expr);
+  }
   return bottom("eval", `invalid operation ${op}${formatValue(v)} (${op} ${typeName(v)})`, [x.pos]);
 }
 
@@ -203,6 +209,7 @@ function vertexEqual(a: Vertex, b: Vertex, op: "==" | "!="): boolean | Value {
 import type { CueError } from "./errors.js";
 import { vertexValue as vertexValueLazy } from "./evaluate.js";
 import { exportTree } from "./export.js";
+import { exprText } from "./print-expr.js";
 
 /** Binary operators other than `&` and `|`. */
 export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary): Value {
