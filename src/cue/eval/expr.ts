@@ -13,7 +13,7 @@ import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
 import { isExplicitOpen, selfVertex } from "./experiments.js";
 import { allows } from "./inspect.js";
 import { meet } from "./meet.js";
-import { binaryOp, unaryOp } from "./ops.js";
+import { binaryOp, unaryOp, unresolved } from "./ops.js";
 import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
 import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
@@ -113,7 +113,8 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
             v: bottom("incomplete", `${base}.${sel} undefined as ${base} is incomplete`, [x.pos]),
           };
         }
-        if (vv.t === "basic" || vv.t === "disj") {
+        if (vv.t === "disj") return { t: "value", v: unresolved(vv, x.expr) };
+        if (vv.t === "basic") {
           return {
             t: "value",
             v: bottom("incomplete", `${formatValue(vv)} is not a struct (selecting ${sel})`, [x.sel.pos]),
@@ -170,6 +171,7 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
     const msg = `invalid index ${exprText(x.index)} (invalid type _)`;
     return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
   }
+  if (iv.t === "disj") return { t: "value", v: unresolved(iv, x.index) };
   if (!isAtom(iv))
     return { t: "value", v: bottom("incomplete", `non-concrete index ${formatValue(iv)}`, [x.index.pos]) };
   if (v.isList) {

@@ -34,7 +34,13 @@ function float(n: number): FloatV {
 }
 
 function incomplete(op: string, v: Value, pos: ast.Expr): Value {
+  if (v.t === "disj") return unresolved(v, pos);
   return bottom("incomplete", `non-concrete value ${formatValue(v)} in operand to ${op}`, [pos.pos]);
+}
+
+/** A disjunction used where one value is needed and no default picks it. */
+export function unresolved(v: Value, at: ast.Expr): Value {
+  return bottom("incomplete", `unresolved disjunction ${formatValue(v)} (type ${typeName(v)})`, [at.pos]);
 }
 
 function isConcrete(v: Value): boolean {

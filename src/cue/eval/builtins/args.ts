@@ -31,7 +31,7 @@ export function concrete(
       bottom("incomplete", `error in call to ${fname}: non-concrete list for argument ${i}`),
     );
   }
-  throw new ArgError(bottom("incomplete", `non-concrete argument ${i + 1} to ${fname}: ${formatValue(v)}`));
+  throw new ArgError(bottom("incomplete", `error in call to ${fname}: non-concrete argument ${i}`));
 }
 
 function wrong(v: Value, want: string, i: number, fname: string): ArgError {
