@@ -30,6 +30,13 @@ export interface WorkerLoadInput {
    * message at a time and serves other work in between.
    */
   readonly batchObjects?: number;
+  /** Aborting terminates the worker; the promise then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * The worker's V8 heap limit in MB (default: V8's own). Past it the worker dies and the promise
+   * rejects, while the calling thread lives on.
+   */
+  readonly maxHeapMb?: number;
 }
 
 /**
@@ -48,13 +55,27 @@ export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigRe
     profile: input.profile,
     batchObjects: input.batchObjects ?? 2000,
   };
+  const { signal, maxHeapMb } = input;
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./load-worker.js", import.meta.url), { workerData: data });
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const worker = new Worker(new URL("./load-worker.js", import.meta.url), {
+      workerData: data,
+      ...(maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }),
+    });
     const hosts = new Map<string, HostConfig>();
     let settled = false;
+    const onAbort = (): void => {
+      settle(() => reject(signal?.reason));
+      void worker.terminate();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
     const settle = (f: () => void): void => {
       if (settled) return;
       settled = true;
+      signal?.removeEventListener("abort", onAbort);
       f();
     };
     worker.on("message", (m: ToMain) => {
