@@ -49,14 +49,18 @@ export function createBatchMaker(o: BatchOptions): () => CommandInput[] {
   };
 }
 
-/** Starts the harness server over a fleet in `dir` and resolves once it prints its port. */
+/**
+ * Starts the harness server over a fleet in `dir` and resolves once it prints its port. Node flags
+ * for the server process (e.g. `--cpu-prof`) can be given in BENCH_SERVER_NODE_ARGS.
+ */
 export async function startHarnessServer(
   dir: string,
   hosts: number,
   servicesPerHost: number,
 ): Promise<{ server: ChildProcessByStdio<null, Readable, null>; port: number }> {
   const script = fileURLToPath(new URL("../src/api/core-test-server.js", import.meta.url));
-  const server = spawn(process.execPath, [script, dir, String(hosts), String(servicesPerHost)], {
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  const server = spawn(process.execPath, [...nodeArgs, script, dir, String(hosts), String(servicesPerHost)], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { engineConfig } from "../engine/index.js";
 import { type Clock, systemClock, type TimerHandle } from "../model/clock.js";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
@@ -75,6 +76,8 @@ export class Core {
       ...(options.configDigest === undefined ? {} : { configDigest: options.configDigest }),
       at: clock.now(),
       workerUrl: new URL("./writer-worker.js", import.meta.url),
+      // The writer's engine gets the part of the config it reads, not a copy of the whole document.
+      writerConfig: engineConfig,
       ...(options.writer === undefined ? {} : { writer: options.writer }),
       onWakeup: (at) => {
         if (core === undefined) firstWakeup = at;

@@ -1,5 +1,5 @@
 import type { Config } from "../model/config.js";
-import type { ProjectionSnapshot } from "./projection.js";
+import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
 
 /** Tuning of the writer; every field has a default (see DEFAULT_WRITER_OPTIONS). */
@@ -65,7 +65,7 @@ export type ToWriter =
 export type FromWriter =
   | {
       readonly t: "ready";
-      readonly projection: ProjectionSnapshot;
+      readonly projection: ProjectionImage;
       readonly nextWakeup: number | undefined;
       readonly recovered: { readonly replayed: number; readonly applied: number };
     }

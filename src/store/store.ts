@@ -4,6 +4,8 @@ import { StoreError } from "./errors.js";
 import { createObjectIndex, type ObjectIndex } from "./object-index.js";
 import { createProjection, type Projection } from "./projection.js";
 import { DEFAULT_WRITER_OPTIONS, type FromWriter, type ToWriter, type WriterOptions } from "./protocol.js";
+import type { StatusRecord } from "./records.js";
+import { decodeStatus } from "./status-codec.js";
 
 interface Waiter {
   resolve(): void;
@@ -19,6 +21,11 @@ export interface StoreOptions {
   readonly config: Config;
   /** What identifies the config (e.g. sha256 of its source); computed from `config` when absent. */
   readonly configDigest?: string;
+  /**
+   * What of a config the writer's state machines need (default: all of it). Reads use the whole
+   * config; the writer gets, logs and replays this part, made once per open and reload.
+   */
+  readonly writerConfig?: (config: Config) => Config;
   /** The owner's clock now: stamps the ApplyConfig that open enqueues when the config changed. */
   readonly at: number;
   readonly writer?: Partial<WriterOptions>;
@@ -74,7 +81,7 @@ export class Store {
     const init: ToWriter = {
       t: "init",
       dataDir: options.dataDir,
-      config: options.config,
+      config: options.writerConfig?.(options.config) ?? options.config,
       configDigest: options.configDigest,
       at: options.at,
       options: { ...DEFAULT_WRITER_OPTIONS, ...options.writer },
@@ -122,7 +129,8 @@ export class Store {
    */
   applyConfig(config: Config, at: number, digest?: string): Promise<void> {
     this.#index = createObjectIndex(config);
-    return this.#send((id) => ({ t: "config", id, at, config, digest }));
+    const forWriter = this.#options.writerConfig?.(config) ?? config;
+    return this.#send((id) => ({ t: "config", id, at, config: forWriter, digest }));
   }
 
   /** Asks the writer for a snapshot now; resolves when it is stored. */
@@ -208,22 +216,29 @@ export class Store {
    * thousand records, so reads keep flowing meanwhile.
    */
   #answerBarrier(id: number): void {
-    const { eventSeq, statuses, history, downtimes } = this.#projection.capture();
+    const { eventSeq, keys, encoded, history, downtimes } = this.#projection.capture();
     const send = (text: string, last: boolean): void => {
       if (this.#fatal === undefined)
         this.#worker.postMessage({ t: "projection", id, text, last } satisfies ToWriter);
     };
-    // Pieces of JSON, each cheap to make: the arrays go out 2,000 elements at a time.
+    // Pieces of JSON, each cheap to make: the arrays go out 2,000 elements at a time, records
+    // decoded to their JSON form (snapshots hold ProjectionSnapshot JSON).
     const pieces: (() => string)[] = [() => `{"eventSeq":${eventSeq},"statuses":[`];
-    const arrayPieces = (a: readonly unknown[]): void => {
-      for (let i = 0; i < a.length; i += 2000) {
+    const arrayPieces = (n: number, slice: (from: number, to: number) => readonly unknown[]): void => {
+      for (let i = 0; i < n; i += 2000) {
         const from = i;
-        pieces.push(() => (from === 0 ? "" : ",") + JSON.stringify(a.slice(from, from + 2000)).slice(1, -1));
+        pieces.push(
+          () => (from === 0 ? "" : ",") + JSON.stringify(slice(from, Math.min(n, from + 2000))).slice(1, -1),
+        );
       }
     };
-    arrayPieces(statuses);
+    arrayPieces(keys.length, (from, to) => {
+      const out: StatusRecord[] = [];
+      for (let i = from; i < to; i++) out.push(decodeStatus(keys[i] as string, encoded[i] as string));
+      return out;
+    });
     pieces.push(() => `],"history":[`);
-    arrayPieces(history);
+    arrayPieces(history.length, (from, to) => history.slice(from, to));
     pieces.push(() => `],"downtimes":${JSON.stringify(downtimes)}}`);
     let i = 0;
     const step = (): void => {

@@ -13,8 +13,10 @@ import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { step } from "./engine.js";
 import { applyPatternsToArc, evaluate } from "./evaluate.js";
+import { isExplicitOpen } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
+import { addClosingCall, isClosingBuiltin } from "./reclose.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
 import { type BottomV, bottom, type Value } from "./values.js";
 import {
@@ -122,6 +124,15 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
         return;
       }
       break;
+    case "Postfix":
+      // `x...` unifies x the way an embedding does without explicitopen: what x's definitions
+      // close applies below this vertex, not to it.
+      if (!isExplicitOpen(c.env)) {
+        setErr(v, postfixWithoutExperiment(x));
+        return;
+      }
+      addConjunct(v, { ...c, expr: x.expr, open: true });
+      return;
     case "Ident":
     case "Selector":
     case "Index": {
@@ -144,9 +155,13 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       ) {
         const a = x.args[0];
         if (a !== undefined) {
-          addConjunct(v, { ...c, expr: a, ctx: [...c.ctx, new CloseCtx(false)] });
+          addConjunct(v, { ...c, expr: a, ctx: c.open === true ? c.ctx : [...c.ctx, new CloseCtx(false)] });
           return;
         }
+      }
+      if (x.fn.kind === "Ident" && isClosingBuiltin(x.fn.name) && isPredeclared(x.fn.name, c)) {
+        addClosingCall(v, x, c);
+        return;
       }
       if (x.fn.kind === "Ident" && x.fn.name === "and" && x.args.length === 1 && isPredeclared("and", c)) {
         const lst = resolveDefaultValue(evalExpr(x.args[0] as ast.Expr, c.env));
@@ -269,15 +284,24 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   let ctx = c.ctx;
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
-  if (!r.isLet && inDefinition(r) && !(c.embed && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
+  const embedLike = c.embed || c.open === true;
+  if (!r.isLet && inDefinition(r) && !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
     const cc = new CloseCtx(true);
-    if (c.embed) cc.skipAt = v;
+    if (embedLike) cc.skipAt = v;
     ctx = ctx.concat([cc]);
   }
   v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
   for (const rc of r.conjuncts) {
     const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
-    addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
+    addConjunct(v, {
+      expr: rc.expr,
+      env: rc.env,
+      ctx: merged,
+      value: rc.value,
+      pos: rc.pos,
+      embed: c.embed,
+      open: c.open,
+    });
   }
   v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
 }
@@ -521,12 +545,16 @@ export function addField(
 function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
+  // With explicitopen, embedding is unification: an embedded definition closes this struct
+  // itself (through its own context), and the embedding keeps the embed mark of the struct.
+  const explicit = isExplicitOpen(c.env);
   let ctx = c.ctx;
-  if (info.closingEmbed && !c.embed) {
+  if (info.closingEmbed && !c.embed && !explicit && c.open !== true) {
     const cc = new CloseCtx(false);
     cc.fromEmbed = true;
     ctx = ctx.concat([cc]);
   }
+  const embed = explicit ? c.embed : true;
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   for (const g of ctx) {
@@ -563,7 +591,15 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       case "Embed":
         if (isStructural(d.expr)) {
-          addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+          addConjunct(v, {
+            expr: d.expr,
+            env: frame,
+            ctx,
+            value: undefined,
+            pos: d.expr.pos,
+            embed,
+            open: c.open,
+          });
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -589,10 +625,23 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && !isStructural(d.expr)) {
-        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+        addConjunct(v, {
+          expr: d.expr,
+          env: frame,
+          ctx,
+          value: undefined,
+          pos: d.expr.pos,
+          embed,
+          open: c.open,
+        });
       }
     }
   }
+}
+
+/** The error for `x...` in a file that does not enable the experiment. */
+export function postfixWithoutExperiment(x: ast.Postfix): BottomV {
+  return bottom("eval", "postfix ... requires @experiment(explicitopen)", [x.pos]);
 }
 
 function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {

@@ -7,6 +7,7 @@ import type * as ast from "../syntax/ast.js";
 import { addConjunct, addField, newArc, setErr } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { evalExpr } from "./expr.js";
+import { exprText } from "./print-expr.js";
 import { bindFrame } from "./scope.js";
 import { bottom, formatValue as fmt, isAtom, typeName as typeNameOf } from "./values.js";
 import { displayLabel, NO_CLOSE, REGULAR, strLabel, Vertex } from "./vertex.js";
@@ -80,10 +81,14 @@ export function runComprehension(
             concrete
               ? bottom(
                   "eval",
-                  `cannot range over ${fmt(src)} (found ${typeNameOf(src)}, want list or struct)`,
+                  `cannot range over ${exprText(cl.source)} (found ${typeNameOf(src)}, want list or struct)`,
                   [cl.source.pos],
                 )
-              : bottom("incomplete", `cannot range over ${fmt(src)} (incomplete)`, [cl.source.pos]),
+              : bottom(
+                  "incomplete",
+                  `cannot range over ${exprText(cl.source)} (incomplete type ${typeNameOf(src)})`,
+                  [cl.source.pos],
+                ),
           );
           return;
         }

@@ -18,7 +18,7 @@ import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { type BottomV, bottom, type DisjV, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, REGULAR, Vertex } from "./vertex.js";
 
 interface Term {
   readonly c: Conjunct;
@@ -61,17 +61,28 @@ function unparen(e: ast.Expr): ast.Expr {
   return e.kind === "Paren" ? unparen(e.expr) : e;
 }
 
-function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
+/**
+ * Flattens one alternative. A reference to a disjunction is expanded in place, unless it refers
+ * to a vertex already on the expansion chain (`c: c | c`): such a term is a self reference, which
+ * contributes nothing (`_`), so expanding it again would only multiply identical terms.
+ */
+function expandAlt(
+  e: ast.Expr,
+  env: Conjunct["env"],
+  ctx: CloseSet,
+  depth: number,
+  chain: readonly Vertex[],
+): Flat {
   const x = unparen(e);
-  if (x.kind === "Binary" && x.op === "|") return flattenExpr(x, env, ctx, depth + 1);
+  if (x.kind === "Binary" && x.op === "|") return flattenExpr(x, env, ctx, depth + 1, chain);
   if ((x.kind === "Ident" || x.kind === "Selector") && depth < 20) {
     const r = resolveRef(x, env);
-    if (r.t === "vertex" && r.v.conjuncts.length === 1) {
+    if (r.t === "vertex" && r.v.conjuncts.length === 1 && !chain.includes(r.v)) {
       const rc = r.v.conjuncts[0];
       if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
         let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat([...rc.ctx]);
         if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
-        return flattenExpr(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1);
+        return flattenExpr(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1, chain.concat([r.v]));
       }
     }
   }
@@ -83,7 +94,13 @@ function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: numb
 
 const altCache = new WeakMap<ast.Expr, { expr: ast.Expr; marked: boolean }[]>();
 
-function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
+function flattenExpr(
+  e: ast.Expr,
+  env: Conjunct["env"],
+  ctx: CloseSet,
+  depth: number,
+  chain: readonly Vertex[],
+): Flat {
   let alts = altCache.get(e);
   if (alts === undefined) {
     alts = [];
@@ -93,7 +110,7 @@ function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: nu
   const anyMarked = alts.some((a) => a.marked);
   const terms: Term[] = [];
   for (const a of alts) {
-    const sub = expandAlt(a.expr, env, ctx, depth);
+    const sub = expandAlt(a.expr, env, ctx, depth, chain);
     for (const t of sub.terms) {
       let def: boolean;
       if (a.marked) def = sub.hasDefault ? t.def : true;
@@ -120,7 +137,7 @@ function nextOcc(v: Vertex, node: ast.Node): number {
 export function addDisjunction(v: Vertex, c: Conjunct): void {
   const node = c.expr as ast.Expr;
   const occ = nextOcc(v, node);
-  const flat = flattenExpr(node, c.env, c.ctx, 0);
+  const flat = flattenExpr(node, c.env, c.ctx, 0, [v]);
   const forced = v.choices?.get(node)?.[occ];
   if (forced !== undefined) {
     const t = flat.terms[forced];
@@ -282,10 +299,13 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       // A disjunct that is itself an error (even an incomplete one, like `x.a` of an open
       // struct) is eliminated; incomplete errors below it are not.
       const deep = firstError(w);
-      const err = deep ?? w.err;
+      const child = deep === undefined && w.err === undefined ? incompleteChild(w) : undefined;
+      const err = deep ?? w.err ?? child?.err;
       if (err !== undefined) {
         failures.push(err);
-        failurePaths.push(deep !== undefined ? firstErrorPath() : w.path());
+        failurePaths.push(
+          deep !== undefined ? firstErrorPath() : child !== undefined ? child.path() : w.path(),
+        );
         return;
       }
       if (w.disj !== undefined) {
@@ -337,9 +357,14 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   if (values.length === 0) {
     // Alternatives written as error("…") replace the generic message (cue's custom errors); the
     // code stays incomplete when every other alternative was merely incomplete.
-    const custom = failures.filter((f) => f.err.code === "user");
-    if (custom.length > 0 && custom.length < failures.length + 1) {
-      const others = failures.filter((f) => f.err.code !== "user");
+    // Only `error(…)` alternatives count: an explicit `_|_` inside a struct alternative is an
+    // ordinary failure of that alternative.
+    const own = v.path().length;
+    const isCustom = (f: BottomV, i: number): boolean =>
+      f.err.custom === true && (failurePaths[i]?.length ?? own) === own;
+    const custom = failures.filter(isCustom);
+    if (custom.length > 0) {
+      const others = failures.filter((f, i) => !isCustom(f, i));
       const code =
         others.length > 0 && others.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
           ? "incomplete"
@@ -401,6 +426,19 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   }
   const hasDefault = anyDefault && defaults.some((d) => d);
   v.disj = { values, defaults: hasDefault ? defaults : defaults.map(() => false), hasDefault };
+}
+
+/**
+ * A regular field of a disjunct whose own value is an incomplete error (`{a: struct.MinFields(2)}`
+ * with one field): like cue, the disjunct is eliminated. Incomplete errors deeper down are not.
+ */
+function incompleteChild(w: Vertex): Vertex | undefined {
+  if (w.arcs === undefined || w.disj !== undefined) return undefined;
+  for (const a of w.arcs.values()) {
+    if (a.fieldType !== REGULAR || a.label.startsWith("#") || a.label.startsWith("_")) continue;
+    if (a.status === EVALUATED && a.err?.err.code === "incomplete") return a;
+  }
+  return undefined;
 }
 
 function leafVertex(w: Vertex, v: Value): Vertex {

@@ -6,7 +6,7 @@
 import { step } from "./engine.js";
 import { evaluate } from "./evaluate.js";
 import { kindName } from "./kinds.js";
-import { formatValue, isAtom, type Value } from "./values.js";
+import { formatValue, type Value } from "./values.js";
 import type { Vertex } from "./vertex.js";
 
 function scalarText(v: Value): string {
@@ -21,7 +21,9 @@ function scalarText(v: Value): string {
       .sort()
       .join("|");
   }
-  if (isAtom(v) && (v.t === "int" || v.t === "float")) return `${v.t}:${formatValue(v)}`;
+  // Numbers compare by value, as CUE's equality does: 5.0E+11 equals 500000000000.0.
+  if (v.t === "int") return `int:${v.v}`;
+  if (v.t === "float") return `float:${v.v}`;
   return formatValue(v);
 }
 

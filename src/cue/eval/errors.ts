@@ -24,6 +24,8 @@ export interface ErrInfo {
   path?: readonly string[];
   /** The errors of the alternatives of an empty disjunction. */
   sub?: readonly ErrInfo[];
+  /** Made by `error("…")`: as a disjunct, its message replaces the other disjuncts' errors. */
+  custom?: boolean;
 }
 
 /** A public position: 1-based line and column (UTF-16 code units). */

@@ -6,12 +6,14 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
-import { addConjunct, inDefinition } from "./collect.js";
+import { addConjunct, inDefinition, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
+import { isExplicitOpen, selfVertex } from "./experiments.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
+import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
 import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
 import {
@@ -67,8 +69,12 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
   switch (x.kind) {
     case "Ident": {
       if (x.name === "_") return { t: "value", v: { t: "top" } };
-      const r = resolveName(x.name, env);
+      const r = x.name === "__self" ? undefined : resolveName(x.name, env);
       if (r === undefined) {
+        if (x.name === "self" || x.name === "__self") {
+          const sv = selfVertex(env);
+          if (sv !== undefined) return { t: "vertex", v: sv };
+        }
         const p = predeclared(x.name);
         if (p !== undefined) return { t: "value", v: p };
         return { t: "value", v: bottom("eval", `reference "${x.name}" not found`, [x.pos]) };
@@ -100,7 +106,14 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
           vv = resolveDefaultValue(vv);
         }
         if (vv.t === "bottom") return b;
-        if (vv.t === "top" || vv.t === "basic" || vv.t === "disj") {
+        if (vv.t === "top") {
+          const base = exprText(x.expr);
+          return {
+            t: "value",
+            v: bottom("incomplete", `${base}.${sel} undefined as ${base} is incomplete`, [x.pos]),
+          };
+        }
+        if (vv.t === "basic" || vv.t === "disj") {
           return {
             t: "value",
             v: bottom("incomplete", `${formatValue(vv)} is not a struct (selecting ${sel})`, [x.sel.pos]),
@@ -125,6 +138,11 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
         const pv = pickVertex(b.v);
         if (pv === undefined) {
           if (b.v.t === "bottom") return b;
+          if (b.v.t === "top") {
+            const base = exprText(x.expr);
+            const msg = `${base}[${exprText(x.index)}] undefined as ${base} is incomplete`;
+            return { t: "value", v: bottom("incomplete", msg, [x.pos]) };
+          }
           if (!isAtom(b.v))
             return { t: "value", v: bottom("incomplete", `incomplete value ${formatValue(b.v)}`, [x.pos]) };
           return {
@@ -148,6 +166,10 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
 }
 
 function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
+  if (iv.t === "top" && v.isList) {
+    const msg = `invalid index ${exprText(x.index)} (invalid type _)`;
+    return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
+  }
   if (!isAtom(iv))
     return { t: "value", v: bottom("incomplete", `non-concrete index ${formatValue(iv)}`, [x.index.pos]) };
   if (v.isList) {
@@ -162,10 +184,12 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
     }
     const i = Number(iv.v);
     if (i < 0) {
-      return {
-        t: "value",
-        v: bottom("eval", `invalid index ${iv.v} (index must be non-negative)`, [x.index.pos]),
-      };
+      // A literal index is named by its value, a computed one by its expression (as cue does).
+      const lit = x.index.kind === "Int" || (x.index.kind === "Unary" && x.index.expr.kind === "Int");
+      const msg = lit
+        ? `invalid index ${iv.v} (index must be non-negative)`
+        : `index ${exprText(x.index)} out of range [${iv.v}]`;
+      return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
     }
     if (i >= v.listLen) {
       return {
@@ -273,6 +297,9 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
       return interpolate(x, env);
     case "Slice":
       return evalSlice(x, env);
+    case "Postfix":
+      if (!isExplicitOpen(env)) return postfixWithoutExperiment(x);
+      return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
     case "BadExpr":
       return bottom("syntax", "invalid expression", [x.pos]);
     default: {
@@ -354,6 +381,9 @@ function evalCall(x: ast.Call, env: Frame): Value {
   const fnExpr = x.fn;
   if (fnExpr.kind === "Ident" && resolveName(fnExpr.name, env) === undefined) {
     switch (fnExpr.name) {
+      case "__closeAll":
+      case "__reclose":
+        return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
       case "close": {
         const a = x.args[0];
         if (a === undefined || x.args.length !== 1) return bottom("eval", "close takes 1 argument", [x.pos]);
@@ -397,6 +427,10 @@ function evalCall(x: ast.Call, env: Frame): Value {
   }
   const fn = evalExpr(fnExpr, env);
   if (fn.t === "bottom") return fn;
+  if (fn.t === "top" || fn.t === "basic") {
+    const name = fnExpr.kind === "Ident" ? fnExpr.name : formatValue(fn);
+    return bottom("incomplete", `cannot call non-concrete value ${name} (type ${typeName(fn)})`, [x.fn.pos]);
+  }
   if (fn.t !== "func") {
     return bottom("eval", `cannot call non-function ${formatValue(fn)} (type ${typeName(fn)})`, [x.fn.pos]);
   }

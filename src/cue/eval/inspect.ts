@@ -36,7 +36,7 @@ function matchesAnyString(p: PatternEntry): boolean {
 }
 
 /** cue's `Value.Allows`: may the value gain this field, any string field, or any index? */
-function allows(v: Vertex, sel: AllowsSelector): boolean {
+export function allows(v: Vertex, sel: AllowsSelector): boolean {
   evaluate(v);
   if (v.isList) {
     if (sel.kind === "anyIndex") return v.listOpen;

@@ -4,6 +4,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { selfVertex } from "./experiments.js";
 import { type Binding, type Frame, type Scope, type ScopeEntry, strLabel, Vertex } from "./vertex.js";
 
 const scopes = new WeakMap<object, Scope>();
@@ -118,6 +119,13 @@ export function resolveName(name: string, env: Frame): Resolved {
 }
 
 function letVertex(f: Frame, decl: ast.LetClause): Vertex {
+  // `let X = self` (aliasv2) names the enclosing block itself, not a copy of it: a copy would
+  // contain the let again (a structural cycle) and would not see what the block is unified with.
+  const e = decl.expr;
+  if (e.kind === "Ident" && (e.name === "self" || e.name === "__self")) {
+    const sv = e.name === "__self" || resolveName("self", f) === undefined ? selfVertex(f) : undefined;
+    if (sv !== undefined) return sv;
+  }
   f.lets ??= new Map();
   let v = f.lets.get(decl);
   if (v === undefined) {

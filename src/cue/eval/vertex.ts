@@ -112,6 +112,11 @@ export interface Conjunct {
   readonly pos: Pos;
   /** Set for embedded expressions: an embedded definition does not close the embedding struct. */
   readonly embed: boolean;
+  /**
+   * Set for `x...` (explicitopen) and what it expands to: nothing this conjunct brings closes the
+   * vertex itself (definitions and `close()` still close what lies below it).
+   */
+  readonly open?: boolean;
 }
 
 /** A pattern constraint `[p]: v` collected on a vertex. */

@@ -180,6 +180,7 @@ export type Expr =
   | Index
   | Slice
   | Call
+  | Postfix
   | Alias
   | BadExpr;
 
@@ -278,6 +279,16 @@ export type UnaryOp = "!" | "-" | "+" | "*" | "<" | "<=" | ">" | ">=" | "!=" | "
 export interface Unary extends NodeBase {
   readonly kind: "Unary";
   readonly op: UnaryOp;
+  readonly expr: Expr;
+}
+
+/**
+ * `x...` (the `explicitopen` experiment): `x` without the closedness a reference to it would
+ * otherwise bring at its top level. Binds tighter than any binary operator (`#A... & {b: 1}`).
+ */
+export interface Postfix extends NodeBase {
+  readonly kind: "Postfix";
+  readonly op: "...";
   readonly expr: Expr;
 }
 
