@@ -83,7 +83,8 @@ export class App {
         throw new StartupError(`${flag} ${path}: file not readable`);
       }
     }
-    const loaded = await loadConfigFile(o.config, o.configProfile);
+    // On a worker thread like a reload: the main thread never holds the evaluation (CUE-NEEDS 7).
+    const loaded = await loadConfigFile(o.config, o.configProfile, "worker");
     if (!loaded.ok) {
       const lines = loaded.diagnostics.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
       throw new StartupError(`-config ${o.config} is rejected:\n${lines.join("\n")}`);

@@ -99,12 +99,22 @@ describe("a reload of a large document runs beside the server", () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "lookout-reload-"));
     cfg = join(dir, "lookout.cue");
-    await writeFile(cfg, fleet(2, { prefix: "old" }));
-    srv = await startServer(["-config", cfg, "-data-dir", join(dir, "data")]);
+    await writeFile(cfg, fleet(500, { prefix: "old" }));
+    srv = await startServer(["-config", cfg, "-data-dir", join(dir, "data")], { timeoutMs: 120_000 });
   });
   after(async () => {
     await srv.stop();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  test("startup evaluates on a worker too: the server's heap holds the Config, not the evaluation", async () => {
+    // 5,500 objects: evaluating them on the main thread leaves ~130 MB there (the engine's
+    // shared-leaf cache keeps the document's evaluation alive, CUE-NEEDS 7); the Config is ~3 MB.
+    const metrics = await (await fetch(`${srv.url}/metrics`)).text();
+    const used = Number(/^nodejs_heap_size_used_bytes (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(used > 0, "no nodejs_heap_size_used_bytes in /metrics");
+    assert.ok(used < 64 * 2 ** 20, `main-thread heap after startup: ${(used / 2 ** 20).toFixed(0)} MB`);
+    assert.equal((await statusesOf(srv, "old499")).length, 11);
   });
 
   test("a valid document: the server keeps answering, then serves the new config", async (t) => {
