@@ -40,13 +40,13 @@ export interface WorkerLoadInput {
 }
 
 /**
- * loadConfig (loader.ts) on a worker thread, for reloads while Lookout serves: evaluating a large
- * fleet takes seconds that must not stall the API or the scheduler. The result is exactly
- * loadConfig's: the same Config (structured-cloned back in batches, then frozen again here, since
- * a clone is neither frozen nor shares the frozen maps' prototype) or the same diagnostics.
- * Rejects only when the worker itself fails (cannot start, runs out of memory); the document's
- * problems are diagnostics. Each call runs in a fresh worker, so the engine's memory for a large
- * document is returned when it ends.
+ * loadConfig (loader.ts) on a worker thread, for the server's loads: evaluating a large fleet takes
+ * seconds that must not stall the API or the scheduler during a reload, and the evaluation's memory
+ * (which the engine would otherwise keep alive, CUE-NEEDS 7) goes away with the worker. The result
+ * is exactly loadConfig's: the same Config (structured-cloned back in batches, then frozen again
+ * here, since a clone is neither frozen nor shares the frozen maps' prototype) or the same
+ * diagnostics. Rejects only when the worker itself fails (cannot start, runs out of memory, is
+ * aborted); the document's problems are diagnostics. Each call runs in a fresh worker.
  */
 export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigResult> {
   const data: WorkerInput = {
