@@ -12,12 +12,14 @@ export type LoadMode = "inline" | "worker";
 
 /**
  * Reads the served document and runs it through the one loader. Without -config Lookout serves
- * the empty configuration (no objects), which is what the API then reports.
+ * the empty configuration (no objects), which is what the API then reports. `signal` stops a
+ * worker load (the promise rejects).
  */
 export async function loadConfigFile(
   path: string,
   profile: "" | "demo",
   mode: LoadMode = "inline",
+  signal?: AbortSignal,
 ): Promise<LoadOutcome> {
   if (path === "") return { ok: true, config: EMPTY_CONFIG, digest: "empty" };
   let text: string;
@@ -36,7 +38,7 @@ export async function loadConfigFile(
       r = loadConfig(input);
       break;
     case "worker":
-      r = await loadConfigInWorker(input);
+      r = await loadConfigInWorker(signal === undefined ? input : { ...input, signal });
       break;
     default: {
       const never: never = mode;

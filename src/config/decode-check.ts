@@ -2,7 +2,6 @@ import type {
   CheckConfig,
   FlapConfig,
   ProbeConfig,
-  ScheduleConfig,
   SnmpAuthProto,
   SnmpPrivProto,
   StaleStatus,
@@ -39,15 +38,18 @@ export function decodeCheckField(r: Reader, parent: Obj, path: Path): CheckConfi
 
 /** Decodes one `#Check` (a probe branch plus its `#Schedule`) at `path`. */
 export function decodeCheck(r: Reader, o: Obj, path: Path): CheckConfig {
-  // The schedule is a short-lived object the optimizer can take apart; the check is one literal.
-  const schedule: ScheduleConfig = {
-    checkIntervalMs: r.durationMs(o, "check_interval", path, "60s"),
-    retryIntervalMs: r.durationMs(o, "retry_interval", path, "15s"),
-    timeoutMs: r.durationMs(o, "timeout", path, "10s"),
-    maxAttempts: r.int(o, "max_attempts", path, DEFAULT_SCHEDULE.maxAttempts),
-    flap: o.flap === undefined ? DEFAULT_FLAP : decodeFlap(r, r.obj(o, "flap", path), step(path, "flap")),
-  };
-  return Object.freeze(decodeProbe(r, o, path, schedule));
+  return Object.freeze(
+    decodeProbe(
+      r,
+      o,
+      path,
+      r.durationMs(o, "check_interval", path, "60s"),
+      r.durationMs(o, "retry_interval", path, "15s"),
+      r.durationMs(o, "timeout", path, "10s"),
+      r.int(o, "max_attempts", path, DEFAULT_SCHEDULE.maxAttempts),
+      o.flap === undefined ? DEFAULT_FLAP : decodeFlap(r, r.obj(o, "flap", path), step(path, "flap")),
+    ),
+  );
 }
 
 function decodeFlap(r: Reader, o: Obj, path: Path): FlapConfig {
@@ -83,10 +85,18 @@ function oneOf<T extends string>(r: Reader, o: Obj, key: string, path: Path, all
 /**
  * The check's probe fields followed by the schedule's, built as one literal per type: at 100,000
  * checks, spreading or assigning the schedule onto a probe object cost more than the rest of the
- * check's decoding.
+ * check's decoding, and so did an intermediate schedule object.
  */
-function decodeProbe(r: Reader, o: Obj, path: Path, s: ScheduleConfig): CheckConfig {
-  const { checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap } = s;
+function decodeProbe(
+  r: Reader,
+  o: Obj,
+  path: Path,
+  checkIntervalMs: number,
+  retryIntervalMs: number,
+  timeoutMs: number,
+  maxAttempts: number,
+  flap: FlapConfig,
+): CheckConfig {
   const type = r.str(o, "type", path) as ProbeConfig["type"];
   switch (type) {
     case "tcp": {
@@ -123,7 +133,7 @@ function decodeProbe(r: Reader, o: Obj, path: Path, s: ScheduleConfig): CheckCon
       };
     }
     case "snmp":
-      return { ...decodeSnmp(r, o, path), ...s };
+      return { ...decodeSnmp(r, o, path), checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     case "legacy": {
       const p = r.required(o, "path", path);
       const args = r.strList(o, "args", path);
@@ -159,7 +169,16 @@ function decodeProbe(r: Reader, o: Obj, path: Path, s: ScheduleConfig): CheckCon
         step(path, "type"),
         unknownTypeMessage("check", o.type === undefined ? undefined : String(_never), undefined),
       );
-      return { type: "passive", freshnessThresholdMs: 0, staleStatus: "UNKNOWN", ...s };
+      return {
+        type: "passive",
+        freshnessThresholdMs: 0,
+        staleStatus: "UNKNOWN",
+        checkIntervalMs,
+        retryIntervalMs,
+        timeoutMs,
+        maxAttempts,
+        flap,
+      };
     }
   }
 }
