@@ -11,7 +11,13 @@ import type { Vertex } from "./vertex.js";
 
 function scalarText(v: Value): string {
   if (v.t === "basic") {
-    const parts = v.bounds.map((b) => `${b.op}${formatValue(b.v)}`).sort();
+    // Bounds compare by value too (>=1 and >=1.0 are the same bound).
+    const bv = (x: Value): string => {
+      if (x.t === "int") return `num:${x.v}`;
+      if (x.t === "float") return Number.isInteger(x.v) ? `num:${BigInt(x.v)}` : `num:${x.v}`;
+      return formatValue(x);
+    };
+    const parts = v.bounds.map((b) => `${b.op}${bv(b.v)}`).sort();
     parts.push(...v.validators.map((x) => x.name).sort());
     return `${kindName(v.k)}:${parts.join("&")}`;
   }
