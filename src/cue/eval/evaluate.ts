@@ -34,6 +34,7 @@ import {
   type PatternEntry,
   posArray,
   REGULAR,
+  staticLabels,
   type Vertex,
 } from "./vertex.js";
 
@@ -221,6 +222,7 @@ function checkClosed(v: Vertex): void {
   const groups = v.groups;
   if (groups === undefined || v.arcs === undefined || v.isList) return;
   const arcs = v.arcs;
+  for (const g of groups) if (g.ctx.skipAt === v && g.ctx.andScope !== undefined) checkAndScope(v, g);
   // forEach: for-of over a Map allocates an entry per field, and this runs for every closed struct.
   arcs.forEach((arc, label) => {
     let a = arc;
@@ -246,6 +248,21 @@ function checkClosed(v: Vertex): void {
       return;
     }
   });
+}
+
+/** The fields an embedded `&` declares at `v` must be allowed by its definition's group `g`. */
+function checkAndScope(v: Vertex, g: import("./vertex.js").Group): void {
+  for (const lit of g.ctx.andScope?.lits ?? []) {
+    for (const label of staticLabels(lit)) {
+      if (label.startsWith("_") || label.startsWith("#") || groupAllows(g, label)) continue;
+      const a = v.arcs?.get(label);
+      if (a === undefined || a.notAllowed) continue;
+      if (a.fieldType === OPTIONAL) continue;
+      const own = a.isShared ? unshare(v, a) : a;
+      setErr(own, bottom("eval", "field not allowed", posArray(own.declPos)));
+      own.notAllowed = true;
+    }
+  }
 }
 
 function groupAllows(g: import("./vertex.js").Group, label: string): boolean {
