@@ -158,7 +158,9 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       ) {
         const a = x.args[0];
         if (a !== undefined) {
-          addConjunct(v, { ...c, expr: a, ctx: c.open === true ? c.ctx : [...c.ctx, new CloseCtx(false)] });
+          const ctx = c.open === true ? c.ctx : [...c.ctx, new CloseCtx(false)];
+          // Like every builtin, close() takes the default of a disjunction (`close(*{} | 0)`).
+          addConjunct(v, { ...c, expr: markedDefault(a) ?? a, ctx });
           return;
         }
       }
@@ -181,6 +183,20 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       break;
   }
   addValue(v, evalExpr(x, c.env), c);
+}
+
+/** The one alternative marked `*` in a written disjunction, if there is exactly one. */
+function markedDefault(e: ast.Expr): ast.Expr | undefined {
+  if (e.kind !== "Binary" || e.op !== "|") return undefined;
+  const marked: ast.Expr[] = [];
+  const walk = (x: ast.Expr): void => {
+    if (x.kind === "Binary" && x.op === "|") {
+      walk(x.left);
+      walk(x.right);
+    } else if (x.kind === "Unary" && x.op === "*") marked.push(x.expr);
+  };
+  walk(e);
+  return marked.length === 1 ? marked[0] : undefined;
 }
 
 function isPredeclared(name: string, c: Conjunct): boolean {
