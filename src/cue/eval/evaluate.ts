@@ -19,6 +19,7 @@ import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
 import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
+import { matchRegexp } from "./regex.js";
 import { bindFrame } from "./scope.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
 import {
@@ -170,9 +171,26 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
 function applyPatterns(v: Vertex): void {
   v.patternsApplied = true;
   if (v.patterns === undefined || v.arcs === undefined || v.isList) return;
+  // A pattern that can never be used (an invalid regular expression) is an error of the struct.
+  for (const p of v.patterns) {
+    p.pattern ??= evalExpr(p.label.expr, p.env);
+    const bad = patternError(p.pattern);
+    if (bad !== undefined) setErr(v, bad);
+  }
   v.arcs.forEach((a) => {
     applyPatternsToArc(v, a);
   });
+}
+
+function patternError(pat: Value): BottomV | undefined {
+  if (pat.t === "bottom") return pat;
+  if (pat.t !== "basic") return undefined;
+  for (const b of pat.bounds) {
+    if ((b.op !== "=~" && b.op !== "!~") || b.v.t !== "string") continue;
+    const m = matchRegexp(b.v.v, "");
+    if (typeof m !== "boolean") return m;
+  }
+  return undefined;
 }
 
 function finishList(v: Vertex): void {
