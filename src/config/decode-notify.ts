@@ -9,11 +9,12 @@ import type {
 import { NOTIFICATION_KINDS, WEEKDAYS } from "../model/config.js";
 import type { Obj, Reader } from "./decode-reader.js";
 import { isObj } from "./decode-reader.js";
-import type { DocPath } from "./locate.js";
+import type { Path } from "./path-step.js";
+import { step } from "./path-step.js";
 import { unknownTypeMessage } from "./type-checks.js";
 
 /** Decodes one `#Contact` named `name`. */
-export function decodeContact(r: Reader, name: string, o: Obj, path: DocPath): ContactConfig {
+export function decodeContact(r: Reader, name: string, o: Obj, path: Path): ContactConfig {
   const labels = r.strMap(o, "labels", path);
   const type = r.str(o, "type", path) as ContactConfig["type"];
   switch (type) {
@@ -35,7 +36,7 @@ export function decodeContact(r: Reader, name: string, o: Obj, path: DocPath): C
     default: {
       const _never: never = type;
       r.report(
-        [...path, "type"],
+        step(path, "type"),
         unknownTypeMessage("contact", o.type === undefined ? undefined : String(_never), undefined),
       );
       return Object.freeze({ name, labels, type: "email", address: "" });
@@ -50,10 +51,10 @@ export function minuteOfDay(hhmm: string): number {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
-function decodeWindow(r: Reader, o: Obj, path: DocPath): WindowConfig {
+function decodeWindow(r: Reader, o: Obj, path: Path): WindowConfig {
   const weekday = r.required(o, "weekday", path);
   if (weekday !== "" && !(WEEKDAYS as readonly string[]).includes(weekday)) {
-    r.report([...path, "weekday"], `${JSON.stringify(weekday)} is not a weekday (${WEEKDAYS.join(", ")})`);
+    r.report(step(path, "weekday"), `${JSON.stringify(weekday)} is not a weekday (${WEEKDAYS.join(", ")})`);
   }
   const start = r.required(o, "start", path);
   const end = r.required(o, "end", path);
@@ -66,16 +67,16 @@ function decodeWindow(r: Reader, o: Obj, path: DocPath): WindowConfig {
   });
 }
 
-function decodeLevel(r: Reader, o: Obj, path: DocPath): EscalationLevelConfig {
+function decodeLevel(r: Reader, o: Obj, path: Path): EscalationLevelConfig {
   const contacts = r.strList(o, "contacts", path);
-  if (o.contacts === undefined) r.report([...path, "contacts"], `missing required field "contacts"`);
+  if (o.contacts === undefined) r.report(step(path, "contacts"), `missing required field "contacts"`);
   else if (contacts.length === 0)
-    r.report([...path, "contacts"], "an escalation level needs at least one contact");
+    r.report(step(path, "contacts"), "an escalation level needs at least one contact");
   const kinds = r.strList(o, "disabled_kinds", path);
   kinds.forEach((k, i) => {
     if (!(NOTIFICATION_KINDS as readonly string[]).includes(k)) {
       r.report(
-        [...path, "disabled_kinds", i],
+        step(step(path, "disabled_kinds"), i),
         `${JSON.stringify(k)} is not a notification kind (${NOTIFICATION_KINDS.join(", ")})`,
       );
     }
@@ -88,27 +89,29 @@ function decodeLevel(r: Reader, o: Obj, path: DocPath): EscalationLevelConfig {
   });
 }
 
-function objList(r: Reader, o: Obj, key: string, path: DocPath): readonly Obj[] {
+function objList(r: Reader, o: Obj, key: string, path: Path): readonly Obj[] {
   const v = o[key];
   if (v === undefined) return [];
   if (!Array.isArray(v)) {
-    r.report([...path, key], "expected a list");
+    r.report(step(path, key), "expected a list");
     return [];
   }
   return v.map((e, i) => {
     if (isObj(e)) return e;
-    r.report([...path, key, i], "expected a struct");
+    r.report(step(step(path, key), i), "expected a struct");
     return {};
   });
 }
 
 /** Decodes one `#NotificationPolicy` named `name`. */
-export function decodePolicy(r: Reader, name: string, o: Obj, path: DocPath): NotificationPolicyConfig {
-  const period = objList(r, o, "period", path).map((w, i) => decodeWindow(r, w, [...path, "period", i]));
-  if (o.levels === undefined) r.report([...path, "levels"], `missing required field "levels"`);
+export function decodePolicy(r: Reader, name: string, o: Obj, path: Path): NotificationPolicyConfig {
+  const period = objList(r, o, "period", path).map((w, i) =>
+    decodeWindow(r, w, step(step(path, "period"), i)),
+  );
+  if (o.levels === undefined) r.report(step(path, "levels"), `missing required field "levels"`);
   const levelObjs = objList(r, o, "levels", path);
   if (o.levels !== undefined && levelObjs.length === 0)
-    r.report([...path, "levels"], "a policy needs at least one level");
-  const levels = levelObjs.map((l, i) => decodeLevel(r, l, [...path, "levels", i]));
+    r.report(step(path, "levels"), "a policy needs at least one level");
+  const levels = levelObjs.map((l, i) => decodeLevel(r, l, step(step(path, "levels"), i)));
   return Object.freeze({ name, period: Object.freeze(period), levels: Object.freeze(levels) });
 }

@@ -1,7 +1,9 @@
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import { formatPath } from "./diagnostic.js";
 import { parseDurationMs } from "./duration.js";
-import type { DocPath, Locator } from "./locate.js";
+import type { Locator } from "./locate.js";
+import type { Path } from "./path-step.js";
+import { step, toDocPath } from "./path-step.js";
 
 /** A plain object of the exported document. */
 export type Obj = Readonly<Record<string, unknown>>;
@@ -10,25 +12,26 @@ export type Obj = Readonly<Record<string, unknown>>;
  * Typed reads from exported data, each reporting a diagnostic at the field's position instead of
  * throwing. After the schema has accepted a document these reads cannot fail; they are the decoder's
  * guard against a schema/decoder mismatch, and they let the decoder run on plain data in tests.
- * Paths are built only when something is reported. Lists and string maps of the exported data are
+ * Paths are walk paths (path-step.ts), turned into arrays only when something is reported; a
+ * duration text is parsed once per load however many fields repeat it. Lists and string maps of the exported data are
  * frozen in place and become part of the Config: `data` must not be used by anyone else afterwards.
  */
 export interface Reader {
   readonly diagnostics: ConfigDiagnostic[];
-  report(path: DocPath, message: string): void;
+  report(path: Path, message: string): void;
   /** The object at `o[key]`, or `{}` when absent (`required` reports that). */
-  obj(o: Obj, key: string, path: DocPath, required?: boolean): Obj;
-  str(o: Obj, key: string, path: DocPath, fallback?: string): string;
+  obj(o: Obj, key: string, path: Path, required?: boolean): Obj;
+  str(o: Obj, key: string, path: Path, fallback?: string): string;
   /** A string that must be present and non-empty. */
-  required(o: Obj, key: string, path: DocPath): string;
-  optStr(o: Obj, key: string, path: DocPath): string | undefined;
-  bool(o: Obj, key: string, path: DocPath, fallback: boolean): boolean;
-  num(o: Obj, key: string, path: DocPath, fallback: number): number;
-  int(o: Obj, key: string, path: DocPath, fallback: number): number;
-  strList(o: Obj, key: string, path: DocPath): readonly string[];
-  strMap(o: Obj, key: string, path: DocPath): Readonly<Record<string, string>>;
+  required(o: Obj, key: string, path: Path): string;
+  optStr(o: Obj, key: string, path: Path): string | undefined;
+  bool(o: Obj, key: string, path: Path, fallback: boolean): boolean;
+  num(o: Obj, key: string, path: Path, fallback: number): number;
+  int(o: Obj, key: string, path: Path, fallback: number): number;
+  strList(o: Obj, key: string, path: Path): readonly string[];
+  strMap(o: Obj, key: string, path: Path): Readonly<Record<string, string>>;
   /** A duration field in milliseconds; `fallback` is the schema default as text. */
-  durationMs(o: Obj, key: string, path: DocPath, fallback?: string): number;
+  durationMs(o: Obj, key: string, path: Path, fallback?: string): number;
 }
 
 export function isObj(v: unknown): v is Obj {
@@ -49,19 +52,21 @@ function describe(v: unknown): string {
 /** A reader that reports into its own diagnostics list, positioned by `locator`. */
 export function createReader(locator: Locator): Reader {
   const diagnostics: ConfigDiagnostic[] = [];
-  const report = (path: DocPath, message: string): void => {
-    const at = locator.at(path);
+  const report = (path: Path, message: string): void => {
+    const doc = toDocPath(path);
+    const at = locator.at(doc);
     diagnostics.push({
-      message: `${formatPath(path)}: ${message}`,
+      message: `${formatPath(doc)}: ${message}`,
       file: at.file,
       line: at.line,
       column: at.column,
     });
   };
-  const missing = (path: DocPath, key: string): void =>
-    report([...path, key], `missing required field "${key}"`);
-  const wrong = (path: DocPath, key: string, want: string, v: unknown): void =>
-    report([...path, key], `expected ${want}, found ${describe(v)}`);
+  const durations = new Map<string, number | undefined>();
+  const missing = (path: Path, key: string): void =>
+    report(step(path, key), `missing required field "${key}"`);
+  const wrong = (path: Path, key: string, want: string, v: unknown): void =>
+    report(step(path, key), `expected ${want}, found ${describe(v)}`);
 
   const reader: Reader = {
     diagnostics,
@@ -85,7 +90,7 @@ export function createReader(locator: Locator): Reader {
     required(o, key, path) {
       const v = o[key];
       if (typeof v === "string") {
-        if (v === "") report([...path, key], `"${key}" must not be empty`);
+        if (v === "") report(step(path, key), `"${key}" must not be empty`);
         return v;
       }
       if (v === undefined) missing(path, key);
@@ -115,7 +120,7 @@ export function createReader(locator: Locator): Reader {
       const v = o[key];
       if (typeof v === "number" && Number.isInteger(v)) return v;
       if (typeof v === "bigint") {
-        report([...path, key], `${v} is too large`);
+        report(step(path, key), `${v} is too large`);
         return fallback;
       }
       if (v !== undefined) wrong(path, key, "an int", v);
@@ -130,7 +135,7 @@ export function createReader(locator: Locator): Reader {
       }
       for (let i = 0; i < v.length; i++) {
         if (typeof v[i] !== "string") {
-          report([...path, key, i], `expected a string, found ${describe(v[i])}`);
+          report(step(step(path, key), i), `expected a string, found ${describe(v[i])}`);
           return NO_STRINGS;
         }
       }
@@ -148,7 +153,7 @@ export function createReader(locator: Locator): Reader {
       for (const k in v) {
         empty = false;
         if (typeof v[k] !== "string") {
-          report([...path, key, k], `expected a string, found ${describe(v[k])}`);
+          report(step(step(path, key), k), `expected a string, found ${describe(v[k])}`);
           return EMPTY as Readonly<Record<string, string>>;
         }
       }
@@ -167,10 +172,15 @@ export function createReader(locator: Locator): Reader {
         wrong(path, key, "a duration string", text);
         return 0;
       }
-      const ms = parseDurationMs(text);
+      // A fleet repeats a handful of duration texts across every check.
+      let ms = durations.get(text);
+      if (ms === undefined && !durations.has(text)) {
+        ms = parseDurationMs(text);
+        durations.set(text, ms);
+      }
       if (ms === undefined) {
         report(
-          [...path, key],
+          step(path, key),
           `invalid duration ${JSON.stringify(text)} (use a Go duration such as "90s" or "1h30m")`,
         );
         return 0;

@@ -1,15 +1,16 @@
 import type { SinkConfig } from "../model/config.js";
 import type { Obj, Reader } from "./decode-reader.js";
-import type { DocPath } from "./locate.js";
+import type { Path } from "./path-step.js";
+import { step } from "./path-step.js";
 import { unknownTypeMessage } from "./type-checks.js";
 
 const DEFAULT_BYTES = 67_108_864;
 
 /** Decodes one `#Sink` named `name` (common fields plus its type's fields). */
-export function decodeSink(r: Reader, name: string, o: Obj, path: DocPath): SinkConfig {
+export function decodeSink(r: Reader, name: string, o: Obj, path: Path): SinkConfig {
   const inputText = r.str(o, "input", path, "metrics");
   if (inputText !== "metrics" && inputText !== "events") {
-    r.report([...path, "input"], `input must be "metrics" or "events", found ${JSON.stringify(inputText)}`);
+    r.report(step(path, "input"), `input must be "metrics" or "events", found ${JSON.stringify(inputText)}`);
   }
   const input = inputText === "events" ? "events" : "metrics";
   const common = {
@@ -37,7 +38,7 @@ export function decodeSink(r: Reader, name: string, o: Obj, path: DocPath): Sink
       });
     case "archive":
       if (o.input === undefined) return decodeSink(r, name, { ...o, input: "events" }, path);
-      if (input !== "events") r.report([...path, "input"], `an archive sink's input is always "events"`);
+      if (input !== "events") r.report(step(path, "input"), `an archive sink's input is always "events"`);
       return Object.freeze({
         ...common,
         input: "events",
@@ -56,9 +57,9 @@ export function decodeSink(r: Reader, name: string, o: Obj, path: DocPath): Sink
       });
     case "exec": {
       const command = r.strList(o, "command", path);
-      if (o.command === undefined) r.report([...path, "command"], `missing required field "command"`);
+      if (o.command === undefined) r.report(step(path, "command"), `missing required field "command"`);
       else if (command.length === 0)
-        r.report([...path, "command"], "an exec sink's command needs at least the program");
+        r.report(step(path, "command"), "an exec sink's command needs at least the program");
       return Object.freeze({ ...common, type, command, cursor: r.str(o, "cursor", path) });
     }
     case "file":
@@ -72,7 +73,7 @@ export function decodeSink(r: Reader, name: string, o: Obj, path: DocPath): Sink
     default: {
       const _never: never = type;
       r.report(
-        [...path, "type"],
+        step(path, "type"),
         unknownTypeMessage("sink", o.type === undefined ? undefined : String(_never), undefined),
       );
       return Object.freeze({ ...common, type: "remote_write", url: "", cursor: "" });

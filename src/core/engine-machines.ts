@@ -1,4 +1,4 @@
-import { createEngine, type Engine, type EngineSnapshot } from "../engine/index.js";
+import { createEngine, type Engine, type EngineSnapshot, engineConfig } from "../engine/index.js";
 import type { StateMachine, StateMachineFactory } from "../store/state-machine.js";
 
 function machine(engine: Engine): StateMachine {
@@ -16,6 +16,8 @@ function machine(engine: Engine): StateMachine {
  */
 export const engineMachines: StateMachineFactory = {
   create: () => machine(createEngine()),
+  // Rebuilt from literals on the writer's thread: a cloned config is twice the size.
+  adopt: engineConfig,
   restore(snapshot, config) {
     const engine = createEngine();
     engine.restore(snapshot as EngineSnapshot, config);

@@ -67,7 +67,7 @@ const cases: Case[] = [
       apply(w, reader);
       // The snapshot protocol: the writer's part now, the reader's projection at the same point.
       const start = w.beginSnapshot();
-      w.finishSnapshot(start, JSON.stringify(reader.capture()));
+      w.finishSnapshot(start, JSON.stringify(reader.snapshot()));
       w.enqueue([batch(T0 + 2000, "svc-000", 2)]);
       apply(w, reader);
     },
@@ -144,7 +144,7 @@ describe("Writer data directory", () => {
       const before = w.eventsAfter(0, 1000);
       const last = before[before.length - 1]?.seq ?? 0;
       const start = w.beginSnapshot();
-      w.finishSnapshot(start, JSON.stringify(reader.capture()));
+      w.finishSnapshot(start, JSON.stringify(reader.snapshot()));
       const after = w.eventsAfter(0, 1000);
       assert.ok(after.length < before.length, "old events were dropped");
       assert.ok((after[0]?.seq ?? 0) <= last - 2, "at least the newest 3 are kept");

@@ -1,9 +1,11 @@
 import { mergePatches, patchRecord } from "./projection.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
+import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
+import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** What a reader gets next: a part of the changes, or a barrier it must answer (a snapshot point). */
 export type BufferItem =
-  | { readonly kind: "delta"; readonly delta: ProjectionDelta }
+  /** `applied`: every request up to this id is in what was delivered with this item (0: no news). */
+  | { readonly kind: "delta"; readonly delta: ProjectionDelta; readonly applied: number }
   | { readonly kind: "barrier"; readonly id: number };
 
 /**
@@ -17,6 +19,8 @@ export type BufferItem =
  */
 export interface DeltaBuffer {
   add(delta: ProjectionDelta): void;
+  /** Every request up to `id` is applied and its changes were added. */
+  markApplied(id: number): void;
   seal(barrier: number): void;
   /** Records and patches waiting, over all segments. */
   size(): number;
@@ -25,13 +29,15 @@ export interface DeltaBuffer {
 }
 
 interface Segment {
-  statuses: Map<string, StatusRecord>;
+  statuses: Map<string, EncodedStatus>;
   patches: Map<string, StatusPatch>;
   removed: Set<string>;
   history: HistoryRecord[];
   dtAdded: Map<string, DowntimeRecord>;
   dtRemoved: Set<string>;
   eventSeq: number;
+  /** The last request id whose changes this segment holds (0: none). */
+  applied: number;
   barrier: number | undefined;
 }
 
@@ -43,11 +49,13 @@ const newSegment = (): Segment => ({
   dtAdded: new Map(),
   dtRemoved: new Set(),
   eventSeq: 0,
+  applied: 0,
   barrier: undefined,
 });
 
 const hasData = (s: Segment): boolean =>
   s.eventSeq > 0 ||
+  s.applied > 0 ||
   s.statuses.size > 0 ||
   s.patches.size > 0 ||
   s.removed.size > 0 ||
@@ -56,18 +64,25 @@ const hasData = (s: Segment): boolean =>
 
 /** Takes up to max entries out of a map, in insertion order. */
 function takeFrom<T>(m: Map<string, T>, max: number): T[] {
+  return takeEntries(m, max).values;
+}
+
+/** Takes up to max entries out of a map, in insertion order, keys and values in step. */
+function takeEntries<T>(m: Map<string, T>, max: number): { keys: string[]; values: T[] } {
   if (m.size <= max) {
-    const all = [...m.values()];
+    const all = { keys: [...m.keys()], values: [...m.values()] };
     m.clear();
     return all;
   }
-  const out: T[] = [];
+  const keys: string[] = [];
+  const values: T[] = [];
   for (const [k, v] of m) {
-    if (out.length >= max) break;
-    out.push(v);
+    if (keys.length >= max) break;
+    keys.push(k);
+    values.push(v);
     m.delete(k);
   }
-  return out;
+  return { keys, values };
 }
 
 export function createDeltaBuffer(): DeltaBuffer {
@@ -82,14 +97,15 @@ export function createDeltaBuffer(): DeltaBuffer {
         seg.patches.delete(k);
         seg.removed.add(k);
       }
-      for (const s of d.statuses) {
-        seg.patches.delete(s.key);
-        seg.statuses.set(s.key, s);
+      for (let i = 0; i < d.statusKeys.length; i++) {
+        const key = d.statusKeys[i] as string;
+        seg.patches.delete(key);
+        seg.statuses.set(key, d.statuses[i] as string);
       }
       for (const p of d.patches) {
         const full = seg.statuses.get(p.key);
         if (full !== undefined) {
-          seg.statuses.set(p.key, patchRecord(full, p));
+          seg.statuses.set(p.key, encodeStatus(patchRecord(decodeStatus(p.key, full), p)));
         } else {
           const prior = seg.patches.get(p.key);
           seg.patches.set(p.key, prior === undefined ? p : mergePatches(prior, p));
@@ -105,6 +121,10 @@ export function createDeltaBuffer(): DeltaBuffer {
         seg.dtAdded.set(a.id, a);
       }
       if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
+    },
+    markApplied(id) {
+      const seg = newest();
+      if (id > seg.applied) seg.applied = id;
     },
     size() {
       let n = 0;
@@ -122,7 +142,7 @@ export function createDeltaBuffer(): DeltaBuffer {
         segments.shift();
         return { kind: "barrier", id: seg.barrier };
       }
-      const statuses = takeFrom(seg.statuses, max);
+      const statuses = takeEntries(seg.statuses, max);
       const patches = takeFrom(seg.patches, max);
       const history = seg.history.length <= max ? seg.history : seg.history.slice(0, max);
       seg.history = seg.history.length <= max ? [] : seg.history.slice(max);
@@ -130,7 +150,8 @@ export function createDeltaBuffer(): DeltaBuffer {
       const delta: ProjectionDelta = {
         eventSeq: done ? seg.eventSeq : 0,
         removed: [...seg.removed],
-        statuses,
+        statusKeys: statuses.keys,
+        statuses: statuses.values,
         patches,
         history,
         downtimesAdded: [...seg.dtAdded.values()],
@@ -139,8 +160,12 @@ export function createDeltaBuffer(): DeltaBuffer {
       seg.removed.clear();
       seg.dtAdded.clear();
       seg.dtRemoved.clear();
-      if (done) seg.eventSeq = 0;
-      return { kind: "delta", delta };
+      const applied = done ? seg.applied : 0;
+      if (done) {
+        seg.eventSeq = 0;
+        seg.applied = 0;
+      }
+      return { kind: "delta", delta, applied };
     },
   };
 }

@@ -5,7 +5,12 @@ import type { EngineEvent, LookoutEvent } from "../model/events.js";
 import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
 import { decodeJson, encodeJson } from "./json-codec.js";
-import { createProjection, type Projection, type ProjectionSnapshot } from "./projection.js";
+import {
+  createProjection,
+  type Projection,
+  type ProjectionImage,
+  type ProjectionSnapshot,
+} from "./projection.js";
 import { DEFAULT_WRITER_OPTIONS, type WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachine, StateMachineFactory } from "./state-machine.js";
@@ -69,6 +74,7 @@ export class Writer {
   readonly #log: EventLog;
   readonly #options: WriterOptions;
   readonly #engine: StateMachine;
+  readonly #adopt: (config: Config) => Config;
   /** The projection while opening (recovery folds into it); handed to the reader, then dropped. */
   #boot: Projection | undefined;
   readonly #fold: Fold;
@@ -92,6 +98,7 @@ export class Writer {
   ) {
     this.#log = log;
     this.#options = options;
+    this.#adopt = engines.adopt ?? ((c) => c);
     this.#configs.set(given.digest, given.config);
     this.#givenDigest = given.digest;
     this.#lastConfigDigest = "";
@@ -127,8 +134,9 @@ export class Writer {
   ): Writer {
     const log = EventLog.open(dataDir);
     try {
-      const w = new Writer(log, engines, options, { config, digest });
-      const c = w.configCommand(config, at, digest);
+      const adopted = engines.adopt?.(config) ?? config;
+      const w = new Writer(log, engines, options, { config: adopted, digest });
+      const c = w.configCommand(adopted, at, digest);
       if (c !== undefined) w.enqueue([c.row], [c.config]);
       w.applyPending();
       return w;
@@ -142,7 +150,7 @@ export class Writer {
    * The projection recovered while opening, for the reader; the writer drops its copy. Call once,
    * before the first applyPending after open.
    */
-  takeInitialProjection(): ProjectionSnapshot {
+  takeInitialProjection(): ProjectionImage {
     const p = this.#boot;
     if (p === undefined) throw new Error("the initial projection was already taken");
     this.#boot = undefined;
@@ -179,6 +187,7 @@ export class Writer {
   ): { row: { at: number; body: string }; config: ConfigRow } | undefined {
     if (digest === this.#lastConfigDigest) return undefined;
     this.#lastConfigDigest = digest;
+    config = this.#configs.get(digest) ?? this.#adopt(config);
     this.#configs.set(digest, config);
     const cmd: QueuedApplyConfig = { type: "ApplyConfig", at, digest };
     return { row: { at, body: JSON.stringify(cmd) }, config: { digest, body: encodeJson(config) } };
@@ -263,7 +272,7 @@ export class Writer {
     if (known !== undefined) return known;
     const body = this.#log.config(digest);
     if (body === undefined) throw new Error(`config ${digest} is missing from the log`);
-    const config = decodeJson<Config>(body);
+    const config = this.#adopt(decodeJson<Config>(body));
     this.#configs.set(digest, config);
     return config;
   }

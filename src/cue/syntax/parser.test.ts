@@ -267,6 +267,45 @@ describe("parseFile declarations", () => {
     assert.equal(b.right.pos.file, "t.cue");
     assert.equal(b.end, r.source.text.indexOf("2\n") + 1);
   });
+
+  // Where each kind of node starts and ends, including nodes that take their position from a child
+  // (fields, aliases, binary operators, selectors, calls, implicit structs). Rendered as
+  // `line:column-endLine:endColumn` of the node picked from the first declaration.
+  const spans: [string, string, (d: ast.Decl) => ast.Node, string][] = [
+    ["field", "a: 1", (d) => d, "1:1-1:5"],
+    ["field with alias", "\n  X=a: 1", (d) => d, "2:3-2:9"],
+    ["optional field with attribute", "a?: 1 @x(y)", (d) => d, "1:1-1:12"],
+    ["label", "  a: 1", (d) => (d as ast.Field).label, "1:3-1:4"],
+    ["quoted label", '"a b": 1', (d) => (d as ast.Field).label, "1:1-1:6"],
+    ["pattern label", "[N=string]: 1", (d) => (d as ast.Field).label, "1:1-1:11"],
+    ["implicit struct", "a: b: c: 1", (d) => (d as ast.Field).value, "1:4-1:11"],
+    ["value alias", "a: X=1", (d) => (d as ast.Field).value, "1:4-1:7"],
+    ["binary", "a: x & y | z", (d) => (d as ast.Field).value, "1:4-1:13"],
+    ["selector", "a: x.y.z", (d) => (d as ast.Field).value, "1:4-1:9"],
+    ["call", "a: len([1])", (d) => (d as ast.Field).value, "1:4-1:12"],
+    ["index", "a: x[0]", (d) => (d as ast.Field).value, "1:4-1:8"],
+    ["unary", "a: >=10", (d) => (d as ast.Field).value, "1:4-1:8"],
+    ["multiline string", 'a: """\n\tx\n\t"""', (d) => (d as ast.Field).value, "1:4-3:5"],
+    ["struct", "a: {\n  b: 1\n}", (d) => (d as ast.Field).value, "1:4-3:2"],
+    ["embedding", "#A & {}", (d) => d, "1:1-1:8"],
+    ["embedded alias", "X=#A", (d) => d, "1:1-1:5"],
+    ["comprehension", "for x in y {}", (d) => d, "1:1-1:14"],
+    ["let", "let x = 1 + 2", (d) => d, "1:1-1:14"],
+    ["bool label", "true: 1", (d) => (d as ast.Field).label, "1:1-1:5"],
+    ["postfix", "a: #A... & b", (d) => ((d as ast.Field).value as ast.Binary).left, "1:4-1:9"],
+  ];
+  for (const [name, src, pick, want] of spans) {
+    it(`span of ${name}`, () => {
+      const r = parseFile("t.cue", src);
+      assert.deepEqual(r.errors, [], src);
+      const d = r.node.decls[0];
+      assert.ok(d !== undefined);
+      const n = pick(d);
+      const end = r.source.lineColumn(n.end);
+      assert.equal(`${n.pos.line}:${n.pos.column}-${end.line}:${end.column}`, want);
+      assert.equal(n.pos.file, "t.cue");
+    });
+  }
 });
 
 describe("syntax errors", () => {

@@ -1,7 +1,8 @@
 /**
- * Source positions. A node stores a compact {@link Pos} (a source reference and an offset); line and
- * column are computed on demand from the source's line table, which keeps large documents cheap to
- * parse while every node still answers `file`, `offset`, `line` and `column`.
+ * Source positions. Every AST node is its own {@link Pos}: it stores an offset and a reference to
+ * its {@link Source} (or derives both from a child), and answers `file`, `line` and `column` on
+ * demand from the source's line table. Large documents therefore pay no position objects at parse
+ * time while every position stays exact.
  *
  * Lines and columns are 1-based; columns count UTF-16 code units (as JavaScript strings do), so for
  * ASCII text they equal the byte columns that `cue` prints.
@@ -27,23 +28,29 @@ export interface Source {
   pos(offset: number): Pos;
   /** 1-based line and column of an offset. */
   lineColumn(offset: number): { line: number; column: number };
+  /** 1-based line of an offset. */
+  line(offset: number): number;
+  /** 1-based column (UTF-16 code units) of an offset. */
+  column(offset: number): number;
 }
 
-/** Builds the line table of a source text. */
+/** Builds a source; its line table is computed on the first line/column question. */
 export function createSource(name: string, text: string): Source {
-  let lineStarts: number[] | undefined;
-  const starts = (): number[] => {
+  let lineStarts: Int32Array | undefined;
+  const starts = (): Int32Array => {
     if (lineStarts === undefined) {
-      lineStarts = [0];
-      for (let i = 0; i < text.length; i++) {
-        if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
-      }
+      let n = 1;
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+      const ls = new Int32Array(n);
+      let k = 1;
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) ls[k++] = i + 1;
+      lineStarts = ls;
     }
     return lineStarts;
   };
-  const lineColumn = (offset: number): { line: number; column: number } => {
+  /** 0-based index of the line holding `offset` (binary search over the line starts). */
+  const lineIndex = (off: number): number => {
     const ls = starts();
-    const off = Math.max(0, Math.min(offset, text.length));
     let lo = 0;
     let hi = ls.length - 1;
     while (lo < hi) {
@@ -51,18 +58,28 @@ export function createSource(name: string, text: string): Source {
       if ((ls[mid] ?? 0) <= off) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo + 1, column: off - (ls[lo] ?? 0) + 1 };
+    return lo;
   };
+  const clamp = (offset: number): number => Math.max(0, Math.min(offset, text.length));
   const source: Source = {
     name,
     text,
     pos: (offset) => new SourcePos(source, offset),
-    lineColumn,
+    lineColumn: (offset) => {
+      const off = clamp(offset);
+      const l = lineIndex(off);
+      return { line: l + 1, column: off - (starts()[l] ?? 0) + 1 };
+    },
+    line: (offset) => lineIndex(clamp(offset)) + 1,
+    column: (offset) => {
+      const off = clamp(offset);
+      return off - (starts()[lineIndex(off)] ?? 0) + 1;
+    },
   };
   return source;
 }
 
-/** Lazily resolved position: two fields per node instead of four. */
+/** A position that is not a node (errors, operator positions). */
 class SourcePos implements Pos {
   readonly #source: Source;
   readonly offset: number;
@@ -74,10 +91,10 @@ class SourcePos implements Pos {
     return this.#source.name;
   }
   get line(): number {
-    return this.#source.lineColumn(this.offset).line;
+    return this.#source.line(this.offset);
   }
   get column(): number {
-    return this.#source.lineColumn(this.offset).column;
+    return this.#source.column(this.offset);
   }
   toJSON(): { file: string; line: number; column: number } {
     const lc = this.#source.lineColumn(this.offset);
