@@ -118,19 +118,19 @@ describe("a reload of a large document runs beside the server", () => {
   });
 
   test("a valid document: the server keeps answering, then serves the new config", async (t) => {
-    await writeFile(cfg, fleet(250, { prefix: "new" }));
+    await writeFile(cfg, fleet(500, { prefix: "new" }));
     const p = await reloadWhileAsking(srv, /"msg":"config reload(ed"| rejected| failed)/);
     assert.match(srv.stderr(), /"msg":"config reloaded"/);
     assertResponsive(p);
     t.diagnostic(JSON.stringify(p));
-    const last = await statusesOf(srv, "new249");
+    const last = await statusesOf(srv, "new499");
     assert.equal(last.length, 11);
     assert.equal(last.find((x) => x.service === "svc9")?.maxAttempts, 2);
     assert.deepEqual(await statusesOf(srv, "old0"), [], "the old hosts are gone");
   });
 
   test("a rejected document: the server keeps answering and the running config stays", async (t) => {
-    const text = fleet(250, { prefix: "bad", brokenLast: true });
+    const text = fleet(500, { prefix: "bad", brokenLast: true });
     const line = text.split("\n").findIndex((l) => l.includes('"pasive"')) + 1;
     await writeFile(cfg, text);
     const p = await reloadWhileAsking(srv, /"msg":"config reload(ed"| rejected| failed)/);
@@ -144,7 +144,7 @@ describe("a reload of a large document runs beside the server", () => {
     assert.match(log, rejected);
     const metrics = await (await fetch(`${srv.url}/metrics`)).text();
     assert.match(metrics, /^lookout_config_reloads_total\{result="rejected"\} 1$/m);
-    assert.equal((await statusesOf(srv, "new249")).length, 11, "the running config keeps serving");
+    assert.equal((await statusesOf(srv, "new499")).length, 11, "the running config keeps serving");
     assert.deepEqual(await statusesOf(srv, "bad0"), []);
   });
 });
