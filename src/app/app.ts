@@ -83,7 +83,8 @@ export class App {
         throw new StartupError(`${flag} ${path}: file not readable`);
       }
     }
-    // On a worker thread like a reload: the main thread never holds the evaluation (CUE-NEEDS 7).
+    // On a worker thread like a reload: the main thread never holds the evaluation, which the CUE
+    // engine keeps alive after a load (its shared-leaf cache holds on to the last document).
     const loaded = await loadConfigFile(o.config, o.configProfile);
     if (!loaded.ok) {
       const lines = loaded.diagnostics.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);

@@ -109,7 +109,7 @@ describe("a reload of a large document runs beside the server", () => {
 
   test("startup evaluates on a worker too: the server's heap holds the Config, not the evaluation", async () => {
     // 5,500 objects: evaluating them on the main thread leaves ~130 MB there (the engine's
-    // shared-leaf cache keeps the document's evaluation alive, CUE-NEEDS 7); the Config is ~3 MB.
+    // shared-leaf cache keeps the document's evaluation alive); the Config is ~3 MB.
     const metrics = await (await fetch(`${srv.url}/metrics`)).text();
     const used = Number(/^nodejs_heap_size_used_bytes (\d+)$/m.exec(metrics)?.[1]);
     assert.ok(used > 0, "no nodejs_heap_size_used_bytes in /metrics");
