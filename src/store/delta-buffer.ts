@@ -4,7 +4,8 @@ import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.j
 
 /** What a reader gets next: a part of the changes, or a barrier it must answer (a snapshot point). */
 export type BufferItem =
-  | { readonly kind: "delta"; readonly delta: ProjectionDelta }
+  /** `applied`: every request up to this id is in what was delivered with this item (0: no news). */
+  | { readonly kind: "delta"; readonly delta: ProjectionDelta; readonly applied: number }
   | { readonly kind: "barrier"; readonly id: number };
 
 /**
@@ -18,6 +19,8 @@ export type BufferItem =
  */
 export interface DeltaBuffer {
   add(delta: ProjectionDelta): void;
+  /** Every request up to `id` is applied and its changes were added. */
+  markApplied(id: number): void;
   seal(barrier: number): void;
   /** Records and patches waiting, over all segments. */
   size(): number;
@@ -33,6 +36,8 @@ interface Segment {
   dtAdded: Map<string, DowntimeRecord>;
   dtRemoved: Set<string>;
   eventSeq: number;
+  /** The last request id whose changes this segment holds (0: none). */
+  applied: number;
   barrier: number | undefined;
 }
 
@@ -44,11 +49,13 @@ const newSegment = (): Segment => ({
   dtAdded: new Map(),
   dtRemoved: new Set(),
   eventSeq: 0,
+  applied: 0,
   barrier: undefined,
 });
 
 const hasData = (s: Segment): boolean =>
   s.eventSeq > 0 ||
+  s.applied > 0 ||
   s.statuses.size > 0 ||
   s.patches.size > 0 ||
   s.removed.size > 0 ||
@@ -115,6 +122,10 @@ export function createDeltaBuffer(): DeltaBuffer {
       }
       if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
     },
+    markApplied(id) {
+      const seg = newest();
+      if (id > seg.applied) seg.applied = id;
+    },
     size() {
       let n = 0;
       for (const seg of segments) n += seg.statuses.size + seg.patches.size;
@@ -149,8 +160,12 @@ export function createDeltaBuffer(): DeltaBuffer {
       seg.removed.clear();
       seg.dtAdded.clear();
       seg.dtRemoved.clear();
-      if (done) seg.eventSeq = 0;
-      return { kind: "delta", delta };
+      const applied = done ? seg.applied : 0;
+      if (done) {
+        seg.eventSeq = 0;
+        seg.applied = 0;
+      }
+      return { kind: "delta", delta, applied };
     },
   };
 }

@@ -3,7 +3,13 @@ import type { Config } from "../model/config.js";
 import { StoreError } from "./errors.js";
 import { createObjectIndex, type ObjectIndex } from "./object-index.js";
 import { createProjection, type Projection } from "./projection.js";
-import { DEFAULT_WRITER_OPTIONS, type FromWriter, type ToWriter, type WriterOptions } from "./protocol.js";
+import {
+  DEFAULT_WRITER_OPTIONS,
+  type FromWriter,
+  type ToWriter,
+  type WriterOptions,
+  type WriterStats,
+} from "./protocol.js";
 import type { StatusRecord } from "./records.js";
 import { decodeStatus } from "./status-codec.js";
 
@@ -49,7 +55,9 @@ export class Store {
   readonly #projection: Projection;
   #index: ObjectIndex;
   readonly #waiters = new Map<number, Waiter>();
-  readonly #statsWaiters = new Map<number, (s: { heapUsed: number; heapTotal: number }) => void>();
+  readonly #statsWaiters = new Map<number, (s: WriterStats) => void>();
+  /** Callbacks of submits waiting to be visible, in request id order. */
+  #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
   #fatal: string | undefined;
   readonly #options: StoreOptions;
@@ -117,10 +125,18 @@ export class Store {
   /**
    * Durably enqueues a batch: `body` is the UTF-8 JSON of a Command[]; commands without `at` get
    * this call's `at`. The buffer is transferred to the writer (unusable afterwards). Resolves when
-   * the batch is on disk; rejects with StoreError if it could not be stored.
+   * the batch is on disk; rejects with StoreError if it could not be stored. `onVisible` is called
+   * on this thread once the batch is applied and `projection` shows its effects (never, if the
+   * writer dies first).
    */
-  submit(at: number, body: Uint8Array): Promise<void> {
-    return this.#send((id) => ({ t: "submit", id, at, body }), [body.buffer as ArrayBuffer]);
+  submit(at: number, body: Uint8Array, onVisible?: () => void): Promise<void> {
+    return this.#send(
+      (id) => {
+        if (onVisible !== undefined) this.#visible.push({ id, fn: onVisible });
+        return { t: "submit", id, at, body };
+      },
+      [body.buffer as ArrayBuffer],
+    );
   }
 
   /**
@@ -138,8 +154,8 @@ export class Store {
     return this.#send((id) => ({ t: "snapshot", id }));
   }
 
-  /** The writer thread's V8 heap (bytes), answered without waiting for queued work. */
-  writerHeap(): Promise<{ heapUsed: number; heapTotal: number }> {
+  /** The writer thread's V8 heap (bytes) and CPU time, answered without waiting for queued work. */
+  writerStats(): Promise<WriterStats> {
     const id = this.#nextId++;
     return new Promise((resolve) => {
       this.#statsWaiters.set(id, resolve);
@@ -172,15 +188,19 @@ export class Store {
     switch (m.t) {
       case "delta":
         this.#projection.applyDelta(m.delta);
+        if (m.applied > 0) this.#announce(m.applied);
         // Ask for the next part only after whatever else is waiting (reads) had its turn.
         setImmediate(() => this.#pull());
         return;
       case "acked":
         for (const id of m.ids) this.#settle(id);
         return;
-      case "failed":
+      case "failed": {
+        const failed = new Set(m.ids);
+        this.#visible = this.#visible.filter((v) => !failed.has(v.id));
         for (const id of m.ids) this.#settle(id, m.message);
         return;
+      }
       case "done":
         this.#settle(m.id, m.error);
         return;
@@ -198,7 +218,7 @@ export class Store {
       case "stats": {
         const w = this.#statsWaiters.get(m.id);
         this.#statsWaiters.delete(m.id);
-        w?.({ heapUsed: m.heapUsed, heapTotal: m.heapTotal });
+        w?.(m.stats);
         return;
       }
       case "ready":
@@ -250,6 +270,16 @@ export class Store {
     step();
   }
 
+  /** Calls the visibility callbacks of every submit up to request id `applied`. */
+  #announce(applied: number): void {
+    let n = 0;
+    while (n < this.#visible.length && (this.#visible[n] as { id: number }).id <= applied) n++;
+    if (n === 0) return;
+    const due = this.#visible.slice(0, n);
+    this.#visible = this.#visible.slice(n);
+    for (const v of due) v.fn();
+  }
+
   #pull(): void {
     if (this.#fatal === undefined) this.#worker.postMessage({ t: "pull" } satisfies ToWriter);
   }
@@ -267,6 +297,7 @@ export class Store {
     this.#fatal = message;
     for (const w of this.#waiters.values()) w.reject(new StoreError(message));
     this.#waiters.clear();
+    this.#visible = [];
     this.#options.onFatal?.(message);
   }
 }

@@ -226,8 +226,15 @@ function checkClosed(v: Vertex): void {
     let a = arc;
     if (label.startsWith("_") || label.startsWith("#")) return;
     for (const g of groups) {
-      if (g.open || groupHas(g, label) || g.ctx.skipAt === v || !groupActive(g)) continue;
-      if (g.patterns?.some((p) => patternMatches(p, label))) continue;
+      if (groupAllows(g, label) || g.ctx.skipAt === v || !groupActive(g)) continue;
+      // Definitions embedded in the same struct allow each other's fields below it (#A and #B
+      // in `{#A, #B}` together describe what the struct holds).
+      const scope = g.ctx.skipAt;
+      if (
+        scope !== undefined &&
+        groups.some((h) => h !== g && h.ctx.skipAt === scope && groupAllows(h, label))
+      )
+        continue;
       if (a.isShared) a = unshare(v, a);
       if (a.fieldType === OPTIONAL) {
         // An optional field a closed struct does not allow is simply not there.
@@ -239,6 +246,10 @@ function checkClosed(v: Vertex): void {
       return;
     }
   });
+}
+
+function groupAllows(g: import("./vertex.js").Group, label: string): boolean {
+  return g.open || groupHas(g, label) || g.patterns?.some((p) => patternMatches(p, label)) === true;
 }
 
 function hasRegularArcs(v: Vertex): boolean {

@@ -8,6 +8,7 @@
 
 import type * as ast from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
+import { exprText } from "./print-expr.js";
 import { type BottomV, formatValue, TOP, type Value } from "./values.js";
 
 /** A lexical environment: the vertex a struct literal's fields live in, plus local bindings. */
@@ -473,7 +474,21 @@ export class Vertex {
 
   /** Short text for messages (`{a:1}`, `[]`). */
   shortText(): string {
-    if (this.isList) return "[]";
+    if (this.isList) {
+      // `[1,2]`, `[...string]`: evaluated elements, then the type of further elements if open.
+      const items: string[] = [];
+      for (let i = 0; i < this.listLen && i < 4; i++) {
+        const a = this.arcs?.get(String(i));
+        items.push(
+          a !== undefined && a.status >= EVALUATED && a.arcs === undefined ? formatValue(a.scalar) : "_",
+        );
+      }
+      if (this.listOpen) {
+        const rest = this.listParts?.find((p) => p.rest !== undefined)?.rest;
+        items.push(`...${rest !== undefined ? exprText(rest) : ""}`);
+      }
+      return `[${items.join(",")}]`;
+    }
     const parts: string[] = [];
     if (this.arcs !== undefined) {
       for (const [k, a] of this.arcs) {

@@ -26,7 +26,7 @@ export interface Interner {
 
 /** Creates an empty table (open addressing, grown at half load). */
 export function createInterner(): Interner {
-  let mask = 1023;
+  let mask = 255;
   let keys: (string | undefined)[] = new Array(mask + 1).fill(undefined);
   let hashes = new Int32Array(mask + 1);
   let size = 0;

@@ -21,6 +21,7 @@ import {
   ListNode,
   NullNode,
   ParenNode,
+  PostfixNode,
   SelectorNode,
   SliceNode,
   StringNode,
@@ -221,7 +222,7 @@ export function primary(ps: ParserState): ast.Expr {
         // Postfix `x...` (explicitopen); the evaluator rejects it in files without the experiment.
         const e = ps.sc.end;
         next(ps);
-        x = { kind: "Postfix", op: "...", expr: x, pos: x.pos, end: e };
+        x = new PostfixNode(x, e);
         break;
       }
       default:
