@@ -4,6 +4,8 @@
  * generates the document, then reports:
  *  - cold parse time (the first parse in the process, GC included: what `compile()` pays), as wall
  *    time and as CPU time of the process (GC helper threads included; steadier on a busy machine),
+ *    and the main-thread GC pauses within it (how much of it is the young generation copying the
+ *    tree: every node survives),
  *  - warm parse time (median of `--repeat` further parses, each after a full GC),
  *  - the heap retained by one AST (heap used after a full GC with the tree alive, minus before),
  *  - peak RSS of the child (process.resourceUsage().maxRSS).
@@ -15,6 +17,7 @@
  */
 
 import { spawnSync } from "node:child_process";
+import { PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseFile } from "../src/cue/syntax/parser.js";
 import { generateFleet } from "./gen-cue-fleet.js";
@@ -25,6 +28,9 @@ interface Measurement {
   bytes: number;
   coldMs: number;
   coldCpuMs: number;
+  /** GC pauses during the cold parse (main thread), and how many. */
+  coldGcMs: number;
+  coldGcs: number;
   warmMs: number;
   retainedMB: number;
   maxRssMB: number;
@@ -38,15 +44,25 @@ function gc(): void {
   g();
 }
 
-function child(hosts: number, repeat: number): void {
+async function child(hosts: number, repeat: number): Promise<void> {
   const text = generateFleet(hosts);
   gc();
   const before = process.memoryUsage().heapUsed;
+  const pauses: { start: number; duration: number }[] = [];
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push({ start: e.startTime, duration: e.duration });
+  });
+  obs.observe({ entryTypes: ["gc"] });
   let t = performance.now();
   const cpu = process.cpuUsage();
   let parsed: ReturnType<typeof parseFile> | undefined = parseFile("fleet.cue", text);
   const coldMs = performance.now() - t;
   const cpuUsed = process.cpuUsage(cpu);
+  const coldEnd = t + coldMs;
+  // GC entries are delivered asynchronously.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  obs.disconnect();
+  const coldPauses = pauses.filter((p) => p.start >= t && p.start <= coldEnd).map((p) => p.duration);
   gc();
   const retained = process.memoryUsage().heapUsed - before;
   const errors = parsed.errors.length;
@@ -66,6 +82,8 @@ function child(hosts: number, repeat: number): void {
     bytes: text.length,
     coldMs,
     coldCpuMs: (cpuUsed.user + cpuUsed.system) / 1000,
+    coldGcMs: coldPauses.reduce((a, b) => a + b, 0),
+    coldGcs: coldPauses.length,
     warmMs: warm[warm.length >> 1] ?? Number.NaN,
     retainedMB: retained / 1048576,
     maxRssMB: process.resourceUsage().maxRSS / 1024,
@@ -76,7 +94,9 @@ function child(hosts: number, repeat: number): void {
 
 function parent(sizes: readonly number[], repeat: number): void {
   const self = fileURLToPath(import.meta.url);
-  console.log("hosts  services  doc MB  cold ms  cold cpu ms  warm ms  retained MB  peak RSS MB  errors");
+  console.log(
+    "hosts  services  doc MB  cold ms  cold cpu ms  cold GC ms (n)  warm ms  retained MB  peak RSS MB  errors",
+  );
   for (const hosts of sizes) {
     const r = spawnSync(process.execPath, ["--expose-gc", self, "--child", String(hosts), String(repeat)], {
       encoding: "utf8",
@@ -92,7 +112,8 @@ function parent(sizes: readonly number[], repeat: number): void {
     }
     console.log(
       `${String(m.hosts).padStart(5)}  ${String(m.services).padStart(8)}  ${(m.bytes / 1e6).toFixed(1).padStart(6)}` +
-        `  ${m.coldMs.toFixed(0).padStart(7)}  ${m.coldCpuMs.toFixed(0).padStart(11)}  ${m.warmMs.toFixed(0).padStart(7)}` +
+        `  ${m.coldMs.toFixed(0).padStart(7)}  ${m.coldCpuMs.toFixed(0).padStart(11)}` +
+        `  ${`${m.coldGcMs.toFixed(0)} (${m.coldGcs})`.padStart(14)}  ${m.warmMs.toFixed(0).padStart(7)}` +
         `  ${m.retainedMB.toFixed(1).padStart(11)}  ${m.maxRssMB.toFixed(0).padStart(11)}  ${m.errors}`,
     );
   }
@@ -100,7 +121,7 @@ function parent(sizes: readonly number[], repeat: number): void {
 
 const argv = process.argv.slice(2);
 if (argv[0] === "--child") {
-  child(Number(argv[1]), Number(argv[2] ?? 5));
+  await child(Number(argv[1]), Number(argv[2] ?? 5));
 } else {
   const i = argv.indexOf("--sizes");
   const sizes = i >= 0 ? (argv[i + 1] ?? "").split(",").map(Number) : [100, 1000, 10000];

@@ -67,3 +67,23 @@ describe("loadConfigInWorker gives exactly what loadConfig gives", () => {
     });
   }
 });
+
+describe("loadConfigInWorker when the worker cannot finish", () => {
+  const doc = generateFleet({ services: 2000 });
+  /** [name, input beyond file and text, what the rejection says]. */
+  const cases: [string, { maxHeapMb?: number; signal?: AbortSignal }, RegExp][] = [
+    ["past its heap limit", { maxHeapMb: 8 }, /memory/],
+    ["aborted before it starts", { signal: AbortSignal.abort(new Error("stopping")) }, /^stopping$/],
+    ["aborted while it evaluates", { signal: AbortSignal.timeout(50) }, /timeout|aborted/i],
+  ];
+  for (const [name, extra, want] of cases) {
+    it(`${name}: rejects, and this thread lives on`, async () => {
+      const started = performance.now();
+      await assert.rejects(loadConfigInWorker({ file: "w.cue", text: doc, ...extra }), (e: Error) => {
+        assert.match(e.message, want);
+        return true;
+      });
+      assert.ok(performance.now() - started < 30_000);
+    });
+  }
+});

@@ -30,16 +30,23 @@ export interface WorkerLoadInput {
    * message at a time and serves other work in between.
    */
   readonly batchObjects?: number;
+  /** Aborting terminates the worker; the promise then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * The worker's V8 heap limit in MB (default: V8's own). Past it the worker dies and the promise
+   * rejects, while the calling thread lives on.
+   */
+  readonly maxHeapMb?: number;
 }
 
 /**
- * loadConfig (loader.ts) on a worker thread, for reloads while Lookout serves: evaluating a large
- * fleet takes seconds that must not stall the API or the scheduler. The result is exactly
- * loadConfig's: the same Config (structured-cloned back in batches, then frozen again here, since
- * a clone is neither frozen nor shares the frozen maps' prototype) or the same diagnostics.
- * Rejects only when the worker itself fails (cannot start, runs out of memory); the document's
- * problems are diagnostics. Each call runs in a fresh worker, so the engine's memory for a large
- * document is returned when it ends.
+ * loadConfig (loader.ts) on a worker thread, for the server's loads: evaluating a large fleet takes
+ * seconds that must not stall the API or the scheduler during a reload, and the evaluation's memory
+ * (which the engine would otherwise keep alive: its shared-leaf cache holds on to the last document) goes away with the worker. The result
+ * is exactly loadConfig's: the same Config (structured-cloned back in batches, then frozen again
+ * here, since a clone is neither frozen nor shares the frozen maps' prototype) or the same
+ * diagnostics. Rejects only when the worker itself fails (cannot start, runs out of memory, is
+ * aborted); the document's problems are diagnostics. Each call runs in a fresh worker.
  */
 export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigResult> {
   const data: WorkerInput = {
@@ -48,13 +55,27 @@ export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigRe
     profile: input.profile,
     batchObjects: input.batchObjects ?? 2000,
   };
+  const { signal, maxHeapMb } = input;
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./load-worker.js", import.meta.url), { workerData: data });
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const worker = new Worker(new URL("./load-worker.js", import.meta.url), {
+      workerData: data,
+      ...(maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }),
+    });
     const hosts = new Map<string, HostConfig>();
     let settled = false;
+    const onAbort = (): void => {
+      settle(() => reject(signal?.reason));
+      void worker.terminate();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
     const settle = (f: () => void): void => {
       if (settled) return;
       settled = true;
+      signal?.removeEventListener("abort", onAbort);
       f();
     };
     worker.on("message", (m: ToMain) => {

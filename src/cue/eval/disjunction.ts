@@ -362,7 +362,10 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     const own = v.path().length;
     const isCustom = (f: BottomV, i: number): boolean =>
       f.err.custom === true && (failurePaths[i]?.length ?? own) === own;
-    const custom = failures.filter(isCustom);
+    // Each custom message once: combinations that fail on the same error(…) term repeat it.
+    const custom = failures
+      .filter(isCustom)
+      .filter((f, i, all) => all.findIndex((g) => g.err.message === f.err.message) === i);
     if (custom.length > 0) {
       const others = failures.filter((f, i) => !isCustom(f, i));
       const code =
@@ -403,8 +406,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     const code = failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
       ? "incomplete"
       : "eval";
-    const e = bottom(code, `${failures.length} errors in empty disjunction:`, []);
-    e.err.sub = failures.map((f, i) => {
+    const sub = failures.map((f, i) => {
       const info = f.err;
       const path = failurePaths[i] ?? [];
       return {
@@ -417,6 +419,9 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
         sub: info.sub,
       };
     });
+    // cue counts every error it lists, those of nested empty disjunctions included.
+    const e = bottom(code, `${countErrors(sub)} errors in empty disjunction:`, []);
+    e.err.sub = sub;
     setErr(v, e);
     return;
   }
@@ -426,6 +431,12 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   }
   const hasDefault = anyDefault && defaults.some((d) => d);
   v.disj = { values, defaults: hasDefault ? defaults : defaults.map(() => false), hasDefault };
+}
+
+function countErrors(errs: readonly import("./errors.js").ErrInfo[]): number {
+  let n = 0;
+  for (const e of errs) n += 1 + (e.sub === undefined ? 0 : countErrors(e.sub));
+  return n;
 }
 
 /**

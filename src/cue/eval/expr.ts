@@ -6,13 +6,14 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
-import { addConjunct, inDefinition, postfixWithoutExperiment } from "./collect.js";
+import { addConjunct, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
 import { isExplicitOpen, selfVertex } from "./experiments.js";
+import { allows } from "./inspect.js";
 import { meet } from "./meet.js";
-import { binaryOp, unaryOp } from "./ops.js";
+import { binaryOp, unaryOp, unresolved } from "./ops.js";
 import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
 import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
@@ -22,7 +23,6 @@ import {
   displayLabel,
   EVALUATED,
   type Frame,
-  groupActive,
   NO_CLOSE,
   OPTIONAL,
   strLabel,
@@ -113,7 +113,8 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
             v: bottom("incomplete", `${base}.${sel} undefined as ${base} is incomplete`, [x.pos]),
           };
         }
-        if (vv.t === "basic" || vv.t === "disj") {
+        if (vv.t === "disj") return { t: "value", v: unresolved(vv, x.expr) };
+        if (vv.t === "basic") {
           return {
             t: "value",
             v: bottom("incomplete", `${formatValue(vv)} is not a struct (selecting ${sel})`, [x.sel.pos]),
@@ -127,6 +128,12 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
             [x.pos],
           ),
         };
+      }
+      // A struct written in place (`({x: 1} & {x: 2}).y`) is evaluated whole: an error in any of
+      // its fields makes the struct, and what is selected from it, an error.
+      if (!isReference(x.expr)) {
+        const e = firstError(b.v);
+        if (e !== undefined) return { t: "value", v: e };
       }
       return selectArc(b.v, sel, x);
     }
@@ -170,6 +177,7 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
     const msg = `invalid index ${exprText(x.index)} (invalid type _)`;
     return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
   }
+  if (iv.t === "disj") return { t: "value", v: unresolved(iv, x.index) };
   if (!isAtom(iv))
     return { t: "value", v: bottom("incomplete", `non-concrete index ${formatValue(iv)}`, [x.index.pos]) };
   if (v.isList) {
@@ -215,8 +223,8 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }
-    const closed =
-      v.groups?.some((g) => !g.open && groupActive(g)) === true || (inDefinition(v) && !v.hasEllipsis);
+    // A label the struct could still gain (open, or matched by a pattern) is only incomplete.
+    const closed = !allows(v, { kind: "label", name: sel });
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };
@@ -310,6 +318,10 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
 }
 
 /** Whether a value is an error for `x == _|_`: bottom, or a struct with a permanent error inside. */
+function isReference(e: ast.Expr): boolean {
+  return e.kind === "Ident" || e.kind === "Selector" || e.kind === "Index";
+}
+
 function isBottom(v: Value): boolean {
   if (v.t === "bottom") return true;
   if (v.t === "vertex") {
@@ -381,6 +393,17 @@ function evalCall(x: ast.Call, env: Frame): Value {
   const fnExpr = x.fn;
   if (fnExpr.kind === "Ident" && resolveName(fnExpr.name, env) === undefined) {
     switch (fnExpr.name) {
+      case "error": {
+        // A failing part of the message is shown as what it is (or as written), so that the
+        // custom error survives its own interpolation (`error("bad: \(x.missing)")`).
+        const a = x.args[0];
+        if (a?.kind === "Interpolation" && x.args.length === 1) {
+          const b = bottom("user", errorMessage(a, env), [x.pos]);
+          b.err.custom = true;
+          return b;
+        }
+        break;
+      }
       case "__closeAll":
       case "__reclose":
         return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
@@ -446,42 +469,95 @@ function interpolate(x: ast.Interpolation, env: Frame): Value {
       continue;
     }
     const v = resolveDefaultValue(evalExpr(p, env));
-    switch (v.t) {
-      case "string":
-        out += v.v;
-        break;
-      case "int":
-        out += String(v.v);
-        break;
-      case "float":
-        out += formatValue(v);
-        break;
-      case "bool":
-        out += String(v.v);
-        break;
-      case "bytes":
-        out += x.bytes ? Buffer.from(v.v).toString("latin1") : Buffer.from(v.v).toString("utf8");
-        break;
-      case "bottom":
-        return v;
-      case "null":
-      case "vertex":
-      case "func":
-        return bottom(
-          "eval",
-          `invalid interpolation: cannot use ${formatValue(v)} (type ${typeName(v)}) as type string`,
-          [p.pos],
-        );
-      default:
-        return bottom(
-          "incomplete",
-          `invalid interpolation: non-concrete value ${formatValue(v)} (type ${typeName(v)})`,
-          [p.pos],
-        );
+    const text = interpolationText(v, x.bytes);
+    if (typeof text === "string") {
+      out += text;
+      continue;
     }
+    if (v.t === "bottom") {
+      const e = v.err;
+      if ((e.code !== "incomplete" && e.code !== "eval") || e.message.startsWith("invalid interpolation"))
+        return v;
+      return bottom(e.code, `invalid interpolation: ${e.message}`, e.positions);
+    }
+    if (v.t === "null" || v.t === "vertex" || v.t === "func") {
+      return bottom(
+        "eval",
+        `invalid interpolation: cannot use ${formatValue(v)} (type ${typeName(v)}) as type (bool|string|bytes|number)`,
+        [p.pos],
+      );
+    }
+    return bottom(
+      "incomplete",
+      `invalid interpolation: non-concrete value ${formatValue(v)} (type ${typeName(v)})`,
+      [p.pos],
+    );
   }
   if (x.bytes) return { t: "bytes", v: Uint8Array.from(Buffer.from(out, "latin1")) };
   return { t: "string", v: out };
+}
+
+/** The text of an `error("…")` message; parts that cannot be interpolated read as they are. */
+function errorMessage(x: ast.Interpolation, env: Frame): string {
+  let out = "";
+  for (const p of x.parts) {
+    if (typeof p === "string") {
+      out += p;
+      continue;
+    }
+    const v = resolveDefaultValue(evalExpr(p, env));
+    const text = interpolationText(v, false);
+    if (text !== undefined) out += text;
+    else if (v.t === "bottom") out += p.kind === "Binary" ? `(${exprText(p)})` : exprText(p);
+    else if (v.t === "vertex") {
+      evaluate(v.v);
+      if (v.v.arcs !== undefined) for (const arc of v.v.arcs.values()) evaluate(arc);
+      out += v.v.shortText();
+    } else out += formatValue(v);
+  }
+  return out;
+}
+
+/** How a concrete scalar reads inside `"\(…)"`, or undefined when it cannot be interpolated. */
+function interpolationText(v: Value, bytes: boolean): string | undefined {
+  switch (v.t) {
+    case "string":
+      return v.v;
+    case "int":
+      return String(v.v);
+    case "float":
+      return v.text !== undefined ? decimalText(v.text) : formatValue(v);
+    case "bool":
+      return String(v.v);
+    case "bytes":
+      return bytes ? Buffer.from(v.v).toString("latin1") : Buffer.from(v.v).toString("utf8");
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A float literal the way cue's decimals print: plain notation unless the exponent is positive or
+ * the number is very small (`1e2` → `1E+2`, `1.50` → `1.50`, `1e-7` → `1E-7`).
+ */
+function decimalText(lit: string): string {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(lit.replace(/_/g, ""));
+  if (m === null) return lit;
+  const [, sign = "", int = "", frac = "", e = "0"] = m;
+  let coeff = (int + frac).replace(/^0+(?=\d)/, "");
+  if (coeff === "") coeff = "0";
+  const exp = Number(e) - frac.length;
+  const adj = exp + coeff.length - 1;
+  if (exp <= 0 && adj >= -6) {
+    const point = coeff.length + exp;
+    const body =
+      point > 0
+        ? `${coeff.slice(0, point)}${exp < 0 ? `.${coeff.slice(point)}` : ""}`
+        : `0.${"0".repeat(-point)}${coeff}`;
+    return sign === "-" ? `-${body}` : body;
+  }
+  const mant = coeff.length > 1 ? `${coeff[0]}.${coeff.slice(1)}` : coeff;
+  return `${sign === "-" ? "-" : ""}${mant}E${adj >= 0 ? "+" : ""}${adj}`;
 }
 
 export { addConjunct };

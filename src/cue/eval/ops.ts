@@ -34,7 +34,13 @@ function float(n: number): FloatV {
 }
 
 function incomplete(op: string, v: Value, pos: ast.Expr): Value {
+  if (v.t === "disj") return unresolved(v, pos);
   return bottom("incomplete", `non-concrete value ${formatValue(v)} in operand to ${op}`, [pos.pos]);
+}
+
+/** A disjunction used where one value is needed and no default picks it. */
+export function unresolved(v: Value, at: ast.Expr): Value {
+  return bottom("incomplete", `unresolved disjunction ${formatValue(v)} (type ${typeName(v)})`, [at.pos]);
 }
 
 function isConcrete(v: Value): boolean {
@@ -85,7 +91,13 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
       return { t: "basic", k: boundKind(b), bounds: [b], validators: [] };
     }
   }
-  if (!isConcrete(v)) return incomplete(op, v, x.expr);
+  if (!isConcrete(v)) {
+    if (op === "+" || op === "-" || op === "!") {
+      const msg = `operand ${exprText(x.expr)} of '${op}' not concrete (was ${typeName(v)})`;
+      return bottom("incomplete", msg, [x.expr.pos]);
+    }
+    return incomplete(op, v, x.expr);
+  }
   return bottom("eval", `invalid operation ${op}${formatValue(v)} (${op} ${typeName(v)})`, [x.pos]);
 }
 
@@ -203,6 +215,7 @@ function vertexEqual(a: Vertex, b: Vertex, op: "==" | "!="): boolean | Value {
 import type { CueError } from "./errors.js";
 import { vertexValue as vertexValueLazy } from "./evaluate.js";
 import { exportTree } from "./export.js";
+import { exprText } from "./print-expr.js";
 
 /** Binary operators other than `&` and `|`. */
 export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary): Value {

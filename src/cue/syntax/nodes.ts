@@ -597,6 +597,23 @@ export class BinaryNode implements ast.Binary {
 }
 setKind(BinaryNode, "Binary");
 
+/** `x...` (explicitopen): ends at its `...`. */
+export class PostfixNode implements ast.Postfix {
+  declare readonly kind: "Postfix";
+  declare readonly op: "...";
+  declare readonly expr: ast.Expr;
+  declare readonly end: number;
+  constructor(expr: ast.Expr, end: number) {
+    this.expr = expr;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+}
+setKind(PostfixNode, "Postfix");
+Object.defineProperty(PostfixNode.prototype, "op", { value: "...", enumerable: true });
+
 export class SelectorNode implements ast.Selector {
   declare readonly kind: "Selector";
   declare readonly expr: ast.Expr;

@@ -21,6 +21,7 @@ import {
   ListNode,
   NullNode,
   ParenNode,
+  PostfixNode,
   SelectorNode,
   SliceNode,
   StringNode,
@@ -221,7 +222,7 @@ export function primary(ps: ParserState): ast.Expr {
         // Postfix `x...` (explicitopen); the evaluator rejects it in files without the experiment.
         const e = ps.sc.end;
         next(ps);
-        x = { kind: "Postfix", op: "...", expr: x, pos: x.pos, end: e };
+        x = new PostfixNode(x, e);
         break;
       }
       default:
@@ -236,10 +237,13 @@ export function operand(ps: ParserState): ast.Expr {
   switch (sc.type) {
     case "IDENT": {
       const name = sc.value;
+      const kw = sc.keyword;
       next(ps);
-      if (name === "null") return new NullNode(ps.source, s, s + 4);
-      if (name === "true") return new BoolNode(ps.source, s, true);
-      if (name === "false") return new BoolNode(ps.source, s, false);
+      if (kw !== "") {
+        if (kw === "null") return new NullNode(ps.source, s, s + 4);
+        if (kw === "true") return new BoolNode(ps.source, s, true);
+        if (kw === "false") return new BoolNode(ps.source, s, false);
+      }
       return new IdentNode(ps.source, s, name);
     }
     case "BOTTOM":

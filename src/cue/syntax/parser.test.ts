@@ -292,6 +292,7 @@ describe("parseFile declarations", () => {
     ["comprehension", "for x in y {}", (d) => d, "1:1-1:14"],
     ["let", "let x = 1 + 2", (d) => d, "1:1-1:14"],
     ["bool label", "true: 1", (d) => (d as ast.Field).label, "1:1-1:5"],
+    ["postfix", "a: #A... & b", (d) => ((d as ast.Field).value as ast.Binary).left, "1:4-1:9"],
   ];
   for (const [name, src, pick, want] of spans) {
     it(`span of ${name}`, () => {
