@@ -13,7 +13,7 @@ import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { step } from "./engine.js";
 import { applyPatternsToArc, evaluate } from "./evaluate.js";
-import { isExplicitOpen } from "./experiments.js";
+import { isExplicitOpen, usesAliasV2 } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { addClosingCall, isClosingBuiltin } from "./reclose.js";
@@ -666,8 +666,24 @@ export function postfixWithoutExperiment(x: ast.Postfix): BottomV {
   return bottom("eval", "postfix ... requires @experiment(explicitopen)", [x.pos]);
 }
 
-function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
+function addList(v: Vertex, lit: ast.ListLit, c0: Conjunct): void {
   v.isList = true;
+  // With aliasv2, a list literal is a block: `self` in its elements is the list.
+  const c: Conjunct = usesAliasV2(c0.env)
+    ? {
+        ...c0,
+        env: {
+          up: c0.env,
+          vertex: v,
+          scope: undefined,
+          lit: undefined,
+          binds: undefined,
+          lets: undefined,
+          imports: undefined,
+          list: true,
+        },
+      }
+    : c0;
   let idx = 0;
   for (const el of lit.elems) {
     if (el.kind === "Comprehension") {

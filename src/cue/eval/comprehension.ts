@@ -154,13 +154,13 @@ export function runDeferred(v: Vertex): void {
       const lv = resolveDefaultValue(evalExpr(labelExpr, d.env));
       if (lv.t === "string") {
         let env = d.env;
-        const alias = field.alias ?? (lbl.kind === "DynamicLabel" ? lbl.alias : undefined);
-        if (alias !== undefined) {
+        const labelAlias = lbl.kind === "DynamicLabel" ? lbl.alias : undefined;
+        if (field.alias !== undefined || labelAlias !== undefined) {
+          // The field alias names the field, the label alias (`(K=expr)`, `(expr)~(K,V)`) the key.
           const binds = new Map<string, import("./vertex.js").Binding>();
-          binds.set(
-            alias.name,
-            field.alias !== undefined ? { t: "vertex", v: newArc(v, strLabel(lv.v)) } : { t: "value", v: lv },
-          );
+          if (labelAlias !== undefined) binds.set(labelAlias.name, { t: "value", v: lv });
+          if (field.alias !== undefined)
+            binds.set(field.alias.name, { t: "vertex", v: newArc(v, strLabel(lv.v)) });
           env = bindFrame(d.env, binds);
         }
         addField(v, strLabel(lv.v), field, env, d.ctx, true);

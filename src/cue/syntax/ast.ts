@@ -64,7 +64,10 @@ export type Decl = Field | LetClause | Embed | Ellipsis | Comprehension | Attrib
 /** How a field participates in output. */
 export type FieldConstraint = "regular" | "optional" | "required";
 
-/** `label: value`, `label?: value`, `label!: value`, `X=label: value`, `[pattern]: value`. */
+/**
+ * `label: value`, `label?: value`, `label!: value`, `X=label: value`, `[pattern]: value`, and with
+ * aliasv2 `label~X: value` (`alias` X) or `label~(K,V): value`.
+ */
 export interface Field extends NodeBase {
   readonly kind: "Field";
   readonly label: Label;
@@ -75,6 +78,11 @@ export interface Field extends NodeBase {
   readonly value: Expr;
   /** Field attributes after the value, e.g. `@test(eq, 1)`, in order. */
   readonly attributes: readonly Attribute[];
+  /**
+   * `K` in `label~(K,V): value` (aliasv2) for a fixed label: names the label (a string) in the
+   * enclosing scope. For `(expr)` and `[expr]` labels, K is the label's own `alias`.
+   */
+  readonly keyAlias?: Ident;
 }
 
 /** Label forms. Quoted labels are `String` (or `Interpolation`, which is dynamic). */

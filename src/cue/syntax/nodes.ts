@@ -475,18 +475,21 @@ export class FieldNode implements ast.Field {
   declare readonly constraint: ast.FieldConstraint;
   declare readonly value: ast.Expr;
   declare readonly attributes: readonly ast.Attribute[];
+  declare readonly keyAlias: ast.Ident | undefined;
   constructor(
     label: ast.Label,
     alias: ast.Ident | undefined,
     constraint: ast.FieldConstraint,
     value: ast.Expr,
     attributes: readonly ast.Attribute[],
+    keyAlias?: ast.Ident,
   ) {
     this.label = label;
     this.alias = alias;
     this.constraint = constraint;
     this.value = value;
     this.attributes = attributes;
+    this.keyAlias = keyAlias;
   }
   /** The alias if there is one (`X=a: v` starts at `X`), else the label. */
   get pos(): Pos {
@@ -517,6 +520,9 @@ export class PlainFieldNode implements ast.Field {
   get attributes(): readonly ast.Attribute[] {
     return noAttributes;
   }
+  get keyAlias(): undefined {
+    return undefined;
+  }
   get pos(): Pos {
     return this.label.pos;
   }
@@ -533,10 +539,11 @@ export function newField(
   constraint: ast.FieldConstraint,
   value: ast.Expr,
   attributes: readonly ast.Attribute[] = noAttributes,
+  keyAlias?: ast.Ident,
 ): ast.Field {
-  return alias === undefined && constraint === "regular" && attributes.length === 0
+  return alias === undefined && keyAlias === undefined && constraint === "regular" && attributes.length === 0
     ? new PlainFieldNode(label, value)
-    : new FieldNode(label, alias, constraint, value, attributes);
+    : new FieldNode(label, alias, constraint, value, attributes, keyAlias);
 }
 
 export class EmbedNode implements ast.Embed {

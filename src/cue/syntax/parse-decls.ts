@@ -141,8 +141,16 @@ export function decl(ps: ParserState): ast.Decl {
     next(ps);
   }
   const e = expr(ps);
+  let key: ast.Ident | undefined;
+  const tilde = ty(ps) === "~";
+  if (tilde) {
+    const a = postfixAlias(ps);
+    alias ??= a.field;
+    key = a.key;
+  }
   const marker = fieldMarker(ps);
-  if (marker !== undefined) return field(ps, e, alias, marker);
+  if (marker !== undefined) return field(ps, e, alias, marker, key);
+  if (tilde) addError(ps, ps.sc.start, `expected ':' after alias, found ${describe(ps)}`);
   if (alias !== undefined) return new EmbedNode(new AliasNode(alias, e));
   if (e.kind === "BadExpr") return new BadDeclNode(ps.source, e.pos.offset, e.end);
   return new EmbedNode(e);
@@ -168,9 +176,19 @@ export function field(
   labelExpr: ast.Expr,
   alias: ast.Ident | undefined,
   constraint: ast.FieldConstraint,
+  key?: ast.Ident,
 ): ast.Field {
   enter(ps);
-  const label = toLabel(ps, labelExpr);
+  let label = toLabel(ps, labelExpr);
+  // `(expr)~(K,V)` and `[expr]~(K,V)`: K is the label's alias; a fixed label keeps it on the field.
+  let keyAlias: ast.Ident | undefined;
+  if (key !== undefined) {
+    if (label.kind === "DynamicLabel") {
+      label = new DynamicLabelNode(ps.source, label.pos.offset, label.end, key, label.expr);
+    } else if (label.kind === "PatternLabel") {
+      label = new PatternLabelNode(ps.source, label.pos.offset, label.end, key, label.expr);
+    } else keyAlias = key;
+  }
   if (label.kind === "PatternLabel" && constraint !== "regular") {
     addError(ps, labelExpr.end, "pattern constraints cannot be optional or required");
   }
@@ -186,14 +204,14 @@ export function field(
     const bad = new BadExprNode(ps.source, ps.sc.start, ps.sc.end);
     sync(ps, "}");
     leave(ps);
-    return newField(label, alias, constraint, bad);
+    return newField(label, alias, constraint, bad, empty, keyAlias);
   }
   const v = expr(ps);
   const m = fieldMarker(ps);
   if (m !== undefined) {
     const inner = field(ps, v, valueAlias, m);
     leave(ps);
-    return newField(label, alias, constraint, new ImplicitStructNode(inner));
+    return newField(label, alias, constraint, new ImplicitStructNode(inner), empty, keyAlias);
   }
   const value = valueAlias === undefined ? v : new AliasNode(valueAlias, v);
   let attributes: readonly ast.Attribute[] = empty;
@@ -203,7 +221,36 @@ export function field(
     attributes = take<ast.Attribute>(ps, am);
   }
   leave(ps);
-  return newField(label, alias, constraint, value, attributes);
+  return newField(label, alias, constraint, value, attributes, keyAlias);
+}
+
+/**
+ * `~X` or `~(K,V)` after a label (aliasv2): X and V name the field, K its label; `_` binds
+ * nothing. The current token is `~`.
+ */
+function postfixAlias(ps: ParserState): { field: ast.Ident | undefined; key: ast.Ident | undefined } {
+  next(ps);
+  const one = (): ast.Ident | undefined => {
+    if (ty(ps) !== "IDENT") {
+      addError(ps, ps.sc.start, `expected identifier in alias, found ${describe(ps)}`);
+      return undefined;
+    }
+    const id = ident(ps);
+    next(ps);
+    return id.name === "_" ? undefined : id;
+  };
+  if (ty(ps) !== "(") return { field: one(), key: undefined };
+  next(ps);
+  const key = one();
+  if (ty(ps) === ",") {
+    next(ps);
+    const field = one();
+    expect(ps, ")", "')'");
+    return { field, key };
+  }
+  // `label~(X)` is `label~X`.
+  expect(ps, ")", "')'");
+  return { field: key, key: undefined };
 }
 
 export function toLabel(ps: ParserState, e: ast.Expr): ast.Label {

@@ -51,7 +51,8 @@ function show(e: ast.Expr | ast.Comprehension | ast.Decl | ast.Label): string {
     case "Field": {
       const mark = e.constraint === "optional" ? "?" : e.constraint === "required" ? "!" : "";
       const attrs = e.attributes.map((a) => ` @${a.name}(${a.body})`).join("");
-      return `${e.alias ? `${e.alias.name}=` : ""}${show(e.label)}${mark}: ${show(e.value)}${attrs}`;
+      const key = e.keyAlias ? `${e.keyAlias.name}~` : "";
+      return `${key}${e.alias ? `${e.alias.name}=` : ""}${show(e.label)}${mark}: ${show(e.value)}${attrs}`;
     }
     case "DynamicLabel":
       return `(${e.alias ? `${e.alias.name}=` : ""}${show(e.expr)})`;
@@ -207,6 +208,8 @@ describe("parseFile declarations", () => {
     ["[N=string]: {name: N}", "[N=string]: {name: N}"],
     ['[=~"^[a-z]+$"]: string', '[(=~"^[a-z]+$")]: string'],
     ["X=a: 1", "X=a: 1"],
+    ["a~X: 1\nb~(K,V)?: 2\nc~(_,W): 3", "X=a: 1; K~V=b?: 2; W=c: 3"],
+    ['("d")~(K,V): 1\n[string]~(L,_): 2\n[int]~F: 3', 'V=(K="d"): 1; [L=string]: 2; F=[int]: 3'],
     ["a: X={x: X.y}", "a: X={x: X.y}"],
     ["let x = 1\na: x", "let x=1; a: x"],
     ["#B\na: 1", "embed #B; a: 1"],
@@ -319,7 +322,8 @@ describe("syntax errors", () => {
     ['a: "\\xff"', "1:5", "only allowed in bytes"],
     ["a: 0755", "1:4", "leading zero"],
     ["a: 1__0", "1:4", "illegal '_'"],
-    ["a: ~", "1:4", "illegal character U+007E"],
+    ["a: `", "1:4", "illegal character U+0060"],
+    ["a~X 1", "1:5", "expected ':' after alias"],
     ["_: 1", "1:1", "cannot use _ as label"],
     ["let _ = 1", "1:5", "cannot use _ as alias or let clause"],
     ["[string]?: 1", "1:9", "pattern constraints cannot be optional"],
