@@ -128,6 +128,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       }
       break;
     case "Postfix":
+      if (x.op === "?") break;
       // `x...` unifies x the way an embedding does without explicitopen: what x's definitions
       // close applies below this vertex, not to it.
       if (!isExplicitOpen(c.env)) {
@@ -687,15 +688,15 @@ function addList(v: Vertex, lit: ast.ListLit, c0: Conjunct): void {
   let idx = 0;
   for (const el of lit.elems) {
     if (el.kind === "Comprehension") {
-      runComprehension(v, el, c.env, (f) => {
+      runComprehension(v, el, c.env, (f, body) => {
         const a = newArc(v, String(idx));
         a.fieldType = REGULAR;
         a.addConj({
-          expr: el.value,
+          expr: body,
           env: f,
           ctx: childCtx(c.ctx, String(idx)),
           value: undefined,
-          pos: el.value.pos,
+          pos: body.pos,
           embed: false,
         });
         idx++;

@@ -27,6 +27,8 @@ export interface Frame {
   readonly imports: Map<string, string> | undefined;
   /** The elements of a list literal: a block of its own for `self` (aliasv2). */
   readonly list?: boolean;
+  /** Code inside a `try` clause, where `x?` may be written (the try experiment). */
+  readonly tryScope?: boolean;
 }
 
 export type Binding =

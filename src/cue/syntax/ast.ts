@@ -145,12 +145,25 @@ export interface BadDecl extends NodeBase {
 /** `for ... if ... let ... { struct }`: in structs the struct is embedded; in lists it is an element. */
 export interface Comprehension extends NodeBase {
   readonly kind: "Comprehension";
-  /** At least one clause; the first is a `For` or `If`. */
+  /** At least one clause; the first is a `For`, `If` or `Try`. */
   readonly clauses: readonly Clause[];
   readonly value: StructLit;
+  /** `else { … }` / `fallback { … }` (the try experiment): used when no result was produced. */
+  readonly fallback?: StructLit;
 }
 
-export type Clause = ForClause | IfClause | LetClause;
+export type Clause = ForClause | IfClause | LetClause | TryClause;
+
+/**
+ * `try x = expr` (the try experiment): binds x unless a `?` reference in expr is absent, in
+ * which case the comprehension produces nothing. Without `ident`/`expr` it is the struct form
+ * `try { … }`, always the last clause: the body itself is tried.
+ */
+export interface TryClause extends NodeBase {
+  readonly kind: "Try";
+  readonly ident?: Ident;
+  readonly expr?: Expr;
+}
 
 /** `for v in src` or `for k, v in src`. */
 export interface ForClause extends NodeBase {
@@ -296,7 +309,8 @@ export interface Unary extends NodeBase {
  */
 export interface Postfix extends NodeBase {
   readonly kind: "Postfix";
-  readonly op: "...";
+  /** `...` (explicitopen), or `?` (the try experiment: `a?` is absent if `a` is). */
+  readonly op: "..." | "?";
   readonly expr: Expr;
 }
 

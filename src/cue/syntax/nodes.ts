@@ -355,19 +355,41 @@ export class ComprehensionNode extends Span implements ast.Comprehension {
   declare readonly kind: "Comprehension";
   declare readonly clauses: readonly ast.Clause[];
   declare readonly value: ast.StructLit;
+  declare readonly fallback: ast.StructLit | undefined;
   constructor(
     src: Source,
     offset: number,
     end: number,
     clauses: readonly ast.Clause[],
     value: ast.StructLit,
+    fallback?: ast.StructLit,
   ) {
     super(src, offset, end);
     this.clauses = clauses;
     this.value = value;
+    this.fallback = fallback;
   }
 }
 setKind(ComprehensionNode, "Comprehension");
+
+export class TryNode extends Located implements ast.TryClause {
+  declare readonly kind: "Try";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly ident: ast.Ident | undefined;
+  declare readonly expr: ast.Expr | undefined;
+  constructor(src: Source, offset: number, ident: ast.Ident | undefined, expr: ast.Expr | undefined) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.ident = ident;
+    this.expr = expr;
+  }
+  get end(): number {
+    return this.expr?.end ?? this.offset + 3;
+  }
+}
+setKind(TryNode, "Try");
 
 export class DynamicLabelNode extends Span implements ast.DynamicLabel {
   declare readonly kind: "DynamicLabel";
@@ -620,6 +642,23 @@ export class PostfixNode implements ast.Postfix {
 }
 setKind(PostfixNode, "Postfix");
 Object.defineProperty(PostfixNode.prototype, "op", { value: "...", enumerable: true });
+
+/** `x?` (the try experiment). */
+export class OptionalRefNode implements ast.Postfix {
+  declare readonly kind: "Postfix";
+  declare readonly op: "?";
+  declare readonly expr: ast.Expr;
+  declare readonly end: number;
+  constructor(expr: ast.Expr, end: number) {
+    this.expr = expr;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+}
+setKind(OptionalRefNode, "Postfix");
+Object.defineProperty(OptionalRefNode.prototype, "op", { value: "?", enumerable: true });
 
 export class SelectorNode implements ast.Selector {
   declare readonly kind: "Selector";

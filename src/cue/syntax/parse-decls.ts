@@ -23,6 +23,7 @@ import {
   newField,
   PatternLabelNode,
   StructNode,
+  TryNode,
 } from "./nodes.js";
 import { expr, startsExpr } from "./parse-exprs.js";
 import {
@@ -112,14 +113,27 @@ export function attribute(ps: ParserState): ast.Attribute {
     : new AttributeNode(ps.source, s, e, a.name, a.body, a.bodyOffset);
 }
 
-export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | undefined {
+export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | "try" | undefined {
   const sc = ps.sc;
   if (sc.type !== "IDENT") return undefined;
   // Interned names: these comparisons are cheap, and this runs for every declaration.
   const w = sc.value;
   if (w === "for" || w === "let") return peek(ps) === "IDENT" ? w : undefined;
   if (w === "if") return followsIdent(peek(ps)) ? undefined : "if";
+  // `try {` or `try x = …` (the try experiment); `try: 1` stays a field.
+  if (w === "try")
+    return peek(ps) === "{" || (peek(ps) === "IDENT" && identThenAssign(ps)) ? "try" : undefined;
   return undefined;
+}
+
+/** With `try` current: is it followed by `identifier =` (and not `==`)? */
+function identThenAssign(ps: ParserState): boolean {
+  const text = ps.text;
+  let k = ps.sc.end;
+  while (k < ps.end && /\s/.test(text[k] ?? "")) k++;
+  while (k < ps.end && /[\p{L}\p{N}_$#]/u.test(text[k] ?? "")) k++;
+  while (k < ps.end && (text[k] === " " || text[k] === "\t")) k++;
+  return text[k] === "=" && text[k + 1] !== "=" && text[k + 1] !== "~";
 }
 
 export function decl(ps: ParserState): ast.Decl {
@@ -133,7 +147,7 @@ export function decl(ps: ParserState): ast.Decl {
   }
   const kw = clauseKeyword(ps);
   if (kw === "let") return letClause(ps);
-  if (kw === "for" || kw === "if") return comprehension(ps);
+  if (kw === "for" || kw === "if" || kw === "try") return comprehension(ps);
   // A label and an expression start alike: parse an expression, then look at what follows.
   let alias: ast.Ident | undefined;
   if (atAlias(ps)) {
@@ -331,6 +345,18 @@ export function comprehension(ps: ParserState): ast.Comprehension {
     if (kw === undefined) break;
     if (kw === "let") {
       push(ps, letClause(ps));
+    } else if (kw === "try") {
+      const cs = ps.sc.start;
+      next(ps);
+      if (ty(ps) === "{") {
+        // The struct form `try { … }` ends the clauses: its body is the comprehension's.
+        push(ps, new TryNode(ps.source, cs, undefined, undefined));
+        break;
+      }
+      const id = ident(ps);
+      next(ps);
+      expect(ps, "=", "'='");
+      push(ps, new TryNode(ps.source, cs, id, expr(ps)));
     } else if (kw === "if") {
       const cs = ps.sc.start;
       next(ps);
@@ -362,8 +388,14 @@ export function comprehension(ps: ParserState): ast.Comprehension {
     return new ComprehensionNode(ps.source, s, at, clauses, badStruct(ps, at));
   }
   const v = struct(ps);
+  // `else { … }` / `fallback { … }` (the try experiment): the result when nothing was produced.
+  let fallback: ast.StructLit | undefined;
+  if ((isIdent(ps, "else") || isIdent(ps, "fallback") || isIdent(ps, "otherwise")) && peek(ps) === "{") {
+    next(ps);
+    fallback = struct(ps);
+  }
   leave(ps);
-  return new ComprehensionNode(ps.source, s, v.end, clauses, v);
+  return new ComprehensionNode(ps.source, s, (fallback ?? v).end, clauses, v, fallback);
 }
 
 /** The empty stand-in body of a comprehension whose `{` is missing. */
@@ -375,7 +407,7 @@ function badStruct(ps: ParserState, at: number): ast.StructLit {
 export function peekIsClause(ps: ParserState): boolean {
   if (peek(ps) !== "IDENT") return false;
   const w = ps.sc.peekValue();
-  return w === "for" || w === "if" || w === "let";
+  return w === "for" || w === "if" || w === "let" || w === "try";
 }
 
 export function struct(ps: ParserState): ast.StructLit {

@@ -75,9 +75,11 @@ function show(e: ast.Expr | ast.Comprehension | ast.Decl | ast.Label): string {
             ? `for ${c.key ? `${c.key.name},` : ""}${c.value.name} in ${show(c.source)}`
             : c.kind === "If"
               ? `if ${show(c.condition)}`
-              : show(c),
+              : c.kind === "Try"
+                ? `try${c.ident ? ` ${c.ident.name}=${c.expr ? show(c.expr) : ""}` : ""}`
+                : show(c),
         )
-        .join(" ")} ${show(e.value)})`;
+        .join(" ")} ${show(e.value)}${e.fallback ? ` else ${show(e.fallback)}` : ""})`;
     default: {
       const never: never = e;
       return String(never);
@@ -216,6 +218,11 @@ describe("parseFile declarations", () => {
     ["a: {...}", "a: {...}"],
     ["a: {...string}", "a: {...string}"],
     ["for k, v in s { (k): v }", "(for k,v in s {(k): v})"],
+    ["try x = a? { b: x } else { c: 1 }\ntry { d: e? }", "(try x=(a?) {b: x} else {c: 1}); (try {d: (e?)})"],
+    [
+      "for x in l {x} fallback {y: 1}\ntry: 1\na?: int",
+      "(for x in l {embed x} else {y: 1}); try: 1; a?: int",
+    ],
     ["for x in s\nif x > 1\nlet y = x { a: y }", "(for x in s if (x > 1) let y=x {a: y})"],
     ["if a { b: 1 }", "(if a {b: 1})"],
     ["if !a { b: 1 }", "(if (!a) {b: 1})"],
