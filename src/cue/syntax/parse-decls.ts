@@ -221,9 +221,16 @@ export function field(
     return newField(label, alias, constraint, bad, empty, keyAlias);
   }
   const v = expr(ps);
+  // `a: b~X: c` (aliasv2) in the shorthand for nested fields.
+  let innerKey: ast.Ident | undefined;
+  if (ty(ps) === "~" && valueAlias === undefined) {
+    const a = postfixAlias(ps);
+    valueAlias = a.field;
+    innerKey = a.key;
+  }
   const m = fieldMarker(ps);
   if (m !== undefined) {
-    const inner = field(ps, v, valueAlias, m);
+    const inner = field(ps, v, valueAlias, m, innerKey);
     leave(ps);
     return newField(label, alias, constraint, new ImplicitStructNode(inner), empty, keyAlias);
   }
