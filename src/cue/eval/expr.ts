@@ -215,7 +215,12 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
   if (iv.t !== "string") {
     return {
       t: "value",
-      v: bottom("eval", `invalid index ${formatValue(iv)} (found struct, want list)`, [x.index.pos]),
+      // A struct still being collected (`self` inside it) may turn out to be a list.
+      v: bottom(
+        v.status === COLLECTING ? "incomplete" : "eval",
+        `invalid index ${formatValue(iv)} (found struct, want list)`,
+        [x.index.pos],
+      ),
     };
   }
   return selectArc(v, strLabel(iv.v), x);
