@@ -16,8 +16,35 @@ export function hashChar(h: number, c: number): number {
   return Math.imul(h ^ c, 16777619);
 }
 
+/**
+ * Identifiers the parser gives a meaning to. The table remembers, per string, which of these it
+ * is, so the parser compares these (engine-internalized) constants instead of whole strings.
+ */
+// `else`, `fallback`, `otherwise` and `try` belong to the try experiment.
+const keywords = [
+  "_",
+  "else",
+  "fallback",
+  "false",
+  "for",
+  "if",
+  "import",
+  "in",
+  "let",
+  "null",
+  "otherwise",
+  "package",
+  "true",
+  "try",
+] as const;
+
+/** One of the words the parser treats specially, or "" for any other text. */
+export type Keyword = (typeof keywords)[number] | "";
+
 /** A per-parse string table. */
 export interface Interner {
+  /** The keyword the string returned by the last `intern`/`internHashed` call spells, or "". */
+  readonly keyword: Keyword;
   /** The interned string equal to `text.slice(start, end)`. */
   intern(text: string, start: number, end: number): string;
   /** The same, given the text's hash (from `hashSeed` and `hashChar`). */
@@ -26,17 +53,77 @@ export interface Interner {
 
 /** Creates an empty table (open addressing, grown at half load). */
 export function createInterner(): Interner {
-  let mask = 255;
-  let keys: (string | undefined)[] = new Array(mask + 1).fill(undefined);
-  let hashes = new Int32Array(mask + 1);
-  let size = 0;
+  return new StringTable();
+}
 
-  const grow = (): void => {
-    const oldKeys = keys;
-    const oldHashes = hashes;
-    mask = mask * 2 + 1;
-    keys = new Array(mask + 1).fill(undefined);
-    hashes = new Int32Array(mask + 1);
+/** A packed array of `n` empty slots (a holey one would check for holes on every probe). */
+function emptySlots(n: number): (string | undefined)[] {
+  const a: (string | undefined)[] = [];
+  for (let i = 0; i < n; i++) a.push(undefined);
+  return a;
+}
+
+/**
+ * The table behind {@link Interner}. A class rather than closures: every parse makes a new table,
+ * and the scanner's calls into it stay monomorphic only if all tables share their methods.
+ */
+class StringTable implements Interner {
+  #mask = 255;
+  #keys = emptySlots(256);
+  #hashes = new Int32Array(256);
+  /** Per slot: index into `keywords` plus one, 0 for other strings. */
+  #kinds = new Uint8Array(256);
+  #size = 0;
+  keyword: Keyword = "";
+
+  intern(text: string, start: number, end: number): string {
+    if (end - start > maxInterned) {
+      this.keyword = "";
+      return text.slice(start, end);
+    }
+    let h = hashSeed;
+    for (let i = start; i < end; i++) h = hashChar(h, text.charCodeAt(i));
+    return this.internHashed(text, start, end, h);
+  }
+
+  internHashed(text: string, start: number, end: number, h: number): string {
+    const len = end - start;
+    if (len > maxInterned) {
+      this.keyword = "";
+      return text.slice(start, end);
+    }
+    const keys = this.#keys;
+    const hashes = this.#hashes;
+    const mask = this.#mask;
+    let slot = h & mask;
+    for (;;) {
+      const k = keys[slot];
+      if (k === undefined) break;
+      if (hashes[slot] === h && k.length === len && text.startsWith(k, start)) {
+        const kind = this.#kinds[slot] as number;
+        this.keyword = kind === 0 ? "" : (keywords[kind - 1] as Keyword);
+        return k;
+      }
+      slot = (slot + 1) & mask;
+    }
+    const s = text.slice(start, end);
+    keys[slot] = s;
+    hashes[slot] = h;
+    const kind = keywords.indexOf(s as (typeof keywords)[number]) + 1;
+    this.#kinds[slot] = kind;
+    this.keyword = kind === 0 ? "" : (keywords[kind - 1] as Keyword);
+    if (++this.#size * 2 > mask) this.#grow();
+    return s;
+  }
+
+  #grow(): void {
+    const oldKeys = this.#keys;
+    const oldHashes = this.#hashes;
+    const mask = this.#mask * 2 + 1;
+    const oldKinds = this.#kinds;
+    const keys = emptySlots(mask + 1);
+    const hashes = new Int32Array(mask + 1);
+    const kinds = new Uint8Array(mask + 1);
     for (let j = 0; j < oldKeys.length; j++) {
       const k = oldKeys[j];
       if (k === undefined) continue;
@@ -45,36 +132,11 @@ export function createInterner(): Interner {
       while (keys[slot] !== undefined) slot = (slot + 1) & mask;
       keys[slot] = k;
       hashes[slot] = h;
+      kinds[slot] = oldKinds[j] as number;
     }
-  };
-
-  const internHashed = (text: string, start: number, end: number, h: number): string => {
-    const len = end - start;
-    if (len > maxInterned) return text.slice(start, end);
-    let slot = h & mask;
-    for (;;) {
-      const k = keys[slot];
-      if (k === undefined) break;
-      if (hashes[slot] === h && k.length === len) {
-        let j = 0;
-        while (j < len && k.charCodeAt(j) === text.charCodeAt(start + j)) j++;
-        if (j === len) return k;
-      }
-      slot = (slot + 1) & mask;
-    }
-    const s = text.slice(start, end);
-    keys[slot] = s;
-    hashes[slot] = h;
-    if (++size * 2 > mask) grow();
-    return s;
-  };
-
-  const intern = (text: string, start: number, end: number): string => {
-    if (end - start > maxInterned) return text.slice(start, end);
-    let h = hashSeed;
-    for (let i = start; i < end; i++) h = hashChar(h, text.charCodeAt(i));
-    return internHashed(text, start, end, h);
-  };
-
-  return { intern, internHashed };
+    this.#mask = mask;
+    this.#keys = keys;
+    this.#hashes = hashes;
+    this.#kinds = kinds;
+  }
 }

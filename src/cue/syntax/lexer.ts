@@ -8,7 +8,7 @@
  * back interned. {@link createLexer} offers the same tokens as objects for tools.
  */
 
-import { createInterner, hashChar, hashSeed, type Interner } from "./intern.js";
+import { createInterner, hashChar, hashSeed, type Interner, type Keyword } from "./intern.js";
 import { type ExprRange, scanString } from "./string-lit.js";
 
 /** Token kinds; punctuation and operators are their own spelling. */
@@ -169,6 +169,8 @@ export class Scanner {
   implicit = false;
   /** For `IDENT`: the (interned) name; for a `STRING` without `str`: the decoded value. */
   value = "";
+  /** For `IDENT`: the keyword it spells (`for`, `null`, `_`...), else "". Compare this, not `value`. */
+  keyword: Keyword = "";
   /** For `STRING` literals that are not a plain `"…"` without escapes. */
   str: StringInfo | undefined = undefined;
   attr: AttrInfo | undefined = undefined;
@@ -184,6 +186,7 @@ export class Scanner {
   #pEnd = 0;
   #pImplicit = false;
   #pValue = "";
+  #pKeyword: Keyword = "";
   #pStr: StringInfo | undefined = undefined;
   #pAttr: AttrInfo | undefined = undefined;
   #pInt = -1;
@@ -205,6 +208,7 @@ export class Scanner {
       this.end = this.#pEnd;
       this.implicit = this.#pImplicit;
       this.value = this.#pValue;
+      this.keyword = this.#pKeyword;
       this.str = this.#pStr;
       this.attr = this.#pAttr;
       this.intValue = this.#pInt;
@@ -221,6 +225,7 @@ export class Scanner {
       const end = this.end;
       const implicit = this.implicit;
       const value = this.value;
+      const keyword = this.keyword;
       const str = this.str;
       const attr = this.attr;
       const intValue = this.intValue;
@@ -230,6 +235,7 @@ export class Scanner {
       this.#pEnd = this.end;
       this.#pImplicit = this.implicit;
       this.#pValue = this.value;
+      this.#pKeyword = this.keyword;
       this.#pStr = this.str;
       this.#pAttr = this.attr;
       this.#pInt = this.intValue;
@@ -239,6 +245,7 @@ export class Scanner {
       this.end = end;
       this.implicit = implicit;
       this.value = value;
+      this.keyword = keyword;
       this.str = str;
       this.attr = attr;
       this.intValue = intValue;
@@ -246,9 +253,9 @@ export class Scanner {
     return this.#pType;
   }
 
-  /** The identifier name of the peeked token (call after `peek()` returned `IDENT`). */
-  peekValue(): string {
-    return this.#pValue;
+  /** The keyword the peeked token spells (call after `peek()` returned `IDENT`). */
+  peekKeyword(): Keyword {
+    return this.#pKeyword;
   }
 
   /** Makes `[s, e)` the current token; `comma`: a newline after it inserts a comma. */
@@ -454,6 +461,7 @@ export class Scanner {
       if (!(k < end && isLetter(text.charCodeAt(k)))) {
         // A lone `#` is an identifier for cue's scanner (a definition named "#").
         this.value = "#";
+        this.keyword = "";
         this.#emit("IDENT", s, k, true);
         return;
       }
@@ -475,6 +483,7 @@ export class Scanner {
       k++;
     }
     this.value = this.interner.internHashed(text, s, k, h);
+    this.keyword = this.interner.keyword;
     this.#emit("IDENT", s, k, true);
   }
 

@@ -116,8 +116,9 @@ export function attribute(ps: ParserState): ast.Attribute {
 export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | "try" | undefined {
   const sc = ps.sc;
   if (sc.type !== "IDENT") return undefined;
-  // Interned names: these comparisons are cheap, and this runs for every declaration.
-  const w = sc.value;
+  // This runs for every declaration: compare the keyword the scanner found, not the name.
+  const w = sc.keyword;
+  if (w === "") return undefined;
   if (w === "for" || w === "let") return peek(ps) === "IDENT" ? w : undefined;
   if (w === "if") return followsIdent(peek(ps)) ? undefined : "if";
   // `try {` or `try x = …` (the try experiment); `try: 1` stays a field.
@@ -277,7 +278,7 @@ function postfixAlias(ps: ParserState): { field: ast.Ident | undefined; key: ast
 export function toLabel(ps: ParserState, e: ast.Expr): ast.Label {
   switch (e.kind) {
     case "Ident":
-      if (e.name === "_") addError(ps, e.pos.offset, "cannot use _ as label");
+      if (e.name.length === 1 && e.name === "_") addError(ps, e.pos.offset, "cannot use _ as label");
       return e;
     case "Null":
       return new IdentNode(ps.source, e.pos.offset, "null");
@@ -413,7 +414,7 @@ function badStruct(ps: ParserState, at: number): ast.StructLit {
 /** With `,` current: is the token after it another comprehension clause? */
 export function peekIsClause(ps: ParserState): boolean {
   if (peek(ps) !== "IDENT") return false;
-  const w = ps.sc.peekValue();
+  const w = ps.sc.peekKeyword();
   return w === "for" || w === "if" || w === "let" || w === "try";
 }
 

@@ -247,10 +247,13 @@ export function operand(ps: ParserState): ast.Expr {
   switch (sc.type) {
     case "IDENT": {
       const name = sc.value;
+      const kw = sc.keyword;
       next(ps);
-      if (name === "null") return new NullNode(ps.source, s, s + 4);
-      if (name === "true") return new BoolNode(ps.source, s, true);
-      if (name === "false") return new BoolNode(ps.source, s, false);
+      if (kw !== "") {
+        if (kw === "null") return new NullNode(ps.source, s, s + 4);
+        if (kw === "true") return new BoolNode(ps.source, s, true);
+        if (kw === "false") return new BoolNode(ps.source, s, false);
+      }
       return new IdentNode(ps.source, s, name);
     }
     case "BOTTOM":

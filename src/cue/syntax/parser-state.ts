@@ -6,7 +6,7 @@
  */
 
 import type * as ast from "./ast.js";
-import type { Interner } from "./intern.js";
+import type { Interner, Keyword } from "./intern.js";
 import { createScanner, type Scanner, type TokenType } from "./lexer.js";
 import { IdentNode } from "./nodes.js";
 import type { Pos, Source } from "./position.js";
@@ -152,8 +152,9 @@ export function atAlias(ps: ParserState): boolean {
   return n !== 61 && n !== 126;
 }
 
-export function isIdent(ps: ParserState, name: string): boolean {
-  return ps.sc.type === "IDENT" && ps.sc.value === name;
+/** Whether the current token is the identifier `name` (a word the parser treats specially). */
+export function isIdent(ps: ParserState, name: Keyword): boolean {
+  return ps.sc.type === "IDENT" && ps.sc.keyword === name;
 }
 
 export function expect(ps: ParserState, type: TokenType, what: string): number {
@@ -188,7 +189,7 @@ export function ident(ps: ParserState): ast.Ident {
 export function bindName(ps: ParserState): ast.Ident {
   const id = ident(ps);
   if (ty(ps) !== "IDENT") addError(ps, ps.sc.start, `expected identifier, found ${describe(ps)}`);
-  else if (id.name === "_") addError(ps, ps.sc.start, "cannot use _ as alias or let clause");
+  else if (ps.sc.keyword === "_") addError(ps, ps.sc.start, "cannot use _ as alias or let clause");
   if (ty(ps) === "IDENT") next(ps);
   return id;
 }

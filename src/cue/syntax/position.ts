@@ -36,21 +36,62 @@ export interface Source {
 
 /** Builds a source; its line table is computed on the first line/column question. */
 export function createSource(name: string, text: string): Source {
-  let lineStarts: Int32Array | undefined;
-  const starts = (): Int32Array => {
-    if (lineStarts === undefined) {
+  return new SourceText(name, text);
+}
+
+/**
+ * The implementation of {@link Source}: a class so that every node's `line`/`column` getter calls
+ * the same methods whichever file the node is from.
+ */
+class SourceText implements Source {
+  readonly name: string;
+  readonly text: string;
+  #lineStarts: Int32Array | undefined;
+
+  constructor(name: string, text: string) {
+    this.name = name;
+    this.text = text;
+  }
+
+  pos(offset: number): Pos {
+    return new SourcePos(this, offset);
+  }
+
+  lineColumn(offset: number): { line: number; column: number } {
+    const off = this.#clamp(offset);
+    const l = this.#lineIndex(off);
+    return { line: l + 1, column: off - (this.#starts()[l] ?? 0) + 1 };
+  }
+
+  line(offset: number): number {
+    return this.#lineIndex(this.#clamp(offset)) + 1;
+  }
+
+  column(offset: number): number {
+    const off = this.#clamp(offset);
+    return off - (this.#starts()[this.#lineIndex(off)] ?? 0) + 1;
+  }
+
+  #clamp(offset: number): number {
+    return Math.max(0, Math.min(offset, this.text.length));
+  }
+
+  #starts(): Int32Array {
+    if (this.#lineStarts === undefined) {
+      const text = this.text;
       let n = 1;
       for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
       const ls = new Int32Array(n);
       let k = 1;
       for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) ls[k++] = i + 1;
-      lineStarts = ls;
+      this.#lineStarts = ls;
     }
-    return lineStarts;
-  };
-  /** 0-based index of the line holding `offset` (binary search over the line starts). */
-  const lineIndex = (off: number): number => {
-    const ls = starts();
+    return this.#lineStarts;
+  }
+
+  /** 0-based index of the line holding `off` (binary search over the line starts). */
+  #lineIndex(off: number): number {
+    const ls = this.#starts();
     let lo = 0;
     let hi = ls.length - 1;
     while (lo < hi) {
@@ -59,24 +100,7 @@ export function createSource(name: string, text: string): Source {
       else hi = mid - 1;
     }
     return lo;
-  };
-  const clamp = (offset: number): number => Math.max(0, Math.min(offset, text.length));
-  const source: Source = {
-    name,
-    text,
-    pos: (offset) => new SourcePos(source, offset),
-    lineColumn: (offset) => {
-      const off = clamp(offset);
-      const l = lineIndex(off);
-      return { line: l + 1, column: off - (starts()[l] ?? 0) + 1 };
-    },
-    line: (offset) => lineIndex(clamp(offset)) + 1,
-    column: (offset) => {
-      const off = clamp(offset);
-      return off - (starts()[lineIndex(off)] ?? 0) + 1;
-    },
-  };
-  return source;
+  }
 }
 
 /** A position that is not a node (errors, operator positions). */
