@@ -13,7 +13,7 @@ import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { step } from "./engine.js";
 import { applyPatternsToArc, evaluate } from "./evaluate.js";
-import { isExplicitOpen } from "./experiments.js";
+import { isExplicitOpen, usesAliasV2 } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { addClosingCall, isClosingBuiltin } from "./reclose.js";
@@ -128,6 +128,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       }
       break;
     case "Postfix":
+      if (x.op === "?") break;
       // `x...` unifies x the way an embedding does without explicitopen: what x's definitions
       // close applies below this vertex, not to it.
       if (!isExplicitOpen(c.env)) {
@@ -311,18 +312,23 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     ctx = ctx.concat([cc]);
   }
   v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
+  // The rare `open` / `andScope` marks only when set: the common conjunct keeps one shape.
+  const marked = c.open !== undefined || c.andScope !== undefined;
   for (const rc of r.conjuncts) {
     const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
-    addConjunct(v, {
-      expr: rc.expr,
-      env: rc.env,
-      ctx: merged,
-      value: rc.value,
-      pos: rc.pos,
-      embed: c.embed,
-      open: c.open,
-      andScope: c.andScope,
-    });
+    const nc: Conjunct = marked
+      ? {
+          expr: rc.expr,
+          env: rc.env,
+          ctx: merged,
+          value: rc.value,
+          pos: rc.pos,
+          embed: c.embed,
+          open: c.open,
+          andScope: c.andScope,
+        }
+      : { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed };
+    addConjunct(v, nc);
   }
   v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
 }
@@ -613,15 +619,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       case "Embed":
         if (isStructural(d.expr)) {
-          addConjunct(v, {
-            expr: d.expr,
-            env: frame,
-            ctx,
-            value: undefined,
-            pos: d.expr.pos,
-            embed,
-            open: c.open,
-          });
+          addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -647,18 +645,23 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && !isStructural(d.expr)) {
-        addConjunct(v, {
-          expr: d.expr,
-          env: frame,
-          ctx,
-          value: undefined,
-          pos: d.expr.pos,
-          embed,
-          open: c.open,
-        });
+        addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));
       }
     }
   }
+}
+
+/** The conjunct of an embedding (`open` only when set, so that the common shape stays one). */
+function embedded(
+  expr: ast.Expr,
+  env: import("./vertex.js").Frame,
+  ctx: CloseSet,
+  embed: boolean,
+  open: boolean | undefined,
+): Conjunct {
+  return open === undefined
+    ? { expr, env, ctx, value: undefined, pos: expr.pos, embed }
+    : { expr, env, ctx, value: undefined, pos: expr.pos, embed, open };
 }
 
 /** The error for `x...` in a file that does not enable the experiment. */
@@ -666,20 +669,36 @@ export function postfixWithoutExperiment(x: ast.Postfix): BottomV {
   return bottom("eval", "postfix ... requires @experiment(explicitopen)", [x.pos]);
 }
 
-function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
+function addList(v: Vertex, lit: ast.ListLit, c0: Conjunct): void {
   v.isList = true;
+  // With aliasv2, a list literal is a block: `self` in its elements is the list.
+  const c: Conjunct = usesAliasV2(c0.env)
+    ? {
+        ...c0,
+        env: {
+          up: c0.env,
+          vertex: v,
+          scope: undefined,
+          lit: undefined,
+          binds: undefined,
+          lets: undefined,
+          imports: undefined,
+          list: true,
+        },
+      }
+    : c0;
   let idx = 0;
   for (const el of lit.elems) {
     if (el.kind === "Comprehension") {
-      runComprehension(v, el, c.env, (f) => {
+      runComprehension(v, el, c.env, (f, body) => {
         const a = newArc(v, String(idx));
         a.fieldType = REGULAR;
         a.addConj({
-          expr: el.value,
+          expr: body,
           env: f,
           ctx: childCtx(c.ctx, String(idx)),
           value: undefined,
-          pos: el.value.pos,
+          pos: body.pos,
           embed: false,
         });
         idx++;

@@ -49,7 +49,8 @@ export type TokenType =
   | ">"
   | ">="
   | "=~"
-  | "!~";
+  | "!~"
+  | "~";
 
 /** Decoded contents of a string token. */
 export interface StringInfo {
@@ -401,6 +402,10 @@ export class Scanner {
         break;
       case 33:
         type = n === 61 ? "!=" : n === 126 ? "!~" : "!";
+        break;
+      case 126:
+        // `label~X` and `label~(K,V)` aliases (the aliasv2 experiment).
+        type = "~";
         break;
       case 60:
         type = n === 61 ? "<=" : "<";

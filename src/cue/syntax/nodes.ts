@@ -355,19 +355,41 @@ export class ComprehensionNode extends Span implements ast.Comprehension {
   declare readonly kind: "Comprehension";
   declare readonly clauses: readonly ast.Clause[];
   declare readonly value: ast.StructLit;
+  declare readonly fallback: ast.StructLit | undefined;
   constructor(
     src: Source,
     offset: number,
     end: number,
     clauses: readonly ast.Clause[],
     value: ast.StructLit,
+    fallback?: ast.StructLit,
   ) {
     super(src, offset, end);
     this.clauses = clauses;
     this.value = value;
+    this.fallback = fallback;
   }
 }
 setKind(ComprehensionNode, "Comprehension");
+
+export class TryNode extends Located implements ast.TryClause {
+  declare readonly kind: "Try";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly ident: ast.Ident | undefined;
+  declare readonly expr: ast.Expr | undefined;
+  constructor(src: Source, offset: number, ident: ast.Ident | undefined, expr: ast.Expr | undefined) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.ident = ident;
+    this.expr = expr;
+  }
+  get end(): number {
+    return this.expr?.end ?? this.offset + 3;
+  }
+}
+setKind(TryNode, "Try");
 
 export class DynamicLabelNode extends Span implements ast.DynamicLabel {
   declare readonly kind: "DynamicLabel";
@@ -475,18 +497,21 @@ export class FieldNode implements ast.Field {
   declare readonly constraint: ast.FieldConstraint;
   declare readonly value: ast.Expr;
   declare readonly attributes: readonly ast.Attribute[];
+  declare readonly keyAlias: ast.Ident | undefined;
   constructor(
     label: ast.Label,
     alias: ast.Ident | undefined,
     constraint: ast.FieldConstraint,
     value: ast.Expr,
     attributes: readonly ast.Attribute[],
+    keyAlias?: ast.Ident,
   ) {
     this.label = label;
     this.alias = alias;
     this.constraint = constraint;
     this.value = value;
     this.attributes = attributes;
+    this.keyAlias = keyAlias;
   }
   /** The alias if there is one (`X=a: v` starts at `X`), else the label. */
   get pos(): Pos {
@@ -517,6 +542,9 @@ export class PlainFieldNode implements ast.Field {
   get attributes(): readonly ast.Attribute[] {
     return noAttributes;
   }
+  get keyAlias(): undefined {
+    return undefined;
+  }
   get pos(): Pos {
     return this.label.pos;
   }
@@ -533,10 +561,11 @@ export function newField(
   constraint: ast.FieldConstraint,
   value: ast.Expr,
   attributes: readonly ast.Attribute[] = noAttributes,
+  keyAlias?: ast.Ident,
 ): ast.Field {
-  return alias === undefined && constraint === "regular" && attributes.length === 0
+  return alias === undefined && keyAlias === undefined && constraint === "regular" && attributes.length === 0
     ? new PlainFieldNode(label, value)
-    : new FieldNode(label, alias, constraint, value, attributes);
+    : new FieldNode(label, alias, constraint, value, attributes, keyAlias);
 }
 
 export class EmbedNode implements ast.Embed {
@@ -613,6 +642,23 @@ export class PostfixNode implements ast.Postfix {
 }
 setKind(PostfixNode, "Postfix");
 Object.defineProperty(PostfixNode.prototype, "op", { value: "...", enumerable: true });
+
+/** `x?` (the try experiment). */
+export class OptionalRefNode implements ast.Postfix {
+  declare readonly kind: "Postfix";
+  declare readonly op: "?";
+  declare readonly expr: ast.Expr;
+  declare readonly end: number;
+  constructor(expr: ast.Expr, end: number) {
+    this.expr = expr;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+}
+setKind(OptionalRefNode, "Postfix");
+Object.defineProperty(OptionalRefNode.prototype, "op", { value: "?", enumerable: true });
 
 export class SelectorNode implements ast.Selector {
   declare readonly kind: "Selector";
