@@ -7,6 +7,7 @@ import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
 import type { WriterOptions, WriterStats } from "../store/protocol.js";
 import { Store } from "../store/store.js";
+import { loggedForm } from "./plugin-result.js";
 import { type SubmittedCommand, validateCommands } from "./validate.js";
 
 const encoder = new TextEncoder();
@@ -134,7 +135,8 @@ export class Core {
       if (c.type === "ScheduleDowntime" && c.id !== undefined) this.#issuedDowntimes.add(c.id);
     }
     // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.
-    return this.#store.submit(now, encoder.encode(JSON.stringify(commands)), options?.onVisible);
+    const body = encoder.encode(JSON.stringify(commands.map(loggedForm)));
+    return this.#store.submit(now, body, options?.onVisible);
   }
 
   /**

@@ -1,6 +1,8 @@
 import { parsePluginOutput } from "../checks/nagios/index.js";
 import type { CheckResult } from "../model/check-result.js";
 import type { Command } from "../model/commands.js";
+import type { ExitStatus } from "../model/state.js";
+import type { SubmittedCommand } from "./validate.js";
 
 /**
  * A check result submitted with the plugin's text as received (`result.output`), not yet split into
@@ -16,14 +18,56 @@ export interface PluginResultInput {
   readonly result: Omit<CheckResult, "longOutput" | "perfdata">;
 }
 
-/** The command to apply for a logged one: an unparsed result parsed, anything else as is. */
-export function preparePluginResult(logged: Command): Command {
-  if (logged.type !== "ProcessCheckResult" || (logged as { parse?: unknown }).parse !== true) return logged;
-  const r = logged.result;
+/**
+ * How a passive unparsed result (duration 0, as the API submits them) is logged: a five-element
+ * array instead of an object with named fields — a third of the bytes, and about a third of the
+ * cost to serialize on the reader's thread and to parse on the writer's.
+ */
+type CompactResult = [
+  host: string,
+  service: string | null,
+  exitStatus: number,
+  output: string,
+  checkedAt: number,
+];
+
+/** What Core logs for a submitted command: the compact form where it applies, else the command. */
+export function loggedForm(c: SubmittedCommand): unknown {
+  if (c.type !== "ProcessCheckResult" || !("parse" in c) || c.parse !== true) return c;
+  const r = c.result;
+  if (r.durationMs !== 0 || r.source !== "passive") return c;
+  return [r.host, r.service ?? null, r.exitStatus, r.output, r.checkedAt] satisfies CompactResult;
+}
+
+/**
+ * The command to apply for a logged element: a compact or unparsed result expanded and parsed,
+ * anything else as is; `at` for elements that carry none (the batch's time).
+ */
+export function preparePluginResult(logged: unknown, at: number): Command {
+  if (Array.isArray(logged)) {
+    const [host, service, exitStatus, output, checkedAt] = logged as CompactResult;
+    return parsed(at, {
+      host,
+      ...(service === null ? {} : { service }),
+      exitStatus: exitStatus as ExitStatus,
+      output,
+      checkedAt,
+      durationMs: 0,
+      source: "passive",
+    });
+  }
+  const c = logged as Command & { parse?: unknown };
+  const stamped: Command = c.at === undefined ? { ...c, at } : c;
+  if (stamped.type !== "ProcessCheckResult" || c.parse !== true) return stamped;
+  const { longOutput: _l, perfdata: _p, ...r } = stamped.result;
+  return parsed(stamped.at, r);
+}
+
+function parsed(at: number, r: PluginResultInput["result"]): Command {
   const { output, longOutput, perfdata } = parsePluginOutput(r.output);
   return {
     type: "ProcessCheckResult",
-    at: logged.at,
+    at,
     result: {
       host: r.host,
       ...(r.service === undefined ? {} : { service: r.service }),

@@ -30,9 +30,10 @@ export interface StateMachineFactory {
    */
   adopt?(config: Config): Config;
   /**
-   * Turns one element of a logged batch (parsed JSON, `at` stamped) into the command to apply, on
-   * the writer's thread: work a submitter left to the writer (e.g. parsing plugin output) is done
-   * here, live and on every replay alike. Default: the element is the command.
+   * Turns one element of a logged batch (parsed JSON) into the command to apply, on the writer's
+   * thread; `at` is the batch's time, for elements that carry none. Work a submitter left to the
+   * writer (a compact form to expand, plugin output to parse) is done here, live and on every
+   * replay alike. Default: the element is the command, stamped with `at` unless it has its own.
    */
-  prepare?(logged: Command): Command;
+  prepare?(logged: unknown, at: number): Command;
 }

@@ -75,7 +75,7 @@ export class Writer {
   readonly #options: WriterOptions;
   readonly #engine: StateMachine;
   readonly #adopt: (config: Config) => Config;
-  readonly #prepare: ((logged: Command) => Command) | undefined;
+  readonly #prepare: ((logged: unknown, at: number) => Command) | undefined;
   /** The projection while opening (recovery folds into it); handed to the reader, then dropped. */
   #boot: Projection | undefined;
   readonly #fold: Fold;
@@ -293,14 +293,16 @@ export class Writer {
   #decode(body: string | Uint8Array, at: number): readonly Command[] {
     const text = typeof body === "string" ? body : decoder.decode(body);
     if (text.startsWith("[")) {
-      const commands = JSON.parse(text) as Command[];
+      const commands = JSON.parse(text) as unknown[];
       const prepare = this.#prepare;
       for (let i = 0; i < commands.length; i++) {
-        const c = commands[i] as { at?: number };
-        c.at ??= at;
-        if (prepare !== undefined) commands[i] = prepare(c as Command);
+        if (prepare !== undefined) {
+          commands[i] = prepare(commands[i], at);
+        } else {
+          (commands[i] as { at?: number }).at ??= at;
+        }
       }
-      return commands;
+      return commands as Command[];
     }
     const q = JSON.parse(text) as QueuedApplyConfig;
     const cmd: ApplyConfigCommand = {
