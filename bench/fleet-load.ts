@@ -57,6 +57,10 @@ export interface HarnessStats {
   readonly writerHeapUsed: number;
   readonly readerCpuMs?: number;
   readonly writerCpuMs?: number;
+  /** The reader thread's event-loop delay since the previous stats (ms). */
+  readonly loopDelayP50Ms: number;
+  readonly loopDelayP99Ms: number;
+  readonly loopDelayMaxMs: number;
 }
 
 /** The harness server process (src/api/core-test-server.ts) over a synthetic fleet. */

@@ -101,9 +101,14 @@ if (idle0.readerCpuMs !== undefined && idle1.readerCpuMs !== undefined) {
 }
 const load = ingest(seconds);
 await sleep(500);
+await srv.stats();
 await measure(
   "ListStatus 1000 of 100,000 over gRPC, during full-speed ingestion",
   Number(seconds) * 1000 - 1000,
+);
+const busy = await srv.stats();
+console.log(
+  `server reader-thread event-loop delay meanwhile: p50 ${busy.loopDelayP50Ms.toFixed(1)} ms, p99 ${busy.loopDelayP99Ms.toFixed(1)} ms, max ${busy.loopDelayMaxMs.toFixed(1)} ms`,
 );
 const r = await load.done;
 console.log(

@@ -9,6 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createMetricsRegistry } from "../app/metrics.js";
 import { Core } from "../core/core.js";
 import { fleetConfig } from "../core/fleet-config.js";
@@ -104,9 +105,19 @@ async function main(argv: string[]): Promise<void> {
   const srv = await serveCore(core, Number(port ?? 0));
   // Figures for benchmarks: on SIGUSR2 one `stats {json}` line on stdout (heaps in bytes, CPU in ms
   // per thread); with LOOKOUT_STATS=1 also a readable line on stderr every 3 s.
+  // How long the reader's thread was busy when it should have run something (a read, say): the
+  // percentiles since the last stats.
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   // Under --expose-gc the heaps are live heaps (RSS is read before collecting).
   const stats = async (): Promise<Record<string, number | undefined>> => {
     const rss = process.memoryUsage().rss;
+    const loopDelayMs = {
+      p50: loop.percentile(50) / 1e6,
+      p99: loop.percentile(99) / 1e6,
+      max: loop.max / 1e6,
+    };
+    loop.reset();
     const readerCpuMs = threadCpuMs();
     (globalThis as { gc?: () => void }).gc?.();
     const w = await core.writerStats();
@@ -119,6 +130,9 @@ async function main(argv: string[]): Promise<void> {
       writerHeapTotal: w.heapTotal,
       readerCpuMs,
       writerCpuMs: w.cpuMs,
+      loopDelayP50Ms: loopDelayMs.p50,
+      loopDelayP99Ms: loopDelayMs.p99,
+      loopDelayMaxMs: loopDelayMs.max,
     };
   };
   process.on("SIGUSR2", () => {
