@@ -4,23 +4,18 @@
  */
 
 import type * as ast from "./ast.js";
+import { AliasNode, EmbedNode, ImplicitStructNode, newField } from "./derived-nodes.js";
 import type { TokenType } from "./lexer.js";
+import { BadDeclNode, BadExprNode, IdentNode } from "./literal-nodes.js";
 import {
-  AliasNode,
   AttributeNode,
-  BadDeclNode,
-  BadExprNode,
   ComprehensionNode,
   DynamicLabelNode,
   EllipsisNode,
-  EmbedNode,
   ForNode,
-  IdentNode,
   IfNode,
-  ImplicitStructNode,
   LetNode,
   MissingBodyNode,
-  newField,
   PatternLabelNode,
   StructNode,
 } from "./nodes.js";

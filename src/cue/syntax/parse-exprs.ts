@@ -4,29 +4,29 @@
  */
 
 import type * as ast from "./ast.js";
-import type { StringInfo, TokenType } from "./lexer.js";
 import {
   AliasNode,
-  BadExprNode,
   BinaryNode,
-  BoolNode,
-  BottomNode,
-  BytesNode,
   CallNode,
-  FloatNode,
-  IdentNode,
   IndexNode,
-  InterpolationNode,
-  IntNode,
-  ListNode,
-  NullNode,
-  ParenNode,
   PostfixNode,
   SelectorNode,
   SliceNode,
+} from "./derived-nodes.js";
+import type { StringInfo, TokenType } from "./lexer.js";
+import {
+  BadExprNode,
+  BoolNode,
+  BottomNode,
+  BytesNode,
+  FloatNode,
+  IdentNode,
+  InterpolationNode,
+  IntNode,
+  NullNode,
   StringNode,
-  UnaryNode,
-} from "./nodes.js";
+} from "./literal-nodes.js";
+import { ListNode, ParenNode, UnaryNode } from "./nodes.js";
 import { decodeNumber } from "./number-lit.js";
 import { clauseKeyword, comprehension, ellipsis, struct } from "./parse-decls.js";
 import {

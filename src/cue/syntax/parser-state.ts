@@ -8,7 +8,7 @@
 import type * as ast from "./ast.js";
 import type { Interner, Keyword } from "./intern.js";
 import { createScanner, type Scanner, type TokenType } from "./lexer.js";
-import { IdentNode } from "./nodes.js";
+import { IdentNode } from "./literal-nodes.js";
 import type { Pos, Source } from "./position.js";
 
 /** A syntax error. */
