@@ -20,6 +20,7 @@ import {
   type LexComment,
   type LexError,
   type Lexer,
+  operatorFlags,
   punctuation,
   type StringInfo,
   type Token,
@@ -58,6 +59,8 @@ export class Scanner {
   attr: AttrInfo | undefined = undefined;
   /** For `INT`: the value of a plain decimal literal (no `_`, prefix or multiplier), else -1. */
   intValue = -1;
+  /** For operators: binary precedence (low three bits) and `unaryFlag`; 0 for other tokens. */
+  op = 0;
 
   #i: number;
   #needComma = false;
@@ -72,6 +75,7 @@ export class Scanner {
   #pStr: StringInfo | undefined = undefined;
   #pAttr: AttrInfo | undefined = undefined;
   #pInt = -1;
+  #pOp = 0;
 
   constructor(text: string, start: number, end: number, interner: Interner, keepComments: boolean) {
     this.text = text;
@@ -94,6 +98,7 @@ export class Scanner {
       this.str = this.#pStr;
       this.attr = this.#pAttr;
       this.intValue = this.#pInt;
+      this.op = this.#pOp;
       return;
     }
     this.#scan();
@@ -111,6 +116,7 @@ export class Scanner {
       const str = this.str;
       const attr = this.attr;
       const intValue = this.intValue;
+      const op = this.op;
       this.#scan();
       this.#pType = this.type;
       this.#pStart = this.start;
@@ -121,6 +127,7 @@ export class Scanner {
       this.#pStr = this.str;
       this.#pAttr = this.attr;
       this.#pInt = this.intValue;
+      this.#pOp = this.op;
       this.#peeked = true;
       this.type = type;
       this.start = start;
@@ -131,6 +138,7 @@ export class Scanner {
       this.str = str;
       this.attr = attr;
       this.intValue = intValue;
+      this.op = op;
     }
     return this.#pType;
   }
@@ -155,6 +163,7 @@ export class Scanner {
     this.implicit = false;
     this.str = undefined;
     this.attr = undefined;
+    this.op = 0;
     let i = this.#i;
     // Skip whitespace, emitting a comma at a newline when the last token calls for one.
     while (i < end) {
@@ -225,6 +234,7 @@ export class Scanner {
     const type = punctuation(text, s, c);
     if (type !== undefined) {
       this.#emit(type, s, s + type.length, commaAfter(type));
+      this.op = operatorFlags(c, text.charCodeAt(s + 1));
     } else if (c === 46) {
       this.errors.push({ offset: s, message: "illegal token '..'; expected '.'" });
       this.#emit("ILLEGAL", s, s + 2, false);

@@ -191,3 +191,36 @@ export function punctuation(text: string, s: number, c: number): TokenType | und
       return undefined;
   }
 }
+
+/** In {@link operatorFlags}: the token can start a unary expression (`-x`, `>=0`, `*1`, `!a`). */
+export const unaryFlag = 8;
+
+/**
+ * What the operator token starting with `c` (followed by `n`) can do, as the parser asks for every
+ * operand: the low three bits are its binary precedence (1 `|` … 7 `*` `/`, 0 when it is not a
+ * binary operator), plus {@link unaryFlag}. Punctuation that is no operator gives 0.
+ */
+export function operatorFlags(c: number, n: number): number {
+  switch (c) {
+    case 124:
+      return n === 124 ? 3 : 1;
+    case 38:
+      return n === 38 ? 4 : 2;
+    case 61:
+      return n === 61 || n === 126 ? 5 | unaryFlag : 0;
+    case 33:
+      return n === 61 || n === 126 ? 5 | unaryFlag : unaryFlag;
+    case 60:
+    case 62:
+      return 5 | unaryFlag;
+    case 43:
+    case 45:
+      return 6 | unaryFlag;
+    case 42:
+      return 7 | unaryFlag;
+    case 47:
+      return 7;
+    default:
+      return 0;
+  }
+}
