@@ -1,8 +1,8 @@
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { parsePluginOutput } from "../checks/nagios/index.js";
 import type { Core } from "../core/core.js";
-import type { CommandInput } from "../core/validate.js";
+import type { PluginResultInput } from "../core/plugin-result.js";
+import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import type { Logger } from "../model/logger.js";
 import type { ExitStatus } from "../model/state.js";
@@ -28,7 +28,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
   const { core, logger } = deps;
   // Not async: the commands are serialized by the time core.submit returns, and nothing here keeps
   // them alive while the batch waits for the disk.
-  const submit = (commands: CommandInput[], what?: string): Promise<void> =>
+  const submit = (commands: SubmittedCommand[], what?: string): Promise<void> =>
     core.submit(commands).catch((e: unknown) => {
       throw toConnectError(e, logger, what);
     });
@@ -100,27 +100,29 @@ export function toConnectError(e: unknown, logger?: Logger, batchField?: string)
   return new ConnectError("the command could not be enqueued", Code.Internal);
 }
 
-function prepareResults(results: readonly ProcessCheckResultRequest[], now: number): CommandInput[] {
-  const commands: CommandInput[] = new Array(results.length);
+function prepareResults(results: readonly ProcessCheckResultRequest[], now: number): PluginResultInput[] {
+  const commands: PluginResultInput[] = new Array(results.length);
   for (let i = 0; i < results.length; i++) {
     commands[i] = checkResult(results[i] as ProcessCheckResultRequest, now);
   }
   return commands;
 }
 
-function checkResult(r: ProcessCheckResultRequest, now: number): CommandInput {
-  const { output, longOutput, perfdata } = parsePluginOutput(r.output);
+/**
+ * The plugin output goes as received: Core has the writer's thread parse it (src/core/plugin-result.ts),
+ * off the thread that decodes requests and serves reads.
+ */
+function checkResult(r: ProcessCheckResultRequest, now: number): PluginResultInput {
   // One fixed shape (no conditional spreads): ingestion builds tens of thousands per second.
   return {
     type: "ProcessCheckResult",
+    parse: true,
     result: {
       host: r.host,
       service: r.service,
       // Validated by Core (0..3); the cast only carries the number there.
       exitStatus: r.exitStatus as ExitStatus,
-      output,
-      longOutput,
-      perfdata,
+      output: r.output,
       checkedAt: r.checkedAt === undefined ? now : timestampMs(r.checkedAt),
       durationMs: 0,
       source: "passive",

@@ -2,7 +2,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { CoreView } from "../core/core.js";
 import { parseObjectKey } from "../model/object-ref.js";
-import { listHistory, listObjects } from "../store/read-model.js";
+import { listHistory, listObjects, listPositions } from "../store/read-model.js";
 import type { HistoryRecord } from "../store/records.js";
 import { toConnectError } from "./command-service.js";
 import type { QueryService } from "./gen/svc/v1/query_service_pb.js";
@@ -35,7 +35,7 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
     listStatus(req, ctx) {
       const { index, projection } = core.view;
       const page = guard(() =>
-        listObjects(index, {
+        listPositions(index, {
           ...(req.host === undefined ? {} : { host: req.host }),
           ...(req.service === undefined ? {} : { service: req.service }),
           selector: req.selector,
@@ -46,14 +46,10 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
       // The hot path of every dashboard refresh: for the binary formats the page is spliced from
       // the records' encodings; JSON gets messages.
       if (isBinaryContentType(ctx.requestHeader.get("content-type"))) {
-        return encodedStatusPage(
-          page.items.map((entry) => ({ entry, encoded: projection.encodedStatus(entry.key) })),
-          page.nextPageToken,
-          page.totalSize,
-        );
+        return encodedStatusPage(index, projection, page.positions, page.nextPageToken, page.totalSize);
       }
       return {
-        statuses: page.items.map((entry) => objectStatus(entry, projection.status(entry.key))),
+        statuses: page.positions.map((p) => objectStatus(index.entry(p), projection.status(index.keyAt(p)))),
         nextPageToken: page.nextPageToken,
         totalSize: page.totalSize,
       };

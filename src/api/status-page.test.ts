@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create, equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { fleetConfig } from "../core/fleet-config.js";
+import type { Config, HostConfig, ServiceConfig } from "../model/config.js";
 import { createObjectIndex } from "../store/object-index.js";
 import type { StatusRecord } from "../store/records.js";
 import { encodeStatus } from "../store/status-codec.js";
@@ -10,7 +11,17 @@ import { objectStatus } from "./status-message.js";
 import { encodedStatusPage, isBinaryContentType } from "./status-page.js";
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 123);
-const index = createObjectIndex(fleetConfig({ hosts: 3, servicesPerHost: 3 }));
+
+/** Three hosts of three services; host-00001's svc-001 overrides a host label and adds its own. */
+function config(): Config {
+  const base = fleetConfig({ hosts: 3, servicesPerHost: 3 });
+  const h = base.hosts.get("host-00001") as HostConfig;
+  const services = new Map(h.services);
+  const s = services.get("svc-001") as ServiceConfig;
+  services.set("svc-001", { ...s, labels: { rack: "r9", tier: "db", owner: "ops" } });
+  return { ...base, hosts: new Map([...base.hosts, ["host-00001", { ...h, services }]]) };
+}
+const index = createObjectIndex(config());
 
 const record = (key: string, over: Partial<StatusRecord> = {}): StatusRecord => ({
   key,
@@ -53,6 +64,13 @@ const cases: { name: string; rows: [number, Partial<StatusRecord> | undefined][]
       [7, { perfdata: [], output: "" }],
     ],
   },
+  {
+    name: "a service whose labels override its host's",
+    rows: [
+      [6, {}],
+      [5, undefined],
+    ],
+  },
 ];
 
 describe("ListStatus page spliced from encoded records", () => {
@@ -61,9 +79,15 @@ describe("ListStatus page spliced from encoded records", () => {
       const rows = c.rows.map(([i, over]) => {
         const entry = index.entry(i);
         const r = over === undefined ? undefined : record(entry.key, over);
-        return { entry, record: r, encoded: r === undefined ? undefined : encodeStatus(r) };
+        return { i, entry, record: r, encoded: r === undefined ? undefined : encodeStatus(r) };
       });
-      const spliced = toBinary(ListStatusResponseSchema, encodedStatusPage(rows, "", 0));
+      const encoded = new Map(rows.map((r) => [r.entry.key, r.encoded]));
+      const projection = { encodedStatus: (key: string) => encoded.get(key) };
+      const positions = rows.map((r) => r.i);
+      const spliced = toBinary(
+        ListStatusResponseSchema,
+        encodedStatusPage(index, projection, positions, "", 0),
+      );
       const built = toBinary(
         ListStatusResponseSchema,
         create(ListStatusResponseSchema, { statuses: rows.map((r) => objectStatus(r.entry, r.record)) }),
@@ -71,7 +95,7 @@ describe("ListStatus page spliced from encoded records", () => {
       assert.deepEqual(Buffer.from(spliced), Buffer.from(built));
 
       // With the other fields set, the message a client decodes is the same.
-      const page = encodedStatusPage(rows, "next", 42);
+      const page = encodedStatusPage(index, projection, positions, "next", 42);
       const expected = create(ListStatusResponseSchema, {
         statuses: rows.map((r) => objectStatus(r.entry, r.record)),
         nextPageToken: "next",

@@ -1,8 +1,8 @@
 import { create } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
-import type { ObjectEntry } from "../store/object-index.js";
-import type { EncodedStatus } from "../store/status-codec.js";
-import { createWireWriter, WIRE_VARINT } from "../store/wire.js";
+import type { ObjectIndex } from "../store/object-index.js";
+import type { Projection } from "../store/projection.js";
+import { createWireWriter, WIRE_VARINT, type WireWriter } from "../store/wire.js";
 import { type ListStatusResponse, ListStatusResponseSchema } from "./gen/svc/v1/query_service_pb.js";
 
 /** ObjectStatus fields that come from the configuration, not from the record. */
@@ -21,13 +21,6 @@ const STATUSES = 1;
 
 const writer = createWireWriter(256 * 1024);
 
-/** One row of a page: the configured object and its record as the projection holds it. */
-export interface EncodedRow {
-  readonly entry: ObjectEntry;
-  /** undefined: no result yet (PENDING). */
-  readonly encoded: EncodedStatus | undefined;
-}
-
 /**
  * A ListStatus response whose `statuses` are spliced from the projection's encoded records instead
  * of being built as messages: each ObjectStatus is its configured fields (host, service), the
@@ -37,17 +30,22 @@ export interface EncodedRow {
  * not: use this for the binary wire formats only).
  */
 export function encodedStatusPage(
-  rows: readonly EncodedRow[],
+  index: ObjectIndex,
+  projection: Pick<Projection, "encodedStatus">,
+  positions: readonly number[],
   nextPageToken: string,
   totalSize: number,
 ): ListStatusResponse {
   const w = writer;
   w.reset();
-  for (const { entry, encoded } of rows) {
+  for (const p of positions) {
+    const host = index.hostAt(p);
+    const service = index.serviceAt(p);
+    const encoded = projection.encodedStatus(index.keyAt(p));
     const el = w.beginLen(STATUSES);
-    w.string(HOST, entry.host.name);
-    if (entry.service !== undefined) w.string(SERVICE, entry.service.name);
-    const check = (entry.service ?? entry.host).check;
+    w.string(HOST, host.name);
+    if (service !== undefined) w.string(SERVICE, service.name);
+    const check = (service ?? host).check;
     if (encoded !== undefined) {
       w.latin1(encoded);
     } else {
@@ -57,13 +55,11 @@ export function encodedStatusPage(
       field(w, MAX_ATTEMPTS, check.maxAttempts);
     }
     w.string(CHECK_TYPE, check.type);
-    const labels = entry.labels;
-    for (const k of Object.keys(labels)) {
-      const m = w.beginLen(LABELS);
-      w.string(1, k);
-      w.string(2, labels[k] as string);
-      w.endLen(m);
-    }
+    // The effective labels (a service's host's, overlaid by its own) in the order of the merged
+    // object — host keys first, then keys only the service has — without building that object.
+    const own = service?.labels;
+    for (const k in host.labels) label(w, k, own?.[k] ?? (host.labels[k] as string));
+    if (own !== undefined) for (const k in own) if (!(k in host.labels)) label(w, k, own[k] as string);
     w.endLen(el);
   }
   const bytes = w.takeBuffer();
@@ -76,7 +72,14 @@ export function encodedStatusPage(
   return msg;
 }
 
-function field(w: ReturnType<typeof createWireWriter>, no: number, n: number): void {
+function label(w: WireWriter, k: string, v: string): void {
+  const m = w.beginLen(LABELS);
+  w.string(1, k);
+  w.string(2, v);
+  w.endLen(m);
+}
+
+function field(w: WireWriter, no: number, n: number): void {
   if (n === 0) return;
   w.tag(no, WIRE_VARINT);
   w.varint(n);

@@ -24,7 +24,7 @@ const STALE_STATUSES: readonly StaleStatus[] = ["UNKNOWN", "WARNING", "CRITICAL"
 
 /** Decodes the required `check` field of a host or service at `path`. */
 export function decodeCheckField(r: Reader, parent: Obj, path: Path): CheckConfig {
-  const o = r.obj(parent, "check", path, true);
+  const o = r.obj(parent.check, path, "check", true);
   if (parent.check === undefined)
     return Object.freeze({
       type: "passive",
@@ -43,22 +43,22 @@ export function decodeCheck(r: Reader, o: Obj, path: Path): CheckConfig {
       r,
       o,
       path,
-      r.durationMs(o, "check_interval", path, "60s"),
-      r.durationMs(o, "retry_interval", path, "15s"),
-      r.durationMs(o, "timeout", path, "10s"),
-      r.int(o, "max_attempts", path, DEFAULT_SCHEDULE.maxAttempts),
-      o.flap === undefined ? DEFAULT_FLAP : decodeFlap(r, r.obj(o, "flap", path), step(path, "flap")),
+      r.durationMs(o.check_interval, path, "check_interval", "60s"),
+      r.durationMs(o.retry_interval, path, "retry_interval", "15s"),
+      r.durationMs(o.timeout, path, "timeout", "10s"),
+      r.int(o.max_attempts, path, "max_attempts", DEFAULT_SCHEDULE.maxAttempts),
+      o.flap === undefined ? DEFAULT_FLAP : decodeFlap(r, r.obj(o.flap, path, "flap"), step(path, "flap")),
     ),
   );
 }
 
 function decodeFlap(r: Reader, o: Obj, path: Path): FlapConfig {
   const d = DEFAULT_FLAP;
-  const enabled = r.bool(o, "enabled", path, d.enabled);
-  const alpha = r.num(o, "alpha", path, d.alpha);
-  const highThreshold = r.num(o, "high_threshold", path, d.highThreshold);
-  const lowThreshold = r.num(o, "low_threshold", path, d.lowThreshold);
-  const notifyOnFlapStop = r.bool(o, "notify_on_flap_stop", path, d.notifyOnFlapStop);
+  const enabled = r.bool(o.enabled, path, "enabled", d.enabled);
+  const alpha = r.num(o.alpha, path, "alpha", d.alpha);
+  const highThreshold = r.num(o.high_threshold, path, "high_threshold", d.highThreshold);
+  const lowThreshold = r.num(o.low_threshold, path, "low_threshold", d.lowThreshold);
+  const notifyOnFlapStop = r.bool(o.notify_on_flap_stop, path, "notify_on_flap_stop", d.notifyOnFlapStop);
   // Nearly every check keeps the defaults; they all share one frozen object.
   if (
     enabled === d.enabled &&
@@ -73,7 +73,7 @@ function decodeFlap(r: Reader, o: Obj, path: Path): FlapConfig {
 }
 
 function oneOf<T extends string>(r: Reader, o: Obj, key: string, path: Path, allowed: readonly T[]): T {
-  const v = r.str(o, key, path, allowed[0]);
+  const v = r.str(o[key], path, key, allowed[0]);
   if ((allowed as readonly string[]).includes(v)) return v as T;
   r.report(
     step(path, key),
@@ -97,29 +97,29 @@ function decodeProbe(
   maxAttempts: number,
   flap: FlapConfig,
 ): CheckConfig {
-  const type = r.str(o, "type", path) as ProbeConfig["type"];
+  const type = r.str(o.type, path, "type") as ProbeConfig["type"];
   switch (type) {
     case "tcp": {
-      const address = r.required(o, "address", path);
+      const address = r.required(o.address, path, "address");
       return { type, address, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "http": {
-      const url = r.required(o, "url", path);
+      const url = r.required(o.url, path, "url");
       return { type, url, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "dns": {
-      const server = r.required(o, "server", path);
-      const name = r.required(o, "name", path);
+      const server = r.required(o.server, path, "server");
+      const name = r.required(o.name, path, "name");
       return { type, server, name, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "icmp": {
-      const host = r.required(o, "host", path);
+      const host = r.required(o.host, path, "host");
       return { type, host, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "tls": {
-      const address = r.required(o, "address", path);
-      const warnWithinMs = r.durationMs(o, "warn_within", path, "336h");
-      const critWithinMs = r.durationMs(o, "crit_within", path, "72h");
+      const address = r.required(o.address, path, "address");
+      const warnWithinMs = r.durationMs(o.warn_within, path, "warn_within", "336h");
+      const critWithinMs = r.durationMs(o.crit_within, path, "crit_within", "72h");
       return {
         type,
         address,
@@ -135,22 +135,22 @@ function decodeProbe(
     case "snmp":
       return { ...decodeSnmp(r, o, path), checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     case "legacy": {
-      const p = r.required(o, "path", path);
-      const args = r.strList(o, "args", path);
+      const p = r.required(o.path, path, "path");
+      const args = r.strList(o.args, path, "args");
       return { type, path: p, args, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "wasm": {
-      const module = r.required(o, "module", path);
-      const args = r.strList(o, "args", path);
+      const module = r.required(o.module, path, "module");
+      const args = r.strList(o.args, path, "args");
       return { type, module, args, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "command": {
-      const command = r.required(o, "command", path);
-      const args = r.strList(o, "args", path);
+      const command = r.required(o.command, path, "command");
+      const args = r.strList(o.args, path, "args");
       return { type, command, args, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "passive": {
-      const freshnessThresholdMs = r.durationMs(o, "freshness_threshold", path);
+      const freshnessThresholdMs = r.durationMs(o.freshness_threshold, path, "freshness_threshold");
       const staleStatus = oneOf(r, o, "stale_status", path, STALE_STATUSES);
       return {
         type,
@@ -184,17 +184,17 @@ function decodeProbe(
 }
 
 function decodeSnmp(r: Reader, o: Obj, path: Path): ProbeConfig {
-  const community = r.optStr(o, "community", path);
-  const user = r.optStr(o, "user", path);
+  const community = r.optStr(o.community, path, "community");
+  const user = r.optStr(o.user, path, "user");
   if ((community === undefined) === (user === undefined)) {
     r.report(
       path,
       `snmp check needs exactly one of "community" (v2c) or "user" (v3), found ${community === undefined ? "neither" : "both"}`,
     );
   }
-  const warn = r.str(o, "warn", path);
-  const crit = r.str(o, "crit", path);
-  const expect = r.str(o, "expect", path);
+  const warn = r.str(o.warn, path, "warn");
+  const crit = r.str(o.crit, path, "crit");
+  const expect = r.str(o.expect, path, "expect");
   if (expect !== "" && (warn !== "" || crit !== "")) {
     r.report(
       step(path, warn !== "" ? "warn" : "crit"),
@@ -203,18 +203,18 @@ function decodeSnmp(r: Reader, o: Obj, path: Path): ProbeConfig {
   }
   return {
     type: "snmp",
-    address: r.required(o, "address", path),
-    oid: r.required(o, "oid", path),
+    address: r.required(o.address, path, "address"),
+    oid: r.required(o.oid, path, "oid"),
     ...(community === undefined ? {} : { community }),
     ...(user === undefined ? {} : { user }),
     authProto: oneOf<SnmpAuthProto>(r, o, "auth_proto", path, SNMP_AUTH_PROTOS),
-    authPass: r.str(o, "auth_pass", path),
+    authPass: r.str(o.auth_pass, path, "auth_pass"),
     privProto: oneOf<SnmpPrivProto>(r, o, "priv_proto", path, SNMP_PRIV_PROTOS),
-    privPass: r.str(o, "priv_pass", path),
+    privPass: r.str(o.priv_pass, path, "priv_pass"),
     warn,
     crit,
     expect,
-    label: r.str(o, "label", path),
-    uom: r.str(o, "uom", path),
+    label: r.str(o.label, path, "label"),
+    uom: r.str(o.uom, path, "uom"),
   };
 }

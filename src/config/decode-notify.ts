@@ -15,24 +15,24 @@ import { unknownTypeMessage } from "./type-checks.js";
 
 /** Decodes one `#Contact` named `name`. */
 export function decodeContact(r: Reader, name: string, o: Obj, path: Path): ContactConfig {
-  const labels = r.strMap(o, "labels", path);
-  const type = r.str(o, "type", path) as ContactConfig["type"];
+  const labels = r.strMap(o.labels, path, "labels");
+  const type = r.str(o.type, path, "type") as ContactConfig["type"];
   switch (type) {
     case "email":
-      return Object.freeze({ name, labels, type, address: r.required(o, "address", path) });
+      return Object.freeze({ name, labels, type, address: r.required(o.address, path, "address") });
     case "webhook":
-      return Object.freeze({ name, labels, type, url: r.required(o, "url", path) });
+      return Object.freeze({ name, labels, type, url: r.required(o.url, path, "url") });
     case "command":
       return Object.freeze({
         name,
         labels,
         type,
-        command: r.required(o, "command", path),
-        args: r.strList(o, "args", path),
-        address: r.str(o, "address", path),
+        command: r.required(o.command, path, "command"),
+        args: r.strList(o.args, path, "args"),
+        address: r.str(o.address, path, "address"),
       });
     case "telegram":
-      return Object.freeze({ name, labels, type, chatId: r.required(o, "chat_id", path) });
+      return Object.freeze({ name, labels, type, chatId: r.required(o.chat_id, path, "chat_id") });
     default: {
       const _never: never = type;
       r.report(
@@ -52,12 +52,12 @@ export function minuteOfDay(hhmm: string): number {
 }
 
 function decodeWindow(r: Reader, o: Obj, path: Path): WindowConfig {
-  const weekday = r.required(o, "weekday", path);
+  const weekday = r.required(o.weekday, path, "weekday");
   if (weekday !== "" && !(WEEKDAYS as readonly string[]).includes(weekday)) {
     r.report(step(path, "weekday"), `${JSON.stringify(weekday)} is not a weekday (${WEEKDAYS.join(", ")})`);
   }
-  const start = r.required(o, "start", path);
-  const end = r.required(o, "end", path);
+  const start = r.required(o.start, path, "start");
+  const end = r.required(o.end, path, "end");
   return Object.freeze({
     weekday: weekday as Weekday,
     start,
@@ -68,11 +68,11 @@ function decodeWindow(r: Reader, o: Obj, path: Path): WindowConfig {
 }
 
 function decodeLevel(r: Reader, o: Obj, path: Path): EscalationLevelConfig {
-  const contacts = r.strList(o, "contacts", path);
+  const contacts = r.strList(o.contacts, path, "contacts");
   if (o.contacts === undefined) r.report(step(path, "contacts"), `missing required field "contacts"`);
   else if (contacts.length === 0)
     r.report(step(path, "contacts"), "an escalation level needs at least one contact");
-  const kinds = r.strList(o, "disabled_kinds", path);
+  const kinds = r.strList(o.disabled_kinds, path, "disabled_kinds");
   kinds.forEach((k, i) => {
     if (!(NOTIFICATION_KINDS as readonly string[]).includes(k)) {
       r.report(
@@ -83,8 +83,8 @@ function decodeLevel(r: Reader, o: Obj, path: Path): EscalationLevelConfig {
   });
   return Object.freeze({
     contacts,
-    threshold: r.int(o, "threshold", path, 0),
-    renotifyIntervalMs: r.durationMs(o, "renotify_interval", path, "1h"),
+    threshold: r.int(o.threshold, path, "threshold", 0),
+    renotifyIntervalMs: r.durationMs(o.renotify_interval, path, "renotify_interval", "1h"),
     disabledKinds: kinds as readonly NotificationKind[],
   });
 }

@@ -12,26 +12,29 @@ export type Obj = Readonly<Record<string, unknown>>;
  * Typed reads from exported data, each reporting a diagnostic at the field's position instead of
  * throwing. After the schema has accepted a document these reads cannot fail; they are the decoder's
  * guard against a schema/decoder mismatch, and they let the decoder run on plain data in tests.
- * Paths are walk paths (path-step.ts), turned into arrays only when something is reported; a
- * duration text is parsed once per load however many fields repeat it. Lists and string maps of the exported data are
+ * Callers read the field themselves (`r.str(o.zone, path, "zone")`): a property read at each call
+ * site stays fast, where one shared `o[key]` inside the reader sees every key and every shape of
+ * the document. `path` and `key` say where the value is, for reports only: paths are walk paths
+ * (path-step.ts), turned into arrays only when something is reported. A duration text is parsed
+ * once per load however many fields repeat it. Lists and string maps of the exported data are
  * frozen in place and become part of the Config: `data` must not be used by anyone else afterwards.
  */
 export interface Reader {
   readonly diagnostics: ConfigDiagnostic[];
   report(path: Path, message: string): void;
-  /** The object at `o[key]`, or `{}` when absent (`required` reports that). */
-  obj(o: Obj, key: string, path: Path, required?: boolean): Obj;
-  str(o: Obj, key: string, path: Path, fallback?: string): string;
+  /** `v` (field `key` of the struct at `path`) as a struct; `{}` when absent (`required` reports that). */
+  obj(v: unknown, path: Path, key: string, required?: boolean): Obj;
+  str(v: unknown, path: Path, key: string, fallback?: string): string;
   /** A string that must be present and non-empty. */
-  required(o: Obj, key: string, path: Path): string;
-  optStr(o: Obj, key: string, path: Path): string | undefined;
-  bool(o: Obj, key: string, path: Path, fallback: boolean): boolean;
-  num(o: Obj, key: string, path: Path, fallback: number): number;
-  int(o: Obj, key: string, path: Path, fallback: number): number;
-  strList(o: Obj, key: string, path: Path): readonly string[];
-  strMap(o: Obj, key: string, path: Path): Readonly<Record<string, string>>;
+  required(v: unknown, path: Path, key: string): string;
+  optStr(v: unknown, path: Path, key: string): string | undefined;
+  bool(v: unknown, path: Path, key: string, fallback: boolean): boolean;
+  num(v: unknown, path: Path, key: string, fallback: number): number;
+  int(v: unknown, path: Path, key: string, fallback: number): number;
+  strList(v: unknown, path: Path, key: string): readonly string[];
+  strMap(v: unknown, path: Path, key: string): Readonly<Record<string, string>>;
   /** A duration field in milliseconds; `fallback` is the schema default as text. */
-  durationMs(o: Obj, key: string, path: Path, fallback?: string): number;
+  durationMs(v: unknown, path: Path, key: string, fallback?: string): number;
 }
 
 export function isObj(v: unknown): v is Obj {
@@ -71,8 +74,7 @@ export function createReader(locator: Locator): Reader {
   const reader: Reader = {
     diagnostics,
     report,
-    obj(o, key, path, required = false) {
-      const v = o[key];
+    obj(v, path, key, required = false) {
       if (v === undefined) {
         if (required) missing(path, key);
         return EMPTY;
@@ -81,14 +83,12 @@ export function createReader(locator: Locator): Reader {
       wrong(path, key, "a struct", v);
       return EMPTY;
     },
-    str(o, key, path, fallback = "") {
-      const v = o[key];
+    str(v, path, key, fallback = "") {
       if (typeof v === "string") return v;
       if (v !== undefined) wrong(path, key, "a string", v);
       return fallback;
     },
-    required(o, key, path) {
-      const v = o[key];
+    required(v, path, key) {
       if (typeof v === "string") {
         if (v === "") report(step(path, key), `"${key}" must not be empty`);
         return v;
@@ -97,27 +97,23 @@ export function createReader(locator: Locator): Reader {
       else wrong(path, key, "a string", v);
       return "";
     },
-    optStr(o, key, path) {
-      const v = o[key];
+    optStr(v, path, key) {
       if (v === undefined || typeof v === "string") return v;
       wrong(path, key, "a string", v);
       return undefined;
     },
-    bool(o, key, path, fallback) {
-      const v = o[key];
+    bool(v, path, key, fallback) {
       if (typeof v === "boolean") return v;
       if (v !== undefined) wrong(path, key, "a bool", v);
       return fallback;
     },
-    num(o, key, path, fallback) {
-      const v = o[key];
+    num(v, path, key, fallback) {
       if (typeof v === "number") return v;
       if (typeof v === "bigint") return Number(v);
       if (v !== undefined) wrong(path, key, "a number", v);
       return fallback;
     },
-    int(o, key, path, fallback) {
-      const v = o[key];
+    int(v, path, key, fallback) {
       if (typeof v === "number" && Number.isInteger(v)) return v;
       if (typeof v === "bigint") {
         report(step(path, key), `${v} is too large`);
@@ -126,8 +122,7 @@ export function createReader(locator: Locator): Reader {
       if (v !== undefined) wrong(path, key, "an int", v);
       return fallback;
     },
-    strList(o, key, path) {
-      const v = o[key];
+    strList(v, path, key) {
       if (v === undefined) return NO_STRINGS;
       if (!Array.isArray(v)) {
         wrong(path, key, "a list of strings", v);
@@ -142,8 +137,7 @@ export function createReader(locator: Locator): Reader {
       // Exported data is fresh per load and owned by the decoder: frozen in place, not copied.
       return v.length === 0 ? NO_STRINGS : (Object.freeze(v) as readonly string[]);
     },
-    strMap(o, key, path) {
-      const v = o[key];
+    strMap(v, path, key) {
       if (v === undefined) return EMPTY as Readonly<Record<string, string>>;
       if (!isObj(v)) {
         wrong(path, key, "a struct of strings", v);
@@ -161,8 +155,7 @@ export function createReader(locator: Locator): Reader {
         ? (EMPTY as Readonly<Record<string, string>>)
         : (Object.freeze(v) as Readonly<Record<string, string>>);
     },
-    durationMs(o, key, path, fallback) {
-      const v = o[key];
+    durationMs(v, path, key, fallback) {
       const text = v === undefined ? fallback : v;
       if (text === undefined) {
         missing(path, key);

@@ -61,7 +61,7 @@ export function decodeConfig(data: unknown, locator: Locator): DecodeResult {
   if (data.hosts === undefined) r.report(step(undefined, "hosts"), `missing required field "hosts"`);
   const config: Config = Object.freeze({
     hosts: named(r, data, "hosts", decodeHost),
-    resources: r.strMap(data, "resources", undefined),
+    resources: r.strMap(data.resources, undefined, "resources"),
     commands: named(r, data, "commands", decodeCommand),
     contacts: named<ContactConfig>(r, data, "contacts", decodeContact),
     notifications: named<NotificationPolicyConfig>(r, data, "notifications", decodePolicy),
@@ -79,7 +79,7 @@ function named<T>(
 ): ReadonlyMap<string, T> {
   const m = new Map<string, T>();
   const at = step(undefined, key);
-  const entries = r.obj(data, key, undefined);
+  const entries = r.obj(data[key], undefined, key);
   for (const name in entries) {
     const v = entries[name];
     if (!isObj(v)) {
@@ -92,9 +92,9 @@ function named<T>(
 }
 
 function decodeHost(r: Reader, name: string, o: Obj, path: Path): HostConfig {
-  const zone = r.str(o, "zone", path, "default");
+  const zone = r.str(o.zone, path, "zone", "default");
   const services = new Map<string, ServiceConfig>();
-  const svcs = r.obj(o, "services", path);
+  const svcs = r.obj(o.services, path, "services");
   const at = step(path, "services");
   for (const s in svcs) {
     const v = svcs[s];
@@ -103,14 +103,14 @@ function decodeHost(r: Reader, name: string, o: Obj, path: Path): HostConfig {
   }
   return Object.freeze({
     name,
-    address: r.required(o, "address", path),
-    parents: r.strList(o, "parents", path),
-    vars: r.strMap(o, "vars", path),
+    address: r.required(o.address, path, "address"),
+    parents: r.strList(o.parents, path, "parents"),
+    vars: r.strMap(o.vars, path, "vars"),
     check: decodeCheckField(r, o, path),
     services: freezeMap(services),
-    notification: r.str(o, "notification", path),
+    notification: r.str(o.notification, path, "notification"),
     zone,
-    labels: r.strMap(o, "labels", path),
+    labels: r.strMap(o.labels, path, "labels"),
   });
 }
 
@@ -122,27 +122,31 @@ function decodeService(
   o: Obj,
   path: Path,
 ): ServiceConfig {
-  const zone = r.str(o, "zone", path);
+  const zone = r.str(o.zone, path, "zone");
   return Object.freeze({
     host,
     name,
-    vars: r.strMap(o, "vars", path),
+    vars: r.strMap(o.vars, path, "vars"),
     check: decodeCheckField(r, o, path),
-    notification: r.str(o, "notification", path),
+    notification: r.str(o.notification, path, "notification"),
     zone: zone === "" ? hostZone : zone,
-    labels: r.strMap(o, "labels", path),
+    labels: r.strMap(o.labels, path, "labels"),
   });
 }
 
 function decodeCommand(r: Reader, name: string, o: Obj, path: Path): CommandTemplate {
-  return Object.freeze({ name, line: r.required(o, "line", path), shell: r.bool(o, "shell", path, false) });
+  return Object.freeze({
+    name,
+    line: r.required(o.line, path, "line"),
+    shell: r.bool(o.shell, path, "shell", false),
+  });
 }
 
 function decodeView(r: Reader, name: string, o: Obj, path: Path): ViewConfig {
   if (o.selector === undefined) r.report(step(path, "selector"), `missing required field "selector"`);
   return Object.freeze({
     name,
-    selector: r.str(o, "selector", path),
-    description: r.str(o, "description", path),
+    selector: r.str(o.selector, path, "selector"),
+    description: r.str(o.description, path, "description"),
   });
 }

@@ -42,7 +42,7 @@ export interface WorkerLoadInput {
 /**
  * loadConfig (loader.ts) on a worker thread, for the server's loads: evaluating a large fleet takes
  * seconds that must not stall the API or the scheduler during a reload, and the evaluation's memory
- * (which the engine would otherwise keep alive, CUE-NEEDS 7) goes away with the worker. The result
+ * (which the engine would otherwise keep alive: its shared-leaf cache holds on to the last document) goes away with the worker. The result
  * is exactly loadConfig's: the same Config (structured-cloned back in batches, then frozen again
  * here, since a clone is neither frozen nor shares the frozen maps' prototype) or the same
  * diagnostics. Rejects only when the worker itself fails (cannot start, runs out of memory, is

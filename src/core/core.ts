@@ -7,7 +7,7 @@ import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
 import type { WriterOptions, WriterStats } from "../store/protocol.js";
 import { Store } from "../store/store.js";
-import { type CommandInput, validateCommands } from "./validate.js";
+import { type SubmittedCommand, validateCommands } from "./validate.js";
 
 const encoder = new TextEncoder();
 
@@ -117,7 +117,7 @@ export class Core {
    * once the batch is applied and `view` shows it (a subscription to applied results: what the
    * scheduler needs to pick a retry interval, without polling).
    */
-  submit(commands: readonly CommandInput[], options?: SubmitOptions): Promise<void> {
+  submit(commands: readonly SubmittedCommand[], options?: SubmitOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("core is closed"));
     const now = this.#clock.now();
     const projection = this.#store.projection;

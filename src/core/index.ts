@@ -6,4 +6,10 @@
  */
 export { Core, type CoreOptions, type CoreView, type SubmitOptions } from "./core.js";
 export { type FleetShape, fleetConfig, fleetHost, fleetService } from "./fleet-config.js";
-export { type CommandInput, type ValidationContext, validateCommands } from "./validate.js";
+export { type PluginResultInput, preparePluginResult } from "./plugin-result.js";
+export {
+  type CommandInput,
+  type SubmittedCommand,
+  type ValidationContext,
+  validateCommands,
+} from "./validate.js";

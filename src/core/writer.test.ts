@@ -121,6 +121,56 @@ describe("Writer recovery", () => {
   }
 });
 
+describe("Writer and unparsed plugin output", () => {
+  it("parses it on the writer, live and when applying what a crash left enqueued", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));
+    dirs.push(dir);
+    const unparsed = (at: number, output: string): { at: number; body: string } => ({
+      at,
+      body: JSON.stringify([
+        {
+          type: "ProcessCheckResult",
+          parse: true,
+          result: {
+            host: "host-00001",
+            exitStatus: 2,
+            output,
+            checkedAt: at,
+            durationMs: 0,
+            source: "passive",
+          },
+        },
+      ]),
+    });
+    const first = Writer.open(dir, config, T0, engineMachines);
+    const reader = createProjection(first.takeInitialProjection());
+    first.enqueue([unparsed(T0 + 1000, "DOWN - no route | rta=12ms;100;200;0\nhop 1\nhop 2")]);
+    apply(first, reader);
+    assert.deepEqual(
+      [reader.status("host-00001")?.output, reader.status("host-00001")?.longOutput],
+      ["DOWN - no route", "hop 1\nhop 2"],
+    );
+    assert.deepEqual(reader.status("host-00001")?.perfdata, [
+      { label: "rta", value: 12, uom: "ms", warn: "100", crit: "200", min: 0 },
+    ]);
+    // Enqueued, never applied: the next open applies (and parses) it.
+    first.enqueue([unparsed(T0 + 2000, "DOWN - still | pl=100%")]);
+    first.close();
+    const w = Writer.open(dir, config, T0 + 5000, engineMachines);
+    try {
+      assert.deepEqual(w.recovered, { replayed: 2, applied: 1 });
+      const again = createProjection(w.takeInitialProjection());
+      assert.equal(again.status("host-00001")?.output, "DOWN - still");
+      assert.deepEqual(again.status("host-00001")?.perfdata, [
+        { label: "pl", value: 100, uom: "%", warn: "", crit: "" },
+      ]);
+      assert.deepEqual(again.snapshot(), replayProjection(dir));
+    } finally {
+      w.close();
+    }
+  });
+});
+
 describe("Writer data directory", () => {
   it("refuses a second writer while the first is open, and takes over a dead owner's lock", () => {
     const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));

@@ -29,4 +29,10 @@ export interface StateMachineFactory {
    * machine that keeps a config for a long time rebuilds it here.
    */
   adopt?(config: Config): Config;
+  /**
+   * Turns one element of a logged batch (parsed JSON, `at` stamped) into the command to apply, on
+   * the writer's thread: work a submitter left to the writer (e.g. parsing plugin output) is done
+   * here, live and on every replay alike. Default: the element is the command.
+   */
+  prepare?(logged: Command): Command;
 }

@@ -13,6 +13,9 @@ import {
 import type { StatusRecord } from "./records.js";
 import { decodeStatus } from "./status-codec.js";
 
+/** Records or history entries serialized per macrotask when answering a snapshot barrier. */
+const SNAPSHOT_PIECE = 500;
+
 interface Waiter {
   resolve(): void;
   reject(e: Error): void;
@@ -241,14 +244,16 @@ export class Store {
       if (this.#fatal === undefined)
         this.#worker.postMessage({ t: "projection", id, text, last } satisfies ToWriter);
     };
-    // Pieces of JSON, each cheap to make: the arrays go out 2,000 elements at a time, records
-    // decoded to their JSON form (snapshots hold ProjectionSnapshot JSON).
+    // Pieces of JSON, each about a millisecond to make: the arrays go out 500 elements at a time,
+    // records decoded to their JSON form (snapshots hold ProjectionSnapshot JSON).
     const pieces: (() => string)[] = [() => `{"eventSeq":${eventSeq},"statuses":[`];
     const arrayPieces = (n: number, slice: (from: number, to: number) => readonly unknown[]): void => {
-      for (let i = 0; i < n; i += 2000) {
+      for (let i = 0; i < n; i += SNAPSHOT_PIECE) {
         const from = i;
         pieces.push(
-          () => (from === 0 ? "" : ",") + JSON.stringify(slice(from, Math.min(n, from + 2000))).slice(1, -1),
+          () =>
+            (from === 0 ? "" : ",") +
+            JSON.stringify(slice(from, Math.min(n, from + SNAPSHOT_PIECE))).slice(1, -1),
         );
       }
     };

@@ -75,6 +75,7 @@ export class Writer {
   readonly #options: WriterOptions;
   readonly #engine: StateMachine;
   readonly #adopt: (config: Config) => Config;
+  readonly #prepare: ((logged: Command) => Command) | undefined;
   /** The projection while opening (recovery folds into it); handed to the reader, then dropped. */
   #boot: Projection | undefined;
   readonly #fold: Fold;
@@ -99,6 +100,7 @@ export class Writer {
     this.#log = log;
     this.#options = options;
     this.#adopt = engines.adopt ?? ((c) => c);
+    this.#prepare = engines.prepare;
     this.#configs.set(given.digest, given.config);
     this.#givenDigest = given.digest;
     this.#lastConfigDigest = "";
@@ -284,9 +286,14 @@ export class Writer {
   #decode(body: string | Uint8Array, at: number): readonly Command[] {
     const text = typeof body === "string" ? body : decoder.decode(body);
     if (text.startsWith("[")) {
-      const commands = JSON.parse(text) as { at?: number }[];
-      for (const c of commands) c.at ??= at;
-      return commands as Command[];
+      const commands = JSON.parse(text) as Command[];
+      const prepare = this.#prepare;
+      for (let i = 0; i < commands.length; i++) {
+        const c = commands[i] as { at?: number };
+        c.at ??= at;
+        if (prepare !== undefined) commands[i] = prepare(c as Command);
+      }
+      return commands;
     }
     const q = JSON.parse(text) as QueuedApplyConfig;
     const cmd: ApplyConfigCommand = {

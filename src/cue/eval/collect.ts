@@ -109,8 +109,11 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       return;
     case "Binary":
       if (x.op === "&") {
-        addConjunct(v, { ...c, expr: x.left, pos: x.left.pos });
-        addConjunct(v, { ...c, expr: x.right, pos: x.right.pos });
+        // An embedded conjunction is checked as a whole: its definitions close what its other
+        // operands declare (cue's embedding scopes), though not the embedding struct's own fields.
+        const scoped = c.embed && c.andScope === undefined ? { ...c, andScope: { lits: [] } } : c;
+        addConjunct(v, { ...scoped, expr: x.left, pos: x.left.pos });
+        addConjunct(v, { ...scoped, expr: x.right, pos: x.right.pos });
         return;
       }
       if (x.op === "|") {
@@ -155,7 +158,9 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       ) {
         const a = x.args[0];
         if (a !== undefined) {
-          addConjunct(v, { ...c, expr: a, ctx: c.open === true ? c.ctx : [...c.ctx, new CloseCtx(false)] });
+          const ctx = c.open === true ? c.ctx : [...c.ctx, new CloseCtx(false)];
+          // Like every builtin, close() takes the default of a disjunction (`close(*{} | 0)`).
+          addConjunct(v, { ...c, expr: markedDefault(a) ?? a, ctx });
           return;
         }
       }
@@ -178,6 +183,20 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       break;
   }
   addValue(v, evalExpr(x, c.env), c);
+}
+
+/** The one alternative marked `*` in a written disjunction, if there is exactly one. */
+function markedDefault(e: ast.Expr): ast.Expr | undefined {
+  if (e.kind !== "Binary" || e.op !== "|") return undefined;
+  const marked: ast.Expr[] = [];
+  const walk = (x: ast.Expr): void => {
+    if (x.kind === "Binary" && x.op === "|") {
+      walk(x.left);
+      walk(x.right);
+    } else if (x.kind === "Unary" && x.op === "*") marked.push(x.expr);
+  };
+  walk(e);
+  return marked.length === 1 ? marked[0] : undefined;
 }
 
 function isPredeclared(name: string, c: Conjunct): boolean {
@@ -288,6 +307,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   if (!r.isLet && inDefinition(r) && !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
     const cc = new CloseCtx(true);
     if (embedLike) cc.skipAt = v;
+    if (c.embed) cc.andScope = c.andScope;
     ctx = ctx.concat([cc]);
   }
   v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
@@ -301,6 +321,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       pos: rc.pos,
       embed: c.embed,
       open: c.open,
+      andScope: c.andScope,
     });
   }
   v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
@@ -555,6 +576,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     ctx = ctx.concat([cc]);
   }
   const embed = explicit ? c.embed : true;
+  if (c.andScope !== undefined && !c.andScope.lits.includes(lit)) c.andScope.lits.push(lit);
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   for (const g of ctx) {

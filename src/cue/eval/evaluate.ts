@@ -19,6 +19,7 @@ import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
 import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
+import { matchRegexp } from "./regex.js";
 import { bindFrame } from "./scope.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
 import {
@@ -34,6 +35,7 @@ import {
   type PatternEntry,
   posArray,
   REGULAR,
+  staticLabels,
   type Vertex,
 } from "./vertex.js";
 
@@ -169,9 +171,26 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
 function applyPatterns(v: Vertex): void {
   v.patternsApplied = true;
   if (v.patterns === undefined || v.arcs === undefined || v.isList) return;
+  // A pattern that can never be used (an invalid regular expression) is an error of the struct.
+  for (const p of v.patterns) {
+    p.pattern ??= evalExpr(p.label.expr, p.env);
+    const bad = patternError(p.pattern);
+    if (bad !== undefined) setErr(v, bad);
+  }
   v.arcs.forEach((a) => {
     applyPatternsToArc(v, a);
   });
+}
+
+function patternError(pat: Value): BottomV | undefined {
+  if (pat.t === "bottom") return pat;
+  if (pat.t !== "basic") return undefined;
+  for (const b of pat.bounds) {
+    if ((b.op !== "=~" && b.op !== "!~") || b.v.t !== "string") continue;
+    const m = matchRegexp(b.v.v, "");
+    if (typeof m !== "boolean") return m;
+  }
+  return undefined;
 }
 
 function finishList(v: Vertex): void {
@@ -221,6 +240,7 @@ function checkClosed(v: Vertex): void {
   const groups = v.groups;
   if (groups === undefined || v.arcs === undefined || v.isList) return;
   const arcs = v.arcs;
+  for (const g of groups) if (g.ctx.skipAt === v && g.ctx.andScope !== undefined) checkAndScope(v, g);
   // forEach: for-of over a Map allocates an entry per field, and this runs for every closed struct.
   arcs.forEach((arc, label) => {
     let a = arc;
@@ -246,6 +266,21 @@ function checkClosed(v: Vertex): void {
       return;
     }
   });
+}
+
+/** The fields an embedded `&` declares at `v` must be allowed by its definition's group `g`. */
+function checkAndScope(v: Vertex, g: import("./vertex.js").Group): void {
+  for (const lit of g.ctx.andScope?.lits ?? []) {
+    for (const label of staticLabels(lit)) {
+      if (label.startsWith("_") || label.startsWith("#") || groupAllows(g, label)) continue;
+      const a = v.arcs?.get(label);
+      if (a === undefined || a.notAllowed) continue;
+      if (a.fieldType === OPTIONAL) continue;
+      const own = a.isShared ? unshare(v, a) : a;
+      setErr(own, bottom("eval", "field not allowed", posArray(own.declPos)));
+      own.notAllowed = true;
+    }
+  }
 }
 
 function groupAllows(g: import("./vertex.js").Group, label: string): boolean {

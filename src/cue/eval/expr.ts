@@ -129,6 +129,12 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
           ),
         };
       }
+      // A struct written in place (`({x: 1} & {x: 2}).y`) is evaluated whole: an error in any of
+      // its fields makes the struct, and what is selected from it, an error.
+      if (!isReference(x.expr)) {
+        const e = firstError(b.v);
+        if (e !== undefined) return { t: "value", v: e };
+      }
       return selectArc(b.v, sel, x);
     }
     case "Index": {
@@ -312,6 +318,10 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
 }
 
 /** Whether a value is an error for `x == _|_`: bottom, or a struct with a permanent error inside. */
+function isReference(e: ast.Expr): boolean {
+  return e.kind === "Ident" || e.kind === "Selector" || e.kind === "Index";
+}
+
 function isBottom(v: Value): boolean {
   if (v.t === "bottom") return true;
   if (v.t === "vertex") {

@@ -16,6 +16,7 @@ import { groupActive, groupHas, type PatternEntry, type Vertex } from "./vertex.
 
 function isClosed(v: Vertex): boolean {
   evaluate(v);
+  if (v.disj !== undefined) return v.disj.values.every(isClosed);
   if (v.structMark > 0 && inDefinition(v)) return true;
   return v.groups?.some(groupActive) === true;
 }

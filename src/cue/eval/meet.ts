@@ -172,6 +172,18 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
     if (c === 0 && lo.op === ">=" && hi.op === "<=" && k === INT && lo.v.t === "int" && hi.v.t === "int") {
       return checkAtom({ t: "basic", k, bounds, validators }, lo.v, positions);
     }
+    // An integer range without an integer in it (`int & >=1.1 & <=1.3`).
+    if (k === INT && lo.v.t === "float" && hi.v.t === "float") {
+      const least = lo.op === ">=" ? Math.ceil(lo.v.v) : Math.floor(lo.v.v) + 1;
+      const most = hi.op === "<=" ? Math.floor(hi.v.v) : Math.ceil(hi.v.v) - 1;
+      if (least > most) {
+        return bottom(
+          "eval",
+          `incompatible integer bounds ${formatBound(hi)} and ${formatBound(lo)}`,
+          positions,
+        );
+      }
+    }
   }
   return { t: "basic", k, bounds: dropRedundantNe(bounds), validators };
 }

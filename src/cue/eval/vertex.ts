@@ -48,6 +48,11 @@ export class CloseCtx {
    * turned out to be a struct (it then registered a literal of its own besides the embedding one).
    */
   fromEmbed = false;
+  /**
+   * Set when the definition was embedded as an operand of `&` (`{#A & {b: 1}}`): the fields the
+   * other operands declare at the embedding struct must be allowed by it too.
+   */
+  andScope: AndScope | undefined;
   #children: Map<string, CloseCtx> | undefined;
   constructor(recursive: boolean) {
     this.recursive = recursive;
@@ -61,6 +66,11 @@ export class CloseCtx {
     }
     return c;
   }
+}
+
+/** The struct literals the operands of one embedded `&` expression contribute to its struct. */
+export interface AndScope {
+  readonly lits: ast.StructLit[];
 }
 
 export type CloseSet = readonly CloseCtx[];
@@ -118,6 +128,8 @@ export interface Conjunct {
    * vertex itself (definitions and `close()` still close what lies below it).
    */
   readonly open?: boolean;
+  /** Set for the operands of an embedded `&` (see {@link CloseCtx.andScope}). */
+  readonly andScope?: AndScope;
 }
 
 /** A pattern constraint `[p]: v` collected on a vertex. */
