@@ -248,11 +248,6 @@ export function push(ps: ParserState, x: unknown): void {
   ctx.stack[ctx.top++] = x;
 }
 
-/** Number of elements pushed since `m`. */
-export function count(ps: ParserState, m: number): number {
-  return ps.ctx.top - m;
-}
-
 /** Ends the list started at mark `m`: its elements as an exact-length array (or the shared empty). */
 export function take<T>(ps: ParserState, m: number): readonly T[] {
   const ctx = ps.ctx;
