@@ -15,7 +15,9 @@ export type BufferItem =
  *
  * A barrier (`seal`) stops coalescing across it: everything added before is delivered before the
  * barrier, everything after, after it. When the reader sees the barrier its projection reflects
- * exactly the events up to that point — the writer snapshots there.
+ * exactly the events up to that point — the writer snapshots there. Taking a part also freezes the
+ * segment it comes from (later changes start the next one), so a segment always drains completely
+ * within a bounded number of parts, however fast changes keep arriving.
  */
 export interface DeltaBuffer {
   add(delta: ProjectionDelta): void;
@@ -136,12 +138,21 @@ export function createDeltaBuffer(): DeltaBuffer {
       segments.push(newSegment());
     },
     take(max) {
-      const seg = segments[0] as Segment;
-      if (!hasData(seg)) {
-        if (seg.barrier === undefined) return undefined;
+      let seg = segments[0] as Segment;
+      while (!hasData(seg)) {
+        if (seg.barrier !== undefined) {
+          segments.shift();
+          return { kind: "barrier", id: seg.barrier };
+        }
+        if (segments.length === 1) return undefined;
+        // A frozen segment delivered in full.
         segments.shift();
-        return { kind: "barrier", id: seg.barrier };
+        seg = segments[0] as Segment;
       }
+      // Delivering from the segment that is still gathering changes freezes it: new changes go to
+      // (and coalesce in) the next one, so this one completes even under a steady stream — and
+      // completing is what hands the reader the event sequence number and the visibility watermark.
+      if (segments.length === 1) segments.push(newSegment());
       const statuses = takeEntries(seg.statuses, max);
       const patches = takeFrom(seg.patches, max);
       const history = seg.history.length <= max ? seg.history : seg.history.slice(0, max);

@@ -116,7 +116,7 @@ export function createProjection(
       for (let i = 0; i < keys.length; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
       // Patches are rare (acknowledgements, downtimes): decode, patch, encode.
       for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));
-      for (const h of delta.history) history.push(h);
+      for (const h of delta.history) history.push(shareNames(h));
       for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
       if (delta.history.length > 0) trim();
@@ -138,6 +138,30 @@ export function createProjection(
       downtimes: [...downtimes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     }),
   };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** One copy of each event kind, state and state type name (a few dozen strings in all). */
+const NAMES = new Map<string, string>();
+
+function shared(s: string): string {
+  const hit = NAMES.get(s);
+  if (hit !== undefined) return hit;
+  if (NAMES.size < 256) NAMES.set(s, s);
+  return s;
+}
+
+/**
+ * Makes a history entry that arrived from the writer share its kind, state and state type strings
+ * with the entries already held: every message brings its own copies, and the feed keeps 50,000
+ * entries (80 bytes each saved). Mutates the entry, which the caller has just received.
+ */
+function shareNames(h: HistoryRecord): HistoryRecord {
+  const m = h as Mutable<HistoryRecord>;
+  m.kind = shared(h.kind);
+  if (h.state !== undefined) m.state = shared(h.state) as HistoryRecord["state"];
+  if (h.stateType !== undefined) m.stateType = shared(h.stateType) as HistoryRecord["stateType"];
+  return h;
 }
 
 /** The record of an object that has had no result: what a patch applies to when there is none. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { ApplyConfigCommand, Command } from "../model/commands.js";
 import type { Config } from "../model/config.js";
 import type { EngineEvent, LookoutEvent } from "../model/events.js";
-import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
+import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent, packBody } from "./event-log.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
 import { decodeJson, encodeJson } from "./json-codec.js";
 import {
@@ -201,22 +201,29 @@ export class Writer {
    */
   applyPending(): ProjectionDelta | undefined {
     if (this.#queue.length === 0) return undefined;
-    const queue = this.#queue;
+    const queue: (Queued | undefined)[] = this.#queue;
     this.#queue = [];
-    const events: LookoutEvent[] = [];
+    const lastSeq = (queue[queue.length - 1] as Queued).seq;
     const chunks: EventChunk[] = [];
-    for (const q of queue) {
+    // Events are folded (not yet sent) and serialized row by row and then let go of: a group can
+    // hold tens of thousands of results, and objects that live to the end of the group survive the
+    // young-generation collections in between, which is most of this thread's GC time.
+    let seq = this.#log.lastEventSeq();
+    for (let i = 0; i < queue.length; i++) {
+      const q = queue[i] as Queued;
+      queue[i] = undefined;
       const mine: LookoutEvent[] = [];
       for (const cmd of this.#decode(q.body, q.at)) {
         for (const e of this.#applyOne(cmd)) mine.push(e);
       }
-      for (const e of mine) events.push(e);
-      chunks.push({ cmdSeq: q.seq, count: mine.length, body: JSON.stringify(mine) });
+      for (const e of mine) this.#fold.apply(e, ++seq);
+      if (mine.length > 0)
+        chunks.push({ cmdSeq: q.seq, count: mine.length, body: packBody(JSON.stringify(mine)) });
+      this.#eventsSinceSnapshot += mine.length;
     }
-    const first = this.#log.lastEventSeq() + 1;
-    this.#log.recordApplied((queue[queue.length - 1] as Queued).seq, chunks);
-    for (let i = 0; i < events.length; i++) this.#fold.apply(events[i] as LookoutEvent, first + i);
-    this.#eventsSinceSnapshot += events.length;
+    // The fold's delta goes out only after the events are committed; if committing fails, the
+    // writer stops (the caller reports it fatal) and the delta is never sent.
+    this.#log.recordApplied(lastSeq, chunks);
     this.#appliedSinceSnapshot = true;
     const delta = this.#fold.take();
     if (delta !== undefined) this.#boot?.applyDelta(delta);

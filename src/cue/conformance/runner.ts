@@ -77,8 +77,15 @@ export function runArchive(
   check: CheckOptions = {},
 ): CaseResult[] {
   const ar = parseTxtar(text);
+  // As cue's loader, `*_test.cue` files are not part of the package.
   const files = ar.files
-    .filter((f) => f.name.endsWith(".cue") && !f.name.startsWith("out/") && !f.name.includes("/"))
+    .filter(
+      (f) =>
+        f.name.endsWith(".cue") &&
+        !f.name.endsWith("_test.cue") &&
+        !f.name.startsWith("out/") &&
+        !f.name.includes("/"),
+    )
     .map((f) => ({ name: f.name, text: f.data }));
   const prefix = `${archive}: `;
   if (files.length === 0)

@@ -13,7 +13,7 @@ import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { step } from "./engine.js";
 import { applyPatternsToArc, evaluate } from "./evaluate.js";
-import { isExplicitOpen } from "./experiments.js";
+import { isExplicitOpen, usesAliasV2 } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { addClosingCall, isClosingBuiltin } from "./reclose.js";
@@ -128,6 +128,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       }
       break;
     case "Postfix":
+      if (x.op === "?") break;
       // `x...` unifies x the way an embedding does without explicitopen: what x's definitions
       // close applies below this vertex, not to it.
       if (!isExplicitOpen(c.env)) {
@@ -666,20 +667,36 @@ export function postfixWithoutExperiment(x: ast.Postfix): BottomV {
   return bottom("eval", "postfix ... requires @experiment(explicitopen)", [x.pos]);
 }
 
-function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
+function addList(v: Vertex, lit: ast.ListLit, c0: Conjunct): void {
   v.isList = true;
+  // With aliasv2, a list literal is a block: `self` in its elements is the list.
+  const c: Conjunct = usesAliasV2(c0.env)
+    ? {
+        ...c0,
+        env: {
+          up: c0.env,
+          vertex: v,
+          scope: undefined,
+          lit: undefined,
+          binds: undefined,
+          lets: undefined,
+          imports: undefined,
+          list: true,
+        },
+      }
+    : c0;
   let idx = 0;
   for (const el of lit.elems) {
     if (el.kind === "Comprehension") {
-      runComprehension(v, el, c.env, (f) => {
+      runComprehension(v, el, c.env, (f, body) => {
         const a = newArc(v, String(idx));
         a.fieldType = REGULAR;
         a.addConj({
-          expr: el.value,
+          expr: body,
           env: f,
           ctx: childCtx(c.ctx, String(idx)),
           value: undefined,
-          pos: el.value.pos,
+          pos: body.pos,
           embed: false,
         });
         idx++;

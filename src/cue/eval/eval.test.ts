@@ -263,6 +263,36 @@ const cases: Case[] = [
     err: { path: "a", code: "unsupported", msg: "not supported" },
   },
   { name: "explicit bottom", src: "a: _|_", err: { path: "a", code: "user", msg: "explicit error" } },
+  // Experiments (per file).
+  {
+    name: "try: absent references skip the body, else and fallback",
+    src: [
+      "@experiment(try)",
+      "a: 1",
+      "c?: int",
+      "s: {try { r: a? + 1 }}",
+      "t: {try { v: c? } else { none: true }}",
+      "u: {try x = a? { y: x }}",
+      "w: {for x in [] { (x): 1 } fallback { empty: true }}",
+    ].join("\n"),
+    json: '{"a":1,"s":{"r":2},"t":{"none":true},"u":{"y":1},"w":{"empty":true}}',
+  },
+  {
+    name: "try: x? outside a try clause is an error",
+    src: "@experiment(try)\na: 1\nb: a?",
+    err: { path: "b", code: "eval", msg: "only valid within a try clause" },
+  },
+  {
+    name: "aliasv2: label aliases and self",
+    src: [
+      "@experiment(aliasv2)",
+      "a~(K,V): {n: K, m: V.x, x: 2}",
+      "b: D.x + self.a.x",
+      "l: [1, self[0] + 1]",
+      '("d")~D: {x: 3}',
+    ].join("\n"),
+    json: '{"a":{"n":"a","m":2,"x":2},"b":5,"l":[1,2],"d":{"x":3}}',
+  },
 ];
 
 describe("cue evaluator", () => {

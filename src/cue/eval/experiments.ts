@@ -14,6 +14,7 @@ const explicitOpenFiles = new WeakSet<Frame>();
 const aliasV2Files = new WeakSet<Frame>();
 /** No frame walks on hot paths until some file has used the experiment. */
 let anyExplicitOpen = false;
+let anyAliasV2 = false;
 
 /** The experiments a file enables, and the names it asks for that are unknown here. */
 export function fileExperiments(file: ast.File): { enabled: Experiment[]; unknown: string[] } {
@@ -41,6 +42,7 @@ export function markExperiments(frame: Frame, enabled: readonly Experiment[]): v
         break;
       case "aliasv2":
         aliasV2Files.add(frame);
+        anyAliasV2 = true;
         break;
       default: {
         const never: never = e;
@@ -61,11 +63,16 @@ function topFrame(env: Frame): Frame {
  * file — or undefined when the file does not enable the experiment.
  */
 export function selfVertex(env: Frame): Frame["vertex"] | undefined {
-  if (!aliasV2Files.has(topFrame(env))) return undefined;
+  if (!usesAliasV2(env)) return undefined;
   for (let f: Frame | undefined = env; f !== undefined; f = f.up) {
-    if (f.lit !== undefined || f.up === undefined) return f.vertex;
+    if (f.lit !== undefined || f.list === true || f.up === undefined) return f.vertex;
   }
   return undefined;
+}
+
+/** Whether the code evaluated in `env` was written in an `aliasv2` file. */
+export function usesAliasV2(env: Frame): boolean {
+  return anyAliasV2 && aliasV2Files.has(topFrame(env));
 }
 
 /**

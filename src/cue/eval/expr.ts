@@ -25,6 +25,7 @@ import {
   type Frame,
   NO_CLOSE,
   OPTIONAL,
+  REQUIRED,
   strLabel,
   Vertex,
 } from "./vertex.js";
@@ -200,17 +201,26 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
       return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
     }
     if (i >= v.listLen) {
-      return {
-        t: "value",
-        v: bottom("eval", `index out of range [${iv.v}] with length ${v.listLen}`, [x.index.pos]),
-      };
+      // An open list may still grow: then the element is only absent so far.
+      const b = bottom(
+        v.listOpen ? "incomplete" : "eval",
+        `index out of range [${iv.v}] with length ${v.listLen}`,
+        [x.index.pos],
+      );
+      if (v.listOpen) b.err.absent = true;
+      return { t: "value", v: b };
     }
     return selectArc(v, String(i), x);
   }
   if (iv.t !== "string") {
     return {
       t: "value",
-      v: bottom("eval", `invalid index ${formatValue(iv)} (found struct, want list)`, [x.index.pos]),
+      // A struct still being collected (`self` inside it) may turn out to be a list.
+      v: bottom(
+        v.status === COLLECTING ? "incomplete" : "eval",
+        `invalid index ${formatValue(iv)} (found struct, want list)`,
+        [x.index.pos],
+      ),
     };
   }
   return selectArc(v, strLabel(iv.v), x);
@@ -225,7 +235,9 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     }
     // A label the struct could still gain (open, or matched by a pattern) is only incomplete.
     const closed = !allows(v, { kind: "label", name: sel });
-    return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
+    const b = bottom(closed ? "eval" : "incomplete", `undefined field: ${displayLabel(sel)}`, [x.pos]);
+    if (!closed) b.err.absent = true;
+    return { t: "value", v: b };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };
 }
@@ -235,10 +247,9 @@ function optionalRef(a: Vertex, x: ast.Expr): RefResult | undefined {
   if (a.fieldType !== OPTIONAL || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
     return undefined;
   if (a.parent !== undefined && a.parent.status === COLLECTING) return undefined;
-  return {
-    t: "value",
-    v: bottom("incomplete", `cannot reference optional field: ${displayLabel(a.label)}`, [x.pos]),
-  };
+  const b = bottom("incomplete", `cannot reference optional field: ${displayLabel(a.label)}`, [x.pos]);
+  b.err.absent = true;
+  return { t: "value", v: b };
 }
 
 /** Evaluates an expression to a value in `env`. */
@@ -306,6 +317,7 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
     case "Slice":
       return evalSlice(x, env);
     case "Postfix":
+      if (x.op === "?") return optionalReference(x, env);
       if (!isExplicitOpen(env)) return postfixWithoutExperiment(x);
       return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
     case "BadExpr":
@@ -318,6 +330,36 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
 }
 
 /** Whether a value is an error for `x == _|_`: bottom, or a struct with a permanent error inside. */
+/**
+ * `x?` (the try experiment): x, or an absence marker when x does not exist, which makes the
+ * enclosing try produce nothing. Only valid inside a try clause.
+ */
+function optionalReference(x: ast.Postfix, env: Frame): Value {
+  let inTry = false;
+  for (let f: Frame | undefined = env; f !== undefined && !inTry; f = f.up) inTry = f.tryScope === true;
+  if (!inTry) return bottom("eval", "optional marker (?) is only valid within a try clause", [x.pos]);
+  const inner = x.expr;
+  if (inner.kind === "Ident" || inner.kind === "Selector" || inner.kind === "Index") {
+    const r = resolveRef(inner, env);
+    if (r.t === "vertex" && r.v.fieldType === REQUIRED) {
+      return bottom("incomplete", `required field missing: ${displayLabel(r.v.label)}`, [x.pos]);
+    }
+    const v = r.t === "value" ? r.v : vertexValue(r.v);
+    if (v.t === "bottom" && v.err.absent === true) return absentMarker(x);
+    return v;
+  }
+  const v = evalExpr(inner, env);
+  if (v.t === "bottom" && v.err.absent === true) return absentMarker(x);
+  return v;
+}
+
+function absentMarker(x: ast.Postfix): Value {
+  const b = bottom("incomplete", `${exprText(x.expr)} is absent`, [x.pos]);
+  b.err.absent = true;
+  b.err.tryAbsent = true;
+  return b;
+}
+
 function isReference(e: ast.Expr): boolean {
   return e.kind === "Ident" || e.kind === "Selector" || e.kind === "Index";
 }

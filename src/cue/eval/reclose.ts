@@ -71,7 +71,7 @@ function reclose(v: Vertex, x: ast.Call, c: Conjunct): void {
   const spreads: ast.Expr[] = [];
   let kind: Closedness = "open";
   for (const d of lit.decls) {
-    if (d.kind !== "Embed" || d.expr.kind !== "Postfix") continue;
+    if (d.kind !== "Embed" || d.expr.kind !== "Postfix" || d.expr.op !== "...") continue;
     spreads.push(d.expr.expr);
     const k = closednessOf(unparen(d.expr.expr), frame);
     if (k === "recursive" || (k === "top" && kind === "open")) kind = k;
@@ -103,7 +103,9 @@ function ownDecls(lit: ast.StructLit): ast.StructLit {
     // Built field by field: parser nodes may keep `kind` and `pos` on their prototype.
     o = {
       kind: "Struct",
-      decls: lit.decls.filter((d) => !(d.kind === "Embed" && d.expr.kind === "Postfix")),
+      decls: lit.decls.filter(
+        (d) => !(d.kind === "Embed" && d.expr.kind === "Postfix" && d.expr.op === "..."),
+      ),
       implicit: lit.implicit,
       pos: lit.pos,
       end: lit.end,

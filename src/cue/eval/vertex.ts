@@ -25,6 +25,10 @@ export interface Frame {
   lets: Map<ast.LetClause, Vertex> | undefined;
   /** Import name → package path (file frames only). */
   readonly imports: Map<string, string> | undefined;
+  /** The elements of a list literal: a block of its own for `self` (aliasv2). */
+  readonly list?: boolean;
+  /** Code inside a `try` clause, where `x?` may be written (the try experiment). */
+  readonly tryScope?: boolean;
 }
 
 export type Binding =
@@ -34,7 +38,11 @@ export type Binding =
 /** What a name declared in a struct literal denotes. */
 export type ScopeEntry =
   | { readonly t: "field"; readonly label: string }
-  | { readonly t: "let"; readonly decl: ast.LetClause };
+  | { readonly t: "let"; readonly decl: ast.LetClause }
+  /** `K` of `label~(K,V)` (aliasv2): the label itself, a string. */
+  | { readonly t: "label"; readonly value: string }
+  /** The alias of a field with a computed label: the field whose label the expression yields. */
+  | { readonly t: "dynamic"; readonly field: ast.Field };
 
 export type Scope = ReadonlyMap<string, ScopeEntry>;
 

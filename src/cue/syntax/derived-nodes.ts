@@ -1,6 +1,6 @@
 /**
  * Nodes that start where a child starts (a field at its alias or label, `a.b`, `a & b`, `f(x)`,
- * `x...` at their operand, an embedding at its expression, `a: b: c` shorthand at the inner
+ * `x...` and `x?` at their operand, an embedding at its expression, `a: b: c` shorthand at the inner
  * field): they store no position and forward `pos` to that child, and derive `end` where they can.
  */
 
@@ -48,6 +48,10 @@ export class FieldNode implements ast.Field {
     this.value = value;
     this.attributes = attributes;
   }
+  /** Only {@link KeyAliasFieldNode} has one, so other fields spend no slot on it. */
+  get keyAlias(): ast.Ident | undefined {
+    return undefined;
+  }
   /** The alias if there is one (`X=a: v` starts at `X`), else the label. */
   get pos(): Pos {
     return (this.alias ?? this.label).pos;
@@ -58,6 +62,25 @@ export class FieldNode implements ast.Field {
   }
 }
 setKind(FieldNode, "Field");
+
+/** A field with a label alias `K` from `label~(K,V): v` (aliasv2) on a fixed label. */
+export class KeyAliasFieldNode extends FieldNode {
+  declare readonly key: ast.Ident;
+  constructor(
+    label: ast.Label,
+    alias: ast.Ident | undefined,
+    constraint: ast.FieldConstraint,
+    value: ast.Expr,
+    attributes: readonly ast.Attribute[],
+    key: ast.Ident,
+  ) {
+    super(label, alias, constraint, value, attributes);
+    this.key = key;
+  }
+  override get keyAlias(): ast.Ident {
+    return this.key;
+  }
+}
 
 /** The common field `label: value` (regular, no alias, no attributes): two references. */
 export class PlainFieldNode implements ast.Field {
@@ -77,6 +100,9 @@ export class PlainFieldNode implements ast.Field {
   get attributes(): readonly ast.Attribute[] {
     return noAttributes;
   }
+  get keyAlias(): undefined {
+    return undefined;
+  }
   get pos(): Pos {
     return this.label.pos;
   }
@@ -93,7 +119,10 @@ export function newField(
   constraint: ast.FieldConstraint,
   value: ast.Expr,
   attributes: readonly ast.Attribute[] = noAttributes,
+  keyAlias?: ast.Ident,
 ): ast.Field {
+  if (keyAlias !== undefined)
+    return new KeyAliasFieldNode(label, alias, constraint, value, attributes, keyAlias);
   return alias === undefined && constraint === "regular" && attributes.length === 0
     ? new PlainFieldNode(label, value)
     : new FieldNode(label, alias, constraint, value, attributes);
@@ -173,6 +202,23 @@ export class PostfixNode implements ast.Postfix {
 }
 setKind(PostfixNode, "Postfix");
 Object.defineProperty(PostfixNode.prototype, "op", { value: "...", enumerable: true });
+
+/** `x?` (the try experiment): absent when `x` is; ends at its `?`. */
+export class OptionalRefNode implements ast.Postfix {
+  declare readonly kind: "Postfix";
+  declare readonly op: "?";
+  declare readonly expr: ast.Expr;
+  declare readonly end: number;
+  constructor(expr: ast.Expr, end: number) {
+    this.expr = expr;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+}
+setKind(OptionalRefNode, "Postfix");
+Object.defineProperty(OptionalRefNode.prototype, "op", { value: "?", enumerable: true });
 
 export class SelectorNode implements ast.Selector {
   declare readonly kind: "Selector";

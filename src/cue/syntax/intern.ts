@@ -20,7 +20,23 @@ export function hashChar(h: number, c: number): number {
  * Identifiers the parser gives a meaning to. The table remembers, per string, which of these it
  * is, so the parser compares these (engine-internalized) constants instead of whole strings.
  */
-const keywords = ["_", "false", "for", "if", "import", "in", "let", "null", "package", "true"] as const;
+// `else`, `fallback`, `otherwise` and `try` belong to the try experiment.
+const keywords = [
+  "_",
+  "else",
+  "fallback",
+  "false",
+  "for",
+  "if",
+  "import",
+  "in",
+  "let",
+  "null",
+  "otherwise",
+  "package",
+  "true",
+  "try",
+] as const;
 
 /** One of the words the parser treats specially, or "" for any other text. */
 export type Keyword = (typeof keywords)[number] | "";

@@ -148,6 +148,11 @@ export class Scanner {
     return this.#pKeyword;
   }
 
+  /** Where the peeked token ends (call after `peek()`). */
+  peekEnd(): number {
+    return this.#pEnd;
+  }
+
   /** Makes `[s, e)` the current token; `comma`: a newline after it inserts a comma. */
   #emit(type: TokenType, s: number, e: number, comma: boolean): void {
     this.type = type;

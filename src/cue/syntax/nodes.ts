@@ -160,19 +160,44 @@ export class ComprehensionNode extends Span implements ast.Comprehension {
   declare readonly kind: "Comprehension";
   declare readonly clauses: readonly ast.Clause[];
   declare readonly value: ast.StructLit;
+  /** Comprehensions are few, so every one has this slot (undefined unless `else { … }`). */
+  declare readonly fallback: ast.StructLit | undefined;
   constructor(
     src: Source,
     offset: number,
     end: number,
     clauses: readonly ast.Clause[],
     value: ast.StructLit,
+    fallback?: ast.StructLit,
   ) {
     super(src, offset, end);
     this.clauses = clauses;
     this.value = value;
+    this.fallback = fallback;
   }
 }
 setKind(ComprehensionNode, "Comprehension");
+
+/** `try x = expr`, or `try` before the body in `try { … }` (the try experiment). */
+export class TryNode extends Located implements ast.TryClause {
+  declare readonly kind: "Try";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly ident: ast.Ident | undefined;
+  declare readonly expr: ast.Expr | undefined;
+  constructor(src: Source, offset: number, ident: ast.Ident | undefined, expr: ast.Expr | undefined) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.ident = ident;
+    this.expr = expr;
+  }
+  get end(): number {
+    // The struct form ends after the keyword `try`.
+    return this.expr?.end ?? this.offset + 3;
+  }
+}
+setKind(TryNode, "Try");
 
 export class DynamicLabelNode extends Span implements ast.DynamicLabel {
   declare readonly kind: "DynamicLabel";

@@ -18,10 +18,12 @@ import {
   MissingBodyNode,
   PatternLabelNode,
   StructNode,
+  TryNode,
 } from "./nodes.js";
 import { expr, startsExpr } from "./parse-exprs.js";
 import {
   addError,
+  assignAt,
   atAlias,
   bindName,
   describe,
@@ -107,7 +109,7 @@ export function attribute(ps: ParserState): ast.Attribute {
     : new AttributeNode(ps.source, s, e, a.name, a.body, a.bodyOffset);
 }
 
-export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | undefined {
+export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | "try" | undefined {
   const sc = ps.sc;
   if (sc.type !== "IDENT") return undefined;
   // This runs for every declaration: compare the keyword the scanner found, not the name.
@@ -115,6 +117,11 @@ export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | undefined
   if (w === "") return undefined;
   if (w === "for" || w === "let") return peek(ps) === "IDENT" ? w : undefined;
   if (w === "if") return followsIdent(peek(ps)) ? undefined : "if";
+  // `try {` or `try x = …` (the try experiment); `try: 1` stays a field.
+  if (w === "try") {
+    const t = peek(ps);
+    return t === "{" || (t === "IDENT" && assignAt(ps, sc.peekEnd())) ? "try" : undefined;
+  }
   return undefined;
 }
 
@@ -129,7 +136,7 @@ export function decl(ps: ParserState): ast.Decl {
   }
   const kw = clauseKeyword(ps);
   if (kw === "let") return letClause(ps);
-  if (kw === "for" || kw === "if") return comprehension(ps);
+  if (kw === "for" || kw === "if" || kw === "try") return comprehension(ps);
   // A label and an expression start alike: parse an expression, then look at what follows.
   let alias: ast.Ident | undefined;
   if (atAlias(ps)) {
@@ -137,8 +144,16 @@ export function decl(ps: ParserState): ast.Decl {
     next(ps);
   }
   const e = expr(ps);
+  let key: ast.Ident | undefined;
+  const tilde = ty(ps) === "~";
+  if (tilde) {
+    const a = postfixAlias(ps);
+    alias ??= a.field;
+    key = a.key;
+  }
   const marker = fieldMarker(ps);
-  if (marker !== undefined) return field(ps, e, alias, marker);
+  if (marker !== undefined) return field(ps, e, alias, marker, key);
+  if (tilde) addError(ps, ps.sc.start, `expected ':' after alias, found ${describe(ps)}`);
   if (alias !== undefined) return new EmbedNode(new AliasNode(alias, e));
   if (e.kind === "BadExpr") return new BadDeclNode(ps.source, e.pos.offset, e.end);
   return new EmbedNode(e);
@@ -164,9 +179,19 @@ export function field(
   labelExpr: ast.Expr,
   alias: ast.Ident | undefined,
   constraint: ast.FieldConstraint,
+  key?: ast.Ident,
 ): ast.Field {
   enter(ps);
-  const label = toLabel(ps, labelExpr);
+  let label = toLabel(ps, labelExpr);
+  // `(expr)~(K,V)` and `[expr]~(K,V)`: K is the label's alias; a fixed label keeps it on the field.
+  let keyAlias: ast.Ident | undefined;
+  if (key !== undefined) {
+    if (label.kind === "DynamicLabel") {
+      label = new DynamicLabelNode(ps.source, label.pos.offset, label.end, key, label.expr);
+    } else if (label.kind === "PatternLabel") {
+      label = new PatternLabelNode(ps.source, label.pos.offset, label.end, key, label.expr);
+    } else keyAlias = key;
+  }
   if (label.kind === "PatternLabel" && constraint !== "regular") {
     addError(ps, labelExpr.end, "pattern constraints cannot be optional or required");
   }
@@ -182,14 +207,21 @@ export function field(
     const bad = new BadExprNode(ps.source, ps.sc.start, ps.sc.end);
     sync(ps, "}");
     leave(ps);
-    return newField(label, alias, constraint, bad);
+    return newField(label, alias, constraint, bad, empty, keyAlias);
   }
   const v = expr(ps);
+  // `a: b~X: c` (aliasv2) in the shorthand for nested fields.
+  let innerKey: ast.Ident | undefined;
+  if (ty(ps) === "~" && valueAlias === undefined) {
+    const a = postfixAlias(ps);
+    valueAlias = a.field;
+    innerKey = a.key;
+  }
   const m = fieldMarker(ps);
   if (m !== undefined) {
-    const inner = field(ps, v, valueAlias, m);
+    const inner = field(ps, v, valueAlias, m, innerKey);
     leave(ps);
-    return newField(label, alias, constraint, new ImplicitStructNode(inner));
+    return newField(label, alias, constraint, new ImplicitStructNode(inner), empty, keyAlias);
   }
   const value = valueAlias === undefined ? v : new AliasNode(valueAlias, v);
   let attributes: readonly ast.Attribute[] = empty;
@@ -199,7 +231,38 @@ export function field(
     attributes = take<ast.Attribute>(ps, am);
   }
   leave(ps);
-  return newField(label, alias, constraint, value, attributes);
+  return newField(label, alias, constraint, value, attributes, keyAlias);
+}
+
+/**
+ * `~X` or `~(K,V)` after a label (aliasv2): X and V name the field, K its label; `_` binds
+ * nothing. The current token is `~`.
+ */
+function postfixAlias(ps: ParserState): { field: ast.Ident | undefined; key: ast.Ident | undefined } {
+  next(ps);
+  const one = (): ast.Ident | undefined => {
+    if (ty(ps) !== "IDENT") {
+      addError(ps, ps.sc.start, `expected identifier in alias, found ${describe(ps)}`);
+      return undefined;
+    }
+    // `_` binds nothing: compare the keyword the scanner found.
+    const blank = ps.sc.keyword === "_";
+    const id = blank ? undefined : ident(ps);
+    next(ps);
+    return id;
+  };
+  if (ty(ps) !== "(") return { field: one(), key: undefined };
+  next(ps);
+  const key = one();
+  if (ty(ps) === ",") {
+    next(ps);
+    const field = one();
+    expect(ps, ")", "')'");
+    return { field, key };
+  }
+  // `label~(X)` is `label~X`.
+  expect(ps, ")", "')'");
+  return { field: key, key: undefined };
 }
 
 export function toLabel(ps: ParserState, e: ast.Expr): ast.Label {
@@ -280,6 +343,18 @@ export function comprehension(ps: ParserState): ast.Comprehension {
     if (kw === undefined) break;
     if (kw === "let") {
       push(ps, letClause(ps));
+    } else if (kw === "try") {
+      const cs = ps.sc.start;
+      next(ps);
+      if (ty(ps) === "{") {
+        // The struct form `try { … }` ends the clauses: its body is the comprehension's.
+        push(ps, new TryNode(ps.source, cs, undefined, undefined));
+        break;
+      }
+      const id = ident(ps);
+      next(ps);
+      expect(ps, "=", "'='");
+      push(ps, new TryNode(ps.source, cs, id, expr(ps)));
     } else if (kw === "if") {
       const cs = ps.sc.start;
       next(ps);
@@ -311,8 +386,14 @@ export function comprehension(ps: ParserState): ast.Comprehension {
     return new ComprehensionNode(ps.source, s, at, clauses, badStruct(ps, at));
   }
   const v = struct(ps);
+  // `else { … }` / `fallback { … }` (the try experiment): the result when nothing was produced.
+  let fallback: ast.StructLit | undefined;
+  if ((isIdent(ps, "else") || isIdent(ps, "fallback") || isIdent(ps, "otherwise")) && peek(ps) === "{") {
+    next(ps);
+    fallback = struct(ps);
+  }
   leave(ps);
-  return new ComprehensionNode(ps.source, s, v.end, clauses, v);
+  return new ComprehensionNode(ps.source, s, (fallback ?? v).end, clauses, v, fallback);
 }
 
 /** The empty stand-in body of a comprehension whose `{` is missing. */
@@ -324,7 +405,7 @@ function badStruct(ps: ParserState, at: number): ast.StructLit {
 export function peekIsClause(ps: ParserState): boolean {
   if (peek(ps) !== "IDENT") return false;
   const w = ps.sc.peekKeyword();
-  return w === "for" || w === "if" || w === "let";
+  return w === "for" || w === "if" || w === "let" || w === "try";
 }
 
 export function struct(ps: ParserState): ast.StructLit {

@@ -9,6 +9,7 @@ import {
   BinaryNode,
   CallNode,
   IndexNode,
+  OptionalRefNode,
   PostfixNode,
   SelectorNode,
   SliceNode,
@@ -43,6 +44,7 @@ import {
   mark,
   next,
   type ParserState,
+  peek,
   push,
   sync,
   take,
@@ -196,6 +198,14 @@ export function primary(ps: ParserState): ast.Expr {
         x = new PostfixNode(x, e);
         break;
       }
+      case "?": {
+        // `a?` (the try experiment); `a?:` is an optional field's label, left to the caller.
+        if (peek(ps) === ":") return x;
+        const e = ps.sc.end;
+        next(ps);
+        x = new OptionalRefNode(x, e);
+        break;
+      }
       default:
         return x;
     }
@@ -297,7 +307,7 @@ export function list(ps: ParserState): ast.ListLit {
     } else {
       if (ell !== undefined) addError(ps, ps.sc.start, "ellipsis must be the last element of a list");
       const kw = clauseKeyword(ps);
-      if (kw === "for" || kw === "if") push(ps, comprehension(ps));
+      if (kw === "for" || kw === "if" || kw === "try") push(ps, comprehension(ps));
       else if (atAlias(ps)) {
         const id = bindName(ps);
         next(ps);

@@ -141,9 +141,12 @@ export function describe(ps: ParserState): string {
  */
 export function atAlias(ps: ParserState): boolean {
   const sc = ps.sc;
-  if (sc.type !== "IDENT") return false;
+  return sc.type === "IDENT" && assignAt(ps, sc.end);
+}
+
+/** Whether `=` (not `==`, `=~`) follows offset `k` on its line. */
+export function assignAt(ps: ParserState, k: number): boolean {
   const text = ps.text;
-  let k = sc.end;
   let c = text.charCodeAt(k);
   while (k < ps.end && (c === 32 || c === 9 || c === 13)) c = text.charCodeAt(++k);
   if (k >= ps.end || c !== 61) return false;

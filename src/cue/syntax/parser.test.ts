@@ -51,7 +51,8 @@ function show(e: ast.Expr | ast.Comprehension | ast.Decl | ast.Label): string {
     case "Field": {
       const mark = e.constraint === "optional" ? "?" : e.constraint === "required" ? "!" : "";
       const attrs = e.attributes.map((a) => ` @${a.name}(${a.body})`).join("");
-      return `${e.alias ? `${e.alias.name}=` : ""}${show(e.label)}${mark}: ${show(e.value)}${attrs}`;
+      const key = e.keyAlias ? `${e.keyAlias.name}~` : "";
+      return `${key}${e.alias ? `${e.alias.name}=` : ""}${show(e.label)}${mark}: ${show(e.value)}${attrs}`;
     }
     case "DynamicLabel":
       return `(${e.alias ? `${e.alias.name}=` : ""}${show(e.expr)})`;
@@ -74,9 +75,11 @@ function show(e: ast.Expr | ast.Comprehension | ast.Decl | ast.Label): string {
             ? `for ${c.key ? `${c.key.name},` : ""}${c.value.name} in ${show(c.source)}`
             : c.kind === "If"
               ? `if ${show(c.condition)}`
-              : show(c),
+              : c.kind === "Try"
+                ? `try${c.ident ? ` ${c.ident.name}=${c.expr ? show(c.expr) : ""}` : ""}`
+                : show(c),
         )
-        .join(" ")} ${show(e.value)})`;
+        .join(" ")} ${show(e.value)}${e.fallback ? ` else ${show(e.fallback)}` : ""})`;
     default: {
       const never: never = e;
       return String(never);
@@ -207,12 +210,19 @@ describe("parseFile declarations", () => {
     ["[N=string]: {name: N}", "[N=string]: {name: N}"],
     ['[=~"^[a-z]+$"]: string', '[(=~"^[a-z]+$")]: string'],
     ["X=a: 1", "X=a: 1"],
+    ["a~X: 1\nb~(K,V)?: 2\nc~(_,W): 3", "X=a: 1; K~V=b?: 2; W=c: 3"],
+    ['("d")~(K,V): 1\n[string]~(L,_): 2\n[int]~F: 3', 'V=(K="d"): 1; [L=string]: 2; F=[int]: 3'],
     ["a: X={x: X.y}", "a: X={x: X.y}"],
     ["let x = 1\na: x", "let x=1; a: x"],
     ["#B\na: 1", "embed #B; a: 1"],
     ["a: {...}", "a: {...}"],
     ["a: {...string}", "a: {...string}"],
     ["for k, v in s { (k): v }", "(for k,v in s {(k): v})"],
+    ["try x = a? { b: x } else { c: 1 }\ntry { d: e? }", "(try x=(a?) {b: x} else {c: 1}); (try {d: (e?)})"],
+    [
+      "for x in l {x} fallback {y: 1}\ntry: 1\na?: int",
+      "(for x in l {embed x} else {y: 1}); try: 1; a?: int",
+    ],
     ["for x in s\nif x > 1\nlet y = x { a: y }", "(for x in s if (x > 1) let y=x {a: y})"],
     ["if a { b: 1 }", "(if a {b: 1})"],
     ["if !a { b: 1 }", "(if (!a) {b: 1})"],
@@ -319,7 +329,8 @@ describe("syntax errors", () => {
     ['a: "\\xff"', "1:5", "only allowed in bytes"],
     ["a: 0755", "1:4", "leading zero"],
     ["a: 1__0", "1:4", "illegal '_'"],
-    ["a: ~", "1:4", "illegal character U+007E"],
+    ["a: `", "1:4", "illegal character U+0060"],
+    ["a~X 1", "1:5", "expected ':' after alias"],
     ["_: 1", "1:1", "cannot use _ as label"],
     ["let _ = 1", "1:5", "cannot use _ as alias or let clause"],
     ["[string]?: 1", "1:9", "pattern constraints cannot be optional"],

@@ -43,7 +43,8 @@ export type TokenType =
   | ">"
   | ">="
   | "=~"
-  | "!~";
+  | "!~"
+  | "~";
 
 /** Decoded contents of a string token. */
 export interface StringInfo {
@@ -183,6 +184,9 @@ export function punctuation(text: string, s: number, c: number): TokenType | und
       return n === 61 ? "==" : n === 126 ? "=~" : "=";
     case 33:
       return n === 61 ? "!=" : n === 126 ? "!~" : "!";
+    case 126:
+      // `label~X` and `label~(K,V)` aliases (the aliasv2 experiment).
+      return "~";
     case 60:
       return n === 61 ? "<=" : "<";
     case 62:
