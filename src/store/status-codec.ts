@@ -2,7 +2,14 @@ import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import type { PerfDatum } from "../model/check-result.js";
 import type { ObjectState, StateType } from "../model/state.js";
 import type { AckRecord, StatusRecord } from "./records.js";
-import { createWireWriter, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, type WireWriter } from "./wire.js";
+import {
+  createWireWriter,
+  varintSize,
+  WIRE_FIXED64,
+  WIRE_LEN,
+  WIRE_VARINT,
+  type WireWriter,
+} from "./wire.js";
 
 /**
  * How the projection holds a status record: the record's fields in protobuf wire format, as the
@@ -145,10 +152,12 @@ function timestamp(w: WireWriter, field: number, ms: number | undefined): void {
   if (ms === undefined || ms === 0) return;
   const whole = Math.floor(ms);
   const seconds = Math.floor(whole / 1000);
-  const m = w.beginLen(field);
+  const nanos = (whole - seconds * 1000) * 1_000_000;
+  // A Timestamp is at most 2 tags and 15 bytes of varints: its length is always one byte.
+  w.tag(field, WIRE_LEN);
+  w.varint((seconds === 0 ? 0 : 1 + varintSize(seconds)) + (nanos === 0 ? 0 : 1 + varintSize(nanos)));
   uint(w, 1, seconds);
-  uint(w, 2, (whole - seconds * 1000) * 1_000_000);
-  w.endLen(m);
+  uint(w, 2, nanos);
 }
 
 /** The record of `key` from its encoding. */

@@ -58,6 +58,15 @@ export function createWireWriter(initial = 4096): WireWriter {
   };
   const varint = (n: number): void => {
     ensure(10);
+    if (n < 0x80000000) {
+      // The common case (tags, lengths, enums, seconds until 2038): integer shifts.
+      while (n >= 128) {
+        buf[pos++] = (n & 127) | 128;
+        n >>>= 7;
+      }
+      buf[pos++] = n;
+      return;
+    }
     while (n >= 128) {
       buf[pos++] = (n % 128) | 128;
       n = Math.floor(n / 128);
