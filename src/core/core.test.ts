@@ -201,6 +201,37 @@ describe("Core", () => {
     }
   });
 
+  it("knows an issued downtime id until the projection shows it, and not after it is deleted", async () => {
+    const clock = new FakeClock();
+    const core = await Core.open({ dataDir: tempDir(), config, clock });
+    try {
+      const id = core.newDowntimeId();
+      const schedule: CommandInput = {
+        type: "ScheduleDowntime",
+        id,
+        target: { object: { host: "host-00001" } },
+        start: clock.now(),
+        end: clock.now() + 60_000,
+        author: "ops",
+        comment: "",
+      };
+      // Deletable at once (issued, not yet applied), and after it is visible (in the projection).
+      await Promise.all([core.submit([schedule]), core.submit([{ type: "DeleteDowntime", id }])]);
+      await core.flush();
+      assert.equal(core.view.projection.downtime(id), undefined);
+      await assert.rejects(core.submit([{ type: "DeleteDowntime", id }]), /does not exist/);
+      const again = core.newDowntimeId();
+      await core.submit([{ ...schedule, id: again }]);
+      await core.flush();
+      assert.ok(core.view.projection.downtime(again));
+      await core.submit([{ type: "DeleteDowntime", id: again }]);
+      await core.flush();
+      await assert.rejects(core.submit([{ type: "DeleteDowntime", id: again }]), /does not exist/);
+    } finally {
+      await core.close();
+    }
+  });
+
   it("survives a restart and equals a fresh replay of the log", async () => {
     const dir = tempDir();
     const clock = new FakeClock();

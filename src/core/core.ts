@@ -131,12 +131,23 @@ export class Core {
     } catch (e) {
       return Promise.reject(e);
     }
+    const issued: string[] = [];
     for (const c of commands) {
-      if (c.type === "ScheduleDowntime" && c.id !== undefined) this.#issuedDowntimes.add(c.id);
+      if (c.type === "ScheduleDowntime" && c.id !== undefined) issued.push(c.id);
     }
+    for (const id of issued) this.#issuedDowntimes.add(id);
+    // An issued id is remembered until the projection shows the batch (and so the downtime).
+    const caller = options?.onVisible;
+    const onVisible =
+      issued.length === 0
+        ? caller
+        : () => {
+            for (const id of issued) this.#issuedDowntimes.delete(id);
+            caller?.();
+          };
     // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.
     const body = encoder.encode(JSON.stringify(commands.map(loggedForm)));
-    return this.#store.submit(now, body, options?.onVisible);
+    return this.#store.submit(now, body, onVisible);
   }
 
   /**
