@@ -25,3 +25,29 @@ test("timers pop in (due, kind, ordinal) order whatever the push order", () => {
     assert.equal(q.peek(), undefined);
   }
 });
+
+test("a heap of many timers, pushed and popped interleaved, pops in order", () => {
+  // A deterministic pseudo-random sequence (no Math.random: the test must not flake).
+  let x = 12345;
+  const next = (): number => {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    return x;
+  };
+  const q = createTimerQueue<number>();
+  const live: [number, TimerKind, number][] = [];
+  const kinds: TimerKind[] = [DOWNTIME_END, DOWNTIME_START, FRESHNESS];
+  for (let i = 0; i < 5000; i++) {
+    if (next() % 3 !== 0 || q.size === 0) {
+      const e: [number, TimerKind, number] = [next() % 100, kinds[next() % 3] as TimerKind, i];
+      q.push({ at: e[0], kind: e[1], ord: e[2], ref: i });
+      live.push(e);
+    } else {
+      live.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
+      const want = live.shift();
+      const got = q.pop();
+      assert.deepEqual([got?.at, got?.kind, got?.ord], want);
+      assert.equal(got?.ref, want?.[2]);
+    }
+    assert.equal(q.size, live.length);
+  }
+});

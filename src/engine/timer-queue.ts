@@ -22,73 +22,125 @@ export interface TimerEntry<T> {
   readonly ref: T;
 }
 
-function before<T>(a: TimerEntry<T>, b: TimerEntry<T>): boolean {
-  if (a.at !== b.at) return a.at < b.at;
-  if (a.kind !== b.kind) return a.kind < b.kind;
-  return a.ord < b.ord;
-}
-
 /** A min-heap of timer entries. */
 export interface TimerQueue<T> {
   push(entry: TimerEntry<T>): void;
+  /** The head entry (the same object until the queue changes). */
   peek(): TimerEntry<T> | undefined;
   pop(): TimerEntry<T> | undefined;
   clear(): void;
   readonly size: number;
 }
 
+/**
+ * The heap is held in parallel typed arrays (due time, kind, ordinal) beside an array of refs: a
+ * passive object has a freshness timer all its life, and at 100,000 objects an object per entry
+ * (with its due time boxed) cost 8 MB; the arrays cost 2.
+ */
 export function createTimerQueue<T>(): TimerQueue<T> {
-  let heap: TimerEntry<T>[] = [];
+  let at = new Float64Array(64);
+  let kind = new Uint8Array(64);
+  let ord = new Float64Array(64);
+  let refs: (T | undefined)[] = [];
+  let n = 0;
+  let head: TimerEntry<T> | undefined;
 
-  function up(i: number): void {
-    const e = heap[i] as TimerEntry<T>;
+  const grow = (): void => {
+    const cap = at.length * 2;
+    const a = new Float64Array(cap);
+    a.set(at);
+    at = a;
+    const k = new Uint8Array(cap);
+    k.set(kind);
+    kind = k;
+    const o = new Float64Array(cap);
+    o.set(ord);
+    ord = o;
+  };
+  /** Whether (a, k, o) sorts before the entry at position j. */
+  const before = (a: number, k: number, o: number, j: number): boolean => {
+    const aj = at[j] as number;
+    if (a !== aj) return a < aj;
+    const kj = kind[j] as number;
+    if (k !== kj) return k < kj;
+    return o < (ord[j] as number);
+  };
+  const move = (from: number, to: number): void => {
+    at[to] = at[from] as number;
+    kind[to] = kind[from] as number;
+    ord[to] = ord[from] as number;
+    refs[to] = refs[from];
+  };
+  const place = (i: number, a: number, k: number, o: number, r: T | undefined): void => {
+    at[i] = a;
+    kind[i] = k;
+    ord[i] = o;
+    refs[i] = r;
+  };
+  /** Sifts the entry (a, k, o, r) up from the hole at i. */
+  const up = (i: number, a: number, k: number, o: number, r: T | undefined): void => {
     while (i > 0) {
       const p = (i - 1) >> 1;
-      const pe = heap[p] as TimerEntry<T>;
-      if (!before(e, pe)) break;
-      heap[i] = pe;
+      if (!before(a, k, o, p)) break;
+      move(p, i);
       i = p;
     }
-    heap[i] = e;
-  }
-
-  function down(i: number): void {
-    const n = heap.length;
-    const e = heap[i] as TimerEntry<T>;
+    place(i, a, k, o, r);
+  };
+  /** Sifts the entry (a, k, o, r) down from the hole at i. */
+  const down = (i: number, a: number, k: number, o: number, r: T | undefined): void => {
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
-      const r = l + 1;
       let c = l;
-      if (r < n && before(heap[r] as TimerEntry<T>, heap[l] as TimerEntry<T>)) c = r;
-      const ce = heap[c] as TimerEntry<T>;
-      if (!before(ce, e)) break;
-      heap[i] = ce;
+      const rr = l + 1;
+      if (rr < n && before(at[rr] as number, kind[rr] as number, ord[rr] as number, l)) c = rr;
+      if (!childBefore(c, a, k, o)) break;
+      move(c, i);
       i = c;
     }
-    heap[i] = e;
-  }
+    place(i, a, k, o, r);
+  };
+  /** Whether the entry at c sorts before (a, k, o). */
+  const childBefore = (c: number, a: number, k: number, o: number): boolean => {
+    const ac = at[c] as number;
+    if (ac !== a) return ac < a;
+    const kc = kind[c] as number;
+    if (kc !== k) return kc < k;
+    return (ord[c] as number) < o;
+  };
 
   return {
-    push(entry) {
-      heap.push(entry);
-      up(heap.length - 1);
+    push(e) {
+      if (n === at.length) grow();
+      head = undefined;
+      up(n++, e.at, e.kind, e.ord, e.ref);
     },
-    peek: () => heap[0],
+    peek() {
+      if (n === 0) return undefined;
+      head ??= { at: at[0] as number, kind: kind[0] as TimerKind, ord: ord[0] as number, ref: refs[0] as T };
+      return head;
+    },
     pop() {
-      const top = heap[0];
-      const last = heap.pop();
-      if (heap.length > 0 && last !== undefined) {
-        heap[0] = last;
-        down(0);
-      }
+      const top = this.peek();
+      if (top === undefined) return undefined;
+      head = undefined;
+      n--;
+      const a = at[n] as number;
+      const k = kind[n] as number;
+      const o = ord[n] as number;
+      const r = refs[n];
+      refs[n] = undefined;
+      if (n > 0) down(0, a, k, o, r);
       return top;
     },
     clear() {
-      heap = [];
+      n = 0;
+      head = undefined;
+      refs = [];
     },
     get size() {
-      return heap.length;
+      return n;
     },
   };
 }
