@@ -1,7 +1,7 @@
-import { parsePluginOutput } from "../checks/nagios/index.js";
 import type { CheckResult } from "../model/check-result.js";
 import type { Command } from "../model/commands.js";
 import type { ExitStatus } from "../model/state.js";
+import { parsePluginOutput } from "../nagios/index.js";
 import type { SubmittedCommand } from "./validate.js";
 
 /**

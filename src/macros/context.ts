@@ -1,7 +1,7 @@
-import { formatPerfdata } from "../checks/nagios/perfdata.js";
 import type { PerfDatum } from "../model/check-result.js";
 import type { ContactConfig, HostConfig, ServiceConfig } from "../model/config.js";
 import type { ObjectState, StateType } from "../model/state.js";
+import { formatPerfdata } from "../nagios/perfdata.js";
 import type { MacroResolver } from "./expand.js";
 import { dateOf, durationOf, longDateTimeOf, timeOf } from "./format-time.js";
 

@@ -1,6 +1,6 @@
 import type { CheckOutcome } from "../../model/check-result.js";
 import { isExitStatus } from "../../model/state.js";
-import { parsePluginOutput } from "../nagios/plugin-output.js";
+import { parsePluginOutput } from "../../nagios/plugin-output.js";
 import { type ProcessResult, type ProcessSpec, runProcess } from "./run-process.js";
 
 /** Appended to the long output when a plugin printed more than the cap. */

@@ -1,5 +1,5 @@
 import type { SnmpAuthProto, SnmpPrivProto, SnmpProbe } from "../../model/config.js";
-import { parseRange } from "../nagios/range.js";
+import { parseRange } from "../../nagios/range.js";
 import { AES192_BLUMENTHAL, AES192_REEDER, desViaTripleDes, snmp } from "./net-snmp-extensions.js";
 
 /** How Lookout speaks one SNMPv3 protocol. */

@@ -1,4 +1,4 @@
-import type { PerfDatum } from "../../model/check-result.js";
+import type { PerfDatum } from "../model/check-result.js";
 import { parsePerfdata } from "./perfdata.js";
 
 /** Plugin output split the way Nagios splits it. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { PerfDatum } from "../../model/check-result.js";
+import type { PerfDatum } from "../model/check-result.js";
 import { formatPerfdata, parsePerfdata } from "./perfdata.js";
 import { parsePluginOutput } from "./plugin-output.js";
 

@@ -1,4 +1,4 @@
-import type { PerfDatum } from "../../model/check-result.js";
+import type { PerfDatum } from "../model/check-result.js";
 
 /**
  * Perfdata as the Nagios plugin guidelines define it: space-separated items

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import type { PerfDatum } from "../../model/check-result.js";
+import type { PerfDatum } from "../model/check-result.js";
 import { formatPerfdata, parsePerfdata } from "./perfdata.js";
 import { parsePluginOutput } from "./plugin-output.js";
 
