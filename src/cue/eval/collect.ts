@@ -11,7 +11,7 @@ import { runComprehension } from "./comprehension.js";
 import { constValue } from "./const-cache.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
-import { step } from "./engine.js";
+import { engine, step } from "./engine.js";
 import { applyPatternsToArc, evaluate } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
@@ -284,7 +284,10 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
 
 /** The value of `r` if it is (or evaluates to) a plain scalar, else undefined. */
 export function scalarValueOf(r: Vertex): Value | undefined {
-  if (r.status === COLLECTING) return undefined;
+  if (r.status === COLLECTING) {
+    engine().cycles++;
+    return undefined;
+  }
   evaluate(r);
   if (
     r.status !== EVALUATED ||

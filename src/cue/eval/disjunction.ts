@@ -434,7 +434,8 @@ function dedupe(values: Vertex[], defaults: boolean[]): void {
 export function adopt(v: Vertex, w: Vertex): void {
   evaluate(w);
   v.arcs = w.arcs;
-  if (v.arcs !== undefined) for (const a of v.arcs.values()) if (!a.isShared) a.parent = v;
+  v.borrowed = w.borrowed;
+  if (v.arcs !== undefined && !w.borrowed) for (const a of v.arcs.values()) if (!a.isShared) a.parent = v;
   v.scalar = w.scalar;
   v.scalarPos = w.scalarPos;
   v.structMark = w.structMark;

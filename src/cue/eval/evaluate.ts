@@ -20,6 +20,7 @@ import { exportTree } from "./export.js";
 import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { bindFrame } from "./scope.js";
+import { shareDefinition } from "./share.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
 import {
   type Binding,
@@ -39,7 +40,10 @@ import {
 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
 export function evaluate(v: Vertex): void {
-  if (v.status !== NEW) return;
+  if (v.status !== NEW) {
+    if (v.status === COLLECTING) engine().cycles++;
+    return;
+  }
   const e = engine();
   if (e.nesting > MAX_NESTING) {
     e.limitErr ??= bottom("limit", `evaluation nested deeper than ${MAX_NESTING} levels`);
@@ -48,10 +52,12 @@ export function evaluate(v: Vertex): void {
     return;
   }
   e.nesting++;
+  const cycles = e.cycles;
   try {
     evaluateInner(v);
   } finally {
     e.nesting--;
+    if (e.cycles !== cycles) v.cyclic = true;
   }
 }
 
@@ -71,6 +77,10 @@ function evaluateInner(v: Vertex): void {
       v,
       bottom("limit", `structure deeper than ${engine().limits.maxDepth} levels (structural cycle?)`),
     );
+    v.status = EVALUATED;
+    return;
+  }
+  if (v.conjuncts.length === 1 && shareDefinition(v)) {
     v.status = EVALUATED;
     return;
   }
@@ -304,6 +314,7 @@ function isConcreteDeep(v: Vertex): boolean {
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
 export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
+    engine().cycles++;
     if (isAtom(v.scalar) || (v.scalar.t === "disj" && v.scalar.hasDefault)) return v.scalar;
     return bottom("cycle", `cycle with field: ${displayLabel(v.label)}`, posArray(v.declPos));
   }
@@ -361,6 +372,10 @@ export function refresh(v: Vertex): void {
   v.lateConjuncts = false;
   v.status = NEW;
   v.arcs = undefined;
+  if (v.borrowed) {
+    v.borrowed = false;
+    v.hasEllipsis = false;
+  }
   v.scalar = { t: "top" };
   v.scalarPos = undefined;
   v.structMark = 0;

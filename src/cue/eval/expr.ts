@@ -8,7 +8,7 @@ import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
 import { addConjunct, inDefinition } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
-import { step } from "./engine.js";
+import { engine, step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp } from "./ops.js";
@@ -33,7 +33,10 @@ export type RefResult =
 
 function ready(v: Vertex): void {
   const p = v.parent;
-  if (p !== undefined && !v.isLet && p.status !== COLLECTING) evaluate(p);
+  if (p !== undefined && !v.isLet) {
+    if (p.status !== COLLECTING) evaluate(p);
+    else engine().cycles++;
+  }
   if (v.lateConjuncts && v.status === EVALUATED) refresh(v);
 }
 
@@ -45,7 +48,10 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
   if (r !== undefined) {
     const v = r.v;
     ready(v);
-    if (v.status === COLLECTING) return { t: "vertex", v };
+    if (v.status === COLLECTING) {
+      engine().cycles++;
+      return { t: "vertex", v };
+    }
     evaluate(v);
     if (v.err !== undefined) return { t: "value", v: v.err };
     if (v.disj !== undefined) return { t: "value", v: vertexValue(v) };
@@ -187,12 +193,16 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
 function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
   const a = v.arcs?.get(sel);
   if (a === undefined || a.notAllowed) {
-    if (v.status === COLLECTING) return { t: "vertex", v: v.arc(sel) };
+    if (v.status === COLLECTING) {
+      engine().cycles++;
+      return { t: "vertex", v: v.arc(sel) };
+    }
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }
     const closed =
-      v.groups?.some((g) => !g.open && groupActive(g)) === true || (inDefinition(v) && !v.hasEllipsis);
+      v.groups?.some((g) => !g.open && groupActive(g)) === true ||
+      ((v.borrowed || inDefinition(v)) && !v.hasEllipsis);
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };

@@ -16,7 +16,7 @@ import { groupActive, groupHas, type PatternEntry, type Vertex } from "./vertex.
 
 function isClosed(v: Vertex): boolean {
   evaluate(v);
-  if (v.structMark > 0 && inDefinition(v)) return true;
+  if (v.structMark > 0 && (v.borrowed || inDefinition(v))) return true;
   return v.groups?.some(groupActive) === true;
 }
 
@@ -45,7 +45,7 @@ function allows(v: Vertex, sel: AllowsSelector): boolean {
   }
   if (sel.kind === "anyIndex") return false;
   const groups = (v.groups ?? []).filter((g) => g.ctx.skipAt !== v && groupActive(g));
-  const defClosed = groups.length === 0 && inDefinition(v) && !v.hasEllipsis;
+  const defClosed = groups.length === 0 && (v.borrowed || inDefinition(v)) && !v.hasEllipsis;
   if (sel.kind === "label") {
     if (v.arcs?.get(sel.name) !== undefined) return true;
     if (defClosed) return (v.patterns ?? []).some((p) => patternMatches(p, sel.name));

@@ -236,6 +236,10 @@ const NOT_ALLOWED = 1 << 10;
 const IS_LET = 1 << 11;
 const SHARED = 1 << 12;
 const ELLIPSIS = 1 << 13;
+const LATE_ADD = 1 << 14;
+const BORROWED = 1 << 15;
+const SHARE_SHIFT = 16; // shareState: bits 16-17
+const CYCLIC = 1 << 18;
 
 export class Vertex {
   parent: Vertex | undefined;
@@ -329,6 +333,40 @@ export class Vertex {
   }
   set hasEllipsis(v: boolean) {
     this.#bit(ELLIPSIS, v);
+  }
+  /**
+   * This vertex or one below it received a conjunct after its evaluation had started: evaluating
+   * it again from its conjuncts could give another result, so export never releases it.
+   */
+  get lateAdded(): boolean {
+    return (this.#flags & LATE_ADD) !== 0;
+  }
+  /**
+   * The arcs belong to the evaluated definition this field refers to (structure sharing, see
+   * share.ts): never modify them through this vertex.
+   */
+  get borrowed(): boolean {
+    return (this.#flags & BORROWED) !== 0;
+  }
+  set borrowed(v: boolean) {
+    this.#bit(BORROWED, v);
+  }
+  /**
+   * Evaluating this vertex read a vertex whose evaluation was in progress (a reference cycle): its
+   * result may depend on the order of evaluation, so it is not shared.
+   */
+  get cyclic(): boolean {
+    return (this.#flags & CYCLIC) !== 0;
+  }
+  set cyclic(v: boolean) {
+    this.#bit(CYCLIC, v);
+  }
+  /** Whether this evaluated subtree can be shared: 0 not known yet, 1 yes, 2 no. */
+  get shareState(): number {
+    return (this.#flags >> SHARE_SHIFT) & 3;
+  }
+  set shareState(v: number) {
+    this.#flags = (this.#flags & ~(3 << SHARE_SHIFT)) | (v << SHARE_SHIFT);
   }
   /** A let binding's vertex (not an arc of its parent). */
   get isLet(): boolean {
@@ -433,6 +471,10 @@ export class Vertex {
 
   /** Adds a conjunct (small arrays are kept exact-size: most vertices have one to three). */
   addConj(c: Conjunct): void {
+    if ((this.#flags & (3 << ST_SHIFT)) !== NEW << ST_SHIFT) {
+      for (let v: Vertex | undefined = this; v !== undefined && !v.lateAdded; v = v.parent)
+        v.#flags |= LATE_ADD;
+    }
     const cs = this.conjuncts;
     if (c.expr !== undefined) {
       // The same expression reaching a vertex twice through equivalent scopes (e.g. a definition
