@@ -7,6 +7,7 @@
 import type * as ast from "../syntax/ast.js";
 import { identKind } from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
+import { closeExtra, closeLit, closeOpen, closePattern } from "./closedness.js";
 import { runComprehension } from "./comprehension.js";
 import { constValue } from "./const-cache.js";
 import { resolveDefaultValue } from "./defaults.js";
@@ -24,7 +25,6 @@ import {
   COLLECTING,
   type Conjunct,
   EVALUATED,
-  type Group,
   NO_CLOSE,
   OPTIONAL,
   posArray,
@@ -52,20 +52,20 @@ export function setErr(v: Vertex, e: BottomV): void {
  */
 export function childCtx(ctx: CloseSet, _label: string): CloseSet {
   if (ctx.length === 0) return NO_CLOSE;
+  if (ctx === lastCtxIn) return lastCtxOut;
   let all = true;
   for (const c of ctx) if (!c.recursive) all = false;
   if (all) return ctx;
-  const out = ctx.filter((c) => c.recursive);
-  return out.length === 0 ? NO_CLOSE : out;
+  const f = ctx.filter((c) => c.recursive);
+  const out = f.length === 0 ? NO_CLOSE : f;
+  // The fields of one struct literal share their context set: remember the last answer.
+  lastCtxIn = ctx;
+  lastCtxOut = out;
+  return out;
 }
 
-function groupOf(v: Vertex, c: CloseCtx): Group {
-  const gs = v.groups;
-  if (gs !== undefined) for (const g of gs) if (g.ctx === c) return g;
-  const g: Group = { ctx: c, lits: [], extra: undefined, patterns: undefined, open: false };
-  v.groups = appendTo(gs, g);
-  return g;
-}
+let lastCtxIn: CloseSet | undefined;
+let lastCtxOut: CloseSet = NO_CLOSE;
 
 /** Whether a vertex label or reference names a definition (or lives inside one). */
 export function inDefinition(v: Vertex): boolean {
@@ -235,7 +235,7 @@ export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
 export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   if (r === v || v.expanding?.includes(r)) {
     // A cyclic embedding contributes the whole vertex: it allows every label.
-    for (const g of c.ctx) groupOf(v, g).open = true;
+    closeOpen(v, c.ctx);
     return;
   }
   for (let a = v.parent; a !== undefined; a = a.parent) {
@@ -513,12 +513,7 @@ export function addField(
   });
   // Declarations outside definitions (the user's) come first in positions.
   a.declPos = ctx.length === 0 ? prependPos(a.declPos, d.label.pos) : appendPos(a.declPos, d.label.pos);
-  if (dynamic) {
-    for (const g of ctx) {
-      const gr = groupOf(v, g);
-      gr.extra = gr.extra === undefined ? [name] : gr.extra.concat([name]);
-    }
-  }
+  if (dynamic) closeExtra(v, ctx, name);
 }
 
 function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
@@ -532,10 +527,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   }
   const mark = info.strong ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
-  for (const g of ctx) {
-    const gr = groupOf(v, g);
-    gr.lits = gr.lits.concat([lit]);
-  }
+  closeLit(v, ctx, lit);
   let hasEmbed = false;
   for (const d of lit.decls) {
     switch (d.kind) {
@@ -550,10 +542,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
           case "PatternLabel": {
             const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
             v.patterns = appendTo(v.patterns, p);
-            for (const g of ctx) {
-              const gr = groupOf(v, g);
-              gr.patterns = gr.patterns === undefined ? [p] : gr.patterns.concat([p]);
-            }
+            closePattern(v, ctx, p);
             if (v.patternsApplied && v.arcs !== undefined) {
               for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
             }
@@ -574,7 +563,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       case "Ellipsis":
         v.hasEllipsis = true;
-        for (const g of ctx) groupOf(v, g).open = true;
+        closeOpen(v, ctx);
         break;
       case "BadDecl":
         setErr(v, bottom("syntax", "invalid declaration", [d.pos]));

@@ -445,7 +445,7 @@ export function adopt(v: Vertex, w: Vertex): void {
   v.listParts = w.listParts;
   v.patterns = w.patterns;
   v.patternsApplied = w.patternsApplied;
-  v.groups = w.groups;
+  v.closeItems = w.closeItems;
   v.err = w.err;
   v.disj = w.disj;
 }

@@ -4,6 +4,7 @@
  * children are evaluated on demand (by references, by export, or by disjunct elimination).
  */
 
+import { allows, closingContexts } from "./closedness.js";
 import {
   addConjunct,
   childCtx,
@@ -28,8 +29,6 @@ import {
   type Conjunct,
   displayLabel,
   EVALUATED,
-  groupActive,
-  groupHas,
   NEW,
   OPTIONAL,
   type PatternEntry,
@@ -228,27 +227,25 @@ function finishList(v: Vertex): void {
 }
 
 function checkClosed(v: Vertex): void {
-  const groups = v.groups;
-  if (groups === undefined || v.arcs === undefined || v.isList) return;
+  if (v.closeItems === undefined || v.arcs === undefined || v.isList) return;
+  const closing = closingContexts(v);
+  if (closing.length === 0) return;
   const arcs = v.arcs;
-  // forEach: for-of over a Map allocates an entry per field, and this runs for every closed struct.
-  arcs.forEach((arc, label) => {
+  for (const arc of arcs.values()) {
     let a = arc;
-    if (label.startsWith("_") || label.startsWith("#")) return;
-    for (const g of groups) {
-      if (g.open || groupHas(g, label) || g.ctx.skipAt === v || !groupActive(g)) continue;
-      if (g.patterns?.some((p) => patternMatches(p, label))) continue;
-      if (a.isShared) a = unshare(v, a);
-      if (a.fieldType === OPTIONAL) {
-        // An optional field a closed struct does not allow is simply not there.
-        arcs.delete(label);
-        return;
-      }
-      setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
-      a.notAllowed = true;
-      return;
+    const label = a.label;
+    const c0 = label.charCodeAt(0);
+    if (c0 === 0x5f || c0 === 0x23) continue;
+    if (allows(v, closing, label)) continue;
+    if (a.isShared) a = unshare(v, a);
+    if (a.fieldType === OPTIONAL) {
+      // An optional field a closed struct does not allow is simply not there.
+      arcs.delete(label);
+      continue;
     }
-  });
+    setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
+    a.notAllowed = true;
+  }
 }
 
 function hasRegularArcs(v: Vertex): boolean {
@@ -383,7 +380,7 @@ export function refresh(v: Vertex): void {
   v.listParts = undefined;
   v.patterns = undefined;
   v.patternsApplied = false;
-  v.groups = undefined;
+  v.closeItems = undefined;
   v.err = undefined;
   v.disj = undefined;
   v.seen = undefined;

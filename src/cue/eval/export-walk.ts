@@ -170,15 +170,16 @@ function collectOnly(s: State, v: Vertex, path: string[], depth: number): void {
   if (depth > 1000 || v.disj !== undefined || v.arcs === undefined) return;
   const arcs = v.arcs;
   const release = s.release > 0 && arcs.size >= s.release;
-  arcs.forEach((a, label) => {
-    if (a.fieldType === OPTIONAL) return;
+  for (const a of arcs.values()) {
+    const label = a.label;
+    if (a.fieldType === OPTIONAL) continue;
     const before = s.e1.length;
     const cycles = engine().cycles;
     enter(s, path, displayLabel(label));
     collectOnly(s, a, path, depth + 1);
     leave(s, path);
     if (release && s.e1.length === before && releasable(s, displayLabel(a.label), cycles)) releaseArc(v, a);
-  });
+  }
 }
 
 function pad(s: State, n: number): string {
@@ -245,12 +246,13 @@ function visit(
   if (v.structMark > 0) return visitStruct(s, v, path, depth, coll, lvl);
   if (coll) {
     // A scalar with hidden fields (`{5, _h: 1}`): `errors` still looks at them.
-    v.arcs?.forEach((a, label) => {
-      if (a.fieldType === OPTIONAL) return;
+    for (const a of v.arcs?.values() ?? []) {
+      const label = a.label;
+      if (a.fieldType === OPTIONAL) continue;
       enter(s, path, displayLabel(label));
       collectOnly(s, a, path, depth + 1);
       leave(s, path);
-    });
+    }
   }
   return scalar(s, v.scalar, v, path, lvl);
 }
@@ -278,12 +280,13 @@ function visitList(
     }
   }
   if (coll && !together && arcs !== undefined) {
-    arcs.forEach((a, label) => {
-      if (a.fieldType === OPTIONAL) return;
+    for (const a of arcs.values()) {
+      const label = a.label;
+      if (a.fieldType === OPTIONAL) continue;
       enter(s, path, displayLabel(label));
       collectOnly(s, a, path, depth + 1);
       leave(s, path);
-    });
+    }
   }
   const release = s.release > 0 && n >= s.release;
   const json = s.output === "json";
@@ -337,8 +340,9 @@ function visitStruct(
   let count = 0;
   if (arcs !== undefined) {
     const release = s.release > 0 && arcs.size >= s.release;
-    arcs.forEach((a, label) => {
-      if (a.fieldType === OPTIONAL) return;
+    for (const a of arcs.values()) {
+      const label = a.label;
+      if (a.fieldType === OPTIONAL) continue;
       const c0 = label.charCodeAt(0);
       const name = displayLabel(label);
       enter(s, path, name);
@@ -346,7 +350,7 @@ function visitStruct(
         // Hidden fields and definitions: `errors` only.
         if (coll) collectOnly(s, a, path, depth + 1);
         leave(s, path);
-        return;
+        continue;
       }
       if (a.fieldType === REQUIRED) {
         if (coll) collectOnly(s, a, path, depth + 1);
@@ -361,7 +365,7 @@ function visitStruct(
           path,
         );
         leave(s, path);
-        return;
+        continue;
       }
       if (json) {
         if (count > 0) s.out.push(",");
@@ -387,7 +391,7 @@ function visitStruct(
       }
       if (release && s.e1.length === e1 && s.e2.length === e2 && releasable(s, name, cycles))
         releaseArc(v, a);
-    });
+    }
   }
   if (json) {
     if (count === 0) s.out.push("}");

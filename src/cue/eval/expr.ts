@@ -6,6 +6,7 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
+import { closedByContext } from "./closedness.js";
 import { addConjunct, inDefinition } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { engine, step } from "./engine.js";
@@ -20,7 +21,6 @@ import {
   displayLabel,
   EVALUATED,
   type Frame,
-  groupActive,
   NO_CLOSE,
   OPTIONAL,
   strLabel,
@@ -200,9 +200,7 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }
-    const closed =
-      v.groups?.some((g) => !g.open && groupActive(g)) === true ||
-      ((v.borrowed || inDefinition(v)) && !v.hasEllipsis);
+    const closed = closedByContext(v) || ((v.borrowed || inDefinition(v)) && !v.hasEllipsis);
     return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };

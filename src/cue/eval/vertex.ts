@@ -213,7 +213,7 @@ class VertexExtra {
   listLen = 0;
   patterns: PatternEntry[] | undefined = undefined;
   deferred: Deferred[] | undefined = undefined;
-  groups: Group[] | undefined = undefined;
+  closeItems: unknown[] | undefined = undefined;
   disj: VertexDisj | undefined = undefined;
   choices: Map<ast.Node, number[]> | undefined = undefined;
   seen: ast.Node[] | undefined = undefined;
@@ -401,11 +401,12 @@ export class Vertex {
   set deferred(v: Deferred[] | undefined) {
     if (v !== undefined || this.#x !== undefined) this.#extra().deferred = v;
   }
-  get groups(): Group[] | undefined {
-    return this.#x?.groups;
+  /** Closedness records `[ctxSet, item, …]` (see closedness.ts). */
+  get closeItems(): unknown[] | undefined {
+    return this.#x?.closeItems;
   }
-  set groups(v: Group[] | undefined) {
-    if (v !== undefined || this.#x !== undefined) this.#extra().groups = v;
+  set closeItems(v: unknown[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().closeItems = v;
   }
   get disj(): VertexDisj | undefined {
     return this.#x?.disj;

@@ -1,0 +1,167 @@
+/**
+ * Closedness bookkeeping. Every struct literal, pattern, `...` and dynamic field that reaches a
+ * vertex through closedness contexts (references to definitions, `close()`) is recorded once, with
+ * the context set it came through, in one flat array per vertex: `[ctxSet, item, ctxSet, item, …]`.
+ * A context's group — what it allows at this vertex — is the items whose set contains it. Keeping
+ * one record per literal instead of one group object per context and vertex matters at scale: a
+ * field nested in five definitions would otherwise allocate five groups and five label lists.
+ */
+
+import type * as ast from "../syntax/ast.js";
+import { appendTo } from "./collect.js";
+import { patternMatches } from "./evaluate.js";
+import type { CloseCtx, CloseSet, Group, PatternEntry, Vertex } from "./vertex.js";
+import { staticLabels } from "./vertex.js";
+
+/** The item recorded for a `...` (or a cyclic embedding, which allows every label). */
+const OPEN = { open: true } as const;
+
+type Item = ast.StructLit | PatternEntry | string | typeof OPEN;
+
+function record(v: Vertex, ctx: CloseSet, item: Item): void {
+  if (ctx.length === 0) return;
+  const xs = v.closeItems;
+  if (xs === undefined) v.closeItems = [ctx, item];
+  else v.closeItems = xs.concat([ctx, item]);
+}
+
+/** A struct literal unified into `v` through the contexts `ctx`. */
+export function closeLit(v: Vertex, ctx: CloseSet, lit: ast.StructLit): void {
+  record(v, ctx, lit);
+}
+
+/** A pattern constraint declared through `ctx`. */
+export function closePattern(v: Vertex, ctx: CloseSet, p: PatternEntry): void {
+  record(v, ctx, p);
+}
+
+/** A `...` (or a cyclic embedding): the contexts allow every label here. */
+export function closeOpen(v: Vertex, ctx: CloseSet): void {
+  record(v, ctx, OPEN);
+}
+
+/** A dynamic or comprehension-generated field label, allowed by the contexts it came through. */
+export function closeExtra(v: Vertex, ctx: CloseSet, label: string): void {
+  record(v, ctx, label);
+}
+
+function isLit(x: Item): x is ast.StructLit {
+  return typeof x === "object" && "kind" in x;
+}
+
+function isPattern(x: Item): x is PatternEntry {
+  return typeof x === "object" && "field" in x;
+}
+
+/** Per context: the bit mask of the records it belongs to, and whether it closes at all. */
+interface CtxInfo {
+  readonly ctx: CloseCtx;
+  mask: number;
+  open: boolean;
+  lits: number;
+  patterns: boolean;
+}
+
+function contexts(xs: readonly unknown[]): CtxInfo[] {
+  const out: CtxInfo[] = [];
+  for (let i = 0, bit = 0; i < xs.length; i += 2, bit++) {
+    const set = xs[i] as CloseSet;
+    const item = xs[i + 1] as Item;
+    for (const c of set) {
+      let info: CtxInfo | undefined;
+      for (const x of out) {
+        if (x.ctx === c) {
+          info = x;
+          break;
+        }
+      }
+      if (info === undefined) {
+        info = { ctx: c, mask: 0, open: false, lits: 0, patterns: false };
+        out.push(info);
+      }
+      if (bit < 31) info.mask |= 1 << bit;
+      if (item === OPEN) info.open = true;
+      else if (isLit(item)) info.lits++;
+      else if (isPattern(item)) info.patterns = true;
+    }
+  }
+  return out;
+}
+
+/** Whether a context closes its vertex at all (see CloseCtx.fromEmbed). */
+function active(x: CtxInfo): boolean {
+  return !x.ctx.fromEmbed || x.lits > 1 || x.patterns || x.open;
+}
+
+/** Whether the records of context `x` allow `label` (patterns included). */
+function allowedBy(xs: readonly unknown[], x: CtxInfo, label: string): boolean {
+  const exact = xs.length > 62; // more records than mask bits: test membership directly
+  for (let i = 0, bit = 0; i < xs.length; i += 2, bit++) {
+    if (exact ? !(xs[i] as CloseSet).includes(x.ctx) : (x.mask & (1 << bit)) === 0) continue;
+    const item = xs[i + 1] as Item;
+    if (typeof item === "string") {
+      if (item === label) return true;
+    } else if (item === OPEN) return true;
+    else if (isLit(item)) {
+      if (staticLabels(item).has(label)) return true;
+    } else if (isPattern(item) && patternMatches(item, label)) return true;
+  }
+  return false;
+}
+
+/** The contexts that close `v`, one per distinct set of records. */
+export type Closing = readonly CtxInfo[];
+
+/**
+ * The contexts that close `v` (not open, active, not skipped at `v`): a label must be allowed by
+ * each. Contexts that belong to the same records allow the same labels, so only one of them is
+ * kept. Empty when nothing closes `v`.
+ */
+export function closingContexts(v: Vertex): Closing {
+  const xs = v.closeItems;
+  if (xs === undefined) return [];
+  const exact = xs.length > 62;
+  const out: CtxInfo[] = [];
+  for (const x of contexts(xs)) {
+    if (x.open || x.ctx.skipAt === v || !active(x)) continue;
+    if (!exact && out.some((y) => y.mask === x.mask)) continue;
+    out.push(x);
+  }
+  return out;
+}
+
+/** Whether `label` is allowed at `v` by every closing context (from {@link closingContexts}). */
+export function allows(v: Vertex, closing: Closing, label: string): boolean {
+  const xs = v.closeItems;
+  if (xs === undefined) return true;
+  for (const x of closing) if (!allowedBy(xs, x, label)) return false;
+  return true;
+}
+
+/** Whether some context closes `v` (not open and active; used for "undefined field" errors). */
+export function closedByContext(v: Vertex): boolean {
+  const xs = v.closeItems;
+  if (xs === undefined) return false;
+  for (const x of contexts(xs)) if (!x.open && active(x)) return true;
+  return false;
+}
+
+/** The groups of `v` as objects (inspection tools). */
+export function groupsOf(v: Vertex): Group[] {
+  const xs = v.closeItems;
+  if (xs === undefined) return [];
+  const out: Group[] = [];
+  for (const x of contexts(xs)) {
+    const g: Group = { ctx: x.ctx, lits: [], extra: undefined, patterns: undefined, open: x.open };
+    for (let i = 0; i < xs.length; i += 2) {
+      if (!(xs[i] as CloseSet).includes(x.ctx)) continue;
+      const item = xs[i + 1] as Item;
+      if (typeof item === "string") g.extra = appendTo(g.extra, item);
+      else if (item === OPEN) g.open = true;
+      else if (isLit(item)) g.lits.push(item);
+      else if (isPattern(item)) g.patterns = appendTo(g.patterns, item);
+    }
+    out.push(g);
+  }
+  return out;
+}
