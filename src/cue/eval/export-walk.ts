@@ -95,7 +95,10 @@ interface State {
   readonly pads: string[];
   readonly sep: string;
   // Positions of exported fields per output container.
-  readonly index: WeakMap<object, unknown[]>;
+  // (A table keyed by container would cost a hash insertion per container during export; the
+  // pairs are indexed on the first query instead, which most exports never make.)
+  readonly containers: object[];
+  readonly records: unknown[][];
 }
 
 function isIncomplete(e: ErrInfo): boolean {
@@ -126,7 +129,8 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     indent,
     pads: [],
     sep: indent > 0 ? ": " : ":",
-    index: new WeakMap(),
+    containers: [],
+    records: [],
   };
   if (names !== undefined) for (const l of path) if (names.names.has(l)) s.named++;
   const data = visit(s, root, path, 0, o.collect, o.exportToo, 0);
@@ -135,7 +139,7 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     errors: s.e1,
     exportErrors: s.e2,
     data: ok && s.output === "data" ? data : undefined,
-    positions: ok && s.output === "data" ? positionIndex(s.index) : undefined,
+    positions: ok && s.output === "data" ? positionIndex(s.containers, s.records) : undefined,
     text: ok && s.output === "json" ? s.out.join("") : undefined,
   };
 }
@@ -320,7 +324,10 @@ function visitList(
     else s.out.push(pad(s, lvl), "]");
   }
   if (items === undefined || s.failed) return undefined;
-  if (pos !== undefined) s.index.set(items, pos);
+  if (pos !== undefined) {
+    s.containers.push(items);
+    s.records.push(pos);
+  }
   return items;
 }
 
@@ -398,7 +405,10 @@ function visitStruct(
     else s.out.push(pad(s, lvl), "}");
   }
   if (obj === undefined || s.failed) return undefined;
-  if (pos !== undefined) s.index.set(obj, pos);
+  if (pos !== undefined) {
+    s.containers.push(obj);
+    s.records.push(pos);
+  }
   return obj;
 }
 
@@ -514,10 +524,20 @@ function valuePositions(a: Vertex): PosList {
  * output order, for lists `[declPos, valuePos, …]` by element index. Containers with many fields
  * get a key → slot map on their first query.
  */
-function positionIndex(index: WeakMap<object, unknown[]>): PositionIndex {
+function positionIndex(containers: object[], records: unknown[][]): PositionIndex {
+  let built: Map<object, unknown[]> | undefined;
+  const index = (): Map<object, unknown[]> => {
+    if (built === undefined) {
+      built = new Map();
+      for (let i = 0; i < containers.length; i++) built.set(containers[i] as object, records[i] as unknown[]);
+      containers.length = 0;
+      records.length = 0;
+    }
+    return built;
+  };
   const slots = new WeakMap<object, Map<string, number>>();
   const find = (container: object, key: string | number): number => {
-    const rec = index.get(container);
+    const rec = index().get(container);
     if (rec === undefined) return -1;
     if (Array.isArray(container)) {
       const i = Number(key);
@@ -539,7 +559,7 @@ function positionIndex(index: WeakMap<object, unknown[]>): PositionIndex {
   const at = (container: object, key: string | number, which: 0 | 1): readonly Position[] => {
     const i = find(container, key);
     if (i < 0) return [];
-    const rec = index.get(container) as unknown[];
+    const rec = index().get(container) as unknown[];
     return dedupePositions(posArray(rec[i + which] as PosList));
   };
   return {
