@@ -10,6 +10,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import type { Pos } from "../syntax/position.js";
 import { addConjunct, appendTo, inDefinition, meetScalar, scalarValueOf, setErr } from "./collect.js";
 import { discriminated } from "./discriminator.js";
 import { engine } from "./engine.js";
@@ -18,11 +19,20 @@ import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { type BottomV, bottom, type DisjV, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, type Frame, Vertex } from "./vertex.js";
 
-interface Term {
-  readonly c: Conjunct;
+/** One alternative of a flattened disjunction. */
+export interface Term {
+  readonly expr: ast.Expr | undefined;
+  readonly env: Frame;
   readonly def: boolean;
+  /**
+   * The term's conjunct when it is not the usual one (`expr` in `env` with the disjunction's own
+   * contexts): alternatives reached through a reference to another disjunction, and value terms.
+   */
+  readonly c: Conjunct | undefined;
+  /** The term's discriminator literals, cached by the discriminator (null: none). */
+  lits: ReadonlyMap<string, Value> | null | undefined;
 }
 
 /** A disjunction met while collecting a vertex. */
@@ -31,11 +41,26 @@ export interface PendingDisj {
   readonly occ: number;
   readonly terms: readonly Term[];
   readonly hasDefault: boolean;
+  /** The closedness contexts of the conjunct the disjunction came from. */
+  readonly ctx: CloseSet;
+}
+
+/** The conjunct to unify for a chosen term. */
+export function termConj(p: PendingDisj, t: Term): Conjunct {
+  return t.c ?? { expr: t.expr, env: t.env, ctx: p.ctx, value: undefined, pos: termPos(t), embed: false };
+}
+
+function termPos(t: Term): Pos {
+  return t.c?.pos ?? (t.expr as ast.Expr).pos;
 }
 
 interface Flat {
-  terms: Term[];
-  hasDefault: boolean;
+  readonly terms: Term[];
+  readonly hasDefault: boolean;
+  /** Every term uses the disjunction's own contexts (`c` unset), so the result can be cached. */
+  uniform: boolean;
+  /** The vertices references resolved to, with their conjuncts then: a cached result is reused only while they are unchanged. */
+  readonly deps: (Vertex | Conjunct[])[];
 }
 
 function splitAlts(e: ast.Expr, out: { expr: ast.Expr; marked: boolean }[]): void {
@@ -61,48 +86,104 @@ function unparen(e: ast.Expr): ast.Expr {
   return e.kind === "Paren" ? unparen(e.expr) : e;
 }
 
-function expandAlt(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
+/** Adds the terms of one alternative to `out`; returns whether the alternative had defaults. */
+function expandAlt(
+  e: ast.Expr,
+  env: Frame,
+  ctx: CloseSet,
+  depth: number,
+  out: Flat,
+  marked: boolean,
+  anyMarked: boolean,
+): void {
   const x = unparen(e);
-  if (x.kind === "Binary" && x.op === "|") return flattenExpr(x, env, ctx, depth + 1);
+  if (x.kind === "Binary" && x.op === "|") {
+    addSub(out, flattenInner(x, env, ctx, depth + 1, out.deps), ctx, ctx, marked, anyMarked);
+    return;
+  }
   if ((x.kind === "Ident" || x.kind === "Selector") && depth < 20) {
     const r = resolveRef(x, env);
-    if (r.t === "vertex" && r.v.conjuncts.length === 1) {
-      const rc = r.v.conjuncts[0];
-      if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
-        let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat([...rc.ctx]);
-        if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
-        return flattenExpr(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1);
+    if (r.t === "vertex") {
+      out.deps.push(r.v, r.v.conjuncts);
+      if (r.v.conjuncts.length === 1) {
+        const rc = r.v.conjuncts[0];
+        if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
+          let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat([...rc.ctx]);
+          if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
+          const sub = flattenInner(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1, out.deps);
+          addSub(out, sub, nctx, ctx, marked, anyMarked);
+          return;
+        }
       }
     }
   }
-  return {
-    terms: [{ c: { expr: x, env, ctx, value: undefined, pos: x.pos, embed: false }, def: false }],
-    hasDefault: false,
-  };
+  out.terms.push({ expr: x, env, def: marked, c: undefined, lits: undefined });
+}
+
+/** Adds the terms of a nested disjunction, with the default rules (spec: M and D). */
+function addSub(
+  out: Flat,
+  sub: Flat,
+  subCtx: CloseSet,
+  ctx: CloseSet,
+  marked: boolean,
+  anyMarked: boolean,
+): void {
+  if (!sub.uniform || subCtx !== ctx) out.uniform = false;
+  for (const t of sub.terms) {
+    let def: boolean;
+    if (marked) def = sub.hasDefault ? t.def : true;
+    else if (anyMarked) def = false;
+    else def = sub.hasDefault ? t.def : false;
+    const c =
+      t.c ??
+      (subCtx === ctx
+        ? undefined
+        : { expr: t.expr, env: t.env, ctx: subCtx, value: undefined, pos: termPos(t), embed: false });
+    out.terms.push({ expr: t.expr, env: t.env, def, c, lits: undefined });
+  }
 }
 
 const altCache = new WeakMap<ast.Expr, { expr: ast.Expr; marked: boolean }[]>();
 
-function flattenExpr(e: ast.Expr, env: Conjunct["env"], ctx: CloseSet, depth: number): Flat {
+function flattenInner(e: ast.Expr, env: Frame, ctx: CloseSet, depth: number, deps: Flat["deps"]): Flat {
   let alts = altCache.get(e);
   if (alts === undefined) {
     alts = [];
     splitAlts(e, alts);
     altCache.set(e, alts);
   }
-  const anyMarked = alts.some((a) => a.marked);
-  const terms: Term[] = [];
-  for (const a of alts) {
-    const sub = expandAlt(a.expr, env, ctx, depth);
-    for (const t of sub.terms) {
-      let def: boolean;
-      if (a.marked) def = sub.hasDefault ? t.def : true;
-      else if (anyMarked) def = false;
-      else def = sub.hasDefault ? t.def : false;
-      terms.push({ c: t.c, def });
-    }
+  let anyMarked = false;
+  for (const a of alts) if (a.marked) anyMarked = true;
+  const out: Flat = { terms: [], hasDefault: false, uniform: true, deps };
+  for (const a of alts) expandAlt(a.expr, env, ctx, depth, out, a.marked, anyMarked);
+  let hasDefault = false;
+  for (const t of out.terms) if (t.def) hasDefault = true;
+  return { ...out, hasDefault };
+}
+
+/**
+ * Flattened disjunctions are cached per syntax node and environment when every term uses the
+ * disjunction's own contexts: `check: #Check` then costs no allocation per use beyond the pending
+ * record. The cache entry is checked against the vertices its references resolved to.
+ */
+const flatCache = new WeakMap<ast.Expr, { env: Frame; flat: Flat }>();
+
+function flattenExpr(e: ast.Expr, env: Frame, ctx: CloseSet): Flat {
+  const hit = flatCache.get(e);
+  if (hit !== undefined && hit.env === env && depsUnchanged(hit.flat.deps)) return hit.flat;
+  const flat = flattenInner(e, env, ctx, 0, []);
+  if (flat.uniform) flatCache.set(e, { env, flat });
+  return flat;
+}
+
+function depsUnchanged(deps: Flat["deps"]): boolean {
+  for (let i = 0; i < deps.length; i += 2) {
+    const v = deps[i] as Vertex;
+    if (v.conjuncts !== deps[i + 1]) return false;
+    if (v.parent !== undefined && !v.isLet && v.parent.arcs?.get(v.label) !== v) return false;
   }
-  return { terms, hasDefault: terms.some((t) => t.def) };
+  return true;
 }
 
 function nextOcc(v: Vertex, node: ast.Node): number {
@@ -120,31 +201,36 @@ function nextOcc(v: Vertex, node: ast.Node): number {
 export function addDisjunction(v: Vertex, c: Conjunct): void {
   const node = c.expr as ast.Expr;
   const occ = nextOcc(v, node);
-  const flat = flattenExpr(node, c.env, c.ctx, 0);
+  const flat = flattenExpr(node, c.env, c.ctx);
+  const p: PendingDisj = { node, occ, terms: flat.terms, hasDefault: flat.hasDefault, ctx: c.ctx };
   const forced = v.choices?.get(node)?.[occ];
   if (forced !== undefined) {
     const t = flat.terms[forced];
-    if (t !== undefined) addConjunct(v, t.c);
+    if (t !== undefined) addConjunct(v, termConj(p, t));
     return;
   }
-  v.pending = appendTo(v.pending, { node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
+  v.pending = appendTo(v.pending, p);
 }
 
 /** Records a disjunction value containing structs (e.g. from `or([...])`). */
 export function addValueDisjunction(v: Vertex, d: DisjV, c: Conjunct): void {
   const node = (c.expr ?? c.env.vertex) as unknown as ast.Node;
   const occ = nextOcc(v, node);
-  const terms = d.values.map((x, i) => ({
-    c: { ...c, value: x, expr: undefined },
+  const terms: Term[] = d.values.map((x, i) => ({
+    expr: undefined,
+    env: c.env,
     def: d.defaults[i] ?? false,
+    c: { ...c, value: x, expr: undefined },
+    lits: undefined,
   }));
+  const p: PendingDisj = { node, occ, terms, hasDefault: d.hasDefault, ctx: c.ctx };
   const forced = v.choices?.get(node)?.[occ];
   if (forced !== undefined) {
     const t = terms[forced];
-    if (t !== undefined) addConjunct(v, t.c);
+    if (t !== undefined) addConjunct(v, termConj(p, t));
     return;
   }
-  v.pending = appendTo(v.pending, { node, occ, terms, hasDefault: d.hasDefault });
+  v.pending = appendTo(v.pending, p);
 }
 
 function isScalarExpr(e: ast.Expr, env: Conjunct["env"]): boolean {
@@ -186,6 +272,22 @@ export function resolveDisjunctions(v: Vertex): boolean {
   for (let round = 0; round < 100 && v.pending !== undefined; round++) {
     const pend = v.pending;
     v.pending = undefined;
+    // The usual case, a tagged union with its tag set: one disjunction, one term left.
+    if (pend.length === 1) {
+      const p = pend[0] as PendingDisj;
+      let only = -1;
+      let n = 0;
+      for (let i = 0; i < p.terms.length; i++) {
+        if (!discriminated(v, p.terms[i] as Term)) {
+          n++;
+          only = i;
+        }
+      }
+      if (n === 1 || p.terms.length === 1) {
+        addConjunct(v, termConj(p, p.terms[n === 1 ? only : 0] as Term));
+        continue;
+      }
+    }
     const alive: number[][] = [];
     for (const p of pend) {
       let idx: number[] = [];
@@ -198,8 +300,9 @@ export function resolveDisjunctions(v: Vertex): boolean {
     }
     if (alive.every((a) => a.length === 1)) {
       for (let i = 0; i < pend.length; i++) {
-        const t = pend[i]?.terms[alive[i]?.[0] ?? 0];
-        if (t !== undefined) addConjunct(v, t.c);
+        const p = pend[i] as PendingDisj;
+        const t = p.terms[alive[i]?.[0] ?? 0];
+        if (t !== undefined) addConjunct(v, termConj(p, t));
       }
       continue;
     }
@@ -209,8 +312,8 @@ export function resolveDisjunctions(v: Vertex): boolean {
       v.arcs === undefined &&
       pend.every((p, i) =>
         (alive[i] ?? []).every((j) => {
-          const c = p.terms[j]?.c;
-          return c !== undefined && c.expr !== undefined && isScalarExpr(c.expr, c.env);
+          const t = p.terms[j];
+          return t !== undefined && t.expr !== undefined && isScalarExpr(t.expr, t.env);
         }),
       )
     ) {
@@ -221,21 +324,13 @@ export function resolveDisjunctions(v: Vertex): boolean {
         const defs: boolean[] = [];
         for (const j of alive[i] ?? []) {
           const t = p.terms[j];
-          if (t === undefined || t.c.expr === undefined) continue;
-          vals.push(evalExpr(t.c.expr, t.c.env));
+          if (t === undefined || t.expr === undefined) continue;
+          vals.push(evalExpr(t.expr, t.env));
           defs.push(t.def);
         }
-        meetScalar(
-          v,
-          makeDisj(
-            vals,
-            defs,
-            p.hasDefault,
-            undefined,
-            [p.terms[0]?.c.pos].filter((x) => x !== undefined),
-          ),
-          p.terms[0]?.c.pos ?? (p.node as ast.Expr).pos,
-        );
+        const t0 = p.terms[0];
+        const pos = t0 === undefined ? (p.node as ast.Expr).pos : termPos(t0);
+        meetScalar(v, makeDisj(vals, defs, p.hasDefault, undefined, t0 === undefined ? [] : [pos]), pos);
       }
       continue;
     }
