@@ -10,8 +10,14 @@
 import type * as ast from "../syntax/ast.js";
 import { appendTo } from "./collect.js";
 import { patternMatches } from "./evaluate.js";
-import type { CloseCtx, CloseSet, Group, PatternEntry, Vertex } from "./vertex.js";
-import { staticLabels } from "./vertex.js";
+import {
+  CloseCtx,
+  type CloseSet,
+  type Group,
+  type PatternEntry,
+  staticLabels,
+  type Vertex,
+} from "./vertex.js";
 
 /** The item recorded for a `...` (or a cyclic embedding, which allows every label). */
 const OPEN = { open: true } as const;
@@ -121,6 +127,22 @@ export function closingContexts(v: Vertex): Closing {
   const xs = v.closeItems;
   if (xs === undefined) return [];
   const exact = xs.length > 62;
+  if (!exact && sameSet(xs)) {
+    // The usual case: every record came through the same contexts, so each context belongs to
+    // every record and one stands for all.
+    let lits = 0;
+    let patterns = false;
+    for (let i = 1; i < xs.length; i += 2) {
+      const item = xs[i] as Item;
+      if (item === OPEN) return NONE;
+      if (isLit(item)) lits++;
+      else if (isPattern(item)) patterns = true;
+    }
+    for (const c of xs[0] as CloseSet) {
+      if (c.skipAt !== v && (!c.fromEmbed || lits > 1 || patterns)) return EVERY_RECORD;
+    }
+    return NONE;
+  }
   const out: CtxInfo[] = [];
   for (const x of contexts(xs)) {
     if (x.open || x.ctx.skipAt === v || !active(x)) continue;
@@ -129,6 +151,16 @@ export function closingContexts(v: Vertex): Closing {
   }
   return out;
 }
+
+function sameSet(xs: readonly unknown[]): boolean {
+  const s0 = xs[0];
+  for (let i = 2; i < xs.length; i += 2) if (xs[i] !== s0) return false;
+  return true;
+}
+
+const NONE: Closing = [];
+/** A context that belongs to every record (its `ctx` is never consulted). */
+const EVERY_RECORD: Closing = [{ ctx: new CloseCtx(true), mask: -1, open: false, lits: 0, patterns: false }];
 
 /** Whether `label` is allowed at `v` by every closing context (from {@link closingContexts}). */
 export function allows(v: Vertex, closing: Closing, label: string): boolean {

@@ -233,7 +233,7 @@ export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
  * Self references and reference cycles contribute nothing (`a: a` is `_`).
  */
 export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
-  if (r === v || v.expanding?.includes(r)) {
+  if (r === v || isExpanding(v, r)) {
     // A cyclic embedding contributes the whole vertex: it allows every label.
     closeOpen(v, c.ctx);
     return;
@@ -259,13 +259,16 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     let n = 0;
     for (let a = v.parent; a !== undefined && n < 16; a = a.parent, n++) {
-      if (a.expanded?.includes(r)) {
+      if (hasExpanded(a, r)) {
         setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
         return;
       }
     }
   }
-  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : v.expanded.concat([r]);
+  const ex = v.expanded;
+  if (ex === undefined) v.expanded = r;
+  else if (ex !== r && !(Array.isArray(ex) && ex.includes(r)))
+    v.expanded = Array.isArray(ex) ? ex.concat([r]) : [ex, r];
   let ctx = c.ctx;
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
@@ -274,12 +277,41 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     if (c.embed) cc.skipAt = v;
     ctx = ctx.concat([cc]);
   }
-  v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
-  for (const rc of r.conjuncts) {
-    const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
-    addConjunct(v, { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed });
+  const depth = expStackV.length;
+  expStackV.push(v);
+  expStackR.push(r);
+  try {
+    for (const rc of r.conjuncts) {
+      const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
+      addConjunct(v, {
+        expr: rc.expr,
+        env: rc.env,
+        ctx: merged,
+        value: rc.value,
+        pos: rc.pos,
+        embed: c.embed,
+      });
+    }
+  } finally {
+    expStackV.length = depth;
+    expStackR.length = depth;
   }
-  v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
+}
+
+// The expansions in progress, innermost last: (vertex, referenced vertex) pairs. A reference cycle
+// re-enters an expansion of the same pair.
+const expStackV: Vertex[] = [];
+const expStackR: Vertex[] = [];
+
+function isExpanding(v: Vertex, r: Vertex): boolean {
+  for (let i = expStackV.length - 1; i >= 0; i--) if (expStackV[i] === v && expStackR[i] === r) return true;
+  return false;
+}
+
+/** Whether `a` has expanded a reference to `r` (structural cycle detection). */
+export function hasExpanded(a: Vertex, r: Vertex): boolean {
+  const ex = a.expanded;
+  return ex === r || (Array.isArray(ex) && ex.includes(r));
 }
 
 /** The value of `r` if it is (or evaluates to) a plain scalar, else undefined. */

@@ -114,3 +114,33 @@ describe("export releases finished fields", () => {
     assert.equal(e3(v)?.status, EVALUATED);
   });
 });
+
+describe("toJSON text", () => {
+  const texts: { src: string; indent: number; text: string }[] = [
+    { src: "a: [], b: {}", indent: 0, text: '{"a":[],"b":{}}' },
+    {
+      src: "a: [1, {x: []}], b: {c: {}}",
+      indent: 2,
+      text: '{\n  "a": [\n    1,\n    {\n      "x": []\n    }\n  ],\n  "b": {\n    "c": {}\n  }\n}',
+    },
+    { src: 'a: 1.0, b: "é\\n", c: null, d: true', indent: 0, text: '{"a":1.0,"b":"é\\n","c":null,"d":true}' },
+    { src: "{}", indent: 4, text: "{}" },
+  ];
+  for (const t of texts) {
+    it(JSON.stringify(t.src), () => {
+      assert.deepEqual(compile([{ name: "a.cue", text: t.src }]).toJSON(t.indent), {
+        ok: true,
+        text: t.text,
+      });
+    });
+  }
+
+  it("a long document is the same text in chunks", () => {
+    const src = bigMap(3000, (i) => `{a: ${i}, b: [${i}, "x"], c: {}}`);
+    const r = compile([{ name: "a.cue", text: src }]).toJSON(0);
+    assert.ok(r.ok);
+    const m = (JSON.parse(r.text) as { m: Record<string, unknown> }).m;
+    assert.equal(Object.keys(m).length, 3000);
+    assert.deepEqual(m.e2999, { a: 2999, b: [2999, "x"], c: {} });
+  });
+});

@@ -4,10 +4,10 @@
  * non-optional field, hidden fields and definitions too) and the export result (concrete data, JSON
  * text, or only the errors that prevent export). Doing both in one pass means every vertex is
  * visited once, and it lets the walk **release** what it has finished: once a field of a large
- * struct or list has been exported without errors, its evaluated subtree is replaced by an
- * unevaluated copy of the field (same conjuncts), so the garbage collector can reclaim it while the
- * walk goes on. Peak memory is then the output plus one subtree instead of the whole evaluated
- * document. A later reference into a released field evaluates it again, with the same result.
+ * struct or list has been exported without errors, the field forgets its evaluated state (it is
+ * unevaluated again, with the same conjuncts), so the garbage collector can reclaim the subtree
+ * while the walk goes on. Peak memory is then the output plus one subtree instead of the whole evaluated
+ * document. A later use of a released field evaluates it again, with the same result.
  */
 
 import type { Pos } from "../syntax/position.js";
@@ -27,7 +27,7 @@ import {
   type PosList,
   posArray,
   REQUIRED,
-  Vertex,
+  type Vertex,
 } from "./vertex.js";
 
 /** What the walk produces besides errors. */
@@ -90,7 +90,10 @@ interface State {
   /** Set once anything failed: data and text are no longer built. */
   failed: boolean;
   // JSON text
-  readonly out: string[];
+  // JSON text: pieces, joined into a chunk every few thousand (so that the pieces die young and
+  // only the chunks are kept), and the chunks.
+  parts: string[];
+  readonly chunks: string[];
   readonly indent: number;
   readonly pads: string[];
   readonly sep: string;
@@ -125,7 +128,8 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     names,
     named: 0,
     failed: false,
-    out: [],
+    parts: [],
+    chunks: [],
     indent,
     pads: [],
     sep: indent > 0 ? ": " : ":",
@@ -140,7 +144,7 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     exportErrors: s.e2,
     data: ok && s.output === "data" ? data : undefined,
     positions: ok && s.output === "data" ? positionIndex(s.containers, s.records) : undefined,
-    text: ok && s.output === "json" ? s.out.join("") : undefined,
+    text: ok && s.output === "json" ? finishText(s) : undefined,
   };
 }
 
@@ -186,6 +190,21 @@ function collectOnly(s: State, v: Vertex, path: string[], depth: number): void {
   }
 }
 
+function put(s: State, x: string): void {
+  const ps = s.parts;
+  ps.push(x);
+  if (ps.length >= 4096) {
+    s.chunks.push(ps.join(""));
+    s.parts = [];
+  }
+}
+
+function finishText(s: State): string {
+  s.chunks.push(s.parts.join(""));
+  s.parts = [];
+  return s.chunks.join("");
+}
+
 function pad(s: State, n: number): string {
   if (s.indent <= 0) return "";
   let p = s.pads[n];
@@ -198,7 +217,7 @@ function pad(s: State, n: number): string {
 
 /**
  * Visits `v`: collects its errors (when `collect`) and exports it (when `exp`). Returns the data
- * (output "data") or undefined; JSON text goes to `s.out`.
+ * (output "data") or undefined; JSON text goes to `s.parts`.
  */
 function visit(
   s: State,
@@ -296,14 +315,14 @@ function visitList(
   const json = s.output === "json";
   const items: CueData[] | undefined = s.output === "data" ? [] : undefined;
   const pos: unknown[] | undefined = items !== undefined ? [] : undefined;
-  if (json) s.out.push("[");
+  if (json) put(s, "[");
   let count = 0;
   for (let i = 0; i < n; i++) {
     const a = arcs?.get(String(i));
     if (a === undefined) continue;
     if (json) {
-      if (count > 0) s.out.push(",");
-      s.out.push(pad(s, lvl + 1));
+      if (count > 0) put(s, ",");
+      put(s, pad(s, lvl + 1));
     }
     count++;
     const e1 = s.e1.length;
@@ -320,8 +339,8 @@ function visitList(
       releaseArc(v, a);
   }
   if (json) {
-    if (count === 0) s.out.push("]");
-    else s.out.push(pad(s, lvl), "]");
+    if (count > 0) put(s, pad(s, lvl));
+    put(s, "]");
   }
   if (items === undefined || s.failed) return undefined;
   if (pos !== undefined) {
@@ -343,7 +362,7 @@ function visitStruct(
   const json = s.output === "json";
   const obj: Record<string, CueData> | undefined = s.output === "data" ? {} : undefined;
   const pos: unknown[] | undefined = obj !== undefined ? [] : undefined;
-  if (json) s.out.push("{");
+  if (json) put(s, "{");
   let count = 0;
   if (arcs !== undefined) {
     const release = s.release > 0 && arcs.size >= s.release;
@@ -375,8 +394,10 @@ function visitStruct(
         continue;
       }
       if (json) {
-        if (count > 0) s.out.push(",");
-        s.out.push(pad(s, lvl + 1), quoteKey(name), s.sep);
+        if (count > 0) put(s, ",");
+        put(s, pad(s, lvl + 1));
+        put(s, quoteKey(name));
+        put(s, s.sep);
       }
       count++;
       const e1 = s.e1.length;
@@ -401,8 +422,8 @@ function visitStruct(
     }
   }
   if (json) {
-    if (count === 0) s.out.push("}");
-    else s.out.push(pad(s, lvl), "}");
+    if (count > 0) put(s, pad(s, lvl));
+    put(s, "}");
   }
   if (obj === undefined || s.failed) return undefined;
   if (pos !== undefined) {
@@ -417,23 +438,23 @@ function scalar(s: State, raw: Value, v: Vertex, path: string[], lvl: number): C
   const json = s.output === "json";
   switch (x.t) {
     case "null":
-      if (json) s.out.push("null");
+      if (json) put(s, "null");
       return null;
     case "bool":
-      if (json) s.out.push(x.v ? "true" : "false");
+      if (json) put(s, x.v ? "true" : "false");
       return x.v;
     case "int":
-      if (json) s.out.push(String(x.v));
+      if (json) put(s, String(x.v));
       return x.v >= MIN_SAFE && x.v <= MAX_SAFE ? Number(x.v) : x.v;
     case "float":
-      if (json) s.out.push(floatJSON(x));
+      if (json) put(s, floatJSON(x));
       return x.v;
     case "string":
-      if (json) s.out.push(JSON.stringify(x.v));
+      if (json) put(s, JSON.stringify(x.v));
       return x.v;
     case "bytes": {
       const b64 = Buffer.from(x.v).toString("base64");
-      if (json) s.out.push(JSON.stringify(b64));
+      if (json) put(s, JSON.stringify(b64));
       return b64;
     }
     case "bottom":
@@ -457,8 +478,8 @@ const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
- * Replaces the finished field `a` of `v` by an unevaluated vertex with the same conjuncts, so that
- * the evaluated subtree can be reclaimed. Only plain evaluated struct/list fields qualify: shared
+ * Makes the finished field `a` of `v` unevaluated again (same conjuncts), so that its evaluated
+ * subtree can be reclaimed. Only plain evaluated struct/list fields qualify: shared
  * leaves, fields with errors or flags set by the parent (closedness), and fields that received
  * conjuncts after evaluation keep their vertex.
  */
@@ -478,11 +499,22 @@ function releaseArc(v: Vertex, a: Vertex): void {
   ) {
     return;
   }
-  const b = new Vertex(v, a.label);
-  b.conjuncts = a.conjuncts.slice();
-  b.fieldType = a.fieldType;
-  b.declPos = a.declPos;
-  v.arcs.set(a.label, b);
+  forgetTree(a);
+}
+
+/**
+ * Forgets `a` and every vertex below it that it owns. In place, and all of them: the garbage
+ * collector promotes the part of a subtree that is live at a minor collection, and such a promoted
+ * vertex, once dead, would keep the young rest of the subtree alive (and promoted) until the next
+ * full collection. Cutting every link makes the whole subtree die young. (Measured on 100k
+ * services: a third of the bytes promoted, a quarter less CPU.)
+ */
+function forgetTree(a: Vertex): void {
+  const arcs = a.arcs;
+  if (arcs !== undefined && !a.borrowed) {
+    for (const c of arcs.values()) if (c.parent === a && !c.isShared) forgetTree(c);
+  }
+  a.forget();
 }
 
 /** Whether `x` is `a` or lies below it. */

@@ -11,7 +11,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { inDefinition } from "./collect.js";
+import { hasExpanded, inDefinition } from "./collect.js";
 import { engine } from "./engine.js";
 import { evaluate } from "./evaluate.js";
 import { resolveRef } from "./expr.js";
@@ -43,7 +43,7 @@ export function shareDefinition(v: Vertex): boolean {
   if (d === v || d.isLet || d.conjuncts.length === 0 || !inDefinition(d)) return false;
   // Structural cycles are reported by the ordinary path.
   for (let a = v.parent; a !== undefined; a = a.parent) {
-    if (a === d || a.cloneOf === d || a.expanded?.includes(d)) return false;
+    if (a === d || a.cloneOf === d || hasExpanded(a, d)) return false;
   }
   if (d.status === COLLECTING || !shareable(d) || engine().cycles !== cycles) return false;
   if (d.isList || d.structMark !== 2) return false;

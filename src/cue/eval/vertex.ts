@@ -217,8 +217,6 @@ class VertexExtra {
   disj: VertexDisj | undefined = undefined;
   choices: Map<ast.Node, number[]> | undefined = undefined;
   seen: ast.Node[] | undefined = undefined;
-  expanding: Vertex[] | undefined = undefined;
-  expanded: Vertex[] | undefined = undefined;
   pending: import("./disjunction.js").PendingDisj[] | undefined = undefined;
   cycleErr: BottomV | undefined = undefined;
   cloneOf: Vertex | undefined = undefined;
@@ -252,6 +250,8 @@ export class Vertex {
   err: BottomV | undefined = undefined;
   /** Where the field was declared (labels), for export positions and messages. */
   declPos: PosList = undefined;
+  /** The vertices whose references were expanded into this one (structural cycle detection). */
+  expanded: Vertex | Vertex[] | undefined = undefined;
   depth: number;
   #flags = OPTIONAL;
   #x: VertexExtra | undefined = undefined;
@@ -428,20 +428,6 @@ export class Vertex {
   set seen(v: ast.Node[] | undefined) {
     if (v !== undefined || this.#x !== undefined) this.#extra().seen = v;
   }
-  /** Vertices being expanded into this one (reference cycle detection). */
-  get expanding(): Vertex[] | undefined {
-    return this.#x?.expanding;
-  }
-  set expanding(v: Vertex[] | undefined) {
-    if (v !== undefined || this.#x !== undefined) this.#extra().expanding = v;
-  }
-  /** Vertices expanded into this one (structural cycle detection). */
-  get expanded(): Vertex[] | undefined {
-    return this.#x?.expanded;
-  }
-  set expanded(v: Vertex[] | undefined) {
-    if (v !== undefined || this.#x !== undefined) this.#extra().expanded = v;
-  }
   /** Disjunctions waiting to be resolved after collection. */
   get pending(): import("./disjunction.js").PendingDisj[] | undefined {
     return this.#x?.pending;
@@ -468,6 +454,21 @@ export class Vertex {
     this.parent = parent;
     this.label = label;
     this.depth = parent === undefined ? 0 : parent.depth + 1;
+  }
+
+  /**
+   * Forgets everything evaluation computed (back to NEW with the same conjuncts, field type and
+   * positions), so that the evaluated subtree can be reclaimed; evaluating again gives the same
+   * result. See export-walk.ts for when this is safe.
+   */
+  forget(): void {
+    this.arcs = undefined;
+    this.scalar = TOP;
+    this.scalarPos = undefined;
+    this.err = undefined;
+    this.expanded = undefined;
+    this.#flags &= FT_MASK | IS_LET;
+    this.#x = undefined;
   }
 
   /** Adds a conjunct (small arrays are kept exact-size: most vertices have one to three). */
