@@ -470,45 +470,50 @@ function isStructural(e: ast.Expr): boolean {
   }
 }
 
-interface LitInfo {
-  readonly strong: boolean;
-  readonly closingEmbed: boolean;
-}
-const litInfo = new WeakMap<ast.StructLit, LitInfo>();
+// What a struct literal is, as bits: STRONG (it declares a regular field, `...`, or nothing but
+// is not only embeddings), CLOSING_EMBED (it embeds a definition or `close()`).
+const STRONG = 1;
+const CLOSING_EMBED = 2;
 
-function infoOf(lit: ast.StructLit): LitInfo {
-  let i = litInfo.get(lit);
-  if (i === undefined) {
-    let embeds = 0;
-    let fields = 0;
-    let closingEmbed = false;
-    for (const d of lit.decls) {
-      switch (d.kind) {
-        case "Embed":
-          embeds++;
-          if (isClosingEmbed(d.expr)) closingEmbed = true;
-          else if (d.expr.kind === "Struct" && infoOf(d.expr).closingEmbed) closingEmbed = true;
-          break;
-        case "Comprehension":
-          embeds++;
-          break;
-        case "Ellipsis":
-          fields++;
-          break;
-        case "Field":
-          if (d.label.kind === "Ident") {
-            const k = identKind(d.label.name);
-            if (k === "regular") fields++;
-          } else fields++;
-          break;
-        default:
-          break;
-      }
-    }
-    i = { strong: fields > 0 || embeds === 0, closingEmbed };
-    litInfo.set(lit, i);
+// Only large literals are cached: for the small ones that make up most documents, scanning the
+// declarations is cheaper than a WeakMap lookup (and the insertion it needs the first time).
+const litInfo = new WeakMap<ast.StructLit, number>();
+
+function infoOf(lit: ast.StructLit): number {
+  const decls = lit.decls;
+  const big = decls.length > 12;
+  if (big) {
+    const known = litInfo.get(lit);
+    if (known !== undefined) return known;
   }
-  return i;
+  let embeds = 0;
+  let fields = 0;
+  let closingEmbed = false;
+  for (let i = 0; i < decls.length; i++) {
+    const d = decls[i] as ast.Decl;
+    switch (d.kind) {
+      case "Embed":
+        embeds++;
+        if (isClosingEmbed(d.expr)) closingEmbed = true;
+        else if (d.expr.kind === "Struct" && (infoOf(d.expr) & CLOSING_EMBED) !== 0) closingEmbed = true;
+        break;
+      case "Comprehension":
+        embeds++;
+        break;
+      case "Ellipsis":
+        fields++;
+        break;
+      case "Field":
+        if (d.label.kind !== "Ident" || fields > 0) fields++;
+        else if (identKind(d.label.name) === "regular") fields++;
+        break;
+      default:
+        break;
+    }
+  }
+  const info = (fields > 0 || embeds === 0 ? STRONG : 0) | (closingEmbed ? CLOSING_EMBED : 0);
+  if (big) litInfo.set(lit, info);
+  return info;
 }
 
 function fieldType(d: ast.Field): number {
@@ -552,12 +557,12 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
   let ctx = c.ctx;
-  if (info.closingEmbed && !c.embed) {
+  if ((info & CLOSING_EMBED) !== 0 && !c.embed) {
     const cc = new CloseCtx(false);
     cc.fromEmbed = true;
     ctx = ctx.concat([cc]);
   }
-  const mark = info.strong ? 2 : 1;
+  const mark = (info & STRONG) !== 0 ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   closeLit(v, ctx, lit);
   let hasEmbed = false;

@@ -90,7 +90,8 @@ describe("export releases finished fields", () => {
   }
 
   it("the errors walk releases too, and export after it gives the same data", () => {
-    const src = bigMap(20, (i) => `{a: ${i}, b: [1, 2, {c: ${i}}]}`);
+    // (Not plain data: plain data has no errors to look for, see plain-data.ts.)
+    const src = bigMap(20, (i) => `#E & {a: ${i}, b: [1, 2, {c: ${i}}]}`, "#E: {a: int, b: [...]}");
     const v = compile([{ name: "a.cue", text: src }]);
     assert.deepEqual(v.errors, []);
     assert.equal(e3(v)?.status, NEW);

@@ -13,6 +13,7 @@ import { evaluate } from "./evaluate.js";
 import type { CueData, PositionIndex } from "./export.js";
 import { DEFAULT_RELEASE_MIN, walk } from "./export-walk.js";
 import { type ReachableNames, reachableNames, unionNames } from "./names.js";
+import { isErrorFreePlainData } from "./plain-data.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
 import { type Conjunct, displayLabel, type Frame, NO_CLOSE, REGULAR, Vertex } from "./vertex.js";
@@ -135,6 +136,11 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
   if (errors.length > 0) return makeValue(root, limits, errors, namesOf);
   // Evaluation happens on first use: a document that is only unified with a schema (the
   // config loader's path) is not evaluated twice.
+  // Plain data cannot fail to evaluate: its errors are known (and its references name nothing).
+  if (isErrorFreePlainData(parsed, limits.maxDepth, limits.maxSteps)) {
+    names = { names: new Set(), any: false };
+    return makeValue(root, limits, [], namesOf);
+  }
   return makeValue(root, limits, undefined, namesOf);
 }
 
