@@ -1,7 +1,8 @@
 /**
  * `node dist/bench/config-validate.js [SERVICES...]`: times `lookout validate` on generated fleets
  * (default 1k, 10k and 100k services). Each size runs in a fresh child process so peak RSS is that
- * document's alone; the child reports the loader's phases too.
+ * document's alone; the child reports the loader's phases too, each as wall/cpu/gc milliseconds:
+ * wall time, CPU time of all the process's threads, and garbage-collection pauses.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +15,7 @@ const sizes = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [1_0
 const child = fileURLToPath(new URL("./config-validate-child.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "lookout-bench-"));
 try {
-  console.log("services  bytes      wall(ms)  load(ms)  peakRSS(MB)  phases(ms)");
+  console.log("services  bytes      wall(ms)  load(ms)  peakRSS(MB)  phases: wall/cpu/gc (ms)");
   for (const n of sizes) {
     const file = join(dir, `fleet-${n}.cue`);
     const text = generateFleet({ services: n });
@@ -30,9 +31,13 @@ try {
       );
       continue;
     }
-    const m = JSON.parse(r.stdout) as { loadMs: number; maxRssKb: number; phases: Record<string, number> };
+    const m = JSON.parse(r.stdout) as {
+      loadMs: number;
+      maxRssKb: number;
+      phases: Record<string, { wallMs: number; cpuMs: number; gcMs: number }>;
+    };
     const phases = Object.entries(m.phases)
-      .map(([k, v]) => `${k}=${v.toFixed(0)}`)
+      .map(([k, v]) => `${k}=${v.wallMs.toFixed(0)}/${v.cpuMs.toFixed(0)}/${v.gcMs.toFixed(0)}`)
       .join(" ");
     console.log(
       `${String(n).padEnd(9)} ${String(text.length).padEnd(10)} ${wall.toFixed(0).padEnd(9)} ` +

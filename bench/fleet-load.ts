@@ -4,6 +4,7 @@
  * process (src/api/core-test-server.ts) that serves the API over such a fleet.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { fleetHost, fleetService } from "../src/core/fleet-config.js";
@@ -49,24 +50,73 @@ export function createBatchMaker(o: BatchOptions): () => CommandInput[] {
   };
 }
 
-/** Starts the harness server over a fleet in `dir` and resolves once it prints its port. */
+/** What the harness server reports on SIGUSR2 (bytes and CPU milliseconds). */
+export interface HarnessStats {
+  readonly rss: number;
+  readonly readerHeapUsed: number;
+  readonly writerHeapUsed: number;
+  readonly readerCpuMs?: number;
+  readonly writerCpuMs?: number;
+}
+
+/** The harness server process (src/api/core-test-server.ts) over a synthetic fleet. */
+export interface HarnessServer {
+  readonly server: ChildProcessByStdio<null, Readable, null>;
+  readonly port: number;
+  /** RSS, then live heaps (it runs with --expose-gc) and per-thread CPU time. */
+  stats(): Promise<HarnessStats>;
+  /** The process's CPU seconds (all threads) so far. */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the harness server over a fleet in `dir` and resolves once it prints its port. Node flags
+ * for the server process (e.g. `--cpu-prof`) can be added in BENCH_SERVER_NODE_ARGS.
+ */
 export async function startHarnessServer(
   dir: string,
   hosts: number,
   servicesPerHost: number,
-): Promise<{ server: ChildProcessByStdio<null, Readable, null>; port: number }> {
+): Promise<HarnessServer> {
   const script = fileURLToPath(new URL("../src/api/core-test-server.js", import.meta.url));
-  const server = spawn(process.execPath, [script, dir, String(hosts), String(servicesPerHost)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  const server = spawn(
+    process.execPath,
+    ["--expose-gc", ...nodeArgs, script, dir, String(hosts), String(servicesPerHost)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let out = "";
+  const waiting: ((s: HarnessStats) => void)[] = [];
   const port = await new Promise<number>((resolve, reject) => {
-    let out = "";
     server.stdout.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
+      for (let nl = out.indexOf("\n"); nl >= 0; nl = out.indexOf("\n")) {
+        const line = out.slice(0, nl);
+        out = out.slice(nl + 1);
+        const m = /^listening (\d+)/.exec(line);
+        if (m) resolve(Number(m[1]));
+        if (line.startsWith("stats ")) waiting.shift()?.(JSON.parse(line.slice(6)) as HarnessStats);
+      }
     });
     server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });
-  return { server, port };
+  return {
+    server,
+    port,
+    stats() {
+      return new Promise((resolve) => {
+        waiting.push(resolve);
+        server.kill("SIGUSR2");
+      });
+    },
+    cpuSeconds() {
+      const f = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      return (Number(f[11]) + Number(f[12])) / 100;
+    },
+    async stop() {
+      server.kill("SIGTERM");
+      await new Promise((r) => server.once("exit", r));
+    },
+  };
 }

@@ -1,37 +1,32 @@
 /**
  * Passive ingestion through the API, durable, 100,000 services: starts src/api/core-test-server in its
  * own process, then runs bench/ingest-client in another process over gRPC and over Connect JSON,
- * and prints results/s (acknowledged = durably enqueued) and the server's RSS.
+ * and prints results/s (acknowledged = durably enqueued), the server's CPU per result split by
+ * thread (reader = the thread that decodes requests and serves reads; writer = engine + log), its
+ * RSS per service, and its live heaps. CPU per result is the figure that survives a busy machine.
  *
  *   node dist/bench/ingest-api.js [seconds=10] [concurrency=8]
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startHarnessServer } from "./fleet-load.js";
+import { type HarnessStats, startHarnessServer } from "./fleet-load.js";
 
 const seconds = process.argv[2] ?? "10";
 const concurrency = process.argv[3] ?? "8";
 const HOSTS = "1000";
 const SERVICES = "100";
+const OBJECTS = Number(HOSTS) * (Number(SERVICES) + 1);
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
+const mib = (b: number): string => (b / 1048576).toFixed(0);
 
 const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-ingest-api-"));
-const { server, port } = await startHarnessServer(dir, Number(HOSTS), Number(SERVICES));
-/** CPU seconds (user + system, all threads) the server process has used so far. */
-const serverCpu = (): number => {
-  const f = readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
-const rssMiB = (): number => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"));
-  return Number(m?.[1] ?? 0) / 1024;
-};
-console.log(
-  `server ready on ${port} with ${Number(HOSTS) * Number(SERVICES)} services; RSS ${rssMiB().toFixed(0)} MiB`,
-);
+const srv = await startHarnessServer(dir, Number(HOSTS), Number(SERVICES));
+const describe = (s: HarnessStats): string =>
+  `RSS ${mib(s.rss)} MiB = ${(s.rss / OBJECTS).toFixed(0)} B/object; live heaps reader ${mib(s.readerHeapUsed)} MiB, writer ${mib(s.writerHeapUsed)} MiB`;
+console.log(`server ready on ${srv.port} with ${OBJECTS} objects; ${describe(await srv.stats())}`);
 
 function client(protocol: string): Promise<{ results: number; seconds: number; rate: number }> {
   return new Promise((resolve, reject) => {
@@ -39,7 +34,7 @@ function client(protocol: string): Promise<{ results: number; seconds: number; r
       process.execPath,
       [
         here("./ingest-client.js"),
-        `http://127.0.0.1:${port}`,
+        `http://127.0.0.1:${srv.port}`,
         protocol,
         seconds,
         concurrency,
@@ -59,13 +54,19 @@ function client(protocol: string): Promise<{ results: number; seconds: number; r
 }
 
 for (const protocol of ["grpc", "connect-json"]) {
-  const cpu0 = serverCpu();
+  const s0 = await srv.stats();
+  const cpu0 = srv.cpuSeconds();
   const r = await client(protocol);
-  const cpu = serverCpu() - cpu0;
+  const cpu = srv.cpuSeconds() - cpu0;
+  const s1 = await srv.stats();
+  const perResult = (ms0: number | undefined, ms1: number | undefined): string =>
+    ms0 === undefined || ms1 === undefined ? "?" : (((ms1 - ms0) * 1000) / r.results).toFixed(1);
   console.log(
-    `${protocol}: ${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable); server CPU ${cpu.toFixed(1)} s = ${Math.round(r.results / cpu)} results per server CPU-second; server RSS ${rssMiB().toFixed(0)} MiB = ${((rssMiB() * 1048576) / (Number(HOSTS) * Number(SERVICES))).toFixed(0)} B/service; load average ${loadavg()[0]?.toFixed(1)}`,
+    `${protocol}: ${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable); ` +
+      `server CPU ${cpu.toFixed(1)} s = ${Math.round(r.results / cpu)} results per server CPU-second ` +
+      `(µs per result: reader ${perResult(s0.readerCpuMs, s1.readerCpuMs)}, writer ${perResult(s0.writerCpuMs, s1.writerCpuMs)}, ` +
+      `all ${((cpu * 1e6) / r.results).toFixed(1)}); after: ${describe(s1)}; load average ${loadavg()[0]?.toFixed(1)}`,
   );
 }
-server.kill("SIGTERM");
-await new Promise((r) => server.once("exit", r));
+await srv.stop();
 rmSync(dir, { recursive: true, force: true });

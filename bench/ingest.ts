@@ -66,12 +66,12 @@ console.log(
   `CPU (all threads, incl. this in-process client) ${cpuSecs.toFixed(2)} s: ${(enqueued / cpuSecs).toFixed(0)} results per CPU-second; load average ${loadavg()[0]?.toFixed(1)}`,
 );
 console.log(`RSS ${(rss / 1048576).toFixed(0)} MiB = ${(rss / (HOSTS * SERVICES)).toFixed(0)} B per service`);
-// Live heaps: run with --expose-gc to collect the reader's garbage first (the writer's cannot be).
+// Live heaps: run with --expose-gc to collect garbage first (the writer collects its own then too).
 (globalThis as { gc?: () => void }).gc?.();
-const w = await core.writerHeap();
+const w = await core.writerStats();
 const mib = (b: number): string => (b / 1048576).toFixed(0);
 console.log(
-  `heaps: reader used ${mib(process.memoryUsage().heapUsed)} MiB, writer used ${mib(w.heapUsed)} MiB (uncollected), RSS now ${mib(process.memoryUsage().rss)} MiB`,
+  `heaps: reader used ${mib(process.memoryUsage().heapUsed)} MiB, writer used ${mib(w.heapUsed)} MiB, RSS now ${mib(process.memoryUsage().rss)} MiB`,
 );
 const c0 = performance.now();
 await core.close();

@@ -11,9 +11,10 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { QueryService } from "../src/api/gen/svc/v1/query_service_pb.js";
+import { ListStatusResponseSchema, QueryService } from "../src/api/gen/svc/v1/query_service_pb.js";
 import { startHarnessServer } from "./fleet-load.js";
 
 const seconds = process.argv[2] ?? "10";
@@ -23,10 +24,10 @@ const SERVICES = "100";
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 
 const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-list-api-"));
-const { server, port } = await startHarnessServer(dir, Number(HOSTS), Number(SERVICES));
-const url = `http://127.0.0.1:${port}`;
+const srv = await startHarnessServer(dir, Number(HOSTS), Number(SERVICES));
+const url = `http://127.0.0.1:${srv.port}`;
 const rssMiB = (): number =>
-  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${srv.server.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 function ingest(secs: string): { done: Promise<{ rate: number }> } {
   const c = spawn(
@@ -64,7 +65,8 @@ for (let t = first.nextPageToken; t !== "" && tokens.length < totalPages; ) {
   t = (await client.listStatus({ pageSize: 1000, pageToken: t })).nextPageToken;
 }
 
-async function measure(label: string, ms: number): Promise<void> {
+/** Reads random pages for `ms`; returns how many. */
+async function measure(label: string, ms: number): Promise<number> {
   const lat: number[] = [];
   const end = performance.now() + ms;
   while (performance.now() < end) {
@@ -79,9 +81,24 @@ async function measure(label: string, ms: number): Promise<void> {
   const q = (p: number): string =>
     (lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? 0).toFixed(1);
   console.log(`${label}: ${lat.length} reads, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms`);
+  return lat.length;
 }
 
-await measure("ListStatus 1000 of 100,000 over gRPC, idle server", Number(seconds) * 1000);
+// Client-side decoding is part of every figure above; on its own it costs this much here.
+const sample = toBinary(ListStatusResponseSchema, await client.listStatus({ pageSize: 1000 }));
+const d0 = performance.now();
+for (let i = 0; i < 50; i++) fromBinary(ListStatusResponseSchema, sample);
+console.log(
+  `client-side decoding of one page (${sample.length} bytes): ${((performance.now() - d0) / 50).toFixed(1)} ms`,
+);
+const idle0 = await srv.stats();
+const reads = await measure("ListStatus 1000 of 100,000 over gRPC, idle server", Number(seconds) * 1000);
+const idle1 = await srv.stats();
+if (idle0.readerCpuMs !== undefined && idle1.readerCpuMs !== undefined) {
+  console.log(
+    `server reader-thread CPU per page (idle): ${((idle1.readerCpuMs - idle0.readerCpuMs) / reads).toFixed(2)} ms`,
+  );
+}
 const load = ingest(seconds);
 await sleep(500);
 await measure(
@@ -92,6 +109,5 @@ const r = await load.done;
 console.log(
   `ingestion meanwhile: ${r.rate} results/s (gRPC, ${concurrency} batches of 1,000 in flight); server RSS ${rssMiB().toFixed(0)} MiB; load average ${loadavg()[0]?.toFixed(1)}`,
 );
-server.kill("SIGTERM");
-await new Promise((res) => server.once("exit", res));
+await srv.stop();
 rmSync(dir, { recursive: true, force: true });

@@ -6,13 +6,17 @@
  *
  *   node dist/bench/list-status.js [seconds=10] [concurrency=4]
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { toBinary } from "@bufbuild/protobuf";
+import { ListStatusResponseSchema } from "../src/api/gen/svc/v1/query_service_pb.js";
+import { encodedStatusPage } from "../src/api/status-page.js";
 import { Core } from "../src/core/core.js";
 import { fleetConfig, fleetHost } from "../src/core/fleet-config.js";
-import { listStatus } from "../src/store/read-model.js";
+import { listPositions } from "../src/store/read-model.js";
 import { createBatchMaker } from "./fleet-load.js";
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -41,26 +45,17 @@ const makeBatch = createBatchMaker({
 for (let b = 0; b < (HOSTS * SERVICES) / BATCH; b++) await core.submit(makeBatch());
 await core.flush();
 
-/** One read: a page of 1,000 from a random place, turned into response-shaped objects. */
+/**
+ * One read: a page of 1,000 from a random place, as the QueryService answers a gRPC client — the
+ * page spliced from the projection's encoded records and serialized (compression aside).
+ */
 function read(): number {
   const { index, projection } = core.view;
   const start = Math.floor(Math.random() * (index.size - 1000));
-  const token = start === 0 ? "" : Buffer.from(`k:${index.entry(start - 1).key}`).toString("base64url");
-  const page = listStatus(index, projection, { pageSize: 1000, pageToken: token });
-  let n = 0;
-  for (const v of page.items) {
-    const s = v.status;
-    const row = {
-      host: v.entry.host.name,
-      service: v.entry.service?.name,
-      state: s?.state ?? "PENDING",
-      output: s?.output ?? "",
-      perfdata: s?.perfdata ?? [],
-      labels: v.entry.labels,
-    };
-    n += row.state.length;
-  }
-  return n;
+  const token = start === 0 ? "" : Buffer.from(`k:${index.keyAt(start - 1)}`).toString("base64url");
+  const page = listPositions(index, { pageSize: 1000, pageToken: token });
+  const msg = encodedStatusPage(index, projection, page.positions, page.nextPageToken, page.totalSize);
+  return toBinary(ListStatusResponseSchema, msg).length;
 }
 
 async function measure(label: string, until: () => boolean): Promise<void> {
@@ -102,25 +97,29 @@ const staleness = (async () => {
   for (let n = 0; performance.now() < end; n++) {
     const output = `marker ${n}`;
     const t = performance.now();
-    await core.submit([
-      {
-        type: "ProcessCheckResult",
-        // A host: the ingestion load only sends service results, so nothing overtakes the marker.
-        result: {
-          host: fleetHost(7),
-          exitStatus: 0,
-          output,
-          longOutput: "",
-          perfdata: [],
-          checkedAt: Date.now(),
-          durationMs: 0,
-          source: "passive",
-        },
-      },
-    ]);
-    while (core.view.projection.status(fleetHost(7))?.output !== output) {
-      await new Promise<void>((r) => setImmediate(r));
-    }
+    const visible = new Promise<void>((resolve) => {
+      void core.submit(
+        [
+          {
+            type: "ProcessCheckResult",
+            // A host: the ingestion load only sends service results, so nothing overtakes the marker.
+            result: {
+              host: fleetHost(7),
+              exitStatus: 0,
+              output,
+              longOutput: "",
+              perfdata: [],
+              checkedAt: Date.now(),
+              durationMs: 0,
+              source: "passive",
+            },
+          },
+        ],
+        { onVisible: resolve },
+      );
+    });
+    await visible;
+    if (core.view.projection.status(fleetHost(7))?.output !== output) throw new Error("not visible");
     lags.push(performance.now() - t);
     await sleep(100);
   }

@@ -15,6 +15,7 @@ import { fleetConfig } from "../core/fleet-config.js";
 import type { Clock } from "../model/clock.js";
 import type { Config } from "../model/config.js";
 import { silentLogger } from "../model/logger.js";
+import { threadCpuMs } from "../store/thread-cpu.js";
 import { createCommandService } from "./command-service.js";
 import { createHttpHandler } from "./http-handler.js";
 import { DualProtocolServer } from "./listener.js";
@@ -101,14 +102,34 @@ async function main(argv: string[]): Promise<void> {
     ...(snapshotEvery === undefined ? {} : { writer: { snapshotEveryEvents: Number(snapshotEvery) } }),
   });
   const srv = await serveCore(core, Number(port ?? 0));
-  process.stdout.write(`listening ${srv.port}\n`);
+  // Figures for benchmarks: on SIGUSR2 one `stats {json}` line on stdout (heaps in bytes, CPU in ms
+  // per thread); with LOOKOUT_STATS=1 also a readable line on stderr every 3 s.
+  // Under --expose-gc the heaps are live heaps (RSS is read before collecting).
+  const stats = async (): Promise<Record<string, number | undefined>> => {
+    const rss = process.memoryUsage().rss;
+    const readerCpuMs = threadCpuMs();
+    (globalThis as { gc?: () => void }).gc?.();
+    const w = await core.writerStats();
+    const m = process.memoryUsage();
+    return {
+      rss,
+      readerHeapUsed: m.heapUsed,
+      readerHeapTotal: m.heapTotal,
+      writerHeapUsed: w.heapUsed,
+      writerHeapTotal: w.heapTotal,
+      readerCpuMs,
+      writerCpuMs: w.cpuMs,
+    };
+  };
+  process.on("SIGUSR2", () => {
+    void stats().then((s) => process.stdout.write(`stats ${JSON.stringify(s)}\n`));
+  });
   if (process.env.LOOKOUT_STATS === "1") {
+    const mib = (b: number | undefined): string => ((b ?? 0) / 1048576).toFixed(0);
     setInterval(() => {
-      void core.writerHeap().then((w) => {
-        const m = process.memoryUsage();
-        const mib = (b: number): string => (b / 1048576).toFixed(0);
+      void stats().then((s) => {
         process.stderr.write(
-          `rss ${mib(m.rss)} MiB; reader heap ${mib(m.heapUsed)}/${mib(m.heapTotal)}; writer heap ${mib(w.heapUsed)}/${mib(w.heapTotal)}\n`,
+          `rss ${mib(s.rss)} MiB; reader heap ${mib(s.readerHeapUsed)}/${mib(s.readerHeapTotal)}; writer heap ${mib(s.writerHeapUsed)}/${mib(s.writerHeapTotal)}\n`,
         );
       });
     }, 3000).unref();
@@ -116,6 +137,8 @@ async function main(argv: string[]): Promise<void> {
   process.on("SIGTERM", () => {
     void srv.close().then(() => process.exit(0));
   });
+  // Only now: a parent may signal as soon as it reads this line.
+  process.stdout.write(`listening ${srv.port}\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,15 +1,14 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import { type TimestampSchema, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { CoreView } from "../core/core.js";
 import { parseObjectKey } from "../model/object-ref.js";
-import type { StateType as ModelStateType, ObjectState } from "../model/state.js";
-import type { ObjectEntry } from "../store/object-index.js";
-import { listHistory, listObjects, listStatus } from "../store/read-model.js";
-import type { HistoryRecord, StatusRecord } from "../store/records.js";
+import { listHistory, listObjects, listPositions } from "../store/read-model.js";
+import type { HistoryRecord } from "../store/records.js";
 import { toConnectError } from "./command-service.js";
-import type { ObjectStatusSchema, QueryService } from "./gen/svc/v1/query_service_pb.js";
-import { type PerfDatumSchema, State, StateType } from "./gen/svc/v1/types_pb.js";
+import type { QueryService } from "./gen/svc/v1/query_service_pb.js";
+import { State, StateType } from "./gen/svc/v1/types_pb.js";
+import { objectStatus, stateOf, stateTypeOf } from "./status-message.js";
+import { encodedStatusPage, isBinaryContentType } from "./status-page.js";
 
 export interface QueryServiceDeps {
   /** The running binary's version (`vX.Y.Z` or `dev`). */
@@ -33,10 +32,10 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
   if (core === undefined) return { getServerInfo };
   return {
     getServerInfo,
-    listStatus(req) {
+    listStatus(req, ctx) {
       const { index, projection } = core.view;
       const page = guard(() =>
-        listStatus(index, projection, {
+        listPositions(index, {
           ...(req.host === undefined ? {} : { host: req.host }),
           ...(req.service === undefined ? {} : { service: req.service }),
           selector: req.selector,
@@ -44,8 +43,13 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
           pageToken: req.pageToken,
         }),
       );
+      // The hot path of every dashboard refresh: for the binary formats the page is spliced from
+      // the records' encodings; JSON gets messages.
+      if (isBinaryContentType(ctx.requestHeader.get("content-type"))) {
+        return encodedStatusPage(index, projection, page.positions, page.nextPageToken, page.totalSize);
+      }
       return {
-        statuses: page.items.map((v) => objectStatus(v.entry, v.status)),
+        statuses: page.positions.map((p) => objectStatus(index.entry(p), projection.status(index.keyAt(p)))),
         nextPageToken: page.nextPageToken,
         totalSize: page.totalSize,
       };
@@ -131,61 +135,6 @@ function sortedValues<T extends { readonly name: string }>(m: ReadonlyMap<string
   return [...m.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** A Timestamp init (not a message: create() builds the message once, in the response). */
-function ts(ms: number | undefined): MessageInitShape<typeof TimestampSchema> | undefined {
-  if (ms === undefined) return undefined;
-  const seconds = Math.floor(ms / 1000);
-  return { seconds: BigInt(seconds), nanos: (ms - seconds * 1000) * 1_000_000 };
-}
-
-/**
- * One row of ListStatus. Built as one fixed-shape literal (no spreads): a page is a thousand of
- * these, and it is the hot path of every dashboard refresh.
- */
-function objectStatus(
-  entry: ObjectEntry,
-  s: StatusRecord | undefined,
-): MessageInitShape<typeof ObjectStatusSchema> {
-  const check = (entry.service ?? entry.host).check;
-  if (s === undefined) {
-    return {
-      host: entry.host.name,
-      service: entry.service?.name,
-      state: State.PENDING,
-      stateType: StateType.HARD,
-      attempt: 1,
-      maxAttempts: check.maxAttempts,
-      checkType: check.type,
-      labels: entry.labels,
-    };
-  }
-  const ack = s.acknowledgement;
-  return {
-    host: entry.host.name,
-    service: entry.service?.name,
-    state: stateOf(s.state),
-    stateType: stateTypeOf(s.stateType),
-    attempt: s.attempt,
-    maxAttempts: s.maxAttempts,
-    output: s.output,
-    longOutput: s.longOutput,
-    // The model's PerfDatum has the message's fields, name for name; create() copies it.
-    perfdata: s.perfdata as MessageInitShape<typeof PerfDatumSchema>[],
-    lastCheck: ts(s.lastCheck),
-    lastStateChange: ts(s.lastStateChange),
-    lastHardStateChange: ts(s.lastHardStateChange),
-    flapping: s.flapping,
-    flapPercent: s.flapPercent,
-    acknowledgement:
-      ack === undefined
-        ? undefined
-        : { author: ack.author, comment: ack.comment, sticky: ack.sticky, setAt: ts(ack.setAt) },
-    inDowntime: s.inDowntime,
-    checkType: check.type,
-    labels: entry.labels,
-  };
-}
-
 function historyEntry(h: HistoryRecord) {
   const ref = parseObjectKey(h.key);
   return {
@@ -201,42 +150,4 @@ function historyEntry(h: HistoryRecord) {
     author: h.author,
     comment: h.comment,
   };
-}
-
-function stateOf(s: ObjectState): State {
-  switch (s) {
-    case "PENDING":
-      return State.PENDING;
-    case "OK":
-      return State.OK;
-    case "WARNING":
-      return State.WARNING;
-    case "CRITICAL":
-      return State.CRITICAL;
-    case "UNKNOWN":
-      return State.UNKNOWN;
-    case "UP":
-      return State.UP;
-    case "DOWN":
-      return State.DOWN;
-    case "UNREACHABLE":
-      return State.UNREACHABLE;
-    default: {
-      const never: never = s;
-      throw new Error(`unknown state ${String(never)}`);
-    }
-  }
-}
-
-function stateTypeOf(t: ModelStateType): StateType {
-  switch (t) {
-    case "SOFT":
-      return StateType.SOFT;
-    case "HARD":
-      return StateType.HARD;
-    default: {
-      const never: never = t;
-      throw new Error(`unknown state type ${String(never)}`);
-    }
-  }
 }

@@ -8,9 +8,6 @@ import type { Logger } from "../model/logger.js";
 import { objectKey } from "../model/object-ref.js";
 import { createCheckers } from "./checkers.js";
 
-/** How long after a result is enqueued its state is re-read to pick the next interval. */
-const APPLY_LAG_MS = 50;
-
 export interface ActiveChecks {
   applyConfig(config: Config): void;
   stop(): Promise<void>;
@@ -18,8 +15,8 @@ export interface ActiveChecks {
 
 /**
  * Runs the active checks of the config and feeds their results into the core, the same pipeline
- * passive results take. A result is enqueued first and applied a moment later, so the scheduler
- * re-reads the object's state (soft problem → retry_interval) shortly after each enqueue.
+ * passive results take. A result is enqueued first and applied a moment later; the core says when
+ * it is visible, and then the scheduler re-reads the object's state (soft problem → retry_interval).
  */
 export function startActiveChecks(o: {
   readonly core: Core;
@@ -34,10 +31,9 @@ export function startActiveChecks(o: {
   let scheduler: Scheduler | undefined;
   const submit = (result: CheckResult) => {
     const key = objectKey(result);
-    core.submit([{ type: "ProcessCheckResult", result }]).then(
-      () => clock.setTimer(APPLY_LAG_MS, () => scheduler?.resultApplied(key)),
-      (e: unknown) => logger.warn("check result not enqueued", { object: key, error: e }),
-    );
+    core
+      .submit([{ type: "ProcessCheckResult", result }], { onVisible: () => scheduler?.resultApplied(key) })
+      .catch((e: unknown) => logger.warn("check result not enqueued", { object: key, error: e }));
   };
   const needsRetry = (key: string) => {
     const s = core.view.projection.status(key);

@@ -45,6 +45,7 @@ export class App {
   readonly #core: Core;
   readonly #checks: ActiveChecks;
   readonly #reloader: Reloader;
+  readonly #loads: AbortController;
 
   private constructor(
     address: AddressInfo,
@@ -55,6 +56,7 @@ export class App {
       core: Core;
       checks: ActiveChecks;
       reloader: Reloader;
+      loads: AbortController;
     },
   ) {
     this.address = address;
@@ -64,6 +66,7 @@ export class App {
     this.#core = parts.core;
     this.#checks = parts.checks;
     this.#reloader = parts.reloader;
+    this.#loads = parts.loads;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -80,6 +83,8 @@ export class App {
         throw new StartupError(`${flag} ${path}: file not readable`);
       }
     }
+    // On a worker thread like a reload: the main thread never holds the evaluation, which the CUE
+    // engine keeps alive after a load (its shared-leaf cache holds on to the last document).
     const loaded = await loadConfigFile(o.config, o.configProfile);
     if (!loaded.ok) {
       const lines = loaded.diagnostics.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
@@ -107,8 +112,11 @@ export class App {
       metrics,
       concurrency: CHECK_CONCURRENCY,
     });
+    // Stopping ends a reload's worker rather than waiting for its evaluation.
+    const loads = new AbortController();
     const reloader = new Reloader(loaded.config, {
-      load: () => loadConfigFile(o.config, o.configProfile),
+      // A reload evaluates on a worker thread: the API and the scheduler keep running meanwhile.
+      load: () => loadConfigFile(o.config, o.configProfile, loads.signal),
       logger: logger.child({ component: "reload" }),
       metrics,
     });
@@ -144,7 +152,7 @@ export class App {
       version,
       hosts: loaded.config.hosts.size,
     });
-    return new App(address, metrics, { server, logger, core, checks, reloader });
+    return new App(address, metrics, { server, logger, core, checks, reloader, loads });
   }
 
   /** Reloads -config through the one fan-out (SIGHUP); a rejected document changes nothing. */
@@ -158,6 +166,7 @@ export class App {
    */
   async stop(): Promise<void> {
     this.#logger.info("shutting down");
+    this.#loads.abort(new Error("lookout is stopping"));
     await this.#server.close();
     await this.#checks.stop();
     await this.#core.close();

@@ -97,11 +97,14 @@ export class Reloader {
   async #reload(source: ReloadSource, load: () => Promise<LoadOutcome>): Promise<ReloadResult> {
     const log = this.#o.logger.child({ source });
     let outcome: LoadOutcome;
+    const started = performance.now();
     try {
       outcome = await load();
     } catch (e) {
       return this.#fail(log, "config reload failed", e);
     }
+    // How long reading, evaluating and checking took: what a larger fleet makes operators wait for.
+    const loadMs = Math.round(performance.now() - started);
     if (!outcome.ok) {
       this.#total.inc({ result: "rejected" });
       this.#lastSuccess.set(0);
@@ -110,6 +113,7 @@ export class Reloader {
       }
       log.warn("config reload rejected; the running config keeps serving", {
         problems: outcome.diagnostics.length,
+        loadMs,
       });
       return { ok: false, kind: "rejected", diagnostics: outcome.diagnostics };
     }
@@ -126,6 +130,7 @@ export class Reloader {
     this.#lastSuccessTime.setToCurrentTime();
     log.info("config reloaded", {
       hosts: outcome.config.hosts.size,
+      loadMs,
       consumers: this.#consumers.map((c) => c.name),
     });
     return { ok: true };

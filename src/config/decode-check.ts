@@ -2,7 +2,6 @@ import type {
   CheckConfig,
   FlapConfig,
   ProbeConfig,
-  ScheduleConfig,
   SnmpAuthProto,
   SnmpPrivProto,
   StaleStatus,
@@ -14,7 +13,8 @@ import {
   SNMP_PRIV_PROTOS,
 } from "../model/config.js";
 import type { Obj, Reader } from "./decode-reader.js";
-import type { DocPath } from "./locate.js";
+import type { Path } from "./path-step.js";
+import { step } from "./path-step.js";
 import { unknownTypeMessage } from "./type-checks.js";
 
 /** The defaults, frozen: every check that keeps them shares this one object. */
@@ -23,8 +23,8 @@ const DEFAULT_FLAP: FlapConfig = Object.freeze({ ...MODEL_DEFAULT_FLAP });
 const STALE_STATUSES: readonly StaleStatus[] = ["UNKNOWN", "WARNING", "CRITICAL"];
 
 /** Decodes the required `check` field of a host or service at `path`. */
-export function decodeCheckField(r: Reader, parent: Obj, path: DocPath): CheckConfig {
-  const o = r.obj(parent, "check", path, true);
+export function decodeCheckField(r: Reader, parent: Obj, path: Path): CheckConfig {
+  const o = r.obj(parent.check, path, "check", true);
   if (parent.check === undefined)
     return Object.freeze({
       type: "passive",
@@ -33,31 +33,32 @@ export function decodeCheckField(r: Reader, parent: Obj, path: DocPath): CheckCo
       ...DEFAULT_SCHEDULE,
       flap: DEFAULT_FLAP,
     });
-  return decodeCheck(r, o, [...path, "check"]);
+  return decodeCheck(r, o, step(path, "check"));
 }
 
 /** Decodes one `#Check` (a probe branch plus its `#Schedule`) at `path`. */
-export function decodeCheck(r: Reader, o: Obj, path: DocPath): CheckConfig {
-  // One object per check, schedule fields assigned onto the probe: at 100,000 checks, spreading a
-  // probe and a schedule into a third object doubled the decode time.
-  const check = decodeProbe(r, o, path) as ProbeConfig & {
-    -readonly [K in keyof ScheduleConfig]: ScheduleConfig[K];
-  };
-  check.checkIntervalMs = r.durationMs(o, "check_interval", path, "60s");
-  check.retryIntervalMs = r.durationMs(o, "retry_interval", path, "15s");
-  check.timeoutMs = r.durationMs(o, "timeout", path, "10s");
-  check.maxAttempts = r.int(o, "max_attempts", path, DEFAULT_SCHEDULE.maxAttempts);
-  check.flap = o.flap === undefined ? DEFAULT_FLAP : decodeFlap(r, r.obj(o, "flap", path), [...path, "flap"]);
-  return Object.freeze(check);
+export function decodeCheck(r: Reader, o: Obj, path: Path): CheckConfig {
+  return Object.freeze(
+    decodeProbe(
+      r,
+      o,
+      path,
+      r.durationMs(o.check_interval, path, "check_interval", "60s"),
+      r.durationMs(o.retry_interval, path, "retry_interval", "15s"),
+      r.durationMs(o.timeout, path, "timeout", "10s"),
+      r.int(o.max_attempts, path, "max_attempts", DEFAULT_SCHEDULE.maxAttempts),
+      o.flap === undefined ? DEFAULT_FLAP : decodeFlap(r, r.obj(o.flap, path, "flap"), step(path, "flap")),
+    ),
+  );
 }
 
-function decodeFlap(r: Reader, o: Obj, path: DocPath): FlapConfig {
+function decodeFlap(r: Reader, o: Obj, path: Path): FlapConfig {
   const d = DEFAULT_FLAP;
-  const enabled = r.bool(o, "enabled", path, d.enabled);
-  const alpha = r.num(o, "alpha", path, d.alpha);
-  const highThreshold = r.num(o, "high_threshold", path, d.highThreshold);
-  const lowThreshold = r.num(o, "low_threshold", path, d.lowThreshold);
-  const notifyOnFlapStop = r.bool(o, "notify_on_flap_stop", path, d.notifyOnFlapStop);
+  const enabled = r.bool(o.enabled, path, "enabled", d.enabled);
+  const alpha = r.num(o.alpha, path, "alpha", d.alpha);
+  const highThreshold = r.num(o.high_threshold, path, "high_threshold", d.highThreshold);
+  const lowThreshold = r.num(o.low_threshold, path, "low_threshold", d.lowThreshold);
+  const notifyOnFlapStop = r.bool(o.notify_on_flap_stop, path, "notify_on_flap_stop", d.notifyOnFlapStop);
   // Nearly every check keeps the defaults; they all share one frozen object.
   if (
     enabled === d.enabled &&
@@ -71,91 +72,149 @@ function decodeFlap(r: Reader, o: Obj, path: DocPath): FlapConfig {
   return Object.freeze({ enabled, alpha, highThreshold, lowThreshold, notifyOnFlapStop });
 }
 
-function oneOf<T extends string>(r: Reader, o: Obj, key: string, path: DocPath, allowed: readonly T[]): T {
-  const v = r.str(o, key, path, allowed[0]);
+function oneOf<T extends string>(r: Reader, o: Obj, key: string, path: Path, allowed: readonly T[]): T {
+  const v = r.str(o[key], path, key, allowed[0]);
   if ((allowed as readonly string[]).includes(v)) return v as T;
   r.report(
-    [...path, key],
+    step(path, key),
     `${JSON.stringify(v)} is not one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`,
   );
   return allowed[0] as T;
 }
 
-function decodeProbe(r: Reader, o: Obj, path: DocPath): ProbeConfig {
-  const type = r.str(o, "type", path) as ProbeConfig["type"];
+/**
+ * The check's probe fields followed by the schedule's, built as one literal per type: at 100,000
+ * checks, spreading or assigning the schedule onto a probe object cost more than the rest of the
+ * check's decoding, and so did an intermediate schedule object.
+ */
+function decodeProbe(
+  r: Reader,
+  o: Obj,
+  path: Path,
+  checkIntervalMs: number,
+  retryIntervalMs: number,
+  timeoutMs: number,
+  maxAttempts: number,
+  flap: FlapConfig,
+): CheckConfig {
+  const type = r.str(o.type, path, "type") as ProbeConfig["type"];
   switch (type) {
-    case "tcp":
-      return { type, address: r.required(o, "address", path) };
-    case "http":
-      return { type, url: r.required(o, "url", path) };
-    case "dns":
-      return { type, server: r.required(o, "server", path), name: r.required(o, "name", path) };
-    case "icmp":
-      return { type, host: r.required(o, "host", path) };
-    case "tls":
+    case "tcp": {
+      const address = r.required(o.address, path, "address");
+      return { type, address, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+    }
+    case "http": {
+      const url = r.required(o.url, path, "url");
+      return { type, url, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+    }
+    case "dns": {
+      const server = r.required(o.server, path, "server");
+      const name = r.required(o.name, path, "name");
+      return { type, server, name, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+    }
+    case "icmp": {
+      const host = r.required(o.host, path, "host");
+      return { type, host, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+    }
+    case "tls": {
+      const address = r.required(o.address, path, "address");
+      const warnWithinMs = r.durationMs(o.warn_within, path, "warn_within", "336h");
+      const critWithinMs = r.durationMs(o.crit_within, path, "crit_within", "72h");
       return {
         type,
-        address: r.required(o, "address", path),
-        warnWithinMs: r.durationMs(o, "warn_within", path, "336h"),
-        critWithinMs: r.durationMs(o, "crit_within", path, "72h"),
+        address,
+        warnWithinMs,
+        critWithinMs,
+        checkIntervalMs,
+        retryIntervalMs,
+        timeoutMs,
+        maxAttempts,
+        flap,
       };
+    }
     case "snmp":
-      return decodeSnmp(r, o, path);
-    case "legacy":
-      return { type, path: r.required(o, "path", path), args: r.strList(o, "args", path) };
-    case "wasm":
-      return { type, module: r.required(o, "module", path), args: r.strList(o, "args", path) };
-    case "command":
-      return { type, command: r.required(o, "command", path), args: r.strList(o, "args", path) };
-    case "passive":
+      return { ...decodeSnmp(r, o, path), checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+    case "legacy": {
+      const p = r.required(o.path, path, "path");
+      const args = r.strList(o.args, path, "args");
+      return { type, path: p, args, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+    }
+    case "wasm": {
+      const module = r.required(o.module, path, "module");
+      const args = r.strList(o.args, path, "args");
+      return { type, module, args, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+    }
+    case "command": {
+      const command = r.required(o.command, path, "command");
+      const args = r.strList(o.args, path, "args");
+      return { type, command, args, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+    }
+    case "passive": {
+      const freshnessThresholdMs = r.durationMs(o.freshness_threshold, path, "freshness_threshold");
+      const staleStatus = oneOf(r, o, "stale_status", path, STALE_STATUSES);
       return {
         type,
-        freshnessThresholdMs: r.durationMs(o, "freshness_threshold", path),
-        staleStatus: oneOf(r, o, "stale_status", path, STALE_STATUSES),
+        freshnessThresholdMs,
+        staleStatus,
+        checkIntervalMs,
+        retryIntervalMs,
+        timeoutMs,
+        maxAttempts,
+        flap,
       };
+    }
     default: {
       const _never: never = type;
       r.report(
-        [...path, "type"],
+        step(path, "type"),
         unknownTypeMessage("check", o.type === undefined ? undefined : String(_never), undefined),
       );
-      return { type: "passive", freshnessThresholdMs: 0, staleStatus: "UNKNOWN" };
+      return {
+        type: "passive",
+        freshnessThresholdMs: 0,
+        staleStatus: "UNKNOWN",
+        checkIntervalMs,
+        retryIntervalMs,
+        timeoutMs,
+        maxAttempts,
+        flap,
+      };
     }
   }
 }
 
-function decodeSnmp(r: Reader, o: Obj, path: DocPath): ProbeConfig {
-  const community = r.optStr(o, "community", path);
-  const user = r.optStr(o, "user", path);
+function decodeSnmp(r: Reader, o: Obj, path: Path): ProbeConfig {
+  const community = r.optStr(o.community, path, "community");
+  const user = r.optStr(o.user, path, "user");
   if ((community === undefined) === (user === undefined)) {
     r.report(
       path,
       `snmp check needs exactly one of "community" (v2c) or "user" (v3), found ${community === undefined ? "neither" : "both"}`,
     );
   }
-  const warn = r.str(o, "warn", path);
-  const crit = r.str(o, "crit", path);
-  const expect = r.str(o, "expect", path);
+  const warn = r.str(o.warn, path, "warn");
+  const crit = r.str(o.crit, path, "crit");
+  const expect = r.str(o.expect, path, "expect");
   if (expect !== "" && (warn !== "" || crit !== "")) {
     r.report(
-      [...path, warn !== "" ? "warn" : "crit"],
+      step(path, warn !== "" ? "warn" : "crit"),
       `"expect" is mutually exclusive with "warn" and "crit"`,
     );
   }
   return {
     type: "snmp",
-    address: r.required(o, "address", path),
-    oid: r.required(o, "oid", path),
+    address: r.required(o.address, path, "address"),
+    oid: r.required(o.oid, path, "oid"),
     ...(community === undefined ? {} : { community }),
     ...(user === undefined ? {} : { user }),
     authProto: oneOf<SnmpAuthProto>(r, o, "auth_proto", path, SNMP_AUTH_PROTOS),
-    authPass: r.str(o, "auth_pass", path),
+    authPass: r.str(o.auth_pass, path, "auth_pass"),
     privProto: oneOf<SnmpPrivProto>(r, o, "priv_proto", path, SNMP_PRIV_PROTOS),
-    privPass: r.str(o, "priv_pass", path),
+    privPass: r.str(o.priv_pass, path, "priv_pass"),
     warn,
     crit,
     expect,
-    label: r.str(o, "label", path),
-    uom: r.str(o, "uom", path),
+    label: r.str(o.label, path, "label"),
+    uom: r.str(o.uom, path, "uom"),
   };
 }

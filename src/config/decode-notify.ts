@@ -9,33 +9,34 @@ import type {
 import { NOTIFICATION_KINDS, WEEKDAYS } from "../model/config.js";
 import type { Obj, Reader } from "./decode-reader.js";
 import { isObj } from "./decode-reader.js";
-import type { DocPath } from "./locate.js";
+import type { Path } from "./path-step.js";
+import { step } from "./path-step.js";
 import { unknownTypeMessage } from "./type-checks.js";
 
 /** Decodes one `#Contact` named `name`. */
-export function decodeContact(r: Reader, name: string, o: Obj, path: DocPath): ContactConfig {
-  const labels = r.strMap(o, "labels", path);
-  const type = r.str(o, "type", path) as ContactConfig["type"];
+export function decodeContact(r: Reader, name: string, o: Obj, path: Path): ContactConfig {
+  const labels = r.strMap(o.labels, path, "labels");
+  const type = r.str(o.type, path, "type") as ContactConfig["type"];
   switch (type) {
     case "email":
-      return Object.freeze({ name, labels, type, address: r.required(o, "address", path) });
+      return Object.freeze({ name, labels, type, address: r.required(o.address, path, "address") });
     case "webhook":
-      return Object.freeze({ name, labels, type, url: r.required(o, "url", path) });
+      return Object.freeze({ name, labels, type, url: r.required(o.url, path, "url") });
     case "command":
       return Object.freeze({
         name,
         labels,
         type,
-        command: r.required(o, "command", path),
-        args: r.strList(o, "args", path),
-        address: r.str(o, "address", path),
+        command: r.required(o.command, path, "command"),
+        args: r.strList(o.args, path, "args"),
+        address: r.str(o.address, path, "address"),
       });
     case "telegram":
-      return Object.freeze({ name, labels, type, chatId: r.required(o, "chat_id", path) });
+      return Object.freeze({ name, labels, type, chatId: r.required(o.chat_id, path, "chat_id") });
     default: {
       const _never: never = type;
       r.report(
-        [...path, "type"],
+        step(path, "type"),
         unknownTypeMessage("contact", o.type === undefined ? undefined : String(_never), undefined),
       );
       return Object.freeze({ name, labels, type: "email", address: "" });
@@ -50,13 +51,13 @@ export function minuteOfDay(hhmm: string): number {
   return Number(m[1]) * 60 + Number(m[2]);
 }
 
-function decodeWindow(r: Reader, o: Obj, path: DocPath): WindowConfig {
-  const weekday = r.required(o, "weekday", path);
+function decodeWindow(r: Reader, o: Obj, path: Path): WindowConfig {
+  const weekday = r.required(o.weekday, path, "weekday");
   if (weekday !== "" && !(WEEKDAYS as readonly string[]).includes(weekday)) {
-    r.report([...path, "weekday"], `${JSON.stringify(weekday)} is not a weekday (${WEEKDAYS.join(", ")})`);
+    r.report(step(path, "weekday"), `${JSON.stringify(weekday)} is not a weekday (${WEEKDAYS.join(", ")})`);
   }
-  const start = r.required(o, "start", path);
-  const end = r.required(o, "end", path);
+  const start = r.required(o.start, path, "start");
+  const end = r.required(o.end, path, "end");
   return Object.freeze({
     weekday: weekday as Weekday,
     start,
@@ -66,49 +67,51 @@ function decodeWindow(r: Reader, o: Obj, path: DocPath): WindowConfig {
   });
 }
 
-function decodeLevel(r: Reader, o: Obj, path: DocPath): EscalationLevelConfig {
-  const contacts = r.strList(o, "contacts", path);
-  if (o.contacts === undefined) r.report([...path, "contacts"], `missing required field "contacts"`);
+function decodeLevel(r: Reader, o: Obj, path: Path): EscalationLevelConfig {
+  const contacts = r.strList(o.contacts, path, "contacts");
+  if (o.contacts === undefined) r.report(step(path, "contacts"), `missing required field "contacts"`);
   else if (contacts.length === 0)
-    r.report([...path, "contacts"], "an escalation level needs at least one contact");
-  const kinds = r.strList(o, "disabled_kinds", path);
+    r.report(step(path, "contacts"), "an escalation level needs at least one contact");
+  const kinds = r.strList(o.disabled_kinds, path, "disabled_kinds");
   kinds.forEach((k, i) => {
     if (!(NOTIFICATION_KINDS as readonly string[]).includes(k)) {
       r.report(
-        [...path, "disabled_kinds", i],
+        step(step(path, "disabled_kinds"), i),
         `${JSON.stringify(k)} is not a notification kind (${NOTIFICATION_KINDS.join(", ")})`,
       );
     }
   });
   return Object.freeze({
     contacts,
-    threshold: r.int(o, "threshold", path, 0),
-    renotifyIntervalMs: r.durationMs(o, "renotify_interval", path, "1h"),
+    threshold: r.int(o.threshold, path, "threshold", 0),
+    renotifyIntervalMs: r.durationMs(o.renotify_interval, path, "renotify_interval", "1h"),
     disabledKinds: kinds as readonly NotificationKind[],
   });
 }
 
-function objList(r: Reader, o: Obj, key: string, path: DocPath): readonly Obj[] {
+function objList(r: Reader, o: Obj, key: string, path: Path): readonly Obj[] {
   const v = o[key];
   if (v === undefined) return [];
   if (!Array.isArray(v)) {
-    r.report([...path, key], "expected a list");
+    r.report(step(path, key), "expected a list");
     return [];
   }
   return v.map((e, i) => {
     if (isObj(e)) return e;
-    r.report([...path, key, i], "expected a struct");
+    r.report(step(step(path, key), i), "expected a struct");
     return {};
   });
 }
 
 /** Decodes one `#NotificationPolicy` named `name`. */
-export function decodePolicy(r: Reader, name: string, o: Obj, path: DocPath): NotificationPolicyConfig {
-  const period = objList(r, o, "period", path).map((w, i) => decodeWindow(r, w, [...path, "period", i]));
-  if (o.levels === undefined) r.report([...path, "levels"], `missing required field "levels"`);
+export function decodePolicy(r: Reader, name: string, o: Obj, path: Path): NotificationPolicyConfig {
+  const period = objList(r, o, "period", path).map((w, i) =>
+    decodeWindow(r, w, step(step(path, "period"), i)),
+  );
+  if (o.levels === undefined) r.report(step(path, "levels"), `missing required field "levels"`);
   const levelObjs = objList(r, o, "levels", path);
   if (o.levels !== undefined && levelObjs.length === 0)
-    r.report([...path, "levels"], "a policy needs at least one level");
-  const levels = levelObjs.map((l, i) => decodeLevel(r, l, [...path, "levels", i]));
+    r.report(step(path, "levels"), "a policy needs at least one level");
+  const levels = levelObjs.map((l, i) => decodeLevel(r, l, step(step(path, "levels"), i)));
   return Object.freeze({ name, period: Object.freeze(period), levels: Object.freeze(levels) });
 }

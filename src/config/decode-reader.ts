@@ -1,7 +1,9 @@
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import { formatPath } from "./diagnostic.js";
 import { parseDurationMs } from "./duration.js";
-import type { DocPath, Locator } from "./locate.js";
+import type { Locator } from "./locate.js";
+import type { Path } from "./path-step.js";
+import { step, toDocPath } from "./path-step.js";
 
 /** A plain object of the exported document. */
 export type Obj = Readonly<Record<string, unknown>>;
@@ -10,25 +12,29 @@ export type Obj = Readonly<Record<string, unknown>>;
  * Typed reads from exported data, each reporting a diagnostic at the field's position instead of
  * throwing. After the schema has accepted a document these reads cannot fail; they are the decoder's
  * guard against a schema/decoder mismatch, and they let the decoder run on plain data in tests.
- * Paths are built only when something is reported. Lists and string maps of the exported data are
+ * Callers read the field themselves (`r.str(o.zone, path, "zone")`): a property read at each call
+ * site stays fast, where one shared `o[key]` inside the reader sees every key and every shape of
+ * the document. `path` and `key` say where the value is, for reports only: paths are walk paths
+ * (path-step.ts), turned into arrays only when something is reported. A duration text is parsed
+ * once per load however many fields repeat it. Lists and string maps of the exported data are
  * frozen in place and become part of the Config: `data` must not be used by anyone else afterwards.
  */
 export interface Reader {
   readonly diagnostics: ConfigDiagnostic[];
-  report(path: DocPath, message: string): void;
-  /** The object at `o[key]`, or `{}` when absent (`required` reports that). */
-  obj(o: Obj, key: string, path: DocPath, required?: boolean): Obj;
-  str(o: Obj, key: string, path: DocPath, fallback?: string): string;
+  report(path: Path, message: string): void;
+  /** `v` (field `key` of the struct at `path`) as a struct; `{}` when absent (`required` reports that). */
+  obj(v: unknown, path: Path, key: string, required?: boolean): Obj;
+  str(v: unknown, path: Path, key: string, fallback?: string): string;
   /** A string that must be present and non-empty. */
-  required(o: Obj, key: string, path: DocPath): string;
-  optStr(o: Obj, key: string, path: DocPath): string | undefined;
-  bool(o: Obj, key: string, path: DocPath, fallback: boolean): boolean;
-  num(o: Obj, key: string, path: DocPath, fallback: number): number;
-  int(o: Obj, key: string, path: DocPath, fallback: number): number;
-  strList(o: Obj, key: string, path: DocPath): readonly string[];
-  strMap(o: Obj, key: string, path: DocPath): Readonly<Record<string, string>>;
+  required(v: unknown, path: Path, key: string): string;
+  optStr(v: unknown, path: Path, key: string): string | undefined;
+  bool(v: unknown, path: Path, key: string, fallback: boolean): boolean;
+  num(v: unknown, path: Path, key: string, fallback: number): number;
+  int(v: unknown, path: Path, key: string, fallback: number): number;
+  strList(v: unknown, path: Path, key: string): readonly string[];
+  strMap(v: unknown, path: Path, key: string): Readonly<Record<string, string>>;
   /** A duration field in milliseconds; `fallback` is the schema default as text. */
-  durationMs(o: Obj, key: string, path: DocPath, fallback?: string): number;
+  durationMs(v: unknown, path: Path, key: string, fallback?: string): number;
 }
 
 export function isObj(v: unknown): v is Obj {
@@ -49,25 +55,26 @@ function describe(v: unknown): string {
 /** A reader that reports into its own diagnostics list, positioned by `locator`. */
 export function createReader(locator: Locator): Reader {
   const diagnostics: ConfigDiagnostic[] = [];
-  const report = (path: DocPath, message: string): void => {
-    const at = locator.at(path);
+  const report = (path: Path, message: string): void => {
+    const doc = toDocPath(path);
+    const at = locator.at(doc);
     diagnostics.push({
-      message: `${formatPath(path)}: ${message}`,
+      message: `${formatPath(doc)}: ${message}`,
       file: at.file,
       line: at.line,
       column: at.column,
     });
   };
-  const missing = (path: DocPath, key: string): void =>
-    report([...path, key], `missing required field "${key}"`);
-  const wrong = (path: DocPath, key: string, want: string, v: unknown): void =>
-    report([...path, key], `expected ${want}, found ${describe(v)}`);
+  const durations = new Map<string, number | undefined>();
+  const missing = (path: Path, key: string): void =>
+    report(step(path, key), `missing required field "${key}"`);
+  const wrong = (path: Path, key: string, want: string, v: unknown): void =>
+    report(step(path, key), `expected ${want}, found ${describe(v)}`);
 
   const reader: Reader = {
     diagnostics,
     report,
-    obj(o, key, path, required = false) {
-      const v = o[key];
+    obj(v, path, key, required = false) {
       if (v === undefined) {
         if (required) missing(path, key);
         return EMPTY;
@@ -76,53 +83,46 @@ export function createReader(locator: Locator): Reader {
       wrong(path, key, "a struct", v);
       return EMPTY;
     },
-    str(o, key, path, fallback = "") {
-      const v = o[key];
+    str(v, path, key, fallback = "") {
       if (typeof v === "string") return v;
       if (v !== undefined) wrong(path, key, "a string", v);
       return fallback;
     },
-    required(o, key, path) {
-      const v = o[key];
+    required(v, path, key) {
       if (typeof v === "string") {
-        if (v === "") report([...path, key], `"${key}" must not be empty`);
+        if (v === "") report(step(path, key), `"${key}" must not be empty`);
         return v;
       }
       if (v === undefined) missing(path, key);
       else wrong(path, key, "a string", v);
       return "";
     },
-    optStr(o, key, path) {
-      const v = o[key];
+    optStr(v, path, key) {
       if (v === undefined || typeof v === "string") return v;
       wrong(path, key, "a string", v);
       return undefined;
     },
-    bool(o, key, path, fallback) {
-      const v = o[key];
+    bool(v, path, key, fallback) {
       if (typeof v === "boolean") return v;
       if (v !== undefined) wrong(path, key, "a bool", v);
       return fallback;
     },
-    num(o, key, path, fallback) {
-      const v = o[key];
+    num(v, path, key, fallback) {
       if (typeof v === "number") return v;
       if (typeof v === "bigint") return Number(v);
       if (v !== undefined) wrong(path, key, "a number", v);
       return fallback;
     },
-    int(o, key, path, fallback) {
-      const v = o[key];
+    int(v, path, key, fallback) {
       if (typeof v === "number" && Number.isInteger(v)) return v;
       if (typeof v === "bigint") {
-        report([...path, key], `${v} is too large`);
+        report(step(path, key), `${v} is too large`);
         return fallback;
       }
       if (v !== undefined) wrong(path, key, "an int", v);
       return fallback;
     },
-    strList(o, key, path) {
-      const v = o[key];
+    strList(v, path, key) {
       if (v === undefined) return NO_STRINGS;
       if (!Array.isArray(v)) {
         wrong(path, key, "a list of strings", v);
@@ -130,15 +130,14 @@ export function createReader(locator: Locator): Reader {
       }
       for (let i = 0; i < v.length; i++) {
         if (typeof v[i] !== "string") {
-          report([...path, key, i], `expected a string, found ${describe(v[i])}`);
+          report(step(step(path, key), i), `expected a string, found ${describe(v[i])}`);
           return NO_STRINGS;
         }
       }
       // Exported data is fresh per load and owned by the decoder: frozen in place, not copied.
       return v.length === 0 ? NO_STRINGS : (Object.freeze(v) as readonly string[]);
     },
-    strMap(o, key, path) {
-      const v = o[key];
+    strMap(v, path, key) {
       if (v === undefined) return EMPTY as Readonly<Record<string, string>>;
       if (!isObj(v)) {
         wrong(path, key, "a struct of strings", v);
@@ -148,7 +147,7 @@ export function createReader(locator: Locator): Reader {
       for (const k in v) {
         empty = false;
         if (typeof v[k] !== "string") {
-          report([...path, key, k], `expected a string, found ${describe(v[k])}`);
+          report(step(step(path, key), k), `expected a string, found ${describe(v[k])}`);
           return EMPTY as Readonly<Record<string, string>>;
         }
       }
@@ -156,8 +155,7 @@ export function createReader(locator: Locator): Reader {
         ? (EMPTY as Readonly<Record<string, string>>)
         : (Object.freeze(v) as Readonly<Record<string, string>>);
     },
-    durationMs(o, key, path, fallback) {
-      const v = o[key];
+    durationMs(v, path, key, fallback) {
       const text = v === undefined ? fallback : v;
       if (text === undefined) {
         missing(path, key);
@@ -167,10 +165,15 @@ export function createReader(locator: Locator): Reader {
         wrong(path, key, "a duration string", text);
         return 0;
       }
-      const ms = parseDurationMs(text);
+      // A fleet repeats a handful of duration texts across every check.
+      let ms = durations.get(text);
+      if (ms === undefined && !durations.has(text)) {
+        ms = parseDurationMs(text);
+        durations.set(text, ms);
+      }
       if (ms === undefined) {
         report(
-          [...path, key],
+          step(path, key),
           `invalid duration ${JSON.stringify(text)} (use a Go duration such as "90s" or "1h30m")`,
         );
         return 0;

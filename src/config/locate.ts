@@ -36,9 +36,11 @@ export function createLocator(
     return undefined;
   };
   const walk = (path: DocPath): { best: SourcePosition | undefined; depth: number; value: unknown } => {
+    // The containers along the path first (plain reads), then positions from the deepest field up:
+    // the user usually wrote the field itself, so one position lookup answers.
+    const containers: object[] = [];
+    const keys: (string | number)[] = [];
     let container: unknown = data;
-    let best: SourcePosition | undefined;
-    let depth = 0;
     for (let i = 0; i < path.length; i++) {
       if (container === null || typeof container !== "object") break;
       let key = path[i] as string | number;
@@ -52,29 +54,26 @@ export function createLocator(
           : undefined;
       }
       if (next === undefined) break;
-      const p = userPos(container, key);
-      if (p !== undefined) {
-        best = p;
-        depth = i + 1;
-      }
+      containers.push(container);
+      keys.push(key);
       container = next;
     }
-    return { best, depth, value: container };
+    for (let i = containers.length - 1; i >= 0; i--) {
+      const p = userPos(containers[i] as object, keys[i] as string | number);
+      if (p !== undefined) return { best: p, depth: i + 1, value: container };
+    }
+    return { best: undefined, depth: 0, value: container };
   };
-  const lines = text === undefined ? undefined : lineStarts(text);
+  // Line starts are indexed on the first diagnostic: a valid document never needs them.
+  let lines: number[] | undefined;
   return {
     at(path) {
       const r = walk(path);
       if (r.best === undefined) return { file, line: 1, column: 1 };
       const last = path[path.length - 1];
       const scalar = r.value === null || typeof r.value !== "object";
-      if (
-        text !== undefined &&
-        lines !== undefined &&
-        r.depth === path.length &&
-        scalar &&
-        typeof last === "string"
-      ) {
+      if (text !== undefined && r.depth === path.length && scalar && typeof last === "string") {
+        lines ??= lineStarts(text);
         return valueAfterLabel(text, lines, r.best) ?? r.best;
       }
       return r.best;

@@ -21,36 +21,50 @@ export function checkSemantics(
     const at = locator.at(path);
     out.push({ message: `${formatPath(path)}: ${message}`, file: at.file, line: at.line, column: at.column });
   };
-  const unknown = (what: string, name: string, known: Iterable<string>, plural = `${what}s`): string => {
-    const names = [...known].sort();
-    if (names.length === 0) return `unknown ${what} ${JSON.stringify(name)}; no ${plural} are defined`;
-    const shown = names.slice(0, 8).join(", ") + (names.length > 8 ? ", …" : "");
+  // What each map defines, sorted once: a fleet may hold 100,000 references to one missing name.
+  const defined = new Map<ReadonlyMap<string, unknown>, string>();
+  const unknown = (
+    what: string,
+    name: string,
+    known: ReadonlyMap<string, unknown>,
+    plural = `${what}s`,
+  ): string => {
+    let shown = defined.get(known);
+    if (shown === undefined) {
+      const names = [...known.keys()].sort();
+      shown = names.slice(0, 8).join(", ") + (names.length > 8 ? ", …" : "");
+      defined.set(known, shown);
+    }
+    if (known.size === 0) return `unknown ${what} ${JSON.stringify(name)}; no ${plural} are defined`;
     return `unknown ${what} ${JSON.stringify(name)}; defined: ${shown}`;
   };
-  const checkCommand = (check: CheckConfig, path: DocPath): void => {
-    if (check.type === "command" && !config.commands.has(check.command)) {
-      report([...path, "command"], unknown("command", check.command, config.commands.keys()));
-    }
-  };
-  const checkPolicy = (name: string, path: DocPath): void => {
-    if (name !== "" && !config.notifications.has(name)) {
-      report(
-        path,
-        unknown("notification policy", name, config.notifications.keys(), "notification policies"),
-      );
-    }
-  };
+  // Each rule says what is wrong, if anything; its caller builds the path only then, because this
+  // loop runs once per host and service.
+  const commandProblem = (check: CheckConfig): string | undefined =>
+    check.type === "command" && !config.commands.has(check.command)
+      ? unknown("command", check.command, config.commands)
+      : undefined;
+  const policyProblem = (name: string): string | undefined =>
+    name !== "" && !config.notifications.has(name)
+      ? unknown("notification policy", name, config.notifications, "notification policies")
+      : undefined;
 
   for (const [h, host] of config.hosts) {
-    checkCommand(host.check, ["hosts", h, "check"]);
-    checkPolicy(host.notification, ["hosts", h, "notification"]);
-    host.parents.forEach((p, i) => {
+    let problem = commandProblem(host.check);
+    if (problem !== undefined) report(["hosts", h, "check", "command"], problem);
+    problem = policyProblem(host.notification);
+    if (problem !== undefined) report(["hosts", h, "notification"], problem);
+    const parents = host.parents;
+    for (let i = 0; i < parents.length; i++) {
+      const p = parents[i] as string;
       if (!config.hosts.has(p))
         report(["hosts", h, "parents", i], `unknown parent host ${JSON.stringify(p)}`);
-    });
+    }
     for (const [s, svc] of host.services) {
-      checkCommand(svc.check, ["hosts", h, "services", s, "check"]);
-      checkPolicy(svc.notification, ["hosts", h, "services", s, "notification"]);
+      problem = commandProblem(svc.check);
+      if (problem !== undefined) report(["hosts", h, "services", s, "check", "command"], problem);
+      problem = policyProblem(svc.notification);
+      if (problem !== undefined) report(["hosts", h, "services", s, "notification"], problem);
     }
   }
   for (const cycle of parentCycles(config)) {
@@ -62,7 +76,7 @@ export function checkSemantics(
 
   for (const [c, contact] of config.contacts) {
     if (contact.type === "command" && !config.commands.has(contact.command)) {
-      report(["contacts", c, "command"], unknown("command", contact.command, config.commands.keys()));
+      report(["contacts", c, "command"], unknown("command", contact.command, config.commands));
     }
   }
 
@@ -70,10 +84,7 @@ export function checkSemantics(
     policy.levels.forEach((level, i) => {
       level.contacts.forEach((name, j) => {
         if (!config.contacts.has(name)) {
-          report(
-            ["notifications", p, "levels", i, "contacts", j],
-            unknown("contact", name, config.contacts.keys()),
-          );
+          report(["notifications", p, "levels", i, "contacts", j], unknown("contact", name, config.contacts));
         }
       });
     });
@@ -111,6 +122,10 @@ export function parentCycles(config: Config): string[][] {
   const cycles: string[][] = [];
   for (const root of config.hosts.keys()) {
     if (state.has(root)) continue;
+    if (config.hosts.get(root)?.parents.length === 0) {
+      state.set(root, 2); // a root of the parent graph is on no cycle
+      continue;
+    }
     const stack: { host: string; next: number }[] = [{ host: root, next: 0 }];
     const onPath: string[] = [root];
     state.set(root, 1);

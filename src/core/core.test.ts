@@ -169,6 +169,38 @@ describe("Core", () => {
     }
   });
 
+  it("tells a submitter when its batch is visible, in submit order, without flush", async () => {
+    const clock = new FakeClock();
+    const core = await Core.open({ dataDir: tempDir(), config, clock });
+    try {
+      const seen: string[] = [];
+      const all: Promise<void>[] = [];
+      for (let i = 0; i < 20; i++) {
+        const key = `host-0000${i % 4}!svc-00${i % 3}`;
+        const [host, service] = key.split("!") as [string, string];
+        all.push(
+          new Promise<void>((resolve) => {
+            void core.submit([result(host, service, i % 4, clock.now() + i)], {
+              onVisible: () => {
+                // Visible: the projection shows this batch's result, or a later one of the object.
+                const s = core.view.projection.status(key);
+                seen.push(`${i}:${(s?.lastCheck ?? 0) >= clock.now() + i ? "shown" : "missing"}`);
+                resolve();
+              },
+            });
+          }),
+        );
+      }
+      await Promise.all(all);
+      assert.deepEqual(
+        seen,
+        Array.from({ length: 20 }, (_, i) => `${i}:shown`),
+      );
+    } finally {
+      await core.close();
+    }
+  });
+
   it("survives a restart and equals a fresh replay of the log", async () => {
     const dir = tempDir();
     const clock = new FakeClock();

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { engineConfig } from "../engine/index.js";
 import { type Clock, systemClock, type TimerHandle } from "../model/clock.js";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
-import type { WriterOptions } from "../store/protocol.js";
+import type { WriterOptions, WriterStats } from "../store/protocol.js";
 import { Store } from "../store/store.js";
-import { type CommandInput, validateCommands } from "./validate.js";
+import { type SubmittedCommand, validateCommands } from "./validate.js";
 
 const encoder = new TextEncoder();
 
@@ -25,6 +26,12 @@ export interface CoreOptions {
   readonly logger?: Logger;
   /** Writer tuning (snapshot cadence, history size); defaults suit production. */
   readonly writer?: Partial<WriterOptions>;
+}
+
+/** Options of Core.submit. */
+export interface SubmitOptions {
+  /** Called on the caller's thread once the batch is applied and visible through `view`. */
+  readonly onVisible?: () => void;
 }
 
 /** What a reader sees: the config in force, its object index, and the projection. */
@@ -75,6 +82,8 @@ export class Core {
       ...(options.configDigest === undefined ? {} : { configDigest: options.configDigest }),
       at: clock.now(),
       workerUrl: new URL("./writer-worker.js", import.meta.url),
+      // The writer's engine gets the part of the config it reads, not a copy of the whole document.
+      writerConfig: engineConfig,
       ...(options.writer === undefined ? {} : { writer: options.writer }),
       onWakeup: (at) => {
         if (core === undefined) firstWakeup = at;
@@ -103,8 +112,12 @@ export class Core {
     return `dt-${randomUUID()}`;
   }
 
-  /** Validates and durably enqueues a batch; see the class comment. */
-  submit(commands: readonly CommandInput[]): Promise<void> {
+  /**
+   * Validates and durably enqueues a batch; see the class comment. `onVisible`, if given, is called
+   * once the batch is applied and `view` shows it (a subscription to applied results: what the
+   * scheduler needs to pick a retry interval, without polling).
+   */
+  submit(commands: readonly SubmittedCommand[], options?: SubmitOptions): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("core is closed"));
     const now = this.#clock.now();
     const projection = this.#store.projection;
@@ -121,7 +134,7 @@ export class Core {
       if (c.type === "ScheduleDowntime" && c.id !== undefined) this.#issuedDowntimes.add(c.id);
     }
     // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.
-    return this.#store.submit(now, encoder.encode(JSON.stringify(commands)));
+    return this.#store.submit(now, encoder.encode(JSON.stringify(commands)), options?.onVisible);
   }
 
   /**
@@ -140,9 +153,12 @@ export class Core {
     return this.#store.sync();
   }
 
-  /** The writer thread's V8 heap in bytes (the reader's is process.memoryUsage()). */
-  writerHeap(): Promise<{ heapUsed: number; heapTotal: number }> {
-    return this.#store.writerHeap();
+  /**
+   * The writer thread's V8 heap in bytes and its CPU time (the reader's heap is
+   * process.memoryUsage(); its CPU time threadCpuMs() on the reader's thread).
+   */
+  writerStats(): Promise<WriterStats> {
+    return this.#store.writerStats();
   }
 
   /** Takes a snapshot now (normally the writer takes them on its own cadence). */

@@ -1,5 +1,6 @@
-import { createEngine, type Engine, type EngineSnapshot } from "../engine/index.js";
+import { createEngine, type Engine, type EngineSnapshot, engineConfig } from "../engine/index.js";
 import type { StateMachine, StateMachineFactory } from "../store/state-machine.js";
+import { preparePluginResult } from "./plugin-result.js";
 
 function machine(engine: Engine): StateMachine {
   return {
@@ -16,6 +17,9 @@ function machine(engine: Engine): StateMachine {
  */
 export const engineMachines: StateMachineFactory = {
   create: () => machine(createEngine()),
+  // Rebuilt from literals on the writer's thread: a cloned config is twice the size.
+  adopt: engineConfig,
+  prepare: preparePluginResult,
   restore(snapshot, config) {
     const engine = createEngine();
     engine.restore(snapshot as EngineSnapshot, config);

@@ -4,6 +4,12 @@
  * timers driven by the injected clock. `Core.open` / `submit` / `view` / `applyConfig` / `flush` /
  * `close`; the contract is on the class and in docs/storage.md.
  */
-export { Core, type CoreOptions, type CoreView } from "./core.js";
+export { Core, type CoreOptions, type CoreView, type SubmitOptions } from "./core.js";
 export { type FleetShape, fleetConfig, fleetHost, fleetService } from "./fleet-config.js";
-export { type CommandInput, type ValidationContext, validateCommands } from "./validate.js";
+export { type PluginResultInput, preparePluginResult } from "./plugin-result.js";
+export {
+  type CommandInput,
+  type SubmittedCommand,
+  type ValidationContext,
+  validateCommands,
+} from "./validate.js";

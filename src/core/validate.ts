@@ -3,6 +3,7 @@ import { parseSelector } from "../model/selector.js";
 import { isExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import type { ObjectIndex } from "../store/object-index.js";
+import type { PluginResultInput } from "./plugin-result.js";
 
 /** Removes `at` from each member of a union (Omit alone would collapse the union). */
 type WithoutAt<C> = C extends Command ? Omit<C, "at"> : never;
@@ -12,6 +13,9 @@ type WithoutAt<C> = C extends Command ? Omit<C, "at"> : never;
  * Tick are not submitted by clients (Core issues them itself).
  */
 export type CommandInput = WithoutAt<Exclude<Command, { type: "ApplyConfig" | "Tick" }>>;
+
+/** What Core.submit takes: commands, and check results whose plugin output is still to be parsed. */
+export type SubmittedCommand = CommandInput | PluginResultInput;
 
 /** What validation looks at besides the config: downtimes that exist or were issued. */
 export interface ValidationContext {
@@ -27,10 +31,10 @@ export interface ValidationContext {
  * known at submit time: the objects exist, exit statuses and times are sane, selectors parse, the
  * downtime exists. Whether an acknowledgement finds a problem is the engine's call at apply time.
  */
-export function validateCommands(commands: readonly CommandInput[], ctx: ValidationContext): void {
+export function validateCommands(commands: readonly SubmittedCommand[], ctx: ValidationContext): void {
   for (let i = 0; i < commands.length; i++) {
     try {
-      validateOne(commands[i] as CommandInput, ctx);
+      validateOne(commands[i] as SubmittedCommand, ctx);
     } catch (e) {
       if (e instanceof RejectedError) throw new RejectedError(e.reason, e.message, i);
       throw e;
@@ -38,7 +42,7 @@ export function validateCommands(commands: readonly CommandInput[], ctx: Validat
   }
 }
 
-function validateOne(c: CommandInput, ctx: ValidationContext): void {
+function validateOne(c: SubmittedCommand, ctx: ValidationContext): void {
   switch (c.type) {
     case "ProcessCheckResult": {
       const r = c.result;

@@ -67,7 +67,7 @@ const cases: Case[] = [
       apply(w, reader);
       // The snapshot protocol: the writer's part now, the reader's projection at the same point.
       const start = w.beginSnapshot();
-      w.finishSnapshot(start, JSON.stringify(reader.capture()));
+      w.finishSnapshot(start, JSON.stringify(reader.snapshot()));
       w.enqueue([batch(T0 + 2000, "svc-000", 2)]);
       apply(w, reader);
     },
@@ -121,6 +121,56 @@ describe("Writer recovery", () => {
   }
 });
 
+describe("Writer and unparsed plugin output", () => {
+  it("parses it on the writer, live and when applying what a crash left enqueued", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));
+    dirs.push(dir);
+    const unparsed = (at: number, output: string): { at: number; body: string } => ({
+      at,
+      body: JSON.stringify([
+        {
+          type: "ProcessCheckResult",
+          parse: true,
+          result: {
+            host: "host-00001",
+            exitStatus: 2,
+            output,
+            checkedAt: at,
+            durationMs: 0,
+            source: "passive",
+          },
+        },
+      ]),
+    });
+    const first = Writer.open(dir, config, T0, engineMachines);
+    const reader = createProjection(first.takeInitialProjection());
+    first.enqueue([unparsed(T0 + 1000, "DOWN - no route | rta=12ms;100;200;0\nhop 1\nhop 2")]);
+    apply(first, reader);
+    assert.deepEqual(
+      [reader.status("host-00001")?.output, reader.status("host-00001")?.longOutput],
+      ["DOWN - no route", "hop 1\nhop 2"],
+    );
+    assert.deepEqual(reader.status("host-00001")?.perfdata, [
+      { label: "rta", value: 12, uom: "ms", warn: "100", crit: "200", min: 0 },
+    ]);
+    // Enqueued, never applied: the next open applies (and parses) it.
+    first.enqueue([unparsed(T0 + 2000, "DOWN - still | pl=100%")]);
+    first.close();
+    const w = Writer.open(dir, config, T0 + 5000, engineMachines);
+    try {
+      assert.deepEqual(w.recovered, { replayed: 2, applied: 1 });
+      const again = createProjection(w.takeInitialProjection());
+      assert.equal(again.status("host-00001")?.output, "DOWN - still");
+      assert.deepEqual(again.status("host-00001")?.perfdata, [
+        { label: "pl", value: 100, uom: "%", warn: "", crit: "" },
+      ]);
+      assert.deepEqual(again.snapshot(), replayProjection(dir));
+    } finally {
+      w.close();
+    }
+  });
+});
+
 describe("Writer data directory", () => {
   it("refuses a second writer while the first is open, and takes over a dead owner's lock", () => {
     const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));
@@ -144,7 +194,7 @@ describe("Writer data directory", () => {
       const before = w.eventsAfter(0, 1000);
       const last = before[before.length - 1]?.seq ?? 0;
       const start = w.beginSnapshot();
-      w.finishSnapshot(start, JSON.stringify(reader.capture()));
+      w.finishSnapshot(start, JSON.stringify(reader.snapshot()));
       const after = w.eventsAfter(0, 1000);
       assert.ok(after.length < before.length, "old events were dropped");
       assert.ok((after[0]?.seq ?? 0) <= last - 2, "at least the newest 3 are kept");

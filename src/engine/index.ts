@@ -11,5 +11,6 @@
 export { configDigest } from "./config-digest.js";
 export type { DowntimeInfo, Engine, EngineOptions } from "./engine.js";
 export { createEngine, restoreEngine } from "./engine.js";
+export { engineConfig } from "./engine-config.js";
 export { formatDuration } from "./format-duration.js";
 export type { EngineSnapshot, SnapshotDowntime, SnapshotObject } from "./snapshot.js";

@@ -1,9 +1,11 @@
 import { mergePatches, patchRecord } from "./projection.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
+import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
+import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** What a reader gets next: a part of the changes, or a barrier it must answer (a snapshot point). */
 export type BufferItem =
-  | { readonly kind: "delta"; readonly delta: ProjectionDelta }
+  /** `applied`: every request up to this id is in what was delivered with this item (0: no news). */
+  | { readonly kind: "delta"; readonly delta: ProjectionDelta; readonly applied: number }
   | { readonly kind: "barrier"; readonly id: number };
 
 /**
@@ -13,10 +15,14 @@ export type BufferItem =
  *
  * A barrier (`seal`) stops coalescing across it: everything added before is delivered before the
  * barrier, everything after, after it. When the reader sees the barrier its projection reflects
- * exactly the events up to that point — the writer snapshots there.
+ * exactly the events up to that point — the writer snapshots there. Taking a part also freezes the
+ * segment it comes from (later changes start the next one), so a segment always drains completely
+ * within a bounded number of parts, however fast changes keep arriving.
  */
 export interface DeltaBuffer {
   add(delta: ProjectionDelta): void;
+  /** Every request up to `id` is applied and its changes were added. */
+  markApplied(id: number): void;
   seal(barrier: number): void;
   /** Records and patches waiting, over all segments. */
   size(): number;
@@ -25,13 +31,15 @@ export interface DeltaBuffer {
 }
 
 interface Segment {
-  statuses: Map<string, StatusRecord>;
+  statuses: Map<string, EncodedStatus>;
   patches: Map<string, StatusPatch>;
   removed: Set<string>;
   history: HistoryRecord[];
   dtAdded: Map<string, DowntimeRecord>;
   dtRemoved: Set<string>;
   eventSeq: number;
+  /** The last request id whose changes this segment holds (0: none). */
+  applied: number;
   barrier: number | undefined;
 }
 
@@ -43,11 +51,13 @@ const newSegment = (): Segment => ({
   dtAdded: new Map(),
   dtRemoved: new Set(),
   eventSeq: 0,
+  applied: 0,
   barrier: undefined,
 });
 
 const hasData = (s: Segment): boolean =>
   s.eventSeq > 0 ||
+  s.applied > 0 ||
   s.statuses.size > 0 ||
   s.patches.size > 0 ||
   s.removed.size > 0 ||
@@ -56,18 +66,25 @@ const hasData = (s: Segment): boolean =>
 
 /** Takes up to max entries out of a map, in insertion order. */
 function takeFrom<T>(m: Map<string, T>, max: number): T[] {
+  return takeEntries(m, max).values;
+}
+
+/** Takes up to max entries out of a map, in insertion order, keys and values in step. */
+function takeEntries<T>(m: Map<string, T>, max: number): { keys: string[]; values: T[] } {
   if (m.size <= max) {
-    const all = [...m.values()];
+    const all = { keys: [...m.keys()], values: [...m.values()] };
     m.clear();
     return all;
   }
-  const out: T[] = [];
+  const keys: string[] = [];
+  const values: T[] = [];
   for (const [k, v] of m) {
-    if (out.length >= max) break;
-    out.push(v);
+    if (keys.length >= max) break;
+    keys.push(k);
+    values.push(v);
     m.delete(k);
   }
-  return out;
+  return { keys, values };
 }
 
 export function createDeltaBuffer(): DeltaBuffer {
@@ -82,14 +99,15 @@ export function createDeltaBuffer(): DeltaBuffer {
         seg.patches.delete(k);
         seg.removed.add(k);
       }
-      for (const s of d.statuses) {
-        seg.patches.delete(s.key);
-        seg.statuses.set(s.key, s);
+      for (let i = 0; i < d.statusKeys.length; i++) {
+        const key = d.statusKeys[i] as string;
+        seg.patches.delete(key);
+        seg.statuses.set(key, d.statuses[i] as string);
       }
       for (const p of d.patches) {
         const full = seg.statuses.get(p.key);
         if (full !== undefined) {
-          seg.statuses.set(p.key, patchRecord(full, p));
+          seg.statuses.set(p.key, encodeStatus(patchRecord(decodeStatus(p.key, full), p)));
         } else {
           const prior = seg.patches.get(p.key);
           seg.patches.set(p.key, prior === undefined ? p : mergePatches(prior, p));
@@ -106,6 +124,10 @@ export function createDeltaBuffer(): DeltaBuffer {
       }
       if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
     },
+    markApplied(id) {
+      const seg = newest();
+      if (id > seg.applied) seg.applied = id;
+    },
     size() {
       let n = 0;
       for (const seg of segments) n += seg.statuses.size + seg.patches.size;
@@ -116,13 +138,22 @@ export function createDeltaBuffer(): DeltaBuffer {
       segments.push(newSegment());
     },
     take(max) {
-      const seg = segments[0] as Segment;
-      if (!hasData(seg)) {
-        if (seg.barrier === undefined) return undefined;
+      let seg = segments[0] as Segment;
+      while (!hasData(seg)) {
+        if (seg.barrier !== undefined) {
+          segments.shift();
+          return { kind: "barrier", id: seg.barrier };
+        }
+        if (segments.length === 1) return undefined;
+        // A frozen segment delivered in full.
         segments.shift();
-        return { kind: "barrier", id: seg.barrier };
+        seg = segments[0] as Segment;
       }
-      const statuses = takeFrom(seg.statuses, max);
+      // Delivering from the segment that is still gathering changes freezes it: new changes go to
+      // (and coalesce in) the next one, so this one completes even under a steady stream — and
+      // completing is what hands the reader the event sequence number and the visibility watermark.
+      if (segments.length === 1) segments.push(newSegment());
+      const statuses = takeEntries(seg.statuses, max);
       const patches = takeFrom(seg.patches, max);
       const history = seg.history.length <= max ? seg.history : seg.history.slice(0, max);
       seg.history = seg.history.length <= max ? [] : seg.history.slice(max);
@@ -130,7 +161,8 @@ export function createDeltaBuffer(): DeltaBuffer {
       const delta: ProjectionDelta = {
         eventSeq: done ? seg.eventSeq : 0,
         removed: [...seg.removed],
-        statuses,
+        statusKeys: statuses.keys,
+        statuses: statuses.values,
         patches,
         history,
         downtimesAdded: [...seg.dtAdded.values()],
@@ -139,8 +171,12 @@ export function createDeltaBuffer(): DeltaBuffer {
       seg.removed.clear();
       seg.dtAdded.clear();
       seg.dtRemoved.clear();
-      if (done) seg.eventSeq = 0;
-      return { kind: "delta", delta };
+      const applied = done ? seg.applied : 0;
+      if (done) {
+        seg.eventSeq = 0;
+        seg.applied = 0;
+      }
+      return { kind: "delta", delta, applied };
     },
   };
 }

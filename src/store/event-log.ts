@@ -36,8 +36,8 @@ export interface LoggedEvent {
 export interface EventChunk {
   readonly cmdSeq: number;
   readonly count: number;
-  /** JSON text of the events, an array. */
-  readonly body: string;
+  /** JSON text of the events (an array), packed with `packBody`. */
+  readonly body: Buffer;
 }
 
 /** The newest stored snapshot: writer state after applying every command up to `cmdSeq`. */
@@ -98,7 +98,7 @@ export class EventLog {
       let seq = this.#lastEventSeq;
       for (const c of chunks) {
         if (c.count === 0) continue;
-        this.#insertEvents.run(seq + c.count, seq + 1, c.cmdSeq, pack(c.body));
+        this.#insertEvents.run(seq + c.count, seq + 1, c.cmdSeq, c.body);
         seq += c.count;
       }
       this.#setApplied.run(cmdSeq);
@@ -308,6 +308,14 @@ function readEvents(db: Database, after: number, limit: number): LoggedEvent[] {
  */
 function pack(body: string | Uint8Array): Buffer {
   return deflateRawSync(body, { level: 1 });
+}
+
+/**
+ * A body as the log stores it (deflate-raw). Exported so the writer can pack each group's events as
+ * soon as they are serialized, and let the text go.
+ */
+export function packBody(body: string): Buffer {
+  return pack(body);
 }
 
 function unpack(blob: Buffer): string {

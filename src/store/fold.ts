@@ -1,13 +1,7 @@
 import type { LookoutEvent } from "../model/events.js";
 import { mergePatches, patchRecord } from "./projection.js";
-import type {
-  AckRecord,
-  DowntimeRecord,
-  HistoryRecord,
-  ProjectionDelta,
-  StatusPatch,
-  StatusRecord,
-} from "./records.js";
+import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
+import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** The fold's own state, kept in snapshots. */
 export interface FoldSnapshot {
@@ -38,7 +32,8 @@ export interface Fold {
 export function createFold(from?: FoldSnapshot): Fold {
   const active = new Map<string, Set<string>>((from?.active ?? []).map(([k, ids]) => [k, new Set(ids)]));
   const covers = new Map<string, Set<string>>((from?.covers ?? []).map(([id, keys]) => [id, new Set(keys)]));
-  let statuses = new Map<string, StatusRecord>();
+  /** Records of the objects that had a result since the last take, encoded. */
+  let statuses = new Map<string, EncodedStatus>();
   let patches = new Map<string, StatusPatch>();
   let removed = new Set<string>();
   let history: HistoryRecord[] = [];
@@ -50,7 +45,7 @@ export function createFold(from?: FoldSnapshot): Fold {
   const patch = (p: StatusPatch): void => {
     const full = statuses.get(p.key);
     if (full !== undefined) {
-      statuses.set(p.key, patchRecord(full, p));
+      statuses.set(p.key, encodeStatus(patchRecord(decodeStatus(p.key, full), p)));
       return;
     }
     const prior = patches.get(p.key);
@@ -81,32 +76,26 @@ export function createFold(from?: FoldSnapshot): Fold {
         case "CheckResultProcessed": {
           const s = e.status;
           const r = e.result;
-          const ack: AckRecord | undefined = s.acknowledgement
-            ? {
-                author: s.acknowledgement.author,
-                comment: s.acknowledgement.comment,
-                sticky: s.acknowledgement.sticky,
-                setAt: s.acknowledgement.setAt,
-              }
-            : undefined;
           patches.delete(e.key);
-          statuses.set(e.key, {
-            key: e.key,
-            state: s.state,
-            stateType: s.stateType,
-            attempt: s.attempt,
-            maxAttempts: s.maxAttempts,
-            output: r.output,
-            longOutput: r.longOutput,
-            perfdata: r.perfdata,
-            ...(s.lastCheck > 0 ? { lastCheck: s.lastCheck } : {}),
-            ...(s.lastStateChange > 0 ? { lastStateChange: s.lastStateChange } : {}),
-            ...(s.lastHardStateChange > 0 ? { lastHardStateChange: s.lastHardStateChange } : {}),
-            flapping: s.flapping,
-            flapPercent: s.flapPercent,
-            ...(ack === undefined ? {} : { acknowledgement: ack }),
-            inDowntime: s.inDowntime,
-          });
+          statuses.set(
+            e.key,
+            encodeStatus({
+              state: s.state,
+              stateType: s.stateType,
+              attempt: s.attempt,
+              maxAttempts: s.maxAttempts,
+              output: r.output,
+              longOutput: r.longOutput,
+              perfdata: r.perfdata,
+              lastCheck: s.lastCheck,
+              lastStateChange: s.lastStateChange,
+              lastHardStateChange: s.lastHardStateChange,
+              flapping: s.flapping,
+              flapPercent: s.flapPercent,
+              acknowledgement: s.acknowledgement,
+              inDowntime: s.inDowntime,
+            }),
+          );
           return;
         }
         case "StateChange":
@@ -189,6 +178,7 @@ export function createFold(from?: FoldSnapshot): Fold {
       const delta: ProjectionDelta = {
         eventSeq: lastSeq,
         removed: [...removed],
+        statusKeys: [...statuses.keys()],
         statuses: [...statuses.values()],
         patches: [...patches.values()],
         history,

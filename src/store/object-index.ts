@@ -14,7 +14,7 @@ export interface ObjectEntry {
  * Every configured object in a stable order — by host name, the host before its services, services
  * by name — so pages cut from it stay stable while statuses change. Rebuilt on every reload and
  * immutable once built. Lean on purpose: two arrays of references into the config (16 bytes per
- * object); entries, keys and merged labels are made when a read asks for them.
+ * object); entries and merged labels are made when a read asks for them, keys on first use.
  */
 export interface ObjectIndex {
   readonly config: Config;
@@ -22,6 +22,15 @@ export interface ObjectIndex {
   readonly size: number;
   /** The object at a position, 0 <= i < size. */
   entry(i: number): ObjectEntry;
+  /** The host at a position (the object itself, or the service's host). */
+  hostAt(i: number): HostConfig;
+  /** The service at a position; undefined for a host. */
+  serviceAt(i: number): ServiceConfig | undefined;
+  /**
+   * The key at a position. Made on first use and kept: a key that has been looked up once is a flat
+   * string with its hash computed, which makes the next projection lookup several times cheaper.
+   */
+  keyAt(i: number): string;
   /** Position of a key, if configured. */
   position(key: string): number | undefined;
   /** [start, end) of a host and its services; [0, 0) when the host is not configured. */
@@ -51,6 +60,17 @@ export function createObjectIndex(config: Config): ObjectIndex {
   }
   const size = hosts.length;
   const cache = new Map<string, Uint32Array>();
+  let keys: (string | undefined)[] | undefined;
+  const keyAt = (i: number): string => {
+    keys ??= new Array<string | undefined>(size);
+    const hit = keys[i];
+    if (hit !== undefined) return hit;
+    const host = hosts[i] as HostConfig;
+    const service = services[i];
+    const key = service === undefined ? host.name : `${host.name}!${service.name}`;
+    keys[i] = key;
+    return key;
+  };
   const labelsAt = (i: number): Labels => effectiveLabels(hosts[i] as HostConfig, services[i]);
   const hostRange = (host: string): readonly [number, number] => {
     const s = hostStart.get(host);
@@ -72,15 +92,11 @@ export function createObjectIndex(config: Config): ObjectIndex {
     config,
     size,
     entry(i) {
-      const host = hosts[i] as HostConfig;
-      const service = services[i];
-      return {
-        key: service === undefined ? host.name : `${host.name}!${service.name}`,
-        host,
-        service,
-        labels: labelsAt(i),
-      };
+      return { key: keyAt(i), host: hosts[i] as HostConfig, service: services[i], labels: labelsAt(i) };
     },
+    hostAt: (i) => hosts[i] as HostConfig,
+    serviceAt: (i) => services[i],
+    keyAt,
     position(key) {
       const bang = key.indexOf("!");
       const [s, e] = hostRange(bang < 0 ? key : key.slice(0, bang));

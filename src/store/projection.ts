@@ -1,4 +1,5 @@
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
+import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -8,7 +9,7 @@ export interface ProjectionLimits {
 
 export const DEFAULT_PROJECTION_LIMITS: ProjectionLimits = { historyCapacity: 50_000 };
 
-/** The serializable form of a projection, stored in snapshots and sent to readers on start. */
+/** The serializable form of a projection, stored in snapshots (JSON) and compared in tests. */
 export interface ProjectionSnapshot {
   readonly eventSeq: number;
   readonly statuses: readonly StatusRecord[];
@@ -17,17 +18,34 @@ export interface ProjectionSnapshot {
 }
 
 /**
+ * A projection as it is held: records encoded (`keys[i]` has `encoded[i]`). What crosses between
+ * threads (the writer's recovered projection at start) and what a snapshot captures: O(n)
+ * reference copies, no decoding.
+ */
+export interface ProjectionImage {
+  readonly eventSeq: number;
+  readonly keys: readonly string[];
+  readonly encoded: readonly EncodedStatus[];
+  readonly history: readonly HistoryRecord[];
+  readonly downtimes: readonly DowntimeRecord[];
+}
+
+/**
  * The read side's state: the status record of every object that has had a result, the newest
  * history entries (ascending by sequence number), and the known downtimes. It changes only through
- * `applyDelta`, so the writer's copy and each reader's copy stay equal when fed the same deltas.
+ * `applyDelta`, so copies fed the same deltas stay equal.
  *
- * Not thread-safe; each thread holds its own Projection. Cheap reads: `status` is a Map lookup and
- * `history` returns the backing array (callers must not modify it).
+ * Records are held encoded (src/store/status-codec.ts): `encodedStatus` is a Map lookup, `status`
+ * decodes. `history` returns the backing array (callers must not modify it). Not thread-safe; each
+ * thread holds its own Projection.
  */
 export interface Projection {
   /** The last event sequence number applied. */
   eventSeq(): number;
+  /** The record of an object, decoded (a fresh copy); undefined: PENDING. */
   status(key: string): StatusRecord | undefined;
+  /** The record of an object as held, encoded; undefined: PENDING. */
+  encodedStatus(key: string): EncodedStatus | undefined;
   /** Number of status records. */
   size(): number;
   /** History entries, oldest first; entries [historyStart(), length) are live. */
@@ -35,28 +53,37 @@ export interface Projection {
   historyStart(): number;
   downtime(id: string): DowntimeRecord | undefined;
   applyDelta(delta: ProjectionDelta): void;
-  /** The whole state, sorted: for comparisons and tests. */
+  /** The whole state decoded and sorted: for comparisons and tests. */
   snapshot(): ProjectionSnapshot;
   /**
-   * The whole state unsorted, in O(n) reference copies: what a snapshot stores. Records are
-   * immutable, so the arrays stay a consistent picture while the projection moves on.
+   * The whole state as held, in O(n) reference copies: what a snapshot stores. Encoded records are
+   * immutable strings, so the image stays a consistent picture while the projection moves on.
    */
-  capture(): ProjectionSnapshot;
+  capture(): ProjectionImage;
 }
 
-/** Creates a projection, empty or restored from a snapshot. */
+function isImage(from: ProjectionSnapshot | ProjectionImage): from is ProjectionImage {
+  return "encoded" in from;
+}
+
+/** Creates a projection, empty or restored from a snapshot or an image. */
 export function createProjection(
-  from?: ProjectionSnapshot,
+  from?: ProjectionSnapshot | ProjectionImage,
   limits: ProjectionLimits = DEFAULT_PROJECTION_LIMITS,
 ): Projection {
   let eventSeq = from?.eventSeq ?? 0;
-  const statuses = new Map<string, StatusRecord>();
+  const statuses = new Map<string, EncodedStatus>();
   const downtimes = new Map<string, DowntimeRecord>();
   // A ring kept as an array with a moving start: appends are amortised O(1), and the array stays
   // sorted by seq for binary search.
   let history: HistoryRecord[] = [];
   let start = 0;
-  for (const s of from?.statuses ?? []) statuses.set(s.key, s);
+  if (from !== undefined && isImage(from)) {
+    for (let i = 0; i < from.keys.length; i++)
+      statuses.set(from.keys[i] as string, from.encoded[i] as string);
+  } else {
+    for (const s of from?.statuses ?? []) statuses.set(s.key, encodeStatus(s));
+  }
   for (const d of from?.downtimes ?? []) downtimes.set(d.id, d);
   for (const h of from?.history ?? []) history.push(h);
   trim();
@@ -70,21 +97,26 @@ export function createProjection(
     }
   }
 
+  const decoded = (key: string): StatusRecord | undefined => {
+    const e = statuses.get(key);
+    return e === undefined ? undefined : decodeStatus(key, e);
+  };
+
   return {
     eventSeq: () => eventSeq,
-    status: (key) => statuses.get(key),
+    status: decoded,
+    encodedStatus: (key) => statuses.get(key),
     size: () => statuses.size,
     history: () => history,
     historyStart: () => start,
     downtime: (id) => downtimes.get(id),
     applyDelta(delta) {
       for (const k of delta.removed) statuses.delete(k);
-      for (const s of delta.statuses) {
-        const prev = statuses.get(s.key);
-        statuses.set(s.key, compact(s, prev));
-      }
-      for (const p of delta.patches) statuses.set(p.key, patchRecord(statuses.get(p.key), p));
-      for (const h of delta.history) history.push(h);
+      const keys = delta.statusKeys;
+      for (let i = 0; i < keys.length; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
+      // Patches are rare (acknowledgements, downtimes): decode, patch, encode.
+      for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));
+      for (const h of delta.history) history.push(shareNames(h));
       for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
       if (delta.history.length > 0) trim();
@@ -92,13 +124,16 @@ export function createProjection(
     },
     capture: () => ({
       eventSeq,
-      statuses: [...statuses.values()],
+      keys: [...statuses.keys()],
+      encoded: [...statuses.values()],
       history: history.slice(start),
       downtimes: [...downtimes.values()],
     }),
     snapshot: () => ({
       eventSeq,
-      statuses: [...statuses.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+      statuses: [...statuses.keys()]
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        .map((k) => decodeStatus(k, statuses.get(k) as string)),
       history: history.slice(start),
       downtimes: [...downtimes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     }),
@@ -106,35 +141,27 @@ export function createProjection(
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-const INTERNED = new Map<string, string>();
-const MAX_INTERNED = 4096;
+/** One copy of each event kind, state and state type name (a few dozen strings in all). */
+const NAMES = new Map<string, string>();
 
-/** One shared copy of a short, recurring string (states, units, thresholds, perfdata labels). */
-function intern(s: string): string {
-  const hit = INTERNED.get(s);
+function shared(s: string): string {
+  const hit = NAMES.get(s);
   if (hit !== undefined) return hit;
-  if (s.length <= 32 && INTERNED.size < MAX_INTERNED) INTERNED.set(s, s);
+  if (NAMES.size < 256) NAMES.set(s, s);
   return s;
 }
 
 /**
- * Makes a record that arrived from another thread share strings with what is already held: the
- * key of the record it replaces, and interned states and perfdata fields. Each message brings its
- * own copies of every string; at 100,000 objects that is tens of megabytes of duplicates. Mutates
- * the record, which the caller has just received and nobody else holds.
+ * Makes a history entry that arrived from the writer share its kind, state and state type strings
+ * with the entries already held: every message brings its own copies, and the feed keeps 50,000
+ * entries (80 bytes each saved). Mutates the entry, which the caller has just received.
  */
-function compact(r: StatusRecord, prev: StatusRecord | undefined): StatusRecord {
-  const m = r as Mutable<StatusRecord>;
-  if (prev !== undefined) m.key = prev.key;
-  m.state = intern(r.state) as StatusRecord["state"];
-  m.stateType = intern(r.stateType) as StatusRecord["stateType"];
-  for (const p of r.perfdata as Mutable<StatusRecord["perfdata"][number]>[]) {
-    p.label = intern(p.label);
-    p.uom = intern(p.uom);
-    p.warn = intern(p.warn);
-    p.crit = intern(p.crit);
-  }
-  return r;
+function shareNames(h: HistoryRecord): HistoryRecord {
+  const m = h as Mutable<HistoryRecord>;
+  m.kind = shared(h.kind);
+  if (h.state !== undefined) m.state = shared(h.state) as HistoryRecord["state"];
+  if (h.stateType !== undefined) m.stateType = shared(h.stateType) as HistoryRecord["stateType"];
+  return h;
 }
 
 /** The record of an object that has had no result: what a patch applies to when there is none. */

@@ -1,5 +1,5 @@
 import type { Config } from "../model/config.js";
-import type { ProjectionSnapshot } from "./projection.js";
+import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
 
 /** Tuning of the writer; every field has a default (see DEFAULT_WRITER_OPTIONS). */
@@ -26,6 +26,13 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   deltaChunk: 500,
   retainEvents: 20_000_000,
 };
+
+/** The writer thread's heap (bytes) and CPU time (ms; undefined where the OS does not tell). */
+export interface WriterStats {
+  readonly heapUsed: number;
+  readonly heapTotal: number;
+  readonly cpuMs: number | undefined;
+}
 
 /** Messages from the owning thread to the writer worker. */
 export type ToWriter =
@@ -55,7 +62,7 @@ export type ToWriter =
    * ProjectionSnapshot). `last` marks the final part.
    */
   | { readonly t: "projection"; readonly id: number; readonly text: string; readonly last: boolean }
-  /** Answered at once with `stats`: the writer thread's heap, for benchmarks and metrics. */
+  /** Answered at once with `stats`: the writer thread's heap and CPU time, for benchmarks and metrics. */
   | { readonly t: "stats"; readonly id: number }
   /** Answered with `done` once everything enqueued before it is applied and its deltas are sent. */
   | { readonly t: "sync"; readonly id: number }
@@ -65,7 +72,7 @@ export type ToWriter =
 export type FromWriter =
   | {
       readonly t: "ready";
-      readonly projection: ProjectionSnapshot;
+      readonly projection: ProjectionImage;
       readonly nextWakeup: number | undefined;
       readonly recovered: { readonly replayed: number; readonly applied: number };
     }
@@ -73,8 +80,11 @@ export type FromWriter =
   | { readonly t: "acked"; readonly ids: readonly number[] }
   /** The submits/configs with these ids could not be enqueued; nothing of them was stored. */
   | { readonly t: "failed"; readonly ids: readonly number[]; readonly message: string }
-  /** The next part of what was applied (coalesced); sent in answer to a `pull`, or before a sync's `done`. */
-  | { readonly t: "delta"; readonly delta: ProjectionDelta }
+  /**
+   * The next part of what was applied (coalesced); sent in answer to a `pull`, or before a sync's
+   * `done`. Once it is applied, every submit up to request id `applied` is visible (0: no news).
+   */
+  | { readonly t: "delta"; readonly delta: ProjectionDelta; readonly applied: number }
   /**
    * A snapshot point: every delta before it is delivered, none after. The reader answers with its
    * projection (`projection` messages) so the writer can complete the snapshot.
@@ -82,7 +92,7 @@ export type FromWriter =
   | { readonly t: "barrier"; readonly id: number }
   /** A group of commands is applied and its deltas are sent; the engine's next timer is due at nextWakeup. */
   | { readonly t: "applied"; readonly nextWakeup: number | undefined }
-  | { readonly t: "stats"; readonly id: number; readonly heapUsed: number; readonly heapTotal: number }
+  | { readonly t: "stats"; readonly id: number; readonly stats: WriterStats }
   /** A snapshot, sync or close request finished. */
   | { readonly t: "done"; readonly id: number; readonly error?: string }
   /** The writer cannot go on (corrupt log, disk failure); the store is unusable. */

@@ -35,15 +35,19 @@ export interface HistoryQuery {
   readonly pageToken?: string;
 }
 
+/** A page of objects by position in the index (ObjectIndex.entry/hostAt/keyAt read them). */
+export interface PositionPage {
+  readonly positions: readonly number[];
+  readonly totalSize: number;
+  readonly nextPageToken: string;
+}
+
 /**
  * Paged queries over the current object index and projection. Pure reads of in-memory structures:
  * no I/O, no locks, cost proportional to the page (plus one selector evaluation per object the
  * first time a selector is seen for a config).
  */
-export function listObjects(
-  index: ObjectIndex,
-  q: ObjectQuery,
-): Page<ObjectEntry> & { readonly totalSize: number } {
+export function listPositions(index: ObjectIndex, q: ObjectQuery): PositionPage {
   const { positions, lo, hi } = candidates(index, q);
   const total = hi - lo;
   let from = lo;
@@ -53,13 +57,27 @@ export function listObjects(
     from = positions === undefined ? Math.max(lo, after) : Math.max(lo, lowerBoundNum(positions, after));
   }
   const to = Math.min(hi, from + q.pageSize);
-  const items: ObjectEntry[] = [];
-  for (let i = from; i < to; i++) {
-    const p = positions === undefined ? i : (positions[i] as number);
-    items.push(index.entry(p));
-  }
-  const last = items[items.length - 1];
-  return { items, totalSize: total, nextPageToken: to < hi && last ? encodeKeyToken(last.key) : "" };
+  const out: number[] = [];
+  for (let i = from; i < to; i++) out.push(positions === undefined ? i : (positions[i] as number));
+  const last = out[out.length - 1];
+  return {
+    positions: out,
+    totalSize: total,
+    nextPageToken: to < hi && last !== undefined ? encodeKeyToken(index.keyAt(last)) : "",
+  };
+}
+
+/** ListObjects: a page of configured objects. */
+export function listObjects(
+  index: ObjectIndex,
+  q: ObjectQuery,
+): Page<ObjectEntry> & { readonly totalSize: number } {
+  const page = listPositions(index, q);
+  return {
+    items: page.positions.map((p) => index.entry(p)),
+    totalSize: page.totalSize,
+    nextPageToken: page.nextPageToken,
+  };
 }
 
 /** ListStatus: listObjects joined with the projection's records. */

@@ -1,5 +1,6 @@
 import type { PerfDatum } from "../model/check-result.js";
 import type { ObjectState, StateType } from "../model/state.js";
+import type { EncodedStatus } from "./status-codec.js";
 
 /** An acknowledgement as the projection shows it. */
 export interface AckRecord {
@@ -12,8 +13,8 @@ export interface AckRecord {
 
 /**
  * The current status of one object that has had at least one result; an object without a record
- * is PENDING. Times are milliseconds since the epoch. Records are immutable: the projection
- * replaces a record rather than changing it, so a reader holding one never sees it torn.
+ * is PENDING. Times are whole milliseconds since the epoch. The projection holds records encoded
+ * (src/store/status-codec.ts) and decodes one when asked; a decoded record is the caller's copy.
  */
 export interface StatusRecord {
   /** The object key (`host` or `host!service`). */
@@ -70,15 +71,18 @@ export interface StatusPatch {
 
 /**
  * What the writer tells the readers after a group of commands is applied and its events are
- * committed: the objects that have no record any more, the records that changed, patches to
- * records, the history entries appended, and the downtimes that appeared or went away — applied
- * in that order. A key is in at most one of `statuses` and `patches`. `eventSeq` is the last event
- * sequence number the delta covers (0: a part that does not complete one).
+ * committed: the objects that have no record any more, the records that changed (encoded, key by
+ * key: `statusKeys[i]` has `statuses[i]`), patches to records, the history entries appended, and
+ * the downtimes that appeared or went away — applied in that order. A key is in at most one of
+ * `statusKeys` and `patches`. `eventSeq` is the last event sequence number the delta covers (0: a
+ * part that does not complete one). Records travel encoded: two strings per record are all the
+ * reader's thread allocates for them.
  */
 export interface ProjectionDelta {
   readonly eventSeq: number;
   readonly removed: readonly string[];
-  readonly statuses: readonly StatusRecord[];
+  readonly statusKeys: readonly string[];
+  readonly statuses: readonly EncodedStatus[];
   readonly patches: readonly StatusPatch[];
   readonly history: readonly HistoryRecord[];
   readonly downtimesAdded: readonly DowntimeRecord[];

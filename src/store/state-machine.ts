@@ -22,4 +22,17 @@ export interface StateMachine {
 export interface StateMachineFactory {
   create(): StateMachine;
   restore(snapshot: unknown, config: Config): StateMachine;
+  /**
+   * The form of a config the machines keep, made on the writer's thread from every config it
+   * receives or reads back from the log (which then holds that form). Default: the config as is.
+   * Objects that arrive by structured clone or JSON are bigger than ones built from literals, so a
+   * machine that keeps a config for a long time rebuilds it here.
+   */
+  adopt?(config: Config): Config;
+  /**
+   * Turns one element of a logged batch (parsed JSON, `at` stamped) into the command to apply, on
+   * the writer's thread: work a submitter left to the writer (e.g. parsing plugin output) is done
+   * here, live and on every replay alike. Default: the element is the command.
+   */
+  prepare?(logged: Command): Command;
 }

@@ -3,7 +3,18 @@ import type { Config } from "../model/config.js";
 import { StoreError } from "./errors.js";
 import { createObjectIndex, type ObjectIndex } from "./object-index.js";
 import { createProjection, type Projection } from "./projection.js";
-import { DEFAULT_WRITER_OPTIONS, type FromWriter, type ToWriter, type WriterOptions } from "./protocol.js";
+import {
+  DEFAULT_WRITER_OPTIONS,
+  type FromWriter,
+  type ToWriter,
+  type WriterOptions,
+  type WriterStats,
+} from "./protocol.js";
+import type { StatusRecord } from "./records.js";
+import { decodeStatus } from "./status-codec.js";
+
+/** Records or history entries serialized per macrotask when answering a snapshot barrier. */
+const SNAPSHOT_PIECE = 500;
 
 interface Waiter {
   resolve(): void;
@@ -19,6 +30,11 @@ export interface StoreOptions {
   readonly config: Config;
   /** What identifies the config (e.g. sha256 of its source); computed from `config` when absent. */
   readonly configDigest?: string;
+  /**
+   * What of a config the writer's state machines need (default: all of it). Reads use the whole
+   * config; the writer gets, logs and replays this part, made once per open and reload.
+   */
+  readonly writerConfig?: (config: Config) => Config;
   /** The owner's clock now: stamps the ApplyConfig that open enqueues when the config changed. */
   readonly at: number;
   readonly writer?: Partial<WriterOptions>;
@@ -42,7 +58,9 @@ export class Store {
   readonly #projection: Projection;
   #index: ObjectIndex;
   readonly #waiters = new Map<number, Waiter>();
-  readonly #statsWaiters = new Map<number, (s: { heapUsed: number; heapTotal: number }) => void>();
+  readonly #statsWaiters = new Map<number, (s: WriterStats) => void>();
+  /** Callbacks of submits waiting to be visible, in request id order. */
+  #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
   #fatal: string | undefined;
   readonly #options: StoreOptions;
@@ -74,7 +92,7 @@ export class Store {
     const init: ToWriter = {
       t: "init",
       dataDir: options.dataDir,
-      config: options.config,
+      config: options.writerConfig?.(options.config) ?? options.config,
       configDigest: options.configDigest,
       at: options.at,
       options: { ...DEFAULT_WRITER_OPTIONS, ...options.writer },
@@ -110,10 +128,18 @@ export class Store {
   /**
    * Durably enqueues a batch: `body` is the UTF-8 JSON of a Command[]; commands without `at` get
    * this call's `at`. The buffer is transferred to the writer (unusable afterwards). Resolves when
-   * the batch is on disk; rejects with StoreError if it could not be stored.
+   * the batch is on disk; rejects with StoreError if it could not be stored. `onVisible` is called
+   * on this thread once the batch is applied and `projection` shows its effects (never, if the
+   * writer dies first).
    */
-  submit(at: number, body: Uint8Array): Promise<void> {
-    return this.#send((id) => ({ t: "submit", id, at, body }), [body.buffer as ArrayBuffer]);
+  submit(at: number, body: Uint8Array, onVisible?: () => void): Promise<void> {
+    return this.#send(
+      (id) => {
+        if (onVisible !== undefined) this.#visible.push({ id, fn: onVisible });
+        return { t: "submit", id, at, body };
+      },
+      [body.buffer as ArrayBuffer],
+    );
   }
 
   /**
@@ -122,7 +148,8 @@ export class Store {
    */
   applyConfig(config: Config, at: number, digest?: string): Promise<void> {
     this.#index = createObjectIndex(config);
-    return this.#send((id) => ({ t: "config", id, at, config, digest }));
+    const forWriter = this.#options.writerConfig?.(config) ?? config;
+    return this.#send((id) => ({ t: "config", id, at, config: forWriter, digest }));
   }
 
   /** Asks the writer for a snapshot now; resolves when it is stored. */
@@ -130,8 +157,8 @@ export class Store {
     return this.#send((id) => ({ t: "snapshot", id }));
   }
 
-  /** The writer thread's V8 heap (bytes), answered without waiting for queued work. */
-  writerHeap(): Promise<{ heapUsed: number; heapTotal: number }> {
+  /** The writer thread's V8 heap (bytes) and CPU time, answered without waiting for queued work. */
+  writerStats(): Promise<WriterStats> {
     const id = this.#nextId++;
     return new Promise((resolve) => {
       this.#statsWaiters.set(id, resolve);
@@ -164,15 +191,19 @@ export class Store {
     switch (m.t) {
       case "delta":
         this.#projection.applyDelta(m.delta);
+        if (m.applied > 0) this.#announce(m.applied);
         // Ask for the next part only after whatever else is waiting (reads) had its turn.
         setImmediate(() => this.#pull());
         return;
       case "acked":
         for (const id of m.ids) this.#settle(id);
         return;
-      case "failed":
+      case "failed": {
+        const failed = new Set(m.ids);
+        this.#visible = this.#visible.filter((v) => !failed.has(v.id));
         for (const id of m.ids) this.#settle(id, m.message);
         return;
+      }
       case "done":
         this.#settle(m.id, m.error);
         return;
@@ -190,7 +221,7 @@ export class Store {
       case "stats": {
         const w = this.#statsWaiters.get(m.id);
         this.#statsWaiters.delete(m.id);
-        w?.({ heapUsed: m.heapUsed, heapTotal: m.heapTotal });
+        w?.(m.stats);
         return;
       }
       case "ready":
@@ -208,22 +239,31 @@ export class Store {
    * thousand records, so reads keep flowing meanwhile.
    */
   #answerBarrier(id: number): void {
-    const { eventSeq, statuses, history, downtimes } = this.#projection.capture();
+    const { eventSeq, keys, encoded, history, downtimes } = this.#projection.capture();
     const send = (text: string, last: boolean): void => {
       if (this.#fatal === undefined)
         this.#worker.postMessage({ t: "projection", id, text, last } satisfies ToWriter);
     };
-    // Pieces of JSON, each cheap to make: the arrays go out 2,000 elements at a time.
+    // Pieces of JSON, each about a millisecond to make: the arrays go out 500 elements at a time,
+    // records decoded to their JSON form (snapshots hold ProjectionSnapshot JSON).
     const pieces: (() => string)[] = [() => `{"eventSeq":${eventSeq},"statuses":[`];
-    const arrayPieces = (a: readonly unknown[]): void => {
-      for (let i = 0; i < a.length; i += 2000) {
+    const arrayPieces = (n: number, slice: (from: number, to: number) => readonly unknown[]): void => {
+      for (let i = 0; i < n; i += SNAPSHOT_PIECE) {
         const from = i;
-        pieces.push(() => (from === 0 ? "" : ",") + JSON.stringify(a.slice(from, from + 2000)).slice(1, -1));
+        pieces.push(
+          () =>
+            (from === 0 ? "" : ",") +
+            JSON.stringify(slice(from, Math.min(n, from + SNAPSHOT_PIECE))).slice(1, -1),
+        );
       }
     };
-    arrayPieces(statuses);
+    arrayPieces(keys.length, (from, to) => {
+      const out: StatusRecord[] = [];
+      for (let i = from; i < to; i++) out.push(decodeStatus(keys[i] as string, encoded[i] as string));
+      return out;
+    });
     pieces.push(() => `],"history":[`);
-    arrayPieces(history);
+    arrayPieces(history.length, (from, to) => history.slice(from, to));
     pieces.push(() => `],"downtimes":${JSON.stringify(downtimes)}}`);
     let i = 0;
     const step = (): void => {
@@ -233,6 +273,16 @@ export class Store {
       if (!last) setImmediate(step);
     };
     step();
+  }
+
+  /** Calls the visibility callbacks of every submit up to request id `applied`. */
+  #announce(applied: number): void {
+    let n = 0;
+    while (n < this.#visible.length && (this.#visible[n] as { id: number }).id <= applied) n++;
+    if (n === 0) return;
+    const due = this.#visible.slice(0, n);
+    this.#visible = this.#visible.slice(n);
+    for (const v of due) v.fn();
   }
 
   #pull(): void {
@@ -252,6 +302,7 @@ export class Store {
     this.#fatal = message;
     for (const w of this.#waiters.values()) w.reject(new StoreError(message));
     this.#waiters.clear();
+    this.#visible = [];
     this.#options.onFatal?.(message);
   }
 }

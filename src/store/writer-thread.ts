@@ -10,11 +10,12 @@
  * answers it with its projection, which completes the snapshot the writer began at the barrier.
  */
 import { parentPort } from "node:worker_threads";
-import { createDeltaBuffer } from "./delta-buffer.js";
+import { type BufferItem, createDeltaBuffer } from "./delta-buffer.js";
 import type { ConfigRow } from "./event-log.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
+import { threadCpuMs } from "./thread-cpu.js";
 import { type SnapshotStart, Writer } from "./writer.js";
 
 type Pending = Extract<ToWriter, { t: "submit" | "config" | "sync" | "snapshot" | "close" }>;
@@ -66,8 +67,11 @@ export function runWriterThread(engines: StateMachineFactory): void {
         }
         return;
       case "stats": {
+        const cpuMs = threadCpuMs();
+        // Under --expose-gc (benchmarks) the figure is the live heap, not live plus garbage.
+        (globalThis as { gc?: () => void }).gc?.();
         const h = process.memoryUsage();
-        post({ t: "stats", id: m.id, heapUsed: h.heapUsed, heapTotal: h.heapTotal });
+        post({ t: "stats", id: m.id, stats: { heapUsed: h.heapUsed, heapTotal: h.heapTotal, cpuMs } });
         return;
       }
       case "pull":
@@ -95,11 +99,14 @@ export function runWriterThread(engines: StateMachineFactory): void {
     let rows: { at: number; body: string | Uint8Array }[] = [];
     let configs: ConfigRow[] = [];
     let ids: number[] = [];
+    /** The last request id enqueued: applyPending applies everything up to it. */
+    let enqueuedId = 0;
     const commit = (): void => {
       if (ids.length === 0) return;
       try {
         w.enqueue(rows, configs);
         post({ t: "acked", ids });
+        enqueuedId = ids[ids.length - 1] as number;
       } catch (e) {
         post({ t: "failed", ids, message: String(e) });
       }
@@ -125,7 +132,7 @@ export function runWriterThread(engines: StateMachineFactory): void {
           }
           case "sync":
             commit();
-            sendDelta(w.applyPending());
+            sendDelta(w.applyPending(), enqueuedId);
             drain();
             // The next wakeup before the answer: a caller that syncs, then moves its clock, finds the
             // engine's timer already scheduled.
@@ -134,12 +141,12 @@ export function runWriterThread(engines: StateMachineFactory): void {
             break;
           case "snapshot":
             commit();
-            sendDelta(w.applyPending());
+            sendDelta(w.applyPending(), enqueuedId);
             startSnapshot(w, m.id);
             break;
           case "close":
             commit();
-            sendDelta(w.applyPending());
+            sendDelta(w.applyPending(), enqueuedId);
             startSnapshot(w, m.id).closeAfter = true;
             // Nothing after close is served; the snapshot's completion closes the log.
             pending = [];
@@ -151,7 +158,7 @@ export function runWriterThread(engines: StateMachineFactory): void {
         }
       }
       commit();
-      sendDelta(w.applyPending());
+      sendDelta(w.applyPending(), enqueuedId);
       if (snap === undefined && w.snapshotDue()) startSnapshot(w);
       post({ t: "applied", nextWakeup: w.nextWakeup() });
     } catch (e) {
@@ -191,9 +198,10 @@ export function runWriterThread(engines: StateMachineFactory): void {
     for (const id of s.waiters) post(error === undefined ? { t: "done", id } : { t: "done", id, error });
   }
 
-  function sendDelta(delta: ProjectionDelta | undefined): void {
-    if (delta === undefined) return;
-    buffer.add(delta);
+  /** Buffers what a group applied; `appliedId` is the last request id the group covers (0: none). */
+  function sendDelta(delta: ProjectionDelta | undefined, appliedId: number): void {
+    if (delta !== undefined) buffer.add(delta);
+    if (appliedId > 0) buffer.markApplied(appliedId);
     pump();
   }
 
@@ -208,13 +216,26 @@ export function runWriterThread(engines: StateMachineFactory): void {
     const item = buffer.take(Math.min(8 * chunk, Math.max(chunk, Math.ceil(buffer.size() / 2))));
     if (item === undefined) return;
     readerWaiting = false;
-    post(item.kind === "delta" ? { t: "delta", delta: item.delta } : { t: "barrier", id: item.id });
+    post(toMessage(item));
   }
 
   /** Sends everything buffered now, barriers included (messages arrive in order). */
   function drain(): void {
     for (let item = buffer.take(deltaChunk()); item !== undefined; item = buffer.take(deltaChunk())) {
-      post(item.kind === "delta" ? { t: "delta", delta: item.delta } : { t: "barrier", id: item.id });
+      post(toMessage(item));
+    }
+  }
+
+  function toMessage(item: BufferItem): FromWriter {
+    switch (item.kind) {
+      case "delta":
+        return { t: "delta", delta: item.delta, applied: item.applied };
+      case "barrier":
+        return { t: "barrier", id: item.id };
+      default: {
+        const never: never = item;
+        throw new Error(`unknown buffer item ${String(never)}`);
+      }
     }
   }
 }

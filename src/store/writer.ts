@@ -2,10 +2,15 @@ import { createHash } from "node:crypto";
 import type { ApplyConfigCommand, Command } from "../model/commands.js";
 import type { Config } from "../model/config.js";
 import type { EngineEvent, LookoutEvent } from "../model/events.js";
-import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
+import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent, packBody } from "./event-log.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
 import { decodeJson, encodeJson } from "./json-codec.js";
-import { createProjection, type Projection, type ProjectionSnapshot } from "./projection.js";
+import {
+  createProjection,
+  type Projection,
+  type ProjectionImage,
+  type ProjectionSnapshot,
+} from "./projection.js";
 import { DEFAULT_WRITER_OPTIONS, type WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachine, StateMachineFactory } from "./state-machine.js";
@@ -69,6 +74,8 @@ export class Writer {
   readonly #log: EventLog;
   readonly #options: WriterOptions;
   readonly #engine: StateMachine;
+  readonly #adopt: (config: Config) => Config;
+  readonly #prepare: ((logged: Command) => Command) | undefined;
   /** The projection while opening (recovery folds into it); handed to the reader, then dropped. */
   #boot: Projection | undefined;
   readonly #fold: Fold;
@@ -92,6 +99,8 @@ export class Writer {
   ) {
     this.#log = log;
     this.#options = options;
+    this.#adopt = engines.adopt ?? ((c) => c);
+    this.#prepare = engines.prepare;
     this.#configs.set(given.digest, given.config);
     this.#givenDigest = given.digest;
     this.#lastConfigDigest = "";
@@ -127,8 +136,9 @@ export class Writer {
   ): Writer {
     const log = EventLog.open(dataDir);
     try {
-      const w = new Writer(log, engines, options, { config, digest });
-      const c = w.configCommand(config, at, digest);
+      const adopted = engines.adopt?.(config) ?? config;
+      const w = new Writer(log, engines, options, { config: adopted, digest });
+      const c = w.configCommand(adopted, at, digest);
       if (c !== undefined) w.enqueue([c.row], [c.config]);
       w.applyPending();
       return w;
@@ -142,7 +152,7 @@ export class Writer {
    * The projection recovered while opening, for the reader; the writer drops its copy. Call once,
    * before the first applyPending after open.
    */
-  takeInitialProjection(): ProjectionSnapshot {
+  takeInitialProjection(): ProjectionImage {
     const p = this.#boot;
     if (p === undefined) throw new Error("the initial projection was already taken");
     this.#boot = undefined;
@@ -179,6 +189,7 @@ export class Writer {
   ): { row: { at: number; body: string }; config: ConfigRow } | undefined {
     if (digest === this.#lastConfigDigest) return undefined;
     this.#lastConfigDigest = digest;
+    config = this.#configs.get(digest) ?? this.#adopt(config);
     this.#configs.set(digest, config);
     const cmd: QueuedApplyConfig = { type: "ApplyConfig", at, digest };
     return { row: { at, body: JSON.stringify(cmd) }, config: { digest, body: encodeJson(config) } };
@@ -190,22 +201,29 @@ export class Writer {
    */
   applyPending(): ProjectionDelta | undefined {
     if (this.#queue.length === 0) return undefined;
-    const queue = this.#queue;
+    const queue: (Queued | undefined)[] = this.#queue;
     this.#queue = [];
-    const events: LookoutEvent[] = [];
+    const lastSeq = (queue[queue.length - 1] as Queued).seq;
     const chunks: EventChunk[] = [];
-    for (const q of queue) {
+    // Events are folded (not yet sent) and serialized row by row and then let go of: a group can
+    // hold tens of thousands of results, and objects that live to the end of the group survive the
+    // young-generation collections in between, which is most of this thread's GC time.
+    let seq = this.#log.lastEventSeq();
+    for (let i = 0; i < queue.length; i++) {
+      const q = queue[i] as Queued;
+      queue[i] = undefined;
       const mine: LookoutEvent[] = [];
       for (const cmd of this.#decode(q.body, q.at)) {
         for (const e of this.#applyOne(cmd)) mine.push(e);
       }
-      for (const e of mine) events.push(e);
-      chunks.push({ cmdSeq: q.seq, count: mine.length, body: JSON.stringify(mine) });
+      for (const e of mine) this.#fold.apply(e, ++seq);
+      if (mine.length > 0)
+        chunks.push({ cmdSeq: q.seq, count: mine.length, body: packBody(JSON.stringify(mine)) });
+      this.#eventsSinceSnapshot += mine.length;
     }
-    const first = this.#log.lastEventSeq() + 1;
-    this.#log.recordApplied((queue[queue.length - 1] as Queued).seq, chunks);
-    for (let i = 0; i < events.length; i++) this.#fold.apply(events[i] as LookoutEvent, first + i);
-    this.#eventsSinceSnapshot += events.length;
+    // The fold's delta goes out only after the events are committed; if committing fails, the
+    // writer stops (the caller reports it fatal) and the delta is never sent.
+    this.#log.recordApplied(lastSeq, chunks);
     this.#appliedSinceSnapshot = true;
     const delta = this.#fold.take();
     if (delta !== undefined) this.#boot?.applyDelta(delta);
@@ -263,7 +281,7 @@ export class Writer {
     if (known !== undefined) return known;
     const body = this.#log.config(digest);
     if (body === undefined) throw new Error(`config ${digest} is missing from the log`);
-    const config = decodeJson<Config>(body);
+    const config = this.#adopt(decodeJson<Config>(body));
     this.#configs.set(digest, config);
     return config;
   }
@@ -275,9 +293,14 @@ export class Writer {
   #decode(body: string | Uint8Array, at: number): readonly Command[] {
     const text = typeof body === "string" ? body : decoder.decode(body);
     if (text.startsWith("[")) {
-      const commands = JSON.parse(text) as { at?: number }[];
-      for (const c of commands) c.at ??= at;
-      return commands as Command[];
+      const commands = JSON.parse(text) as Command[];
+      const prepare = this.#prepare;
+      for (let i = 0; i < commands.length; i++) {
+        const c = commands[i] as { at?: number };
+        c.at ??= at;
+        if (prepare !== undefined) commands[i] = prepare(c as Command);
+      }
+      return commands;
     }
     const q = JSON.parse(text) as QueuedApplyConfig;
     const cmd: ApplyConfigCommand = {

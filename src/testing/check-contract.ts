@@ -6,8 +6,9 @@
  * - the ok target gives status 0 and a one-line output;
  * - the failing target gives a non-OK status with an output that says why;
  * - `run` never rejects, even for malformed probes;
- * - an abort during a hanging run settles within `abortWithinMs` (default 100 ms) and leaves no
- *   open handles (sockets, child processes, timers) behind;
+ * - an abort during a hanging run settles within `abortWithinMs` (default 1 s: far below the
+ *   hanging target's own timeout, yet wide enough for a loaded CI machine) and leaves no open handles (sockets, child
+ *   processes, timers) behind;
  * - 50 concurrent runs all settle;
  * - perfdata values are finite and labels printable.
  *
@@ -182,7 +183,7 @@ export function describeCheckContract<P extends ProbeConfig>(
   setup: () => Promise<ContractFixture<P>>,
   options: ContractOptions = {},
 ): void {
-  const abortWithinMs = options.abortWithinMs ?? 100;
+  const abortWithinMs = options.abortWithinMs ?? 1_000;
   const concurrency = options.concurrency ?? 50;
   const timeout = options.timeoutMs ?? 20_000;
 

@@ -56,22 +56,18 @@ const probe = (name: string, args: string[] = []): WasmProbe => ({
   args,
 });
 
-describeCheckContract(
-  "wasm",
-  async () => {
-    const checker = createWasmChecker({ workers: 2 });
-    return {
-      checker,
-      ok: checkTarget(probe("hello")),
-      failing: checkTarget(probe("crit")),
-      failingOutput: /^CRITICAL - bad$/,
-      hanging: checkTarget(probe("loop"), { timeoutMs: 60_000 }),
-      malformed: [checkTarget(probe("garbage")), checkTarget(probe("foreign"))],
-      teardown: () => checker.close(),
-    };
-  },
-  { abortWithinMs: 100 },
-);
+describeCheckContract("wasm", async () => {
+  const checker = createWasmChecker({ workers: 2 });
+  return {
+    checker,
+    ok: checkTarget(probe("hello")),
+    failing: checkTarget(probe("crit")),
+    failingOutput: /^CRITICAL - bad$/,
+    hanging: checkTarget(probe("loop"), { timeoutMs: 60_000 }),
+    malformed: [checkTarget(probe("garbage")), checkTarget(probe("foreign"))],
+    teardown: () => checker.close(),
+  };
+});
 
 describe("wasm checker", () => {
   let checker: WasmChecker;

@@ -113,6 +113,8 @@ registerPackage("encoding/yaml", {
     str(toYAML(treeOf(concrete(a, 0, "encoding/yaml.Marshal"), "encoding/yaml.Marshal"))),
   ),
   MarshalStream: fn(1, (a) => {
+    // cue takes any value here: a non-concrete argument is incomplete whatever its kind.
+    concrete(a, 0, "encoding/yaml.MarshalStream");
     const items = listArcs(a, 0, "encoding/yaml.MarshalStream");
     const docs = items.map((v) => toYAML(treeOf({ t: "vertex", v }, "encoding/yaml.MarshalStream")));
     return str(docs.join("---\n"));

@@ -39,8 +39,14 @@ function checkNested(
     return { status: "unsupported", reason: "nested @test: expectation does not parse" };
   }
   const errs = new Map<string, Directive[]>();
+  // `@test(ignore)` on a field of the expectation: cue's harness skips it (it need not exist).
+  const ignored = new Set<string>();
   for (const n of collectDirectives(file.node, synthetic)) {
     if (n.version === "todo" || n.name === "shareID") continue;
+    if (n.name === "ignore" && n.unlocatable === undefined && n.path.length > 1) {
+      ignored.add(n.path.slice(1).join("\u0000"));
+      continue;
+    }
     if (n.name !== "err" || n.unlocatable !== undefined) {
       return { status: "unsupported", reason: `nested @test(${n.name}) in the expectation` };
     }
@@ -60,6 +66,7 @@ function checkNested(
           : f.label.value;
       const sub = [...rel, label];
       const key = sub.join("\u0000");
+      if (ignored.has(key)) continue;
       const here = errs.get(key);
       if (here !== undefined) {
         for (const n of here) {
@@ -68,7 +75,7 @@ function checkNested(
         }
         continue;
       }
-      if ([...errs.keys()].some((k) => k.startsWith(`${key}\u0000`))) {
+      if ([...errs.keys(), ...ignored].some((k) => k.startsWith(`${key}\u0000`))) {
         const r = walk(f.value, sub);
         if (r.status !== "passed") return r;
         continue;
@@ -95,7 +102,8 @@ export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<C
   if (exp === undefined) return { status: "unsupported", reason: "eq without an expected value" };
   const target = [...d.path, ...pathOption(d, "at")];
   // Nested `@test(err)` marks fields of the expectation that must be errors: compare field by field.
-  // Other nested directives (`ignore`, `final`, `eq`) change the comparison; they are unsupported.
+  // `ignore` skips a field; other nested directives (`final`, `eq`) change the comparison in ways
+  // not implemented here: they are unsupported.
   if (exp.text.includes("@test(")) {
     const unsup = unsupportedNear(root.errors, target);
     if (unsup !== undefined) return { status: "unsupported", reason: `engine: ${unsup.message}` };

@@ -167,7 +167,21 @@ async function main(): Promise<void> {
     f += t.failed;
     u += t.unsupported;
   }
+  console.log(targetSummary(results));
   console.log(`${p} passed, ${f} failed, ${u} skipped`);
+}
+
+/** The share of assertions passed in the target directories (unsupported ones count against it). */
+function targetSummary(results: readonly ArchiveResult[]): string {
+  let p = 0;
+  let n = 0;
+  for (const [dir, t] of totalsByDir(results)) {
+    if (!targetDirs.includes(dir.split("/")[0] ?? "")) continue;
+    p += t.passed;
+    n += t.passed + t.failed + t.unsupported;
+  }
+  const pct = n === 0 ? 0 : (100 * p) / n;
+  return `Target directories (${targetDirs.join(", ")}): ${p} of ${n} assertions passed (${pct.toFixed(1)} %).`;
 }
 
 function markdown(results: readonly ArchiveResult[], ms: number): string {
@@ -194,7 +208,9 @@ function markdown(results: readonly ArchiveResult[], ms: number): string {
   lines.push(
     ...table(["directory", "passed", "failed", "unsupported"], rows),
     "",
-    `Run time: ${(ms / 1000).toFixed(1)} s. Every failure in the target directories follows, with its reason.`,
+    `${targetSummary(results)} Run time: ${(ms / 1000).toFixed(1)} s.`,
+    "",
+    "Every failure in the target directories follows, with its reason.",
     "",
   );
   for (const dir of targetDirs) {

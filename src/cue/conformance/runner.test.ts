@@ -202,9 +202,17 @@ describe("runArchive with inline assertions", () => {
       [["b eq", "passed"]],
     ],
     [
-      "nested @test(ignore) in an expectation is unsupported",
+      "nested @test in an expectation needs CUE equality (unsupported without it)",
       "-- in.cue --\nx: {a: 1} @test(eq, {a: 1 @test(ignore)})\n",
       [["x eq", "unsupported"]],
+    ],
+    [
+      "a file that does not parse under an experiment still counts its assertions",
+      "-- in.cue --\n@experiment(try)\na: 1 @test(eq, 1)\nb: try { c: 2 }\nd: 3 @test(eq, {x: 1 @test(err)}) @test(eq:todo, 4)\n",
+      [
+        ["in.cue assertion 1", "unsupported"],
+        ["in.cue assertion 2", "unsupported"],
+      ],
     ],
     [
       "non-standard imports are unsupported",

@@ -25,6 +25,7 @@ import {
   hasInlineTests,
 } from "./inline.js";
 import { parseTxtar } from "./txtar.js";
+import { countWrittenAssertions } from "./written.js";
 
 /** Results of one archive. */
 export interface ArchiveResult {
@@ -76,8 +77,15 @@ export function runArchive(
   check: CheckOptions = {},
 ): CaseResult[] {
   const ar = parseTxtar(text);
+  // As cue's loader, `*_test.cue` files are not part of the package.
   const files = ar.files
-    .filter((f) => f.name.endsWith(".cue") && !f.name.startsWith("out/") && !f.name.includes("/"))
+    .filter(
+      (f) =>
+        f.name.endsWith(".cue") &&
+        !f.name.endsWith("_test.cue") &&
+        !f.name.startsWith("out/") &&
+        !f.name.includes("/"),
+    )
     .map((f) => ({ name: f.name, text: f.data }));
   const prefix = `${archive}: `;
   if (files.length === 0)
@@ -98,10 +106,26 @@ export function runArchive(
       if (!stdlibRoots.has(first)) return unsupportedAll(`imports non-standard package ${imp.path}`);
     }
   }
-  // Experiments the parser does not know show up as syntax errors.
+  // Experiments the parser does not know show up as syntax errors. The assertions of a file that
+  // does not parse are counted from its text: a parse that stops early would lose them.
   for (const { f, r } of parsed) {
     const exp = /@experiment\(([^)]*)\)/.exec(f.text);
-    if (exp !== null && r.errors.length > 0) return unsupportedAll(`experiment ${exp[1]}`);
+    if (exp === null || r.errors.length === 0) continue;
+    const reason = `experiment ${exp[1]}`;
+    if (!inline) return unsupportedAll(reason);
+    const unreadable = new Set(parsed.filter((x) => x.r.errors.length > 0).map((x) => x.f.name));
+    const out: CaseResult[] = assertions(
+      directives.filter((d) => !unreadable.has(d.file)),
+      prefix,
+    ).map(({ name }) => ({ name, status: "unsupported", reason }));
+    for (const x of parsed) {
+      if (!unreadable.has(x.f.name)) continue;
+      const n = countWrittenAssertions(x.f.text);
+      for (let k = 1; k <= n; k++) {
+        out.push({ name: `${prefix}${x.f.name} assertion ${k}`, status: "unsupported", reason });
+      }
+    }
+    return out;
   }
   if (typeof engine === "string") return unsupportedAll(engine).map((c) => ({ ...c, status: "failed" }));
 

@@ -166,8 +166,42 @@ const EVERY_RECORD: Closing = [{ ctx: new CloseCtx(true), mask: -1, open: false,
 export function allows(v: Vertex, closing: Closing, label: string): boolean {
   const xs = v.closeItems;
   if (xs === undefined) return true;
-  for (const x of closing) if (!allowedBy(xs, x, label)) return false;
+  for (const x of closing) {
+    if (allowedBy(xs, x, label)) continue;
+    // Definitions embedded in the same struct allow each other's fields below it (#A and #B in
+    // `{#A, #B}` together describe what the struct holds).
+    const scope = x.ctx.skipAt;
+    if (
+      scope !== undefined &&
+      contexts(xs).some((h) => h.ctx !== x.ctx && h.ctx.skipAt === scope && allowedBy(xs, h, label))
+    )
+      continue;
+    return false;
+  }
   return true;
+}
+
+/**
+ * The fields an embedded `&` declares at `v` that its definition does not allow (`{#A & {b: 1}}`
+ * with `#A` not declaring `b`): the contexts embedded at `v` with an `&` scope check them.
+ */
+export function andScopeRejects(v: Vertex): string[] {
+  const xs = v.closeItems;
+  if (xs === undefined) return [];
+  let out: string[] | undefined;
+  for (const x of contexts(xs)) {
+    const scope = x.ctx.andScope;
+    if (x.ctx.skipAt !== v || scope === undefined) continue;
+    for (const lit of scope.lits) {
+      for (const label of staticLabels(lit)) {
+        const c0 = label.charCodeAt(0);
+        if (c0 === 0x5f || c0 === 0x23 || allowedBy(xs, x, label)) continue;
+        out ??= [];
+        out.push(label);
+      }
+    }
+  }
+  return out ?? [];
 }
 
 /** Whether some context closes `v` (not open and active; used for "undefined field" errors). */

@@ -14,8 +14,10 @@ import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
 import { engine, step } from "./engine.js";
 import { applyPatternsToArc, evaluate } from "./evaluate.js";
+import { isExplicitOpen, usesAliasV2 } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
+import { addClosingCall, isClosingBuiltin } from "./reclose.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
 import { type BottomV, bottom, type Value } from "./values.js";
 import {
@@ -107,8 +109,11 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       return;
     case "Binary":
       if (x.op === "&") {
-        addConjunct(v, { ...c, expr: x.left, pos: x.left.pos });
-        addConjunct(v, { ...c, expr: x.right, pos: x.right.pos });
+        // An embedded conjunction is checked as a whole: its definitions close what its other
+        // operands declare (cue's embedding scopes), though not the embedding struct's own fields.
+        const scoped = c.embed && c.andScope === undefined ? { ...c, andScope: { lits: [] } } : c;
+        addConjunct(v, { ...scoped, expr: x.left, pos: x.left.pos });
+        addConjunct(v, { ...scoped, expr: x.right, pos: x.right.pos });
         return;
       }
       if (x.op === "|") {
@@ -122,6 +127,16 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
         return;
       }
       break;
+    case "Postfix":
+      if (x.op === "?") break;
+      // `x...` unifies x the way an embedding does without explicitopen: what x's definitions
+      // close applies below this vertex, not to it.
+      if (!isExplicitOpen(c.env)) {
+        setErr(v, postfixWithoutExperiment(x));
+        return;
+      }
+      addConjunct(v, { ...c, expr: x.expr, open: true });
+      return;
     case "Ident":
     case "Selector":
     case "Index": {
@@ -144,9 +159,15 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       ) {
         const a = x.args[0];
         if (a !== undefined) {
-          addConjunct(v, { ...c, expr: a, ctx: [...c.ctx, new CloseCtx(false)] });
+          const ctx = c.open === true ? c.ctx : [...c.ctx, new CloseCtx(false)];
+          // Like every builtin, close() takes the default of a disjunction (`close(*{} | 0)`).
+          addConjunct(v, { ...c, expr: markedDefault(a) ?? a, ctx });
           return;
         }
+      }
+      if (x.fn.kind === "Ident" && isClosingBuiltin(x.fn.name) && isPredeclared(x.fn.name, c)) {
+        addClosingCall(v, x, c);
+        return;
       }
       if (x.fn.kind === "Ident" && x.fn.name === "and" && x.args.length === 1 && isPredeclared("and", c)) {
         const lst = resolveDefaultValue(evalExpr(x.args[0] as ast.Expr, c.env));
@@ -163,6 +184,20 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       break;
   }
   addValue(v, evalExpr(x, c.env), c);
+}
+
+/** The one alternative marked `*` in a written disjunction, if there is exactly one. */
+function markedDefault(e: ast.Expr): ast.Expr | undefined {
+  if (e.kind !== "Binary" || e.op !== "|") return undefined;
+  const marked: ast.Expr[] = [];
+  const walk = (x: ast.Expr): void => {
+    if (x.kind === "Binary" && x.op === "|") {
+      walk(x.left);
+      walk(x.right);
+    } else if (x.kind === "Unary" && x.op === "*") marked.push(x.expr);
+  };
+  walk(e);
+  return marked.length === 1 ? marked[0] : undefined;
 }
 
 function isPredeclared(name: string, c: Conjunct): boolean {
@@ -272,9 +307,11 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   let ctx = c.ctx;
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
-  if (!r.isLet && inDefinition(r) && !(c.embed && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
+  const embedLike = c.embed || c.open === true;
+  if (!r.isLet && inDefinition(r) && !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
     const cc = new CloseCtx(true);
-    if (c.embed) cc.skipAt = v;
+    if (embedLike) cc.skipAt = v;
+    if (c.embed) cc.andScope = c.andScope;
     ctx = ctx.concat([cc]);
   }
   const depth = expStackV.length;
@@ -282,7 +319,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   expStackR.push(r);
   try {
     for (const rc of r.conjuncts) {
-      const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
+      const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat(rc.ctx);
       addConjunct(v, {
         expr: rc.expr,
         env: rc.env,
@@ -290,6 +327,8 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
         value: rc.value,
         pos: rc.pos,
         embed: c.embed,
+        open: c.open,
+        andScope: c.andScope,
       });
     }
   } finally {
@@ -556,12 +595,17 @@ export function addField(
 function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   const frame = newFrame(c.env, v, lit);
   const info = infoOf(lit);
+  // With explicitopen, embedding is unification: an embedded definition closes this struct
+  // itself (through its own context), and the embedding keeps the embed mark of the struct.
+  const explicit = isExplicitOpen(c.env);
   let ctx = c.ctx;
-  if ((info & CLOSING_EMBED) !== 0 && !c.embed) {
+  if ((info & CLOSING_EMBED) !== 0 && !c.embed && !explicit && c.open !== true) {
     const cc = new CloseCtx(false);
     cc.fromEmbed = true;
     ctx = ctx.concat([cc]);
   }
+  const embed = explicit ? c.embed : true;
+  if (c.andScope !== undefined && !c.andScope.lits.includes(lit)) c.andScope.lits.push(lit);
   const mark = (info & STRONG) !== 0 ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
   closeLit(v, ctx, lit);
@@ -592,7 +636,15 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       case "Embed":
         if (isStructural(d.expr)) {
-          addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+          addConjunct(v, {
+            expr: d.expr,
+            env: frame,
+            ctx,
+            value: undefined,
+            pos: d.expr.pos,
+            embed,
+            open: c.open,
+          });
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -618,26 +670,55 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && !isStructural(d.expr)) {
-        addConjunct(v, { expr: d.expr, env: frame, ctx, value: undefined, pos: d.expr.pos, embed: true });
+        addConjunct(v, {
+          expr: d.expr,
+          env: frame,
+          ctx,
+          value: undefined,
+          pos: d.expr.pos,
+          embed,
+          open: c.open,
+        });
       }
     }
   }
 }
 
-function addList(v: Vertex, lit: ast.ListLit, c: Conjunct): void {
+/** The error for `x...` in a file that does not enable the experiment. */
+export function postfixWithoutExperiment(x: ast.Postfix): BottomV {
+  return bottom("eval", "postfix ... requires @experiment(explicitopen)", [x.pos]);
+}
+
+function addList(v: Vertex, lit: ast.ListLit, c0: Conjunct): void {
   v.isList = true;
+  // With aliasv2, a list literal is a block: `self` in its elements is the list.
+  const c: Conjunct = usesAliasV2(c0.env)
+    ? {
+        ...c0,
+        env: {
+          up: c0.env,
+          vertex: v,
+          scope: undefined,
+          lit: undefined,
+          binds: undefined,
+          lets: undefined,
+          imports: undefined,
+          list: true,
+        },
+      }
+    : c0;
   let idx = 0;
   for (const el of lit.elems) {
     if (el.kind === "Comprehension") {
-      runComprehension(v, el, c.env, (f) => {
+      runComprehension(v, el, c.env, (f, body) => {
         const a = newArc(v, String(idx));
         a.fieldType = REGULAR;
         a.addConj({
-          expr: el.value,
+          expr: body,
           env: f,
           ctx: childCtx(c.ctx, String(idx)),
           value: undefined,
-          pos: el.value.pos,
+          pos: body.pos,
           embed: false,
         });
         idx++;

@@ -6,25 +6,73 @@
 import type * as ast from "../syntax/ast.js";
 import { addConjunct, addField, newArc, setErr } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
+import { evaluate } from "./evaluate.js";
 import { evalExpr } from "./expr.js";
+import { exprText } from "./print-expr.js";
 import { bindFrame } from "./scope.js";
 import { bottom, formatValue as fmt, isAtom, typeName as typeNameOf } from "./values.js";
-import { displayLabel, NO_CLOSE, REGULAR, strLabel, Vertex } from "./vertex.js";
+import { displayLabel, NO_CLOSE, OPTIONAL, REGULAR, strLabel, Vertex } from "./vertex.js";
 
 /** Runs a comprehension's clauses, calling `yieldFn` with the environment of each result. */
 export function runComprehension(
   v: Vertex,
   comp: ast.Comprehension,
   env: import("./vertex.js").Frame,
-  yieldFn: (f: import("./vertex.js").Frame) => void,
+  yieldFn: (f: import("./vertex.js").Frame, body: ast.StructLit) => void,
 ): void {
   const clauses = comp.clauses;
+  const last = clauses[clauses.length - 1];
+  const structTry = last?.kind === "Try" && last.expr === undefined;
+  let produced = 0;
+  let failed = false;
   const loop = (i: number, f: import("./vertex.js").Frame): void => {
     const cl = clauses[i];
     if (cl === undefined) {
-      yieldFn(f);
+      // `try { … }`: the body is produced only if none of its `x?` references is absent.
+      if (structTry) {
+        const tf = tryFrame(f);
+        if (absentIn(v, comp.value, tf)) return;
+        produced++;
+        yieldFn(tf, comp.value);
+        return;
+      }
+      produced++;
+      yieldFn(f, comp.value);
       return;
     }
+    const errBefore = v.err;
+    const check = (): void => {
+      if (v.err !== errBefore) failed = true;
+    };
+    switch (cl.kind) {
+      case "Try": {
+        if (cl.ident === undefined || cl.expr === undefined) {
+          loop(i + 1, f);
+          return;
+        }
+        const val = evalExpr(cl.expr, tryFrame(f));
+        if (val.t === "bottom" && val.err.tryAbsent === true) return;
+        if (val.t === "bottom") {
+          setErr(v, val);
+          check();
+          return;
+        }
+        const b: import("./vertex.js").Binding =
+          val.t === "vertex" ? { t: "vertex", v: val.v } : { t: "value", v: val };
+        loop(i + 1, bindFrame(f, new Map([[cl.ident.name, b]])));
+        return;
+      }
+      default:
+        break;
+    }
+    loopClause(cl, i, f);
+    check();
+  };
+  const loopClause = (
+    cl: Exclude<ast.Clause, ast.TryClause>,
+    i: number,
+    f: import("./vertex.js").Frame,
+  ): void => {
     switch (cl.kind) {
       case "If": {
         const cond = evalExpr(cl.condition, f);
@@ -80,10 +128,14 @@ export function runComprehension(
             concrete
               ? bottom(
                   "eval",
-                  `cannot range over ${fmt(src)} (found ${typeNameOf(src)}, want list or struct)`,
+                  `cannot range over ${exprText(cl.source)} (found ${typeNameOf(src)}, want list or struct)`,
                   [cl.source.pos],
                 )
-              : bottom("incomplete", `cannot range over ${fmt(src)} (incomplete)`, [cl.source.pos]),
+              : bottom(
+                  "incomplete",
+                  `cannot range over ${exprText(cl.source)} (incomplete type ${typeNameOf(src)})`,
+                  [cl.source.pos],
+                ),
           );
           return;
         }
@@ -118,6 +170,41 @@ export function runComprehension(
     }
   };
   loop(0, env);
+  // `else` / `fallback`: nothing was produced, and not because of an error.
+  if (produced === 0 && !failed && comp.fallback !== undefined) yieldFn(env, comp.fallback);
+}
+
+function tryFrame(f: import("./vertex.js").Frame): import("./vertex.js").Frame {
+  return {
+    up: f,
+    vertex: f.vertex,
+    scope: undefined,
+    lit: undefined,
+    binds: undefined,
+    lets: undefined,
+    imports: undefined,
+    tryScope: true,
+  };
+}
+
+/** Whether evaluating a try body (in a scratch vertex) meets an absent `x?` reference. */
+function absentIn(v: Vertex, body: ast.StructLit, f: import("./vertex.js").Frame): boolean {
+  const w = new Vertex(v, "");
+  w.isLet = true;
+  w.fieldType = REGULAR;
+  w.conjuncts = [{ expr: body, env: f, ctx: NO_CLOSE, value: undefined, pos: body.pos, embed: true }];
+  return hasAbsent(w, 0);
+}
+
+function hasAbsent(w: Vertex, depth: number): boolean {
+  evaluate(w);
+  if (w.err?.err.tryAbsent === true) return true;
+  if (w.arcs === undefined || depth > 50) return false;
+  for (const a of w.arcs.values()) {
+    if (a.fieldType === OPTIONAL) continue;
+    if (hasAbsent(a, depth + 1)) return true;
+  }
+  return false;
 }
 
 /** Runs postponed comprehensions and dynamic fields of `v`. */
@@ -128,13 +215,13 @@ export function runDeferred(v: Vertex): void {
     for (const d of list) {
       if (d.decl.kind === "Comprehension") {
         const comp = d.decl;
-        runComprehension(v, comp, d.env, (f) => {
+        runComprehension(v, comp, d.env, (f, body) => {
           addConjunct(v, {
-            expr: comp.value,
+            expr: body,
             env: f,
             ctx: d.ctx,
             value: undefined,
-            pos: comp.value.pos,
+            pos: body.pos,
             embed: true,
           });
         });
@@ -149,13 +236,13 @@ export function runDeferred(v: Vertex): void {
       const lv = resolveDefaultValue(evalExpr(labelExpr, d.env));
       if (lv.t === "string") {
         let env = d.env;
-        const alias = field.alias ?? (lbl.kind === "DynamicLabel" ? lbl.alias : undefined);
-        if (alias !== undefined) {
+        const labelAlias = lbl.kind === "DynamicLabel" ? lbl.alias : undefined;
+        if (field.alias !== undefined || labelAlias !== undefined) {
+          // The field alias names the field, the label alias (`(K=expr)`, `(expr)~(K,V)`) the key.
           const binds = new Map<string, import("./vertex.js").Binding>();
-          binds.set(
-            alias.name,
-            field.alias !== undefined ? { t: "vertex", v: newArc(v, strLabel(lv.v)) } : { t: "value", v: lv },
-          );
+          if (labelAlias !== undefined) binds.set(labelAlias.name, { t: "value", v: lv });
+          if (field.alias !== undefined)
+            binds.set(field.alias.name, { t: "vertex", v: newArc(v, strLabel(lv.v)) });
           env = bindFrame(d.env, binds);
         }
         addField(v, strLabel(lv.v), field, env, d.ctx, true);

@@ -38,7 +38,9 @@ function collectLiterals(e: ast.Expr, env: Conjunct["env"], out: Map<string, Val
       if (m === undefined) {
         m = null;
         for (const d of e.decls) {
-          if (d.kind !== "Field") continue;
+          // Optional and required fields do not discriminate: conflicting optional values do not
+          // make a disjunct fail.
+          if (d.kind !== "Field" || d.constraint !== "regular") continue;
           const name =
             d.label.kind === "Ident"
               ? d.label.name

@@ -19,7 +19,7 @@ import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { type BottomV, bottom, type DisjV, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, type Frame, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, type Frame, REGULAR, Vertex } from "./vertex.js";
 
 /** One alternative of a flattened disjunction. */
 export interface Term {
@@ -86,7 +86,12 @@ function unparen(e: ast.Expr): ast.Expr {
   return e.kind === "Paren" ? unparen(e.expr) : e;
 }
 
-/** Adds the terms of one alternative to `out`; returns whether the alternative had defaults. */
+/**
+ * Adds the terms of one alternative to `out`. A reference to a disjunction is expanded in place,
+ * unless it refers to a vertex already on the expansion chain (`c: c | c`): such a term is a self
+ * reference, which contributes nothing (`_`), so expanding it again would only multiply identical
+ * terms.
+ */
 function expandAlt(
   e: ast.Expr,
   env: Frame,
@@ -95,22 +100,32 @@ function expandAlt(
   out: Flat,
   marked: boolean,
   anyMarked: boolean,
+  chain: readonly Vertex[],
 ): void {
   const x = unparen(e);
   if (x.kind === "Binary" && x.op === "|") {
-    addSub(out, flattenInner(x, env, ctx, depth + 1, out.deps), ctx, ctx, marked, anyMarked);
+    addSub(out, flattenInner(x, env, ctx, depth + 1, out.deps, chain), ctx, ctx, marked, anyMarked);
     return;
   }
   if ((x.kind === "Ident" || x.kind === "Selector") && depth < 20) {
     const r = resolveRef(x, env);
     if (r.t === "vertex") {
       out.deps.push(r.v, r.v.conjuncts);
-      if (r.v.conjuncts.length === 1) {
+      // The result depends on the chain (the vertex being evaluated): not cached.
+      if (chain.includes(r.v)) out.uniform = false;
+      else if (r.v.conjuncts.length === 1) {
         const rc = r.v.conjuncts[0];
         if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
-          let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat([...rc.ctx]);
+          let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat(rc.ctx);
           if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
-          const sub = flattenInner(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1, out.deps);
+          const sub = flattenInner(
+            unparen(rc.expr as ast.Expr),
+            rc.env,
+            nctx,
+            depth + 1,
+            out.deps,
+            chain.concat([r.v]),
+          );
           addSub(out, sub, nctx, ctx, marked, anyMarked);
           return;
         }
@@ -146,7 +161,14 @@ function addSub(
 
 const altCache = new WeakMap<ast.Expr, { expr: ast.Expr; marked: boolean }[]>();
 
-function flattenInner(e: ast.Expr, env: Frame, ctx: CloseSet, depth: number, deps: Flat["deps"]): Flat {
+function flattenInner(
+  e: ast.Expr,
+  env: Frame,
+  ctx: CloseSet,
+  depth: number,
+  deps: Flat["deps"],
+  chain: readonly Vertex[],
+): Flat {
   let alts = altCache.get(e);
   if (alts === undefined) {
     alts = [];
@@ -156,7 +178,7 @@ function flattenInner(e: ast.Expr, env: Frame, ctx: CloseSet, depth: number, dep
   let anyMarked = false;
   for (const a of alts) if (a.marked) anyMarked = true;
   const out: Flat = { terms: [], hasDefault: false, uniform: true, deps };
-  for (const a of alts) expandAlt(a.expr, env, ctx, depth, out, a.marked, anyMarked);
+  for (const a of alts) expandAlt(a.expr, env, ctx, depth, out, a.marked, anyMarked, chain);
   let hasDefault = false;
   for (const t of out.terms) if (t.def) hasDefault = true;
   return { ...out, hasDefault };
@@ -165,22 +187,23 @@ function flattenInner(e: ast.Expr, env: Frame, ctx: CloseSet, depth: number, dep
 /**
  * Flattened disjunctions are cached per syntax node and environment when every term uses the
  * disjunction's own contexts: `check: #Check` then costs no allocation per use beyond the pending
- * record. The cache entry is checked against the vertices its references resolved to.
+ * record. The cache entry is checked against the vertices its references resolved to (and is not
+ * used for one of them, whose self references would not be expanded).
  */
 const flatCache = new WeakMap<ast.Expr, { env: Frame; flat: Flat }>();
 
-function flattenExpr(e: ast.Expr, env: Frame, ctx: CloseSet): Flat {
+function flattenExpr(e: ast.Expr, env: Frame, ctx: CloseSet, v: Vertex): Flat {
   const hit = flatCache.get(e);
-  if (hit !== undefined && hit.env === env && depsUnchanged(hit.flat.deps)) return hit.flat;
-  const flat = flattenInner(e, env, ctx, 0, []);
+  if (hit !== undefined && hit.env === env && depsUnchanged(hit.flat.deps, v)) return hit.flat;
+  const flat = flattenInner(e, env, ctx, 0, [], [v]);
   if (flat.uniform) flatCache.set(e, { env, flat });
   return flat;
 }
 
-function depsUnchanged(deps: Flat["deps"]): boolean {
+function depsUnchanged(deps: Flat["deps"], self: Vertex): boolean {
   for (let i = 0; i < deps.length; i += 2) {
     const v = deps[i] as Vertex;
-    if (v.conjuncts !== deps[i + 1]) return false;
+    if (v === self || v.conjuncts !== deps[i + 1]) return false;
     if (v.parent !== undefined && !v.isLet && v.parent.arcs?.get(v.label) !== v) return false;
   }
   return true;
@@ -201,7 +224,7 @@ function nextOcc(v: Vertex, node: ast.Node): number {
 export function addDisjunction(v: Vertex, c: Conjunct): void {
   const node = c.expr as ast.Expr;
   const occ = nextOcc(v, node);
-  const flat = flattenExpr(node, c.env, c.ctx);
+  const flat = flattenExpr(node, c.env, c.ctx, v);
   const p: PendingDisj = { node, occ, terms: flat.terms, hasDefault: flat.hasDefault, ctx: c.ctx };
   const forced = v.choices?.get(node)?.[occ];
   if (forced !== undefined) {
@@ -377,10 +400,13 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       // A disjunct that is itself an error (even an incomplete one, like `x.a` of an open
       // struct) is eliminated; incomplete errors below it are not.
       const deep = firstError(w);
-      const err = deep ?? w.err;
+      const child = deep === undefined && w.err === undefined ? incompleteChild(w) : undefined;
+      const err = deep ?? w.err ?? child?.err;
       if (err !== undefined) {
         failures.push(err);
-        failurePaths.push(deep !== undefined ? firstErrorPath() : w.path());
+        failurePaths.push(
+          deep !== undefined ? firstErrorPath() : child !== undefined ? child.path() : w.path(),
+        );
         return;
       }
       if (w.disj !== undefined) {
@@ -432,9 +458,17 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   if (values.length === 0) {
     // Alternatives written as error("…") replace the generic message (cue's custom errors); the
     // code stays incomplete when every other alternative was merely incomplete.
-    const custom = failures.filter((f) => f.err.code === "user");
-    if (custom.length > 0 && custom.length < failures.length + 1) {
-      const others = failures.filter((f) => f.err.code !== "user");
+    // Only `error(…)` alternatives count: an explicit `_|_` inside a struct alternative is an
+    // ordinary failure of that alternative.
+    const own = v.path().length;
+    const isCustom = (f: BottomV, i: number): boolean =>
+      f.err.custom === true && (failurePaths[i]?.length ?? own) === own;
+    // Each custom message once: combinations that fail on the same error(…) term repeat it.
+    const custom = failures
+      .filter(isCustom)
+      .filter((f, i, all) => all.findIndex((g) => g.err.message === f.err.message) === i);
+    if (custom.length > 0) {
+      const others = failures.filter((f, i) => !isCustom(f, i));
       const code =
         others.length > 0 && others.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
           ? "incomplete"
@@ -473,8 +507,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     const code = failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
       ? "incomplete"
       : "eval";
-    const e = bottom(code, `${failures.length} errors in empty disjunction:`, []);
-    e.err.sub = failures.map((f, i) => {
+    const sub = failures.map((f, i) => {
       const info = f.err;
       const path = failurePaths[i] ?? [];
       return {
@@ -487,6 +520,9 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
         sub: info.sub,
       };
     });
+    // cue counts every error it lists, those of nested empty disjunctions included.
+    const e = bottom(code, `${countErrors(sub)} errors in empty disjunction:`, []);
+    e.err.sub = sub;
     setErr(v, e);
     return;
   }
@@ -496,6 +532,25 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
   }
   const hasDefault = anyDefault && defaults.some((d) => d);
   v.disj = { values, defaults: hasDefault ? defaults : defaults.map(() => false), hasDefault };
+}
+
+function countErrors(errs: readonly import("./errors.js").ErrInfo[]): number {
+  let n = 0;
+  for (const e of errs) n += 1 + (e.sub === undefined ? 0 : countErrors(e.sub));
+  return n;
+}
+
+/**
+ * A regular field of a disjunct whose own value is an incomplete error (`{a: struct.MinFields(2)}`
+ * with one field): like cue, the disjunct is eliminated. Incomplete errors deeper down are not.
+ */
+function incompleteChild(w: Vertex): Vertex | undefined {
+  if (w.arcs === undefined || w.disj !== undefined) return undefined;
+  for (const a of w.arcs.values()) {
+    if (a.fieldType !== REGULAR || a.label.startsWith("#") || a.label.startsWith("_")) continue;
+    if (a.status === EVALUATED && a.err?.err.code === "incomplete") return a;
+  }
+  return undefined;
 }
 
 function leafVertex(w: Vertex, v: Value): Vertex {

@@ -6,12 +6,18 @@
 import { step } from "./engine.js";
 import { evaluate } from "./evaluate.js";
 import { kindName } from "./kinds.js";
-import { formatValue, isAtom, type Value } from "./values.js";
-import type { Vertex } from "./vertex.js";
+import { formatValue, type Value } from "./values.js";
+import { OPTIONAL, type Vertex } from "./vertex.js";
 
 function scalarText(v: Value): string {
   if (v.t === "basic") {
-    const parts = v.bounds.map((b) => `${b.op}${formatValue(b.v)}`).sort();
+    // Bounds compare by value too (>=1 and >=1.0 are the same bound).
+    const bv = (x: Value): string => {
+      if (x.t === "int") return `num:${x.v}`;
+      if (x.t === "float") return Number.isInteger(x.v) ? `num:${BigInt(x.v)}` : `num:${x.v}`;
+      return formatValue(x);
+    };
+    const parts = v.bounds.map((b) => `${b.op}${bv(b.v)}`).sort();
     parts.push(...v.validators.map((x) => x.name).sort());
     return `${kindName(v.k)}:${parts.join("&")}`;
   }
@@ -21,7 +27,9 @@ function scalarText(v: Value): string {
       .sort()
       .join("|");
   }
-  if (isAtom(v) && (v.t === "int" || v.t === "float")) return `${v.t}:${formatValue(v)}`;
+  // Numbers compare by value, as CUE's equality does: 5.0E+11 equals 500000000000.0.
+  if (v.t === "int") return `int:${v.v}`;
+  if (v.t === "float") return `float:${v.v}`;
   return formatValue(v);
 }
 
@@ -62,6 +70,12 @@ function equalAlt(a: Alt, b: Alt, depth: number): boolean {
       : undefined);
   if (sa === undefined || sb === undefined) return false;
   return scalarText(sa) === scalarText(sb);
+}
+
+function present(v: Vertex | undefined): Vertex | undefined {
+  if (v === undefined || v.fieldType !== OPTIONAL) return v;
+  evaluate(v);
+  return v.err !== undefined && v.err.err.code !== "incomplete" ? undefined : v;
 }
 
 export function equalVertex(a: Vertex, b: Vertex, depth: number): boolean {
@@ -105,8 +119,10 @@ function equalSingle(a: Vertex, b: Vertex, depth: number): boolean {
   const lb = b.arcs ?? new Map<string, Vertex>();
   const keys = new Set([...la.keys(), ...lb.keys()]);
   for (const k of keys) {
-    const x = la.get(k);
-    const y = lb.get(k);
+    // An optional field that can only be an error is a field that cannot exist: no field.
+    const x = present(la.get(k));
+    const y = present(lb.get(k));
+    if (x === undefined && y === undefined) continue;
     if (x === undefined || y === undefined) return false;
     if (x.fieldType !== y.fieldType) return false;
     if (!equalVertex(x, y, depth + 1)) return false;

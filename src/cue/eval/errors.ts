@@ -24,6 +24,16 @@ export interface ErrInfo {
   path?: readonly string[];
   /** The errors of the alternatives of an empty disjunction. */
   sub?: readonly ErrInfo[];
+  /** Made by `error("…")`: as a disjunct, its message replaces the other disjuncts' errors. */
+  custom?: boolean;
+  /**
+   * The referenced field or element does not exist (yet): an undefined field of an open struct,
+   * an unset optional field, an index past the end of an open list. `x?` of the try experiment
+   * turns such an error into absence.
+   */
+  absent?: boolean;
+  /** Made by `x?` for an absent x: the enclosing try clause produces nothing. */
+  tryAbsent?: boolean;
 }
 
 /** A public position: 1-based line and column (UTF-16 code units). */

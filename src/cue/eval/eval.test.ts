@@ -263,6 +263,36 @@ const cases: Case[] = [
     err: { path: "a", code: "unsupported", msg: "not supported" },
   },
   { name: "explicit bottom", src: "a: _|_", err: { path: "a", code: "user", msg: "explicit error" } },
+  // Experiments (per file).
+  {
+    name: "try: absent references skip the body, else and fallback",
+    src: [
+      "@experiment(try)",
+      "a: 1",
+      "c?: int",
+      "s: {try { r: a? + 1 }}",
+      "t: {try { v: c? } else { none: true }}",
+      "u: {try x = a? { y: x }}",
+      "w: {for x in [] { (x): 1 } fallback { empty: true }}",
+    ].join("\n"),
+    json: '{"a":1,"s":{"r":2},"t":{"none":true},"u":{"y":1},"w":{"empty":true}}',
+  },
+  {
+    name: "try: x? outside a try clause is an error",
+    src: "@experiment(try)\na: 1\nb: a?",
+    err: { path: "b", code: "eval", msg: "only valid within a try clause" },
+  },
+  {
+    name: "aliasv2: label aliases and self",
+    src: [
+      "@experiment(aliasv2)",
+      "a~(K,V): {n: K, m: V.x, x: 2}",
+      "b: D.x + self.a.x",
+      "l: [1, self[0] + 1]",
+      '("d")~D: {x: 3}',
+    ].join("\n"),
+    json: '{"a":{"n":"a","m":2,"x":2},"b":5,"l":[1,2],"d":{"x":3}}',
+  },
 ];
 
 describe("cue evaluator", () => {
@@ -294,10 +324,30 @@ describe("cue API", () => {
     assert.deepEqual(v.errors[0]?.positions[0], { file: "in.cue", line: 1, column: 8 });
   });
 
-  it("refuses language experiments", () => {
-    const v = compile([{ name: "x.cue", text: "@experiment(explicitopen)\npackage x\na: 1" }]);
-    assert.equal(v.errors[0]?.code, "unsupported");
-    assert.match(v.errors[0]?.message ?? "", /experiment/);
+  it("implements the explicitopen experiment per file", () => {
+    const def = { name: "def.cue", text: "package x\n#A: a: 1" };
+    const src = [
+      "@experiment(explicitopen)",
+      "package x",
+      "closed: {#A}",
+      "open: {#A..., b: 1}",
+      "t1: closed & {c: 3}",
+      "t2: open & {c: 3}",
+    ].join("\n");
+    const v = compile([def, { name: "new.cue", text: src }]);
+    assert.deepEqual(
+      v.errors.map((e) => `${e.path.join(".")}: ${e.message}`),
+      ["t1.c: field not allowed"],
+    );
+    const r = v.lookup(["t2"])?.export();
+    assert.ok(r?.ok);
+    assert.deepEqual(r.data, { a: 1, b: 1, c: 3 });
+    // Without the experiment the postfix operator is an error and embedding keeps the old meaning.
+    const old = compile([def, { name: "old.cue", text: "package x\no: {#A, b: 1}\np: #A..." }]);
+    assert.deepEqual(
+      old.errors.map((e) => `${e.path.join(".")}: ${e.message}`),
+      ["p: postfix ... requires @experiment(explicitopen)"],
+    );
   });
 
   it("unifies files as one package and looks up paths", () => {
@@ -393,6 +443,55 @@ describe("cue API", () => {
     assert.equal(Object.getPrototypeOf(m), Object.prototype);
   });
 
+  it("error paths carry the user's label of a quoted field (__proto__)", () => {
+    const text = [
+      '#L: {[=~"^[a-z]+$"]: string}',
+      'l: #L & {"__proto__": "x"}',
+      'hosts: "__proto__": vars: #L & {"__proto__": "x"}',
+    ].join("\n");
+    const errs = compile([{ name: "p.cue", text }]).errors;
+    assert.deepEqual(
+      errs.map((e) => [e.path, e.message]),
+      [
+        [["l", "__proto__"], "field not allowed"],
+        [["hosts", "__proto__", "vars", "__proto__"], "field not allowed"],
+      ],
+    );
+    const m = compile([{ name: "m.cue", text: '"__proto__": {a: 1}\n_x: 2' }]);
+    const data = (path: string[]): unknown => {
+      const r = m.lookup(path)?.export();
+      assert.ok(r?.ok, `no value at ${path.join(".")}`);
+      return r.data;
+    };
+    assert.equal(data(["__proto__", "a"]), 1);
+    assert.deepEqual(data(["__proto__"]), { a: 1 });
+    assert.equal(data(["_x"]), 2);
+  });
+
+  it("an embedded disjunction in a definition reports each disjunct's error", () => {
+    const text = [
+      "#S: {",
+      "\ta?: string",
+      "\tb?: string",
+      '\tp:  *"" | "x"',
+      "\t{a!: _, b?: _|_} | {b!: _, a?: _|_}",
+      "}",
+      'y: #S & {b: "u", p: "z"}',
+    ].join("\n");
+    const errs = compile([{ name: "s.cue", text }]).errors;
+    assert.deepEqual(
+      errs.map((e) => `${e.path.join(".")}: ${e.message}`),
+      [
+        // cue counts the errors it lists, the nested disjunction's included.
+        "y: 4 errors in empty disjunction:",
+        "y.b: explicit error (_|_ literal) in source",
+        "y.p: 2 errors in empty disjunction:",
+        'y.p: conflicting values "" and "z"',
+        'y.p: conflicting values "x" and "z"',
+      ],
+    );
+  });
+
   it("validate with concrete reports non-concrete fields", () => {
     const v = compile([{ name: "v.cue", text: "a: int\nb: 1" }]);
     assert.deepEqual(v.validate(), []);
@@ -434,6 +533,14 @@ describe("cue limits", () => {
       );
     });
   }
+
+  it("a disjunction of self references resolves without expanding them (c: c | c)", () => {
+    // Each `c` is a self reference (`_`); expanding them would double the terms at every level.
+    const v = compile([{ name: "c.cue", text: "c: c | c\nd: {x: d.x | d.x | int}" }], { maxSteps: 2000 });
+    assert.deepEqual(v.errors, []);
+    const r = v.lookup(["c"])?.validate({ concrete: true });
+    assert.equal(r?.[0]?.code, "incomplete");
+  });
 
   it("deep nesting never overflows the stack", () => {
     const text = `a: ${"[".repeat(3000)}${"]".repeat(3000)}\nb: ${"{x: ".repeat(3000)}1${"}".repeat(3000)}`;

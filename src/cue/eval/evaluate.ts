@@ -4,7 +4,7 @@
  * children are evaluated on demand (by references, by export, or by disjunct elimination).
  */
 
-import { allows, closingContexts } from "./closedness.js";
+import { allows, andScopeRejects, closingContexts } from "./closedness.js";
 import {
   addConjunct,
   childCtx,
@@ -20,6 +20,7 @@ import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
 import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
+import { matchRegexp } from "./regex.js";
 import { bindFrame } from "./scope.js";
 import { shareDefinition } from "./share.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
@@ -178,9 +179,26 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
 function applyPatterns(v: Vertex): void {
   v.patternsApplied = true;
   if (v.patterns === undefined || v.arcs === undefined || v.isList) return;
+  // A pattern that can never be used (an invalid regular expression) is an error of the struct.
+  for (const p of v.patterns) {
+    p.pattern ??= evalExpr(p.label.expr, p.env);
+    const bad = patternError(p.pattern);
+    if (bad !== undefined) setErr(v, bad);
+  }
   v.arcs.forEach((a) => {
     applyPatternsToArc(v, a);
   });
+}
+
+function patternError(pat: Value): BottomV | undefined {
+  if (pat.t === "bottom") return pat;
+  if (pat.t !== "basic") return undefined;
+  for (const b of pat.bounds) {
+    if ((b.op !== "=~" && b.op !== "!~") || b.v.t !== "string") continue;
+    const m = matchRegexp(b.v.v, "");
+    if (typeof m !== "boolean") return m;
+  }
+  return undefined;
 }
 
 function finishList(v: Vertex): void {
@@ -228,9 +246,16 @@ function finishList(v: Vertex): void {
 
 function checkClosed(v: Vertex): void {
   if (v.closeItems === undefined || v.arcs === undefined || v.isList) return;
+  const arcs = v.arcs;
+  for (const label of andScopeRejects(v)) {
+    const a = arcs.get(label);
+    if (a === undefined || a.notAllowed || a.fieldType === OPTIONAL) continue;
+    const own = a.isShared ? unshare(v, a) : a;
+    setErr(own, bottom("eval", "field not allowed", posArray(own.declPos)));
+    own.notAllowed = true;
+  }
   const closing = closingContexts(v);
   if (closing.length === 0) return;
-  const arcs = v.arcs;
   for (const arc of arcs.values()) {
     let a = arc;
     const label = a.label;

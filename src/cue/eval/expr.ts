@@ -6,13 +6,15 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
-import { closedByContext } from "./closedness.js";
-import { addConjunct, inDefinition } from "./collect.js";
+import { addConjunct, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { engine, step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
+import { isExplicitOpen, selfVertex } from "./experiments.js";
+import { allows } from "./inspect.js";
 import { meet } from "./meet.js";
-import { binaryOp, unaryOp } from "./ops.js";
+import { binaryOp, unaryOp, unresolved } from "./ops.js";
+import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
 import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
 import {
@@ -23,6 +25,7 @@ import {
   type Frame,
   NO_CLOSE,
   OPTIONAL,
+  REQUIRED,
   strLabel,
   Vertex,
 } from "./vertex.js";
@@ -73,8 +76,12 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
   switch (x.kind) {
     case "Ident": {
       if (x.name === "_") return { t: "value", v: { t: "top" } };
-      const r = resolveName(x.name, env);
+      const r = x.name === "__self" ? undefined : resolveName(x.name, env);
       if (r === undefined) {
+        if (x.name === "self" || x.name === "__self") {
+          const sv = selfVertex(env);
+          if (sv !== undefined) return { t: "vertex", v: sv };
+        }
         const p = predeclared(x.name);
         if (p !== undefined) return { t: "value", v: p };
         return { t: "value", v: bottom("eval", `reference "${x.name}" not found`, [x.pos]) };
@@ -106,7 +113,15 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
           vv = resolveDefaultValue(vv);
         }
         if (vv.t === "bottom") return b;
-        if (vv.t === "top" || vv.t === "basic" || vv.t === "disj") {
+        if (vv.t === "top") {
+          const base = exprText(x.expr);
+          return {
+            t: "value",
+            v: bottom("incomplete", `${base}.${sel} undefined as ${base} is incomplete`, [x.pos]),
+          };
+        }
+        if (vv.t === "disj") return { t: "value", v: unresolved(vv, x.expr) };
+        if (vv.t === "basic") {
           return {
             t: "value",
             v: bottom("incomplete", `${formatValue(vv)} is not a struct (selecting ${sel})`, [x.sel.pos]),
@@ -121,6 +136,12 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
           ),
         };
       }
+      // A struct written in place (`({x: 1} & {x: 2}).y`) is evaluated whole: an error in any of
+      // its fields makes the struct, and what is selected from it, an error.
+      if (!isReference(x.expr)) {
+        const e = firstError(b.v);
+        if (e !== undefined) return { t: "value", v: e };
+      }
       return selectArc(b.v, sel, x);
     }
     case "Index": {
@@ -131,6 +152,11 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
         const pv = pickVertex(b.v);
         if (pv === undefined) {
           if (b.v.t === "bottom") return b;
+          if (b.v.t === "top") {
+            const base = exprText(x.expr);
+            const msg = `${base}[${exprText(x.index)}] undefined as ${base} is incomplete`;
+            return { t: "value", v: bottom("incomplete", msg, [x.pos]) };
+          }
           if (!isAtom(b.v))
             return { t: "value", v: bottom("incomplete", `incomplete value ${formatValue(b.v)}`, [x.pos]) };
           return {
@@ -154,6 +180,11 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
 }
 
 function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
+  if (iv.t === "top" && v.isList) {
+    const msg = `invalid index ${exprText(x.index)} (invalid type _)`;
+    return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
+  }
+  if (iv.t === "disj") return { t: "value", v: unresolved(iv, x.index) };
   if (!isAtom(iv))
     return { t: "value", v: bottom("incomplete", `non-concrete index ${formatValue(iv)}`, [x.index.pos]) };
   if (v.isList) {
@@ -168,23 +199,34 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
     }
     const i = Number(iv.v);
     if (i < 0) {
-      return {
-        t: "value",
-        v: bottom("eval", `invalid index ${iv.v} (index must be non-negative)`, [x.index.pos]),
-      };
+      // A literal index is named by its value, a computed one by its expression (as cue does).
+      const lit = x.index.kind === "Int" || (x.index.kind === "Unary" && x.index.expr.kind === "Int");
+      const msg = lit
+        ? `invalid index ${iv.v} (index must be non-negative)`
+        : `index ${exprText(x.index)} out of range [${iv.v}]`;
+      return { t: "value", v: bottom("eval", msg, [x.index.pos]) };
     }
     if (i >= v.listLen) {
-      return {
-        t: "value",
-        v: bottom("eval", `index out of range [${iv.v}] with length ${v.listLen}`, [x.index.pos]),
-      };
+      // An open list may still grow: then the element is only absent so far.
+      const b = bottom(
+        v.listOpen ? "incomplete" : "eval",
+        `index out of range [${iv.v}] with length ${v.listLen}`,
+        [x.index.pos],
+      );
+      if (v.listOpen) b.err.absent = true;
+      return { t: "value", v: b };
     }
     return selectArc(v, String(i), x);
   }
   if (iv.t !== "string") {
     return {
       t: "value",
-      v: bottom("eval", `invalid index ${formatValue(iv)} (found struct, want list)`, [x.index.pos]),
+      // A struct still being collected (`self` inside it) may turn out to be a list.
+      v: bottom(
+        v.status === COLLECTING ? "incomplete" : "eval",
+        `invalid index ${formatValue(iv)} (found struct, want list)`,
+        [x.index.pos],
+      ),
     };
   }
   return selectArc(v, strLabel(iv.v), x);
@@ -200,8 +242,11 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }
-    const closed = closedByContext(v) || ((v.borrowed || inDefinition(v)) && !v.hasEllipsis);
-    return { t: "value", v: bottom(closed ? "eval" : "incomplete", `undefined field: ${sel}`, [x.pos]) };
+    // A label the struct could still gain (open, or matched by a pattern) is only incomplete.
+    const closed = !allows(v, { kind: "label", name: sel });
+    const b = bottom(closed ? "eval" : "incomplete", `undefined field: ${displayLabel(sel)}`, [x.pos]);
+    if (!closed) b.err.absent = true;
+    return { t: "value", v: b };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };
 }
@@ -211,10 +256,9 @@ function optionalRef(a: Vertex, x: ast.Expr): RefResult | undefined {
   if (a.fieldType !== OPTIONAL || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
     return undefined;
   if (a.parent !== undefined && a.parent.status === COLLECTING) return undefined;
-  return {
-    t: "value",
-    v: bottom("incomplete", `cannot reference optional field: ${displayLabel(a.label)}`, [x.pos]),
-  };
+  const b = bottom("incomplete", `cannot reference optional field: ${displayLabel(a.label)}`, [x.pos]);
+  b.err.absent = true;
+  return { t: "value", v: b };
 }
 
 /** Evaluates an expression to a value in `env`. */
@@ -281,6 +325,10 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
       return interpolate(x, env);
     case "Slice":
       return evalSlice(x, env);
+    case "Postfix":
+      if (x.op === "?") return optionalReference(x, env);
+      if (!isExplicitOpen(env)) return postfixWithoutExperiment(x);
+      return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
     case "BadExpr":
       return bottom("syntax", "invalid expression", [x.pos]);
     default: {
@@ -291,6 +339,40 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
 }
 
 /** Whether a value is an error for `x == _|_`: bottom, or a struct with a permanent error inside. */
+/**
+ * `x?` (the try experiment): x, or an absence marker when x does not exist, which makes the
+ * enclosing try produce nothing. Only valid inside a try clause.
+ */
+function optionalReference(x: ast.Postfix, env: Frame): Value {
+  let inTry = false;
+  for (let f: Frame | undefined = env; f !== undefined && !inTry; f = f.up) inTry = f.tryScope === true;
+  if (!inTry) return bottom("eval", "optional marker (?) is only valid within a try clause", [x.pos]);
+  const inner = x.expr;
+  if (inner.kind === "Ident" || inner.kind === "Selector" || inner.kind === "Index") {
+    const r = resolveRef(inner, env);
+    if (r.t === "vertex" && r.v.fieldType === REQUIRED) {
+      return bottom("incomplete", `required field missing: ${displayLabel(r.v.label)}`, [x.pos]);
+    }
+    const v = r.t === "value" ? r.v : vertexValue(r.v);
+    if (v.t === "bottom" && v.err.absent === true) return absentMarker(x);
+    return v;
+  }
+  const v = evalExpr(inner, env);
+  if (v.t === "bottom" && v.err.absent === true) return absentMarker(x);
+  return v;
+}
+
+function absentMarker(x: ast.Postfix): Value {
+  const b = bottom("incomplete", `${exprText(x.expr)} is absent`, [x.pos]);
+  b.err.absent = true;
+  b.err.tryAbsent = true;
+  return b;
+}
+
+function isReference(e: ast.Expr): boolean {
+  return e.kind === "Ident" || e.kind === "Selector" || e.kind === "Index";
+}
+
 function isBottom(v: Value): boolean {
   if (v.t === "bottom") return true;
   if (v.t === "vertex") {
@@ -362,6 +444,20 @@ function evalCall(x: ast.Call, env: Frame): Value {
   const fnExpr = x.fn;
   if (fnExpr.kind === "Ident" && resolveName(fnExpr.name, env) === undefined) {
     switch (fnExpr.name) {
+      case "error": {
+        // A failing part of the message is shown as what it is (or as written), so that the
+        // custom error survives its own interpolation (`error("bad: \(x.missing)")`).
+        const a = x.args[0];
+        if (a?.kind === "Interpolation" && x.args.length === 1) {
+          const b = bottom("user", errorMessage(a, env), [x.pos]);
+          b.err.custom = true;
+          return b;
+        }
+        break;
+      }
+      case "__closeAll":
+      case "__reclose":
+        return anonymous(env, [{ expr: x, env, ctx: NO_CLOSE, value: undefined, pos: x.pos, embed: false }]);
       case "close": {
         const a = x.args[0];
         if (a === undefined || x.args.length !== 1) return bottom("eval", "close takes 1 argument", [x.pos]);
@@ -405,6 +501,10 @@ function evalCall(x: ast.Call, env: Frame): Value {
   }
   const fn = evalExpr(fnExpr, env);
   if (fn.t === "bottom") return fn;
+  if (fn.t === "top" || fn.t === "basic") {
+    const name = fnExpr.kind === "Ident" ? fnExpr.name : formatValue(fn);
+    return bottom("incomplete", `cannot call non-concrete value ${name} (type ${typeName(fn)})`, [x.fn.pos]);
+  }
   if (fn.t !== "func") {
     return bottom("eval", `cannot call non-function ${formatValue(fn)} (type ${typeName(fn)})`, [x.fn.pos]);
   }
@@ -420,42 +520,95 @@ function interpolate(x: ast.Interpolation, env: Frame): Value {
       continue;
     }
     const v = resolveDefaultValue(evalExpr(p, env));
-    switch (v.t) {
-      case "string":
-        out += v.v;
-        break;
-      case "int":
-        out += String(v.v);
-        break;
-      case "float":
-        out += formatValue(v);
-        break;
-      case "bool":
-        out += String(v.v);
-        break;
-      case "bytes":
-        out += x.bytes ? Buffer.from(v.v).toString("latin1") : Buffer.from(v.v).toString("utf8");
-        break;
-      case "bottom":
-        return v;
-      case "null":
-      case "vertex":
-      case "func":
-        return bottom(
-          "eval",
-          `invalid interpolation: cannot use ${formatValue(v)} (type ${typeName(v)}) as type string`,
-          [p.pos],
-        );
-      default:
-        return bottom(
-          "incomplete",
-          `invalid interpolation: non-concrete value ${formatValue(v)} (type ${typeName(v)})`,
-          [p.pos],
-        );
+    const text = interpolationText(v, x.bytes);
+    if (typeof text === "string") {
+      out += text;
+      continue;
     }
+    if (v.t === "bottom") {
+      const e = v.err;
+      if ((e.code !== "incomplete" && e.code !== "eval") || e.message.startsWith("invalid interpolation"))
+        return v;
+      return bottom(e.code, `invalid interpolation: ${e.message}`, e.positions);
+    }
+    if (v.t === "null" || v.t === "vertex" || v.t === "func") {
+      return bottom(
+        "eval",
+        `invalid interpolation: cannot use ${formatValue(v)} (type ${typeName(v)}) as type (bool|string|bytes|number)`,
+        [p.pos],
+      );
+    }
+    return bottom(
+      "incomplete",
+      `invalid interpolation: non-concrete value ${formatValue(v)} (type ${typeName(v)})`,
+      [p.pos],
+    );
   }
   if (x.bytes) return { t: "bytes", v: Uint8Array.from(Buffer.from(out, "latin1")) };
   return { t: "string", v: out };
+}
+
+/** The text of an `error("…")` message; parts that cannot be interpolated read as they are. */
+function errorMessage(x: ast.Interpolation, env: Frame): string {
+  let out = "";
+  for (const p of x.parts) {
+    if (typeof p === "string") {
+      out += p;
+      continue;
+    }
+    const v = resolveDefaultValue(evalExpr(p, env));
+    const text = interpolationText(v, false);
+    if (text !== undefined) out += text;
+    else if (v.t === "bottom") out += p.kind === "Binary" ? `(${exprText(p)})` : exprText(p);
+    else if (v.t === "vertex") {
+      evaluate(v.v);
+      if (v.v.arcs !== undefined) for (const arc of v.v.arcs.values()) evaluate(arc);
+      out += v.v.shortText();
+    } else out += formatValue(v);
+  }
+  return out;
+}
+
+/** How a concrete scalar reads inside `"\(…)"`, or undefined when it cannot be interpolated. */
+function interpolationText(v: Value, bytes: boolean): string | undefined {
+  switch (v.t) {
+    case "string":
+      return v.v;
+    case "int":
+      return String(v.v);
+    case "float":
+      return v.text !== undefined ? decimalText(v.text) : formatValue(v);
+    case "bool":
+      return String(v.v);
+    case "bytes":
+      return bytes ? Buffer.from(v.v).toString("latin1") : Buffer.from(v.v).toString("utf8");
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A float literal the way cue's decimals print: plain notation unless the exponent is positive or
+ * the number is very small (`1e2` → `1E+2`, `1.50` → `1.50`, `1e-7` → `1E-7`).
+ */
+function decimalText(lit: string): string {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(lit.replace(/_/g, ""));
+  if (m === null) return lit;
+  const [, sign = "", int = "", frac = "", e = "0"] = m;
+  let coeff = (int + frac).replace(/^0+(?=\d)/, "");
+  if (coeff === "") coeff = "0";
+  const exp = Number(e) - frac.length;
+  const adj = exp + coeff.length - 1;
+  if (exp <= 0 && adj >= -6) {
+    const point = coeff.length + exp;
+    const body =
+      point > 0
+        ? `${coeff.slice(0, point)}${exp < 0 ? `.${coeff.slice(point)}` : ""}`
+        : `0.${"0".repeat(-point)}${coeff}`;
+    return sign === "-" ? `-${body}` : body;
+  }
+  const mant = coeff.length > 1 ? `${coeff[0]}.${coeff.slice(1)}` : coeff;
+  return `${sign === "-" ? "-" : ""}${mant}E${adj >= 0 ? "+" : ""}${adj}`;
 }
 
 export { addConjunct };

@@ -17,6 +17,7 @@ import { groupActive, groupHas, type PatternEntry, type Vertex } from "./vertex.
 
 function isClosed(v: Vertex): boolean {
   evaluate(v);
+  if (v.disj !== undefined) return v.disj.values.every(isClosed);
   if (v.structMark > 0 && (v.borrowed || inDefinition(v))) return true;
   return groupsOf(v).some(groupActive);
 }
@@ -37,7 +38,7 @@ function matchesAnyString(p: PatternEntry): boolean {
 }
 
 /** cue's `Value.Allows`: may the value gain this field, any string field, or any index? */
-function allows(v: Vertex, sel: AllowsSelector): boolean {
+export function allows(v: Vertex, sel: AllowsSelector): boolean {
   evaluate(v);
   if (v.isList) {
     if (sel.kind === "anyIndex") return v.listOpen;

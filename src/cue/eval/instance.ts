@@ -10,13 +10,14 @@ import { hasPackage } from "./builtins/registry.js";
 import { DEFAULT_LIMITS, type Limits, withEngine } from "./engine.js";
 import { type CueError, toCueError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
+import { fileExperiments, markExperiments } from "./experiments.js";
 import type { CueData, PositionIndex } from "./export.js";
 import { DEFAULT_RELEASE_MIN, walk } from "./export-walk.js";
 import { type ReachableNames, reachableNames, unionNames } from "./names.js";
 import { isErrorFreePlainData } from "./plain-data.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
-import { type Conjunct, displayLabel, type Frame, NO_CLOSE, REGULAR, Vertex } from "./vertex.js";
+import { type Conjunct, displayLabel, type Frame, NO_CLOSE, REGULAR, strLabel, Vertex } from "./vertex.js";
 
 export interface SourceFile {
   readonly name: string;
@@ -88,19 +89,6 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     return names;
   };
   for (const file of parsed) {
-    // `explicitopen` changes what embedding a definition means without new syntax: refuse it
-    // rather than silently evaluating with the default semantics. (Experiments that only add
-    // syntax are rejected by the parser where that syntax is used.)
-    for (const a of [...file.fileAttributes, ...file.decls.filter((d) => d.kind === "Attribute")]) {
-      if (a.kind === "Attribute" && a.name === "experiment" && a.body.includes("explicitopen")) {
-        errors.push({
-          path: [],
-          code: "unsupported",
-          message: `@experiment(${a.body}) is not supported`,
-          positions: [{ file: a.pos.file, line: a.pos.line, column: a.pos.column }],
-        });
-      }
-    }
     const imports = new Map<string, string>();
     for (const imp of file.imports) {
       const path = imp.path.split(":")[0] ?? imp.path;
@@ -131,6 +119,9 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       pos: file.pos,
       end: file.end,
     };
+    // Experiments that only add syntax (`try`, `~X` aliases) are rejected by the parser where
+    // that syntax is used; `explicitopen` and `self` of `aliasv2` are implemented.
+    markExperiments(frame, fileExperiments(file).enabled);
     root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
   if (errors.length > 0) return makeValue(root, limits, errors, namesOf);
@@ -195,7 +186,9 @@ function makeValue(
               cur = defs[0];
               evaluate(cur);
             }
-            const next = cur.arcs?.get(label);
+            // A label written `#a` or `_a` names the definition or hidden field; when there is
+            // none, the quoted regular field of that name (`"__proto__"`).
+            const next = cur.arcs?.get(label) ?? cur.arcs?.get(strLabel(label));
             if (next === undefined) return undefined;
             cur = next;
           }

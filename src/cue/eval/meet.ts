@@ -5,7 +5,7 @@
 
 import type { Pos } from "../syntax/position.js";
 import type { ErrInfo } from "./errors.js";
-import { INT, kindName, TOP_KIND } from "./kinds.js";
+import { INT, kindName, NUMBER, TOP_KIND } from "./kinds.js";
 import { matchRegexp } from "./regex.js";
 import {
   type BasicV,
@@ -37,8 +37,17 @@ class ConflictInfo implements ErrInfo {
     if (this.#text === undefined) {
       const ka = kindOf(this.#a);
       const kb = kindOf(this.#b);
-      let msg = `conflicting values ${formatValue(this.#a)} and ${formatValue(this.#b)}`;
-      if ((ka & kb) === 0) msg += ` (mismatched types ${kindName(ka)} and ${kindName(kb)})`;
+      const mismatch = (ka & kb) === 0;
+      // With mismatched kinds, cue names the part of a type that conflicts: a bound of another
+      // kind (`string and >=1`), else the type itself (`1.2 and int`).
+      const show = (v: Value, k: number, other: number): string => {
+        if (!mismatch || v.t !== "basic") return formatValue(v);
+        const kindOfBound = (b: Bound): number => (kindOf(b.v) & NUMBER ? NUMBER : kindOf(b.v));
+        const bound = v.bounds.find((b) => b.op !== "!=" && (kindOfBound(b) & other) === 0);
+        return bound !== undefined ? formatBound(bound) : kindName(k);
+      };
+      let msg = `conflicting values ${show(this.#a, ka, kb)} and ${show(this.#b, kb, ka)}`;
+      if (mismatch) msg += ` (mismatched types ${kindName(ka)} and ${kindName(kb)})`;
       this.#text = msg;
     }
     return this.#text;
@@ -162,6 +171,18 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
     }
     if (c === 0 && lo.op === ">=" && hi.op === "<=" && k === INT && lo.v.t === "int" && hi.v.t === "int") {
       return checkAtom({ t: "basic", k, bounds, validators }, lo.v, positions);
+    }
+    // An integer range without an integer in it (`int & >=1.1 & <=1.3`).
+    if (k === INT && lo.v.t === "float" && hi.v.t === "float") {
+      const least = lo.op === ">=" ? Math.ceil(lo.v.v) : Math.floor(lo.v.v) + 1;
+      const most = hi.op === "<=" ? Math.floor(hi.v.v) : Math.ceil(hi.v.v) - 1;
+      if (least > most) {
+        return bottom(
+          "eval",
+          `incompatible integer bounds ${formatBound(hi)} and ${formatBound(lo)}`,
+          positions,
+        );
+      }
     }
   }
   return { t: "basic", k, bounds: dropRedundantNe(bounds), validators };
@@ -306,7 +327,12 @@ export function meet(a: Value, b: Value, positions: readonly Pos[] = []): Value 
     }
     return conflict(a, b, positions);
   }
-  if (b.t === "basic") return meet(b, a, positions);
+  if (b.t === "basic") {
+    // Keep the operands' order in a conflict message (`1.2 & int`: "1.2 and int").
+    const r = meet(b, a, positions);
+    if (r.t === "bottom" && r.err instanceof ConflictInfo) return conflict(a, b, r.err.positions);
+    return r;
+  }
   if (isAtom(a) && isAtom(b)) {
     if (a.t !== b.t) return conflict(a, b, positions);
     if (a.t === "null") return a;

@@ -99,6 +99,9 @@ function comprehension(c: ast.Comprehension, acc: Acc): void {
       case "Let":
         expr(cl.expr, acc);
         break;
+      case "Try":
+        if (cl.expr !== undefined) expr(cl.expr, acc);
+        break;
       default: {
         const never: never = cl;
         throw new Error(`unexpected clause ${String(never)}`);
@@ -106,6 +109,7 @@ function comprehension(c: ast.Comprehension, acc: Acc): void {
     }
   }
   expr(c.value, acc);
+  if (c.fallback !== undefined) expr(c.fallback, acc);
 }
 
 function parts(ps: readonly (string | ast.Expr)[], acc: Acc): void {
@@ -115,6 +119,8 @@ function parts(ps: readonly (string | ast.Expr)[], acc: Acc): void {
 function expr(e: ast.Expr, acc: Acc): void {
   switch (e.kind) {
     case "Ident":
+      // `self` (aliasv2) stands for the enclosing struct without naming it.
+      if (e.name === "self") acc.any = true;
       acc.names.add(e.name);
       return;
     case "Int":
@@ -169,6 +175,7 @@ function expr(e: ast.Expr, acc: Acc): void {
       for (const a of e.args) expr(a, acc);
       return;
     case "Alias":
+    case "Postfix":
       expr(e.expr, acc);
       return;
     default: {

@@ -34,7 +34,13 @@ function float(n: number): FloatV {
 }
 
 function incomplete(op: string, v: Value, pos: ast.Expr): Value {
+  if (v.t === "disj") return unresolved(v, pos);
   return bottom("incomplete", `non-concrete value ${formatValue(v)} in operand to ${op}`, [pos.pos]);
+}
+
+/** A disjunction used where one value is needed and no default picks it. */
+export function unresolved(v: Value, at: ast.Expr): Value {
+  return bottom("incomplete", `unresolved disjunction ${formatValue(v)} (type ${typeName(v)})`, [at.pos]);
 }
 
 function isConcrete(v: Value): boolean {
@@ -85,7 +91,13 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
       return { t: "basic", k: boundKind(b), bounds: [b], validators: [] };
     }
   }
-  if (!isConcrete(v)) return incomplete(op, v, x.expr);
+  if (!isConcrete(v)) {
+    if (op === "+" || op === "-" || op === "!") {
+      const msg = `operand ${exprText(x.expr)} of '${op}' not concrete (was ${typeName(v)})`;
+      return bottom("incomplete", msg, [x.expr.pos]);
+    }
+    return incomplete(op, v, x.expr);
+  }
   return bottom("eval", `invalid operation ${op}${formatValue(v)} (${op} ${typeName(v)})`, [x.pos]);
 }
 
@@ -151,13 +163,13 @@ function repeat(s: Value, n: bigint, x: ast.Binary): Value {
 }
 
 /** Structural equality for `==` on lists and structs. */
-function deepEqual(a: Value, b: Value): boolean | Value {
+function deepEqual(a: Value, b: Value, op: "==" | "!=" = "=="): boolean | Value {
   if (isAtom(a) && isAtom(b)) {
     if (a.t !== b.t && !((a.t === "int" || a.t === "float") && (b.t === "int" || b.t === "float")))
       return false;
     return atomsEqual(a, b);
   }
-  if (a.t === "vertex" && b.t === "vertex") return vertexEqual(a.v, b.v);
+  if (a.t === "vertex" && b.t === "vertex") return vertexEqual(a.v, b.v, op);
   return false;
 }
 
@@ -174,12 +186,12 @@ function concreteOperand(v: Vertex, side: string, op: string): Value | undefined
   );
 }
 
-function vertexEqual(a: Vertex, b: Vertex): boolean | Value {
+function vertexEqual(a: Vertex, b: Vertex, op: "==" | "!="): boolean | Value {
   evaluate(a);
   evaluate(b);
-  const ea = concreteOperand(a, "left-hand", "==");
+  const ea = concreteOperand(a, "left-hand", op);
   if (ea !== undefined) return ea;
-  const eb = concreteOperand(b, "right-hand", "==");
+  const eb = concreteOperand(b, "right-hand", op);
   if (eb !== undefined) return eb;
   if (a.isList !== b.isList) return false;
   if (a.isList && a.listLen !== b.listLen) return false;
@@ -194,7 +206,7 @@ function vertexEqual(a: Vertex, b: Vertex): boolean | Value {
   for (const [k, x] of la) {
     const y = mb.get(k);
     if (y === undefined) return false;
-    const r = deepEqual(resolveDefaultValue(vertexValueLazy(x)), resolveDefaultValue(vertexValueLazy(y)));
+    const r = deepEqual(resolveDefaultValue(vertexValueLazy(x)), resolveDefaultValue(vertexValueLazy(y)), op);
     if (r !== true) return r;
   }
   return true;
@@ -203,6 +215,7 @@ function vertexEqual(a: Vertex, b: Vertex): boolean | Value {
 import type { CueError } from "./errors.js";
 import { vertexValue as vertexValueLazy } from "./evaluate.js";
 import { exportTree } from "./export.js";
+import { exprText } from "./print-expr.js";
 
 /** Binary operators other than `&` and `|`. */
 export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary): Value {
@@ -228,11 +241,11 @@ export function binaryOp(op: ast.BinaryOp, ra: Value, rb: Value, x: ast.Binary):
     case "!=": {
       if (a.t === "vertex" || b.t === "vertex") {
         if (a.t !== b.t) return op === "==" ? FALSE : TRUE;
-        const r = deepEqual(a, b);
+        const r = deepEqual(a, b, op);
         if (typeof r !== "boolean") return r;
         return (op === "==") === r ? TRUE : FALSE;
       }
-      const eq = deepEqual(a, b);
+      const eq = deepEqual(a, b, op);
       if (typeof eq !== "boolean") return eq;
       return (op === "==") === eq ? TRUE : FALSE;
     }

@@ -40,7 +40,13 @@ export function isErrorFreePlainData(
 
 /** A regular field's label, or undefined when the field is not plain. */
 function plainLabel(d: ast.Field): string | undefined {
-  if (d.constraint !== "regular" || d.alias !== undefined || d.value.kind === "Alias") return undefined;
+  if (
+    d.constraint !== "regular" ||
+    d.alias !== undefined ||
+    d.keyAlias !== undefined ||
+    d.value.kind === "Alias"
+  )
+    return undefined;
   if (d.label.kind === "String")
     return d.label.value.startsWith("#") || d.label.value.startsWith("_") ? undefined : d.label.value;
   if (d.label.kind !== "Ident") return undefined;

@@ -14,7 +14,7 @@ export function compileRegexp(pattern: string): RE2JS | BottomV {
     try {
       re = RE2JS.compile(pattern);
     } catch (e) {
-      re = bottom("eval", `invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`);
+      re = bottom("eval", `invalid regexp: ${(e as Error).message}`);
     }
     if (cache.size > 10_000) cache.clear();
     cache.set(pattern, re);

@@ -8,6 +8,7 @@
 
 import type * as ast from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
+import { exprText } from "./print-expr.js";
 import { type BottomV, formatValue, TOP, type Value } from "./values.js";
 
 /** A lexical environment: the vertex a struct literal's fields live in, plus local bindings. */
@@ -24,6 +25,10 @@ export interface Frame {
   lets: Map<ast.LetClause, Vertex> | undefined;
   /** Import name → package path (file frames only). */
   readonly imports: Map<string, string> | undefined;
+  /** The elements of a list literal: a block of its own for `self` (aliasv2). */
+  readonly list?: boolean;
+  /** Code inside a `try` clause, where `x?` may be written (the try experiment). */
+  readonly tryScope?: boolean;
 }
 
 export type Binding =
@@ -33,7 +38,11 @@ export type Binding =
 /** What a name declared in a struct literal denotes. */
 export type ScopeEntry =
   | { readonly t: "field"; readonly label: string }
-  | { readonly t: "let"; readonly decl: ast.LetClause };
+  | { readonly t: "let"; readonly decl: ast.LetClause }
+  /** `K` of `label~(K,V)` (aliasv2): the label itself, a string. */
+  | { readonly t: "label"; readonly value: string }
+  /** The alias of a field with a computed label: the field whose label the expression yields. */
+  | { readonly t: "dynamic"; readonly field: ast.Field };
 
 export type Scope = ReadonlyMap<string, ScopeEntry>;
 
@@ -47,6 +56,11 @@ export class CloseCtx {
    * turned out to be a struct (it then registered a literal of its own besides the embedding one).
    */
   fromEmbed = false;
+  /**
+   * Set when the definition was embedded as an operand of `&` (`{#A & {b: 1}}`): the fields the
+   * other operands declare at the embedding struct must be allowed by it too.
+   */
+  andScope: AndScope | undefined;
   #children: Map<string, CloseCtx> | undefined;
   constructor(recursive: boolean) {
     this.recursive = recursive;
@@ -60,6 +74,11 @@ export class CloseCtx {
     }
     return c;
   }
+}
+
+/** The struct literals the operands of one embedded `&` expression contribute to its struct. */
+export interface AndScope {
+  readonly lits: ast.StructLit[];
 }
 
 export type CloseSet = readonly CloseCtx[];
@@ -112,6 +131,13 @@ export interface Conjunct {
   readonly pos: Pos;
   /** Set for embedded expressions: an embedded definition does not close the embedding struct. */
   readonly embed: boolean;
+  /**
+   * Set for `x...` (explicitopen) and what it expands to: nothing this conjunct brings closes the
+   * vertex itself (definitions and `close()` still close what lies below it).
+   */
+  readonly open?: boolean;
+  /** Set for the operands of an embedded `&` (see {@link CloseCtx.andScope}). */
+  readonly andScope?: AndScope;
 }
 
 /** A pattern constraint `[p]: v` collected on a vertex. */
@@ -512,7 +538,21 @@ export class Vertex {
 
   /** Short text for messages (`{a:1}`, `[]`). */
   shortText(): string {
-    if (this.isList) return "[]";
+    if (this.isList) {
+      // `[1,2]`, `[...string]`: evaluated elements, then the type of further elements if open.
+      const items: string[] = [];
+      for (let i = 0; i < this.listLen && i < 4; i++) {
+        const a = this.arcs?.get(String(i));
+        items.push(
+          a !== undefined && a.status >= EVALUATED && a.arcs === undefined ? formatValue(a.scalar) : "_",
+        );
+      }
+      if (this.listOpen) {
+        const rest = this.listParts?.find((p) => p.rest !== undefined)?.rest;
+        items.push(`...${rest !== undefined ? exprText(rest) : ""}`);
+      }
+      return `[${items.join(",")}]`;
+    }
     const parts: string[] = [];
     if (this.arcs !== undefined) {
       for (const [k, a] of this.arcs) {

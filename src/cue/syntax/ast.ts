@@ -64,7 +64,10 @@ export type Decl = Field | LetClause | Embed | Ellipsis | Comprehension | Attrib
 /** How a field participates in output. */
 export type FieldConstraint = "regular" | "optional" | "required";
 
-/** `label: value`, `label?: value`, `label!: value`, `X=label: value`, `[pattern]: value`. */
+/**
+ * `label: value`, `label?: value`, `label!: value`, `X=label: value`, `[pattern]: value`, and with
+ * aliasv2 `label~X: value` (`alias` X) or `label~(K,V): value`.
+ */
 export interface Field extends NodeBase {
   readonly kind: "Field";
   readonly label: Label;
@@ -75,6 +78,11 @@ export interface Field extends NodeBase {
   readonly value: Expr;
   /** Field attributes after the value, e.g. `@test(eq, 1)`, in order. */
   readonly attributes: readonly Attribute[];
+  /**
+   * `K` in `label~(K,V): value` (aliasv2) for a fixed label: names the label (a string) in the
+   * enclosing scope. For `(expr)` and `[expr]` labels, K is the label's own `alias`.
+   */
+  readonly keyAlias?: Ident;
 }
 
 /** Label forms. Quoted labels are `String` (or `Interpolation`, which is dynamic). */
@@ -137,12 +145,25 @@ export interface BadDecl extends NodeBase {
 /** `for ... if ... let ... { struct }`: in structs the struct is embedded; in lists it is an element. */
 export interface Comprehension extends NodeBase {
   readonly kind: "Comprehension";
-  /** At least one clause; the first is a `For` or `If`. */
+  /** At least one clause; the first is a `For`, `If` or `Try`. */
   readonly clauses: readonly Clause[];
   readonly value: StructLit;
+  /** `else { … }` / `fallback { … }` (the try experiment): used when no result was produced. */
+  readonly fallback?: StructLit;
 }
 
-export type Clause = ForClause | IfClause | LetClause;
+export type Clause = ForClause | IfClause | LetClause | TryClause;
+
+/**
+ * `try x = expr` (the try experiment): binds x unless a `?` reference in expr is absent, in
+ * which case the comprehension produces nothing. Without `ident`/`expr` it is the struct form
+ * `try { … }`, always the last clause: the body itself is tried.
+ */
+export interface TryClause extends NodeBase {
+  readonly kind: "Try";
+  readonly ident?: Ident;
+  readonly expr?: Expr;
+}
 
 /** `for v in src` or `for k, v in src`. */
 export interface ForClause extends NodeBase {
@@ -180,6 +201,7 @@ export type Expr =
   | Index
   | Slice
   | Call
+  | Postfix
   | Alias
   | BadExpr;
 
@@ -278,6 +300,17 @@ export type UnaryOp = "!" | "-" | "+" | "*" | "<" | "<=" | ">" | ">=" | "!=" | "
 export interface Unary extends NodeBase {
   readonly kind: "Unary";
   readonly op: UnaryOp;
+  readonly expr: Expr;
+}
+
+/**
+ * `x...` (the `explicitopen` experiment): `x` without the closedness a reference to it would
+ * otherwise bring at its top level. Binds tighter than any binary operator (`#A... & {b: 1}`).
+ */
+export interface Postfix extends NodeBase {
+  readonly kind: "Postfix";
+  /** `...` (explicitopen), or `?` (the try experiment: `a?` is absent if `a` is). */
+  readonly op: "..." | "?";
   readonly expr: Expr;
 }
 

@@ -35,7 +35,8 @@ describe("lexer", () => {
     ['"s" \'b\' #"r"# """\n  m\n  """', "STRING STRING STRING STRING ;"],
     ["a: 1 @go(A)\nb: 2", "a : 1 @go ; b : 2 ;"],
     ['@test(eq, {a: ")"})', "@test ;"],
-    ["a ~ b", "a ILLEGAL b ;"],
+    ["a ` b", "a ILLEGAL b ;"],
+    ["a~X: 1", "a ~ X : 1 ;"],
     ['#: "x": 1', "# : STRING : 1 ;"],
     ["a..b", "a ILLEGAL b ;"],
   ];
@@ -44,7 +45,7 @@ describe("lexer", () => {
   }
 
   it("reports unterminated strings and bad characters with offsets", () => {
-    const l = createLexer('a: "x\nb: ~');
+    const l = createLexer('a: "x\nb: `');
     while (l.next().type !== "EOF") {
       // drain
     }
@@ -52,7 +53,7 @@ describe("lexer", () => {
       l.errors.map((e) => [e.offset, e.message]),
       [
         [5, "string literal not terminated"],
-        [9, "illegal character U+007E '~'"],
+        [9, "illegal character U+0060 '`'"],
       ],
     );
   });

@@ -1,9 +1,14 @@
 /**
  * The CUE lexer: turns source text into tokens on demand, inserting commas after a line's final token
- * as the spec requires (identifiers, keywords, `_|_`, literals, `)`, `]`, `}`, `?`, `...`). Comments
- * act like newlines and are collected. It never throws: bad input becomes `ILLEGAL` tokens and errors.
+ * as the spec requires (identifiers, keywords, `_|_`, literals, `)`, `]`, `}`, `?`, `...`). It never
+ * throws: bad input becomes `ILLEGAL` tokens and errors.
+ *
+ * The parser uses a {@link Scanner}: the current token (and one token of lookahead) lives in the
+ * scanner's fields, so no object is allocated per token; identifiers and simple string values come
+ * back interned. {@link createLexer} offers the same tokens as objects for tools.
  */
 
+import { createInterner, hashChar, hashSeed, type Interner, type Keyword } from "./intern.js";
 import { type ExprRange, scanString } from "./string-lit.js";
 
 /** Token kinds; punctuation and operators are their own spelling. */
@@ -44,13 +49,21 @@ export type TokenType =
   | ">"
   | ">="
   | "=~"
-  | "!~";
+  | "!~"
+  | "~";
 
 /** Decoded contents of a string token. */
 export interface StringInfo {
   readonly bytes: boolean;
   readonly multiline: boolean;
   readonly parts: readonly (string | ExprRange)[];
+}
+
+/** An attribute token's name and raw body. */
+export interface AttrInfo {
+  readonly name: string;
+  readonly body: string;
+  readonly bodyOffset: number;
 }
 
 /** One token. `start`/`end` are 0-based offsets into the source text. */
@@ -63,7 +76,7 @@ export interface Token {
   /** For `STRING`. */
   readonly str?: StringInfo;
   /** For `ATTR`: name and raw body. */
-  readonly attr?: { readonly name: string; readonly body: string; readonly bodyOffset: number };
+  readonly attr?: AttrInfo;
 }
 
 /** A lexical error. */
@@ -79,26 +92,12 @@ export interface LexComment {
   readonly text: string;
 }
 
-/** Pulls tokens from a range of a source text. */
+/** Pulls tokens, as objects, from a range of a source text. */
 export interface Lexer {
   next(): Token;
   readonly errors: LexError[];
   readonly comments: LexComment[];
 }
-
-const commaAfter = new Set<TokenType>([
-  "IDENT",
-  "INT",
-  "FLOAT",
-  "STRING",
-  "BOTTOM",
-  "ATTR",
-  ")",
-  "]",
-  "}",
-  "?",
-  "...",
-]);
 
 function isLetter(c: number): boolean {
   return (
@@ -114,38 +113,326 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-function isIdentChar(c: number): boolean {
-  return isLetter(c) || isDigit(c) || (c >= 0x80 && /\p{Nd}/u.test(String.fromCharCode(c)));
+/** ASCII characters that may continue an identifier (letters, digits, `_`, `$`). */
+const asciiIdentChar = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
+    asciiIdentChar[c] = 1;
 }
 
-/** Creates a lexer over `text[start, end)`. */
-export function createLexer(text: string, start = 0, end = text.length): Lexer {
-  const errors: LexError[] = [];
-  const comments: LexComment[] = [];
-  let i = start;
-  if (i === 0 && text.charCodeAt(0) === 0xfeff) i = 1;
-  let last: TokenType = ",";
-  let atEOF = false;
+function isIdentChar(c: number): boolean {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
+    return true;
+  return c >= 0x80 && (/\p{L}/u.test(String.fromCharCode(c)) || /\p{Nd}/u.test(String.fromCharCode(c)));
+}
 
-  const findClose = (from: number): number => {
-    const sub = createLexer(text, from, end);
-    let depth = 0;
-    for (;;) {
-      const t = sub.next();
-      if (t.type === "EOF") return -1;
-      if (t.type === "(") depth++;
-      else if (t.type === ")") {
-        if (depth === 0) return t.start;
-        depth--;
+/** Whether a newline after a token of this type inserts a comma. */
+function commaAfter(t: TokenType): boolean {
+  switch (t) {
+    case "IDENT":
+    case "INT":
+    case "FLOAT":
+    case "STRING":
+    case "BOTTOM":
+    case "ATTR":
+    case ")":
+    case "]":
+    case "}":
+    case "?":
+    case "...":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Plain decimal integers up to this many digits are decoded by the lexer (exact in a double). */
+const maxPlainDigits = 15;
+
+/**
+ * A token stream over `text[start, end)` with the current token in its fields. `next()` advances;
+ * `peek()` looks one token ahead without losing the current one.
+ */
+export class Scanner {
+  readonly text: string;
+  readonly limit: number;
+  readonly errors: LexError[] = [];
+  /** Comments, collected only when asked for. */
+  readonly comments: LexComment[] | undefined;
+  readonly interner: Interner;
+
+  /** The current token. */
+  type: TokenType = "EOF";
+  start = 0;
+  end = 0;
+  /** For `,`: inserted at a newline or the end of input. */
+  implicit = false;
+  /** For `IDENT`: the (interned) name; for a `STRING` without `str`: the decoded value. */
+  value = "";
+  /** For `IDENT`: the keyword it spells (`for`, `null`, `_`...), else "". Compare this, not `value`. */
+  keyword: Keyword = "";
+  /** For `STRING` literals that are not a plain `"…"` without escapes. */
+  str: StringInfo | undefined = undefined;
+  attr: AttrInfo | undefined = undefined;
+  /** For `INT`: the value of a plain decimal literal (no `_`, prefix or multiplier), else -1. */
+  intValue = -1;
+
+  #i: number;
+  #needComma = false;
+  #atEOF = false;
+  #peeked = false;
+  #pType: TokenType = "EOF";
+  #pStart = 0;
+  #pEnd = 0;
+  #pImplicit = false;
+  #pValue = "";
+  #pKeyword: Keyword = "";
+  #pStr: StringInfo | undefined = undefined;
+  #pAttr: AttrInfo | undefined = undefined;
+  #pInt = -1;
+
+  constructor(text: string, start: number, end: number, interner: Interner, keepComments: boolean) {
+    this.text = text;
+    this.limit = end;
+    this.interner = interner;
+    this.comments = keepComments ? [] : undefined;
+    this.#i = start === 0 && text.charCodeAt(0) === 0xfeff ? 1 : start;
+  }
+
+  /** Advances to the next token. */
+  next(): void {
+    if (this.#peeked) {
+      this.#peeked = false;
+      this.type = this.#pType;
+      this.start = this.#pStart;
+      this.end = this.#pEnd;
+      this.implicit = this.#pImplicit;
+      this.value = this.#pValue;
+      this.keyword = this.#pKeyword;
+      this.str = this.#pStr;
+      this.attr = this.#pAttr;
+      this.intValue = this.#pInt;
+      return;
+    }
+    this.#scan();
+  }
+
+  /** The type of the token after the current one (scanned once, kept for `next()`). */
+  peek(): TokenType {
+    if (!this.#peeked) {
+      const type = this.type;
+      const start = this.start;
+      const end = this.end;
+      const implicit = this.implicit;
+      const value = this.value;
+      const keyword = this.keyword;
+      const str = this.str;
+      const attr = this.attr;
+      const intValue = this.intValue;
+      this.#scan();
+      this.#pType = this.type;
+      this.#pStart = this.start;
+      this.#pEnd = this.end;
+      this.#pImplicit = this.implicit;
+      this.#pValue = this.value;
+      this.#pKeyword = this.keyword;
+      this.#pStr = this.str;
+      this.#pAttr = this.attr;
+      this.#pInt = this.intValue;
+      this.#peeked = true;
+      this.type = type;
+      this.start = start;
+      this.end = end;
+      this.implicit = implicit;
+      this.value = value;
+      this.keyword = keyword;
+      this.str = str;
+      this.attr = attr;
+      this.intValue = intValue;
+    }
+    return this.#pType;
+  }
+
+  /** The keyword the peeked token spells (call after `peek()` returned `IDENT`). */
+  peekKeyword(): Keyword {
+    return this.#pKeyword;
+  }
+
+  /** Makes `[s, e)` the current token; `comma`: a newline after it inserts a comma. */
+  #emit(type: TokenType, s: number, e: number, comma: boolean): void {
+    this.type = type;
+    this.start = s;
+    this.end = e;
+    this.#i = e;
+    this.#needComma = comma;
+  }
+
+  #scan(): void {
+    const text = this.text;
+    const end = this.limit;
+    this.implicit = false;
+    this.str = undefined;
+    this.attr = undefined;
+    let i = this.#i;
+    // Skip whitespace, emitting a comma at a newline when the last token calls for one.
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 9 || c === 13) {
+        i++;
+      } else if (c === 10) {
+        if (this.#needComma && !this.#leadingPunctuation(i + 1)) {
+          this.#emit(",", i, i, false);
+          this.#i = i + 1;
+          this.implicit = true;
+          return;
+        }
+        i++;
+      } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
+        let k = i + 2;
+        while (k < end && text.charCodeAt(k) !== 10) k++;
+        this.comments?.push({ start: i, end: k, text: text.slice(i + 2, k) });
+        i = k;
+      } else {
+        break;
       }
     }
-  };
+    if (i >= end) {
+      if (this.#needComma && !this.#atEOF) {
+        this.#atEOF = true;
+        this.#emit(",", end, end, false);
+        this.implicit = true;
+        return;
+      }
+      this.#atEOF = true;
+      this.#emit("EOF", end, end, false);
+      return;
+    }
+    const s = i;
+    const c = text.charCodeAt(i);
+    // Identifiers, `_|_`, `#Def`, `_#def`.
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 35 || c === 36 || c >= 0x80) {
+      if (c === 95 && text.charCodeAt(i + 1) === 124 && text.charCodeAt(i + 2) === 95) {
+        this.#emit("BOTTOM", s, i + 3, true);
+        return;
+      }
+      if (c === 35 || isLetter(c)) {
+        this.#ident(s, c);
+        return;
+      }
+    }
+    // Like cue's scanner (and unlike the spec's note on numeric literals), a number is a number
+    // whatever token precedes it.
+    if (isDigit(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)))) {
+      this.#number(s);
+      return;
+    }
+    if (c === 34 || c === 39) {
+      this.#string(s);
+      return;
+    }
+    if (c === 64 /* @ */) {
+      this.#attribute(s);
+      return;
+    }
+    this.#punctuation(s, c, text.charCodeAt(s + 1));
+  }
+
+  /** Operators and punctuation starting with `c` (followed by `n`). */
+  #punctuation(s: number, c: number, n: number): void {
+    let type: TokenType;
+    let len = 1;
+    switch (c) {
+      case 44:
+        type = ",";
+        break;
+      case 58:
+        type = ":";
+        break;
+      case 63:
+        type = "?";
+        break;
+      case 40:
+        type = "(";
+        break;
+      case 41:
+        type = ")";
+        break;
+      case 91:
+        type = "[";
+        break;
+      case 93:
+        type = "]";
+        break;
+      case 123:
+        type = "{";
+        break;
+      case 125:
+        type = "}";
+        break;
+      case 43:
+        type = "+";
+        break;
+      case 45:
+        type = "-";
+        break;
+      case 42:
+        type = "*";
+        break;
+      case 47:
+        type = "/";
+        break;
+      case 46:
+        if (n === 46 && this.text.charCodeAt(s + 2) === 46) {
+          type = "...";
+          len = 3;
+        } else if (n === 46) {
+          this.errors.push({ offset: s, message: "illegal token '..'; expected '.'" });
+          type = "ILLEGAL";
+          len = 2;
+        } else type = ".";
+        break;
+      case 38:
+        type = n === 38 ? "&&" : "&";
+        break;
+      case 124:
+        type = n === 124 ? "||" : "|";
+        break;
+      case 61:
+        type = n === 61 ? "==" : n === 126 ? "=~" : "=";
+        break;
+      case 33:
+        type = n === 61 ? "!=" : n === 126 ? "!~" : "!";
+        break;
+      case 126:
+        // `label~X` and `label~(K,V)` aliases (the aliasv2 experiment).
+        type = "~";
+        break;
+      case 60:
+        type = n === 61 ? "<=" : "<";
+        break;
+      case 62:
+        type = n === 61 ? ">=" : ">";
+        break;
+      default: {
+        // Consume a whole code point so errors name the character.
+        const cp = this.text.codePointAt(s) ?? c;
+        this.errors.push({ offset: s, message: `illegal character ${describeChar(cp)}` });
+        type = "ILLEGAL";
+        len = cp > 0xffff ? 2 : 1;
+      }
+    }
+    // Two-character operators (`&&`, `<=`, `=~`...) are spelled by their type.
+    if (type.length === 2) len = 2;
+    this.#emit(type, s, s + len, commaAfter(type));
+  }
 
   /**
    * Whether the next significant character is `,` or `:`: then the newline inserts no comma, which
    * allows front-style commas (`a\n, b`) and labels split from their colon (cue issue 721).
    */
-  const leadingPunctuation = (from: number): boolean => {
+  #leadingPunctuation(from: number): boolean {
+    const text = this.text;
+    const end = this.limit;
     let k = from;
     while (k < end) {
       const c = text.charCodeAt(k);
@@ -155,193 +442,74 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
       } else return c === 44 || c === 58;
     }
     return false;
-  };
+  }
 
-  const tok = (type: TokenType, s: number, e: number): Token => {
-    last = type;
-    return { type, start: s, end: e };
-  };
-
-  const next = (): Token => {
-    for (;;) {
-      // Skip whitespace, emitting a comma at a newline when the last token calls for one.
-      while (i < end) {
-        const c = text.charCodeAt(i);
-        if (c === 10) {
-          if (commaAfter.has(last) && !leadingPunctuation(i + 1)) {
-            last = ",";
-            const t: Token = { type: ",", start: i, end: i, implicit: true };
-            i++;
-            return t;
-          }
-          i++;
-        } else if (c === 32 || c === 9 || c === 13) {
-          i++;
-        } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
-          let k = i + 2;
-          while (k < end && text.charCodeAt(k) !== 10) k++;
-          comments.push({ start: i, end: k, text: text.slice(i + 2, k) });
-          i = k;
-        } else {
-          break;
-        }
+  #ident(s: number, c: number): void {
+    const text = this.text;
+    const end = this.limit;
+    let k = s;
+    if (c === 35) {
+      // `#` starts a definition name or a `#"…"#` string.
+      let q = k;
+      while (q < end && text.charCodeAt(q) === 35) q++;
+      const qc = text.charCodeAt(q);
+      if (qc === 34 || qc === 39) {
+        this.#string(s);
+        return;
       }
-      if (i >= end) {
-        if (commaAfter.has(last) && !atEOF) {
-          last = ",";
-          atEOF = true;
-          return { type: ",", start: end, end, implicit: true };
-        }
-        atEOF = true;
-        return { type: "EOF", start: end, end };
+      k++;
+      if (!(k < end && isLetter(text.charCodeAt(k)))) {
+        // A lone `#` is an identifier for cue's scanner (a definition named "#").
+        this.value = "#";
+        this.keyword = "";
+        this.#emit("IDENT", s, k, true);
+        return;
       }
-      const s = i;
-      const c = text.charCodeAt(i);
-      // Identifiers, `_|_`, `#Def`, `_#def`.
-      if (c === 95 && text.charCodeAt(i + 1) === 124 && text.charCodeAt(i + 2) === 95) {
-        i += 3;
-        return tok("BOTTOM", s, i);
-      }
-      if (c === 35 /* # */ || c === 95 || isLetter(c)) {
-        let k = i;
-        if (c === 35) {
-          // `#` starts a definition name or a `#"…"#` string.
-          let h = k;
-          while (h < end && text.charCodeAt(h) === 35) h++;
-          const qc = text.charCodeAt(h);
-          if (qc === 34 || qc === 39) return stringToken(s);
-          k++;
-          if (!(k < end && isLetter(text.charCodeAt(k)))) {
-            // A lone `#` is an identifier for cue's scanner (a definition named "#").
-            i = k;
-            return tok("IDENT", s, i);
-          }
-        } else if (c === 95 && text.charCodeAt(k + 1) === 35) {
-          k += 2;
-          if (!(k < end && isLetter(text.charCodeAt(k)))) {
-            i = k;
-            errors.push({ offset: s, message: "invalid identifier: '_#' must be followed by a letter" });
-            return tok("ILLEGAL", s, i);
-          }
-        }
-        while (k < end && isIdentChar(text.charCodeAt(k))) k++;
-        i = k;
-        return tok("IDENT", s, i);
-      }
-      // Like cue's scanner (and unlike the spec's note on numeric literals), a number is a number
-      // whatever token precedes it.
-      if (isDigit(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)))) {
-        return numberToken(s);
-      }
-      if (c === 34 || c === 39) return stringToken(s);
-      if (c === 64 /* @ */) return attrToken(s);
-      i++;
-      const n = text.charCodeAt(i);
-      switch (c) {
-        case 44:
-          return tok(",", s, i);
-        case 58:
-          return tok(":", s, i);
-        case 63:
-          return tok("?", s, i);
-        case 40:
-          return tok("(", s, i);
-        case 41:
-          return tok(")", s, i);
-        case 91:
-          return tok("[", s, i);
-        case 93:
-          return tok("]", s, i);
-        case 123:
-          return tok("{", s, i);
-        case 125:
-          return tok("}", s, i);
-        case 43:
-          return tok("+", s, i);
-        case 45:
-          return tok("-", s, i);
-        case 42:
-          return tok("*", s, i);
-        case 47:
-          return tok("/", s, i);
-        case 46:
-          if (n === 46 && text.charCodeAt(i + 1) === 46) {
-            i += 2;
-            return tok("...", s, i);
-          }
-          if (n === 46) {
-            i++;
-            errors.push({ offset: s, message: "illegal token '..'; expected '.'" });
-            return tok("ILLEGAL", s, i);
-          }
-          return tok(".", s, i);
-        case 38:
-          if (n === 38) {
-            i++;
-            return tok("&&", s, i);
-          }
-          return tok("&", s, i);
-        case 124:
-          if (n === 124) {
-            i++;
-            return tok("||", s, i);
-          }
-          return tok("|", s, i);
-        case 61:
-          if (n === 61) {
-            i++;
-            return tok("==", s, i);
-          }
-          if (n === 126) {
-            i++;
-            return tok("=~", s, i);
-          }
-          return tok("=", s, i);
-        case 33:
-          if (n === 61) {
-            i++;
-            return tok("!=", s, i);
-          }
-          if (n === 126) {
-            i++;
-            return tok("!~", s, i);
-          }
-          return tok("!", s, i);
-        case 60:
-          if (n === 61) {
-            i++;
-            return tok("<=", s, i);
-          }
-          return tok("<", s, i);
-        case 62:
-          if (n === 61) {
-            i++;
-            return tok(">=", s, i);
-          }
-          return tok(">", s, i);
-        default: {
-          // Consume a whole code point so errors name the character.
-          const cp = text.codePointAt(s) ?? c;
-          i = s + (cp > 0xffff ? 2 : 1);
-          errors.push({ offset: s, message: `illegal character ${describeChar(cp)}` });
-          return tok("ILLEGAL", s, i);
-        }
+    } else if (c === 95 && text.charCodeAt(k + 1) === 35) {
+      k += 2;
+      if (!(k < end && isLetter(text.charCodeAt(k)))) {
+        this.errors.push({ offset: s, message: "invalid identifier: '_#' must be followed by a letter" });
+        this.#emit("ILLEGAL", s, k, false);
+        return;
       }
     }
-  };
+    // Scan and hash in one pass (the prefix `#` or `_#` first).
+    let h = hashSeed;
+    for (let j = s; j < k; j++) h = hashChar(h, text.charCodeAt(j));
+    while (k < end) {
+      const d = text.charCodeAt(k);
+      if (d < 128 ? asciiIdentChar[d] === 0 : !isIdentChar(d)) break;
+      h = hashChar(h, d);
+      k++;
+    }
+    this.value = this.interner.internHashed(text, s, k, h);
+    this.keyword = this.interner.keyword;
+    this.#emit("IDENT", s, k, true);
+  }
 
-  const numberToken = (s: number): Token => {
+  #number(s: number): void {
+    const text = this.text;
+    const end = this.limit;
     let k = s;
     const c0 = text.charCodeAt(k);
     const c1 = text.charCodeAt(k + 1) | 0x20;
+    this.intValue = -1;
     if (c0 === 48 && (c1 === 120 || c1 === 111 || c1 === 98)) {
       k += 2;
       while (k < end && (isIdentChar(text.charCodeAt(k)) || text.charCodeAt(k) === 95)) k++;
-      i = k;
-      return tok("INT", s, i);
+      this.#emit("INT", s, k, true);
+      return;
     }
     let isFloat = false;
-    while (k < end && (isDigit(text.charCodeAt(k)) || text.charCodeAt(k) === 95)) k++;
+    let plain = true;
+    let v = 0;
+    while (k < end) {
+      const d = text.charCodeAt(k);
+      if (d >= 48 && d <= 57) v = v * 10 + (d - 48);
+      else if (d === 95) plain = false;
+      else break;
+      k++;
+    }
     if (text.charCodeAt(k) === 46 && text.charCodeAt(k + 1) !== 46) {
       // `1.` is a float, but in `1...` the dots are an ellipsis.
       const after = text.charCodeAt(k + 1);
@@ -366,65 +534,127 @@ export function createLexer(text: string, start = 0, end = text.length): Lexer {
       k++;
       if (text.charCodeAt(k) === 105) k++;
       isFloat = false;
+      plain = false;
     }
-    i = k;
-    return tok(isFloat ? "FLOAT" : "INT", s, i);
-  };
+    if (!isFloat && plain && k - s <= maxPlainDigits && (c0 !== 48 || k - s === 1)) this.intValue = v;
+    this.#emit(isFloat ? "FLOAT" : "INT", s, k, true);
+  }
 
-  const stringToken = (s: number): Token => {
-    const r = scanString(text, s, end, findClose);
-    for (const e of r.errors) errors.push(e);
-    i = r.end;
-    last = "STRING";
-    return {
-      type: "STRING",
-      start: s,
-      end: i,
-      str: { bytes: r.bytes, multiline: r.multiline, parts: r.parts },
-    };
-  };
+  #string(s: number): void {
+    const text = this.text;
+    const end = this.limit;
+    if (text.charCodeAt(s) === 34 && !(text.charCodeAt(s + 1) === 34 && text.charCodeAt(s + 2) === 34)) {
+      // Fast path: a plain "…" without escapes needs no decoding.
+      let k = s + 1;
+      let h = hashSeed;
+      while (k < end) {
+        const c = text.charCodeAt(k);
+        if (c === 34) {
+          this.value = this.interner.internHashed(text, s + 1, k, h);
+          this.#emit("STRING", s, k + 1, true);
+          return;
+        }
+        if (c === 92 || c === 10 || c === 13) break;
+        h = hashChar(h, c);
+        k++;
+      }
+    }
+    const r = scanString(text, s, end, (from) => this.#findClose(from));
+    for (const e of r.errors) this.errors.push(e);
+    this.value = "";
+    this.#emit("STRING", s, r.end, true);
+    this.str = { bytes: r.bytes, multiline: r.multiline, parts: r.parts };
+  }
 
-  const attrToken = (s: number): Token => {
+  /** The `)` closing an interpolation whose expression starts at `from`; -1 if none. */
+  #findClose(from: number): number {
+    const sub = new Scanner(this.text, from, this.limit, this.interner, false);
+    let depth = 0;
+    for (;;) {
+      sub.next();
+      if (sub.type === "EOF") return -1;
+      if (sub.type === "(") depth++;
+      else if (sub.type === ")") {
+        if (depth === 0) return sub.start;
+        depth--;
+      }
+    }
+  }
+
+  #attribute(s: number): void {
+    const text = this.text;
+    const end = this.limit;
     let k = s + 1;
     while (k < end && isIdentChar(text.charCodeAt(k))) k++;
-    const name = text.slice(s + 1, k);
-    if (name === "" || text.charCodeAt(k) !== 40) {
-      i = k === s + 1 ? s + 1 : k;
-      errors.push({ offset: s, message: "invalid attribute: expected '@name('" });
-      return tok("ILLEGAL", s, i);
+    if (k === s + 1 || text.charCodeAt(k) !== 40) {
+      this.errors.push({ offset: s, message: "invalid attribute: expected '@name('" });
+      this.#emit("ILLEGAL", s, k === s + 1 ? s + 1 : k, false);
+      return;
     }
+    const name = this.interner.intern(text, s + 1, k);
     // Balanced token sequence: lex the body so strings and nested brackets are respected.
     const bodyOffset = k + 1;
-    const sub = createLexer(text, bodyOffset, end);
-    const stack: TokenType[] = [];
+    const sub = new Scanner(text, bodyOffset, end, this.interner, false);
+    let depth = 0;
     for (;;) {
-      const t = sub.next();
-      if (t.type === "EOF") {
-        errors.push({ offset: s, message: "attribute missing ')'" });
-        i = end;
-        last = "ILLEGAL";
-        return { type: "ILLEGAL", start: s, end: i };
+      sub.next();
+      const t = sub.type;
+      if (t === "EOF") {
+        this.errors.push({ offset: s, message: "attribute missing ')'" });
+        this.#emit("ILLEGAL", s, end, false);
+        return;
       }
-      if (t.type === "(" || t.type === "[" || t.type === "{") stack.push(t.type);
-      else if (t.type === ")" || t.type === "]" || t.type === "}") {
-        if (stack.length === 0) {
-          if (t.type !== ")")
-            errors.push({ offset: t.start, message: `unexpected '${t.type}' in attribute` });
-          i = t.end;
-          last = "ATTR";
-          return {
-            type: "ATTR",
-            start: s,
-            end: i,
-            attr: { name, body: text.slice(bodyOffset, t.start), bodyOffset },
-          };
+      if (t === "(" || t === "[" || t === "{") depth++;
+      else if (t === ")" || t === "]" || t === "}") {
+        if (depth === 0) {
+          if (t !== ")") this.errors.push({ offset: sub.start, message: `unexpected '${t}' in attribute` });
+          this.#emit("ATTR", s, sub.end, true);
+          this.attr = { name, body: text.slice(bodyOffset, sub.start), bodyOffset };
+          return;
         }
-        stack.pop();
+        depth--;
       }
     }
-  };
+  }
+}
 
-  return { next, errors, comments };
+/** Creates a scanner over `text[start, end)` for the parser. */
+export function createScanner(
+  text: string,
+  start: number,
+  end: number,
+  interner: Interner,
+  keepComments: boolean,
+): Scanner {
+  return new Scanner(text, start, end, interner, keepComments);
+}
+
+/** Creates a lexer over `text[start, end)` that hands out tokens as objects (and keeps comments). */
+export function createLexer(text: string, start = 0, end = text.length): Lexer {
+  const sc = new Scanner(text, start, end, createInterner(), true);
+  const next = (): Token => {
+    sc.next();
+    switch (sc.type) {
+      case ",":
+        return sc.implicit
+          ? { type: ",", start: sc.start, end: sc.end, implicit: true }
+          : { type: ",", start: sc.start, end: sc.end };
+      case "STRING":
+        return {
+          type: "STRING",
+          start: sc.start,
+          end: sc.end,
+          str: sc.str ?? { bytes: false, multiline: false, parts: sc.value === "" ? [] : [sc.value] },
+        };
+      case "ATTR":
+        return sc.attr === undefined
+          ? { type: "ATTR", start: sc.start, end: sc.end }
+          : { type: "ATTR", start: sc.start, end: sc.end, attr: sc.attr };
+      default:
+        return { type: sc.type, start: sc.start, end: sc.end };
+    }
+  };
+  return { next, errors: sc.errors, comments: sc.comments ?? [] };
 }
 
 function describeChar(cp: number): string {

@@ -5,30 +5,67 @@
 
 import type * as ast from "./ast.js";
 import type { TokenType } from "./lexer.js";
+import {
+  AliasNode,
+  AttributeNode,
+  BadDeclNode,
+  BadExprNode,
+  ComprehensionNode,
+  DynamicLabelNode,
+  EllipsisNode,
+  EmbedNode,
+  ForNode,
+  IdentNode,
+  IfNode,
+  ImplicitStructNode,
+  LetNode,
+  MissingBodyNode,
+  newField,
+  PatternLabelNode,
+  StructNode,
+  TryNode,
+} from "./nodes.js";
 import { expr, startsExpr } from "./parse-exprs.js";
 import {
   addError,
+  atAlias,
   bindName,
   describe,
+  empty,
   enter,
   expect,
   ident,
   isIdent,
   leave,
+  mark,
   next,
   type ParserState,
   peek,
-  pos,
+  push,
   sync,
-  tokText,
+  take,
   ty,
 } from "./parser-state.js";
 
-/** Shared by every field without attributes (most of them), to keep large trees small. */
-const noAttributes: readonly ast.Attribute[] = Object.freeze([]);
-
 /** Tokens after which `if`/`for`/`let` are plain identifiers (labels or references), not clauses. */
-const identFollowers = new Set<TokenType>([":", "?", "=", ",", "}", "]", ")", "EOF", ".", "&", "|"]);
+function followsIdent(t: TokenType): boolean {
+  switch (t) {
+    case ":":
+    case "?":
+    case "=":
+    case ",":
+    case "}":
+    case "]":
+    case ")":
+    case "EOF":
+    case ".":
+    case "&":
+    case "|":
+      return true;
+    default:
+      return false;
+  }
+}
 
 /** After a declaration: a comma, or the closing token. */
 export function endOfDecl(ps: ParserState, closing: TokenType, what: string): void {
@@ -37,64 +74,70 @@ export function endOfDecl(ps: ParserState, closing: TokenType, what: string): vo
     return;
   }
   if (ty(ps) === closing) return;
-  addError(ps, ps.tok.start, `missing ',' after ${what}, found ${describe(ps, ps.tok)}`);
+  addError(ps, ps.sc.start, `missing ',' after ${what}, found ${describe(ps)}`);
   sync(ps, closing);
 }
 
-export function declList(ps: ParserState, closing: "}" | "EOF"): ast.Decl[] {
-  const decls: ast.Decl[] = [];
+/** Declarations up to `closing`, pushed onto the list under construction (see `mark`/`take`). */
+export function declList(ps: ParserState, closing: "}" | "EOF"): void {
   while (ty(ps) !== closing && ty(ps) !== "EOF") {
-    if (ty(ps) === "," && ps.tok.implicit) {
+    if (ty(ps) === "," && ps.sc.implicit) {
       next(ps);
       continue;
     }
-    const before = ps.tok.start;
-    decls.push(decl(ps));
+    const before = ps.sc.start;
+    push(ps, decl(ps));
     if (ty(ps) === ",") next(ps);
     else if (ty(ps) !== closing) {
       addError(
         ps,
-        ps.tok.start,
+        ps.sc.start,
         closing === "}"
-          ? `missing ',' in struct literal, found ${describe(ps, ps.tok)}`
-          : `expected ',' or newline after declaration, found ${describe(ps, ps.tok)}`,
+          ? `missing ',' in struct literal, found ${describe(ps)}`
+          : `expected ',' or newline after declaration, found ${describe(ps)}`,
       );
       sync(ps, closing);
     }
-    if (ps.tok.start === before && ty(ps) !== closing && ty(ps) !== "EOF") next(ps);
+    if (ps.sc.start === before && ty(ps) !== closing && ty(ps) !== "EOF") next(ps);
   }
-  return decls;
 }
 
 export function attribute(ps: ParserState): ast.Attribute {
-  const t = ps.tok;
+  const sc = ps.sc;
+  const s = sc.start;
+  const e = sc.end;
+  const a = sc.attr;
   next(ps);
-  const a = t.attr ?? { name: "", body: "", bodyOffset: t.start };
-  return {
-    kind: "Attribute",
-    name: a.name,
-    body: a.body,
-    bodyOffset: a.bodyOffset,
-    pos: pos(ps, t.start),
-    end: t.end,
-  };
+  return a === undefined
+    ? new AttributeNode(ps.source, s, e, "", "", s)
+    : new AttributeNode(ps.source, s, e, a.name, a.body, a.bodyOffset);
 }
 
-export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | undefined {
-  if (ty(ps) !== "IDENT") return undefined;
-  // Cheap test first: this runs for every declaration.
-  const len = ps.tok.end - ps.tok.start;
-  const c0 = ps.text.charCodeAt(ps.tok.start);
-  if (!((len === 3 && (c0 === 102 || c0 === 108)) || (len === 2 && c0 === 105))) return undefined;
-  const w = tokText(ps, ps.tok);
-  if (w !== "for" && w !== "if" && w !== "let") return undefined;
-  const p = peek(ps);
-  if (w === "for" || w === "let") return p.type === "IDENT" ? w : undefined;
-  return identFollowers.has(p.type) ? undefined : "if";
+export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | "try" | undefined {
+  const sc = ps.sc;
+  if (sc.type !== "IDENT") return undefined;
+  // This runs for every declaration: compare the keyword the scanner found, not the name.
+  const w = sc.keyword;
+  if (w === "") return undefined;
+  if (w === "for" || w === "let") return peek(ps) === "IDENT" ? w : undefined;
+  if (w === "if") return followsIdent(peek(ps)) ? undefined : "if";
+  // `try {` or `try x = …` (the try experiment); `try: 1` stays a field.
+  if (w === "try")
+    return peek(ps) === "{" || (peek(ps) === "IDENT" && identThenAssign(ps)) ? "try" : undefined;
+  return undefined;
+}
+
+/** With `try` current: is it followed by `identifier =` (and not `==`)? */
+function identThenAssign(ps: ParserState): boolean {
+  const text = ps.text;
+  let k = ps.sc.end;
+  while (k < ps.end && /\s/.test(text[k] ?? "")) k++;
+  while (k < ps.end && /[\p{L}\p{N}_$#]/u.test(text[k] ?? "")) k++;
+  while (k < ps.end && (text[k] === " " || text[k] === "\t")) k++;
+  return text[k] === "=" && text[k + 1] !== "=" && text[k + 1] !== "~";
 }
 
 export function decl(ps: ParserState): ast.Decl {
-  const s = ps.tok.start;
   switch (ty(ps)) {
     case "ATTR":
       return attribute(ps);
@@ -105,120 +148,142 @@ export function decl(ps: ParserState): ast.Decl {
   }
   const kw = clauseKeyword(ps);
   if (kw === "let") return letClause(ps);
-  if (kw === "for" || kw === "if") return comprehension(ps);
+  if (kw === "for" || kw === "if" || kw === "try") return comprehension(ps);
   // A label and an expression start alike: parse an expression, then look at what follows.
   let alias: ast.Ident | undefined;
-  if (ty(ps) === "IDENT" && peek(ps).type === "=") {
+  if (atAlias(ps)) {
     alias = bindName(ps);
     next(ps);
   }
   const e = expr(ps);
-  const marker = fieldMarker(ps);
-  if (marker !== undefined) return field(ps, e, alias, marker, s);
-  if (alias !== undefined) {
-    return {
-      kind: "Embed",
-      expr: { kind: "Alias", ident: alias, expr: e, pos: pos(ps, s), end: e.end },
-      pos: pos(ps, s),
-      end: e.end,
-    };
+  let key: ast.Ident | undefined;
+  const tilde = ty(ps) === "~";
+  if (tilde) {
+    const a = postfixAlias(ps);
+    alias ??= a.field;
+    key = a.key;
   }
-  if (e.kind === "BadExpr") return { kind: "BadDecl", pos: e.pos, end: e.end };
-  return { kind: "Embed", expr: e, pos: e.pos, end: e.end };
+  const marker = fieldMarker(ps);
+  if (marker !== undefined) return field(ps, e, alias, marker, key);
+  if (tilde) addError(ps, ps.sc.start, `expected ':' after alias, found ${describe(ps)}`);
+  if (alias !== undefined) return new EmbedNode(new AliasNode(alias, e));
+  if (e.kind === "BadExpr") return new BadDeclNode(ps.source, e.pos.offset, e.end);
+  return new EmbedNode(e);
 }
 
 /** `:`, `?:` or `!:` after a label; consumes the marker but not the colon. */
 export function fieldMarker(ps: ParserState): ast.FieldConstraint | undefined {
-  if (ty(ps) === ":") return "regular";
-  if ((ty(ps) === "?" || ty(ps) === "!") && peek(ps).type === ":") {
-    const c = ty(ps) === "?" ? "optional" : "required";
+  const t = ty(ps);
+  if (t === ":") return "regular";
+  if ((t === "?" || t === "!") && peek(ps) === ":") {
     next(ps);
-    return c;
+    return t === "?" ? "optional" : "required";
   }
   return undefined;
 }
 
+/**
+ * The field whose label expression `labelExpr` was parsed (its position is the alias's, else the
+ * label's, so none is passed).
+ */
 export function field(
   ps: ParserState,
   labelExpr: ast.Expr,
   alias: ast.Ident | undefined,
   constraint: ast.FieldConstraint,
-  s: number,
+  key?: ast.Ident,
 ): ast.Field {
   enter(ps);
-  try {
-    const label = toLabel(ps, labelExpr);
-    // Share the label's position object when the field starts at its label (no alias).
-    const fieldPos = labelExpr.pos.offset === s ? labelExpr.pos : pos(ps, s);
-    if (label.kind === "PatternLabel" && constraint !== "regular") {
-      addError(ps, labelExpr.end, "pattern constraints cannot be optional or required");
-    }
-    expect(ps, ":", "':'");
-    const vs = ps.tok.start;
-    let valueAlias: ast.Ident | undefined;
-    if (ty(ps) === "IDENT" && peek(ps).type === "=") {
-      valueAlias = bindName(ps);
-      next(ps);
-    }
-    let value: ast.Expr;
-    const kw = clauseKeyword(ps);
-    if (kw === "for" || kw === "if" || kw === "let") {
-      addError(ps, ps.tok.start, `expected expression, found '${kw}' clause (wrap comprehensions in {})`);
-      value = { kind: "BadExpr", pos: pos(ps, ps.tok.start), end: ps.tok.end };
-      sync(ps, "}");
-      return {
-        kind: "Field",
-        label,
-        alias,
-        constraint,
-        value,
-        attributes: noAttributes,
-        pos: fieldPos,
-        end: value.end,
-      };
-    }
-    const v = expr(ps);
-    const m = fieldMarker(ps);
-    if (m !== undefined) {
-      const inner = field(ps, v, valueAlias, m, vs);
-      value = { kind: "Struct", decls: [inner], implicit: true, pos: pos(ps, vs), end: inner.end };
-      return {
-        kind: "Field",
-        label,
-        alias,
-        constraint,
-        value,
-        attributes: noAttributes,
-        pos: fieldPos,
-        end: inner.end,
-      };
-    }
-    value =
-      valueAlias === undefined
-        ? v
-        : { kind: "Alias", ident: valueAlias, expr: v, pos: pos(ps, vs), end: v.end };
-    let attributes: ast.Attribute[] | readonly ast.Attribute[] = noAttributes;
-    if (ty(ps) === "ATTR") {
-      const list: ast.Attribute[] = [];
-      while (ty(ps) === "ATTR") list.push(attribute(ps));
-      attributes = list;
-    }
-    const e = attributes.length > 0 ? (attributes[attributes.length - 1]?.end ?? value.end) : value.end;
-    return { kind: "Field", label, alias, constraint, value, attributes, pos: fieldPos, end: e };
-  } finally {
-    leave(ps);
+  let label = toLabel(ps, labelExpr);
+  // `(expr)~(K,V)` and `[expr]~(K,V)`: K is the label's alias; a fixed label keeps it on the field.
+  let keyAlias: ast.Ident | undefined;
+  if (key !== undefined) {
+    if (label.kind === "DynamicLabel") {
+      label = new DynamicLabelNode(ps.source, label.pos.offset, label.end, key, label.expr);
+    } else if (label.kind === "PatternLabel") {
+      label = new PatternLabelNode(ps.source, label.pos.offset, label.end, key, label.expr);
+    } else keyAlias = key;
   }
+  if (label.kind === "PatternLabel" && constraint !== "regular") {
+    addError(ps, labelExpr.end, "pattern constraints cannot be optional or required");
+  }
+  expect(ps, ":", "':'");
+  let valueAlias: ast.Ident | undefined;
+  if (atAlias(ps)) {
+    valueAlias = bindName(ps);
+    next(ps);
+  }
+  const kw = clauseKeyword(ps);
+  if (kw === "for" || kw === "if" || kw === "let") {
+    addError(ps, ps.sc.start, `expected expression, found '${kw}' clause (wrap comprehensions in {})`);
+    const bad = new BadExprNode(ps.source, ps.sc.start, ps.sc.end);
+    sync(ps, "}");
+    leave(ps);
+    return newField(label, alias, constraint, bad, empty, keyAlias);
+  }
+  const v = expr(ps);
+  // `a: b~X: c` (aliasv2) in the shorthand for nested fields.
+  let innerKey: ast.Ident | undefined;
+  if (ty(ps) === "~" && valueAlias === undefined) {
+    const a = postfixAlias(ps);
+    valueAlias = a.field;
+    innerKey = a.key;
+  }
+  const m = fieldMarker(ps);
+  if (m !== undefined) {
+    const inner = field(ps, v, valueAlias, m, innerKey);
+    leave(ps);
+    return newField(label, alias, constraint, new ImplicitStructNode(inner), empty, keyAlias);
+  }
+  const value = valueAlias === undefined ? v : new AliasNode(valueAlias, v);
+  let attributes: readonly ast.Attribute[] = empty;
+  if (ty(ps) === "ATTR") {
+    const am = mark(ps);
+    while (ty(ps) === "ATTR") push(ps, attribute(ps));
+    attributes = take<ast.Attribute>(ps, am);
+  }
+  leave(ps);
+  return newField(label, alias, constraint, value, attributes, keyAlias);
+}
+
+/**
+ * `~X` or `~(K,V)` after a label (aliasv2): X and V name the field, K its label; `_` binds
+ * nothing. The current token is `~`.
+ */
+function postfixAlias(ps: ParserState): { field: ast.Ident | undefined; key: ast.Ident | undefined } {
+  next(ps);
+  const one = (): ast.Ident | undefined => {
+    if (ty(ps) !== "IDENT") {
+      addError(ps, ps.sc.start, `expected identifier in alias, found ${describe(ps)}`);
+      return undefined;
+    }
+    const id = ident(ps);
+    next(ps);
+    return id.name === "_" ? undefined : id;
+  };
+  if (ty(ps) !== "(") return { field: one(), key: undefined };
+  next(ps);
+  const key = one();
+  if (ty(ps) === ",") {
+    next(ps);
+    const field = one();
+    expect(ps, ")", "')'");
+    return { field, key };
+  }
+  // `label~(X)` is `label~X`.
+  expect(ps, ")", "')'");
+  return { field: key, key: undefined };
 }
 
 export function toLabel(ps: ParserState, e: ast.Expr): ast.Label {
   switch (e.kind) {
     case "Ident":
-      if (e.name === "_") addError(ps, e.pos.offset, "cannot use _ as label");
+      if (e.name.length === 1 && e.name === "_") addError(ps, e.pos.offset, "cannot use _ as label");
       return e;
     case "Null":
-      return { kind: "Ident", name: "null", pos: e.pos, end: e.end };
+      return new IdentNode(ps.source, e.pos.offset, "null");
     case "Bool":
-      return { kind: "Ident", name: e.value ? "true" : "false", pos: e.pos, end: e.end };
+      return new IdentNode(ps.source, e.pos.offset, e.value ? "true" : "false");
     case "String":
       if (e.multiline) addError(ps, e.pos.offset, "multiline strings cannot be used as labels");
       return e;
@@ -227,9 +292,9 @@ export function toLabel(ps: ParserState, e: ast.Expr): ast.Label {
       return e;
     case "Paren":
       if (e.expr.kind === "Alias") {
-        return { kind: "DynamicLabel", alias: e.expr.ident, expr: e.expr.expr, pos: e.pos, end: e.end };
+        return new DynamicLabelNode(ps.source, e.pos.offset, e.end, e.expr.ident, e.expr.expr);
       }
-      return { kind: "DynamicLabel", expr: e.expr, pos: e.pos, end: e.end };
+      return new DynamicLabelNode(ps.source, e.pos.offset, e.end, undefined, e.expr);
     case "List": {
       const only = e.elems[0];
       if (
@@ -239,119 +304,130 @@ export function toLabel(ps: ParserState, e: ast.Expr): ast.Label {
         only.kind !== "Comprehension"
       ) {
         if (only.kind === "Alias") {
-          return { kind: "PatternLabel", alias: only.ident, expr: only.expr, pos: e.pos, end: e.end };
+          return new PatternLabelNode(ps.source, e.pos.offset, e.end, only.ident, only.expr);
         }
-        return { kind: "PatternLabel", expr: only, pos: e.pos, end: e.end };
+        return new PatternLabelNode(ps.source, e.pos.offset, e.end, undefined, only);
       }
       break;
     }
     case "BadExpr":
-      return { kind: "DynamicLabel", expr: e, pos: e.pos, end: e.end };
+      return new DynamicLabelNode(ps.source, e.pos.offset, e.end, undefined, e);
     default:
       break;
   }
   addError(ps, e.pos.offset, "invalid label: expected identifier, string, (expr) or [pattern]");
-  return {
-    kind: "DynamicLabel",
-    expr: { kind: "BadExpr", pos: e.pos, end: e.end },
-    pos: e.pos,
-    end: e.end,
-  };
+  return new DynamicLabelNode(
+    ps.source,
+    e.pos.offset,
+    e.end,
+    undefined,
+    new BadExprNode(ps.source, e.pos.offset, e.end),
+  );
 }
 
 export function ellipsis(ps: ParserState): ast.Ellipsis {
-  const s = ps.tok.start;
-  const e0 = ps.tok.end;
+  const s = ps.sc.start;
+  const e0 = ps.sc.end;
   next(ps);
   if (startsExpr(ty(ps))) {
     const t = expr(ps);
-    return { kind: "Ellipsis", type: t, pos: pos(ps, s), end: t.end };
+    return new EllipsisNode(ps.source, s, t.end, t);
   }
-  return { kind: "Ellipsis", pos: pos(ps, s), end: e0 };
+  return new EllipsisNode(ps.source, s, e0, undefined);
 }
 
 export function letClause(ps: ParserState): ast.LetClause {
-  const s = ps.tok.start;
+  const s = ps.sc.start;
   next(ps); // let
   const id = bindName(ps);
   expect(ps, "=", "'='");
-  const e = expr(ps);
-  return { kind: "Let", ident: id, expr: e, pos: pos(ps, s), end: e.end };
+  return new LetNode(ps.source, s, id, expr(ps));
 }
 
 export function comprehension(ps: ParserState): ast.Comprehension {
-  const s = ps.tok.start;
+  const s = ps.sc.start;
   enter(ps);
-  try {
-    const clauses: ast.Clause[] = [];
-    for (;;) {
-      const kw = clauseKeyword(ps);
-      if (kw === undefined) break;
-      if (kw === "let") {
-        clauses.push(letClause(ps));
-      } else if (kw === "if") {
-        const cs = ps.tok.start;
-        next(ps);
-        const c = expr(ps);
-        clauses.push({ kind: "If", condition: c, pos: pos(ps, cs), end: c.end });
-      } else {
-        const cs = ps.tok.start;
-        next(ps);
-        let key: ast.Ident | undefined;
-        let value = ident(ps, ps.tok);
-        next(ps);
-        if (ty(ps) === "," && !ps.tok.implicit) {
-          next(ps);
-          key = value;
-          if (ty(ps) !== "IDENT")
-            addError(ps, ps.tok.start, `expected identifier, found ${describe(ps, ps.tok)}`);
-          value = ident(ps, ps.tok);
-          if (ty(ps) === "IDENT") next(ps);
-        }
-        if (!isIdent(ps, "in")) addError(ps, ps.tok.start, `expected 'in', found ${describe(ps, ps.tok)}`);
-        else next(ps);
-        const src = expr(ps);
-        clauses.push({ kind: "For", key, value, source: src, pos: pos(ps, cs), end: src.end });
+  const m = mark(ps);
+  for (;;) {
+    const kw = clauseKeyword(ps);
+    if (kw === undefined) break;
+    if (kw === "let") {
+      push(ps, letClause(ps));
+    } else if (kw === "try") {
+      const cs = ps.sc.start;
+      next(ps);
+      if (ty(ps) === "{") {
+        // The struct form `try { … }` ends the clauses: its body is the comprehension's.
+        push(ps, new TryNode(ps.source, cs, undefined, undefined));
+        break;
       }
-      if (ty(ps) === "," && peekIsClause(ps)) next(ps);
+      const id = ident(ps);
+      next(ps);
+      expect(ps, "=", "'='");
+      push(ps, new TryNode(ps.source, cs, id, expr(ps)));
+    } else if (kw === "if") {
+      const cs = ps.sc.start;
+      next(ps);
+      push(ps, new IfNode(ps.source, cs, expr(ps)));
+    } else {
+      const cs = ps.sc.start;
+      next(ps);
+      let key: ast.Ident | undefined;
+      let value = ident(ps);
+      next(ps);
+      if (ty(ps) === "," && !ps.sc.implicit) {
+        next(ps);
+        key = value;
+        if (ty(ps) !== "IDENT") addError(ps, ps.sc.start, `expected identifier, found ${describe(ps)}`);
+        value = ident(ps);
+        if (ty(ps) === "IDENT") next(ps);
+      }
+      if (!isIdent(ps, "in")) addError(ps, ps.sc.start, `expected 'in', found ${describe(ps)}`);
+      else next(ps);
+      push(ps, new ForNode(ps.source, cs, key, value, expr(ps)));
     }
-    if (ty(ps) !== "{") {
-      addError(ps, ps.tok.start, `expected '{' after comprehension clauses, found ${describe(ps, ps.tok)}`);
-      const bad: ast.StructLit = {
-        kind: "Struct",
-        decls: [],
-        implicit: true,
-        pos: pos(ps, ps.tok.start),
-        end: ps.tok.start,
-      };
-      return { kind: "Comprehension", clauses, value: bad, pos: pos(ps, s), end: ps.tok.start };
-    }
-    const v = struct(ps);
-    return { kind: "Comprehension", clauses, value: v, pos: pos(ps, s), end: v.end };
-  } finally {
-    leave(ps);
+    if (ty(ps) === "," && peekIsClause(ps)) next(ps);
   }
+  const clauses = take<ast.Clause>(ps, m);
+  if (ty(ps) !== "{") {
+    addError(ps, ps.sc.start, `expected '{' after comprehension clauses, found ${describe(ps)}`);
+    const at = ps.sc.start;
+    leave(ps);
+    return new ComprehensionNode(ps.source, s, at, clauses, badStruct(ps, at));
+  }
+  const v = struct(ps);
+  // `else { … }` / `fallback { … }` (the try experiment): the result when nothing was produced.
+  let fallback: ast.StructLit | undefined;
+  if ((isIdent(ps, "else") || isIdent(ps, "fallback") || isIdent(ps, "otherwise")) && peek(ps) === "{") {
+    next(ps);
+    fallback = struct(ps);
+  }
+  leave(ps);
+  return new ComprehensionNode(ps.source, s, (fallback ?? v).end, clauses, v, fallback);
+}
+
+/** The empty stand-in body of a comprehension whose `{` is missing. */
+function badStruct(ps: ParserState, at: number): ast.StructLit {
+  return new MissingBodyNode(ps.source, at, at, empty);
 }
 
 /** With `,` current: is the token after it another comprehension clause? */
 export function peekIsClause(ps: ParserState): boolean {
-  const p = peek(ps);
-  if (p.type !== "IDENT") return false;
-  const w = ps.text.slice(p.start, p.end);
-  return w === "for" || w === "if" || w === "let";
+  if (peek(ps) !== "IDENT") return false;
+  const w = ps.sc.peekKeyword();
+  return w === "for" || w === "if" || w === "let" || w === "try";
 }
 
 export function struct(ps: ParserState): ast.StructLit {
-  const s = ps.tok.start;
+  const s = ps.sc.start;
   enter(ps);
-  try {
-    next(ps); // {
-    const decls = declList(ps, "}");
-    const e = ps.tok.end;
-    if (ty(ps) !== "}") addError(ps, ps.tok.start, `expected '}', found ${describe(ps, ps.tok)}`);
-    else next(ps);
-    return { kind: "Struct", decls, implicit: false, pos: pos(ps, s), end: e };
-  } finally {
-    leave(ps);
-  }
+  next(ps); // {
+  const m = mark(ps);
+  declList(ps, "}");
+  const decls = take<ast.Decl>(ps, m);
+  const e = ps.sc.end;
+  if (ty(ps) !== "}") addError(ps, ps.sc.start, `expected '}', found ${describe(ps)}`);
+  else next(ps);
+  leave(ps);
+  return new StructNode(ps.source, s, e, decls);
 }

@@ -4,12 +4,36 @@
  */
 
 import type * as ast from "./ast.js";
-import type { Token, TokenType } from "./lexer.js";
+import type { StringInfo, TokenType } from "./lexer.js";
+import {
+  AliasNode,
+  BadExprNode,
+  BinaryNode,
+  BoolNode,
+  BottomNode,
+  BytesNode,
+  CallNode,
+  FloatNode,
+  IdentNode,
+  IndexNode,
+  InterpolationNode,
+  IntNode,
+  ListNode,
+  NullNode,
+  OptionalRefNode,
+  ParenNode,
+  PostfixNode,
+  SelectorNode,
+  SliceNode,
+  StringNode,
+  UnaryNode,
+} from "./nodes.js";
 import { decodeNumber } from "./number-lit.js";
 import { clauseKeyword, comprehension, ellipsis, struct } from "./parse-decls.js";
 import {
   addError,
   assertNever,
+  atAlias,
   bindName,
   createState,
   describe,
@@ -17,36 +41,75 @@ import {
   expect,
   ident,
   leave,
+  mark,
   next,
   type ParserState,
   peek,
-  pos,
+  push,
   sync,
+  take,
   tokText,
   ty,
 } from "./parser-state.js";
 import { binaryToBytes, type ExprRange } from "./string-lit.js";
 
-const binaryPrec: Partial<Record<TokenType, number>> = {
-  "|": 1,
-  "&": 2,
-  "||": 3,
-  "&&": 4,
-  "==": 5,
-  "!=": 5,
-  "<": 5,
-  "<=": 5,
-  ">": 5,
-  ">=": 5,
-  "=~": 5,
-  "!~": 5,
-  "+": 6,
-  "-": 6,
-  "*": 7,
-  "/": 7,
-};
+/** Binding power of a binary operator token; 0 for any other token. */
+function binaryPrec(t: TokenType): number {
+  switch (t) {
+    case "|":
+      return 1;
+    case "&":
+      return 2;
+    case "||":
+      return 3;
+    case "&&":
+      return 4;
+    case "==":
+    case "!=":
+    case "<":
+    case "<=":
+    case ">":
+    case ">=":
+    case "=~":
+    case "!~":
+      return 5;
+    case "+":
+    case "-":
+      return 6;
+    case "*":
+    case "/":
+      return 7;
+    default:
+      return 0;
+  }
+}
 
-const unaryOps = new Set<TokenType>(["!", "-", "+", "*", "<", "<=", ">", ">=", "!=", "==", "=~", "!~"]);
+function isUnaryOp(t: TokenType): boolean {
+  switch (t) {
+    case "!":
+    case "-":
+    case "+":
+    case "*":
+    case "<":
+    case "<=":
+    case ">":
+    case ">=":
+    case "!=":
+    case "==":
+    case "=~":
+    case "!~":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** BigInts for small literals, shared (bigints are immutable). */
+const smallInts: bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
+
+function bigintOf(v: number): bigint {
+  return v < 1024 ? (smallInts[v] as bigint) : BigInt(v);
+}
 
 export function startsExpr(t: TokenType): boolean {
   return (
@@ -58,50 +121,41 @@ export function startsExpr(t: TokenType): boolean {
     t === "(" ||
     t === "[" ||
     t === "{" ||
-    unaryOps.has(t)
+    isUnaryOp(t)
   );
 }
 
 export function expr(ps: ParserState): ast.Expr {
   enter(ps);
-  try {
-    return binary(ps, 1);
-  } finally {
-    leave(ps);
-  }
+  const x = binary(ps, 1);
+  leave(ps);
+  return x;
 }
 
 export function binary(ps: ParserState, minPrec: number): ast.Expr {
   let x = unary(ps);
   for (;;) {
-    const p = binaryPrec[ty(ps)];
-    if (p === undefined || p < minPrec) return x;
-    const op = ty(ps) as ast.BinaryOp;
-    const opPos = pos(ps, ps.tok.start);
+    const op = ty(ps);
+    const p = binaryPrec(op);
+    if (p === 0 || p < minPrec) return x;
+    const opOffset = ps.sc.start;
     next(ps);
     enter(ps);
-    let y: ast.Expr;
-    try {
-      y = binary(ps, p + 1);
-    } finally {
-      leave(ps);
-    }
-    x = { kind: "Binary", op, left: x, right: y, opPos, pos: x.pos, end: y.end };
+    const y = binary(ps, p + 1);
+    leave(ps);
+    x = new BinaryNode(op as ast.BinaryOp, x, y, opOffset);
   }
 }
 
 export function unary(ps: ParserState): ast.Expr {
-  if (unaryOps.has(ty(ps))) {
-    const s = ps.tok.start;
-    const op = ty(ps) as ast.UnaryOp;
+  const op = ty(ps);
+  if (isUnaryOp(op)) {
+    const s = ps.sc.start;
     next(ps);
     enter(ps);
-    try {
-      const x = unary(ps);
-      return { kind: "Unary", op, expr: x, pos: pos(ps, s), end: x.end };
-    } finally {
-      leave(ps);
-    }
+    const x = unary(ps);
+    leave(ps);
+    return new UnaryNode(ps.source, s, op as ast.UnaryOp, x);
   }
   return primary(ps);
 }
@@ -113,18 +167,18 @@ export function primary(ps: ParserState): ast.Expr {
       case ".": {
         next(ps);
         if (ty(ps) === "IDENT") {
-          x = { kind: "Selector", expr: x, sel: ident(ps, ps.tok), pos: x.pos, end: ps.tok.end };
+          x = new SelectorNode(x, ident(ps));
           next(ps);
         } else if (ty(ps) === "STRING") {
-          const s = stringLit(ps, ps.tok);
+          const s = stringLit(ps, ps.sc.start, ps.sc.end, ps.sc.str, ps.sc.value);
           if (s.kind !== "String" || s.multiline)
-            addError(ps, ps.tok.start, "selector must be an identifier or simple string");
+            addError(ps, ps.sc.start, "selector must be an identifier or simple string");
           const sel: ast.StringLit =
-            s.kind === "String" ? s : { kind: "String", value: "", multiline: false, pos: s.pos, end: s.end };
-          x = { kind: "Selector", expr: x, sel, pos: x.pos, end: ps.tok.end };
+            s.kind === "String" ? s : new StringNode(ps.source, ps.sc.start, s.end, "");
+          x = new SelectorNode(x, sel);
           next(ps);
         } else {
-          addError(ps, ps.tok.start, `expected selector, found ${describe(ps, ps.tok)}`);
+          addError(ps, ps.sc.start, `expected selector, found ${describe(ps)}`);
           return x;
         }
         break;
@@ -136,39 +190,49 @@ export function primary(ps: ParserState): ast.Expr {
         if (ty(ps) === ":") {
           next(ps);
           const high = ty(ps) === "]" ? undefined : expr(ps);
-          const e = ps.tok.end;
+          const e = ps.sc.end;
           expect(ps, "]", "']'");
-          x = { kind: "Slice", expr: x, low, high, pos: x.pos, end: e };
+          x = new SliceNode(x, low, high, e);
         } else {
-          if (ty(ps) === "," && !ps.tok.implicit) next(ps);
-          const e = ps.tok.end;
+          if (ty(ps) === "," && !ps.sc.implicit) next(ps);
+          const e = ps.sc.end;
           expect(ps, "]", "']'");
-          x = {
-            kind: "Index",
-            expr: x,
-            index: low ?? { kind: "BadExpr", pos: pos(ps, e), end: e },
-            pos: x.pos,
-            end: e,
-          };
+          x = new IndexNode(x, low ?? new BadExprNode(ps.source, e, e), e);
         }
         break;
       }
       case "(": {
         next(ps);
-        const args: ast.Expr[] = [];
+        const m = mark(ps);
         while (ty(ps) !== ")" && ty(ps) !== "EOF") {
-          const before = ps.tok.start;
-          args.push(expr(ps));
+          const before = ps.sc.start;
+          push(ps, expr(ps));
           if (ty(ps) === ",") next(ps);
           else if (ty(ps) !== ")") {
-            addError(ps, ps.tok.start, `missing ',' in argument list, found ${describe(ps, ps.tok)}`);
+            addError(ps, ps.sc.start, `missing ',' in argument list, found ${describe(ps)}`);
             sync(ps, ")");
           }
-          if (ps.tok.start === before && ty(ps) !== ")") next(ps);
+          if (ps.sc.start === before && ty(ps) !== ")") next(ps);
         }
-        const e = ps.tok.end;
+        const args = take<ast.Expr>(ps, m);
+        const e = ps.sc.end;
         expect(ps, ")", "')'");
-        x = { kind: "Call", fn: x, args, pos: x.pos, end: e };
+        x = new CallNode(x, args, e);
+        break;
+      }
+      case "...": {
+        // Postfix `x...` (explicitopen); the evaluator rejects it in files without the experiment.
+        const e = ps.sc.end;
+        next(ps);
+        x = new PostfixNode(x, e);
+        break;
+      }
+      case "?": {
+        // `a?` (the try experiment); `a?:` is an optional field's label, left to the caller.
+        if (peek(ps) === ":") return x;
+        const e = ps.sc.end;
+        next(ps);
+        x = new OptionalRefNode(x, e);
         break;
       }
       default:
@@ -178,40 +242,52 @@ export function primary(ps: ParserState): ast.Expr {
 }
 
 export function operand(ps: ParserState): ast.Expr {
-  const t = ps.tok;
-  switch (t.type) {
+  const sc = ps.sc;
+  const s = sc.start;
+  switch (sc.type) {
     case "IDENT": {
+      const name = sc.value;
+      const kw = sc.keyword;
       next(ps);
-      const name = tokText(ps, t);
-      if (name === "null") return { kind: "Null", pos: pos(ps, t.start), end: t.end };
-      if (name === "true" || name === "false") {
-        return { kind: "Bool", value: name === "true", pos: pos(ps, t.start), end: t.end };
+      if (kw !== "") {
+        if (kw === "null") return new NullNode(ps.source, s, s + 4);
+        if (kw === "true") return new BoolNode(ps.source, s, true);
+        if (kw === "false") return new BoolNode(ps.source, s, false);
       }
-      return { kind: "Ident", name, pos: pos(ps, t.start), end: t.end };
+      return new IdentNode(ps.source, s, name);
     }
     case "BOTTOM":
       next(ps);
-      return { kind: "Bottom", pos: pos(ps, t.start), end: t.end };
+      return new BottomNode(ps.source, s, s + 3);
     case "INT":
     case "FLOAT": {
+      const e = sc.end;
+      if (sc.intValue >= 0) {
+        const v = sc.intValue;
+        next(ps);
+        return new IntNode(ps.source, s, e, bigintOf(v));
+      }
+      const raw = tokText(ps);
       next(ps);
-      const raw = tokText(ps, t);
       const v = decodeNumber(raw);
       switch (v.kind) {
         case "int":
-          return { kind: "Int", value: v.value, raw, pos: pos(ps, t.start), end: t.end };
+          return new IntNode(ps.source, s, e, v.value);
         case "float":
-          return { kind: "Float", value: v.value, text: v.text, raw, pos: pos(ps, t.start), end: t.end };
+          return new FloatNode(ps.source, s, e, v.text, v.value);
         case "error":
-          addError(ps, t.start, v.message);
-          return { kind: "BadExpr", pos: pos(ps, t.start), end: t.end };
+          addError(ps, s, v.message);
+          return new BadExprNode(ps.source, s, e);
         default:
           return assertNever(v);
       }
     }
     case "STRING": {
+      const e = sc.end;
+      const str = sc.str;
+      const value = sc.value;
       next(ps);
-      return stringLit(ps, t);
+      return stringLit(ps, s, e, str, value);
     }
     case "{":
       return struct(ps);
@@ -220,103 +296,105 @@ export function operand(ps: ParserState): ast.Expr {
     case "(": {
       next(ps);
       let inner: ast.Expr;
-      if (ty(ps) === "IDENT" && peek(ps).type === "=") {
+      if (atAlias(ps)) {
         const id = bindName(ps);
         next(ps);
-        const e = expr(ps);
-        inner = { kind: "Alias", ident: id, expr: e, pos: id.pos, end: e.end };
+        inner = new AliasNode(id, expr(ps));
       } else {
         inner = expr(ps);
       }
-      const e = ps.tok.end;
+      const e = ps.sc.end;
       expect(ps, ")", "')'");
-      return { kind: "Paren", expr: inner, pos: pos(ps, t.start), end: e };
+      return new ParenNode(ps.source, s, e, inner);
     }
     default: {
-      addError(ps, t.start, `expected operand, found ${describe(ps, t)}`);
+      const t = sc.type;
+      const e = sc.end;
+      addError(ps, s, `expected operand, found ${describe(ps)}`);
       // Consume the offending token unless it closes something an outer rule is waiting for.
-      if (t.type !== "EOF" && t.type !== "," && t.type !== "}" && t.type !== "]" && t.type !== ")") next(ps);
-      return { kind: "BadExpr", pos: pos(ps, t.start), end: t.end };
+      if (t !== "EOF" && t !== "," && t !== "}" && t !== "]" && t !== ")") next(ps);
+      return new BadExprNode(ps.source, s, e);
     }
   }
 }
 
 export function list(ps: ParserState): ast.ListLit {
-  const s = ps.tok.start;
+  const s = ps.sc.start;
   enter(ps);
-  try {
-    next(ps); // [
-    const elems: (ast.Expr | ast.Comprehension)[] = [];
-    let ell: ast.Ellipsis | undefined;
-    while (ty(ps) !== "]" && ty(ps) !== "EOF") {
-      if (ty(ps) === "," && ps.tok.implicit) {
-        next(ps);
-        continue;
-      }
-      const before = ps.tok.start;
-      if (ty(ps) === "...") {
-        if (ell !== undefined) addError(ps, ps.tok.start, "multiple ellipses in list");
-        ell = ellipsis(ps);
-      } else {
-        if (ell !== undefined) addError(ps, ps.tok.start, "ellipsis must be the last element of a list");
-        const kw = clauseKeyword(ps);
-        if (kw === "for" || kw === "if") elems.push(comprehension(ps));
-        else if (ty(ps) === "IDENT" && peek(ps).type === "=") {
-          const id = bindName(ps);
-          next(ps);
-          const e = expr(ps);
-          elems.push({ kind: "Alias", ident: id, expr: e, pos: id.pos, end: e.end });
-        } else elems.push(expr(ps));
-      }
-      if (ty(ps) === ",") next(ps);
-      else if (ty(ps) !== "]") {
-        addError(ps, ps.tok.start, `missing ',' in list literal, found ${describe(ps, ps.tok)}`);
-        sync(ps, "]");
-      }
-      if (ps.tok.start === before && ty(ps) !== "]") next(ps);
+  next(ps); // [
+  const m = mark(ps);
+  let ell: ast.Ellipsis | undefined;
+  while (ty(ps) !== "]" && ty(ps) !== "EOF") {
+    if (ty(ps) === "," && ps.sc.implicit) {
+      next(ps);
+      continue;
     }
-    const e = ps.tok.end;
-    if (ty(ps) !== "]") addError(ps, ps.tok.start, `expected ']', found ${describe(ps, ps.tok)}`);
-    else next(ps);
-    return { kind: "List", elems, ellipsis: ell, pos: pos(ps, s), end: e };
-  } finally {
-    leave(ps);
+    const before = ps.sc.start;
+    if (ty(ps) === "...") {
+      if (ell !== undefined) addError(ps, ps.sc.start, "multiple ellipses in list");
+      ell = ellipsis(ps);
+    } else {
+      if (ell !== undefined) addError(ps, ps.sc.start, "ellipsis must be the last element of a list");
+      const kw = clauseKeyword(ps);
+      if (kw === "for" || kw === "if" || kw === "try") push(ps, comprehension(ps));
+      else if (atAlias(ps)) {
+        const id = bindName(ps);
+        next(ps);
+        push(ps, new AliasNode(id, expr(ps)));
+      } else push(ps, expr(ps));
+    }
+    if (ty(ps) === ",") next(ps);
+    else if (ty(ps) !== "]") {
+      addError(ps, ps.sc.start, `missing ',' in list literal, found ${describe(ps)}`);
+      sync(ps, "]");
+    }
+    if (ps.sc.start === before && ty(ps) !== "]") next(ps);
   }
+  const elems = take<ast.Expr | ast.Comprehension>(ps, m);
+  const e = ps.sc.end;
+  if (ty(ps) !== "]") addError(ps, ps.sc.start, `expected ']', found ${describe(ps)}`);
+  else next(ps);
+  leave(ps);
+  return new ListNode(ps.source, s, e, elems, ell);
 }
 
-export function stringLit(ps: ParserState, t: Token): ast.StringLit | ast.BytesLit | ast.Interpolation {
-  const info = t.str ?? { bytes: false, multiline: false, parts: [] };
-  const p = pos(ps, t.start);
+/**
+ * The literal of a `STRING` token at `[s, e)`: `info` as scanned, or, for a plain `"…"` without
+ * escapes, undefined and the decoded `value`.
+ */
+export function stringLit(
+  ps: ParserState,
+  s: number,
+  e: number,
+  info: StringInfo | undefined,
+  value: string,
+): ast.StringLit | ast.BytesLit | ast.Interpolation {
+  if (info === undefined) return new StringNode(ps.source, s, e, value);
   const parts0 = info.parts;
   if (parts0.length <= 1 && (parts0.length === 0 || typeof parts0[0] === "string")) {
     const v = (parts0[0] as string | undefined) ?? "";
-    if (info.bytes)
-      return { kind: "Bytes", value: binaryToBytes(v), multiline: info.multiline, pos: p, end: t.end };
-    return { kind: "String", value: v, multiline: info.multiline, pos: p, end: t.end };
+    if (info.bytes) return new BytesNode(ps.source, s, e, binaryToBytes(v));
+    return new StringNode(ps.source, s, e, v);
   }
-  const parts: (string | ast.Expr)[] = info.parts.map((x) =>
-    typeof x === "string" ? x : interpolated(ps, x),
-  );
-  return { kind: "Interpolation", bytes: info.bytes, multiline: info.multiline, parts, pos: p, end: t.end };
+  const parts: (string | ast.Expr)[] = parts0.map((x) => (typeof x === "string" ? x : interpolated(ps, x)));
+  return new InterpolationNode(ps.source, s, e, info.bytes, parts);
 }
 
 export function interpolated(ps: ParserState, r: ExprRange): ast.Expr {
   enter(ps);
-  try {
-    return wholeExpr(createState(ps.ctx, r.start, r.end));
-  } finally {
-    leave(ps);
-  }
+  const x = wholeExpr(createState(ps.ctx, r.start, r.end));
+  leave(ps);
+  return x;
 }
 
 /** An expression that must span the whole range. */
 export function wholeExpr(ps: ParserState): ast.Expr {
   if (ty(ps) === "EOF") {
-    addError(ps, ps.tok.start, "expected expression, found 'EOF'");
-    return { kind: "BadExpr", pos: pos(ps, ps.tok.start), end: ps.tok.start };
+    addError(ps, ps.sc.start, "expected expression, found 'EOF'");
+    return new BadExprNode(ps.source, ps.sc.start, ps.sc.start);
   }
   const e = expr(ps);
-  if (ty(ps) === "," && ps.tok.implicit) next(ps);
-  if (ty(ps) !== "EOF") addError(ps, ps.tok.start, `unexpected ${describe(ps, ps.tok)} after expression`);
+  if (ty(ps) === "," && ps.sc.implicit) next(ps);
+  if (ty(ps) !== "EOF") addError(ps, ps.sc.start, `unexpected ${describe(ps)} after expression`);
   return e;
 }

@@ -3,99 +3,93 @@
  */
 
 import type * as ast from "./ast.js";
+import { CommentNode, FileNode, IdentNode, ImportNode } from "./nodes.js";
 import { attribute, declList, endOfDecl } from "./parse-decls.js";
 import {
   addError,
   describe,
+  empty,
   expect,
-  ident,
   isIdent,
+  mark,
   next,
   type ParserState,
   peek,
-  pos,
+  push,
   skipComma,
+  take,
   ty,
 } from "./parser-state.js";
 
 export function sourceFile(ps: ParserState): ast.File {
-  const leadingAttrs: ast.Attribute[] = [];
+  // Leading attributes belong to the package clause if one follows, else they are declarations:
+  // they stay on the list stack and become the first declarations.
+  const dm = mark(ps);
   while (ty(ps) === "ATTR") {
-    leadingAttrs.push(attribute(ps));
+    push(ps, attribute(ps));
     skipComma(ps);
   }
   let packageName: ast.Ident | undefined;
-  let fileAttributes: ast.Attribute[] = [];
-  const decls: ast.Decl[] = [];
-  if (isIdent(ps, "package") && peek(ps).type === "IDENT") {
+  let fileAttributes: readonly ast.Attribute[] = empty;
+  if (isIdent(ps, "package") && peek(ps) === "IDENT") {
     next(ps);
-    packageName = ident(ps, ps.tok);
+    packageName = new IdentNode(ps.source, ps.sc.start, ps.sc.value);
     next(ps);
-    fileAttributes = leadingAttrs;
+    fileAttributes = take<ast.Attribute>(ps, dm);
     endOfDecl(ps, "EOF", "package clause");
-  } else {
-    decls.push(...leadingAttrs);
   }
-  const imports: ast.ImportSpec[] = [];
-  while (
-    isIdent(ps, "import") &&
-    (peek(ps).type === "(" || peek(ps).type === "STRING" || peek(ps).type === "IDENT")
-  ) {
+  const im = mark(ps);
+  while (isIdent(ps, "import") && (peek(ps) === "(" || peek(ps) === "STRING" || peek(ps) === "IDENT")) {
     next(ps);
     if (ty(ps) === "(") {
       next(ps);
       while (ty(ps) !== ")" && ty(ps) !== "EOF") {
-        const before = ps.tok.start;
-        imports.push(importSpec(ps));
+        const before = ps.sc.start;
+        push(ps, importSpec(ps));
         if (ty(ps) === ",") next(ps);
         else if (ty(ps) !== ")") {
-          addError(ps, ps.tok.start, `expected ')' or newline in import list, found ${describe(ps, ps.tok)}`);
-          if (ps.tok.start === before) next(ps);
+          addError(ps, ps.sc.start, `expected ')' or newline in import list, found ${describe(ps)}`);
+          if (ps.sc.start === before) next(ps);
         }
       }
       expect(ps, ")", "')'");
     } else {
-      imports.push(importSpec(ps));
+      push(ps, importSpec(ps));
     }
     endOfDecl(ps, "EOF", "import declaration");
   }
-  decls.push(...declList(ps, "EOF"));
-  return {
-    kind: "File",
-    filename: ps.source.name,
-    packageName,
-    fileAttributes,
-    imports,
-    decls,
-    comments: ps.lexer.comments.map((c) => ({
-      kind: "Comment",
-      text: c.text,
-      pos: pos(ps, c.start),
-      end: c.end,
-    })),
-    pos: pos(ps, ps.start),
-    end: ps.end,
-  };
+  const imports = take<ast.ImportSpec>(ps, im);
+  // The leading attributes (if not the package's) are still on the stack, below the declarations.
+  declList(ps, "EOF");
+  const decls = take<ast.Decl>(ps, dm);
+  const comments =
+    ps.sc.comments === undefined || ps.sc.comments.length === 0
+      ? empty
+      : ps.sc.comments.map((c) => new CommentNode(ps.source, c.start, c.end, c.text));
+  return new FileNode(ps.source, ps.start, ps.end, packageName, fileAttributes, imports, decls, comments);
 }
 
 export function importSpec(ps: ParserState): ast.ImportSpec {
-  const s = ps.tok.start;
+  const s = ps.sc.start;
   let name: ast.Ident | undefined;
   if (ty(ps) === "IDENT") {
-    name = ident(ps, ps.tok);
+    name = new IdentNode(ps.source, ps.sc.start, ps.sc.value);
     next(ps);
   }
-  if (ty(ps) !== "STRING" || ps.tok.str === undefined) {
-    addError(ps, ps.tok.start, `expected import path, found ${describe(ps, ps.tok)}`);
+  const str = ps.sc.str;
+  if (ty(ps) !== "STRING") {
+    addError(ps, ps.sc.start, `expected import path, found ${describe(ps)}`);
     if (ty(ps) !== "EOF" && ty(ps) !== ")") next(ps);
-    return { kind: "Import", name, path: "", pos: pos(ps, s), end: ps.tok.start };
+    return new ImportNode(ps.source, s, ps.sc.start, name, "");
   }
-  const parts = ps.tok.str.parts;
   let path = "";
-  if (parts.length === 1 && typeof parts[0] === "string" && !ps.tok.str.bytes && !ps.tok.str.multiline)
-    path = parts[0];
-  else if (parts.length !== 0) addError(ps, ps.tok.start, "invalid import path");
-  const e = ps.tok.end;
+  if (str === undefined) path = ps.sc.value;
+  else {
+    const parts = str.parts;
+    if (parts.length === 1 && typeof parts[0] === "string" && !str.bytes && !str.multiline) path = parts[0];
+    else if (parts.length !== 0) addError(ps, ps.sc.start, "invalid import path");
+  }
+  const e = ps.sc.end;
   next(ps);
-  return { kind: "Import", name, path, pos: pos(ps, s), end: e };
+  return new ImportNode(ps.source, s, e, name, path);
 }

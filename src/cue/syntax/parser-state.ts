@@ -1,11 +1,14 @@
 /**
  * Parser state and the token-level helpers the declaration and expression parsers share: the
- * current and peeked token, error collection (one per offset, at most `maxErrors`, then a bail-out),
- * nesting depth accounting, and small constructors.
+ * scanner (current token and one of lookahead), error collection (one per offset, at most
+ * `maxErrors`, then a bail-out), nesting depth accounting, list building without slack, and small
+ * constructors.
  */
 
 import type * as ast from "./ast.js";
-import { createLexer, type Lexer, type Token, type TokenType } from "./lexer.js";
+import type { Interner, Keyword } from "./intern.js";
+import { createScanner, type Scanner, type TokenType } from "./lexer.js";
+import { IdentNode } from "./nodes.js";
 import type { Pos, Source } from "./position.js";
 
 /** A syntax error. */
@@ -21,6 +24,14 @@ export interface Ctx {
   readonly errors: ParseError[];
   readonly maxDepth: number;
   readonly maxErrors: number;
+  readonly interner: Interner;
+  readonly keepComments: boolean;
+  /**
+   * Elements of the lists being built, innermost last: a list pushes here and copies its slice
+   * out at the end, so every list in the tree is allocated once at its exact length.
+   */
+  readonly stack: unknown[];
+  top: number;
   depth: number;
   bailed: boolean;
 }
@@ -34,39 +45,38 @@ export interface ParserState {
   readonly ctx: Ctx;
   readonly source: Source;
   readonly text: string;
-  readonly lexer: Lexer;
+  /** The token stream; its fields are the current token. */
+  readonly sc: Scanner;
   readonly start: number;
   readonly end: number;
-  tok: Token;
-  peeked: Token | undefined;
   lexErrorsSeen: number;
 }
 
 /** Starts parsing `ctx.source.text[start, end)`. */
 export function createState(ctx: Ctx, start: number, end: number): ParserState {
-  const lexer = createLexer(ctx.source.text, start, end);
+  const sc = createScanner(ctx.source.text, start, end, ctx.interner, ctx.keepComments);
   const ps: ParserState = {
     ctx,
     source: ctx.source,
     text: ctx.source.text,
-    lexer,
+    sc,
     start,
     end,
-    tok: lexer.next(),
-    peeked: undefined,
     lexErrorsSeen: 0,
   };
+  sc.next();
   flushLexErrors(ps);
   return ps;
 }
 
 export function ty(ps: ParserState): TokenType {
-  return ps.tok.type;
+  return ps.sc.type;
 }
 
 export function flushLexErrors(ps: ParserState): void {
-  while (ps.lexErrorsSeen < ps.lexer.errors.length) {
-    const e = ps.lexer.errors[ps.lexErrorsSeen++];
+  const errs = ps.sc.errors;
+  while (ps.lexErrorsSeen < errs.length) {
+    const e = errs[ps.lexErrorsSeen++];
     if (e !== undefined) addError(ps, e.offset, e.message);
   }
 }
@@ -89,58 +99,68 @@ export function addError(
 }
 
 export function next(ps: ParserState): void {
-  if (ps.peeked !== undefined) {
-    ps.tok = ps.peeked;
-    ps.peeked = undefined;
-  } else {
-    ps.tok = ps.lexer.next();
-  }
-  flushLexErrors(ps);
+  ps.sc.next();
+  if (ps.sc.errors.length !== ps.lexErrorsSeen) flushLexErrors(ps);
 }
 
-export function peek(ps: ParserState): Token {
-  if (ps.peeked === undefined) {
-    ps.peeked = ps.lexer.next();
-    flushLexErrors(ps);
-  }
-  return ps.peeked;
+/** The type of the token after the current one. */
+export function peek(ps: ParserState): TokenType {
+  const t = ps.sc.peek();
+  if (ps.sc.errors.length !== ps.lexErrorsSeen) flushLexErrors(ps);
+  return t;
 }
 
-export function pos(ps: ParserState, offset: number): Pos {
-  return ps.source.pos(offset);
+/** The source text of the current token. */
+export function tokText(ps: ParserState): string {
+  return ps.text.slice(ps.sc.start, ps.sc.end);
 }
 
-export function tokText(ps: ParserState, t: Token): string {
-  return ps.text.slice(t.start, t.end);
-}
-
-export function describe(ps: ParserState, t: Token): string {
-  switch (t.type) {
+/** How an error message names the current token. */
+export function describe(ps: ParserState): string {
+  switch (ps.sc.type) {
     case "EOF":
       return "'EOF'";
     case ",":
-      return t.implicit ? "newline" : "','";
+      return ps.sc.implicit ? "newline" : "','";
     case "IDENT":
     case "INT":
     case "FLOAT":
-      return `'${tokText(ps, t)}'`;
+      return `'${tokText(ps)}'`;
     case "STRING":
       return "string literal";
     case "ATTR":
       return "attribute";
     default:
-      return `'${t.type}'`;
+      return `'${ps.sc.type}'`;
   }
 }
 
-export function isIdent(ps: ParserState, name: string): boolean {
-  return ty(ps) === "IDENT" && tokText(ps, ps.tok) === name;
+/**
+ * Whether the current token is an identifier followed by `=` (an alias or a binding): decided from
+ * the text, which saves scanning a lookahead token for every field and operand.
+ */
+export function atAlias(ps: ParserState): boolean {
+  const sc = ps.sc;
+  if (sc.type !== "IDENT") return false;
+  const text = ps.text;
+  let k = sc.end;
+  let c = text.charCodeAt(k);
+  while (k < ps.end && (c === 32 || c === 9 || c === 13)) c = text.charCodeAt(++k);
+  if (k >= ps.end || c !== 61) return false;
+  // Like the scanner: `==` and `=~` are operators.
+  const n = text.charCodeAt(k + 1);
+  return n !== 61 && n !== 126;
+}
+
+/** Whether the current token is the identifier `name` (a word the parser treats specially). */
+export function isIdent(ps: ParserState, name: Keyword): boolean {
+  return ps.sc.type === "IDENT" && ps.sc.keyword === name;
 }
 
 export function expect(ps: ParserState, type: TokenType, what: string): number {
-  const s = ps.tok.start;
-  if (ty(ps) !== type) {
-    addError(ps, ps.tok.start, `expected ${what}, found ${describe(ps, ps.tok)}`);
+  const s = ps.sc.start;
+  if (ps.sc.type !== type) {
+    addError(ps, s, `expected ${what}, found ${describe(ps)}`);
     return s;
   }
   next(ps);
@@ -148,9 +168,8 @@ export function expect(ps: ParserState, type: TokenType, what: string): number {
 }
 
 export function enter(ps: ParserState): void {
-  ps.ctx.depth++;
-  if (ps.ctx.depth > ps.ctx.maxDepth) {
-    addError(ps, ps.tok.start, `nesting too deep (more than ${ps.ctx.maxDepth} levels)`, "limit");
+  if (++ps.ctx.depth > ps.ctx.maxDepth) {
+    addError(ps, ps.sc.start, `nesting too deep (more than ${ps.ctx.maxDepth} levels)`, "limit");
     ps.ctx.bailed = true;
     throw new Bail("too deep");
   }
@@ -160,15 +179,17 @@ export function leave(ps: ParserState): void {
   ps.ctx.depth--;
 }
 
-export function ident(ps: ParserState, t: Token): ast.Ident {
-  return { kind: "Ident", name: tokText(ps, t), pos: pos(ps, t.start), end: t.end };
+/** An identifier node for the current token (whatever its type: error paths name any token). */
+export function ident(ps: ParserState): ast.Ident {
+  const sc = ps.sc;
+  return new IdentNode(ps.source, sc.start, sc.type === "IDENT" ? sc.value : tokText(ps));
 }
 
 /** The identifier of an alias or let clause (current token, consumed); `_` is not allowed. */
 export function bindName(ps: ParserState): ast.Ident {
-  const id = ident(ps, ps.tok);
-  if (ty(ps) !== "IDENT") addError(ps, ps.tok.start, `expected identifier, found ${describe(ps, ps.tok)}`);
-  else if (id.name === "_") addError(ps, ps.tok.start, "cannot use _ as alias or let clause");
+  const id = ident(ps);
+  if (ty(ps) !== "IDENT") addError(ps, ps.sc.start, `expected identifier, found ${describe(ps)}`);
+  else if (ps.sc.keyword === "_") addError(ps, ps.sc.start, "cannot use _ as alias or let clause");
   if (ty(ps) === "IDENT") next(ps);
   return id;
 }
@@ -210,6 +231,53 @@ export function sync(ps: ParserState, closing: TokenType): void {
         break;
     }
     next(ps);
+  }
+}
+
+/** Shared by every absent list (no attributes, no imports...), to keep large trees small. */
+export const empty: readonly never[] = Object.freeze([]);
+
+/** Starts a list: returns the mark to pass to `push` and `take`. */
+export function mark(ps: ParserState): number {
+  return ps.ctx.top;
+}
+
+/** Appends an element to the innermost list being built. */
+export function push(ps: ParserState, x: unknown): void {
+  const ctx = ps.ctx;
+  ctx.stack[ctx.top++] = x;
+}
+
+/** Number of elements pushed since `m`. */
+export function count(ps: ParserState, m: number): number {
+  return ps.ctx.top - m;
+}
+
+/** Ends the list started at mark `m`: its elements as an exact-length array (or the shared empty). */
+export function take<T>(ps: ParserState, m: number): readonly T[] {
+  const ctx = ps.ctx;
+  const st = ctx.stack;
+  const n = ctx.top - m;
+  ctx.top = m;
+  // Array literals for short lists: V8 tracks literal allocation sites and, seeing that these
+  // arrays all survive, allocates them straight in the old generation (no young-generation copies).
+  switch (n) {
+    case 0:
+      return empty;
+    case 1:
+      return [st[m]] as T[];
+    case 2:
+      return [st[m], st[m + 1]] as T[];
+    case 3:
+      return [st[m], st[m + 1], st[m + 2]] as T[];
+    case 4:
+      return [st[m], st[m + 1], st[m + 2], st[m + 3]] as T[];
+    case 5:
+      return [st[m], st[m + 1], st[m + 2], st[m + 3], st[m + 4]] as T[];
+    case 6:
+      return [st[m], st[m + 1], st[m + 2], st[m + 3], st[m + 4], st[m + 5]] as T[];
+    default:
+      return st.slice(m, m + n) as T[];
   }
 }
 

@@ -34,6 +34,8 @@ function show(e: ast.Expr | ast.Comprehension | ast.Decl | ast.Label): string {
       return `(${e.op}${show(e.expr)})`;
     case "Binary":
       return `(${show(e.left)} ${e.op} ${show(e.right)})`;
+    case "Postfix":
+      return `(${show(e.expr)}${e.op})`;
     case "Selector":
       return `${show(e.expr)}.${show(e.sel)}`;
     case "Index":
@@ -49,7 +51,8 @@ function show(e: ast.Expr | ast.Comprehension | ast.Decl | ast.Label): string {
     case "Field": {
       const mark = e.constraint === "optional" ? "?" : e.constraint === "required" ? "!" : "";
       const attrs = e.attributes.map((a) => ` @${a.name}(${a.body})`).join("");
-      return `${e.alias ? `${e.alias.name}=` : ""}${show(e.label)}${mark}: ${show(e.value)}${attrs}`;
+      const key = e.keyAlias ? `${e.keyAlias.name}~` : "";
+      return `${key}${e.alias ? `${e.alias.name}=` : ""}${show(e.label)}${mark}: ${show(e.value)}${attrs}`;
     }
     case "DynamicLabel":
       return `(${e.alias ? `${e.alias.name}=` : ""}${show(e.expr)})`;
@@ -72,9 +75,11 @@ function show(e: ast.Expr | ast.Comprehension | ast.Decl | ast.Label): string {
             ? `for ${c.key ? `${c.key.name},` : ""}${c.value.name} in ${show(c.source)}`
             : c.kind === "If"
               ? `if ${show(c.condition)}`
-              : show(c),
+              : c.kind === "Try"
+                ? `try${c.ident ? ` ${c.ident.name}=${c.expr ? show(c.expr) : ""}` : ""}`
+                : show(c),
         )
-        .join(" ")} ${show(e.value)})`;
+        .join(" ")} ${show(e.value)}${e.fallback ? ` else ${show(e.fallback)}` : ""})`;
     default: {
       const never: never = e;
       return String(never);
@@ -105,6 +110,7 @@ function decls(src: string): string {
 describe("parseExpression", () => {
   const cases: [string, string][] = [
     ["a | b & c", "(a | (b & c))"],
+    ["#A... & b.c...", "((#A...) & (b.c...))"],
     ["a & b || c && d", "(a & (b || (c && d)))"],
     ["a + b * c == d - e", "((a + (b * c)) == (d - e))"],
     ["a / b * c", "((a / b) * c)"],
@@ -204,12 +210,19 @@ describe("parseFile declarations", () => {
     ["[N=string]: {name: N}", "[N=string]: {name: N}"],
     ['[=~"^[a-z]+$"]: string', '[(=~"^[a-z]+$")]: string'],
     ["X=a: 1", "X=a: 1"],
+    ["a~X: 1\nb~(K,V)?: 2\nc~(_,W): 3", "X=a: 1; K~V=b?: 2; W=c: 3"],
+    ['("d")~(K,V): 1\n[string]~(L,_): 2\n[int]~F: 3', 'V=(K="d"): 1; [L=string]: 2; F=[int]: 3'],
     ["a: X={x: X.y}", "a: X={x: X.y}"],
     ["let x = 1\na: x", "let x=1; a: x"],
     ["#B\na: 1", "embed #B; a: 1"],
     ["a: {...}", "a: {...}"],
     ["a: {...string}", "a: {...string}"],
     ["for k, v in s { (k): v }", "(for k,v in s {(k): v})"],
+    ["try x = a? { b: x } else { c: 1 }\ntry { d: e? }", "(try x=(a?) {b: x} else {c: 1}); (try {d: (e?)})"],
+    [
+      "for x in l {x} fallback {y: 1}\ntry: 1\na?: int",
+      "(for x in l {embed x} else {y: 1}); try: 1; a?: int",
+    ],
     ["for x in s\nif x > 1\nlet y = x { a: y }", "(for x in s if (x > 1) let y=x {a: y})"],
     ["if a { b: 1 }", "(if a {b: 1})"],
     ["if !a { b: 1 }", "(if (!a) {b: 1})"],
@@ -264,6 +277,45 @@ describe("parseFile declarations", () => {
     assert.equal(b.right.pos.file, "t.cue");
     assert.equal(b.end, r.source.text.indexOf("2\n") + 1);
   });
+
+  // Where each kind of node starts and ends, including nodes that take their position from a child
+  // (fields, aliases, binary operators, selectors, calls, implicit structs). Rendered as
+  // `line:column-endLine:endColumn` of the node picked from the first declaration.
+  const spans: [string, string, (d: ast.Decl) => ast.Node, string][] = [
+    ["field", "a: 1", (d) => d, "1:1-1:5"],
+    ["field with alias", "\n  X=a: 1", (d) => d, "2:3-2:9"],
+    ["optional field with attribute", "a?: 1 @x(y)", (d) => d, "1:1-1:12"],
+    ["label", "  a: 1", (d) => (d as ast.Field).label, "1:3-1:4"],
+    ["quoted label", '"a b": 1', (d) => (d as ast.Field).label, "1:1-1:6"],
+    ["pattern label", "[N=string]: 1", (d) => (d as ast.Field).label, "1:1-1:11"],
+    ["implicit struct", "a: b: c: 1", (d) => (d as ast.Field).value, "1:4-1:11"],
+    ["value alias", "a: X=1", (d) => (d as ast.Field).value, "1:4-1:7"],
+    ["binary", "a: x & y | z", (d) => (d as ast.Field).value, "1:4-1:13"],
+    ["selector", "a: x.y.z", (d) => (d as ast.Field).value, "1:4-1:9"],
+    ["call", "a: len([1])", (d) => (d as ast.Field).value, "1:4-1:12"],
+    ["index", "a: x[0]", (d) => (d as ast.Field).value, "1:4-1:8"],
+    ["unary", "a: >=10", (d) => (d as ast.Field).value, "1:4-1:8"],
+    ["multiline string", 'a: """\n\tx\n\t"""', (d) => (d as ast.Field).value, "1:4-3:5"],
+    ["struct", "a: {\n  b: 1\n}", (d) => (d as ast.Field).value, "1:4-3:2"],
+    ["embedding", "#A & {}", (d) => d, "1:1-1:8"],
+    ["embedded alias", "X=#A", (d) => d, "1:1-1:5"],
+    ["comprehension", "for x in y {}", (d) => d, "1:1-1:14"],
+    ["let", "let x = 1 + 2", (d) => d, "1:1-1:14"],
+    ["bool label", "true: 1", (d) => (d as ast.Field).label, "1:1-1:5"],
+    ["postfix", "a: #A... & b", (d) => ((d as ast.Field).value as ast.Binary).left, "1:4-1:9"],
+  ];
+  for (const [name, src, pick, want] of spans) {
+    it(`span of ${name}`, () => {
+      const r = parseFile("t.cue", src);
+      assert.deepEqual(r.errors, [], src);
+      const d = r.node.decls[0];
+      assert.ok(d !== undefined);
+      const n = pick(d);
+      const end = r.source.lineColumn(n.end);
+      assert.equal(`${n.pos.line}:${n.pos.column}-${end.line}:${end.column}`, want);
+      assert.equal(n.pos.file, "t.cue");
+    });
+  }
 });
 
 describe("syntax errors", () => {
@@ -277,7 +329,8 @@ describe("syntax errors", () => {
     ['a: "\\xff"', "1:5", "only allowed in bytes"],
     ["a: 0755", "1:4", "leading zero"],
     ["a: 1__0", "1:4", "illegal '_'"],
-    ["a: ~", "1:4", "illegal character U+007E"],
+    ["a: `", "1:4", "illegal character U+0060"],
+    ["a~X 1", "1:5", "expected ':' after alias"],
     ["_: 1", "1:1", "cannot use _ as label"],
     ["let _ = 1", "1:5", "cannot use _ as alias or let clause"],
     ["[string]?: 1", "1:9", "pattern constraints cannot be optional"],

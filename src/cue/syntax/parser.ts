@@ -9,9 +9,11 @@
  */
 
 import type * as ast from "./ast.js";
+import { createInterner } from "./intern.js";
+import { BadExprNode, FileNode } from "./nodes.js";
 import { wholeExpr } from "./parse-exprs.js";
 import { sourceFile } from "./parse-file.js";
-import { Bail, type Ctx, createState, type ParseError } from "./parser-state.js";
+import { Bail, type Ctx, createState, empty, type ParseError } from "./parser-state.js";
 import { createSource, type Source } from "./position.js";
 
 export type { ParseError } from "./parser-state.js";
@@ -22,6 +24,8 @@ export interface ParseOptions {
   readonly maxDepth?: number;
   /** Stop after this many errors (default 10). */
   readonly maxErrors?: number;
+  /** Keep the file's comments in `File.comments` (default false: nothing here reads them). */
+  readonly comments?: boolean;
 }
 
 /** The result of parsing: always a tree, plus errors if the input was not valid CUE. */
@@ -38,16 +42,7 @@ export function parseFile(filename: string, text: string, options: ParseOptions 
   try {
     file = sourceFile(createState(ctx, 0, text.length));
   } catch (e) {
-    file = {
-      kind: "File",
-      filename,
-      pos: ctx.source.pos(0),
-      end: text.length,
-      fileAttributes: [],
-      imports: [],
-      decls: [],
-      comments: [],
-    };
+    file = new FileNode(ctx.source, 0, text.length, undefined, empty, empty, empty, empty);
     handleCrash(ctx, e);
   }
   return { node: file, errors: ctx.errors, source: ctx.source };
@@ -66,7 +61,7 @@ export function parseExpression(
   try {
     node = wholeExpr(createState(ctx, start, range?.end ?? text.length));
   } catch (e) {
-    node = { kind: "BadExpr", pos: ctx.source.pos(start), end: start };
+    node = new BadExprNode(ctx.source, start, start);
     handleCrash(ctx, e);
   }
   return { node, errors: ctx.errors, source: ctx.source };
@@ -78,6 +73,10 @@ function newCtx(filename: string, text: string, options: ParseOptions): Ctx {
     errors: [],
     maxDepth: options.maxDepth ?? 400,
     maxErrors: options.maxErrors ?? 10,
+    interner: createInterner(),
+    keepComments: options.comments ?? false,
+    stack: [],
+    top: 0,
     depth: 0,
     bailed: false,
   };

@@ -1,7 +1,8 @@
 /**
- * Source positions. A node stores a compact {@link Pos} (a source reference and an offset); line and
- * column are computed on demand from the source's line table, which keeps large documents cheap to
- * parse while every node still answers `file`, `offset`, `line` and `column`.
+ * Source positions. Every AST node is its own {@link Pos}: it stores an offset and a reference to
+ * its {@link Source} (or derives both from a child), and answers `file`, `line` and `column` on
+ * demand from the source's line table. Large documents therefore pay no position objects at parse
+ * time while every position stays exact.
  *
  * Lines and columns are 1-based; columns count UTF-16 code units (as JavaScript strings do), so for
  * ASCII text they equal the byte columns that `cue` prints.
@@ -27,23 +28,70 @@ export interface Source {
   pos(offset: number): Pos;
   /** 1-based line and column of an offset. */
   lineColumn(offset: number): { line: number; column: number };
+  /** 1-based line of an offset. */
+  line(offset: number): number;
+  /** 1-based column (UTF-16 code units) of an offset. */
+  column(offset: number): number;
 }
 
-/** Builds the line table of a source text. */
+/** Builds a source; its line table is computed on the first line/column question. */
 export function createSource(name: string, text: string): Source {
-  let lineStarts: number[] | undefined;
-  const starts = (): number[] => {
-    if (lineStarts === undefined) {
-      lineStarts = [0];
-      for (let i = 0; i < text.length; i++) {
-        if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
-      }
+  return new SourceText(name, text);
+}
+
+/**
+ * The implementation of {@link Source}: a class so that every node's `line`/`column` getter calls
+ * the same methods whichever file the node is from.
+ */
+class SourceText implements Source {
+  readonly name: string;
+  readonly text: string;
+  #lineStarts: Int32Array | undefined;
+
+  constructor(name: string, text: string) {
+    this.name = name;
+    this.text = text;
+  }
+
+  pos(offset: number): Pos {
+    return new SourcePos(this, offset);
+  }
+
+  lineColumn(offset: number): { line: number; column: number } {
+    const off = this.#clamp(offset);
+    const l = this.#lineIndex(off);
+    return { line: l + 1, column: off - (this.#starts()[l] ?? 0) + 1 };
+  }
+
+  line(offset: number): number {
+    return this.#lineIndex(this.#clamp(offset)) + 1;
+  }
+
+  column(offset: number): number {
+    const off = this.#clamp(offset);
+    return off - (this.#starts()[this.#lineIndex(off)] ?? 0) + 1;
+  }
+
+  #clamp(offset: number): number {
+    return Math.max(0, Math.min(offset, this.text.length));
+  }
+
+  #starts(): Int32Array {
+    if (this.#lineStarts === undefined) {
+      const text = this.text;
+      let n = 1;
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+      const ls = new Int32Array(n);
+      let k = 1;
+      for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) ls[k++] = i + 1;
+      this.#lineStarts = ls;
     }
-    return lineStarts;
-  };
-  const lineColumn = (offset: number): { line: number; column: number } => {
-    const ls = starts();
-    const off = Math.max(0, Math.min(offset, text.length));
+    return this.#lineStarts;
+  }
+
+  /** 0-based index of the line holding `off` (binary search over the line starts). */
+  #lineIndex(off: number): number {
+    const ls = this.#starts();
     let lo = 0;
     let hi = ls.length - 1;
     while (lo < hi) {
@@ -51,18 +99,11 @@ export function createSource(name: string, text: string): Source {
       if ((ls[mid] ?? 0) <= off) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo + 1, column: off - (ls[lo] ?? 0) + 1 };
-  };
-  const source: Source = {
-    name,
-    text,
-    pos: (offset) => new SourcePos(source, offset),
-    lineColumn,
-  };
-  return source;
+    return lo;
+  }
 }
 
-/** Lazily resolved position: two fields per node instead of four. */
+/** A position that is not a node (errors, operator positions). */
 class SourcePos implements Pos {
   readonly #source: Source;
   readonly offset: number;
@@ -74,10 +115,10 @@ class SourcePos implements Pos {
     return this.#source.name;
   }
   get line(): number {
-    return this.#source.lineColumn(this.offset).line;
+    return this.#source.line(this.offset);
   }
   get column(): number {
-    return this.#source.lineColumn(this.offset).column;
+    return this.#source.column(this.offset);
   }
   toJSON(): { file: string; line: number; column: number } {
     const lc = this.#source.lineColumn(this.offset);

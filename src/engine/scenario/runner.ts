@@ -4,7 +4,9 @@ import type { Config } from "../../model/config.js";
 import type { EngineEvent } from "../../model/events.js";
 import type { ExitStatus } from "../../model/state.js";
 import { FakeClock } from "../../testing/fake-clock.js";
+import { configDigest } from "../config-digest.js";
 import { createEngine, type Engine, restoreEngine } from "../engine.js";
+import { engineConfig } from "../engine-config.js";
 import { formatDuration } from "../format-duration.js";
 import { buildConfig } from "./config-builder.js";
 import { eventMatches, renderEvent } from "./render-event.js";
@@ -339,10 +341,35 @@ function expect(
 
 /**
  * Re-applies the log to a fresh engine, and from a JSON snapshot taken before every command, and
- * reports the first command whose events differ, or a final state that differs.
+ * reports the first command whose events differ, or a final state that differs. Also re-applies it
+ * with every config reduced to engineConfig(config), what the store's writer runs with.
  */
 function checkDeterminism(log: readonly Logged[], live: Engine): ScenarioFailure[] {
   const want = JSON.stringify(live.snapshot());
+  const lean = createEngine();
+  for (const l of log) {
+    const c = l.command;
+    const command: Command =
+      c.type === "ApplyConfig"
+        ? { ...c, config: engineConfig(c.config), digest: c.digest ?? configDigest(c.config) }
+        : c;
+    if (
+      !isDeepStrictEqual(
+        JSON.parse(JSON.stringify(lean.apply(command))),
+        JSON.parse(JSON.stringify(l.events)),
+      )
+    ) {
+      return [{ line: l.line, message: "the engine gave other events with engineConfig(config)" }];
+    }
+  }
+  if (JSON.stringify(lean.snapshot()) !== want) {
+    return [
+      {
+        line: log[log.length - 1]?.line ?? 0,
+        message: "with engineConfig(config) the engine ends in another state",
+      },
+    ];
+  }
   for (let k = 0; k < log.length; k++) {
     const first = createEngine();
     for (let j = 0; j < k; j++) first.apply((log[j] as Logged).command);

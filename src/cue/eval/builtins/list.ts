@@ -7,7 +7,7 @@ import { resolveDefaultValue } from "../defaults.js";
 import { evaluate, vertexValue } from "../evaluate.js";
 import { bottom, compareAtoms, FALSE, TRUE, type Value } from "../values.js";
 import { NO_CLOSE, Vertex } from "../vertex.js";
-import { concrete, elements, int, listArcs, listValues, num } from "./args.js";
+import { concrete, elements, int, listArcs, listValues, num, typedListValues } from "./args.js";
 import { binaryOpValues } from "./compare.js";
 import { makeList, makeStruct } from "./make.js";
 import { ArgError, fn, registerPackage } from "./registry.js";
@@ -118,22 +118,22 @@ registerPackage("list", {
     const x = concrete(a, 1, "list.Contains");
     return b(listValues(a, 0, "list.Contains").some((e) => binaryOpValues("==", e, x)));
   }),
-  Sum: fn(1, (a) => sumOf(listValues(a, 0, "list.Sum"), "list.Sum", false)),
-  Product: fn(1, (a) => sumOf(listValues(a, 0, "list.Product"), "list.Product", true)),
+  Sum: fn(1, (a) => sumOf(typedListValues(a, 0, "list.Sum", "number"), "list.Sum", false)),
+  Product: fn(1, (a) => sumOf(typedListValues(a, 0, "list.Product", "number"), "list.Product", true)),
   Avg: fn(1, (a) => {
-    const vals = listValues(a, 0, "list.Avg");
+    const vals = typedListValues(a, 0, "list.Avg", "number");
     if (vals.length === 0) return bottom("eval", "list.Avg: empty list");
     const s = sumOf(vals, "list.Avg", false);
     const total = s.t === "int" ? Number(s.v) : s.t === "float" ? s.v : 0;
     return { t: "float", v: total / vals.length };
   }),
   Max: fn(1, (a) => {
-    const vals = listValues(a, 0, "list.Max");
+    const vals = typedListValues(a, 0, "list.Max", "number");
     if (vals.length === 0) return bottom("eval", "list.Max: empty list");
     return vals.reduce((m, v) => ((compareAtoms(v, m) ?? 0) > 0 ? v : m));
   }),
   Min: fn(1, (a) => {
-    const vals = listValues(a, 0, "list.Min");
+    const vals = typedListValues(a, 0, "list.Min", "number");
     if (vals.length === 0) return bottom("eval", "list.Min: empty list");
     return vals.reduce((m, v) => ((compareAtoms(v, m) ?? 0) < 0 ? v : m));
   }),

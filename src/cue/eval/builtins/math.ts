@@ -4,6 +4,7 @@
  */
 
 import { RE2JS } from "re2js";
+import { allows } from "../inspect.js";
 import { compileRegexp } from "../regex.js";
 import { bottom, FALSE, TRUE, type Value } from "../values.js";
 import { concrete, int, num, regularArcs, str, structArg } from "./args.js";
@@ -147,20 +148,34 @@ registerPackage("regexp", {
 });
 
 registerPackage("struct", {
+  // MinFields fails only incompletely on a struct that may still gain fields (cue's semantics).
   MinFields: fn(
     2,
-    (a) =>
-      b(regularArcs(structArg(a, 0, "struct.MinFields")).length >= Number(int(a, 1, "struct.MinFields"))),
-    {
-      validator: true,
+    (a) => {
+      const v = structArg(a, 0, "struct.MinFields");
+      const n = Number(int(a, 1, "struct.MinFields"));
+      const have = regularArcs(v).length;
+      if (have >= n) return TRUE;
+      const code = allows(v, { kind: "anyString" }) ? "incomplete" : "eval";
+      return bottom(
+        code,
+        `invalid value ${v.shortText()} (does not satisfy struct.MinFields(${n})): len(fields) < MinFields(${n}) (${have} < ${n})`,
+      );
     },
+    { validator: true },
   ),
   MaxFields: fn(
     2,
-    (a) =>
-      b(regularArcs(structArg(a, 0, "struct.MaxFields")).length <= Number(int(a, 1, "struct.MaxFields"))),
-    {
-      validator: true,
+    (a) => {
+      const v = structArg(a, 0, "struct.MaxFields");
+      const n = Number(int(a, 1, "struct.MaxFields"));
+      const have = regularArcs(v).length;
+      if (have <= n) return TRUE;
+      return bottom(
+        "eval",
+        `invalid value ${v.shortText()} (does not satisfy struct.MaxFields(${n})): len(fields) > MaxFields(${n}) (${have} > ${n})`,
+      );
     },
+    { validator: true },
   ),
 });

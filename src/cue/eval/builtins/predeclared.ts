@@ -133,7 +133,8 @@ registerPredeclared(
   "error",
   fn(1, (args) => {
     const m = resolveDefaultValue(args[0] as Value);
-    if (m.t === "string") return bottom("user", m.v);
-    return bottom("user", "error");
+    const b = bottom("user", m.t === "string" ? m.v : "error");
+    b.err.custom = true;
+    return b;
   }),
 );

@@ -3,7 +3,7 @@
  */
 
 import { bottom, FALSE, TRUE, type Value } from "../values.js";
-import { int, listValues, str } from "./args.js";
+import { int, str, typedListValues } from "./args.js";
 import { makeList } from "./make.js";
 import { fn, registerPackage } from "./registry.js";
 
@@ -86,7 +86,7 @@ registerPackage("strings", {
     return n(x.split(sub).length - 1);
   }),
   Join: fn(2, (a) => {
-    const items = listValues(a, 0, "strings.Join");
+    const items = typedListValues(a, 0, "strings.Join", "string");
     const sep = str(a, 1, "strings.Join");
     const parts: string[] = [];
     for (const it of items) {

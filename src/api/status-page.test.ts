@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { create, equals, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { fleetConfig } from "../core/fleet-config.js";
+import type { Config, HostConfig, ServiceConfig } from "../model/config.js";
+import { createObjectIndex } from "../store/object-index.js";
+import type { StatusRecord } from "../store/records.js";
+import { encodeStatus } from "../store/status-codec.js";
+import { ListStatusResponseSchema } from "./gen/svc/v1/query_service_pb.js";
+import { objectStatus } from "./status-message.js";
+import { encodedStatusPage, isBinaryContentType } from "./status-page.js";
+
+const T = Date.UTC(2026, 0, 1, 12, 0, 0, 123);
+
+/** Three hosts of three services; host-00001's svc-001 overrides a host label and adds its own. */
+function config(): Config {
+  const base = fleetConfig({ hosts: 3, servicesPerHost: 3 });
+  const h = base.hosts.get("host-00001") as HostConfig;
+  const services = new Map(h.services);
+  const s = services.get("svc-001") as ServiceConfig;
+  services.set("svc-001", { ...s, labels: { rack: "r9", tier: "db", owner: "ops" } });
+  return { ...base, hosts: new Map([...base.hosts, ["host-00001", { ...h, services }]]) };
+}
+const index = createObjectIndex(config());
+
+const record = (key: string, over: Partial<StatusRecord> = {}): StatusRecord => ({
+  key,
+  state: "OK",
+  stateType: "HARD",
+  attempt: 1,
+  maxAttempts: 3,
+  output: "OK - fine",
+  longOutput: "",
+  perfdata: [{ label: "time", value: 0.012, uom: "s", warn: "1", crit: "2", min: 0 }],
+  lastCheck: T,
+  lastStateChange: T - 5000,
+  flapping: false,
+  flapPercent: 0,
+  inDowntime: false,
+  ...over,
+});
+
+/** Rows by position in the index, with the record each has (undefined: PENDING). */
+const cases: { name: string; rows: [number, Partial<StatusRecord> | undefined][] }[] = [
+  { name: "an empty page", rows: [] },
+  { name: "one PENDING host", rows: [[0, undefined]] },
+  { name: "one service with a result", rows: [[1, {}]] },
+  {
+    name: "a mix: pending, problems, acknowledged, in downtime, long output",
+    rows: [
+      [0, { state: "DOWN", stateType: "SOFT", attempt: 2 }],
+      [1, undefined],
+      [
+        2,
+        {
+          state: "CRITICAL",
+          acknowledgement: { author: "ops", comment: "known", sticky: false, setAt: T - 100 },
+          flapping: true,
+          flapPercent: 33.3,
+        },
+      ],
+      [3, { inDowntime: true, longOutput: "x".repeat(500), lastHardStateChange: T - 9000 }],
+      [4, undefined],
+      [7, { perfdata: [], output: "" }],
+    ],
+  },
+  {
+    name: "a service whose labels override its host's",
+    rows: [
+      [6, {}],
+      [5, undefined],
+    ],
+  },
+];
+
+describe("ListStatus page spliced from encoded records", () => {
+  for (const c of cases) {
+    it(`is byte for byte the page built from messages: ${c.name}`, () => {
+      const rows = c.rows.map(([i, over]) => {
+        const entry = index.entry(i);
+        const r = over === undefined ? undefined : record(entry.key, over);
+        return { i, entry, record: r, encoded: r === undefined ? undefined : encodeStatus(r) };
+      });
+      const encoded = new Map(rows.map((r) => [r.entry.key, r.encoded]));
+      const projection = { encodedStatus: (key: string) => encoded.get(key) };
+      const positions = rows.map((r) => r.i);
+      const spliced = toBinary(
+        ListStatusResponseSchema,
+        encodedStatusPage(index, projection, positions, "", 0),
+      );
+      const built = toBinary(
+        ListStatusResponseSchema,
+        create(ListStatusResponseSchema, { statuses: rows.map((r) => objectStatus(r.entry, r.record)) }),
+      );
+      assert.deepEqual(Buffer.from(spliced), Buffer.from(built));
+
+      // With the other fields set, the message a client decodes is the same.
+      const page = encodedStatusPage(index, projection, positions, "next", 42);
+      const expected = create(ListStatusResponseSchema, {
+        statuses: rows.map((r) => objectStatus(r.entry, r.record)),
+        nextPageToken: "next",
+        totalSize: 42,
+      });
+      const decoded = fromBinary(ListStatusResponseSchema, toBinary(ListStatusResponseSchema, page));
+      assert.ok(equals(ListStatusResponseSchema, decoded, expected));
+      assert.equal(decoded.statuses.length, rows.length);
+    });
+  }
+
+  const types: [string | null, boolean][] = [
+    ["application/grpc", true],
+    ["application/grpc+proto", true],
+    ["application/grpc-web", true],
+    ["application/grpc-web+proto", true],
+    ["application/proto", true],
+    ["application/proto; charset=utf-8", true],
+    ["application/json", false],
+    ["application/grpc+json", false],
+    ["application/grpc-web+json", false],
+    ["application/grpc-web-text", false],
+    ["text/plain", false],
+    [null, false],
+  ];
+  for (const [type, binary] of types) {
+    it(`content type ${type} is ${binary ? "binary" : "not binary"}`, () => {
+      assert.equal(isBinaryContentType(type), binary);
+    });
+  }
+});

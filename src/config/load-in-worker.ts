@@ -1,0 +1,137 @@
+import { Worker } from "node:worker_threads";
+import type { Config, HostConfig } from "../model/config.js";
+import { freezeMap } from "./decode.js";
+import type { ConfigDiagnostic } from "./diagnostic.js";
+import type { LoadConfigResult } from "./loader.js";
+import type { ConfigProfile } from "./type-checks.js";
+
+/** What the worker is started with (its workerData). */
+export interface WorkerInput {
+  readonly file: string;
+  readonly text: string;
+  readonly profile: ConfigProfile | undefined;
+  /** Hosts plus services per batch message. */
+  readonly batchObjects: number;
+}
+
+/** Messages from the worker, in order: `hosts`* then `done`; or `rejected`; or `failed`. */
+export type ToMain =
+  | { readonly t: "hosts"; readonly hosts: readonly HostConfig[] }
+  | { readonly t: "done"; readonly rest: Omit<Config, "hosts"> }
+  | { readonly t: "rejected"; readonly diagnostics: readonly ConfigDiagnostic[] }
+  | { readonly t: "failed"; readonly message: string };
+
+export interface WorkerLoadInput {
+  readonly file: string;
+  readonly text: string;
+  readonly profile?: ConfigProfile;
+  /**
+   * Hosts plus services per message back (default 2,000): the main thread deserializes one
+   * message at a time and serves other work in between.
+   */
+  readonly batchObjects?: number;
+  /** Aborting terminates the worker; the promise then rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * The worker's V8 heap limit in MB (default: V8's own). Past it the worker dies and the promise
+   * rejects, while the calling thread lives on.
+   */
+  readonly maxHeapMb?: number;
+}
+
+/**
+ * loadConfig (loader.ts) on a worker thread, for the server's loads: evaluating a large fleet takes
+ * seconds that must not stall the API or the scheduler during a reload, and the evaluation's memory
+ * (which the engine would otherwise keep alive: its shared-leaf cache holds on to the last document) goes away with the worker. The result
+ * is exactly loadConfig's: the same Config (structured-cloned back in batches, then frozen again
+ * here, since a clone is neither frozen nor shares the frozen maps' prototype) or the same
+ * diagnostics. Rejects only when the worker itself fails (cannot start, runs out of memory, is
+ * aborted); the document's problems are diagnostics. Each call runs in a fresh worker.
+ */
+export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigResult> {
+  const data: WorkerInput = {
+    file: input.file,
+    text: input.text,
+    profile: input.profile,
+    batchObjects: input.batchObjects ?? 2000,
+  };
+  const { signal, maxHeapMb } = input;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const worker = new Worker(new URL("./load-worker.js", import.meta.url), {
+      workerData: data,
+      ...(maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }),
+    });
+    const hosts = new Map<string, HostConfig>();
+    let settled = false;
+    const onAbort = (): void => {
+      settle(() => reject(signal?.reason));
+      void worker.terminate();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const settle = (f: () => void): void => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      f();
+    };
+    worker.on("message", (m: ToMain) => {
+      switch (m.t) {
+        case "hosts":
+          for (const h of m.hosts) hosts.set(h.name, deepFreeze(h));
+          // Asked for after other pending work (I/O, timers) had its turn.
+          setImmediate(() => worker.postMessage("next"));
+          return;
+        case "done": {
+          const r = m.rest;
+          const config: Config = Object.freeze({
+            hosts: freezeMap(hosts),
+            resources: deepFreeze(r.resources),
+            commands: deepFreeze(r.commands),
+            contacts: deepFreeze(r.contacts),
+            notifications: deepFreeze(r.notifications),
+            views: deepFreeze(r.views),
+            sinks: deepFreeze(r.sinks),
+          });
+          settle(() => resolve({ ok: true, config }));
+          return;
+        }
+        case "rejected":
+          settle(() => resolve({ ok: false, diagnostics: m.diagnostics }));
+          return;
+        case "failed":
+          settle(() => reject(new Error(`configuration loader worker: ${m.message}`)));
+          return;
+        default: {
+          const never: never = m;
+          settle(() => reject(new Error(`configuration loader worker: unexpected message ${String(never)}`)));
+        }
+      }
+    });
+    worker.on("error", (e) =>
+      settle(() => reject(new Error(`configuration loader worker: ${e.message}`, { cause: e }))),
+    );
+    worker.on("exit", (code) =>
+      settle(() => reject(new Error(`configuration loader worker exited with code ${code}`))),
+    );
+  });
+}
+
+/**
+ * Freezes a cloned Config part as the decoder froze the original: objects and arrays, and maps
+ * through freezeMap (mutators throw). Config parts are trees whose leaves may be shared; a frozen
+ * object was already visited.
+ */
+function deepFreeze<T>(v: T): T {
+  if (v === null || typeof v !== "object" || Object.isFrozen(v)) return v;
+  if (v instanceof Map) {
+    for (const x of v.values()) deepFreeze(x);
+    freezeMap(v);
+    return v;
+  }
+  for (const k in v) deepFreeze((v as Record<string, unknown>)[k]);
+  return Object.freeze(v);
+}

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { StatusRecord } from "./records.js";
+import { decodeStatus, encodeStatus } from "./status-codec.js";
+
+const T = Date.UTC(2026, 0, 1, 12, 0, 0, 123);
+
+const base: StatusRecord = {
+  key: "web!http",
+  state: "OK",
+  stateType: "HARD",
+  attempt: 1,
+  maxAttempts: 3,
+  output: "OK - all good",
+  longOutput: "",
+  perfdata: [],
+  lastCheck: T,
+  flapping: false,
+  flapPercent: 0,
+  inDowntime: false,
+};
+
+const cases: { name: string; record: StatusRecord }[] = [
+  { name: "a plain OK", record: base },
+  {
+    name: "every field set",
+    record: {
+      ...base,
+      state: "CRITICAL",
+      stateType: "SOFT",
+      attempt: 2,
+      maxAttempts: 5,
+      longOutput: "line 2\nline 3",
+      perfdata: [
+        { label: "time", value: 0.012, uom: "s", warn: "1", crit: "2", min: 0, max: 10 },
+        { label: "'quoted label'", value: -3.5, uom: "", warn: "", crit: "@10:20" },
+      ],
+      lastStateChange: T - 60_000,
+      lastHardStateChange: T - 3_600_000,
+      flapping: true,
+      flapPercent: 42.5,
+      acknowledgement: { author: "ops", comment: "on it", sticky: true, setAt: T - 1000 },
+      inDowntime: true,
+    },
+  },
+  { name: "a host", record: { ...base, key: "web", state: "UNREACHABLE" } },
+  {
+    name: "an acknowledgement with empty fields is still one",
+    record: { ...base, state: "DOWN", acknowledgement: { author: "", comment: "", sticky: false, setAt: 0 } },
+  },
+  {
+    name: "fields longer than 127 bytes (multi-byte lengths) and non-ASCII text",
+    record: {
+      ...base,
+      output: `WARNING – überlastet ${"x".repeat(300)} ✓`,
+      longOutput: "日本語\n".repeat(100),
+      perfdata: Array.from({ length: 20 }, (_, i) => ({
+        label: `disk-${i}`,
+        value: i,
+        uom: "%",
+        warn: "80",
+        crit: "90",
+      })),
+    },
+  },
+  { name: "zero values", record: { ...base, attempt: 0, output: "", lastCheck: 0 } },
+];
+
+describe("status codec", () => {
+  for (const c of cases) {
+    it(`round-trips ${c.name}`, () => {
+      const bytes = encodeStatus(c.record);
+      const back = decodeStatus(c.record.key, bytes);
+      // A lastCheck of 0 means "never": it is not held.
+      const { lastCheck, ...rest } = c.record;
+      assert.deepEqual(back, lastCheck === 0 ? rest : c.record);
+      assert.equal(encodeStatus(back), bytes, "encode(decode(bytes)) is bytes");
+    });
+  }
+
+  it("keeps whole milliseconds", () => {
+    const r = decodeStatus("a", encodeStatus({ ...base, lastCheck: T + 0.75 }));
+    assert.equal(r.lastCheck, T);
+  });
+
+  it("is compact: a typical record is a short string", () => {
+    const bytes = encodeStatus({
+      ...base,
+      perfdata: [{ label: "time", value: 0.012, uom: "s", warn: "1", crit: "2", min: 0 }],
+      lastStateChange: T,
+      lastHardStateChange: T,
+    });
+    assert.ok(bytes.length < 110, `${bytes.length} bytes`);
+  });
+});

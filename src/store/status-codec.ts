@@ -1,0 +1,295 @@
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import type { PerfDatum } from "../model/check-result.js";
+import type { ObjectState, StateType } from "../model/state.js";
+import type { AckRecord, StatusRecord } from "./records.js";
+import { createWireWriter, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, type WireWriter } from "./wire.js";
+
+/**
+ * How the projection holds a status record: the record's fields in protobuf wire format, as the
+ * fields 3–16 of `svc.v1.ObjectStatus` (proto/svc/v1/query_service.proto) in field order, kept as
+ * a latin1 string (one char per byte). A string costs a sixth of the object graph it replaces and
+ * is opaque to the garbage collector; and because a repeated message field is the concatenation of
+ * its elements, the API builds a ListStatus page by splicing these bytes between each object's
+ * configured fields (host, service before; check type, labels after) instead of building messages.
+ * src/api/status-page.test.ts pins the encoding to the generated schema.
+ *
+ * Times are whole milliseconds (a Timestamp of seconds and nanos that are a multiple of 10^6), so
+ * encode(decode(bytes)) is bytes.
+ */
+export type EncodedStatus = string;
+
+/** svc.v1.State numbers. */
+const STATE_NUMBER: Readonly<Record<ObjectState, number>> = {
+  PENDING: 1,
+  OK: 2,
+  WARNING: 3,
+  CRITICAL: 4,
+  UNKNOWN: 5,
+  UP: 6,
+  DOWN: 7,
+  UNREACHABLE: 8,
+};
+const STATE_OF_NUMBER: readonly (ObjectState | undefined)[] = [
+  undefined,
+  "PENDING",
+  "OK",
+  "WARNING",
+  "CRITICAL",
+  "UNKNOWN",
+  "UP",
+  "DOWN",
+  "UNREACHABLE",
+];
+/** svc.v1.StateType numbers. */
+const STATE_TYPE_NUMBER: Readonly<Record<StateType, number>> = { SOFT: 1, HARD: 2 };
+
+/** ObjectStatus field numbers (the ones a record carries). */
+const F = {
+  state: 3,
+  stateType: 4,
+  attempt: 5,
+  maxAttempts: 6,
+  output: 7,
+  longOutput: 8,
+  perfdata: 9,
+  lastCheck: 10,
+  lastStateChange: 11,
+  lastHardStateChange: 12,
+  flapping: 13,
+  flapPercent: 14,
+  acknowledgement: 15,
+  inDowntime: 16,
+} as const;
+
+/** What a status record is made of, field by field (a StatusRecord, or the parts of an event). */
+export interface StatusFields {
+  readonly state: ObjectState;
+  readonly stateType: StateType;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly output: string;
+  readonly longOutput: string;
+  readonly perfdata: readonly PerfDatum[];
+  /** Absent or 0: not set. */
+  readonly lastCheck?: number | undefined;
+  readonly lastStateChange?: number | undefined;
+  readonly lastHardStateChange?: number | undefined;
+  readonly flapping: boolean;
+  readonly flapPercent: number;
+  readonly acknowledgement?: AckRecord | null | undefined;
+  readonly inDowntime: boolean;
+}
+
+const shared = createWireWriter();
+
+/** The encoding of a record's fields. */
+export function encodeStatus(r: StatusFields): EncodedStatus {
+  const w = shared;
+  w.reset();
+  uint(w, F.state, STATE_NUMBER[r.state]);
+  uint(w, F.stateType, STATE_TYPE_NUMBER[r.stateType]);
+  uint(w, F.attempt, r.attempt);
+  uint(w, F.maxAttempts, r.maxAttempts);
+  if (r.output !== "") w.string(F.output, r.output);
+  if (r.longOutput !== "") w.string(F.longOutput, r.longOutput);
+  for (const p of r.perfdata) {
+    const m = w.beginLen(F.perfdata);
+    if (p.label !== "") w.string(1, p.label);
+    double(w, 2, p.value);
+    if (p.uom !== "") w.string(3, p.uom);
+    if (p.warn !== "") w.string(4, p.warn);
+    if (p.crit !== "") w.string(5, p.crit);
+    if (p.min !== undefined) {
+      w.tag(6, WIRE_FIXED64);
+      w.double(p.min);
+    }
+    if (p.max !== undefined) {
+      w.tag(7, WIRE_FIXED64);
+      w.double(p.max);
+    }
+    w.endLen(m);
+  }
+  timestamp(w, F.lastCheck, r.lastCheck);
+  timestamp(w, F.lastStateChange, r.lastStateChange);
+  timestamp(w, F.lastHardStateChange, r.lastHardStateChange);
+  if (r.flapping) uint(w, F.flapping, 1);
+  double(w, F.flapPercent, r.flapPercent);
+  const ack = r.acknowledgement;
+  if (ack != null) {
+    const m = w.beginLen(F.acknowledgement);
+    if (ack.author !== "") w.string(1, ack.author);
+    if (ack.comment !== "") w.string(2, ack.comment);
+    if (ack.sticky) uint(w, 3, 1);
+    timestamp(w, 4, ack.setAt);
+    w.endLen(m);
+  }
+  if (r.inDowntime) uint(w, F.inDowntime, 1);
+  return w.takeLatin1();
+}
+
+/** Proto3 implicit presence: zero is not written. */
+function uint(w: WireWriter, field: number, n: number): void {
+  if (n === 0) return;
+  w.tag(field, WIRE_VARINT);
+  w.varint(n);
+}
+
+function double(w: WireWriter, field: number, n: number): void {
+  if (n === 0) return;
+  w.tag(field, WIRE_FIXED64);
+  w.double(n);
+}
+
+/** An optional Timestamp; ms since the epoch, whole milliseconds. Absent or 0: not set. */
+function timestamp(w: WireWriter, field: number, ms: number | undefined): void {
+  if (ms === undefined || ms === 0) return;
+  const whole = Math.floor(ms);
+  const seconds = Math.floor(whole / 1000);
+  const m = w.beginLen(field);
+  uint(w, 1, seconds);
+  uint(w, 2, (whole - seconds * 1000) * 1_000_000);
+  w.endLen(m);
+}
+
+/** The record of `key` from its encoding. */
+export function decodeStatus(key: string, bytes: EncodedStatus): StatusRecord {
+  const r = new BinaryReader(Buffer.from(bytes, "latin1"));
+  let state: ObjectState = "PENDING";
+  let stateType: StateType = "HARD";
+  let attempt = 0;
+  let maxAttempts = 0;
+  let output = "";
+  let longOutput = "";
+  const perfdata: PerfDatum[] = [];
+  let lastCheck: number | undefined;
+  let lastStateChange: number | undefined;
+  let lastHardStateChange: number | undefined;
+  let flapping = false;
+  let flapPercent = 0;
+  let acknowledgement: AckRecord | undefined;
+  let inDowntime = false;
+  while (r.pos < r.len) {
+    const [field, wt] = r.tag();
+    switch (field) {
+      case F.state:
+        state = STATE_OF_NUMBER[r.uint32()] ?? "PENDING";
+        break;
+      case F.stateType:
+        stateType = r.uint32() === 1 ? "SOFT" : "HARD";
+        break;
+      case F.attempt:
+        attempt = r.uint32();
+        break;
+      case F.maxAttempts:
+        maxAttempts = r.uint32();
+        break;
+      case F.output:
+        output = r.string();
+        break;
+      case F.longOutput:
+        longOutput = r.string();
+        break;
+      case F.perfdata:
+        perfdata.push(readPerfDatum(new BinaryReader(r.bytes())));
+        break;
+      case F.lastCheck:
+        lastCheck = readTimestamp(new BinaryReader(r.bytes()));
+        break;
+      case F.lastStateChange:
+        lastStateChange = readTimestamp(new BinaryReader(r.bytes()));
+        break;
+      case F.lastHardStateChange:
+        lastHardStateChange = readTimestamp(new BinaryReader(r.bytes()));
+        break;
+      case F.flapping:
+        flapping = r.bool();
+        break;
+      case F.flapPercent:
+        flapPercent = r.double();
+        break;
+      case F.acknowledgement:
+        acknowledgement = readAck(new BinaryReader(r.bytes()));
+        break;
+      case F.inDowntime:
+        inDowntime = r.bool();
+        break;
+      default:
+        r.skip(wt, field);
+    }
+  }
+  return {
+    key,
+    state,
+    stateType,
+    attempt,
+    maxAttempts,
+    output,
+    longOutput,
+    perfdata,
+    ...(lastCheck === undefined ? {} : { lastCheck }),
+    ...(lastStateChange === undefined ? {} : { lastStateChange }),
+    ...(lastHardStateChange === undefined ? {} : { lastHardStateChange }),
+    flapping,
+    flapPercent,
+    ...(acknowledgement === undefined ? {} : { acknowledgement }),
+    inDowntime,
+  };
+}
+
+function readPerfDatum(r: BinaryReader): PerfDatum {
+  let label = "";
+  let value = 0;
+  let uom = "";
+  let warn = "";
+  let crit = "";
+  let min: number | undefined;
+  let max: number | undefined;
+  while (r.pos < r.len) {
+    const [field, wt] = r.tag();
+    if (field === 1 && wt === WireType.LengthDelimited) label = r.string();
+    else if (field === 2) value = r.double();
+    else if (field === 3) uom = r.string();
+    else if (field === 4) warn = r.string();
+    else if (field === 5) crit = r.string();
+    else if (field === 6) min = r.double();
+    else if (field === 7) max = r.double();
+    else r.skip(wt, field);
+  }
+  return {
+    label,
+    value,
+    uom,
+    warn,
+    crit,
+    ...(min === undefined ? {} : { min }),
+    ...(max === undefined ? {} : { max }),
+  };
+}
+
+function readTimestamp(r: BinaryReader): number {
+  let seconds = 0;
+  let nanos = 0;
+  while (r.pos < r.len) {
+    const [field, wt] = r.tag();
+    if (field === 1) seconds = Number(r.int64());
+    else if (field === 2) nanos = r.int32();
+    else r.skip(wt, field);
+  }
+  return seconds * 1000 + Math.floor(nanos / 1_000_000);
+}
+
+function readAck(r: BinaryReader): AckRecord {
+  let author = "";
+  let comment = "";
+  let sticky = false;
+  let setAt = 0;
+  while (r.pos < r.len) {
+    const [field, wt] = r.tag();
+    if (field === 1) author = r.string();
+    else if (field === 2) comment = r.string();
+    else if (field === 3) sticky = r.bool();
+    else if (field === 4 && wt === WIRE_LEN) setAt = readTimestamp(new BinaryReader(r.bytes()));
+    else r.skip(wt, field);
+  }
+  return { author, comment, sticky, setAt };
+}
