@@ -317,19 +317,24 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   const depth = expStackV.length;
   expStackV.push(v);
   expStackR.push(r);
+  // The rare `open` / `andScope` marks only when set: the common conjunct keeps one shape.
+  const marked = c.open !== undefined || c.andScope !== undefined;
   try {
     for (const rc of r.conjuncts) {
       const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat(rc.ctx);
-      addConjunct(v, {
-        expr: rc.expr,
-        env: rc.env,
-        ctx: merged,
-        value: rc.value,
-        pos: rc.pos,
-        embed: c.embed,
-        open: c.open,
-        andScope: c.andScope,
-      });
+      const nc: Conjunct = marked
+        ? {
+            expr: rc.expr,
+            env: rc.env,
+            ctx: merged,
+            value: rc.value,
+            pos: rc.pos,
+            embed: c.embed,
+            open: c.open,
+            andScope: c.andScope,
+          }
+        : { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed };
+      addConjunct(v, nc);
     }
   } finally {
     expStackV.length = depth;
@@ -636,15 +641,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       case "Embed":
         if (isStructural(d.expr)) {
-          addConjunct(v, {
-            expr: d.expr,
-            env: frame,
-            ctx,
-            value: undefined,
-            pos: d.expr.pos,
-            embed,
-            open: c.open,
-          });
+          addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -670,18 +667,23 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && !isStructural(d.expr)) {
-        addConjunct(v, {
-          expr: d.expr,
-          env: frame,
-          ctx,
-          value: undefined,
-          pos: d.expr.pos,
-          embed,
-          open: c.open,
-        });
+        addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));
       }
     }
   }
+}
+
+/** The conjunct of an embedding (`open` only when set, so that the common shape stays one). */
+function embedded(
+  expr: ast.Expr,
+  env: import("./vertex.js").Frame,
+  ctx: CloseSet,
+  embed: boolean,
+  open: boolean | undefined,
+): Conjunct {
+  return open === undefined
+    ? { expr, env, ctx, value: undefined, pos: expr.pos, embed }
+    : { expr, env, ctx, value: undefined, pos: expr.pos, embed, open };
 }
 
 /** The error for `x...` in a file that does not enable the experiment. */

@@ -52,11 +52,7 @@ export function runComprehension(
         }
         const val = evalExpr(cl.expr, tryFrame(f));
         if (val.t === "bottom" && val.err.tryAbsent === true) return;
-        if (val.t === "bottom") {
-          setErr(v, val);
-          check();
-          return;
-        }
+        // Any other error is the value of x: it shows where x is used.
         const b: import("./vertex.js").Binding =
           val.t === "vertex" ? { t: "vertex", v: val.v } : { t: "value", v: val };
         loop(i + 1, bindFrame(f, new Map([[cl.ident.name, b]])));

@@ -353,6 +353,10 @@ function optionalReference(x: ast.Postfix, env: Frame): Value {
     if (r.t === "vertex" && r.v.fieldType === REQUIRED) {
       return bottom("incomplete", `required field missing: ${displayLabel(r.v.label)}`, [x.pos]);
     }
+    // An optional field that is not set is absent, even while its struct is being collected.
+    if (r.t === "vertex" && r.v.fieldType === OPTIONAL && !r.v.isLet && !r.v.label.startsWith("#")) {
+      return absentMarker(x);
+    }
     const v = r.t === "value" ? r.v : vertexValue(r.v);
     if (v.t === "bottom" && v.err.absent === true) return absentMarker(x);
     return v;
