@@ -70,6 +70,20 @@ export function childCtx(ctx: CloseSet, _label: string): CloseSet {
 let lastCtxIn: CloseSet | undefined;
 let lastCtxOut: CloseSet = NO_CLOSE;
 
+/** `ctx` with `cc` added (exact-size arrays; no temporary). */
+function withCtx(ctx: CloseSet, cc: CloseCtx): CloseSet {
+  switch (ctx.length) {
+    case 0:
+      return [cc];
+    case 1:
+      return [ctx[0] as CloseCtx, cc];
+    case 2:
+      return [ctx[0] as CloseCtx, ctx[1] as CloseCtx, cc];
+    default:
+      return ctx.concat([cc]);
+  }
+}
+
 /** Whether a vertex label or reference names a definition (or lives inside one). */
 export function inDefinition(v: Vertex): boolean {
   for (let x: Vertex | undefined = v; x !== undefined; x = x.parent) {
@@ -313,7 +327,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     const cc = new CloseCtx(true);
     if (embedLike) cc.skipAt = v;
     if (c.embed) cc.andScope = c.andScope;
-    ctx = ctx.concat([cc]);
+    ctx = withCtx(ctx, cc);
   }
   const depth = expStackV.length;
   expStackV.push(v);
@@ -675,7 +689,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if ((info & CLOSING_EMBED) !== 0 && !c.embed && !explicit && c.open !== true) {
     const cc = new CloseCtx(false);
     cc.fromEmbed = true;
-    ctx = ctx.concat([cc]);
+    ctx = withCtx(ctx, cc);
   }
   const embed = explicit ? c.embed : true;
   if (c.andScope !== undefined && !c.andScope.lits.includes(lit)) c.andScope.lits.push(lit);
