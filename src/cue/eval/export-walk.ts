@@ -95,7 +95,8 @@ interface State {
   // JSON text
   // JSON text: pieces, joined into a chunk every few thousand (so that the pieces die young and
   // only the chunks are kept), and the chunks.
-  parts: string[];
+  readonly parts: string[];
+  nparts: number;
   readonly chunks: string[];
   readonly indent: number;
   readonly pads: string[];
@@ -127,6 +128,7 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     named: 0,
     failed: false,
     parts: [],
+    nparts: 0,
     chunks: [],
     indent,
     pads: [],
@@ -187,17 +189,21 @@ function collectOnly(s: State, v: Vertex, path: string[], depth: number): void {
 }
 
 function put(s: State, x: string): void {
-  const ps = s.parts;
-  ps.push(x);
-  if (ps.length >= 4096) {
-    s.chunks.push(ps.join(""));
-    s.parts = [];
+  // One pieces array, reused for every chunk: no growth garbage.
+  s.parts[s.nparts++] = x;
+  if (s.nparts === CHUNK) {
+    s.chunks.push(s.parts.join(""));
+    s.nparts = 0;
   }
 }
 
+const CHUNK = 4096;
+
 function finishText(s: State): string {
+  s.parts.length = s.nparts;
   s.chunks.push(s.parts.join(""));
-  s.parts = [];
+  s.nparts = 0;
+  s.parts.length = 0;
   return s.chunks.join("");
 }
 
