@@ -93,6 +93,12 @@ describe("ListStatus page spliced from encoded records", () => {
         create(ListStatusResponseSchema, { statuses: rows.map((r) => objectStatus(r.entry, r.record)) }),
       );
       assert.deepEqual(Buffer.from(spliced), Buffer.from(built));
+      // Again, from the configured fields the first call encoded and kept.
+      const again = toBinary(
+        ListStatusResponseSchema,
+        encodedStatusPage(index, projection, positions, "", 0),
+      );
+      assert.deepEqual(Buffer.from(again), Buffer.from(built));
 
       // With the other fields set, the message a client decodes is the same.
       const page = encodedStatusPage(index, projection, positions, "next", 42);

@@ -20,6 +20,45 @@ const STATE_TYPE_HARD = 2;
 const STATUSES = 1;
 
 const writer = createWireWriter(256 * 1024);
+const scratch = createWireWriter(4096);
+
+/**
+ * Each object's configured fields, encoded once per config: `head` is host and service (fields
+ * 1–2), `tail` check type and labels (17–18). Made when a page first shows the object and kept
+ * with the index (a reload makes a new index, and so new parts); reading them back costs a third
+ * of encoding them from the config objects every time, which is spread all over the heap.
+ */
+interface ConfigParts {
+  readonly head: (string | undefined)[];
+  readonly tail: (string | undefined)[];
+}
+const partsByIndex = new WeakMap<ObjectIndex, ConfigParts>();
+
+function configParts(index: ObjectIndex): ConfigParts {
+  let parts = partsByIndex.get(index);
+  if (parts === undefined) {
+    parts = { head: new Array(index.size), tail: new Array(index.size) };
+    partsByIndex.set(index, parts);
+  }
+  return parts;
+}
+
+function encodeParts(index: ObjectIndex, parts: ConfigParts, p: number): void {
+  const host = index.hostAt(p);
+  const service = index.serviceAt(p);
+  const w = scratch;
+  w.reset();
+  w.string(HOST, host.name);
+  if (service !== undefined) w.string(SERVICE, service.name);
+  parts.head[p] = w.takeLatin1();
+  w.string(CHECK_TYPE, (service ?? host).check.type);
+  // The effective labels (a service's host's, overlaid by its own) in the order of the merged
+  // object — host keys first, then keys only the service has — without building that object.
+  const own = service?.labels;
+  for (const k in host.labels) label(w, k, own?.[k] ?? (host.labels[k] as string));
+  if (own !== undefined) for (const k in own) if (!(k in host.labels)) label(w, k, own[k] as string);
+  parts.tail[p] = w.takeLatin1();
+}
 
 /**
  * A ListStatus response whose `statuses` are spliced from the projection's encoded records instead
@@ -36,30 +75,23 @@ export function encodedStatusPage(
   nextPageToken: string,
   totalSize: number,
 ): ListStatusResponse {
+  const parts = configParts(index);
   const w = writer;
   w.reset();
   for (const p of positions) {
-    const host = index.hostAt(p);
-    const service = index.serviceAt(p);
+    if (parts.head[p] === undefined) encodeParts(index, parts, p);
     const encoded = projection.encodedStatus(index.keyAt(p));
     const el = w.beginLen(STATUSES);
-    w.string(HOST, host.name);
-    if (service !== undefined) w.string(SERVICE, service.name);
-    const check = (service ?? host).check;
+    w.latin1(parts.head[p] as string);
     if (encoded !== undefined) {
       w.latin1(encoded);
     } else {
       field(w, STATE, STATE_PENDING);
       field(w, STATE_TYPE, STATE_TYPE_HARD);
       field(w, ATTEMPT, 1);
-      field(w, MAX_ATTEMPTS, check.maxAttempts);
+      field(w, MAX_ATTEMPTS, (index.serviceAt(p) ?? index.hostAt(p)).check.maxAttempts);
     }
-    w.string(CHECK_TYPE, check.type);
-    // The effective labels (a service's host's, overlaid by its own) in the order of the merged
-    // object — host keys first, then keys only the service has — without building that object.
-    const own = service?.labels;
-    for (const k in host.labels) label(w, k, own?.[k] ?? (host.labels[k] as string));
-    if (own !== undefined) for (const k in own) if (!(k in host.labels)) label(w, k, own[k] as string);
+    w.latin1(parts.tail[p] as string);
     w.endLen(el);
   }
   const bytes = w.takeBuffer();

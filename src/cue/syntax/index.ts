@@ -1,7 +1,9 @@
 /**
  * CUE syntax: the lexer, the parser and the AST of CUE v0.17 source files. `parseFile` turns one
  * file's text into an `ast.File` plus syntax errors (it never throws); `parseExpression` parses a
- * single expression (used for `@test(eq, …)` bodies). Positions are lazy (`position.ts`).
+ * single expression (used for `@test(eq, …)` bodies). The tree implements the interfaces of
+ * `ast.ts` with compact classes (`node-base.ts`): a node is its own position, answering line and
+ * column from its source's line table on demand (`position.ts`).
  */
 
 export type * from "./ast.js";

@@ -9,142 +9,25 @@
  */
 
 import { createInterner, hashChar, hashSeed, type Interner, type Keyword } from "./intern.js";
-import { type ExprRange, scanString } from "./string-lit.js";
+import { scanString } from "./string-lit.js";
+import {
+  type AttrInfo,
+  asciiIdentChar,
+  commaAfter,
+  isDigit,
+  isIdentChar,
+  isLetter,
+  type LexComment,
+  type LexError,
+  type Lexer,
+  operatorFlags,
+  punctuation,
+  type StringInfo,
+  type Token,
+  type TokenType,
+} from "./tokens.js";
 
-/** Token kinds; punctuation and operators are their own spelling. */
-export type TokenType =
-  | "EOF"
-  | "ILLEGAL"
-  | "IDENT"
-  | "INT"
-  | "FLOAT"
-  | "STRING"
-  | "BOTTOM"
-  | "ATTR"
-  | ","
-  | ":"
-  | "?"
-  | "!"
-  | "("
-  | ")"
-  | "["
-  | "]"
-  | "{"
-  | "}"
-  | "."
-  | "..."
-  | "="
-  | "+"
-  | "-"
-  | "*"
-  | "/"
-  | "&"
-  | "|"
-  | "&&"
-  | "||"
-  | "=="
-  | "!="
-  | "<"
-  | "<="
-  | ">"
-  | ">="
-  | "=~"
-  | "!~"
-  | "~";
-
-/** Decoded contents of a string token. */
-export interface StringInfo {
-  readonly bytes: boolean;
-  readonly multiline: boolean;
-  readonly parts: readonly (string | ExprRange)[];
-}
-
-/** An attribute token's name and raw body. */
-export interface AttrInfo {
-  readonly name: string;
-  readonly body: string;
-  readonly bodyOffset: number;
-}
-
-/** One token. `start`/`end` are 0-based offsets into the source text. */
-export interface Token {
-  readonly type: TokenType;
-  readonly start: number;
-  readonly end: number;
-  /** For `,`: true when inserted at a newline or end of file. */
-  readonly implicit?: boolean;
-  /** For `STRING`. */
-  readonly str?: StringInfo;
-  /** For `ATTR`: name and raw body. */
-  readonly attr?: AttrInfo;
-}
-
-/** A lexical error. */
-export interface LexError {
-  readonly offset: number;
-  readonly message: string;
-}
-
-/** A comment found while lexing (text without `//`). */
-export interface LexComment {
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-}
-
-/** Pulls tokens, as objects, from a range of a source text. */
-export interface Lexer {
-  next(): Token;
-  readonly errors: LexError[];
-  readonly comments: LexComment[];
-}
-
-function isLetter(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    c === 95 ||
-    c === 36 ||
-    (c >= 0x80 && /\p{L}/u.test(String.fromCharCode(c)))
-  );
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-/** ASCII characters that may continue an identifier (letters, digits, `_`, `$`). */
-const asciiIdentChar = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
-    asciiIdentChar[c] = 1;
-}
-
-function isIdentChar(c: number): boolean {
-  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
-    return true;
-  return c >= 0x80 && (/\p{L}/u.test(String.fromCharCode(c)) || /\p{Nd}/u.test(String.fromCharCode(c)));
-}
-
-/** Whether a newline after a token of this type inserts a comma. */
-function commaAfter(t: TokenType): boolean {
-  switch (t) {
-    case "IDENT":
-    case "INT":
-    case "FLOAT":
-    case "STRING":
-    case "BOTTOM":
-    case "ATTR":
-    case ")":
-    case "]":
-    case "}":
-    case "?":
-    case "...":
-      return true;
-    default:
-      return false;
-  }
-}
+export type { AttrInfo, LexComment, LexError, Lexer, StringInfo, Token, TokenType } from "./tokens.js";
 
 /** Plain decimal integers up to this many digits are decoded by the lexer (exact in a double). */
 const maxPlainDigits = 15;
@@ -176,6 +59,8 @@ export class Scanner {
   attr: AttrInfo | undefined = undefined;
   /** For `INT`: the value of a plain decimal literal (no `_`, prefix or multiplier), else -1. */
   intValue = -1;
+  /** For operators: binary precedence (low three bits) and `unaryFlag`; 0 for other tokens. */
+  op = 0;
 
   #i: number;
   #needComma = false;
@@ -190,6 +75,7 @@ export class Scanner {
   #pStr: StringInfo | undefined = undefined;
   #pAttr: AttrInfo | undefined = undefined;
   #pInt = -1;
+  #pOp = 0;
 
   constructor(text: string, start: number, end: number, interner: Interner, keepComments: boolean) {
     this.text = text;
@@ -212,6 +98,7 @@ export class Scanner {
       this.str = this.#pStr;
       this.attr = this.#pAttr;
       this.intValue = this.#pInt;
+      this.op = this.#pOp;
       return;
     }
     this.#scan();
@@ -229,6 +116,7 @@ export class Scanner {
       const str = this.str;
       const attr = this.attr;
       const intValue = this.intValue;
+      const op = this.op;
       this.#scan();
       this.#pType = this.type;
       this.#pStart = this.start;
@@ -239,6 +127,7 @@ export class Scanner {
       this.#pStr = this.str;
       this.#pAttr = this.attr;
       this.#pInt = this.intValue;
+      this.#pOp = this.op;
       this.#peeked = true;
       this.type = type;
       this.start = start;
@@ -249,6 +138,7 @@ export class Scanner {
       this.str = str;
       this.attr = attr;
       this.intValue = intValue;
+      this.op = op;
     }
     return this.#pType;
   }
@@ -256,6 +146,11 @@ export class Scanner {
   /** The keyword the peeked token spells (call after `peek()` returned `IDENT`). */
   peekKeyword(): Keyword {
     return this.#pKeyword;
+  }
+
+  /** Where the peeked token ends (call after `peek()`). */
+  peekEnd(): number {
+    return this.#pEnd;
   }
 
   /** Makes `[s, e)` the current token; `comma`: a newline after it inserts a comma. */
@@ -273,6 +168,7 @@ export class Scanner {
     this.implicit = false;
     this.str = undefined;
     this.attr = undefined;
+    this.op = 0;
     let i = this.#i;
     // Skip whitespace, emitting a comma at a newline when the last token calls for one.
     while (i < end) {
@@ -334,96 +230,25 @@ export class Scanner {
       this.#attribute(s);
       return;
     }
-    this.#punctuation(s, c, text.charCodeAt(s + 1));
+    this.#punctuation(s, c);
   }
 
-  /** Operators and punctuation starting with `c` (followed by `n`). */
-  #punctuation(s: number, c: number, n: number): void {
-    let type: TokenType;
-    let len = 1;
-    switch (c) {
-      case 44:
-        type = ",";
-        break;
-      case 58:
-        type = ":";
-        break;
-      case 63:
-        type = "?";
-        break;
-      case 40:
-        type = "(";
-        break;
-      case 41:
-        type = ")";
-        break;
-      case 91:
-        type = "[";
-        break;
-      case 93:
-        type = "]";
-        break;
-      case 123:
-        type = "{";
-        break;
-      case 125:
-        type = "}";
-        break;
-      case 43:
-        type = "+";
-        break;
-      case 45:
-        type = "-";
-        break;
-      case 42:
-        type = "*";
-        break;
-      case 47:
-        type = "/";
-        break;
-      case 46:
-        if (n === 46 && this.text.charCodeAt(s + 2) === 46) {
-          type = "...";
-          len = 3;
-        } else if (n === 46) {
-          this.errors.push({ offset: s, message: "illegal token '..'; expected '.'" });
-          type = "ILLEGAL";
-          len = 2;
-        } else type = ".";
-        break;
-      case 38:
-        type = n === 38 ? "&&" : "&";
-        break;
-      case 124:
-        type = n === 124 ? "||" : "|";
-        break;
-      case 61:
-        type = n === 61 ? "==" : n === 126 ? "=~" : "=";
-        break;
-      case 33:
-        type = n === 61 ? "!=" : n === 126 ? "!~" : "!";
-        break;
-      case 126:
-        // `label~X` and `label~(K,V)` aliases (the aliasv2 experiment).
-        type = "~";
-        break;
-      case 60:
-        type = n === 61 ? "<=" : "<";
-        break;
-      case 62:
-        type = n === 61 ? ">=" : ">";
-        break;
-      default: {
-        // Consume a whole code point so errors name the character.
-        const cp = this.text.codePointAt(s) ?? c;
-        this.errors.push({ offset: s, message: `illegal character ${describeChar(cp)}` });
-        type = "ILLEGAL";
-        len = cp > 0xffff ? 2 : 1;
-      }
+  /** Operators and punctuation starting at `s` (first character `c`). */
+  #punctuation(s: number, c: number): void {
+    const text = this.text;
+    const type = punctuation(text, s, c);
+    if (type !== undefined) {
+      this.#emit(type, s, s + type.length, commaAfter(type));
+      this.op = operatorFlags(c, text.charCodeAt(s + 1));
+    } else if (c === 46) {
+      this.errors.push({ offset: s, message: "illegal token '..'; expected '.'" });
+      this.#emit("ILLEGAL", s, s + 2, false);
+    } else {
+      // Consume a whole code point so errors name the character.
+      const cp = text.codePointAt(s) ?? c;
+      this.errors.push({ offset: s, message: `illegal character ${describeChar(cp)}` });
+      this.#emit("ILLEGAL", s, s + (cp > 0xffff ? 2 : 1), false);
     }
-    // Two-character operators (`&&`, `<=`, `=~`...) are spelled by their type.
-    if (type.length === 2) len = 2;
-    this.#emit(type, s, s + len, commaAfter(type));
   }
 
   /**

@@ -4,23 +4,18 @@
  */
 
 import type * as ast from "./ast.js";
+import { AliasNode, EmbedNode, ImplicitStructNode, newField } from "./derived-nodes.js";
 import type { TokenType } from "./lexer.js";
+import { BadDeclNode, BadExprNode, IdentNode } from "./literal-nodes.js";
 import {
-  AliasNode,
   AttributeNode,
-  BadDeclNode,
-  BadExprNode,
   ComprehensionNode,
   DynamicLabelNode,
   EllipsisNode,
-  EmbedNode,
   ForNode,
-  IdentNode,
   IfNode,
-  ImplicitStructNode,
   LetNode,
   MissingBodyNode,
-  newField,
   PatternLabelNode,
   StructNode,
   TryNode,
@@ -28,6 +23,7 @@ import {
 import { expr, startsExpr } from "./parse-exprs.js";
 import {
   addError,
+  assignAt,
   atAlias,
   bindName,
   describe,
@@ -122,19 +118,11 @@ export function clauseKeyword(ps: ParserState): "for" | "if" | "let" | "try" | u
   if (w === "for" || w === "let") return peek(ps) === "IDENT" ? w : undefined;
   if (w === "if") return followsIdent(peek(ps)) ? undefined : "if";
   // `try {` or `try x = …` (the try experiment); `try: 1` stays a field.
-  if (w === "try")
-    return peek(ps) === "{" || (peek(ps) === "IDENT" && identThenAssign(ps)) ? "try" : undefined;
+  if (w === "try") {
+    const t = peek(ps);
+    return t === "{" || (t === "IDENT" && assignAt(ps, sc.peekEnd())) ? "try" : undefined;
+  }
   return undefined;
-}
-
-/** With `try` current: is it followed by `identifier =` (and not `==`)? */
-function identThenAssign(ps: ParserState): boolean {
-  const text = ps.text;
-  let k = ps.sc.end;
-  while (k < ps.end && /\s/.test(text[k] ?? "")) k++;
-  while (k < ps.end && /[\p{L}\p{N}_$#]/u.test(text[k] ?? "")) k++;
-  while (k < ps.end && (text[k] === " " || text[k] === "\t")) k++;
-  return text[k] === "=" && text[k + 1] !== "=" && text[k + 1] !== "~";
 }
 
 export function decl(ps: ParserState): ast.Decl {
@@ -257,9 +245,11 @@ function postfixAlias(ps: ParserState): { field: ast.Ident | undefined; key: ast
       addError(ps, ps.sc.start, `expected identifier in alias, found ${describe(ps)}`);
       return undefined;
     }
-    const id = ident(ps);
+    // `_` binds nothing: compare the keyword the scanner found.
+    const blank = ps.sc.keyword === "_";
+    const id = blank ? undefined : ident(ps);
     next(ps);
-    return id.name === "_" ? undefined : id;
+    return id;
   };
   if (ty(ps) !== "(") return { field: one(), key: undefined };
   next(ps);

@@ -4,30 +4,30 @@
  */
 
 import type * as ast from "./ast.js";
-import type { StringInfo, TokenType } from "./lexer.js";
 import {
   AliasNode,
-  BadExprNode,
   BinaryNode,
-  BoolNode,
-  BottomNode,
-  BytesNode,
   CallNode,
-  FloatNode,
-  IdentNode,
   IndexNode,
-  InterpolationNode,
-  IntNode,
-  ListNode,
-  NullNode,
   OptionalRefNode,
-  ParenNode,
   PostfixNode,
   SelectorNode,
   SliceNode,
+} from "./derived-nodes.js";
+import type { StringInfo, TokenType } from "./lexer.js";
+import {
+  BadExprNode,
+  BoolNode,
+  BottomNode,
+  BytesNode,
+  FloatNode,
+  IdentNode,
+  InterpolationNode,
+  IntNode,
+  NullNode,
   StringNode,
-  UnaryNode,
-} from "./nodes.js";
+} from "./literal-nodes.js";
+import { ListNode, ParenNode, UnaryNode } from "./nodes.js";
 import { decodeNumber } from "./number-lit.js";
 import { clauseKeyword, comprehension, ellipsis, struct } from "./parse-decls.js";
 import {
@@ -52,37 +52,7 @@ import {
   ty,
 } from "./parser-state.js";
 import { binaryToBytes, type ExprRange } from "./string-lit.js";
-
-/** Binding power of a binary operator token; 0 for any other token. */
-function binaryPrec(t: TokenType): number {
-  switch (t) {
-    case "|":
-      return 1;
-    case "&":
-      return 2;
-    case "||":
-      return 3;
-    case "&&":
-      return 4;
-    case "==":
-    case "!=":
-    case "<":
-    case "<=":
-    case ">":
-    case ">=":
-    case "=~":
-    case "!~":
-      return 5;
-    case "+":
-    case "-":
-      return 6;
-    case "*":
-    case "/":
-      return 7;
-    default:
-      return 0;
-  }
-}
+import { unaryFlag } from "./tokens.js";
 
 function isUnaryOp(t: TokenType): boolean {
   switch (t) {
@@ -135,9 +105,10 @@ export function expr(ps: ParserState): ast.Expr {
 export function binary(ps: ParserState, minPrec: number): ast.Expr {
   let x = unary(ps);
   for (;;) {
-    const op = ty(ps);
-    const p = binaryPrec(op);
+    // The scanner classified operators when it read them (precedence in the low bits).
+    const p = ps.sc.op & 7;
     if (p === 0 || p < minPrec) return x;
+    const op = ty(ps);
     const opOffset = ps.sc.start;
     next(ps);
     enter(ps);
@@ -148,8 +119,8 @@ export function binary(ps: ParserState, minPrec: number): ast.Expr {
 }
 
 export function unary(ps: ParserState): ast.Expr {
-  const op = ty(ps);
-  if (isUnaryOp(op)) {
+  if ((ps.sc.op & unaryFlag) !== 0) {
+    const op = ty(ps);
     const s = ps.sc.start;
     next(ps);
     enter(ps);

@@ -3,7 +3,8 @@
  */
 
 import type * as ast from "./ast.js";
-import { CommentNode, FileNode, IdentNode, ImportNode } from "./nodes.js";
+import { IdentNode } from "./literal-nodes.js";
+import { CommentNode, FileNode, ImportNode } from "./nodes.js";
 import { attribute, declList, endOfDecl } from "./parse-decls.js";
 import {
   addError,

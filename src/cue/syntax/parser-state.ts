@@ -8,7 +8,7 @@
 import type * as ast from "./ast.js";
 import type { Interner, Keyword } from "./intern.js";
 import { createScanner, type Scanner, type TokenType } from "./lexer.js";
-import { IdentNode } from "./nodes.js";
+import { IdentNode } from "./literal-nodes.js";
 import type { Pos, Source } from "./position.js";
 
 /** A syntax error. */
@@ -141,9 +141,12 @@ export function describe(ps: ParserState): string {
  */
 export function atAlias(ps: ParserState): boolean {
   const sc = ps.sc;
-  if (sc.type !== "IDENT") return false;
+  return sc.type === "IDENT" && assignAt(ps, sc.end);
+}
+
+/** Whether `=` (not `==`, `=~`) follows offset `k` on its line. */
+export function assignAt(ps: ParserState, k: number): boolean {
   const text = ps.text;
-  let k = sc.end;
   let c = text.charCodeAt(k);
   while (k < ps.end && (c === 32 || c === 9 || c === 13)) c = text.charCodeAt(++k);
   if (k >= ps.end || c !== 61) return false;
@@ -246,11 +249,6 @@ export function mark(ps: ParserState): number {
 export function push(ps: ParserState, x: unknown): void {
   const ctx = ps.ctx;
   ctx.stack[ctx.top++] = x;
-}
-
-/** Number of elements pushed since `m`. */
-export function count(ps: ParserState, m: number): number {
-  return ps.ctx.top - m;
 }
 
 /** Ends the list started at mark `m`: its elements as an exact-length array (or the shared empty). */

@@ -10,7 +10,8 @@
 
 import type * as ast from "./ast.js";
 import { createInterner } from "./intern.js";
-import { BadExprNode, FileNode } from "./nodes.js";
+import { BadExprNode } from "./literal-nodes.js";
+import { FileNode } from "./nodes.js";
 import { wholeExpr } from "./parse-exprs.js";
 import { sourceFile } from "./parse-file.js";
 import { Bail, type Ctx, createState, empty, type ParseError } from "./parser-state.js";

@@ -1,0 +1,288 @@
+/**
+ * Nodes that start where a child starts (a field at its alias or label, `a.b`, `a & b`, `f(x)`,
+ * `x...` and `x?` at their operand, an embedding at its expression, `a: b: c` shorthand at the inner
+ * field): they store no position and forward `pos` to that child, and derive `end` where they can.
+ */
+
+import type * as ast from "./ast.js";
+import { noAttributes, setKind, sourceOf } from "./node-base.js";
+import type { Pos } from "./position.js";
+
+/** `a: b: v` shorthand: the struct holding `b: v` starts and ends where that field does. */
+export class ImplicitStructNode implements ast.StructLit {
+  declare readonly kind: "Struct";
+  declare readonly decls: readonly [ast.Field];
+  constructor(field: ast.Field) {
+    this.decls = [field];
+  }
+  get pos(): Pos {
+    return this.decls[0].pos;
+  }
+  get end(): number {
+    return this.decls[0].end;
+  }
+  get implicit(): boolean {
+    return true;
+  }
+}
+setKind(ImplicitStructNode, "Struct");
+
+/** A field with an alias, a `?`/`!` marker or attributes. */
+export class FieldNode implements ast.Field {
+  declare readonly kind: "Field";
+  declare readonly label: ast.Label;
+  declare readonly alias: ast.Ident | undefined;
+  declare readonly constraint: ast.FieldConstraint;
+  declare readonly value: ast.Expr;
+  declare readonly attributes: readonly ast.Attribute[];
+  constructor(
+    label: ast.Label,
+    alias: ast.Ident | undefined,
+    constraint: ast.FieldConstraint,
+    value: ast.Expr,
+    attributes: readonly ast.Attribute[],
+  ) {
+    this.label = label;
+    this.alias = alias;
+    this.constraint = constraint;
+    this.value = value;
+    this.attributes = attributes;
+  }
+  /** Only {@link KeyAliasFieldNode} has one, so other fields spend no slot on it. */
+  get keyAlias(): ast.Ident | undefined {
+    return undefined;
+  }
+  /** The alias if there is one (`X=a: v` starts at `X`), else the label. */
+  get pos(): Pos {
+    return (this.alias ?? this.label).pos;
+  }
+  get end(): number {
+    const a = this.attributes;
+    return a.length === 0 ? this.value.end : (a[a.length - 1] as ast.Attribute).end;
+  }
+}
+setKind(FieldNode, "Field");
+
+/** A field with a label alias `K` from `label~(K,V): v` (aliasv2) on a fixed label. */
+export class KeyAliasFieldNode extends FieldNode {
+  declare readonly key: ast.Ident;
+  constructor(
+    label: ast.Label,
+    alias: ast.Ident | undefined,
+    constraint: ast.FieldConstraint,
+    value: ast.Expr,
+    attributes: readonly ast.Attribute[],
+    key: ast.Ident,
+  ) {
+    super(label, alias, constraint, value, attributes);
+    this.key = key;
+  }
+  override get keyAlias(): ast.Ident {
+    return this.key;
+  }
+}
+
+/** The common field `label: value` (regular, no alias, no attributes): two references. */
+export class PlainFieldNode implements ast.Field {
+  declare readonly kind: "Field";
+  declare readonly label: ast.Label;
+  declare readonly value: ast.Expr;
+  constructor(label: ast.Label, value: ast.Expr) {
+    this.label = label;
+    this.value = value;
+  }
+  get alias(): undefined {
+    return undefined;
+  }
+  get constraint(): "regular" {
+    return "regular";
+  }
+  get attributes(): readonly ast.Attribute[] {
+    return noAttributes;
+  }
+  get keyAlias(): undefined {
+    return undefined;
+  }
+  get pos(): Pos {
+    return this.label.pos;
+  }
+  get end(): number {
+    return this.value.end;
+  }
+}
+setKind(PlainFieldNode, "Field");
+
+/** A field node of the smallest shape that holds these parts. */
+export function newField(
+  label: ast.Label,
+  alias: ast.Ident | undefined,
+  constraint: ast.FieldConstraint,
+  value: ast.Expr,
+  attributes: readonly ast.Attribute[] = noAttributes,
+  keyAlias?: ast.Ident,
+): ast.Field {
+  if (keyAlias !== undefined)
+    return new KeyAliasFieldNode(label, alias, constraint, value, attributes, keyAlias);
+  return alias === undefined && constraint === "regular" && attributes.length === 0
+    ? new PlainFieldNode(label, value)
+    : new FieldNode(label, alias, constraint, value, attributes);
+}
+
+export class EmbedNode implements ast.Embed {
+  declare readonly kind: "Embed";
+  declare readonly expr: ast.Expr;
+  constructor(expr: ast.Expr) {
+    this.expr = expr;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+  get end(): number {
+    return this.expr.end;
+  }
+}
+setKind(EmbedNode, "Embed");
+
+export class AliasNode implements ast.Alias {
+  declare readonly kind: "Alias";
+  declare readonly ident: ast.Ident;
+  declare readonly expr: ast.Expr;
+  constructor(ident: ast.Ident, expr: ast.Expr) {
+    this.ident = ident;
+    this.expr = expr;
+  }
+  get pos(): Pos {
+    return this.ident.pos;
+  }
+  get end(): number {
+    return this.expr.end;
+  }
+}
+setKind(AliasNode, "Alias");
+
+export class BinaryNode implements ast.Binary {
+  declare readonly kind: "Binary";
+  declare readonly op: ast.BinaryOp;
+  declare readonly left: ast.Expr;
+  declare readonly right: ast.Expr;
+  declare readonly opOffset: number;
+  constructor(op: ast.BinaryOp, left: ast.Expr, right: ast.Expr, opOffset: number) {
+    this.op = op;
+    this.left = left;
+    this.right = right;
+    this.opOffset = opOffset;
+  }
+  get pos(): Pos {
+    return this.left.pos;
+  }
+  get end(): number {
+    return this.right.end;
+  }
+  get opPos(): Pos {
+    const p = this.left.pos;
+    const src = sourceOf(p);
+    return src === undefined ? p : src.pos(this.opOffset);
+  }
+}
+setKind(BinaryNode, "Binary");
+
+/** `x...` (explicitopen): ends at its `...`. */
+export class PostfixNode implements ast.Postfix {
+  declare readonly kind: "Postfix";
+  declare readonly op: "...";
+  declare readonly expr: ast.Expr;
+  declare readonly end: number;
+  constructor(expr: ast.Expr, end: number) {
+    this.expr = expr;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+}
+setKind(PostfixNode, "Postfix");
+Object.defineProperty(PostfixNode.prototype, "op", { value: "...", enumerable: true });
+
+/** `x?` (the try experiment): absent when `x` is; ends at its `?`. */
+export class OptionalRefNode implements ast.Postfix {
+  declare readonly kind: "Postfix";
+  declare readonly op: "?";
+  declare readonly expr: ast.Expr;
+  declare readonly end: number;
+  constructor(expr: ast.Expr, end: number) {
+    this.expr = expr;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+}
+setKind(OptionalRefNode, "Postfix");
+Object.defineProperty(OptionalRefNode.prototype, "op", { value: "?", enumerable: true });
+
+export class SelectorNode implements ast.Selector {
+  declare readonly kind: "Selector";
+  declare readonly expr: ast.Expr;
+  declare readonly sel: ast.Ident | ast.StringLit;
+  constructor(expr: ast.Expr, sel: ast.Ident | ast.StringLit) {
+    this.expr = expr;
+    this.sel = sel;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+  get end(): number {
+    return this.sel.end;
+  }
+}
+setKind(SelectorNode, "Selector");
+
+export class IndexNode implements ast.Index {
+  declare readonly kind: "Index";
+  declare readonly expr: ast.Expr;
+  declare readonly index: ast.Expr;
+  declare readonly end: number;
+  constructor(expr: ast.Expr, index: ast.Expr, end: number) {
+    this.expr = expr;
+    this.index = index;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+}
+setKind(IndexNode, "Index");
+
+export class SliceNode implements ast.Slice {
+  declare readonly kind: "Slice";
+  declare readonly expr: ast.Expr;
+  declare readonly low: ast.Expr | undefined;
+  declare readonly high: ast.Expr | undefined;
+  declare readonly end: number;
+  constructor(expr: ast.Expr, low: ast.Expr | undefined, high: ast.Expr | undefined, end: number) {
+    this.expr = expr;
+    this.low = low;
+    this.high = high;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.expr.pos;
+  }
+}
+setKind(SliceNode, "Slice");
+
+export class CallNode implements ast.Call {
+  declare readonly kind: "Call";
+  declare readonly fn: ast.Expr;
+  declare readonly args: readonly ast.Expr[];
+  declare readonly end: number;
+  constructor(fn: ast.Expr, args: readonly ast.Expr[], end: number) {
+    this.fn = fn;
+    this.args = args;
+    this.end = end;
+  }
+  get pos(): Pos {
+    return this.fn.pos;
+  }
+}
+setKind(CallNode, "Call");

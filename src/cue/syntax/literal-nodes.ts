@@ -1,0 +1,138 @@
+/**
+ * Leaf nodes: literals, identifiers and the stand-ins for input that did not parse. Each stores
+ * its source and offset and is its own position (see `node-base.ts`).
+ */
+
+import type * as ast from "./ast.js";
+import { isMultiline, Located, Span, setKind } from "./node-base.js";
+import type { Source } from "./position.js";
+
+export class BadExprNode extends Span implements ast.BadExpr {
+  declare readonly kind: "BadExpr";
+}
+setKind(BadExprNode, "BadExpr");
+
+export class BadDeclNode extends Span implements ast.BadDecl {
+  declare readonly kind: "BadDecl";
+}
+setKind(BadDeclNode, "BadDecl");
+
+export class NullNode extends Span implements ast.NullLit {
+  declare readonly kind: "Null";
+}
+setKind(NullNode, "Null");
+
+export class BottomNode extends Span implements ast.BottomLit {
+  declare readonly kind: "Bottom";
+}
+setKind(BottomNode, "Bottom");
+
+export class IdentNode extends Located implements ast.Ident {
+  declare readonly kind: "Ident";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly name: string;
+  /** `name` is the identifier's source text (so it ends `name.length` after `offset`). */
+  constructor(src: Source, offset: number, name: string) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.name = name;
+  }
+  get end(): number {
+    return this.offset + this.name.length;
+  }
+}
+setKind(IdentNode, "Ident");
+
+export class BoolNode extends Located implements ast.BoolLit {
+  declare readonly kind: "Bool";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly value: boolean;
+  constructor(src: Source, offset: number, value: boolean) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.value = value;
+  }
+  get end(): number {
+    return this.offset + (this.value ? 4 : 5);
+  }
+}
+setKind(BoolNode, "Bool");
+
+export class IntNode extends Span implements ast.IntLit {
+  declare readonly kind: "Int";
+  declare readonly value: bigint;
+  constructor(src: Source, offset: number, end: number, value: bigint) {
+    super(src, offset, end);
+    this.value = value;
+  }
+  get raw(): string {
+    return this.src.text.slice(this.offset, this.end);
+  }
+}
+setKind(IntNode, "Int");
+
+export class FloatNode extends Span implements ast.FloatLit {
+  declare readonly kind: "Float";
+  declare readonly text: string;
+  declare readonly value: number;
+  constructor(src: Source, offset: number, end: number, text: string, value: number) {
+    super(src, offset, end);
+    this.text = text;
+    this.value = value;
+  }
+  get raw(): string {
+    return this.src.text.slice(this.offset, this.end);
+  }
+}
+setKind(FloatNode, "Float");
+
+export class StringNode extends Span implements ast.StringLit {
+  declare readonly kind: "String";
+  declare readonly value: string;
+  constructor(src: Source, offset: number, end: number, value: string) {
+    super(src, offset, end);
+    this.value = value;
+  }
+  get multiline(): boolean {
+    return isMultiline(this.src, this.offset);
+  }
+}
+setKind(StringNode, "String");
+
+export class BytesNode extends Span implements ast.BytesLit {
+  declare readonly kind: "Bytes";
+  declare readonly value: Uint8Array;
+  constructor(src: Source, offset: number, end: number, value: Uint8Array) {
+    super(src, offset, end);
+    this.value = value;
+  }
+  get multiline(): boolean {
+    return isMultiline(this.src, this.offset);
+  }
+}
+setKind(BytesNode, "Bytes");
+
+export class InterpolationNode extends Span implements ast.Interpolation {
+  declare readonly kind: "Interpolation";
+  declare readonly bytes: boolean;
+  declare readonly parts: readonly (string | ast.Expr)[];
+  constructor(
+    src: Source,
+    offset: number,
+    end: number,
+    bytes: boolean,
+    parts: readonly (string | ast.Expr)[],
+  ) {
+    super(src, offset, end);
+    this.bytes = bytes;
+    this.parts = parts;
+  }
+  get multiline(): boolean {
+    return isMultiline(this.src, this.offset);
+  }
+}
+setKind(InterpolationNode, "Interpolation");
