@@ -80,7 +80,7 @@ function withCtx(ctx: CloseSet, cc: CloseCtx): CloseSet {
     case 2:
       return [ctx[0] as CloseCtx, ctx[1] as CloseCtx, cc];
     default:
-      return ctx.concat([cc]);
+      return [...ctx, cc];
   }
 }
 
