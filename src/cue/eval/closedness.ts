@@ -125,7 +125,7 @@ export type Closing = readonly CtxInfo[];
  */
 export function closingContexts(v: Vertex): Closing {
   const xs = v.closeItems;
-  if (xs === undefined) return [];
+  if (xs === undefined) return NONE;
   const exact = xs.length > 62;
   if (!exact && sameSet(xs)) {
     // The usual case: every record came through the same contexts, so each context belongs to
@@ -187,7 +187,18 @@ export function allows(v: Vertex, closing: Closing, label: string): boolean {
  */
 export function andScopeRejects(v: Vertex): string[] {
   const xs = v.closeItems;
-  if (xs === undefined) return [];
+  if (xs === undefined) return NO_LABELS;
+  // Almost never: look without allocating first.
+  let any = false;
+  for (let i = 0; i < xs.length && !any; i += 2) {
+    for (const c of xs[i] as CloseSet) {
+      if (c.skipAt === v && c.andScope !== undefined) {
+        any = true;
+        break;
+      }
+    }
+  }
+  if (!any) return NO_LABELS;
   let out: string[] | undefined;
   for (const x of contexts(xs)) {
     const scope = x.ctx.andScope;
@@ -201,8 +212,10 @@ export function andScopeRejects(v: Vertex): string[] {
       }
     }
   }
-  return out ?? [];
+  return out ?? NO_LABELS;
 }
+
+const NO_LABELS: string[] = [];
 
 /** Whether some context closes `v` (not open and active; used for "undefined field" errors). */
 export function closedByContext(v: Vertex): boolean {

@@ -19,6 +19,7 @@ import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { addClosingCall, isClosingBuiltin } from "./reclose.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
+import { borrow, namesDefinition } from "./share.js";
 import { type BottomV, bottom, type Value } from "./values.js";
 import {
   appendPos,
@@ -68,6 +69,20 @@ export function childCtx(ctx: CloseSet, _label: string): CloseSet {
 
 let lastCtxIn: CloseSet | undefined;
 let lastCtxOut: CloseSet = NO_CLOSE;
+
+/** `ctx` with `cc` added (exact-size arrays; no temporary). */
+function withCtx(ctx: CloseSet, cc: CloseCtx): CloseSet {
+  switch (ctx.length) {
+    case 0:
+      return [cc];
+    case 1:
+      return [ctx[0] as CloseCtx, cc];
+    case 2:
+      return [ctx[0] as CloseCtx, ctx[1] as CloseCtx, cc];
+    default:
+      return [...ctx, cc];
+  }
+}
 
 /** Whether a vertex label or reference names a definition (or lives inside one). */
 export function inDefinition(v: Vertex): boolean {
@@ -312,7 +327,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     const cc = new CloseCtx(true);
     if (embedLike) cc.skipAt = v;
     if (c.embed) cc.andScope = c.andScope;
-    ctx = ctx.concat([cc]);
+    ctx = withCtx(ctx, cc);
   }
   const depth = expStackV.length;
   expStackV.push(v);
@@ -438,8 +453,9 @@ export function unshare(v: Vertex, s: Vertex): Vertex {
 // fields used directly: the conjunct keeps telling which one it was (user positions come first).
 // Entries remember the root vertex (one per compile or unify) they were made under: a leaf is only
 // shared within one evaluation, so that a long-lived schema does not keep old documents alive.
-const sharedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex }>();
-const sharedClosedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex }>();
+// A null leaf: the field can never be shared (under that root).
+const sharedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex | null }>();
+const sharedClosedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex | null }>();
 
 function rootOf(v: Vertex): Vertex {
   let r = v;
@@ -457,30 +473,96 @@ function sharedLeaf(
   label: string,
   ctx: CloseSet,
 ): Vertex | undefined {
-  if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
+  if (d.constraint !== "regular") return undefined;
+  const x = d.value;
+  const isRef = x.kind === "Ident" || x.kind === "Selector";
+  if (isRef ? !namesDefinition(x) : x.kind !== "Binary" && x.kind !== "Unary") return undefined;
   const cache = ctx.length === 0 ? sharedLeaves : sharedClosedLeaves;
   const top = rootOf(env.vertex);
   const cached = cache.get(d);
   if (cached !== undefined && cached.top.deref() === top) {
-    return cached.leaf.label === label ? cached.leaf : undefined;
+    return cached.leaf !== null && cached.leaf.label === label ? cached.leaf : undefined;
   }
   for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
     if (f.binds !== undefined) return undefined;
   }
-  const k = constValue(d.value, env);
+  if (isRef) {
+    const r = definitionLeaf(d, x as ast.Ident | ast.Selector, env, label, ctx);
+    if (r !== undefined) cache.set(d, { top: new WeakRef(top), leaf: r });
+    return r ?? undefined;
+  }
+  const k = constValue(x, env);
   if (k === undefined || k.t === "bottom" || k.t === "vertex") return undefined;
   const s = new Vertex(undefined, label);
   s.fieldType = REGULAR;
-  s.conjuncts = [
-    { expr: d.value, env, ctx: childCtx(ctx, label), value: undefined, pos: d.value.pos, embed: false },
-  ];
+  s.conjuncts = [{ expr: x, env, ctx: childCtx(ctx, label), value: undefined, pos: x.pos, embed: false }];
   s.declPos = d.label.pos;
   s.scalar = k;
-  s.scalarPos = d.value.pos;
+  s.scalarPos = x.pos;
   s.status = EVALUATED;
   s.isShared = true;
   cache.set(d, { top: new WeakRef(top), leaf: s });
   return s;
+}
+
+/**
+ * A field whose value is a reference to a top-level definition (`flap: #Flap`): one shared vertex
+ * that borrows the definition's evaluated arcs (see share.ts), for every instance. Only once the
+ * definition has been evaluated and found shareable (the first use evaluates it the ordinary way);
+ * null when it never can be, undefined when not yet.
+ */
+function definitionLeaf(
+  d: ast.Field,
+  x: ast.Ident | ast.Selector,
+  env: import("./vertex.js").Frame,
+  label: string,
+  ctx: CloseSet,
+): Vertex | null | undefined {
+  if (x.kind !== "Ident") return null;
+  const def = topLevelArc(x.name, env);
+  if (def === null || def === undefined) return def;
+  if (def.isLet || !inDefinition(def)) return null;
+  if (def.status !== EVALUATED || def.shareState === 0) return undefined;
+  if (def.shareState !== 1 || def.isList || def.structMark !== 2 || def.disj !== undefined) return null;
+  const s = new Vertex(undefined, label);
+  s.fieldType = REGULAR;
+  s.conjuncts = [{ expr: x, env, ctx: childCtx(ctx, label), value: undefined, pos: x.pos, embed: false }];
+  s.declPos = d.label.pos;
+  borrow(s, def);
+  s.status = EVALUATED;
+  s.isShared = true;
+  return s;
+}
+
+/**
+ * The field `name` refers to from `env` when that is a field of an evaluated root (a definition of
+ * the file, the same for every instance); null when the name is declared closer or by a binding;
+ * undefined when the root is still being evaluated. Looks only: creates no arc.
+ */
+function topLevelArc(name: string, env: import("./vertex.js").Frame): Vertex | null | undefined {
+  for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
+    if (f.binds?.has(name)) return null;
+    let label: string | undefined;
+    if (f.lit !== undefined) {
+      const decl = lookupDecl(f.lit, name);
+      if (decl !== undefined) label = typeof decl === "string" ? decl : undefined;
+      if (decl !== undefined && label === undefined) return null;
+    }
+    if (label === undefined) {
+      const e = f.scope?.get(name);
+      if (e !== undefined) {
+        if (e.t !== "field") return null;
+        label = e.label;
+      }
+    }
+    if (label !== undefined) {
+      if (f.vertex.parent !== undefined) return null;
+      if (f.vertex.status !== EVALUATED) return undefined;
+      return f.vertex.arcs?.get(label) ?? null;
+    }
+    if (f.imports?.has(name)) return null;
+  }
+  return null;
 }
 
 function isClosingEmbed(e: ast.Expr): boolean {
@@ -607,7 +689,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if ((info & CLOSING_EMBED) !== 0 && !c.embed && !explicit && c.open !== true) {
     const cc = new CloseCtx(false);
     cc.fromEmbed = true;
-    ctx = ctx.concat([cc]);
+    ctx = withCtx(ctx, cc);
   }
   const embed = explicit ? c.embed : true;
   if (c.andScope !== undefined && !c.andScope.lits.includes(lit)) c.andScope.lits.push(lit);

@@ -145,3 +145,30 @@ describe("toJSON text", () => {
     assert.deepEqual(m.e2999, { a: 2999, b: [2999, "x"], c: {} });
   });
 });
+
+describe("positions on demand", () => {
+  const src =
+    'x: *{a: 1} | {b: 2}\ny: [1, {c: 3}]\n"#q": {r: 1}\nz: #D & {s: 2}\n#D: {s: int, t: *"u" | string}';
+  const cases: { path: (string | number)[]; key: string | number; of: string[]; values?: string[] }[] = [
+    { path: ["x"], key: "a", of: ["1:6"], values: ["1:9"] },
+    { path: ["y", 1], key: "c", of: ["2:9"] },
+    { path: ["y"], key: 1, of: ["2:8"], values: ["2:8"] },
+    { path: [], key: "#q", of: ["3:1"] },
+    { path: ["#q"], key: "r", of: ["3:8"] },
+    { path: ["z"], key: "s", of: ["4:10", "5:6"], values: ["4:13", "5:9"] },
+    { path: ["z"], key: "t", of: ["5:14"] },
+    { path: ["z"], key: "nope", of: [] },
+  ];
+  const r = compile([{ name: "a.cue", text: src }]).export();
+  for (const c of cases) {
+    it(`${c.path.join(".")}.${c.key}`, () => {
+      assert.ok(r.ok);
+      let container: unknown = r.data;
+      for (const k of c.path) container = (container as Record<string | number, unknown>)[k];
+      const fmt = (ps: readonly { line: number; column: number }[]) => ps.map((p) => `${p.line}:${p.column}`);
+      assert.deepEqual(fmt(r.positions.of(container as object, c.key)), c.of);
+      if (c.values !== undefined)
+        assert.deepEqual(fmt(r.positions.values(container as object, c.key)), c.values);
+    });
+  }
+});

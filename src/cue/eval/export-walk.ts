@@ -12,7 +12,7 @@
 
 import type { Pos } from "../syntax/position.js";
 import { resolveDefaultValue } from "./defaults.js";
-import { engine } from "./engine.js";
+import { engine, type Limits, withEngine } from "./engine.js";
 import { type CueError, type ErrInfo, type Position, toCueErrors, toPosition } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import type { CueData, PositionIndex } from "./export.js";
@@ -27,6 +27,7 @@ import {
   type PosList,
   posArray,
   REQUIRED,
+  strLabel,
   type Vertex,
 } from "./vertex.js";
 
@@ -45,6 +46,8 @@ export interface WalkOptions {
   readonly release?: number;
   /** The names the program's references use (required for releasing). */
   readonly names?: () => ReachableNames;
+  /** The limits to evaluate with when positions are asked for later. */
+  readonly limits?: Limits;
 }
 
 export interface WalkResult {
@@ -92,16 +95,12 @@ interface State {
   // JSON text
   // JSON text: pieces, joined into a chunk every few thousand (so that the pieces die young and
   // only the chunks are kept), and the chunks.
-  parts: string[];
+  readonly parts: string[];
+  nparts: number;
   readonly chunks: string[];
   readonly indent: number;
   readonly pads: string[];
   readonly sep: string;
-  // Positions of exported fields per output container.
-  // (A table keyed by container would cost a hash insertion per container during export; the
-  // pairs are indexed on the first query instead, which most exports never make.)
-  readonly containers: object[];
-  readonly records: unknown[][];
 }
 
 function isIncomplete(e: ErrInfo): boolean {
@@ -129,12 +128,11 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     named: 0,
     failed: false,
     parts: [],
+    nparts: 0,
     chunks: [],
     indent,
     pads: [],
     sep: indent > 0 ? ": " : ":",
-    containers: [],
-    records: [],
   };
   if (names !== undefined) for (const l of path) if (names.names.has(l)) s.named++;
   const data = visit(s, root, path, 0, o.collect, o.exportToo, 0);
@@ -143,7 +141,7 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     errors: s.e1,
     exportErrors: s.e2,
     data: ok && s.output === "data" ? data : undefined,
-    positions: ok && s.output === "data" ? positionIndex(s.containers, s.records) : undefined,
+    positions: ok && s.output === "data" ? positionIndex(root, data, o.limits) : undefined,
     text: ok && s.output === "json" ? finishText(s) : undefined,
   };
 }
@@ -191,17 +189,21 @@ function collectOnly(s: State, v: Vertex, path: string[], depth: number): void {
 }
 
 function put(s: State, x: string): void {
-  const ps = s.parts;
-  ps.push(x);
-  if (ps.length >= 4096) {
-    s.chunks.push(ps.join(""));
-    s.parts = [];
+  // One pieces array, reused for every chunk: no growth garbage.
+  s.parts[s.nparts++] = x;
+  if (s.nparts === CHUNK) {
+    s.chunks.push(s.parts.join(""));
+    s.nparts = 0;
   }
 }
 
+const CHUNK = 4096;
+
 function finishText(s: State): string {
+  s.parts.length = s.nparts;
   s.chunks.push(s.parts.join(""));
-  s.parts = [];
+  s.nparts = 0;
+  s.parts.length = 0;
   return s.chunks.join("");
 }
 
@@ -314,7 +316,6 @@ function visitList(
   const release = s.release > 0 && n >= s.release;
   const json = s.output === "json";
   const items: CueData[] | undefined = s.output === "data" ? [] : undefined;
-  const pos: unknown[] | undefined = items !== undefined ? [] : undefined;
   if (json) put(s, "[");
   let count = 0;
   for (let i = 0; i < n; i++) {
@@ -333,7 +334,6 @@ function visitList(
     leave(s, path);
     if (items !== undefined && !s.failed && x !== undefined) {
       items.push(x);
-      pos?.push(a.declPos, valuePositions(a));
     }
     if (release && s.e1.length === e1 && s.e2.length === e2 && releasable(s, String(i), cycles))
       releaseArc(v, a);
@@ -343,10 +343,6 @@ function visitList(
     put(s, "]");
   }
   if (items === undefined || s.failed) return undefined;
-  if (pos !== undefined) {
-    s.containers.push(items);
-    s.records.push(pos);
-  }
   return items;
 }
 
@@ -361,7 +357,6 @@ function visitStruct(
   const arcs = v.arcs;
   const json = s.output === "json";
   const obj: Record<string, CueData> | undefined = s.output === "data" ? {} : undefined;
-  const pos: unknown[] | undefined = obj !== undefined ? [] : undefined;
   if (json) put(s, "{");
   let count = 0;
   if (arcs !== undefined) {
@@ -415,7 +410,6 @@ function visitStruct(
             configurable: true,
           });
         } else obj[name] = x;
-        pos?.push(name, a.declPos, valuePositions(a));
       }
       if (release && s.e1.length === e1 && s.e2.length === e2 && releasable(s, name, cycles))
         releaseArc(v, a);
@@ -426,10 +420,6 @@ function visitStruct(
     put(s, "}");
   }
   if (obj === undefined || s.failed) return undefined;
-  if (pos !== undefined) {
-    s.containers.push(obj);
-    s.records.push(pos);
-  }
   return obj;
 }
 
@@ -552,52 +542,109 @@ function valuePositions(a: Vertex): PosList {
 }
 
 /**
- * Positions per output container: for structs a flat array `[key, declPos, valuePos, …]` in
- * output order, for lists `[declPos, valuePos, …]` by element index. Containers with many fields
- * get a key → slot map on their first query.
+ * Positions are looked up on demand: nothing is recorded while exporting (most exports are never
+ * asked). A query finds the container's path in the exported data (indexed on the first query),
+ * then the field's vertex by that path, evaluating again what the walk released.
  */
-function positionIndex(containers: object[], records: unknown[][]): PositionIndex {
-  let built: Map<object, unknown[]> | undefined;
-  const index = (): Map<object, unknown[]> => {
-    if (built === undefined) {
-      built = new Map();
-      for (let i = 0; i < containers.length; i++) built.set(containers[i] as object, records[i] as unknown[]);
-      containers.length = 0;
-      records.length = 0;
+function positionIndex(root: Vertex, data: CueData | undefined, limits: Limits | undefined): PositionIndex {
+  let parents: Map<object, { up: object | undefined; key: string }> | undefined;
+  const pathOf = (container: object): string[] | undefined => {
+    if (parents === undefined) {
+      parents = new Map();
+      if (data !== null && typeof data === "object") index(parents, data as object, undefined, "");
     }
-    return built;
+    const out: string[] = [];
+    let x: object | undefined = container;
+    for (;;) {
+      const e = parents.get(x);
+      if (e === undefined) return undefined;
+      if (e.up === undefined) return out.reverse();
+      out.push(e.key);
+      x = e.up;
+    }
   };
-  const slots = new WeakMap<object, Map<string, number>>();
-  const find = (container: object, key: string | number): number => {
-    const rec = index().get(container);
-    if (rec === undefined) return -1;
-    if (Array.isArray(container)) {
-      const i = Number(key);
-      return Number.isInteger(i) && i >= 0 && 2 * i < rec.length ? 2 * i : -1;
-    }
-    const k = String(key);
-    if (rec.length <= 48) {
-      for (let i = 0; i < rec.length; i += 3) if (rec[i] === k) return i + 1;
-      return -1;
-    }
-    let m = slots.get(container);
-    if (m === undefined) {
-      m = new Map();
-      for (let i = 0; i < rec.length; i += 3) m.set(rec[i] as string, i + 1);
-      slots.set(container, m);
-    }
-    return m.get(k) ?? -1;
-  };
-  const at = (container: object, key: string | number, which: 0 | 1): readonly Position[] => {
-    const i = find(container, key);
-    if (i < 0) return [];
-    const rec = index().get(container) as unknown[];
-    return dedupePositions(posArray(rec[i + which] as PosList));
+  const find = (container: object, key: string | number): Vertex | undefined => {
+    const path = pathOf(container);
+    if (path === undefined) return undefined;
+    path.push(String(key));
+    const go = (): Vertex | undefined => {
+      let v: Vertex | undefined = root;
+      for (const label of path) {
+        v = exported(v);
+        v = v === undefined ? undefined : child(v, label);
+        if (v === undefined) return undefined;
+      }
+      return v;
+    };
+    return limits === undefined ? go() : withEngine(limits, go, () => undefined);
   };
   return {
-    of: (container, key) => at(container, key, 0),
-    values: (container, key) => at(container, key, 1),
+    of: (container, key) => {
+      const a = find(container, key);
+      return a === undefined ? [] : dedupePositions(posArray(a.declPos));
+    },
+    values: (container, key) => {
+      const a = find(container, key);
+      return a === undefined ? [] : dedupePositions(posArray(valuePositions(a)));
+    },
   };
+}
+
+function index(
+  parents: Map<object, { up: object | undefined; key: string }>,
+  x: object,
+  up: object | undefined,
+  key: string,
+): void {
+  parents.set(x, { up, key });
+  if (Array.isArray(x)) {
+    x.forEach((y, i) => {
+      if (y !== null && typeof y === "object") index(parents, y as object, x, String(i));
+    });
+    return;
+  }
+  for (const k of Object.keys(x)) {
+    const y = (x as Record<string, unknown>)[k];
+    if (y !== null && typeof y === "object") index(parents, y as object, x, k);
+  }
+}
+
+/** The vertex export takes its data from, for `v` (defaults of disjunctions followed). */
+function exported(v: Vertex): Vertex | undefined {
+  evaluate(v);
+  if (v.err !== undefined) return undefined;
+  if (v.disj !== undefined) {
+    const d = v.disj;
+    let def: Vertex | undefined;
+    let n = 0;
+    for (let i = 0; i < d.values.length; i++) {
+      if (d.hasDefault && d.defaults[i]) {
+        n++;
+        def = d.values[i];
+      }
+    }
+    return n === 1 && def !== undefined ? exported(def) : undefined;
+  }
+  if (v.isList || v.structMark > 0) return v;
+  const x = resolveDefaultValue(v.scalar);
+  return x.t === "vertex" ? exported(x.v) : undefined;
+}
+
+/** The field or element of an exported struct or list that became output key `key`. */
+function child(v: Vertex, key: string): Vertex | undefined {
+  if (v.isList) {
+    // Missing elements are skipped in the output, as in visitList.
+    const want = Number(key);
+    let k = 0;
+    for (let i = 0; i < v.listLen; i++) {
+      const a = v.arcs?.get(String(i));
+      if (a === undefined) continue;
+      if (k++ === want) return a;
+    }
+    return undefined;
+  }
+  const a = v.arcs?.get(key) ?? v.arcs?.get(strLabel(key));
+  return a !== undefined && a.fieldType !== OPTIONAL ? a : undefined;
 }
 
 function dedupePositions(ps: readonly Pos[]): Position[] {

@@ -247,6 +247,7 @@ function makeValue(
             exportToo: true,
             output: "data",
             release: DEFAULT_RELEASE_MIN,
+            limits,
             names,
           });
           if (computed === undefined) computed = r.errors;

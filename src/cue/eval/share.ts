@@ -47,6 +47,12 @@ export function shareDefinition(v: Vertex): boolean {
   }
   if (d.status === COLLECTING || !shareable(d) || engine().cycles !== cycles) return false;
   if (d.isList || d.structMark !== 2) return false;
+  borrow(v, d);
+  return true;
+}
+
+/** Makes `v` point at the evaluated arcs of the shareable definition `d`. */
+export function borrow(v: Vertex, d: Vertex): void {
   v.arcs = d.arcs;
   v.scalar = d.scalar;
   v.scalarPos = d.scalarPos;
@@ -55,11 +61,10 @@ export function shareDefinition(v: Vertex): boolean {
   v.patternsApplied = true;
   v.hasEllipsis = d.hasEllipsis;
   v.borrowed = true;
-  return true;
 }
 
 /** Whether a reference names a definition (`#D`, `_#D`, `pkg.#D`, `#A.#B`): checked before resolving. */
-function namesDefinition(x: ast.Expr): boolean {
+export function namesDefinition(x: ast.Expr): boolean {
   const name =
     x.kind === "Ident" ? x.name : x.kind === "Selector" && x.sel.kind === "Ident" ? x.sel.name : "";
   const k = name.charCodeAt(0);

@@ -82,6 +82,9 @@ export interface AndScope {
 }
 
 export type CloseSet = readonly CloseCtx[];
+
+// The conjuncts of a vertex that has none yet (one array for all of them).
+const NO_CONJUNCTS: Conjunct[] = [];
 export const NO_CLOSE: CloseSet = [];
 
 /** Labels a closedness context allows at one vertex: those of its struct literals, plus extras. */
@@ -268,7 +271,8 @@ const CYCLIC = 1 << 18;
 export class Vertex {
   parent: Vertex | undefined;
   label: string;
-  conjuncts: Conjunct[] = [];
+  /** Shared while empty (never modified in place below eight entries, see addConj). */
+  conjuncts: Conjunct[] = NO_CONJUNCTS;
   arcs: Map<string, Vertex> | undefined = undefined;
   scalar: Value = TOP;
   scalarPos: PosList = undefined;
@@ -509,7 +513,10 @@ export class Vertex {
       // referenced by a field and by a pattern) is one conjunct.
       for (const d of cs) if (d.expr === c.expr && sameFrame(d.env, c.env)) return;
     }
-    if (cs.length < 8) this.conjuncts = cs.concat([c]);
+    const n = cs.length;
+    if (n === 0) this.conjuncts = [c];
+    else if (n === 1) this.conjuncts = [cs[0] as Conjunct, c];
+    else if (n < 8) this.conjuncts = cs.concat([c]);
     else cs.push(c);
   }
 
