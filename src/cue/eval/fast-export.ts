@@ -282,7 +282,7 @@ function add(entries: Map<string, Entry>, label: string, ft: number, c: Contrib)
   en.cs.push(c);
 }
 
-/** The label of a plain field (regular, no alias, a regular name), or undefined. */
+/** The label of a plain field (regular, no alias, a regular name or a quoted one), or undefined. */
 function plainLabel(d: ast.Field): string | undefined {
   if (d.constraint !== "regular" || d.alias !== undefined || d.keyAlias !== undefined) return undefined;
   const l = d.label;
@@ -290,9 +290,7 @@ function plainLabel(d: ast.Field): string | undefined {
     const c = l.name.charCodeAt(0);
     return c === 0x23 || c === 0x5f || c === 0x24 ? undefined : l.name;
   }
-  if (l.kind !== "String") return undefined;
-  const s = strLabel(l.value);
-  return s.charCodeAt(0) === 1 ? undefined : s;
+  return l.kind === "String" ? strLabel(l.value) : undefined;
 }
 
 function structNode(cs: Contrib[], depth: number, lvl: number): CueData | undefined {

@@ -418,7 +418,6 @@ function compileStruct(lit: ast.StructLit, scope: TypeScope, def: Vertex | undef
           label = l.name;
         } else if (l.kind === "String") {
           label = strLabel(l.value);
-          if (label.charCodeAt(0) === 1) return BAD;
         } else if (l.kind === "PatternLabel") {
           if (usesInner(l.expr, scope.lits)) return BAD;
           const pattern = evalExpr(l.expr, scope.env);

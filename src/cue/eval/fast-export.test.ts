@@ -1,0 +1,334 @@
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import { type CueValue, compile } from "../index.js";
+import { setReleaseMinForTesting } from "./export-walk.js";
+import { setFastExportForTesting } from "./fast-export.js";
+import { vertexOf } from "./instance.js";
+import { NEW } from "./vertex.js";
+
+// A schema in the shape of Lookout's: tagged unions with embedded defaults, patterns, defaults
+// written several ways, a definition with a self reference, lists of definitions.
+const SCHEMA = `
+#Duration: string & =~"^[0-9]+(ms|s|m|h)$"
+#NonEmpty: string & !=""
+#Flap: {enabled: *true | bool, low: (*0.1 | number) & <=high, high: *0.3 | number}
+#Schedule: {interval: *"60s" | #Duration, attempts: *3 | int & >=1, flap: #Flap}
+#Tcp: {#Schedule, type: "tcp", address!: #NonEmpty}
+#Http: {#Schedule, type: "http", url!: #NonEmpty, codes: [...int & >=100 & <600]}
+#Dns: {#Schedule, type: "dns", name!: string, server?: #NonEmpty, ...}
+#Check: #Tcp | #Http | #Dns
+#Labels: {[=~"^[a-z_]+$"]: string & =~"^[a-z0-9]*$"}
+#Level: {contacts!: [#NonEmpty, ...#NonEmpty], threshold: *0 | int & >=0}
+#Service: {
+	check!: #Check
+	zone: *"" | string
+	labels: #Labels
+	weight: *1.0 | float
+	tags: [...string]
+	level: *"low" | "mid" | "high"
+	raw?: bytes
+	big: *0 | int
+	nothing: *null | string
+}
+#Host: {
+	address!: #NonEmpty
+	parents: [...string]
+	zone: *"default" | #NonEmpty
+	services: {[string]: #Service}
+	labels: #Labels
+	levels: [...#Level]
+	pair: [int, string]
+	meta: {...}
+}
+#Root: {
+	hosts!: {[string]: #Host}
+	extra?: {[=~"^x"]: int}
+}
+`;
+
+function root(): CueValue {
+  const s = compile([{ name: "schema.cue", text: SCHEMA }]);
+  assert.deepEqual(s.errors, []);
+  const r = s.lookup(["#Root"]);
+  assert.ok(r !== undefined);
+  return r;
+}
+
+const HOST = `address: "10.0.0.1", pair: [1, "a"]`;
+
+interface Case {
+  readonly name: string;
+  /** The user's document (unified with #Root). */
+  readonly doc: string;
+  /** Whether the fast path exports `hosts` itself (the case is then not only a fallback test). */
+  readonly fast: boolean;
+}
+
+const cases: Case[] = [
+  {
+    name: "defaults fill a tagged union branch",
+    doc: `hosts: h1: {${HOST}, services: s1: check: {type: "tcp", address: "a:1"}}`,
+    fast: true,
+  },
+  {
+    name: "user values override defaults, floats keep their text",
+    doc: `hosts: h1: {${HOST}, zone: "eu", services: s1: {check: {type: "http", url: "u", interval: "5s", attempts: 2, codes: [200, 301]}, weight: 2.50, level: "high", tags: ["a", "b"]}}`,
+    fast: true,
+  },
+  {
+    name: "patterns check labels and values",
+    doc: `hosts: h1: {${HOST}, labels: {env: "prod", "__proto__": "x1", tier: "web"}}`,
+    fast: true,
+  },
+  {
+    name: "an open definition takes any field",
+    doc: `hosts: h1: {${HOST}, services: s: check: {type: "dns", name: "n", server: "1.1.1.1:53", other: {deep: [1, {x: null}]}}}`,
+    fast: true,
+  },
+  {
+    name: "lists of definitions, prefix and rest",
+    doc: `hosts: h1: {${HOST}, levels: [{contacts: ["a"]}, {contacts: ["b", "c"], threshold: 2}]}`,
+    fast: true,
+  },
+  {
+    name: "a field written twice agrees",
+    doc: `hosts: h1: {${HOST}, zone: "eu", zone: "eu", services: s: {check: {type: "tcp", address: "x"}}, services: s: {zone: "z"}}`,
+    fast: true,
+  },
+  {
+    name: "bytes, big integers and null",
+    doc: `hosts: h1: {${HOST}, services: s: {check: {type: "tcp", address: "x"}, raw: 'AB\\x00', big: 123456789012345678901234567890, nothing: null}}`,
+    fast: true,
+  },
+  {
+    name: "meta is an open struct of anything plain",
+    doc: `hosts: h1: {${HOST}, meta: {a: {b: [1, 2.0, "c", true]}, "#x": 1}}`,
+    fast: true,
+  },
+  {
+    name: "a definition with a self reference left alone",
+    doc: `hosts: {h1: {${HOST}, services: {a: check: {type: "tcp", address: "x"}, b: check: {type: "http", url: "y"}}}, h2: {${HOST}}}`,
+    fast: true,
+  },
+  {
+    name: "a definition with a self reference written to falls back",
+    doc: `hosts: h1: {${HOST}, services: s: check: {type: "tcp", address: "x", flap: {high: 0.5, low: 0.2}}}`,
+    fast: false,
+  },
+  {
+    name: "a self reference violated",
+    doc: `hosts: h1: {${HOST}, services: s: check: {type: "tcp", address: "x", flap: {high: 0.1, low: 0.2}}}`,
+    fast: false,
+  },
+  {
+    name: "a field a closed definition does not allow",
+    doc: `hosts: h1: {${HOST}, services: s: {check: {type: "tcp", address: "x"}, colour: "red"}}`,
+    fast: false,
+  },
+  { name: "a missing required field", doc: `hosts: h1: {pair: [1, "a"]}`, fast: false },
+  {
+    name: "an unknown union tag",
+    doc: `hosts: h1: {${HOST}, services: s: check: {type: "udp", address: "x"}}`,
+    fast: false,
+  },
+  {
+    name: "a union without its tag",
+    doc: `hosts: h1: {${HOST}, services: s: check: {address: "x"}}`,
+    fast: false,
+  },
+  {
+    name: "a value out of bounds",
+    doc: `hosts: h1: {${HOST}, services: s: check: {type: "tcp", address: "x", attempts: 0}}`,
+    fast: false,
+  },
+  {
+    name: "an int where a float is wanted",
+    doc: `hosts: h1: {${HOST}, services: s: {check: {type: "tcp", address: "x"}, weight: 2}}`,
+    fast: false,
+  },
+  {
+    name: "a label the pattern refuses",
+    doc: `hosts: h1: {${HOST}, labels: {Env: "prod"}}`,
+    fast: false,
+  },
+  { name: "a list too short", doc: `hosts: h1: {${HOST}, pair: [1]}`, fast: false },
+  { name: "a list too long", doc: `hosts: h1: {${HOST}, pair: [1, "a", 2]}`, fast: false },
+  {
+    name: "conflicting values written twice",
+    doc: `hosts: h1: {${HOST}, zone: "eu", zone: "us"}`,
+    fast: false,
+  },
+  { name: "an empty required list", doc: `hosts: h1: {${HOST}, levels: [{contacts: []}]}`, fast: false },
+  {
+    name: "a reference in the document",
+    doc: `hosts: h1: {${HOST}, zone: hosts.h2.zone}\nhosts: h2: {${HOST}, zone: "eu"}`,
+    fast: false,
+  },
+  { name: "an optional map with a pattern", doc: `hosts: {}\nextra: {x1: 1, x2: 2}`, fast: true },
+  { name: "an optional map refusing a label", doc: `hosts: {}\nextra: {y: 1}`, fast: true },
+  {
+    name: "quoted labels that look like definitions or hidden fields",
+    doc: `hosts: {"_h": {${HOST}, labels: {"_x": "a"}}, "#h": {${HOST}}}`,
+    fast: true,
+  },
+];
+
+/** Everything a user of the API can observe of a value, as comparable data. */
+function observe(make: () => CueValue): unknown {
+  const out: Record<string, unknown> = {};
+  const a = make();
+  const x = a.export();
+  out.export = x.ok ? { data: x.data, positions: allPositions(x.data, x.positions) } : x.errors;
+  out.json0 = make().toJSON(0);
+  out.json2 = make().toJSON(2);
+  out.validate = make().validate({ concrete: true });
+  out.errors = make().errors;
+  const b = make();
+  out.jsonAfterErrors = [b.errors, b.toJSON()];
+  return JSON.parse(JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? `${v}n` : v)));
+}
+
+/** The positions of every field and element of exported data. */
+function allPositions(
+  data: unknown,
+  idx: { of(c: object, k: string | number): readonly unknown[] },
+): unknown {
+  const out: unknown[] = [];
+  const go = (x: unknown): void => {
+    if (x === null || typeof x !== "object") return;
+    for (const k of Object.keys(x)) {
+      out.push([k, idx.of(x, Array.isArray(x) ? Number(k) : k)]);
+      go((x as Record<string, unknown>)[k]);
+    }
+  };
+  go(data);
+  return out;
+}
+
+function unified(doc: string): () => CueValue {
+  const r = root();
+  return () => r.unify(compile([{ name: "doc.cue", text: doc }]));
+}
+
+describe("fast export path", () => {
+  afterEach(() => {
+    setFastExportForTesting(undefined);
+    setReleaseMinForTesting(undefined);
+  });
+  for (const c of cases) {
+    it(c.name, () => {
+      setFastExportForTesting(false);
+      const want = observe(unified(c.doc));
+      setFastExportForTesting(true);
+      const got = observe(unified(c.doc));
+      assert.deepEqual(got, want);
+      // Releasing everywhere changes nothing either.
+      setReleaseMinForTesting(1);
+      assert.deepEqual(observe(unified(c.doc)), want);
+      // The case says whether the fast path answered for `hosts` (which it leaves unevaluated).
+      setReleaseMinForTesting(undefined);
+      const v = unified(c.doc)();
+      v.export();
+      const hosts = vertexOf(v)?.v.arcs?.get("hosts");
+      assert.equal(hosts?.status === NEW, c.fast, "fast path taken for hosts");
+    });
+  }
+});
+
+/** A small seeded generator (mulberry32), so that a failure can be replayed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random document for #Root: mostly valid, with the mistakes users make now and then. */
+function randomDoc(r: () => number): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const maybe = (p: number, s: string): string => (r() < p ? s : "");
+  const fields = (xs: string[]): string => `{${xs.filter((x) => x !== "").join(", ")}}`;
+  // Mistakes are rare (a document with one goes the general way as a whole).
+  const bad = (good: string, wrong: string): string => (r() < 0.04 ? wrong : good);
+  const check = (): string => {
+    const [type, req] = pick([
+      [`type: "tcp"`, `address: "a:1"`],
+      [`type: "http"`, `url: "http://x"`],
+      [`type: "dns"`, `name: "n"`],
+    ] as const);
+    return fields([
+      bad(type, pick([`type: "udp"`, ""])),
+      bad(req, pick([`address: ""`, `url: 1`, ""])),
+      maybe(0.3, bad(pick([`interval: "5s"`, `attempts: 5`]), pick([`interval: "soon"`, `attempts: 0`]))),
+      maybe(0.1, pick([`flap: {enabled: false}`, `flap: {low: 0.5}`, `flap: {}`])),
+      maybe(0.1, bad(pick([`codes: [200]`, `server: "s"`]), pick([`codes: [99]`, `colour: "red"`]))),
+    ]);
+  };
+  const labels = (): string =>
+    fields([maybe(0.5, `env: "prod"`), maybe(0.3, bad(`tier: "web"`, pick([`Tier: "web"`, `tier: "Web"`])))]);
+  const service = (): string =>
+    fields([
+      `check: ${check()}`,
+      maybe(0.3, `labels: ${labels()}`),
+      maybe(0.2, bad(pick([`weight: 0.5`, `weight: 1e3`]), `weight: 2`)),
+      maybe(0.2, bad(`level: "mid"`, `level: "max"`)),
+      maybe(0.2, bad(pick([`tags: ["a"]`, `tags: []`]), `tags: [1]`)),
+      maybe(0.1, bad(pick([`zone: "z"`, `big: 99999999999999999999`, `nothing: "s"`]), `zone: 3`)),
+    ]);
+  const host = (): string => {
+    const svcs: string[] = [];
+    const n = Math.floor(r() * 4);
+    for (let i = 0; i < n; i++) svcs.push(`s${i}: ${service()}`);
+    if (r() < 0.1 && n > 0) svcs.push(`s0: ${service()}`);
+    return fields([
+      bad(`address: "10.0.0.1"`, pick([`address: ""`, ""])),
+      bad(`pair: [1, "a"]`, `pair: [1]`),
+      maybe(
+        0.3,
+        bad(pick([`zone: "eu"`, `zone: "eu", zone: "eu"`]), pick([`zone: ""`, `zone: "eu", zone: "us"`])),
+      ),
+      maybe(0.3, `labels: ${labels()}`),
+      maybe(
+        0.2,
+        bad(`levels: [{contacts: ["a"]}, {contacts: ["b"], threshold: 1}]`, `levels: [{contacts: []}]`),
+      ),
+      maybe(0.2, bad(pick([`parents: ["h0"]`, `meta: {a: [1, {b: null}]}`]), `extra: 1`)),
+      `services: ${fields(svcs)}`,
+    ]);
+  };
+  const hosts: string[] = [];
+  const n = 1 + Math.floor(r() * 3);
+  for (let i = 0; i < n; i++) hosts.push(`h${i}: ${host()}`);
+  return `hosts: ${fields(hosts)}\n${maybe(0.1, bad("extra: {x: 1}", "extra: {y: 1}"))}`;
+}
+
+describe("fast export path on random documents", () => {
+  afterEach(() => setFastExportForTesting(undefined));
+  it("gives what the general evaluator gives", () => {
+    const r = rng(20_240_601);
+    const schema = root();
+    let fastTaken = 0;
+    for (let i = 0; i < 150; i++) {
+      const doc = randomDoc(r);
+      const make = (): CueValue => schema.unify(compile([{ name: "doc.cue", text: doc }]));
+      const see = (): unknown => {
+        const x = make().export();
+        const out = [x.ok ? [x.data, allPositions(x.data, x.positions)] : x.errors, make().toJSON(0)];
+        return JSON.parse(JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? `${v}n` : v)));
+      };
+      setFastExportForTesting(false);
+      const want = see();
+      setFastExportForTesting(true);
+      assert.deepEqual(see(), want, doc);
+      const v = make();
+      v.export();
+      if (vertexOf(v)?.v.arcs?.get("hosts")?.status === NEW) fastTaken++;
+    }
+    // Most documents are valid and go the fast way; the others exercise giving up.
+    assert.ok(fastTaken > 20 && fastTaken < 140, `fast path taken ${fastTaken} times`);
+  });
+});
