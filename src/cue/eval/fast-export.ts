@@ -5,7 +5,8 @@
  * records. It computes what the general evaluator would, in the same order: fields in the order
  * their first conjunct declares them, a tagged union resolved after the other conjuncts by the same
  * discrimination, pattern constraints applied last, scalar conjuncts unified with the same `meet`
- * calls in the same two passes.
+ * calls in the same passes. A declaration used alone (a default, `flap: #Flap`) is exported once
+ * and written again from that copy.
  *
  * It only ever answers for documents without errors. Anything else — a conflict, a field a closed
  * struct does not allow, a missing required field, a non-concrete value, a construct it does not
@@ -19,21 +20,30 @@ import { inDefinition } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { literalValue } from "./discriminator.js";
 import { engine } from "./engine.js";
-import { evaluate, patternAccepts } from "./evaluate.js";
+import { patternAccepts } from "./evaluate.js";
 import type { CueData } from "./export.js";
-import { atomData, atomJSON, quoteKey, setField } from "./export-atoms.js";
 import {
-  conjunctType,
-  type DisjT,
-  type FastType,
-  type ListT,
-  plainEnv,
-  type StructT,
-  type TermT,
-} from "./fast-types.js";
+  atomOut,
+  begin,
+  emitSnap,
+  finish,
+  inSnapMode,
+  listClose,
+  listKey,
+  listOpen,
+  listPush,
+  type Mode,
+  type Snap,
+  snapSize,
+  structClose,
+  structKey,
+  structOpen,
+  structSet,
+} from "./fast-out.js";
+import { definitionSnap } from "./fast-snap.js";
+import { conjunctType, type DisjT, plainEnv, type StructT, type TermT, Use } from "./fast-types.js";
 import { meet } from "./meet.js";
-import { shareable } from "./share.js";
-import { type Atom, atomsEqual, isAtom, TOP, type Value } from "./values.js";
+import { type Atom, atomsEqual, compareAtoms, isAtom, TOP, type Value } from "./values.js";
 import {
   type CloseSet,
   displayLabel,
@@ -45,25 +55,13 @@ import {
   type Vertex,
 } from "./vertex.js";
 
-/** One conjunct of a vertex the fast path evaluates: plain data (`type` unset) or a compiled type. */
-interface Contrib {
-  readonly expr: ast.Expr;
-  readonly type: FastType | undefined;
-  /** Whether a closedness context of the conjunct closes the struct it describes. */
-  readonly closed: boolean;
-}
-
-interface Entry {
-  ft: number;
-  readonly cs: Contrib[];
-}
+/** A conjunct as the fast path sees it: plain data (its syntax) or a compiled type's use. */
+type Contrib = ast.Expr | Use;
 
 /** What `fastExport` produced: data or JSON text; or where below the vertex it gave up. */
 export type FastResult =
   | { readonly ok: true; readonly data: CueData | undefined; readonly text: string | undefined }
   | { readonly ok: false; readonly failAt: readonly string[] };
-
-type Mode = "data" | "json" | "none";
 
 const byDefault = typeof process === "undefined" || process.env.CUE_FAST !== "0";
 let enabled = byDefault;
@@ -78,37 +76,12 @@ export function fastExportEnabled(): boolean {
   return enabled;
 }
 
-// The state of one run (evaluation is synchronous and a run does not re-enter).
-let mode: Mode = "data";
-let parts: string[] = [];
-let chunks: string[] = [];
-let indent = 0;
-let sep = ": ";
-const pads: string[] = [];
 let maxDepth = 0;
 let maxSteps = 0;
 const trail: string[] = [];
 let failAt: string[] | undefined;
-
-const CHUNK = 4096;
-
-function put(x: string): void {
-  parts.push(x);
-  if (parts.length === CHUNK) {
-    chunks.push(parts.join(""));
-    parts = [];
-  }
-}
-
-function pad(n: number): string {
-  if (indent <= 0) return "";
-  let p = pads[n];
-  if (p === undefined) {
-    p = `\n${" ".repeat(n * indent)}`;
-    pads[n] = p;
-  }
-  return p;
-}
+/** Set when giving up because of a limit (depth, steps), which depends on where a value is used. */
+let limitHit = false;
 
 /** Gives up; remembers the deepest place reached. Returns undefined (the "no result" of every step). */
 function bail(): undefined {
@@ -116,40 +89,53 @@ function bail(): undefined {
   return undefined;
 }
 
+// The fields of the structs being evaluated, as a stack shared by all of them (a struct's fields are
+// `[base, top)` while it collects them; its children's fields go above). Each field has up to two
+// conjuncts inline and the rest in an array.
+const eLabel: string[] = [];
+const eFt: number[] = [];
+const eC0: (Contrib | undefined)[] = [];
+const eC1: (Contrib | undefined)[] = [];
+const eMore: (Contrib[] | undefined)[] = [];
+let top = 0;
+let high = 0;
+
 /**
  * Exports `v` (unevaluated) the fast way as `output` at indentation level `lvl`, or says where it
  * gave up. Never evaluates `v` itself.
  */
-export function fastExport(v: Vertex, output: Mode, jsonIndent: number, lvl: number): FastResult {
+export function fastExport(
+  v: Vertex,
+  output: Exclude<Mode, "snap">,
+  jsonIndent: number,
+  lvl: number,
+): FastResult {
   const e = engine();
   const steps = e.steps;
-  mode = output;
-  indent = jsonIndent;
-  sep = jsonIndent > 0 ? ": " : ":";
-  pads.length = 0;
-  parts = [];
-  chunks = [];
   maxDepth = e.limits.maxDepth;
   maxSteps = e.limits.maxSteps;
   trail.length = 0;
   failAt = undefined;
+  limitHit = false;
+  top = 0;
+  begin(output, jsonIndent);
+  let data: unknown;
   const cs = pristine(v) && e.limitErr === undefined ? rootContribs(v) : undefined;
-  const data = cs === undefined ? bail() : node(cs, v.depth, lvl);
+  if (cs === undefined || cs.length === 0) data = bail();
+  else data = node(cs[0] as Contrib, cs[1], cs.length > 2 ? cs.slice(2) : undefined, v.depth, lvl);
+  const text = finish();
+  // Forget the syntax the stack still points to.
+  for (let i = 0; i < high; i++) {
+    eC0[i] = undefined;
+    eC1[i] = undefined;
+    eMore[i] = undefined;
+  }
+  high = 0;
   if (data === undefined) {
     e.steps = steps;
-    const at = failAt ?? [];
-    parts = [];
-    chunks = [];
-    return { ok: false, failAt: at };
+    return { ok: false, failAt: failAt ?? [] };
   }
-  let text: string | undefined;
-  if (mode === "json") {
-    chunks.push(parts.join(""));
-    text = chunks.join("");
-  }
-  parts = [];
-  chunks = [];
-  return { ok: true, data: mode === "data" ? data : undefined, text };
+  return { ok: true, data: output === "data" ? (data as CueData) : undefined, text };
 }
 
 /**
@@ -180,12 +166,12 @@ function rootContribs(v: Vertex): Contrib[] | undefined {
     if (c.andScope !== undefined || !plainCtx(c.ctx, v) || !plainEnv(c.env)) return undefined;
     const closed = c.ctx.length > 0;
     if (!closed && plainShallow(x)) {
-      out.push({ expr: x, type: undefined, closed: false });
+      out.push(x);
       continue;
     }
     const t = conjunctType(x, c.env);
     if (t === undefined) return undefined;
-    out.push({ expr: x, type: t, closed });
+    out.push(new Use(x, t, closed));
   }
   return out;
 }
@@ -216,70 +202,177 @@ function plainShallow(x: ast.Expr): boolean {
 }
 
 // Node kinds.
+const NEUTRAL = -1;
 const SCALAR = 0;
 const STRUCT = 1;
 const LIST = 2;
+const BAD = 3;
 
-/**
- * The value of a vertex with conjuncts `cs` at depth `depth`: data (mode "data"), or null after
- * writing JSON text / checking only; undefined when the fast path gives up.
- */
-function node(cs: Contrib[], depth: number, lvl: number): CueData | undefined {
-  if (depth > maxDepth) return bail();
-  const e = engine();
-  e.steps += 1 + cs.length;
-  if (e.steps > maxSteps) return bail();
-  let kind = -1;
-  for (const c of cs) {
-    let k: number;
-    const t = c.type;
-    if (t === undefined) {
-      const x = c.expr.kind;
-      k = x === "Struct" ? STRUCT : x === "List" ? LIST : SCALAR;
-    } else {
-      switch (t.k) {
-        case "struct":
-        case "disj":
-          k = STRUCT;
-          break;
-        case "list":
-          k = LIST;
-          break;
-        case "scalar":
-          k = SCALAR;
-          if (t.parts.every((p) => p.value.t === "top")) continue;
-          break;
-        case "top":
-          continue;
-        case "bad":
-          if (cs.length === 1 && t.def !== undefined) return snapshotOut(t.def, lvl);
-          return bail();
-        default: {
-          const never: never = t;
-          return never;
-        }
-      }
+function kindOf(c: Contrib): number {
+  if (!(c instanceof Use)) {
+    const k = c.kind;
+    return k === "Struct" ? STRUCT : k === "List" ? LIST : SCALAR;
+  }
+  const t = c.type;
+  switch (t.k) {
+    case "struct":
+    case "disj":
+      return STRUCT;
+    case "list":
+      return LIST;
+    case "scalar":
+      for (const p of t.parts) if (p.value.t !== "top") return SCALAR;
+      return NEUTRAL;
+    case "top":
+      return NEUTRAL;
+    case "bad":
+      return BAD;
+    default: {
+      const never: never = t;
+      return never;
     }
-    if (kind >= 0 && k !== kind) return bail();
-    kind = k;
   }
-  if (kind === STRUCT) {
-    const t = cs.length === 1 ? cs[0]?.type : undefined;
-    if (t !== undefined && t.k === "struct" && t.def !== undefined) return snapshotOut(t.def, lvl);
-    return structNode(cs, depth, lvl);
-  }
-  if (kind === LIST) return listNode(cs, depth, lvl);
-  return scalarNode(cs);
 }
 
-function add(entries: Map<string, Entry>, label: string, ft: number, c: Contrib): void {
-  const en = entries.get(label);
-  if (en === undefined) {
-    entries.set(label, { ft, cs: [c] });
-    return;
+/** The `k`-th of the conjuncts `c0`, `c1`, `more`. */
+function nth(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | undefined, k: number): Contrib {
+  return (k === 0 ? c0 : k === 1 ? c1 : more?.[k - 2]) as Contrib;
+}
+
+function count(c1: Contrib | undefined, more: Contrib[] | undefined): number {
+  return c1 === undefined ? 1 : more === undefined ? 2 : 2 + more.length;
+}
+
+/**
+ * The value of a vertex with conjuncts `c0`, `c1`, `more…` at depth `depth`: data, a snap, or null
+ * (JSON text is written as it goes); undefined when the fast path gives up.
+ */
+function node(
+  c0: Contrib,
+  c1: Contrib | undefined,
+  more: Contrib[] | undefined,
+  depth: number,
+  lvl: number,
+): unknown {
+  const e = engine();
+  const n = count(c1, more);
+  e.steps += 1 + n;
+  if (depth > maxDepth || e.steps > maxSteps) {
+    limitHit = true;
+    return bail();
   }
-  if (ft < en.ft) en.ft = ft;
-  en.cs.push(c);
+  if (n === 1 && c0 instanceof Use) return alone(c0, depth, lvl);
+  let kind = NEUTRAL;
+  for (let k = 0; k < n; k++) {
+    const x = kindOf(nth(c0, c1, more, k));
+    if (x === NEUTRAL) continue;
+    if (x === BAD || (kind !== NEUTRAL && x !== kind)) return bail();
+    kind = x;
+  }
+  if (kind === STRUCT) return structNode(c0, c1, more, n, depth, lvl);
+  if (kind === LIST) return listNode(c0, c1, more, n, depth, lvl);
+  return scalarNode(c0, c1, more, n);
+}
+
+interface Alone {
+  readonly snap: Snap;
+  readonly height: number;
+  readonly size: number;
+}
+
+/** A declaration that is its vertex's only conjunct: exported once, written again from the copy. */
+function alone(u: Use, depth: number, lvl: number): unknown {
+  let a = u.alone as Alone | null | undefined;
+  if (a === undefined) {
+    const t = u.type;
+    let s: Snap | null | undefined;
+    if ((t.k === "struct" || t.k === "bad") && t.def !== undefined) s = definitionSnap(t.def);
+    else if (t.k === "bad") s = null;
+    else {
+      const hit = limitHit;
+      limitHit = false;
+      s = inSnapMode(() => alone1(u, depth)) as Snap | undefined;
+      // Giving up depends on nothing but the declaration, except when a limit was reached.
+      if (s === undefined && limitHit) return undefined;
+      limitHit = hit;
+    }
+    if (s === undefined || s === null) {
+      u.alone = null;
+      return bail();
+    }
+    a = { snap: s, ...snapSize(s) };
+    u.alone = a;
+  }
+  if (a === null) return bail();
+  const e = engine();
+  e.steps += a.size;
+  if (depth + a.height > maxDepth || e.steps > maxSteps) {
+    limitHit = true;
+    return bail();
+  }
+  return emitSnap(a.snap, lvl);
+}
+
+/** The value of a use alone, evaluated the fast way (in snap mode). */
+function alone1(u: Use, depth: number): unknown {
+  const kind = kindOf(u);
+  if (kind === STRUCT) return structNode(u, undefined, undefined, 1, depth, 0);
+  if (kind === LIST) return listNode(u, undefined, undefined, 1, depth, 0);
+  if (kind === BAD) return bail();
+  return scalarNode(u, undefined, undefined, 1);
+}
+
+function find(base: number, label: string, index: Map<string, number> | undefined): number {
+  if (index !== undefined) return index.get(label) ?? -1;
+  for (let i = base; i < top; i++) if (eLabel[i] === label) return i;
+  return -1;
+}
+
+/** Adds a conjunct to field `i`. */
+function push(i: number, c: Contrib): void {
+  if (eC0[i] === undefined) eC0[i] = c;
+  else if (eC1[i] === undefined) eC1[i] = c;
+  else {
+    const m = eMore[i];
+    if (m === undefined) eMore[i] = [c];
+    else m.push(c);
+  }
+}
+
+/** A new field slot at `top`. */
+function slot(label: string, ft: number): number {
+  const i = top++;
+  if (top > high) high = top;
+  eLabel[i] = label;
+  eFt[i] = ft;
+  eC0[i] = undefined;
+  eC1[i] = undefined;
+  eMore[i] = undefined;
+  return i;
+}
+
+// A struct with more fields than this indexes them by label.
+const SCAN = 12;
+
+/** Adds conjunct `c` of field `label` to the struct whose fields start at `base`. */
+function add(
+  base: number,
+  label: string,
+  ft: number,
+  c: Contrib,
+  index: Map<string, number> | undefined,
+): Map<string, number> | undefined {
+  let i = find(base, label, index);
+  if (i < 0) {
+    i = slot(label, ft);
+    if (index !== undefined) index.set(label, i);
+    else if (top - base > SCAN) {
+      index = new Map();
+      for (let j = base; j < top; j++) index.set(eLabel[j] as string, j);
+    }
+  } else if (ft < (eFt[i] as number)) eFt[i] = ft;
+  push(i, c);
+  return index;
 }
 
 /** The label of a plain field (regular, no alias, a regular name or a quoted one), or undefined. */
@@ -293,26 +386,38 @@ function plainLabel(d: ast.Field): string | undefined {
   return l.kind === "String" ? strLabel(l.value) : undefined;
 }
 
-function structNode(cs: Contrib[], depth: number, lvl: number): CueData | undefined {
-  const entries = new Map<string, Entry>();
+function structNode(
+  c0: Contrib,
+  c1: Contrib | undefined,
+  more: Contrib[] | undefined,
+  n: number,
+  depth: number,
+  lvl: number,
+): unknown {
+  const base = top;
+  let index: Map<string, number> | undefined;
   let st: StructT | undefined;
   let dj: DisjT | undefined;
   let closed = false;
-  for (const c of cs) {
-    const t = c.type;
-    if (t === undefined) {
-      for (const d of (c.expr as ast.StructLit).decls) {
+  for (let k = 0; k < n; k++) {
+    const c = nth(c0, c1, more, k);
+    if (!(c instanceof Use)) {
+      for (const d of (c as ast.StructLit).decls) {
         if (d.kind === "Attribute") continue;
         if (d.kind !== "Field") return bail();
         const label = plainLabel(d);
         if (label === undefined || !plainShallow(d.value)) return bail();
-        add(entries, label, REGULAR, { expr: d.value, type: undefined, closed: false });
+        index = add(base, label, REGULAR, d.value, index);
       }
-    } else if (t.k === "struct") {
+      continue;
+    }
+    const t = c.type;
+    if (t.k === "struct") {
       if (st !== undefined || dj !== undefined) return bail();
       st = t;
       closed = c.closed || t.def !== undefined;
-      for (const f of t.fields) add(entries, f.label, f.ft, { expr: f.expr, type: f.type, closed });
+      const ci = closed ? 1 : 0;
+      for (const f of t.fields) index = add(base, f.label, f.ft, f.uses[ci], index);
     } else if (t.k === "disj") {
       if (st !== undefined || dj !== undefined) return bail();
       dj = t;
@@ -320,72 +425,86 @@ function structNode(cs: Contrib[], depth: number, lvl: number): CueData | undefi
   }
   if (dj !== undefined) {
     // As the evaluator resolves a disjunction after collecting the other conjuncts.
-    const term = choose(dj.terms, entries);
+    const term = choose(dj, base, index);
     if (term === undefined || term.type.k !== "struct") return bail();
     st = term.type;
     closed = true;
-    for (const f of st.fields) add(entries, f.label, f.ft, { expr: f.expr, type: f.type, closed });
+    for (const f of st.fields) index = add(base, f.label, f.ft, f.uses[1], index);
   }
   if (st !== undefined) {
     const pats = st.patterns;
-    for (const [label, en] of entries) {
-      if (
-        closed &&
-        !st.open &&
-        !st.labels.has(label) &&
-        !pats.some((p) => patternAccepts(p.pattern, label))
-      ) {
-        return bail();
-      }
-      for (const p of pats) {
-        if (patternAccepts(p.pattern, label)) en.cs.push({ expr: p.expr, type: p.type, closed });
+    const checked = closed && !st.open;
+    if (checked || pats.length > 0) {
+      const ci = closed ? 1 : 0;
+      for (let i = base; i < top; i++) {
+        const label = eLabel[i] as string;
+        let allowed = !checked || st.labels.has(label);
+        for (const p of pats) {
+          if (!patternAccepts(p.pattern, label)) continue;
+          allowed = true;
+          push(i, p.uses[ci]);
+        }
+        if (!allowed) return bail();
       }
     }
   }
-  const obj: Record<string, CueData> | undefined = mode === "data" ? {} : undefined;
-  const json = mode === "json";
-  if (json) put("{");
-  let count = 0;
-  for (const [label, en] of entries) {
-    if (en.ft === OPTIONAL) continue;
-    const name = displayLabel(label);
+  const end = top;
+  const o = structOpen();
+  let written = 0;
+  for (let i = base; i < end; i++) {
+    const ft = eFt[i];
+    if (ft === OPTIONAL) continue;
+    const name = displayLabel(eLabel[i] as string);
     trail.push(name);
-    if (en.ft === REQUIRED) return bail();
-    if (json) {
-      if (count > 0) put(",");
-      put(pad(lvl + 1));
-      put(quoteKey(name));
-      put(sep);
-    }
-    count++;
-    const x = node(en.cs, depth + 1, lvl + 1);
+    if (ft === REQUIRED) return bail();
+    structKey(written, name, lvl);
+    written++;
+    const x = node(eC0[i] as Contrib, eC1[i], eMore[i], depth + 1, lvl + 1);
     if (x === undefined) return undefined;
     trail.pop();
-    if (obj !== undefined) setField(obj, name, x);
+    structSet(o, name, x);
   }
-  if (json) {
-    if (count > 0) put(pad(lvl));
-    put("}");
-  }
-  return obj ?? null;
+  structClose(written, lvl);
+  top = base;
+  return o;
 }
 
-/** The literal value a field has from its first conjunct that is a literal (as discrimination reads it). */
-function baseLiteral(cs: readonly Contrib[]): Value | undefined {
-  for (const c of cs) {
-    const lv = literalValue(c.expr);
-    if (lv !== undefined) return lv;
+/** The first literal among a field's conjuncts (what the evaluator's discrimination reads). */
+function baseLiteral(i: number): ast.Expr | undefined {
+  const n = count(eC1[i], eMore[i]);
+  for (let k = 0; k < n; k++) {
+    const c = nth(eC0[i] as Contrib, eC1[i], eMore[i], k);
+    let x = c instanceof Use ? c.expr : c;
+    while (x.kind === "Paren") x = x.expr;
+    switch (x.kind) {
+      case "String":
+      case "Int":
+      case "Bool":
+      case "Null":
+        return x;
+      default:
+        break;
+    }
   }
   return undefined;
 }
 
 /** The one term no literal field conflicts with (the evaluator's tagged-union fast path), if any. */
-function choose(terms: readonly TermT[], entries: Map<string, Entry>): TermT | undefined {
+function choose(dj: DisjT, base: number, index: Map<string, number> | undefined): TermT | undefined {
+  const terms = dj.terms;
   if (terms.length === 1) return terms[0];
+  if (top === base) return undefined;
+  const tag = dj.tag;
+  if (tag !== undefined) {
+    // Each term has one string literal on the same label: the field's literal picks the term.
+    const i = find(base, tag.label, index);
+    const lit = i < 0 ? undefined : baseLiteral(i);
+    return lit?.kind === "String" ? tag.terms.get(lit.value) : undefined;
+  }
   let only: TermT | undefined;
   let n = 0;
   for (const t of terms) {
-    if (!dropped(t, entries)) {
+    if (!dropped(t, base, index)) {
       n++;
       only = t;
     }
@@ -393,81 +512,79 @@ function choose(terms: readonly TermT[], entries: Map<string, Entry>): TermT | u
   return n === 1 ? only : undefined;
 }
 
-function dropped(t: TermT, entries: Map<string, Entry>): boolean {
-  if (entries.size === 0 || t.lits === null) return false;
+function dropped(t: TermT, base: number, index: Map<string, number> | undefined): boolean {
+  if (t.lits === null) return false;
   for (const [label, lit] of t.lits) {
-    const en = entries.get(label);
-    if (en === undefined) continue;
-    const base = baseLiteral(en.cs);
-    if (base !== undefined && (base.t !== lit.t || !atomsEqual(base, lit))) return true;
+    const i = find(base, label, index);
+    const x = i < 0 ? undefined : baseLiteral(i);
+    const b = x === undefined ? undefined : literalValue(x);
+    if (b !== undefined && (b.t !== lit.t || !atomsEqual(b, lit))) return true;
   }
   return false;
 }
 
-function listNode(cs: Contrib[], depth: number, lvl: number): CueData | undefined {
-  let user: ast.ListLit | undefined;
-  let lt: ListT | undefined;
-  let closed = false;
-  const elems: Contrib[][] = [];
-  const at = (i: number): Contrib[] => {
-    let x = elems[i];
-    if (x === undefined) {
-      x = [];
-      elems[i] = x;
-    }
-    return x;
+function listNode(
+  c0: Contrib,
+  c1: Contrib | undefined,
+  more: Contrib[] | undefined,
+  n: number,
+  depth: number,
+  lvl: number,
+): unknown {
+  const base = top;
+  const at = (i: number): number => {
+    while (top <= base + i) slot("", REGULAR);
+    return base + i;
   };
-  for (const c of cs) {
-    const t = c.type;
-    if (t === undefined) {
-      if (user !== undefined) return bail();
-      user = c.expr as ast.ListLit;
-      if (user.ellipsis !== undefined) return bail();
-      const els = user.elems;
+  let userLen = -1;
+  let typeLen = 0;
+  let open = false;
+  let rest: Use | undefined;
+  let typed = false;
+  for (let k = 0; k < n; k++) {
+    const c = nth(c0, c1, more, k);
+    if (!(c instanceof Use)) {
+      const l = c as ast.ListLit;
+      if (userLen >= 0 || l.ellipsis !== undefined) return bail();
+      const els = l.elems;
+      userLen = els.length;
       for (let i = 0; i < els.length; i++) {
         const el = els[i] as ast.Expr | ast.Comprehension;
         if (el.kind === "Comprehension" || !plainShallow(el)) return bail();
-        at(i).push({ expr: el, type: undefined, closed: false });
+        push(at(i), el);
       }
-    } else if (t.k === "list") {
-      if (lt !== undefined) return bail();
-      lt = t;
-      closed = c.closed;
-      for (let i = 0; i < t.prefix.length; i++) {
-        const p = t.prefix[i];
-        if (p !== undefined) at(i).push({ expr: p.expr, type: p.type, closed });
-      }
+      continue;
     }
+    const t = c.type;
+    if (t.k !== "list") continue;
+    if (typed) return bail();
+    typed = true;
+    const ci = c.closed ? 1 : 0;
+    typeLen = t.prefix.length;
+    open = t.open;
+    rest = t.rest?.[ci];
+    for (let i = 0; i < typeLen; i++) push(at(i), (t.prefix[i] as readonly [Use, Use])[ci]);
   }
-  const typeLen = lt?.prefix.length ?? 0;
   let len = typeLen;
-  if (user !== undefined) {
-    len = user.elems.length;
-    if (lt !== undefined && (lt.open ? typeLen > len : typeLen !== len)) return bail();
+  if (userLen >= 0) {
+    if (typed && (open ? typeLen > userLen : typeLen !== userLen)) return bail();
+    len = userLen;
   }
-  const rest = lt?.rest;
-  if (rest !== undefined) {
-    for (let i = typeLen; i < len; i++) at(i).push({ expr: rest.expr, type: rest.type, closed });
-  }
-  const items: CueData[] | undefined = mode === "data" ? [] : undefined;
-  const json = mode === "json";
-  if (json) put("[");
+  // The type of further elements comes last, as the evaluator adds it when it finishes the list.
+  if (rest !== undefined) for (let i = typeLen; i < len; i++) push(at(i), rest);
+  const o = listOpen();
   for (let i = 0; i < len; i++) {
-    if (json) {
-      if (i > 0) put(",");
-      put(pad(lvl + 1));
-    }
+    listKey(i, lvl);
     trail.push(String(i));
-    const x = node(at(i), depth + 1, lvl + 1);
+    const j = base + i;
+    const x = node(eC0[j] as Contrib, eC1[j], eMore[j], depth + 1, lvl + 1);
     if (x === undefined) return undefined;
     trail.pop();
-    items?.push(x);
+    listPush(o, x);
   }
-  if (json) {
-    if (len > 0) put(pad(lvl));
-    put("]");
-  }
-  return items ?? null;
+  listClose(len, lvl);
+  top = base;
+  return o;
 }
 
 /** The value of a literal as the evaluator computes it. */
@@ -490,140 +607,56 @@ function atomOf(x: ast.Expr): Atom | undefined {
   }
 }
 
-function scalarNode(cs: Contrib[]): CueData | undefined {
+function scalarNode(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | undefined, n: number): unknown {
   let v: Value = TOP;
   // The evaluator unifies literal conjuncts first, then the others, each pass in conjunct order, then
   // the disjunctions it left pending.
   for (let phase = 0; phase < 3; phase++) {
-    for (const c of cs) {
-      const t = c.type;
-      if (t === undefined) {
+    for (let k = 0; k < n; k++) {
+      const c = nth(c0, c1, more, k);
+      if (!(c instanceof Use)) {
         if (phase !== 0) continue;
-        const a = atomOf(c.expr);
+        const a = atomOf(c);
         if (a === undefined) return bail();
-        v = meet(v, a);
-      } else if (t.k === "scalar") {
-        for (const p of t.parts) if (p.phase === phase) v = meet(v, p.value);
+        v = meetAtom(v, a);
+      } else {
+        const t = c.type;
+        if (t.k !== "scalar") continue;
+        for (const p of t.parts) if (p.phase === phase) v = meetAtom(v, p.value);
       }
       if (v.t === "bottom") return bail();
     }
   }
   const x = resolveDefaultValue(v);
   if (!isAtom(x)) return bail();
-  if (mode === "json") put(atomJSON(x));
-  return mode === "data" ? atomData(x) : null;
+  return atomOut(x);
 }
-
-// ---------------------------------------------------------------------------------------------
-// Definitions used as they are
-
-/** An exported value kept for reuse: an atom, a struct's fields, or a list's items. */
-type Snap =
-  | Atom
-  | { readonly t: "struct"; readonly keys: readonly string[]; readonly vals: readonly Snap[] }
-  | { readonly t: "list"; readonly items: readonly Snap[] };
-
-const snaps = new WeakMap<Vertex, Snap | null>();
 
 /**
- * A field whose only conjunct is a definition (`flap: #Flap`) exports as the definition does: the
- * evaluator shares the definition's evaluated fields with it. Taken only for definitions the
- * evaluator would share (evaluated without errors or unresolved disjunctions).
+ * `meet(a, b)` — with the common case of a disjunction of atoms and basic types meeting an atom
+ * answered without building the intermediate disjunction: then `meet` keeps the first term that
+ * does not conflict, all of them being that same atom (a conflict is answered as bottom only).
  */
-function snapshotOut(def: Vertex, lvl: number): CueData | undefined {
-  let s = snaps.get(def);
-  if (s === undefined) {
-    s = shareable(def) ? (snapshot(def, 0) ?? null) : null;
-    snaps.set(def, s);
+function meetAtom(a: Value, b: Value): Value {
+  const d = a.t === "disj" ? a : b.t === "disj" ? b : undefined;
+  const x = d === a ? b : a;
+  if (d === undefined || !isAtom(x) || d.t !== "disj") return meet(a, b);
+  let first: Value | undefined;
+  for (const y of d.values) {
+    if (y.t !== "basic" && !isAtom(y)) return meet(a, b);
   }
-  if (s === null) return bail();
-  return emitSnap(s, lvl);
+  for (const y of d.values) {
+    const r = y.t === "basic" ? meet(y, x) : isAtom(y) && sameAtom(y, x) ? y : undefined;
+    if (r === undefined || r.t === "bottom") continue;
+    first ??= r;
+  }
+  return first ?? meet(a, b);
 }
 
-function snapshot(v: Vertex, depth: number): Snap | undefined {
-  evaluate(v);
-  if (v.err !== undefined || depth > 100) return undefined;
-  if (v.disj !== undefined) {
-    const d = v.disj;
-    let def: Vertex | undefined;
-    let n = 0;
-    for (let i = 0; i < d.values.length; i++) {
-      if (d.hasDefault && d.defaults[i]) {
-        n++;
-        def = d.values[i];
-      }
-    }
-    return n === 1 && def !== undefined ? snapshot(def, depth + 1) : undefined;
-  }
-  if (v.isList) {
-    const items: Snap[] = [];
-    for (let i = 0; i < v.listLen; i++) {
-      const a = v.arcs?.get(String(i));
-      if (a === undefined) continue;
-      const x = snapshot(a, depth + 1);
-      if (x === undefined) return undefined;
-      items.push(x);
-    }
-    return { t: "list", items };
-  }
-  if (v.structMark > 0) {
-    const keys: string[] = [];
-    const vals: Snap[] = [];
-    for (const a of v.arcs?.values() ?? []) {
-      if (a.fieldType === OPTIONAL) continue;
-      const c0 = a.label.charCodeAt(0);
-      if (c0 === 0x5f || c0 === 0x23) continue;
-      if (a.fieldType === REQUIRED) return undefined;
-      const x = snapshot(a, depth + 1);
-      if (x === undefined) return undefined;
-      keys.push(displayLabel(a.label));
-      vals.push(x);
-    }
-    return { t: "struct", keys, vals };
-  }
-  const x = resolveDefaultValue(v.scalar);
-  if (isAtom(x)) return x;
-  return x.t === "vertex" ? snapshot(x.v, depth + 1) : undefined;
-}
-
-function emitSnap(s: Snap, lvl: number): CueData {
-  if (s.t === "list") {
-    const items: CueData[] | undefined = mode === "data" ? [] : undefined;
-    if (mode === "json") put("[");
-    for (let i = 0; i < s.items.length; i++) {
-      if (mode === "json") {
-        if (i > 0) put(",");
-        put(pad(lvl + 1));
-      }
-      const x = emitSnap(s.items[i] as Snap, lvl + 1);
-      items?.push(x);
-    }
-    if (mode === "json") {
-      if (s.items.length > 0) put(pad(lvl));
-      put("]");
-    }
-    return items ?? null;
-  }
-  if (s.t === "struct") {
-    const obj: Record<string, CueData> | undefined = mode === "data" ? {} : undefined;
-    if (mode === "json") put("{");
-    for (let i = 0; i < s.keys.length; i++) {
-      const name = s.keys[i] as string;
-      if (mode === "json") {
-        if (i > 0) put(",");
-        put(pad(lvl + 1));
-        put(quoteKey(name));
-        put(sep);
-      }
-      const x = emitSnap(s.vals[i] as Snap, lvl + 1);
-      if (obj !== undefined) setField(obj, name, x);
-    }
-    if (mode === "json") {
-      if (s.keys.length > 0) put(pad(lvl));
-      put("}");
-    }
-    return obj ?? null;
-  }
-  if (mode === "json") put(atomJSON(s));
-  return mode === "data" ? atomData(s) : null;
+/** Whether two atoms are the same value of the same kind (as `meet` and its deduplication see it). */
+function sameAtom(a: Atom, b: Atom): boolean {
+  if (a.t !== b.t) return false;
+  if (a.t === "null") return true;
+  if (a.t === "bool" && b.t === "bool") return a.v === b.v;
+  return compareAtoms(a, b) === 0;
 }

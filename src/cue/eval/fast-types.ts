@@ -35,21 +35,39 @@ export interface ScalarPart {
   readonly phase: 0 | 1 | 2;
 }
 
+/**
+ * A declared value as one conjunct of a vertex: its expression (discrimination reads literal
+ * values from it), its type, and whether a closedness context closes the struct it describes.
+ */
+export class Use {
+  /** What this use exports when it is its vertex's only conjunct (the fast path fills it in). */
+  alone: unknown = undefined;
+  constructor(
+    readonly expr: ast.Expr,
+    readonly type: FastType,
+    readonly closed: boolean,
+  ) {}
+}
+
+/** The two uses of a declaration: in an open context and in a closed one. */
+export type Uses = readonly [open: Use, closed: Use];
+
+function uses(expr: ast.Expr, type: FastType): Uses {
+  return [new Use(expr, type, false), new Use(expr, type, true)];
+}
+
 /** One field declaration of a struct type (a label may be declared more than once). */
 export interface FieldT {
   readonly label: string;
   /** REGULAR, REQUIRED or OPTIONAL. */
   readonly ft: number;
-  /** The declared value (discrimination reads literal values from it). */
-  readonly expr: ast.Expr;
-  readonly type: FastType;
+  readonly uses: Uses;
 }
 
 /** A pattern constraint `[pattern]: type`. */
 export interface PatternT {
   readonly pattern: Value;
-  readonly expr: ast.Expr;
-  readonly type: FastType;
+  readonly uses: Uses;
 }
 
 export interface StructT {
@@ -79,19 +97,19 @@ export interface TermT {
 export interface DisjT {
   readonly k: "disj";
   readonly terms: readonly TermT[];
+  /**
+   * When every term has exactly one literal field, the same label with a distinct string for each
+   * (`type: "tcp"`): the terms by that string.
+   */
+  readonly tag: { readonly label: string; readonly terms: ReadonlyMap<string, TermT> } | undefined;
   readonly def: Vertex | undefined;
-}
-
-export interface ElemT {
-  readonly expr: ast.Expr;
-  readonly type: FastType;
 }
 
 export interface ListT {
   readonly k: "list";
-  readonly prefix: readonly ElemT[];
+  readonly prefix: readonly Uses[];
   /** The type of further elements (`...T`); undefined for `...` or a closed list. */
-  readonly rest: ElemT | undefined;
+  readonly rest: Uses | undefined;
   readonly open: boolean;
 }
 
@@ -346,7 +364,21 @@ function scalarParts(e: ast.Expr, env: Frame, out: ScalarPart[]): boolean {
 function compileDisj(e: ast.Binary, env: Frame, def: Vertex | undefined): FastType {
   const terms: TermT[] = [];
   if (!flatten(e, env, terms, 0)) return BAD;
-  return { k: "disj", terms, def };
+  return { k: "disj", terms, tag: tagOf(terms), def };
+}
+
+function tagOf(terms: readonly TermT[]): DisjT["tag"] {
+  let label: string | undefined;
+  const byValue = new Map<string, TermT>();
+  for (const t of terms) {
+    if (t.lits === null || t.lits.size !== 1) return undefined;
+    for (const [l, v] of t.lits) {
+      if ((label !== undefined && l !== label) || v.t !== "string" || byValue.has(v.v)) return undefined;
+      label = l;
+      byValue.set(v.v, t);
+    }
+  }
+  return label === undefined ? undefined : { label, terms: byValue };
 }
 
 function flatten(e: ast.Expr, env: Frame, out: TermT[], depth: number): boolean {
@@ -386,13 +418,13 @@ function splitAlts(e: ast.Expr, out: ast.Expr[]): boolean {
 }
 
 function compileList(e: ast.ListLit, scope: TypeScope): FastType {
-  const prefix: ElemT[] = [];
+  const prefix: Uses[] = [];
   for (const el of e.elems) {
     if (el.kind === "Comprehension" || el.kind === "Alias") return BAD;
-    prefix.push({ expr: el, type: compileExpr(el, scope) });
+    prefix.push(uses(el, compileExpr(el, scope)));
   }
   const ell = e.ellipsis;
-  const rest = ell?.type === undefined ? undefined : { expr: ell.type, type: compileExpr(ell.type, scope) };
+  const rest = ell?.type === undefined ? undefined : uses(ell.type, compileExpr(ell.type, scope));
   return { k: "list", prefix, rest, open: ell !== undefined };
 }
 
@@ -422,11 +454,11 @@ function compileStruct(lit: ast.StructLit, scope: TypeScope, def: Vertex | undef
           if (usesInner(l.expr, scope.lits)) return BAD;
           const pattern = evalExpr(l.expr, scope.env);
           if (pattern.t === "bottom" || patternError(pattern) !== undefined) return BAD;
-          patterns.push({ pattern, expr: d.value, type: compileExpr(d.value, scope) });
+          patterns.push({ pattern, uses: uses(d.value, compileExpr(d.value, scope)) });
           continue;
         } else return BAD;
         labels.add(label);
-        fields.push({ label, ft: fieldType(d), expr: d.value, type: compileExpr(d.value, scope) });
+        fields.push({ label, ft: fieldType(d), uses: uses(d.value, compileExpr(d.value, scope)) });
         break;
       }
       case "Embed": {
