@@ -145,16 +145,12 @@ async function serve(
     const seconds = started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e9;
     o.metrics.observe(SERVICE, call.method, error === undefined ? "ok" : codeName(error.code), seconds);
   };
+  const deadline = call.timeoutMs === undefined ? undefined : performance.now() + call.timeoutMs;
+  const timedOut = (): void =>
+    answer({ error: new ConnectError("the operation timed out", Code.DeadlineExceeded), counted: true });
   const timer =
     call.timeoutMs !== undefined && call.timeoutMs <= MAX_TIMER_MS
-      ? setTimeout(
-          () =>
-            answer({
-              error: new ConnectError("the operation timed out", Code.DeadlineExceeded),
-              counted: true,
-            }),
-          call.timeoutMs,
-        )
+      ? setTimeout(timedOut, call.timeoutMs)
       : undefined;
 
   // Reading: what Connect checks before any interceptor runs (sizes, framing) is not counted.
@@ -182,6 +178,11 @@ async function serve(
   const refused = o.authorize?.(header(req, "authorization"));
   if (refused !== undefined) {
     answer({ error: refused, counted: true });
+    return;
+  }
+  // A client that has given up gets no batch enqueued (the timer may not have had its turn yet).
+  if (deadline !== undefined && performance.now() >= deadline) {
+    timedOut();
     return;
   }
   if (body === undefined) {
