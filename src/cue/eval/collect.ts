@@ -7,17 +7,19 @@
 import type * as ast from "../syntax/ast.js";
 import { identKind } from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
+import { closeExtra, closeLit, closeOpen, closePattern } from "./closedness.js";
 import { runComprehension } from "./comprehension.js";
 import { constValue } from "./const-cache.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { addDisjunction, addValueDisjunction } from "./disjunction.js";
-import { step } from "./engine.js";
+import { engine, step } from "./engine.js";
 import { applyPatternsToArc, evaluate } from "./evaluate.js";
 import { isExplicitOpen, usesAliasV2 } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { meet } from "./meet.js";
 import { addClosingCall, isClosingBuiltin } from "./reclose.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
+import { borrow, namesDefinition } from "./share.js";
 import { type BottomV, bottom, type Value } from "./values.js";
 import {
   appendPos,
@@ -26,7 +28,6 @@ import {
   COLLECTING,
   type Conjunct,
   EVALUATED,
-  type Group,
   NO_CLOSE,
   OPTIONAL,
   posArray,
@@ -54,19 +55,33 @@ export function setErr(v: Vertex, e: BottomV): void {
  */
 export function childCtx(ctx: CloseSet, _label: string): CloseSet {
   if (ctx.length === 0) return NO_CLOSE;
+  if (ctx === lastCtxIn) return lastCtxOut;
   let all = true;
   for (const c of ctx) if (!c.recursive) all = false;
   if (all) return ctx;
-  const out = ctx.filter((c) => c.recursive);
-  return out.length === 0 ? NO_CLOSE : out;
+  const f = ctx.filter((c) => c.recursive);
+  const out = f.length === 0 ? NO_CLOSE : f;
+  // The fields of one struct literal share their context set: remember the last answer.
+  lastCtxIn = ctx;
+  lastCtxOut = out;
+  return out;
 }
 
-function groupOf(v: Vertex, c: CloseCtx): Group {
-  const gs = v.groups;
-  if (gs !== undefined) for (const g of gs) if (g.ctx === c) return g;
-  const g: Group = { ctx: c, lits: [], extra: undefined, patterns: undefined, open: false };
-  v.groups = appendTo(gs, g);
-  return g;
+let lastCtxIn: CloseSet | undefined;
+let lastCtxOut: CloseSet = NO_CLOSE;
+
+/** `ctx` with `cc` added (exact-size arrays; no temporary). */
+function withCtx(ctx: CloseSet, cc: CloseCtx): CloseSet {
+  switch (ctx.length) {
+    case 0:
+      return [cc];
+    case 1:
+      return [ctx[0] as CloseCtx, cc];
+    case 2:
+      return [ctx[0] as CloseCtx, ctx[1] as CloseCtx, cc];
+    default:
+      return [...ctx, cc];
+  }
 }
 
 /** Whether a vertex label or reference names a definition (or lives inside one). */
@@ -268,9 +283,9 @@ export function meetScalar(v: Vertex, val: Value, pos: Pos): void {
  * Self references and reference cycles contribute nothing (`a: a` is `_`).
  */
 export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
-  if (r === v || v.expanding?.includes(r)) {
+  if (r === v || isExpanding(v, r)) {
     // A cyclic embedding contributes the whole vertex: it allows every label.
-    for (const g of c.ctx) groupOf(v, g).open = true;
+    closeOpen(v, c.ctx);
     return;
   }
   for (let a = v.parent; a !== undefined; a = a.parent) {
@@ -294,13 +309,16 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     let n = 0;
     for (let a = v.parent; a !== undefined && n < 16; a = a.parent, n++) {
-      if (a.expanded?.includes(r)) {
+      if (hasExpanded(a, r)) {
         setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
         return;
       }
     }
   }
-  v.expanded = v.expanded === undefined ? [r] : v.expanded.includes(r) ? v.expanded : v.expanded.concat([r]);
+  const ex = v.expanded;
+  if (ex === undefined) v.expanded = r;
+  else if (ex !== r && !(Array.isArray(ex) && ex.includes(r)))
+    v.expanded = Array.isArray(ex) ? ex.concat([r]) : [ex, r];
   let ctx = c.ctx;
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
@@ -309,33 +327,58 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     const cc = new CloseCtx(true);
     if (embedLike) cc.skipAt = v;
     if (c.embed) cc.andScope = c.andScope;
-    ctx = ctx.concat([cc]);
+    ctx = withCtx(ctx, cc);
   }
-  v.expanding = v.expanding === undefined ? [r] : v.expanding.concat([r]);
+  const depth = expStackV.length;
+  expStackV.push(v);
+  expStackR.push(r);
   // The rare `open` / `andScope` marks only when set: the common conjunct keeps one shape.
   const marked = c.open !== undefined || c.andScope !== undefined;
-  for (const rc of r.conjuncts) {
-    const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat([...rc.ctx]);
-    const nc: Conjunct = marked
-      ? {
-          expr: rc.expr,
-          env: rc.env,
-          ctx: merged,
-          value: rc.value,
-          pos: rc.pos,
-          embed: c.embed,
-          open: c.open,
-          andScope: c.andScope,
-        }
-      : { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed };
-    addConjunct(v, nc);
+  try {
+    for (const rc of r.conjuncts) {
+      const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat(rc.ctx);
+      const nc: Conjunct = marked
+        ? {
+            expr: rc.expr,
+            env: rc.env,
+            ctx: merged,
+            value: rc.value,
+            pos: rc.pos,
+            embed: c.embed,
+            open: c.open,
+            andScope: c.andScope,
+          }
+        : { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed };
+      addConjunct(v, nc);
+    }
+  } finally {
+    expStackV.length = depth;
+    expStackR.length = depth;
   }
-  v.expanding = v.expanding.length <= 1 ? undefined : v.expanding.slice(0, -1);
+}
+
+// The expansions in progress, innermost last: (vertex, referenced vertex) pairs. A reference cycle
+// re-enters an expansion of the same pair.
+const expStackV: Vertex[] = [];
+const expStackR: Vertex[] = [];
+
+function isExpanding(v: Vertex, r: Vertex): boolean {
+  for (let i = expStackV.length - 1; i >= 0; i--) if (expStackV[i] === v && expStackR[i] === r) return true;
+  return false;
+}
+
+/** Whether `a` has expanded a reference to `r` (structural cycle detection). */
+export function hasExpanded(a: Vertex, r: Vertex): boolean {
+  const ex = a.expanded;
+  return ex === r || (Array.isArray(ex) && ex.includes(r));
 }
 
 /** The value of `r` if it is (or evaluates to) a plain scalar, else undefined. */
 export function scalarValueOf(r: Vertex): Value | undefined {
-  if (r.status === COLLECTING) return undefined;
+  if (r.status === COLLECTING) {
+    engine().cycles++;
+    return undefined;
+  }
   evaluate(r);
   if (
     r.status !== EVALUATED ||
@@ -410,8 +453,9 @@ export function unshare(v: Vertex, s: Vertex): Vertex {
 // fields used directly: the conjunct keeps telling which one it was (user positions come first).
 // Entries remember the root vertex (one per compile or unify) they were made under: a leaf is only
 // shared within one evaluation, so that a long-lived schema does not keep old documents alive.
-const sharedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex }>();
-const sharedClosedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex }>();
+// A null leaf: the field can never be shared (under that root).
+const sharedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex | null }>();
+const sharedClosedLeaves = new WeakMap<ast.Field, { top: WeakRef<Vertex>; leaf: Vertex | null }>();
 
 function rootOf(v: Vertex): Vertex {
   let r = v;
@@ -429,30 +473,96 @@ function sharedLeaf(
   label: string,
   ctx: CloseSet,
 ): Vertex | undefined {
-  if (d.constraint !== "regular" || (d.value.kind !== "Binary" && d.value.kind !== "Unary")) return undefined;
+  if (d.constraint !== "regular") return undefined;
+  const x = d.value;
+  const isRef = x.kind === "Ident" || x.kind === "Selector";
+  if (isRef ? !namesDefinition(x) : x.kind !== "Binary" && x.kind !== "Unary") return undefined;
   const cache = ctx.length === 0 ? sharedLeaves : sharedClosedLeaves;
   const top = rootOf(env.vertex);
   const cached = cache.get(d);
   if (cached !== undefined && cached.top.deref() === top) {
-    return cached.leaf.label === label ? cached.leaf : undefined;
+    return cached.leaf !== null && cached.leaf.label === label ? cached.leaf : undefined;
   }
   for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
     if (f.binds !== undefined) return undefined;
   }
-  const k = constValue(d.value, env);
+  if (isRef) {
+    const r = definitionLeaf(d, x as ast.Ident | ast.Selector, env, label, ctx);
+    if (r !== undefined) cache.set(d, { top: new WeakRef(top), leaf: r });
+    return r ?? undefined;
+  }
+  const k = constValue(x, env);
   if (k === undefined || k.t === "bottom" || k.t === "vertex") return undefined;
   const s = new Vertex(undefined, label);
   s.fieldType = REGULAR;
-  s.conjuncts = [
-    { expr: d.value, env, ctx: childCtx(ctx, label), value: undefined, pos: d.value.pos, embed: false },
-  ];
+  s.conjuncts = [{ expr: x, env, ctx: childCtx(ctx, label), value: undefined, pos: x.pos, embed: false }];
   s.declPos = d.label.pos;
   s.scalar = k;
-  s.scalarPos = d.value.pos;
+  s.scalarPos = x.pos;
   s.status = EVALUATED;
   s.isShared = true;
   cache.set(d, { top: new WeakRef(top), leaf: s });
   return s;
+}
+
+/**
+ * A field whose value is a reference to a top-level definition (`flap: #Flap`): one shared vertex
+ * that borrows the definition's evaluated arcs (see share.ts), for every instance. Only once the
+ * definition has been evaluated and found shareable (the first use evaluates it the ordinary way);
+ * null when it never can be, undefined when not yet.
+ */
+function definitionLeaf(
+  d: ast.Field,
+  x: ast.Ident | ast.Selector,
+  env: import("./vertex.js").Frame,
+  label: string,
+  ctx: CloseSet,
+): Vertex | null | undefined {
+  if (x.kind !== "Ident") return null;
+  const def = topLevelArc(x.name, env);
+  if (def === null || def === undefined) return def;
+  if (def.isLet || !inDefinition(def)) return null;
+  if (def.status !== EVALUATED || def.shareState === 0) return undefined;
+  if (def.shareState !== 1 || def.isList || def.structMark !== 2 || def.disj !== undefined) return null;
+  const s = new Vertex(undefined, label);
+  s.fieldType = REGULAR;
+  s.conjuncts = [{ expr: x, env, ctx: childCtx(ctx, label), value: undefined, pos: x.pos, embed: false }];
+  s.declPos = d.label.pos;
+  borrow(s, def);
+  s.status = EVALUATED;
+  s.isShared = true;
+  return s;
+}
+
+/**
+ * The field `name` refers to from `env` when that is a field of an evaluated root (a definition of
+ * the file, the same for every instance); null when the name is declared closer or by a binding;
+ * undefined when the root is still being evaluated. Looks only: creates no arc.
+ */
+function topLevelArc(name: string, env: import("./vertex.js").Frame): Vertex | null | undefined {
+  for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
+    if (f.binds?.has(name)) return null;
+    let label: string | undefined;
+    if (f.lit !== undefined) {
+      const decl = lookupDecl(f.lit, name);
+      if (decl !== undefined) label = typeof decl === "string" ? decl : undefined;
+      if (decl !== undefined && label === undefined) return null;
+    }
+    if (label === undefined) {
+      const e = f.scope?.get(name);
+      if (e !== undefined) {
+        if (e.t !== "field") return null;
+        label = e.label;
+      }
+    }
+    if (label !== undefined) {
+      if (f.vertex.parent !== undefined) return null;
+      if (f.vertex.status !== EVALUATED) return undefined;
+      return f.vertex.arcs?.get(label) ?? null;
+    }
+    if (f.imports?.has(name)) return null;
+  }
+  return null;
 }
 
 function isClosingEmbed(e: ast.Expr): boolean {
@@ -486,45 +596,50 @@ function isStructural(e: ast.Expr): boolean {
   }
 }
 
-interface LitInfo {
-  readonly strong: boolean;
-  readonly closingEmbed: boolean;
-}
-const litInfo = new WeakMap<ast.StructLit, LitInfo>();
+// What a struct literal is, as bits: STRONG (it declares a regular field, `...`, or nothing but
+// is not only embeddings), CLOSING_EMBED (it embeds a definition or `close()`).
+const STRONG = 1;
+const CLOSING_EMBED = 2;
 
-function infoOf(lit: ast.StructLit): LitInfo {
-  let i = litInfo.get(lit);
-  if (i === undefined) {
-    let embeds = 0;
-    let fields = 0;
-    let closingEmbed = false;
-    for (const d of lit.decls) {
-      switch (d.kind) {
-        case "Embed":
-          embeds++;
-          if (isClosingEmbed(d.expr)) closingEmbed = true;
-          else if (d.expr.kind === "Struct" && infoOf(d.expr).closingEmbed) closingEmbed = true;
-          break;
-        case "Comprehension":
-          embeds++;
-          break;
-        case "Ellipsis":
-          fields++;
-          break;
-        case "Field":
-          if (d.label.kind === "Ident") {
-            const k = identKind(d.label.name);
-            if (k === "regular") fields++;
-          } else fields++;
-          break;
-        default:
-          break;
-      }
-    }
-    i = { strong: fields > 0 || embeds === 0, closingEmbed };
-    litInfo.set(lit, i);
+// Only large literals are cached: for the small ones that make up most documents, scanning the
+// declarations is cheaper than a WeakMap lookup (and the insertion it needs the first time).
+const litInfo = new WeakMap<ast.StructLit, number>();
+
+function infoOf(lit: ast.StructLit): number {
+  const decls = lit.decls;
+  const big = decls.length > 12;
+  if (big) {
+    const known = litInfo.get(lit);
+    if (known !== undefined) return known;
   }
-  return i;
+  let embeds = 0;
+  let fields = 0;
+  let closingEmbed = false;
+  for (let i = 0; i < decls.length; i++) {
+    const d = decls[i] as ast.Decl;
+    switch (d.kind) {
+      case "Embed":
+        embeds++;
+        if (isClosingEmbed(d.expr)) closingEmbed = true;
+        else if (d.expr.kind === "Struct" && (infoOf(d.expr) & CLOSING_EMBED) !== 0) closingEmbed = true;
+        break;
+      case "Comprehension":
+        embeds++;
+        break;
+      case "Ellipsis":
+        fields++;
+        break;
+      case "Field":
+        if (d.label.kind !== "Ident" || fields > 0) fields++;
+        else if (identKind(d.label.name) === "regular") fields++;
+        break;
+      default:
+        break;
+    }
+  }
+  const info = (fields > 0 || embeds === 0 ? STRONG : 0) | (closingEmbed ? CLOSING_EMBED : 0);
+  if (big) litInfo.set(lit, info);
+  return info;
 }
 
 function fieldType(d: ast.Field): number {
@@ -561,12 +676,7 @@ export function addField(
   });
   // Declarations outside definitions (the user's) come first in positions.
   a.declPos = ctx.length === 0 ? prependPos(a.declPos, d.label.pos) : appendPos(a.declPos, d.label.pos);
-  if (dynamic) {
-    for (const g of ctx) {
-      const gr = groupOf(v, g);
-      gr.extra = gr.extra === undefined ? [name] : gr.extra.concat([name]);
-    }
-  }
+  if (dynamic) closeExtra(v, ctx, name);
 }
 
 function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
@@ -576,19 +686,16 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   // itself (through its own context), and the embedding keeps the embed mark of the struct.
   const explicit = isExplicitOpen(c.env);
   let ctx = c.ctx;
-  if (info.closingEmbed && !c.embed && !explicit && c.open !== true) {
+  if ((info & CLOSING_EMBED) !== 0 && !c.embed && !explicit && c.open !== true) {
     const cc = new CloseCtx(false);
     cc.fromEmbed = true;
-    ctx = ctx.concat([cc]);
+    ctx = withCtx(ctx, cc);
   }
   const embed = explicit ? c.embed : true;
   if (c.andScope !== undefined && !c.andScope.lits.includes(lit)) c.andScope.lits.push(lit);
-  const mark = info.strong ? 2 : 1;
+  const mark = (info & STRONG) !== 0 ? 2 : 1;
   if (mark > v.structMark) v.structMark = mark;
-  for (const g of ctx) {
-    const gr = groupOf(v, g);
-    gr.lits = gr.lits.concat([lit]);
-  }
+  closeLit(v, ctx, lit);
   let hasEmbed = false;
   for (const d of lit.decls) {
     switch (d.kind) {
@@ -603,10 +710,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
           case "PatternLabel": {
             const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
             v.patterns = appendTo(v.patterns, p);
-            for (const g of ctx) {
-              const gr = groupOf(v, g);
-              gr.patterns = gr.patterns === undefined ? [p] : gr.patterns.concat([p]);
-            }
+            closePattern(v, ctx, p);
             if (v.patternsApplied && v.arcs !== undefined) {
               for (const a of v.arcs.values()) applyPatternsToArc(v, a, p);
             }
@@ -627,7 +731,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       case "Ellipsis":
         v.hasEllipsis = true;
-        for (const g of ctx) groupOf(v, g).open = true;
+        closeOpen(v, ctx);
         break;
       case "BadDecl":
         setErr(v, bottom("syntax", "invalid declaration", [d.pos]));

@@ -8,6 +8,16 @@ import type { Value } from "./values.js";
 /** The default of a disjunction (or the disjunction of several defaults); other values unchanged. */
 export function resolveDefaultValue(v: Value): Value {
   if (v.t !== "disj" || !v.hasDefault) return v;
+  // Usually exactly one default: return it without building a new disjunction.
+  let one: Value | undefined;
+  let n = 0;
+  for (let i = 0; i < v.values.length; i++) {
+    if (v.defaults[i]) {
+      n++;
+      one = v.values[i];
+    }
+  }
+  if (n === 1 && one !== undefined) return one;
   const vals: Value[] = [];
   for (let i = 0; i < v.values.length; i++) {
     const x = v.values[i];

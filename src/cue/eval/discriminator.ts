@@ -5,6 +5,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import type { Term } from "./disjunction.js";
 import { resolveRef } from "./expr.js";
 import { newFrame } from "./scope.js";
 import { atomsEqual, isAtom, type Value } from "./values.js";
@@ -127,18 +128,23 @@ function termLiterals(e: ast.Expr, env: Conjunct["env"]): ReadonlyMap<string, Va
   return lits.size > 0 ? lits : null;
 }
 
-export function discriminated(v: Vertex, t: { readonly c: Conjunct }): boolean {
-  if (v.arcs === undefined || t.c.expr === undefined) return false;
-  const lits = termLiterals(t.c.expr, t.c.env);
+/** Whether term `t` conflicts with a literal field `v` already has (it can be dropped). */
+export function discriminated(v: Vertex, t: Term): boolean {
+  if (v.arcs === undefined || t.expr === undefined) return false;
+  // Terms of a cached disjunction keep their literals (see disjunction.ts).
+  let lits = t.lits;
+  if (lits === undefined) {
+    lits = termLiterals(t.expr, t.env);
+    t.lits = lits;
+  }
   if (lits === null) return false;
   const arcs = v.arcs;
-  let hit = false;
-  lits.forEach((lit, label) => {
-    if (hit) return;
+  for (const label of lits.keys()) {
     const a = arcs.get(label);
-    if (a === undefined) return;
+    const lit = lits.get(label);
+    if (a === undefined || lit === undefined) continue;
     const base = baseLiteral(a);
-    if (base !== undefined && (base.t !== lit.t || !atomsEqual(base, lit))) hit = true;
-  });
-  return hit;
+    if (base !== undefined && (base.t !== lit.t || !atomsEqual(base, lit))) return true;
+  }
+  return false;
 }

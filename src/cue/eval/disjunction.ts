@@ -10,6 +10,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import type { Pos } from "../syntax/position.js";
 import { addConjunct, appendTo, inDefinition, meetScalar, scalarValueOf, setErr } from "./collect.js";
 import { discriminated } from "./discriminator.js";
 import { engine } from "./engine.js";
@@ -18,11 +19,20 @@ import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { type BottomV, bottom, type DisjV, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, REGULAR, Vertex } from "./vertex.js";
+import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, type Frame, REGULAR, Vertex } from "./vertex.js";
 
-interface Term {
-  readonly c: Conjunct;
+/** One alternative of a flattened disjunction. */
+export interface Term {
+  readonly expr: ast.Expr | undefined;
+  readonly env: Frame;
   readonly def: boolean;
+  /**
+   * The term's conjunct when it is not the usual one (`expr` in `env` with the disjunction's own
+   * contexts): alternatives reached through a reference to another disjunction, and value terms.
+   */
+  readonly c: Conjunct | undefined;
+  /** The term's discriminator literals, cached by the discriminator (null: none). */
+  lits: ReadonlyMap<string, Value> | null | undefined;
 }
 
 /** A disjunction met while collecting a vertex. */
@@ -31,11 +41,26 @@ export interface PendingDisj {
   readonly occ: number;
   readonly terms: readonly Term[];
   readonly hasDefault: boolean;
+  /** The closedness contexts of the conjunct the disjunction came from. */
+  readonly ctx: CloseSet;
+}
+
+/** The conjunct to unify for a chosen term. */
+export function termConj(p: PendingDisj, t: Term): Conjunct {
+  return t.c ?? { expr: t.expr, env: t.env, ctx: p.ctx, value: undefined, pos: termPos(t), embed: false };
+}
+
+function termPos(t: Term): Pos {
+  return t.c?.pos ?? (t.expr as ast.Expr).pos;
 }
 
 interface Flat {
-  terms: Term[];
-  hasDefault: boolean;
+  readonly terms: Term[];
+  readonly hasDefault: boolean;
+  /** Every term uses the disjunction's own contexts (`c` unset), so the result can be cached. */
+  uniform: boolean;
+  /** The vertices references resolved to, with their conjuncts then: a cached result is reused only while they are unchanged. */
+  readonly deps: (Vertex | Conjunct[])[];
 }
 
 function splitAlts(e: ast.Expr, out: { expr: ast.Expr; marked: boolean }[]): void {
@@ -62,43 +87,86 @@ function unparen(e: ast.Expr): ast.Expr {
 }
 
 /**
- * Flattens one alternative. A reference to a disjunction is expanded in place, unless it refers
- * to a vertex already on the expansion chain (`c: c | c`): such a term is a self reference, which
- * contributes nothing (`_`), so expanding it again would only multiply identical terms.
+ * Adds the terms of one alternative to `out`. A reference to a disjunction is expanded in place,
+ * unless it refers to a vertex already on the expansion chain (`c: c | c`): such a term is a self
+ * reference, which contributes nothing (`_`), so expanding it again would only multiply identical
+ * terms.
  */
 function expandAlt(
   e: ast.Expr,
-  env: Conjunct["env"],
+  env: Frame,
   ctx: CloseSet,
   depth: number,
+  out: Flat,
+  marked: boolean,
+  anyMarked: boolean,
   chain: readonly Vertex[],
-): Flat {
+): void {
   const x = unparen(e);
-  if (x.kind === "Binary" && x.op === "|") return flattenExpr(x, env, ctx, depth + 1, chain);
+  if (x.kind === "Binary" && x.op === "|") {
+    addSub(out, flattenInner(x, env, ctx, depth + 1, out.deps, chain), ctx, ctx, marked, anyMarked);
+    return;
+  }
   if ((x.kind === "Ident" || x.kind === "Selector") && depth < 20) {
     const r = resolveRef(x, env);
-    if (r.t === "vertex" && r.v.conjuncts.length === 1 && !chain.includes(r.v)) {
-      const rc = r.v.conjuncts[0];
-      if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
-        let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat([...rc.ctx]);
-        if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
-        return flattenExpr(unparen(rc.expr as ast.Expr), rc.env, nctx, depth + 1, chain.concat([r.v]));
+    if (r.t === "vertex") {
+      out.deps.push(r.v, r.v.conjuncts);
+      // The result depends on the chain (the vertex being evaluated): not cached.
+      if (chain.includes(r.v)) out.uniform = false;
+      else if (r.v.conjuncts.length === 1) {
+        const rc = r.v.conjuncts[0];
+        if (rc !== undefined && rc.value === undefined && isDisjExpr(rc.expr)) {
+          let nctx: CloseSet = rc.ctx.length === 0 ? ctx : ctx.concat(rc.ctx);
+          if (!r.v.isLet && inDefinition(r.v)) nctx = [...nctx, new CloseCtx(true)];
+          const sub = flattenInner(
+            unparen(rc.expr as ast.Expr),
+            rc.env,
+            nctx,
+            depth + 1,
+            out.deps,
+            chain.concat([r.v]),
+          );
+          addSub(out, sub, nctx, ctx, marked, anyMarked);
+          return;
+        }
       }
     }
   }
-  return {
-    terms: [{ c: { expr: x, env, ctx, value: undefined, pos: x.pos, embed: false }, def: false }],
-    hasDefault: false,
-  };
+  out.terms.push({ expr: x, env, def: marked, c: undefined, lits: undefined });
+}
+
+/** Adds the terms of a nested disjunction, with the default rules (spec: M and D). */
+function addSub(
+  out: Flat,
+  sub: Flat,
+  subCtx: CloseSet,
+  ctx: CloseSet,
+  marked: boolean,
+  anyMarked: boolean,
+): void {
+  if (!sub.uniform || subCtx !== ctx) out.uniform = false;
+  for (const t of sub.terms) {
+    let def: boolean;
+    if (marked) def = sub.hasDefault ? t.def : true;
+    else if (anyMarked) def = false;
+    else def = sub.hasDefault ? t.def : false;
+    const c =
+      t.c ??
+      (subCtx === ctx
+        ? undefined
+        : { expr: t.expr, env: t.env, ctx: subCtx, value: undefined, pos: termPos(t), embed: false });
+    out.terms.push({ expr: t.expr, env: t.env, def, c, lits: undefined });
+  }
 }
 
 const altCache = new WeakMap<ast.Expr, { expr: ast.Expr; marked: boolean }[]>();
 
-function flattenExpr(
+function flattenInner(
   e: ast.Expr,
-  env: Conjunct["env"],
+  env: Frame,
   ctx: CloseSet,
   depth: number,
+  deps: Flat["deps"],
   chain: readonly Vertex[],
 ): Flat {
   let alts = altCache.get(e);
@@ -107,19 +175,38 @@ function flattenExpr(
     splitAlts(e, alts);
     altCache.set(e, alts);
   }
-  const anyMarked = alts.some((a) => a.marked);
-  const terms: Term[] = [];
-  for (const a of alts) {
-    const sub = expandAlt(a.expr, env, ctx, depth, chain);
-    for (const t of sub.terms) {
-      let def: boolean;
-      if (a.marked) def = sub.hasDefault ? t.def : true;
-      else if (anyMarked) def = false;
-      else def = sub.hasDefault ? t.def : false;
-      terms.push({ c: t.c, def });
-    }
+  let anyMarked = false;
+  for (const a of alts) if (a.marked) anyMarked = true;
+  const out: Flat = { terms: [], hasDefault: false, uniform: true, deps };
+  for (const a of alts) expandAlt(a.expr, env, ctx, depth, out, a.marked, anyMarked, chain);
+  let hasDefault = false;
+  for (const t of out.terms) if (t.def) hasDefault = true;
+  return { ...out, hasDefault };
+}
+
+/**
+ * Flattened disjunctions are cached per syntax node and environment when every term uses the
+ * disjunction's own contexts: `check: #Check` then costs no allocation per use beyond the pending
+ * record. The cache entry is checked against the vertices its references resolved to (and is not
+ * used for one of them, whose self references would not be expanded).
+ */
+const flatCache = new WeakMap<ast.Expr, { env: Frame; flat: Flat }>();
+
+function flattenExpr(e: ast.Expr, env: Frame, ctx: CloseSet, v: Vertex): Flat {
+  const hit = flatCache.get(e);
+  if (hit !== undefined && hit.env === env && depsUnchanged(hit.flat.deps, v)) return hit.flat;
+  const flat = flattenInner(e, env, ctx, 0, [], [v]);
+  if (flat.uniform) flatCache.set(e, { env, flat });
+  return flat;
+}
+
+function depsUnchanged(deps: Flat["deps"], self: Vertex): boolean {
+  for (let i = 0; i < deps.length; i += 2) {
+    const v = deps[i] as Vertex;
+    if (v === self || v.conjuncts !== deps[i + 1]) return false;
+    if (v.parent !== undefined && !v.isLet && v.parent.arcs?.get(v.label) !== v) return false;
   }
-  return { terms, hasDefault: terms.some((t) => t.def) };
+  return true;
 }
 
 function nextOcc(v: Vertex, node: ast.Node): number {
@@ -137,31 +224,36 @@ function nextOcc(v: Vertex, node: ast.Node): number {
 export function addDisjunction(v: Vertex, c: Conjunct): void {
   const node = c.expr as ast.Expr;
   const occ = nextOcc(v, node);
-  const flat = flattenExpr(node, c.env, c.ctx, 0, [v]);
+  const flat = flattenExpr(node, c.env, c.ctx, v);
+  const p: PendingDisj = { node, occ, terms: flat.terms, hasDefault: flat.hasDefault, ctx: c.ctx };
   const forced = v.choices?.get(node)?.[occ];
   if (forced !== undefined) {
     const t = flat.terms[forced];
-    if (t !== undefined) addConjunct(v, t.c);
+    if (t !== undefined) addConjunct(v, termConj(p, t));
     return;
   }
-  v.pending = appendTo(v.pending, { node, occ, terms: flat.terms, hasDefault: flat.hasDefault });
+  v.pending = appendTo(v.pending, p);
 }
 
 /** Records a disjunction value containing structs (e.g. from `or([...])`). */
 export function addValueDisjunction(v: Vertex, d: DisjV, c: Conjunct): void {
   const node = (c.expr ?? c.env.vertex) as unknown as ast.Node;
   const occ = nextOcc(v, node);
-  const terms = d.values.map((x, i) => ({
-    c: { ...c, value: x, expr: undefined },
+  const terms: Term[] = d.values.map((x, i) => ({
+    expr: undefined,
+    env: c.env,
     def: d.defaults[i] ?? false,
+    c: { ...c, value: x, expr: undefined },
+    lits: undefined,
   }));
+  const p: PendingDisj = { node, occ, terms, hasDefault: d.hasDefault, ctx: c.ctx };
   const forced = v.choices?.get(node)?.[occ];
   if (forced !== undefined) {
     const t = terms[forced];
-    if (t !== undefined) addConjunct(v, t.c);
+    if (t !== undefined) addConjunct(v, termConj(p, t));
     return;
   }
-  v.pending = appendTo(v.pending, { node, occ, terms, hasDefault: d.hasDefault });
+  v.pending = appendTo(v.pending, p);
 }
 
 function isScalarExpr(e: ast.Expr, env: Conjunct["env"]): boolean {
@@ -203,6 +295,22 @@ export function resolveDisjunctions(v: Vertex): boolean {
   for (let round = 0; round < 100 && v.pending !== undefined; round++) {
     const pend = v.pending;
     v.pending = undefined;
+    // The usual case, a tagged union with its tag set: one disjunction, one term left.
+    if (pend.length === 1) {
+      const p = pend[0] as PendingDisj;
+      let only = -1;
+      let n = 0;
+      for (let i = 0; i < p.terms.length; i++) {
+        if (!discriminated(v, p.terms[i] as Term)) {
+          n++;
+          only = i;
+        }
+      }
+      if (n === 1 || p.terms.length === 1) {
+        addConjunct(v, termConj(p, p.terms[n === 1 ? only : 0] as Term));
+        continue;
+      }
+    }
     const alive: number[][] = [];
     for (const p of pend) {
       let idx: number[] = [];
@@ -215,8 +323,9 @@ export function resolveDisjunctions(v: Vertex): boolean {
     }
     if (alive.every((a) => a.length === 1)) {
       for (let i = 0; i < pend.length; i++) {
-        const t = pend[i]?.terms[alive[i]?.[0] ?? 0];
-        if (t !== undefined) addConjunct(v, t.c);
+        const p = pend[i] as PendingDisj;
+        const t = p.terms[alive[i]?.[0] ?? 0];
+        if (t !== undefined) addConjunct(v, termConj(p, t));
       }
       continue;
     }
@@ -226,8 +335,8 @@ export function resolveDisjunctions(v: Vertex): boolean {
       v.arcs === undefined &&
       pend.every((p, i) =>
         (alive[i] ?? []).every((j) => {
-          const c = p.terms[j]?.c;
-          return c !== undefined && c.expr !== undefined && isScalarExpr(c.expr, c.env);
+          const t = p.terms[j];
+          return t !== undefined && t.expr !== undefined && isScalarExpr(t.expr, t.env);
         }),
       )
     ) {
@@ -238,21 +347,13 @@ export function resolveDisjunctions(v: Vertex): boolean {
         const defs: boolean[] = [];
         for (const j of alive[i] ?? []) {
           const t = p.terms[j];
-          if (t === undefined || t.c.expr === undefined) continue;
-          vals.push(evalExpr(t.c.expr, t.c.env));
+          if (t === undefined || t.expr === undefined) continue;
+          vals.push(evalExpr(t.expr, t.env));
           defs.push(t.def);
         }
-        meetScalar(
-          v,
-          makeDisj(
-            vals,
-            defs,
-            p.hasDefault,
-            undefined,
-            [p.terms[0]?.c.pos].filter((x) => x !== undefined),
-          ),
-          p.terms[0]?.c.pos ?? (p.node as ast.Expr).pos,
-        );
+        const t0 = p.terms[0];
+        const pos = t0 === undefined ? (p.node as ast.Expr).pos : termPos(t0);
+        meetScalar(v, makeDisj(vals, defs, p.hasDefault, undefined, t0 === undefined ? [] : [pos]), pos);
       }
       continue;
     }
@@ -483,7 +584,8 @@ function dedupe(values: Vertex[], defaults: boolean[]): void {
 export function adopt(v: Vertex, w: Vertex): void {
   evaluate(w);
   v.arcs = w.arcs;
-  if (v.arcs !== undefined) for (const a of v.arcs.values()) if (!a.isShared) a.parent = v;
+  v.borrowed = w.borrowed;
+  if (v.arcs !== undefined && !w.borrowed) for (const a of v.arcs.values()) if (!a.isShared) a.parent = v;
   v.scalar = w.scalar;
   v.scalarPos = w.scalarPos;
   v.structMark = w.structMark;
@@ -493,7 +595,7 @@ export function adopt(v: Vertex, w: Vertex): void {
   v.listParts = w.listParts;
   v.patterns = w.patterns;
   v.patternsApplied = w.patternsApplied;
-  v.groups = w.groups;
+  v.closeItems = w.closeItems;
   v.err = w.err;
   v.disj = w.disj;
 }

@@ -17,6 +17,11 @@ export interface Engine {
   steps: number;
   /** Nesting of evaluations in progress (guards the JavaScript stack). */
   nesting: number;
+  /**
+   * How often a vertex was read while its own evaluation was in progress (reference cycles and
+   * order-dependent reads). Export does not release what was evaluated while this changed.
+   */
+  cycles: number;
   /** Set once a limit is exceeded; evaluation then unwinds quickly. */
   limitErr: BottomV | undefined;
 }
@@ -34,7 +39,7 @@ export function engine(): Engine {
 /** Runs `fn` with a fresh engine active (re-entrant: restores the previous one). */
 export function withEngine<T>(limits: Limits, fn: () => T, onOverflow?: (e: BottomV) => T): T {
   const prev = current;
-  current = { limits, steps: 0, nesting: 0, limitErr: undefined };
+  current = { limits, steps: 0, nesting: 0, cycles: 0, limitErr: undefined };
   try {
     return fn();
   } catch (e) {

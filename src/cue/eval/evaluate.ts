@@ -4,6 +4,7 @@
  * children are evaluated on demand (by references, by export, or by disjunct elimination).
  */
 
+import { allows, andScopeRejects, closingContexts } from "./closedness.js";
 import {
   addConjunct,
   childCtx,
@@ -21,6 +22,7 @@ import { evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { matchRegexp } from "./regex.js";
 import { bindFrame } from "./scope.js";
+import { shareDefinition } from "./share.js";
 import { type BottomV, bottom, formatValue, isAtom, type Value } from "./values.js";
 import {
   type Binding,
@@ -28,20 +30,20 @@ import {
   type Conjunct,
   displayLabel,
   EVALUATED,
-  groupActive,
-  groupHas,
   NEW,
   OPTIONAL,
   type PatternEntry,
   posArray,
   REGULAR,
-  staticLabels,
   type Vertex,
 } from "./vertex.js";
 
 /** Evaluates `v` (not its children). Re-entrant calls during collection return immediately. */
 export function evaluate(v: Vertex): void {
-  if (v.status !== NEW) return;
+  if (v.status !== NEW) {
+    if (v.status === COLLECTING) engine().cycles++;
+    return;
+  }
   const e = engine();
   if (e.nesting > MAX_NESTING) {
     e.limitErr ??= bottom("limit", `evaluation nested deeper than ${MAX_NESTING} levels`);
@@ -50,10 +52,12 @@ export function evaluate(v: Vertex): void {
     return;
   }
   e.nesting++;
+  const cycles = e.cycles;
   try {
     evaluateInner(v);
   } finally {
     e.nesting--;
+    if (e.cycles !== cycles) v.cyclic = true;
   }
 }
 
@@ -73,6 +77,10 @@ function evaluateInner(v: Vertex): void {
       v,
       bottom("limit", `structure deeper than ${engine().limits.maxDepth} levels (structural cycle?)`),
     );
+    v.status = EVALUATED;
+    return;
+  }
+  if (v.conjuncts.length === 1 && shareDefinition(v)) {
     v.status = EVALUATED;
     return;
   }
@@ -237,54 +245,32 @@ function finishList(v: Vertex): void {
 }
 
 function checkClosed(v: Vertex): void {
-  const groups = v.groups;
-  if (groups === undefined || v.arcs === undefined || v.isList) return;
+  if (v.closeItems === undefined || v.arcs === undefined || v.isList) return;
   const arcs = v.arcs;
-  for (const g of groups) if (g.ctx.skipAt === v && g.ctx.andScope !== undefined) checkAndScope(v, g);
-  // forEach: for-of over a Map allocates an entry per field, and this runs for every closed struct.
-  arcs.forEach((arc, label) => {
-    let a = arc;
-    if (label.startsWith("_") || label.startsWith("#")) return;
-    for (const g of groups) {
-      if (groupAllows(g, label) || g.ctx.skipAt === v || !groupActive(g)) continue;
-      // Definitions embedded in the same struct allow each other's fields below it (#A and #B
-      // in `{#A, #B}` together describe what the struct holds).
-      const scope = g.ctx.skipAt;
-      if (
-        scope !== undefined &&
-        groups.some((h) => h !== g && h.ctx.skipAt === scope && groupAllows(h, label))
-      )
-        continue;
-      if (a.isShared) a = unshare(v, a);
-      if (a.fieldType === OPTIONAL) {
-        // An optional field a closed struct does not allow is simply not there.
-        arcs.delete(label);
-        return;
-      }
-      setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
-      a.notAllowed = true;
-      return;
-    }
-  });
-}
-
-/** The fields an embedded `&` declares at `v` must be allowed by its definition's group `g`. */
-function checkAndScope(v: Vertex, g: import("./vertex.js").Group): void {
-  for (const lit of g.ctx.andScope?.lits ?? []) {
-    for (const label of staticLabels(lit)) {
-      if (label.startsWith("_") || label.startsWith("#") || groupAllows(g, label)) continue;
-      const a = v.arcs?.get(label);
-      if (a === undefined || a.notAllowed) continue;
-      if (a.fieldType === OPTIONAL) continue;
-      const own = a.isShared ? unshare(v, a) : a;
-      setErr(own, bottom("eval", "field not allowed", posArray(own.declPos)));
-      own.notAllowed = true;
-    }
+  for (const label of andScopeRejects(v)) {
+    const a = arcs.get(label);
+    if (a === undefined || a.notAllowed || a.fieldType === OPTIONAL) continue;
+    const own = a.isShared ? unshare(v, a) : a;
+    setErr(own, bottom("eval", "field not allowed", posArray(own.declPos)));
+    own.notAllowed = true;
   }
-}
-
-function groupAllows(g: import("./vertex.js").Group, label: string): boolean {
-  return g.open || groupHas(g, label) || g.patterns?.some((p) => patternMatches(p, label)) === true;
+  const closing = closingContexts(v);
+  if (closing.length === 0) return;
+  for (const arc of arcs.values()) {
+    let a = arc;
+    const label = a.label;
+    const c0 = label.charCodeAt(0);
+    if (c0 === 0x5f || c0 === 0x23) continue;
+    if (allows(v, closing, label)) continue;
+    if (a.isShared) a = unshare(v, a);
+    if (a.fieldType === OPTIONAL) {
+      // An optional field a closed struct does not allow is simply not there.
+      arcs.delete(label);
+      continue;
+    }
+    setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
+    a.notAllowed = true;
+  }
 }
 
 function hasRegularArcs(v: Vertex): boolean {
@@ -350,6 +336,7 @@ function isConcreteDeep(v: Vertex): boolean {
 /** The value of a vertex: its scalar, a disjunction, or the vertex itself for structs and lists. */
 export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
+    engine().cycles++;
     if (isAtom(v.scalar) || (v.scalar.t === "disj" && v.scalar.hasDefault)) return v.scalar;
     return bottom("cycle", `cycle with field: ${displayLabel(v.label)}`, posArray(v.declPos));
   }
@@ -407,6 +394,10 @@ export function refresh(v: Vertex): void {
   v.lateConjuncts = false;
   v.status = NEW;
   v.arcs = undefined;
+  if (v.borrowed) {
+    v.borrowed = false;
+    v.hasEllipsis = false;
+  }
   v.scalar = { t: "top" };
   v.scalarPos = undefined;
   v.structMark = 0;
@@ -414,7 +405,7 @@ export function refresh(v: Vertex): void {
   v.listParts = undefined;
   v.patterns = undefined;
   v.patternsApplied = false;
-  v.groups = undefined;
+  v.closeItems = undefined;
   v.err = undefined;
   v.disj = undefined;
   v.seen = undefined;

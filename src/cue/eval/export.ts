@@ -1,12 +1,13 @@
 /**
- * Export: turning an evaluated vertex into concrete data (plain JS values or `cue export`-style JSON
- * text), with the source positions of every field and list element, and the errors that prevent it
- * (conflicts, non-concrete values, unresolved disjunctions, missing required fields).
+ * Export of a value inside evaluation: the concrete value of a vertex as a {@link Tree} (builtins
+ * such as `json.Marshal` and `yaml.Marshal`, and concreteness checks, use it), the errors that
+ * prevent it (conflicts, non-concrete values, unresolved disjunctions, missing required fields), and
+ * `cue export`-style JSON text of a tree. The public `export()` / `toJSON()` go through
+ * `export-walk.ts`, which writes data or text directly and records positions.
  */
 
-import type { Pos } from "../syntax/position.js";
 import { resolveDefaultValue } from "./defaults.js";
-import { type CueError, type ErrInfo, type Position, toCueErrors, toPosition } from "./errors.js";
+import { type CueError, type ErrInfo, type Position, toCueErrors } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
 import { displayLabel, OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
@@ -25,19 +26,6 @@ export type Tree =
 function err(errs: CueError[], e: ErrInfo, path: readonly string[]): undefined {
   errs.push(...toCueErrors(e, e.path ?? path));
   return undefined;
-}
-
-let wantPositions = false;
-
-/** Runs `fn` with field positions collected into exported trees (only `export()` needs them). */
-export function withPositions<T>(fn: () => T): T {
-  const prev = wantPositions;
-  wantPositions = true;
-  try {
-    return fn();
-  } finally {
-    wantPositions = prev;
-  }
 }
 
 /** The concrete value of `v` as a tree; errors are appended to `errs` (then the result is undefined). */
@@ -70,7 +58,6 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
       if (t === undefined) ok = false;
       else {
         items.push(t);
-        if (wantPositions) src.push(a);
       }
     }
     return ok ? { k: "list", items, src } : undefined;
@@ -104,7 +91,6 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
         if (t === undefined) ok = false;
         else {
           fields.push([displayLabel(label), t]);
-          if (wantPositions) src.push(a);
         }
       });
     }
@@ -145,18 +131,6 @@ function scalarTree(raw: Value, v: Vertex, path: string[], errs: CueError[]): Tr
   }
 }
 
-/** Where the values came from: conjuncts written outside definitions first. */
-function valuePositionsOf(a: Vertex): Pos[] {
-  const user: Pos[] = [];
-  const schema: Pos[] = [];
-  for (const c of a.conjuncts) (c.ctx.length === 0 ? user : schema).push(c.pos);
-  return user.concat(schema);
-}
-
-function positionsOf(a: Vertex): Pos[] {
-  return posArray(a.declPos);
-}
-
 /** Where exported fields and elements came from. */
 export interface PositionIndex {
   /** The field's (or element's) declarations: user-written ones first. */
@@ -173,87 +147,6 @@ export type CueData =
   | string
   | readonly CueData[]
   | { readonly [key: string]: CueData };
-
-/** Converts a tree to plain data, recording positions per container and key. */
-export function toData(t: Tree): { data: CueData; positions: PositionIndex } {
-  // Positions are normalized on first query: most exported fields are never asked about.
-  const index = new WeakMap<object, Map<string, Vertex>>();
-  const conv = (x: Tree): CueData => {
-    switch (x.k) {
-      case "null":
-        return null;
-      case "bool":
-        return x.v;
-      case "int":
-        return x.v >= BigInt(Number.MIN_SAFE_INTEGER) && x.v <= BigInt(Number.MAX_SAFE_INTEGER)
-          ? Number(x.v)
-          : x.v;
-      case "float":
-        return x.v.v;
-      case "string":
-        return x.v;
-      case "bytes":
-        return Buffer.from(x.v).toString("base64");
-      case "list": {
-        const out: CueData[] = [];
-        const m = new Map<string, Vertex>();
-        x.items.forEach((it, i) => {
-          out.push(conv(it));
-          const a = x.src[i];
-          if (a !== undefined) m.set(String(i), a);
-        });
-        index.set(out, m);
-        return out;
-      }
-      case "struct": {
-        const out: Record<string, CueData> = {};
-        const m = new Map<string, Vertex>();
-        x.fields.forEach(([k, it], i) => {
-          // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
-          const value = conv(it);
-          if (k === "__proto__") {
-            Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
-          } else out[k] = value;
-          const a = x.src[i];
-          if (a !== undefined) m.set(k, a);
-        });
-        index.set(out, m);
-        return out;
-      }
-      default: {
-        const never: never = x;
-        return never;
-      }
-    }
-  };
-  const data = conv(t);
-  return {
-    data,
-    positions: {
-      of: (container, key) => {
-        const a = index.get(container)?.get(String(key));
-        return a === undefined ? [] : dedupePositions(positionsOf(a));
-      },
-      values: (container, key) => {
-        const a = index.get(container)?.get(String(key));
-        return a === undefined ? [] : dedupePositions(valuePositionsOf(a));
-      },
-    },
-  };
-}
-
-function dedupePositions(ps: readonly Pos[]): Position[] {
-  const seen = new Set<string>();
-  const out: Position[] = [];
-  for (const p of ps) {
-    if (p.offset < 0 || p.file === "") continue;
-    const key = `${p.file}\u0000${p.offset}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(toPosition(p));
-  }
-  return out;
-}
 
 function floatJSON(f: FloatV): string {
   if (!Number.isFinite(f.v)) return "null";

@@ -8,7 +8,7 @@ import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
 import { addConjunct, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
-import { step } from "./engine.js";
+import { engine, step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
 import { isExplicitOpen, selfVertex } from "./experiments.js";
 import { allows } from "./inspect.js";
@@ -36,7 +36,10 @@ export type RefResult =
 
 function ready(v: Vertex): void {
   const p = v.parent;
-  if (p !== undefined && !v.isLet && p.status !== COLLECTING) evaluate(p);
+  if (p !== undefined && !v.isLet) {
+    if (p.status !== COLLECTING) evaluate(p);
+    else engine().cycles++;
+  }
   if (v.lateConjuncts && v.status === EVALUATED) refresh(v);
 }
 
@@ -48,7 +51,10 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
   if (r !== undefined) {
     const v = r.v;
     ready(v);
-    if (v.status === COLLECTING) return { t: "vertex", v };
+    if (v.status === COLLECTING) {
+      engine().cycles++;
+      return { t: "vertex", v };
+    }
     evaluate(v);
     if (v.err !== undefined) return { t: "value", v: v.err };
     if (v.disj !== undefined) return { t: "value", v: vertexValue(v) };
@@ -229,7 +235,10 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
 function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
   const a = v.arcs?.get(sel);
   if (a === undefined || a.notAllowed) {
-    if (v.status === COLLECTING) return { t: "vertex", v: v.arc(sel) };
+    if (v.status === COLLECTING) {
+      engine().cycles++;
+      return { t: "vertex", v: v.arc(sel) };
+    }
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
     }

@@ -3,6 +3,7 @@
  * values (including definitions, hidden and optional fields), the kind of a value, and closedness.
  */
 
+import { groupsOf } from "./closedness.js";
 import { inDefinition } from "./collect.js";
 import { withEngine } from "./engine.js";
 import { equalVertex } from "./equal.js";
@@ -17,8 +18,8 @@ import { groupActive, groupHas, type PatternEntry, type Vertex } from "./vertex.
 function isClosed(v: Vertex): boolean {
   evaluate(v);
   if (v.disj !== undefined) return v.disj.values.every(isClosed);
-  if (v.structMark > 0 && inDefinition(v)) return true;
-  return v.groups?.some(groupActive) === true;
+  if (v.structMark > 0 && (v.borrowed || inDefinition(v))) return true;
+  return groupsOf(v).some(groupActive);
 }
 
 /** A selector for `allows`: a label, any string label, or any list index. */
@@ -45,8 +46,8 @@ export function allows(v: Vertex, sel: AllowsSelector): boolean {
     return false;
   }
   if (sel.kind === "anyIndex") return false;
-  const groups = (v.groups ?? []).filter((g) => g.ctx.skipAt !== v && groupActive(g));
-  const defClosed = groups.length === 0 && inDefinition(v) && !v.hasEllipsis;
+  const groups = groupsOf(v).filter((g) => g.ctx.skipAt !== v && groupActive(g));
+  const defClosed = groups.length === 0 && (v.borrowed || inDefinition(v)) && !v.hasEllipsis;
   if (sel.kind === "label") {
     if (v.arcs?.get(sel.name) !== undefined) return true;
     if (defClosed) return (v.patterns ?? []).some((p) => patternMatches(p, sel.name));

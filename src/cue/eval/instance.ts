@@ -8,22 +8,16 @@ import { parseFile } from "../syntax/parser.js";
 import "./builtins/index.js";
 import { hasPackage } from "./builtins/registry.js";
 import { DEFAULT_LIMITS, type Limits, withEngine } from "./engine.js";
-import { type CueError, type ErrCode, toCueError, toCueErrors } from "./errors.js";
+import { type CueError, toCueError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { fileExperiments, markExperiments } from "./experiments.js";
-import { type CueData, exportTree, type PositionIndex, toData, toJSONText, withPositions } from "./export.js";
+import type { CueData, PositionIndex } from "./export.js";
+import { DEFAULT_RELEASE_MIN, walk } from "./export-walk.js";
+import { type ReachableNames, reachableNames, unionNames } from "./names.js";
+import { isErrorFreePlainData } from "./plain-data.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
-import {
-  type Conjunct,
-  displayLabel,
-  type Frame,
-  NO_CLOSE,
-  OPTIONAL,
-  REGULAR,
-  strLabel,
-  Vertex,
-} from "./vertex.js";
+import { type Conjunct, displayLabel, type Frame, NO_CLOSE, REGULAR, strLabel, Vertex } from "./vertex.js";
 
 export interface SourceFile {
   readonly name: string;
@@ -49,10 +43,12 @@ export interface CueValue {
   validate(options?: { concrete?: boolean }): readonly CueError[];
 }
 
-const handles = new WeakMap<CueValue, { v: Vertex; limits: Limits }>();
+const handles = new WeakMap<CueValue, { v: Vertex; limits: Limits; names: () => ReachableNames }>();
 
 /** The vertex behind a value handle (for inspection tools). */
-export function vertexOf(c: CueValue): { v: Vertex; limits: Limits } | undefined {
+export function vertexOf(
+  c: CueValue,
+): { v: Vertex; limits: Limits; names: () => ReachableNames } | undefined {
   return handles.get(c);
 }
 
@@ -85,8 +81,13 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
   root.fieldType = REGULAR;
   if (errors.length > 0) {
     root.err = bottom("syntax", errors[0]?.message ?? "syntax error");
-    return makeValue(root, limits, errors);
+    return makeValue(root, limits, errors, NO_NAMES);
   }
+  let names: ReachableNames | undefined;
+  const namesOf = (): ReachableNames => {
+    names ??= reachableNames(parsed);
+    return names;
+  };
   for (const file of parsed) {
     const imports = new Map<string, string>();
     for (const imp of file.imports) {
@@ -123,52 +124,49 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     markExperiments(frame, fileExperiments(file).enabled);
     root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
-  if (errors.length > 0) return makeValue(root, limits, errors);
+  if (errors.length > 0) return makeValue(root, limits, errors, namesOf);
   // Evaluation happens on first use: a document that is only unified with a schema (the
   // config loader's path) is not evaluated twice.
-  return makeValue(root, limits, () => {
-    withEngine(
-      limits,
-      () => collectErrors(root, [], errors, 0),
-      (b) => void errors.push(toCueError(b.err, [])),
-    );
-    return errors;
-  });
-}
-
-function isIncomplete(code: ErrCode): boolean {
-  return code === "incomplete";
-}
-
-/** Walks the tree (regular, hidden and definition fields; not optional ones) collecting errors. */
-function collectErrors(v: Vertex, path: string[], out: CueError[], depth: number): void {
-  evaluate(v);
-  if (v.err !== undefined) {
-    if (!isIncomplete(v.err.err.code)) out.push(...toCueErrors(v.err.err, path));
-    return;
+  // Plain data cannot fail to evaluate: its errors are known (and its references name nothing).
+  if (isErrorFreePlainData(parsed, limits.maxDepth, limits.maxSteps)) {
+    names = { names: new Set(), any: false };
+    return makeValue(root, limits, [], namesOf);
   }
-  if (depth > 1000 || v.disj !== undefined || v.arcs === undefined) return;
-  v.arcs.forEach((a, label) => {
-    if (a.fieldType === OPTIONAL) return;
-    path.push(displayLabel(label));
-    collectErrors(a, path, out, depth + 1);
-    path.pop();
-  });
+  return makeValue(root, limits, undefined, namesOf);
 }
 
-function overflow(b: BottomV): { ok: false; errors: readonly CueError[] } {
-  return { ok: false, errors: [toCueError(b.err, [])] };
-}
+const NO_NAMES = (): ReachableNames => ({ names: new Set(), any: true });
 
 function makeValue(
   v: Vertex,
   limits: Limits,
-  errorsOrThunk: readonly CueError[] | (() => readonly CueError[]),
+  known: readonly CueError[] | undefined,
+  names: () => ReachableNames,
+  at: readonly string[] = [],
 ): CueValue {
-  let computed = typeof errorsOrThunk === "function" ? undefined : errorsOrThunk;
+  // `errors` is computed on first use, by whichever walk comes first: the errors walk, or the
+  // export / validate walk, which collects the same errors in the same pass.
+  let computed = known;
+  const overflowed = (b: BottomV): readonly CueError[] => {
+    computed = [toCueError(b.err, [])];
+    return computed;
+  };
   const errorsOf = (): readonly CueError[] => {
-    if (computed === undefined && typeof errorsOrThunk === "function") computed = errorsOrThunk();
-    return computed ?? [];
+    if (computed === undefined) {
+      computed = withEngine(
+        limits,
+        () =>
+          walk(v, [], {
+            collect: true,
+            exportToo: false,
+            output: "none",
+            release: DEFAULT_RELEASE_MIN,
+            names,
+          }).errors,
+        overflowed,
+      );
+    }
+    return computed;
   };
   const value: CueValue = {
     get errors() {
@@ -195,9 +193,9 @@ function makeValue(
             cur = next;
           }
           evaluate(cur);
-          const errs: CueError[] = [];
-          const base = cur.path();
-          collectErrors(cur, base, errs, 0);
+          // The path as looked up (a shared definition's vertices have the definition's path).
+          const base = [...at, ...path.map((l) => displayLabel(l))];
+          const errs = walk(cur, base, { collect: true, exportToo: false, output: "none" }).errors;
           // Per the spec a struct is bottom when a regular field is, recursively: the looked-up
           // value carries its first such descendant error at its own path too.
           const inherited = errs.find(
@@ -206,7 +204,7 @@ function makeValue(
               e.path.slice(base.length).every((l) => !l.startsWith("_") && !l.startsWith("#")),
           );
           if (inherited !== undefined) errs.unshift({ ...inherited, path: base });
-          return makeValue(cur, limits, errs);
+          return makeValue(cur, limits, errs, names, base);
         },
         () => undefined,
       );
@@ -233,41 +231,56 @@ function makeValue(
         embed: false,
       });
       w.conjuncts = [conj(v), conj(o.v)];
-      return makeValue(w, limits, () => {
-        const errs: CueError[] = [];
-        withEngine(
-          limits,
-          () => collectErrors(w, [], errs, 0),
-          (b) => void errs.push(toCueError(b.err, [])),
-        );
-        return errs;
+      let both: ReachableNames | undefined;
+      return makeValue(w, limits, undefined, () => {
+        both ??= unionNames(names(), o.names());
+        return both;
       });
     },
     export() {
-      if (errorsOf().length > 0) return { ok: false, errors: errorsOf() };
+      if (computed !== undefined && computed.length > 0) return { ok: false, errors: computed };
       return withEngine<ExportResult>(
         limits,
         () => {
-          const errs: CueError[] = [];
-          const t = withPositions(() => exportTree(v, v.path(), errs));
-          if (t === undefined || errs.length > 0) return { ok: false, errors: errs };
-          const { data, positions } = toData(t);
-          return { ok: true, data, positions };
+          const r = walk(v, [...at], {
+            collect: computed === undefined,
+            exportToo: true,
+            output: "data",
+            release: DEFAULT_RELEASE_MIN,
+            limits,
+            names,
+          });
+          if (computed === undefined) computed = r.errors;
+          if (computed.length > 0) return { ok: false, errors: computed };
+          if (r.exportErrors.length > 0 || r.data === undefined || r.positions === undefined) {
+            return { ok: false, errors: r.exportErrors };
+          }
+          return { ok: true, data: r.data, positions: r.positions };
         },
-        overflow,
+        (b) => ({ ok: false, errors: overflowed(b) }),
       );
     },
     toJSON(indent = 4) {
-      if (errorsOf().length > 0) return { ok: false, errors: errorsOf() };
+      if (computed !== undefined && computed.length > 0) return { ok: false, errors: computed };
       return withEngine<{ ok: true; text: string } | { ok: false; errors: readonly CueError[] }>(
         limits,
         () => {
-          const errs: CueError[] = [];
-          const t = exportTree(v, v.path(), errs);
-          if (t === undefined || errs.length > 0) return { ok: false as const, errors: errs };
-          return { ok: true as const, text: toJSONText(t, indent) };
+          const r = walk(v, [...at], {
+            collect: computed === undefined,
+            exportToo: true,
+            output: "json",
+            indent,
+            release: DEFAULT_RELEASE_MIN,
+            names,
+          });
+          if (computed === undefined) computed = r.errors;
+          if (computed.length > 0) return { ok: false as const, errors: computed };
+          if (r.exportErrors.length > 0 || r.text === undefined) {
+            return { ok: false as const, errors: r.exportErrors };
+          }
+          return { ok: true as const, text: r.text };
         },
-        overflow,
+        (b) => ({ ok: false as const, errors: overflowed(b) }),
       );
     },
     validate(options) {
@@ -275,15 +288,21 @@ function makeValue(
       return withEngine(
         limits,
         () => {
-          const errs: CueError[] = [...errorsOf()];
-          exportTree(v, v.path(), errs);
-          return dedupe(errs);
+          const r = walk(v, [...at], {
+            collect: computed === undefined,
+            exportToo: true,
+            output: "none",
+            release: DEFAULT_RELEASE_MIN,
+            names,
+          });
+          if (computed === undefined) computed = r.errors;
+          return dedupe([...computed, ...r.exportErrors]);
         },
         (b) => [toCueError(b.err, [])],
       );
     },
   };
-  handles.set(value, { v, limits });
+  handles.set(value, { v, limits, names });
   return value;
 }
 

@@ -82,6 +82,9 @@ export interface AndScope {
 }
 
 export type CloseSet = readonly CloseCtx[];
+
+// The conjuncts of a vertex that has none yet (one array for all of them).
+const NO_CONJUNCTS: Conjunct[] = [];
 export const NO_CLOSE: CloseSet = [];
 
 /** Labels a closedness context allows at one vertex: those of its struct literals, plus extras. */
@@ -239,12 +242,10 @@ class VertexExtra {
   listLen = 0;
   patterns: PatternEntry[] | undefined = undefined;
   deferred: Deferred[] | undefined = undefined;
-  groups: Group[] | undefined = undefined;
+  closeItems: unknown[] | undefined = undefined;
   disj: VertexDisj | undefined = undefined;
   choices: Map<ast.Node, number[]> | undefined = undefined;
   seen: ast.Node[] | undefined = undefined;
-  expanding: Vertex[] | undefined = undefined;
-  expanded: Vertex[] | undefined = undefined;
   pending: import("./disjunction.js").PendingDisj[] | undefined = undefined;
   cycleErr: BottomV | undefined = undefined;
   cloneOf: Vertex | undefined = undefined;
@@ -262,11 +263,16 @@ const NOT_ALLOWED = 1 << 10;
 const IS_LET = 1 << 11;
 const SHARED = 1 << 12;
 const ELLIPSIS = 1 << 13;
+const LATE_ADD = 1 << 14;
+const BORROWED = 1 << 15;
+const SHARE_SHIFT = 16; // shareState: bits 16-17
+const CYCLIC = 1 << 18;
 
 export class Vertex {
   parent: Vertex | undefined;
   label: string;
-  conjuncts: Conjunct[] = [];
+  /** Shared while empty (never modified in place below eight entries, see addConj). */
+  conjuncts: Conjunct[] = NO_CONJUNCTS;
   arcs: Map<string, Vertex> | undefined = undefined;
   scalar: Value = TOP;
   scalarPos: PosList = undefined;
@@ -274,6 +280,8 @@ export class Vertex {
   err: BottomV | undefined = undefined;
   /** Where the field was declared (labels), for export positions and messages. */
   declPos: PosList = undefined;
+  /** The vertices whose references were expanded into this one (structural cycle detection). */
+  expanded: Vertex | Vertex[] | undefined = undefined;
   depth: number;
   #flags = OPTIONAL;
   #x: VertexExtra | undefined = undefined;
@@ -356,6 +364,40 @@ export class Vertex {
   set hasEllipsis(v: boolean) {
     this.#bit(ELLIPSIS, v);
   }
+  /**
+   * This vertex or one below it received a conjunct after its evaluation had started: evaluating
+   * it again from its conjuncts could give another result, so export never releases it.
+   */
+  get lateAdded(): boolean {
+    return (this.#flags & LATE_ADD) !== 0;
+  }
+  /**
+   * The arcs belong to the evaluated definition this field refers to (structure sharing, see
+   * share.ts): never modify them through this vertex.
+   */
+  get borrowed(): boolean {
+    return (this.#flags & BORROWED) !== 0;
+  }
+  set borrowed(v: boolean) {
+    this.#bit(BORROWED, v);
+  }
+  /**
+   * Evaluating this vertex read a vertex whose evaluation was in progress (a reference cycle): its
+   * result may depend on the order of evaluation, so it is not shared.
+   */
+  get cyclic(): boolean {
+    return (this.#flags & CYCLIC) !== 0;
+  }
+  set cyclic(v: boolean) {
+    this.#bit(CYCLIC, v);
+  }
+  /** Whether this evaluated subtree can be shared: 0 not known yet, 1 yes, 2 no. */
+  get shareState(): number {
+    return (this.#flags >> SHARE_SHIFT) & 3;
+  }
+  set shareState(v: number) {
+    this.#flags = (this.#flags & ~(3 << SHARE_SHIFT)) | (v << SHARE_SHIFT);
+  }
   /** A let binding's vertex (not an arc of its parent). */
   get isLet(): boolean {
     return (this.#flags & IS_LET) !== 0;
@@ -389,11 +431,12 @@ export class Vertex {
   set deferred(v: Deferred[] | undefined) {
     if (v !== undefined || this.#x !== undefined) this.#extra().deferred = v;
   }
-  get groups(): Group[] | undefined {
-    return this.#x?.groups;
+  /** Closedness records `[ctxSet, item, …]` (see closedness.ts). */
+  get closeItems(): unknown[] | undefined {
+    return this.#x?.closeItems;
   }
-  set groups(v: Group[] | undefined) {
-    if (v !== undefined || this.#x !== undefined) this.#extra().groups = v;
+  set closeItems(v: unknown[] | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().closeItems = v;
   }
   get disj(): VertexDisj | undefined {
     return this.#x?.disj;
@@ -414,20 +457,6 @@ export class Vertex {
   }
   set seen(v: ast.Node[] | undefined) {
     if (v !== undefined || this.#x !== undefined) this.#extra().seen = v;
-  }
-  /** Vertices being expanded into this one (reference cycle detection). */
-  get expanding(): Vertex[] | undefined {
-    return this.#x?.expanding;
-  }
-  set expanding(v: Vertex[] | undefined) {
-    if (v !== undefined || this.#x !== undefined) this.#extra().expanding = v;
-  }
-  /** Vertices expanded into this one (structural cycle detection). */
-  get expanded(): Vertex[] | undefined {
-    return this.#x?.expanded;
-  }
-  set expanded(v: Vertex[] | undefined) {
-    if (v !== undefined || this.#x !== undefined) this.#extra().expanded = v;
   }
   /** Disjunctions waiting to be resolved after collection. */
   get pending(): import("./disjunction.js").PendingDisj[] | undefined {
@@ -457,15 +486,37 @@ export class Vertex {
     this.depth = parent === undefined ? 0 : parent.depth + 1;
   }
 
+  /**
+   * Forgets everything evaluation computed (back to NEW with the same conjuncts, field type and
+   * positions), so that the evaluated subtree can be reclaimed; evaluating again gives the same
+   * result. See export-walk.ts for when this is safe.
+   */
+  forget(): void {
+    this.arcs = undefined;
+    this.scalar = TOP;
+    this.scalarPos = undefined;
+    this.err = undefined;
+    this.expanded = undefined;
+    this.#flags &= FT_MASK | IS_LET;
+    this.#x = undefined;
+  }
+
   /** Adds a conjunct (small arrays are kept exact-size: most vertices have one to three). */
   addConj(c: Conjunct): void {
+    if ((this.#flags & (3 << ST_SHIFT)) !== NEW << ST_SHIFT) {
+      for (let v: Vertex | undefined = this; v !== undefined && !v.lateAdded; v = v.parent)
+        v.#flags |= LATE_ADD;
+    }
     const cs = this.conjuncts;
     if (c.expr !== undefined) {
       // The same expression reaching a vertex twice through equivalent scopes (e.g. a definition
       // referenced by a field and by a pattern) is one conjunct.
       for (const d of cs) if (d.expr === c.expr && sameFrame(d.env, c.env)) return;
     }
-    if (cs.length < 8) this.conjuncts = cs.concat([c]);
+    const n = cs.length;
+    if (n === 0) this.conjuncts = [c];
+    else if (n === 1) this.conjuncts = [cs[0] as Conjunct, c];
+    else if (n < 8) this.conjuncts = cs.concat([c]);
     else cs.push(c);
   }
 

@@ -1,0 +1,246 @@
+/**
+ * Closedness bookkeeping. Every struct literal, pattern, `...` and dynamic field that reaches a
+ * vertex through closedness contexts (references to definitions, `close()`) is recorded once, with
+ * the context set it came through, in one flat array per vertex: `[ctxSet, item, ctxSet, item, …]`.
+ * A context's group — what it allows at this vertex — is the items whose set contains it. Keeping
+ * one record per literal instead of one group object per context and vertex matters at scale: a
+ * field nested in five definitions would otherwise allocate five groups and five label lists.
+ */
+
+import type * as ast from "../syntax/ast.js";
+import { appendTo } from "./collect.js";
+import { patternMatches } from "./evaluate.js";
+import {
+  CloseCtx,
+  type CloseSet,
+  type Group,
+  type PatternEntry,
+  staticLabels,
+  type Vertex,
+} from "./vertex.js";
+
+/** The item recorded for a `...` (or a cyclic embedding, which allows every label). */
+const OPEN = { open: true } as const;
+
+type Item = ast.StructLit | PatternEntry | string | typeof OPEN;
+
+function record(v: Vertex, ctx: CloseSet, item: Item): void {
+  if (ctx.length === 0) return;
+  const xs = v.closeItems;
+  if (xs === undefined) v.closeItems = [ctx, item];
+  else v.closeItems = xs.concat([ctx, item]);
+}
+
+/** A struct literal unified into `v` through the contexts `ctx`. */
+export function closeLit(v: Vertex, ctx: CloseSet, lit: ast.StructLit): void {
+  record(v, ctx, lit);
+}
+
+/** A pattern constraint declared through `ctx`. */
+export function closePattern(v: Vertex, ctx: CloseSet, p: PatternEntry): void {
+  record(v, ctx, p);
+}
+
+/** A `...` (or a cyclic embedding): the contexts allow every label here. */
+export function closeOpen(v: Vertex, ctx: CloseSet): void {
+  record(v, ctx, OPEN);
+}
+
+/** A dynamic or comprehension-generated field label, allowed by the contexts it came through. */
+export function closeExtra(v: Vertex, ctx: CloseSet, label: string): void {
+  record(v, ctx, label);
+}
+
+function isLit(x: Item): x is ast.StructLit {
+  return typeof x === "object" && "kind" in x;
+}
+
+function isPattern(x: Item): x is PatternEntry {
+  return typeof x === "object" && "field" in x;
+}
+
+/** Per context: the bit mask of the records it belongs to, and whether it closes at all. */
+interface CtxInfo {
+  readonly ctx: CloseCtx;
+  mask: number;
+  open: boolean;
+  lits: number;
+  patterns: boolean;
+}
+
+function contexts(xs: readonly unknown[]): CtxInfo[] {
+  const out: CtxInfo[] = [];
+  for (let i = 0, bit = 0; i < xs.length; i += 2, bit++) {
+    const set = xs[i] as CloseSet;
+    const item = xs[i + 1] as Item;
+    for (const c of set) {
+      let info: CtxInfo | undefined;
+      for (const x of out) {
+        if (x.ctx === c) {
+          info = x;
+          break;
+        }
+      }
+      if (info === undefined) {
+        info = { ctx: c, mask: 0, open: false, lits: 0, patterns: false };
+        out.push(info);
+      }
+      if (bit < 31) info.mask |= 1 << bit;
+      if (item === OPEN) info.open = true;
+      else if (isLit(item)) info.lits++;
+      else if (isPattern(item)) info.patterns = true;
+    }
+  }
+  return out;
+}
+
+/** Whether a context closes its vertex at all (see CloseCtx.fromEmbed). */
+function active(x: CtxInfo): boolean {
+  return !x.ctx.fromEmbed || x.lits > 1 || x.patterns || x.open;
+}
+
+/** Whether the records of context `x` allow `label` (patterns included). */
+function allowedBy(xs: readonly unknown[], x: CtxInfo, label: string): boolean {
+  const exact = xs.length > 62; // more records than mask bits: test membership directly
+  for (let i = 0, bit = 0; i < xs.length; i += 2, bit++) {
+    if (exact ? !(xs[i] as CloseSet).includes(x.ctx) : (x.mask & (1 << bit)) === 0) continue;
+    const item = xs[i + 1] as Item;
+    if (typeof item === "string") {
+      if (item === label) return true;
+    } else if (item === OPEN) return true;
+    else if (isLit(item)) {
+      if (staticLabels(item).has(label)) return true;
+    } else if (isPattern(item) && patternMatches(item, label)) return true;
+  }
+  return false;
+}
+
+/** The contexts that close `v`, one per distinct set of records. */
+export type Closing = readonly CtxInfo[];
+
+/**
+ * The contexts that close `v` (not open, active, not skipped at `v`): a label must be allowed by
+ * each. Contexts that belong to the same records allow the same labels, so only one of them is
+ * kept. Empty when nothing closes `v`.
+ */
+export function closingContexts(v: Vertex): Closing {
+  const xs = v.closeItems;
+  if (xs === undefined) return NONE;
+  const exact = xs.length > 62;
+  if (!exact && sameSet(xs)) {
+    // The usual case: every record came through the same contexts, so each context belongs to
+    // every record and one stands for all.
+    let lits = 0;
+    let patterns = false;
+    for (let i = 1; i < xs.length; i += 2) {
+      const item = xs[i] as Item;
+      if (item === OPEN) return NONE;
+      if (isLit(item)) lits++;
+      else if (isPattern(item)) patterns = true;
+    }
+    for (const c of xs[0] as CloseSet) {
+      if (c.skipAt !== v && (!c.fromEmbed || lits > 1 || patterns)) return EVERY_RECORD;
+    }
+    return NONE;
+  }
+  const out: CtxInfo[] = [];
+  for (const x of contexts(xs)) {
+    if (x.open || x.ctx.skipAt === v || !active(x)) continue;
+    if (!exact && out.some((y) => y.mask === x.mask)) continue;
+    out.push(x);
+  }
+  return out;
+}
+
+function sameSet(xs: readonly unknown[]): boolean {
+  const s0 = xs[0];
+  for (let i = 2; i < xs.length; i += 2) if (xs[i] !== s0) return false;
+  return true;
+}
+
+const NONE: Closing = [];
+/** A context that belongs to every record (its `ctx` is never consulted). */
+const EVERY_RECORD: Closing = [{ ctx: new CloseCtx(true), mask: -1, open: false, lits: 0, patterns: false }];
+
+/** Whether `label` is allowed at `v` by every closing context (from {@link closingContexts}). */
+export function allows(v: Vertex, closing: Closing, label: string): boolean {
+  const xs = v.closeItems;
+  if (xs === undefined) return true;
+  for (const x of closing) {
+    if (allowedBy(xs, x, label)) continue;
+    // Definitions embedded in the same struct allow each other's fields below it (#A and #B in
+    // `{#A, #B}` together describe what the struct holds).
+    const scope = x.ctx.skipAt;
+    if (
+      scope !== undefined &&
+      contexts(xs).some((h) => h.ctx !== x.ctx && h.ctx.skipAt === scope && allowedBy(xs, h, label))
+    )
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The fields an embedded `&` declares at `v` that its definition does not allow (`{#A & {b: 1}}`
+ * with `#A` not declaring `b`): the contexts embedded at `v` with an `&` scope check them.
+ */
+export function andScopeRejects(v: Vertex): string[] {
+  const xs = v.closeItems;
+  if (xs === undefined) return NO_LABELS;
+  // Almost never: look without allocating first.
+  let any = false;
+  for (let i = 0; i < xs.length && !any; i += 2) {
+    for (const c of xs[i] as CloseSet) {
+      if (c.skipAt === v && c.andScope !== undefined) {
+        any = true;
+        break;
+      }
+    }
+  }
+  if (!any) return NO_LABELS;
+  let out: string[] | undefined;
+  for (const x of contexts(xs)) {
+    const scope = x.ctx.andScope;
+    if (x.ctx.skipAt !== v || scope === undefined) continue;
+    for (const lit of scope.lits) {
+      for (const label of staticLabels(lit)) {
+        const c0 = label.charCodeAt(0);
+        if (c0 === 0x5f || c0 === 0x23 || allowedBy(xs, x, label)) continue;
+        out ??= [];
+        out.push(label);
+      }
+    }
+  }
+  return out ?? NO_LABELS;
+}
+
+const NO_LABELS: string[] = [];
+
+/** Whether some context closes `v` (not open and active; used for "undefined field" errors). */
+export function closedByContext(v: Vertex): boolean {
+  const xs = v.closeItems;
+  if (xs === undefined) return false;
+  for (const x of contexts(xs)) if (!x.open && active(x)) return true;
+  return false;
+}
+
+/** The groups of `v` as objects (inspection tools). */
+export function groupsOf(v: Vertex): Group[] {
+  const xs = v.closeItems;
+  if (xs === undefined) return [];
+  const out: Group[] = [];
+  for (const x of contexts(xs)) {
+    const g: Group = { ctx: x.ctx, lits: [], extra: undefined, patterns: undefined, open: x.open };
+    for (let i = 0; i < xs.length; i += 2) {
+      if (!(xs[i] as CloseSet).includes(x.ctx)) continue;
+      const item = xs[i + 1] as Item;
+      if (typeof item === "string") g.extra = appendTo(g.extra, item);
+      else if (item === OPEN) g.open = true;
+      else if (isLit(item)) g.lits.push(item);
+      else if (isPattern(item)) g.patterns = appendTo(g.patterns, item);
+    }
+    out.push(g);
+  }
+  return out;
+}

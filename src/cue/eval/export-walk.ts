@@ -1,0 +1,683 @@
+/**
+ * The one walk behind `errors`, `export()`, `toJSON()` and `validate()`: it evaluates the tree depth
+ * first and, in the same pass, collects the evaluation errors (what `errors` reports: every
+ * non-optional field, hidden fields and definitions too) and the export result (concrete data, JSON
+ * text, or only the errors that prevent export). Doing both in one pass means every vertex is
+ * visited once, and it lets the walk **release** what it has finished: once a field of a large
+ * struct or list has been exported without errors, the field forgets its evaluated state (it is
+ * unevaluated again, with the same conjuncts), so the garbage collector can reclaim the subtree
+ * while the walk goes on. Peak memory is then the output plus one subtree instead of the whole evaluated
+ * document. A later use of a released field evaluates it again, with the same result.
+ */
+
+import type { Pos } from "../syntax/position.js";
+import { resolveDefaultValue } from "./defaults.js";
+import { engine, type Limits, withEngine } from "./engine.js";
+import { type CueError, type ErrInfo, type Position, toCueErrors, toPosition } from "./errors.js";
+import { evaluate } from "./evaluate.js";
+import type { CueData, PositionIndex } from "./export.js";
+import type { ReachableNames } from "./names.js";
+import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
+import {
+  appendPos,
+  displayLabel,
+  EVALUATED,
+  type Frame,
+  OPTIONAL,
+  type PosList,
+  posArray,
+  REQUIRED,
+  strLabel,
+  type Vertex,
+} from "./vertex.js";
+
+/** What the walk produces besides errors. */
+export type WalkOutput = "none" | "data" | "json";
+
+export interface WalkOptions {
+  /** Collect `errors` (evaluation errors that are not merely incomplete) as well. */
+  readonly collect: boolean;
+  /** Also export (concrete data, JSON text or only its errors); false: collect only. */
+  readonly exportToo: boolean;
+  readonly output: WalkOutput;
+  /** JSON indentation (json output only). */
+  readonly indent?: number;
+  /** Release exported fields of structs and lists with at least this many fields (0: never). */
+  readonly release?: number;
+  /** The names the program's references use (required for releasing). */
+  readonly names?: () => ReachableNames;
+  /** The limits to evaluate with when positions are asked for later. */
+  readonly limits?: Limits;
+}
+
+export interface WalkResult {
+  /** What `errors` reports (empty when not collected). */
+  readonly errors: CueError[];
+  /** What prevents export (only when exporting). */
+  readonly exportErrors: CueError[];
+  readonly data: CueData | undefined;
+  readonly positions: PositionIndex | undefined;
+  readonly text: string | undefined;
+}
+
+/**
+ * The smallest number of fields a struct or list must have for its finished fields to be released.
+ * Small structs are not worth it (each release allocates one unevaluated vertex); the fleet-sized
+ * maps (`hosts`, `services`) are.
+ */
+export const DEFAULT_RELEASE_MIN = 16;
+
+// CUE_RELEASE_MIN=1 releases at every struct size: a debugging knob that runs the conformance
+// corpus and the unit tests with releasing everywhere (they must give the same results).
+const envMin = typeof process === "undefined" ? undefined : Number(process.env.CUE_RELEASE_MIN ?? Number.NaN);
+let releaseOverride: number | undefined = envMin !== undefined && envMin >= 0 ? envMin : undefined;
+
+/** Tests: release at every struct size (1), or never (0); undefined restores the default. */
+export function setReleaseMinForTesting(n: number | undefined): void {
+  releaseOverride = n;
+}
+
+/** The release threshold in effect for a walk that asks for `n`. */
+export function releaseMin(n: number): number {
+  return n === 0 ? 0 : (releaseOverride ?? n);
+}
+
+interface State {
+  readonly output: WalkOutput;
+  readonly e1: CueError[];
+  readonly e2: CueError[];
+  readonly release: number;
+  readonly names: ReachableNames | undefined;
+  /** How many labels of the current path the program names (nothing below them is released). */
+  named: number;
+  /** Set once anything failed: data and text are no longer built. */
+  failed: boolean;
+  // JSON text
+  // JSON text: pieces, joined into a chunk every few thousand (so that the pieces die young and
+  // only the chunks are kept), and the chunks.
+  readonly parts: string[];
+  nparts: number;
+  readonly chunks: string[];
+  readonly indent: number;
+  readonly pads: string[];
+  readonly sep: string;
+}
+
+function isIncomplete(e: ErrInfo): boolean {
+  return e.code === "incomplete";
+}
+
+function exportErr(s: State, e: ErrInfo, path: readonly string[]): undefined {
+  s.failed = true;
+  s.e2.push(...toCueErrors(e, e.path ?? path));
+  return undefined;
+}
+
+/** Walks `root` (whose path is `path`) as the options say. */
+export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
+  const indent = o.indent ?? 4;
+  let release = releaseMin(o.release ?? 0);
+  const names = release > 0 ? o.names?.() : undefined;
+  if (names === undefined || names.any) release = 0;
+  const s: State = {
+    output: o.output,
+    e1: [],
+    e2: [],
+    release,
+    names,
+    named: 0,
+    failed: false,
+    parts: [],
+    nparts: 0,
+    chunks: [],
+    indent,
+    pads: [],
+    sep: indent > 0 ? ": " : ":",
+  };
+  if (names !== undefined) for (const l of path) if (names.names.has(l)) s.named++;
+  const data = visit(s, root, path, 0, o.collect, o.exportToo, 0);
+  const ok = !s.failed && s.e1.length === 0 && s.e2.length === 0;
+  return {
+    errors: s.e1,
+    exportErrors: s.e2,
+    data: ok && s.output === "data" ? data : undefined,
+    positions: ok && s.output === "data" ? positionIndex(root, data, o.limits) : undefined,
+    text: ok && s.output === "json" ? finishText(s) : undefined,
+  };
+}
+
+function enter(s: State, path: string[], name: string): void {
+  path.push(name);
+  if (s.names?.names.has(name)) s.named++;
+}
+
+function leave(s: State, path: string[]): void {
+  const name = path.pop() as string;
+  if (s.names?.names.has(name)) s.named--;
+}
+
+/**
+ * Whether the field just left may be released: nothing on its path is named by a reference, and
+ * evaluating it read no vertex whose evaluation was in progress (`cycles` is the engine's count from
+ * before): such reads depend on the order of evaluation, which a later re-evaluation may not repeat.
+ */
+function releasable(s: State, name: string, cycles: number): boolean {
+  return s.named === 0 && s.names?.names.has(name) === false && engine().cycles === cycles;
+}
+
+/** Collects `errors` below `v` without exporting (children of `v` only, as `errors` does). */
+function collectOnly(s: State, v: Vertex, path: string[], depth: number): void {
+  evaluate(v);
+  const e = v.err;
+  if (e !== undefined) {
+    if (!isIncomplete(e.err)) s.e1.push(...toCueErrors(e.err, path));
+    return;
+  }
+  if (depth > 1000 || v.disj !== undefined || v.arcs === undefined) return;
+  const arcs = v.arcs;
+  const release = s.release > 0 && arcs.size >= s.release;
+  for (const a of arcs.values()) {
+    const label = a.label;
+    if (a.fieldType === OPTIONAL) continue;
+    const before = s.e1.length;
+    const cycles = engine().cycles;
+    enter(s, path, displayLabel(label));
+    collectOnly(s, a, path, depth + 1);
+    leave(s, path);
+    if (release && s.e1.length === before && releasable(s, displayLabel(a.label), cycles)) releaseArc(v, a);
+  }
+}
+
+function put(s: State, x: string): void {
+  // One pieces array, reused for every chunk: no growth garbage.
+  s.parts[s.nparts++] = x;
+  if (s.nparts === CHUNK) {
+    s.chunks.push(s.parts.join(""));
+    s.nparts = 0;
+  }
+}
+
+const CHUNK = 4096;
+
+function finishText(s: State): string {
+  s.parts.length = s.nparts;
+  s.chunks.push(s.parts.join(""));
+  s.nparts = 0;
+  s.parts.length = 0;
+  return s.chunks.join("");
+}
+
+function pad(s: State, n: number): string {
+  if (s.indent <= 0) return "";
+  let p = s.pads[n];
+  if (p === undefined) {
+    p = `\n${" ".repeat(n * s.indent)}`;
+    s.pads[n] = p;
+  }
+  return p;
+}
+
+/**
+ * Visits `v`: collects its errors (when `collect`) and exports it (when `exp`). Returns the data
+ * (output "data") or undefined; JSON text goes to `s.parts`.
+ */
+function visit(
+  s: State,
+  v: Vertex,
+  path: string[],
+  depth: number,
+  collect: boolean,
+  exp: boolean,
+  lvl: number,
+): CueData | undefined {
+  if (!exp) {
+    if (collect) collectOnly(s, v, path, depth);
+    return undefined;
+  }
+  evaluate(v);
+  if (depth > 10_000) {
+    exportErr(s, { code: "limit", message: "export nesting too deep", positions: [] }, path);
+    if (collect) collectOnly(s, v, path, depth);
+    return undefined;
+  }
+  const e = v.err;
+  if (e !== undefined) {
+    if (collect && !isIncomplete(e.err)) s.e1.push(...toCueErrors(e.err, path));
+    return exportErr(s, e.err, path);
+  }
+  if (v.disj !== undefined) {
+    // `errors` does not look into disjuncts.
+    const d = v.disj;
+    let def: Vertex | undefined;
+    let n = 0;
+    if (d.hasDefault) {
+      for (let i = 0; i < d.values.length; i++) {
+        if (d.defaults[i]) {
+          n++;
+          def = d.values[i];
+        }
+      }
+    }
+    if (n === 1 && def !== undefined) return visit(s, def, path, depth + 1, false, true, lvl);
+    const text = d.values.map((x) => x.shortText()).join(" | ");
+    return exportErr(
+      s,
+      { code: "incomplete", message: `incomplete value ${text}`, positions: [...posArray(v.declPos)] },
+      path,
+    );
+  }
+  const coll = collect && depth <= 1000 && v.arcs !== undefined;
+  if (v.isList) return visitList(s, v, path, depth, coll, lvl);
+  if (v.structMark > 0) return visitStruct(s, v, path, depth, coll, lvl);
+  if (coll) {
+    // A scalar with hidden fields (`{5, _h: 1}`): `errors` still looks at them.
+    for (const a of v.arcs?.values() ?? []) {
+      const label = a.label;
+      if (a.fieldType === OPTIONAL) continue;
+      enter(s, path, displayLabel(label));
+      collectOnly(s, a, path, depth + 1);
+      leave(s, path);
+    }
+  }
+  return scalar(s, v.scalar, v, path, lvl);
+}
+
+function visitList(
+  s: State,
+  v: Vertex,
+  path: string[],
+  depth: number,
+  coll: boolean,
+  lvl: number,
+): CueData | undefined {
+  const arcs = v.arcs;
+  const n = v.listLen;
+  // One pass serves both when the elements are exactly the arcs, in order (the usual case);
+  // otherwise `errors` walks the arcs in their own order first.
+  let together = coll && arcs !== undefined && arcs.size === n;
+  if (together && arcs !== undefined) {
+    let i = 0;
+    for (const k of arcs.keys()) {
+      if (k !== String(i++)) {
+        together = false;
+        break;
+      }
+    }
+  }
+  if (coll && !together && arcs !== undefined) {
+    for (const a of arcs.values()) {
+      const label = a.label;
+      if (a.fieldType === OPTIONAL) continue;
+      enter(s, path, displayLabel(label));
+      collectOnly(s, a, path, depth + 1);
+      leave(s, path);
+    }
+  }
+  const release = s.release > 0 && n >= s.release;
+  const json = s.output === "json";
+  const items: CueData[] | undefined = s.output === "data" ? [] : undefined;
+  if (json) put(s, "[");
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const a = arcs?.get(String(i));
+    if (a === undefined) continue;
+    if (json) {
+      if (count > 0) put(s, ",");
+      put(s, pad(s, lvl + 1));
+    }
+    count++;
+    const e1 = s.e1.length;
+    const e2 = s.e2.length;
+    const cycles = engine().cycles;
+    enter(s, path, String(i));
+    const x = visit(s, a, path, depth + 1, together && a.fieldType !== OPTIONAL, true, lvl + 1);
+    leave(s, path);
+    if (items !== undefined && !s.failed && x !== undefined) {
+      items.push(x);
+    }
+    if (release && s.e1.length === e1 && s.e2.length === e2 && releasable(s, String(i), cycles))
+      releaseArc(v, a);
+  }
+  if (json) {
+    if (count > 0) put(s, pad(s, lvl));
+    put(s, "]");
+  }
+  if (items === undefined || s.failed) return undefined;
+  return items;
+}
+
+function visitStruct(
+  s: State,
+  v: Vertex,
+  path: string[],
+  depth: number,
+  coll: boolean,
+  lvl: number,
+): CueData | undefined {
+  const arcs = v.arcs;
+  const json = s.output === "json";
+  const obj: Record<string, CueData> | undefined = s.output === "data" ? {} : undefined;
+  if (json) put(s, "{");
+  let count = 0;
+  if (arcs !== undefined) {
+    const release = s.release > 0 && arcs.size >= s.release;
+    for (const a of arcs.values()) {
+      const label = a.label;
+      if (a.fieldType === OPTIONAL) continue;
+      const c0 = label.charCodeAt(0);
+      const name = displayLabel(label);
+      enter(s, path, name);
+      if (c0 === 0x5f || c0 === 0x23) {
+        // Hidden fields and definitions: `errors` only.
+        if (coll) collectOnly(s, a, path, depth + 1);
+        leave(s, path);
+        continue;
+      }
+      if (a.fieldType === REQUIRED) {
+        if (coll) collectOnly(s, a, path, depth + 1);
+        evaluate(a);
+        exportErr(
+          s,
+          {
+            code: "incomplete",
+            message: "field is required but not present",
+            positions: [...posArray(a.declPos)],
+          },
+          path,
+        );
+        leave(s, path);
+        continue;
+      }
+      if (json) {
+        if (count > 0) put(s, ",");
+        put(s, pad(s, lvl + 1));
+        put(s, quoteKey(name));
+        put(s, s.sep);
+      }
+      count++;
+      const e1 = s.e1.length;
+      const e2 = s.e2.length;
+      const cycles = engine().cycles;
+      const x = visit(s, a, path, depth + 1, coll, true, lvl + 1);
+      leave(s, path);
+      if (obj !== undefined && !s.failed && x !== undefined) {
+        // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
+        if (name === "__proto__") {
+          Object.defineProperty(obj, name, {
+            value: x,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        } else obj[name] = x;
+      }
+      if (release && s.e1.length === e1 && s.e2.length === e2 && releasable(s, name, cycles))
+        releaseArc(v, a);
+    }
+  }
+  if (json) {
+    if (count > 0) put(s, pad(s, lvl));
+    put(s, "}");
+  }
+  if (obj === undefined || s.failed) return undefined;
+  return obj;
+}
+
+function scalar(s: State, raw: Value, v: Vertex, path: string[], lvl: number): CueData | undefined {
+  const x = resolveDefaultValue(raw);
+  const json = s.output === "json";
+  switch (x.t) {
+    case "null":
+      if (json) put(s, "null");
+      return null;
+    case "bool":
+      if (json) put(s, x.v ? "true" : "false");
+      return x.v;
+    case "int":
+      if (json) put(s, String(x.v));
+      return x.v >= MIN_SAFE && x.v <= MAX_SAFE ? Number(x.v) : x.v;
+    case "float":
+      if (json) put(s, floatJSON(x));
+      return x.v;
+    case "string":
+      if (json) put(s, JSON.stringify(x.v));
+      return x.v;
+    case "bytes": {
+      const b64 = Buffer.from(x.v).toString("base64");
+      if (json) put(s, JSON.stringify(b64));
+      return b64;
+    }
+    case "bottom":
+      return exportErr(s, x.err, path);
+    case "vertex":
+      return visit(s, x.v, path, 0, false, true, lvl);
+    default:
+      return exportErr(
+        s,
+        {
+          code: "incomplete",
+          message: `incomplete value ${formatValue(x)}`,
+          positions: [...posArray(v.scalarPos ?? v.declPos)],
+        },
+        path,
+      );
+  }
+}
+
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Makes the finished field `a` of `v` unevaluated again (same conjuncts), so that its evaluated
+ * subtree can be reclaimed. Only plain evaluated struct/list fields qualify: shared
+ * leaves, fields with errors or flags set by the parent (closedness), and fields that received
+ * conjuncts after evaluation keep their vertex.
+ */
+function releaseArc(v: Vertex, a: Vertex): void {
+  if (
+    a.arcs === undefined ||
+    a.status !== EVALUATED ||
+    a.parent !== v ||
+    a.isShared ||
+    a.err !== undefined ||
+    a.notAllowed ||
+    a.lateConjuncts ||
+    a.lateAdded ||
+    a.isLet ||
+    v.arcs?.get(a.label) !== a ||
+    refersInto(a)
+  ) {
+    return;
+  }
+  forgetTree(a);
+}
+
+/**
+ * Forgets `a` and every vertex below it that it owns. In place, and all of them: the garbage
+ * collector promotes the part of a subtree that is live at a minor collection, and such a promoted
+ * vertex, once dead, would keep the young rest of the subtree alive (and promoted) until the next
+ * full collection. Cutting every link makes the whole subtree die young. (Measured on 100k
+ * services: a third of the bytes promoted, a quarter less CPU.)
+ */
+function forgetTree(a: Vertex): void {
+  const arcs = a.arcs;
+  if (arcs !== undefined && !a.borrowed) {
+    for (const c of arcs.values()) if (c.parent === a && !c.isShared) forgetTree(c);
+  }
+  a.forget();
+}
+
+/** Whether `x` is `a` or lies below it. */
+function inside(x: Vertex, a: Vertex): boolean {
+  for (let y: Vertex | undefined = x; y !== undefined && y.depth >= a.depth; y = y.parent) {
+    if (y === a) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a conjunct of `a` holds on to a vertex of `a`'s own subtree (a pattern's field alias
+ * `X=[string]: {b: X}` binds the field itself): a copy of the conjuncts would keep referring to the
+ * old subtree, so `a` is not released.
+ */
+function refersInto(a: Vertex): boolean {
+  for (const c of a.conjuncts) {
+    if (c.value?.t === "vertex" && inside(c.value.v, a)) return true;
+    for (let f: Frame | undefined = c.env; f !== undefined; f = f.up) {
+      if (f.binds === undefined) continue;
+      for (const b of f.binds.values()) if (b.t === "vertex" && inside(b.v, a)) return true;
+    }
+  }
+  return false;
+}
+
+/** Where a field's value came from: conjuncts written outside definitions first. */
+function valuePositions(a: Vertex): PosList {
+  const cs = a.conjuncts;
+  if (cs.length === 1) return cs[0]?.pos;
+  let out: PosList;
+  for (const c of cs) if (c.ctx.length === 0) out = appendPos(out, c.pos);
+  for (const c of cs) if (c.ctx.length !== 0) out = appendPos(out, c.pos);
+  return out;
+}
+
+/**
+ * Positions are looked up on demand: nothing is recorded while exporting (most exports are never
+ * asked). A query finds the container's path in the exported data (indexed on the first query),
+ * then the field's vertex by that path, evaluating again what the walk released.
+ */
+function positionIndex(root: Vertex, data: CueData | undefined, limits: Limits | undefined): PositionIndex {
+  let parents: Map<object, { up: object | undefined; key: string }> | undefined;
+  const pathOf = (container: object): string[] | undefined => {
+    if (parents === undefined) {
+      parents = new Map();
+      if (data !== null && typeof data === "object") index(parents, data as object, undefined, "");
+    }
+    const out: string[] = [];
+    let x: object | undefined = container;
+    for (;;) {
+      const e = parents.get(x);
+      if (e === undefined) return undefined;
+      if (e.up === undefined) return out.reverse();
+      out.push(e.key);
+      x = e.up;
+    }
+  };
+  const find = (container: object, key: string | number): Vertex | undefined => {
+    const path = pathOf(container);
+    if (path === undefined) return undefined;
+    path.push(String(key));
+    const go = (): Vertex | undefined => {
+      let v: Vertex | undefined = root;
+      for (const label of path) {
+        v = exported(v);
+        v = v === undefined ? undefined : child(v, label);
+        if (v === undefined) return undefined;
+      }
+      return v;
+    };
+    return limits === undefined ? go() : withEngine(limits, go, () => undefined);
+  };
+  return {
+    of: (container, key) => {
+      const a = find(container, key);
+      return a === undefined ? [] : dedupePositions(posArray(a.declPos));
+    },
+    values: (container, key) => {
+      const a = find(container, key);
+      return a === undefined ? [] : dedupePositions(posArray(valuePositions(a)));
+    },
+  };
+}
+
+function index(
+  parents: Map<object, { up: object | undefined; key: string }>,
+  x: object,
+  up: object | undefined,
+  key: string,
+): void {
+  parents.set(x, { up, key });
+  if (Array.isArray(x)) {
+    x.forEach((y, i) => {
+      if (y !== null && typeof y === "object") index(parents, y as object, x, String(i));
+    });
+    return;
+  }
+  for (const k of Object.keys(x)) {
+    const y = (x as Record<string, unknown>)[k];
+    if (y !== null && typeof y === "object") index(parents, y as object, x, k);
+  }
+}
+
+/** The vertex export takes its data from, for `v` (defaults of disjunctions followed). */
+function exported(v: Vertex): Vertex | undefined {
+  evaluate(v);
+  if (v.err !== undefined) return undefined;
+  if (v.disj !== undefined) {
+    const d = v.disj;
+    let def: Vertex | undefined;
+    let n = 0;
+    for (let i = 0; i < d.values.length; i++) {
+      if (d.hasDefault && d.defaults[i]) {
+        n++;
+        def = d.values[i];
+      }
+    }
+    return n === 1 && def !== undefined ? exported(def) : undefined;
+  }
+  if (v.isList || v.structMark > 0) return v;
+  const x = resolveDefaultValue(v.scalar);
+  return x.t === "vertex" ? exported(x.v) : undefined;
+}
+
+/** The field or element of an exported struct or list that became output key `key`. */
+function child(v: Vertex, key: string): Vertex | undefined {
+  if (v.isList) {
+    // Missing elements are skipped in the output, as in visitList.
+    const want = Number(key);
+    let k = 0;
+    for (let i = 0; i < v.listLen; i++) {
+      const a = v.arcs?.get(String(i));
+      if (a === undefined) continue;
+      if (k++ === want) return a;
+    }
+    return undefined;
+  }
+  const a = v.arcs?.get(key) ?? v.arcs?.get(strLabel(key));
+  return a !== undefined && a.fieldType !== OPTIONAL ? a : undefined;
+}
+
+function dedupePositions(ps: readonly Pos[]): Position[] {
+  const out: Position[] = [];
+  const seen: string[] = [];
+  for (const p of ps) {
+    if (p.offset < 0 || p.file === "") continue;
+    const key = `${p.file}\u0000${p.offset}`;
+    if (seen.includes(key)) continue;
+    seen.push(key);
+    out.push(toPosition(p));
+  }
+  return out;
+}
+
+function floatJSON(f: FloatV): string {
+  if (!Number.isFinite(f.v)) return "null";
+  let s = formatFloat(f);
+  if (s.startsWith(".")) s = `0${s}`;
+  if (s.startsWith("-.")) s = `-0${s.slice(1)}`;
+  if (/^-?\d+\.?\d*([eE][+-]?\d+)?$/.test(s) && !s.endsWith(".")) return s;
+  return JSON.stringify(f.v);
+}
+
+const quotedKeys = new Map<string, string>();
+
+/** JSON-quoted field names, cached: the same labels repeat across a large document. */
+function quoteKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size > 100_000) quotedKeys.clear();
+    quotedKeys.set(k, q);
+  }
+  return q;
+}
