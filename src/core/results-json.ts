@@ -182,7 +182,10 @@ function int32Value(): number {
 /** A Timestamp in milliseconds, parsed as protobuf-es parses it and then timestampMs of it. */
 function timestampValue(): number {
   if (peek() !== 0x22) throw GIVE_UP;
-  const m = RFC3339.exec(readString());
+  const s = readString();
+  const fast = utcTimestamp(s);
+  if (fast !== undefined) return fast;
+  const m = RFC3339.exec(s);
   if (m === null) throw GIVE_UP;
   const ms = Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[8] ? m[8] : "Z"}`);
   if (Number.isNaN(ms) || ms < TIMESTAMP_MS_MIN || ms > TIMESTAMP_MS_MAX) throw GIVE_UP;
@@ -191,6 +194,52 @@ function timestampValue(): number {
     fraction === undefined
       ? 0
       : Number.parseInt(`1${fraction}${"0".repeat(9 - fraction.length)}`, 10) - 1000000000;
+  return (ms / 1000) * 1000 + Math.round(nanos / 1000000);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The digits of s from `from` to `to` as a number; NaN if any is not a digit. */
+function digitsAt(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = s.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return Number.NaN;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * What timestampValue gives, computed directly for the form clients send almost always — a valid
+ * date and time in UTC (`2026-01-02T03:04:05.678Z`), year 1000 or later — where Date.UTC equals
+ * Date.parse; undefined for anything else (then the general code decides).
+ */
+function utcTimestamp(s: string): number | undefined {
+  const len = s.length;
+  if (len < 20 || len > 30 || s.charCodeAt(len - 1) !== 0x5a) return undefined;
+  if (s[4] !== "-" || s[7] !== "-" || s[10] !== "T" || s[13] !== ":" || s[16] !== ":") return undefined;
+  const year = digitsAt(s, 0, 4);
+  const month = digitsAt(s, 5, 7);
+  const day = digitsAt(s, 8, 10);
+  const hour = digitsAt(s, 11, 13);
+  const minute = digitsAt(s, 14, 16);
+  const second = digitsAt(s, 17, 19);
+  if (
+    !(year >= 1000 && month >= 1 && month <= 12 && day >= 1 && hour <= 23 && minute <= 59 && second <= 59)
+  ) {
+    return undefined;
+  }
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number))) return undefined;
+  let nanos = 0;
+  if (len > 20) {
+    // `.` and one to nine digits before the Z.
+    if (s[19] !== "." || len === 21) return undefined;
+    nanos = digitsAt(s, 20, len - 1) * 10 ** (30 - len);
+    if (Number.isNaN(nanos)) return undefined;
+  }
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
   return (ms / 1000) * 1000 + Math.round(nanos / 1000000);
 }
 
