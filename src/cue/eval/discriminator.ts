@@ -13,7 +13,8 @@ import { type Conjunct, strLabel, type Vertex } from "./vertex.js";
 
 const litCacheNode = new WeakMap<object, Map<string, Value> | null>();
 
-function literalValue(e: ast.Expr): Value | undefined {
+/** The value of a literal expression (as discrimination reads it), or undefined. */
+export function literalValue(e: ast.Expr): Value | undefined {
   switch (e.kind) {
     case "String":
       return { t: "string", v: e.value };
@@ -106,7 +107,7 @@ function baseLiteral(a: Vertex): Value | undefined {
 }
 
 /** The literal fields of a term, from a per-node or per-vertex cache where possible. */
-function termLiterals(e: ast.Expr, env: Conjunct["env"]): ReadonlyMap<string, Value> | null {
+export function termLiterals(e: ast.Expr, env: Conjunct["env"]): ReadonlyMap<string, Value> | null {
   if (
     e.kind === "Ident" ||
     e.kind === "Selector" ||

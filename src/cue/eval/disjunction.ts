@@ -19,7 +19,16 @@ import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { type BottomV, bottom, type DisjV, type Value } from "./values.js";
-import { CloseCtx, type CloseSet, type Conjunct, EVALUATED, type Frame, REGULAR, Vertex } from "./vertex.js";
+import {
+  CloseCtx,
+  type CloseSet,
+  type Conjunct,
+  EVALUATED,
+  type Frame,
+  NO_CLOSE,
+  REGULAR,
+  Vertex,
+} from "./vertex.js";
 
 /** One alternative of a flattened disjunction. */
 export interface Term {
@@ -361,6 +370,28 @@ export function resolveDisjunctions(v: Vertex): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * The value a disjunction of scalars written in `env` contributes to a scalar vertex when it is
+ * resolved after collection (the path `resolveDisjunctions` takes when no term is discriminated
+ * and every term is a scalar expression); undefined when it would take another path. Used by the
+ * fast export path, which computes it once per declaration.
+ */
+export function scalarDisjunction(e: ast.Expr, env: Frame): Value | undefined {
+  const flat = flattenInner(e, env, NO_CLOSE, 0, [], []);
+  if (flat.terms.length < 2) return undefined;
+  const vals: Value[] = [];
+  const defs: boolean[] = [];
+  for (const t of flat.terms) {
+    if (t.c !== undefined || t.expr === undefined || !isScalarExpr(t.expr, t.env)) return undefined;
+  }
+  for (const t of flat.terms) {
+    vals.push(evalExpr(t.expr as ast.Expr, t.env));
+    defs.push(t.def);
+  }
+  const t0 = flat.terms[0] as Term;
+  return makeDisj(vals, defs, flat.hasDefault, undefined, [termPos(t0)]);
 }
 
 function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]): void {

@@ -122,7 +122,8 @@ function evaluateInner(v: Vertex): void {
   v.status = EVALUATED;
 }
 
-function isLiteral(e: import("../syntax/ast.js").Expr, env: import("./vertex.js").Frame): boolean {
+/** Whether a conjunct's expression is unified in the first pass (a literal or a constant expression). */
+export function isLiteral(e: import("../syntax/ast.js").Expr, env: import("./vertex.js").Frame): boolean {
   switch (e.kind) {
     case "Binary":
     case "Unary":
@@ -139,9 +140,13 @@ function isLiteral(e: import("../syntax/ast.js").Expr, env: import("./vertex.js"
 }
 
 export function patternMatches(p: PatternEntry, raw: string): boolean {
-  const label = displayLabel(raw);
   p.pattern ??= evalExpr(p.label.expr, p.env);
-  const pat = p.pattern;
+  return patternAccepts(p.pattern, raw);
+}
+
+/** Whether an evaluated pattern accepts the (internal) label `raw`. */
+export function patternAccepts(pat: Value, raw: string): boolean {
+  const label = displayLabel(raw);
   if (pat.t === "top") return true;
   if (pat.t === "basic" && pat.bounds.length === 0 && pat.validators.length === 0) return (pat.k & 16) !== 0;
   if (pat.t === "string") return pat.v === label;
@@ -190,7 +195,8 @@ function applyPatterns(v: Vertex): void {
   });
 }
 
-function patternError(pat: Value): BottomV | undefined {
+/** The error of a pattern that can never be used (an invalid regular expression), if any. */
+export function patternError(pat: Value): BottomV | undefined {
   if (pat.t === "bottom") return pat;
   if (pat.t !== "basic") return undefined;
   for (const b of pat.bounds) {

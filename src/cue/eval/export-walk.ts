@@ -16,13 +16,16 @@ import { engine, type Limits, withEngine } from "./engine.js";
 import { type CueError, type ErrInfo, type Position, toCueErrors, toPosition } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import type { CueData, PositionIndex } from "./export.js";
+import { atomData, atomJSON, quoteKey, setField } from "./export-atoms.js";
+import { fastExport, fastExportEnabled } from "./fast-export.js";
 import type { ReachableNames } from "./names.js";
-import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
+import { formatValue, type Value } from "./values.js";
 import {
   appendPos,
   displayLabel,
   EVALUATED,
   type Frame,
+  NEW,
   OPTIONAL,
   type PosList,
   posArray,
@@ -101,6 +104,10 @@ interface State {
   readonly indent: number;
   readonly pads: string[];
   readonly sep: string;
+  /** Try the fast export path (fast-export.ts) on unevaluated vertices. */
+  readonly fast: boolean;
+  /** Where below the walk's root the fast path last gave up: its ancestors are not tried again. */
+  failAt: readonly string[] | undefined;
 }
 
 function isIncomplete(e: ErrInfo): boolean {
@@ -133,6 +140,8 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     indent,
     pads: [],
     sep: indent > 0 ? ": " : ":",
+    fast: o.exportToo && fastExportEnabled(),
+    failAt: undefined,
   };
   if (names !== undefined) for (const l of path) if (names.names.has(l)) s.named++;
   const data = visit(s, root, path, 0, o.collect, o.exportToo, 0);
@@ -234,6 +243,14 @@ function visit(
     if (collect) collectOnly(s, v, path, depth);
     return undefined;
   }
+  if (s.fast && v.status === NEW && !onFailedPath(s.failAt, path)) {
+    const r = fastExport(v, s.output, s.indent, lvl);
+    if (r.ok) {
+      if (r.text !== undefined) put(s, r.text);
+      return r.data;
+    }
+    s.failAt = path.concat(r.failAt);
+  }
   evaluate(v);
   if (depth > 10_000) {
     exportErr(s, { code: "limit", message: "export nesting too deep", positions: [] }, path);
@@ -280,6 +297,13 @@ function visit(
     }
   }
   return scalar(s, v.scalar, v, path, lvl);
+}
+
+/** Whether `path` leads to where the fast path gave up (trying again there would give up again). */
+function onFailedPath(failAt: readonly string[] | undefined, path: readonly string[]): boolean {
+  if (failAt === undefined || path.length > failAt.length) return false;
+  for (let i = 0; i < path.length; i++) if (path[i] !== failAt[i]) return false;
+  return true;
 }
 
 function visitList(
@@ -400,17 +424,7 @@ function visitStruct(
       const cycles = engine().cycles;
       const x = visit(s, a, path, depth + 1, coll, true, lvl + 1);
       leave(s, path);
-      if (obj !== undefined && !s.failed && x !== undefined) {
-        // defineProperty: a field named `__proto__` must stay a field, not set the prototype.
-        if (name === "__proto__") {
-          Object.defineProperty(obj, name, {
-            value: x,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        } else obj[name] = x;
-      }
+      if (obj !== undefined && !s.failed && x !== undefined) setField(obj, name, x);
       if (release && s.e1.length === e1 && s.e2.length === e2 && releasable(s, name, cycles))
         releaseArc(v, a);
     }
@@ -425,28 +439,15 @@ function visitStruct(
 
 function scalar(s: State, raw: Value, v: Vertex, path: string[], lvl: number): CueData | undefined {
   const x = resolveDefaultValue(raw);
-  const json = s.output === "json";
   switch (x.t) {
     case "null":
-      if (json) put(s, "null");
-      return null;
     case "bool":
-      if (json) put(s, x.v ? "true" : "false");
-      return x.v;
     case "int":
-      if (json) put(s, String(x.v));
-      return x.v >= MIN_SAFE && x.v <= MAX_SAFE ? Number(x.v) : x.v;
     case "float":
-      if (json) put(s, floatJSON(x));
-      return x.v;
     case "string":
-      if (json) put(s, JSON.stringify(x.v));
-      return x.v;
-    case "bytes": {
-      const b64 = Buffer.from(x.v).toString("base64");
-      if (json) put(s, JSON.stringify(b64));
-      return b64;
-    }
+    case "bytes":
+      if (s.output === "json") put(s, atomJSON(x));
+      return atomData(x);
     case "bottom":
       return exportErr(s, x.err, path);
     case "vertex":
@@ -463,9 +464,6 @@ function scalar(s: State, raw: Value, v: Vertex, path: string[], lvl: number): C
       );
   }
 }
-
-const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * Makes the finished field `a` of `v` unevaluated again (same conjuncts), so that its evaluated
@@ -658,26 +656,4 @@ function dedupePositions(ps: readonly Pos[]): Position[] {
     out.push(toPosition(p));
   }
   return out;
-}
-
-function floatJSON(f: FloatV): string {
-  if (!Number.isFinite(f.v)) return "null";
-  let s = formatFloat(f);
-  if (s.startsWith(".")) s = `0${s}`;
-  if (s.startsWith("-.")) s = `-0${s.slice(1)}`;
-  if (/^-?\d+\.?\d*([eE][+-]?\d+)?$/.test(s) && !s.endsWith(".")) return s;
-  return JSON.stringify(f.v);
-}
-
-const quotedKeys = new Map<string, string>();
-
-/** JSON-quoted field names, cached: the same labels repeat across a large document. */
-function quoteKey(k: string): string {
-  let q = quotedKeys.get(k);
-  if (q === undefined) {
-    q = JSON.stringify(k);
-    if (quotedKeys.size > 100_000) quotedKeys.clear();
-    quotedKeys.set(k, q);
-  }
-  return q;
 }

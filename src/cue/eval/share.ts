@@ -76,7 +76,7 @@ export function namesDefinition(x: ast.Expr): boolean {
  * incomplete ones, whose messages could name the definition's path), without unresolved
  * disjunctions, and without conjuncts that arrived after evaluation. Remembered per vertex.
  */
-function shareable(d: Vertex): boolean {
+export function shareable(d: Vertex): boolean {
   const known = d.shareState;
   if (known !== 0) return known === 1;
   d.shareState = 2; // a cycle back to `d` while checking: not shareable
