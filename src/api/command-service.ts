@@ -1,19 +1,32 @@
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { Core } from "../core/core.js";
-import type { PluginResultInput } from "../core/plugin-result.js";
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import type { Logger } from "../model/logger.js";
-import type { ExitStatus } from "../model/state.js";
-import { RejectedError } from "../store/errors.js";
-import type { CommandService, ProcessCheckResultRequest } from "./gen/svc/v1/command_service_pb.js";
+import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
+import { toConnectError } from "./pipeline-errors.js";
+import { checkResult, createResultsIngest, prepareResults, type ResultsIngest } from "./results-ingest.js";
 
 export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
-  readonly core: Pick<Core, "submit" | "newDowntimeId" | "clock">;
+  readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "clock">;
   readonly logger?: Logger;
+}
+
+/** The fast-path submissions of the services made here, by service. */
+const ingests = new WeakMap<object, ResultsIngest>();
+
+/**
+ * How the HTTP handler serves ProcessCheckResults and ProcessCheckResult of this service from the
+ * request body, without the Connect router (src/api/ingest-fast-path.ts); undefined for a service
+ * not made by createCommandService, or made without a pipeline.
+ */
+export function resultsIngestOf(
+  service: Partial<ServiceImpl<typeof CommandService>>,
+): ResultsIngest | undefined {
+  return ingests.get(service);
 }
 
 /**
@@ -32,7 +45,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
     core.submit(commands).catch((e: unknown) => {
       throw toConnectError(e, logger, what);
     });
-  return {
+  const service: Partial<ServiceImpl<typeof CommandService>> = {
     async processCheckResult(req) {
       await submit([checkResult(req, core.clock.now())]);
       return {};
@@ -83,51 +96,8 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
       return {};
     },
   };
-}
-
-/**
- * The Connect error for a failure of the pipeline: refusals keep their message (it was written for
- * the caller); anything else is `internal` with a generic message, the cause going to the log only.
- */
-export function toConnectError(e: unknown, logger?: Logger, batchField?: string): ConnectError {
-  if (e instanceof ConnectError) return e;
-  if (e instanceof RejectedError) {
-    const where = batchField !== undefined && e.index !== undefined ? `${batchField}[${e.index}]: ` : "";
-    const code = e.reason === "not_found" ? Code.NotFound : Code.InvalidArgument;
-    return new ConnectError(`${where}${e.message}`, code);
-  }
-  logger?.error("command pipeline failure", { error: String(e) });
-  return new ConnectError("the command could not be enqueued", Code.Internal);
-}
-
-function prepareResults(results: readonly ProcessCheckResultRequest[], now: number): PluginResultInput[] {
-  const commands: PluginResultInput[] = new Array(results.length);
-  for (let i = 0; i < results.length; i++) {
-    commands[i] = checkResult(results[i] as ProcessCheckResultRequest, now);
-  }
-  return commands;
-}
-
-/**
- * The plugin output goes as received: Core has the writer's thread parse it (src/core/plugin-result.ts),
- * off the thread that decodes requests and serves reads.
- */
-function checkResult(r: ProcessCheckResultRequest, now: number): PluginResultInput {
-  // One fixed shape (no conditional spreads): ingestion builds tens of thousands per second.
-  return {
-    type: "ProcessCheckResult",
-    parse: true,
-    result: {
-      host: r.host,
-      service: r.service,
-      // Validated by Core (0..3); the cast only carries the number there.
-      exitStatus: r.exitStatus as ExitStatus,
-      output: r.output,
-      checkedAt: r.checkedAt === undefined ? now : timestampMs(r.checkedAt),
-      durationMs: 0,
-      source: "passive",
-    },
-  };
+  ingests.set(service, createResultsIngest(core, logger));
+  return service;
 }
 
 function target(t: TargetMessage | undefined): Target {

@@ -3,9 +3,12 @@ import type http2 from "node:http2";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Registry } from "prom-client";
 import type { Logger } from "../model/logger.js";
+import { bearerTokenCheck } from "./bearer-token.js";
+import { resultsIngestOf } from "./command-service.js";
+import { createIngestFastPath } from "./ingest-fast-path.js";
 import type { RequestHandler } from "./listener.js";
-import { type RouteOptions, registerRoutes } from "./routes.js";
-import { createRpcMetricsInterceptor } from "./rpc-metrics.js";
+import { mountedServices, type RouteOptions, registerRoutes } from "./routes.js";
+import { createRpcMetrics } from "./rpc-metrics.js";
 
 export interface HttpHandlerOptions extends RouteOptions {
   readonly metrics: Registry;
@@ -20,14 +23,26 @@ type Res = http.ServerResponse | http2.Http2ServerResponse;
 
 /**
  * Everything served on -listen: `/metrics`, the dashboard at `/`, and the Connect routes (Connect
- * JSON/binary, gRPC and gRPC-Web) for the mounted services; anything else is a plain 404.
+ * JSON/binary, gRPC and gRPC-Web) for the mounted services; anything else is a plain 404. Passive
+ * ingestion (ProcessCheckResults, ProcessCheckResult) in the forms the fast path fully handles is
+ * served by it, before the router (src/api/ingest-fast-path.ts), with the same answers.
  */
 export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
+  const readMaxBytes = o.readMaxBytes ?? 64 * 1024 * 1024;
+  const metrics = createRpcMetrics(o.metrics);
   const rpc = connectNodeAdapter({
     routes: (router) => registerRoutes(router, o),
-    interceptors: [createRpcMetricsInterceptor(o.metrics)],
-    readMaxBytes: o.readMaxBytes ?? 64 * 1024 * 1024,
+    interceptors: [metrics.interceptor],
+    readMaxBytes,
   });
+  // Only when the gate on writes is one it can apply itself (the -api-token check): any other
+  // interceptor keeps every call on the router.
+  const ingest = mountedServices(o).command ? resultsIngestOf(o.command) : undefined;
+  const authorize = o.commandAuth === undefined ? undefined : bearerTokenCheck(o.commandAuth);
+  const fast =
+    ingest !== undefined && (o.commandAuth === undefined || authorize !== undefined)
+      ? createIngestFastPath({ ingest, authorize, metrics, readMaxBytes })
+      : undefined;
   return (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     const isRead = req.method === "GET" || req.method === "HEAD";
@@ -45,6 +60,7 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
       send(res, 200, "text/html; charset=utf-8", o.page());
       return;
     }
+    if (fast?.(req, res)) return;
     rpc(req, res);
   };
 }

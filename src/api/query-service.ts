@@ -4,9 +4,9 @@ import type { CoreView } from "../core/core.js";
 import { parseObjectKey } from "../model/object-ref.js";
 import { listHistory, listObjects, listPositions } from "../store/read-model.js";
 import type { HistoryRecord } from "../store/records.js";
-import { toConnectError } from "./command-service.js";
 import type { QueryService } from "./gen/svc/v1/query_service_pb.js";
 import { State, StateType } from "./gen/svc/v1/types_pb.js";
+import { toConnectError } from "./pipeline-errors.js";
 import { objectStatus, stateOf, stateTypeOf } from "./status-message.js";
 import { encodedStatusPage, isBinaryContentType } from "./status-page.js";
 

@@ -2,11 +2,22 @@ import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import { Counter, Histogram, type Registry } from "prom-client";
 import { codeName } from "./connect-codes.js";
 
+/** The per-RPC metrics of one registry: an interceptor for the Connect router, and direct recording. */
+export interface RpcMetrics {
+  /** Counts and times every call that passes through it. */
+  readonly interceptor: Interceptor;
+  /**
+   * Records one call served outside the router (the ingestion fast path, src/api/ingest-fast-path.ts):
+   * `code` is the Connect wire name (`ok` for success).
+   */
+  observe(service: string, method: string, code: string, seconds: number): void;
+}
+
 /**
  * Counts every RPC and times it, labelled by service, method and the Connect code it ended with
- * (`ok` for success), in the Prometheus registry given.
+ * (`ok` for success), in the Prometheus registry given. Create it once per registry.
  */
-export function createRpcMetricsInterceptor(registry: Registry): Interceptor {
+export function createRpcMetrics(registry: Registry): RpcMetrics {
   const labelNames = ["service", "method", "code"] as const;
   const total = new Counter({
     name: "lookout_rpc_requests_total",
@@ -21,17 +32,24 @@ export function createRpcMetricsInterceptor(registry: Registry): Interceptor {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  return (next) => async (req) => {
-    const start = process.hrtime.bigint();
-    const labels = { service: req.service.typeName, method: req.method.name, code: "ok" };
-    try {
-      return await next(req);
-    } catch (e) {
-      labels.code = codeName(ConnectError.from(e).code);
-      throw e;
-    } finally {
-      total.inc(labels);
-      duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
-    }
+  const observe = (service: string, method: string, code: string, seconds: number): void => {
+    const labels = { service, method, code };
+    total.inc(labels);
+    duration.observe(labels, seconds);
+  };
+  return {
+    observe,
+    interceptor: (next) => async (req) => {
+      const start = process.hrtime.bigint();
+      let code = "ok";
+      try {
+        return await next(req);
+      } catch (e) {
+        code = codeName(ConnectError.from(e).code);
+        throw e;
+      } finally {
+        observe(req.service.typeName, req.method.name, code, Number(process.hrtime.bigint() - start) / 1e9);
+      }
+    },
   };
 }

@@ -6,7 +6,8 @@ import type { Logger } from "../model/logger.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
 import type { WriterOptions, WriterStats } from "../store/protocol.js";
-import { Store } from "../store/store.js";
+import { type IngestOutcome, Store } from "../store/store.js";
+import type { ResultsForm } from "./encoded-results.js";
 import { loggedForm } from "./plugin-result.js";
 import { type SubmittedCommand, validateCommands } from "./validate.js";
 
@@ -148,6 +149,21 @@ export class Core {
     // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.
     const body = encoder.encode(JSON.stringify(commands.map(loggedForm)));
     return this.#store.submit(now, body, onVisible);
+  }
+
+  /**
+   * Validates and durably enqueues passive check results still in their API wire form (`body`, a
+   * request body in `form`), with the contract of `submit` — all-or-nothing against the config in
+   * force, RejectedError naming the refused result's position, stamped with the clock now (also the
+   * `checked_at` of results without one) — except that decoding and validation run on the writer's
+   * thread, never on this one. `body` must own its whole ArrayBuffer, which is transferred.
+   * Resolves with how many results were enqueued, or with the body when it is in a form the writer
+   * does not decode exactly as protobuf-es would (malformed, or an unusual corner): the caller then
+   * decodes it and uses `submit`.
+   */
+  submitEncoded(form: ResultsForm, body: Uint8Array): Promise<IngestOutcome> {
+    if (this.#closed) return Promise.reject(new Error("core is closed"));
+    return this.#store.ingest(this.#clock.now(), form, body);
   }
 
   /**

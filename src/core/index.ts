@@ -5,6 +5,7 @@
  * `close`; the contract is on the class and in docs/storage.md.
  */
 export { Core, type CoreOptions, type CoreView, type SubmitOptions } from "./core.js";
+export type { ResultsForm } from "./encoded-results.js";
 export { type FleetShape, fleetConfig, fleetHost, fleetService } from "./fleet-config.js";
 export { type PluginResultInput, preparePluginResult } from "./plugin-result.js";
 export {

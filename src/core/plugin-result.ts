@@ -21,9 +21,10 @@ export interface PluginResultInput {
 /**
  * How a passive unparsed result (duration 0, as the API submits them) is logged: a five-element
  * array instead of an object with named fields — a third of the bytes, and about a third of the
- * cost to serialize on the reader's thread and to parse on the writer's.
+ * cost to serialize on the reader's thread and to parse on the writer's. A batch decoded on the
+ * writer's thread (src/core/encoded-results.ts) is built in this form directly.
  */
-type CompactResult = [
+export type CompactResult = [
   host: string,
   service: string | null,
   exitStatus: number,

@@ -1,4 +1,5 @@
 import type { Command, Target } from "../model/commands.js";
+import type { Config } from "../model/config.js";
 import { parseSelector } from "../model/selector.js";
 import { isExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
@@ -46,13 +47,7 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext): void {
   switch (c.type) {
     case "ProcessCheckResult": {
       const r = c.result;
-      checkObject(ctx, r.host, r.service);
-      if (!isExitStatus(r.exitStatus)) {
-        throw new RejectedError("invalid", `exit status ${r.exitStatus} is not one of 0, 1, 2, 3`);
-      }
-      if (!Number.isFinite(r.checkedAt) || r.checkedAt < 0) {
-        throw new RejectedError("invalid", "checked_at is not a valid time");
-      }
+      validateResult(ctx.index.config.hosts, r.host, r.service, r.exitStatus, r.checkedAt);
       return;
     }
     case "AcknowledgeProblem":
@@ -78,9 +73,30 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext): void {
   }
 }
 
+/**
+ * Checks one check result against the configured hosts (throws RejectedError): the rules for every
+ * submitted result, wherever it is decoded — here for Core.submit, on the writer's thread for a
+ * batch that arrives in its wire form (src/core/encoded-results.ts).
+ */
+export function validateResult(
+  hosts: Config["hosts"],
+  host: string,
+  service: string | undefined,
+  exitStatus: number,
+  checkedAt: number,
+): void {
+  checkObject(hosts, host, service);
+  if (!isExitStatus(exitStatus)) {
+    throw new RejectedError("invalid", `exit status ${exitStatus} is not one of 0, 1, 2, 3`);
+  }
+  if (!Number.isFinite(checkedAt) || checkedAt < 0) {
+    throw new RejectedError("invalid", "checked_at is not a valid time");
+  }
+}
+
 function checkTarget(ctx: ValidationContext, t: Target): void {
   if ("object" in t) {
-    checkObject(ctx, t.object.host, t.object.service);
+    checkObject(ctx.index.config.hosts, t.object.host, t.object.service);
     return;
   }
   const parsed = parseSelector(t.selector);
@@ -92,9 +108,9 @@ function checkTarget(ctx: ValidationContext, t: Target): void {
   }
 }
 
-function checkObject(ctx: ValidationContext, host: string, service: string | undefined): void {
+function checkObject(hosts: Config["hosts"], host: string, service: string | undefined): void {
   if (host === "") throw new RejectedError("invalid", "host is required");
-  const h = ctx.index.config.hosts.get(host);
+  const h = hosts.get(host);
   if (h === undefined) throw new RejectedError("not_found", `host "${host}" is not configured`);
   if (service === undefined) return;
   if (service === "") throw new RejectedError("invalid", "service, when given, must not be empty");

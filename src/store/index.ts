@@ -22,4 +22,5 @@ export {
 export type { AckRecord, DowntimeRecord, HistoryRecord, StatusRecord } from "./records.js";
 export { replayProjection } from "./replay.js";
 export type { StateMachine, StateMachineFactory } from "./state-machine.js";
-export { Store, type StoreOptions } from "./store.js";
+export { type IngestOutcome, Store, type StoreOptions } from "./store.js";
+export type { SubmissionDecoder } from "./submission.js";

@@ -1,4 +1,5 @@
 import type { Config } from "../model/config.js";
+import type { RejectReason } from "./errors.js";
 import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
 
@@ -47,6 +48,18 @@ export type ToWriter =
     }
   /** `body` is the UTF-8 JSON of a Command[] (commands without `at` get this `at`), transferred. */
   | { readonly t: "submit"; readonly id: number; readonly at: number; readonly body: Uint8Array }
+  /**
+   * A submission in a wire form, for the writer's SubmissionDecoder (`kind` says which form; `at`
+   * is the owner's receive time). Answered like a submit (`acked` with how many commands, or
+   * `failed`), or with `rejected` (a command was refused) or `undecoded` (the body goes back).
+   */
+  | {
+      readonly t: "ingest";
+      readonly id: number;
+      readonly at: number;
+      readonly kind: string;
+      readonly body: Uint8Array;
+    }
   | {
       readonly t: "config";
       readonly id: number;
@@ -76,8 +89,21 @@ export type FromWriter =
       readonly nextWakeup: number | undefined;
       readonly recovered: { readonly replayed: number; readonly applied: number };
     }
-  /** The submits/configs with these ids are durably enqueued. */
-  | { readonly t: "acked"; readonly ids: readonly number[] }
+  /**
+   * The submits/configs with these ids are durably enqueued; `accepted`, when present, holds for
+   * each id how many commands its ingest decoded to (0 for other requests).
+   */
+  | { readonly t: "acked"; readonly ids: readonly number[]; readonly accepted?: readonly number[] }
+  /** The ingest with this id was refused: command `index` of it, for `reason`. Nothing was stored. */
+  | {
+      readonly t: "rejected";
+      readonly id: number;
+      readonly reason: RejectReason;
+      readonly message: string;
+      readonly index: number | undefined;
+    }
+  /** The ingest with this id is in a form the writer does not decode; its body comes back. */
+  | { readonly t: "undecoded"; readonly id: number; readonly body: Uint8Array }
   /** The submits/configs with these ids could not be enqueued; nothing of them was stored. */
   | { readonly t: "failed"; readonly ids: readonly number[]; readonly message: string }
   /**

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { Config } from "../model/config.js";
-import { StoreError } from "./errors.js";
+import { RejectedError, StoreError } from "./errors.js";
 import { createObjectIndex, type ObjectIndex } from "./object-index.js";
 import { createProjection, type Projection } from "./projection.js";
 import {
@@ -17,9 +17,20 @@ import { decodeStatus } from "./status-codec.js";
 const SNAPSHOT_PIECE = 500;
 
 interface Waiter {
-  resolve(): void;
+  /** `accepted`: for an ingest, how many commands it decoded to. */
+  resolve(accepted: number): void;
   reject(e: Error): void;
+  /** For an ingest whose body comes back undecoded. */
+  undecoded?(body: Uint8Array): void;
 }
+
+/**
+ * How an ingest ended when it did not fail: enqueued (`accepted` commands), or not decodable by the
+ * writer, whose body is returned for the owner to decode itself.
+ */
+export type IngestOutcome =
+  | { readonly kind: "enqueued"; readonly accepted: number }
+  | { readonly kind: "undecoded"; readonly body: Uint8Array };
 
 /** Options of Store.open. */
 export interface StoreOptions {
@@ -143,6 +154,29 @@ export class Store {
   }
 
   /**
+   * Durably enqueues a submission still in a wire form: the writer decodes `body` with its
+   * SubmissionDecoder (see src/store/submission.ts) and validates it against the config in force
+   * at its place in the queue, so this thread never decodes it. `body` must own its whole
+   * ArrayBuffer, which is transferred (unusable afterwards). Rejects with RejectedError when a
+   * command is refused (nothing enqueued), with StoreError if it could not be stored; resolves
+   * once it is on disk, or with the body when the writer does not decode that form.
+   */
+  ingest(at: number, kind: string, body: Uint8Array): Promise<IngestOutcome> {
+    if (this.#fatal !== undefined) return Promise.reject(new StoreError(this.#fatal));
+    const id = this.#nextId++;
+    return new Promise<IngestOutcome>((resolve, reject) => {
+      this.#waiters.set(id, {
+        resolve: (accepted) => resolve({ kind: "enqueued", accepted }),
+        reject,
+        undecoded: (returned) => resolve({ kind: "undecoded", body: returned }),
+      });
+      this.#worker.postMessage({ t: "ingest", id, at, kind, body } satisfies ToWriter, [
+        body.buffer as ArrayBuffer,
+      ]);
+    });
+  }
+
+  /**
    * Switches to a new config: reads see its objects at once (new ones PENDING), and an ApplyConfig is
    * enqueued behind every earlier batch. Resolves when that is durable.
    */
@@ -182,7 +216,7 @@ export class Store {
     if (this.#fatal !== undefined) return Promise.reject(new StoreError(this.#fatal));
     const id = this.#nextId++;
     return new Promise<void>((resolve, reject) => {
-      this.#waiters.set(id, { resolve, reject });
+      this.#waiters.set(id, { resolve: () => resolve(), reject });
       this.#worker.postMessage(make(id), transfer);
     });
   }
@@ -196,8 +230,18 @@ export class Store {
         setImmediate(() => this.#pull());
         return;
       case "acked":
-        for (const id of m.ids) this.#settle(id);
+        for (let i = 0; i < m.ids.length; i++) this.#settle(m.ids[i] as number, undefined, m.accepted?.[i]);
         return;
+      case "rejected": {
+        const w = this.#take(m.id);
+        w?.reject(new RejectedError(m.reason, m.message, m.index));
+        return;
+      }
+      case "undecoded": {
+        const w = this.#take(m.id);
+        w?.undecoded?.(m.body);
+        return;
+      }
       case "failed": {
         const failed = new Set(m.ids);
         this.#visible = this.#visible.filter((v) => !failed.has(v.id));
@@ -289,12 +333,17 @@ export class Store {
     if (this.#fatal === undefined) this.#worker.postMessage({ t: "pull" } satisfies ToWriter);
   }
 
-  #settle(id: number, error?: string): void {
-    const w = this.#waiters.get(id);
+  #settle(id: number, error?: string, accepted = 0): void {
+    const w = this.#take(id);
     if (w === undefined) return;
-    this.#waiters.delete(id);
-    if (error === undefined) w.resolve();
+    if (error === undefined) w.resolve(accepted);
     else w.reject(new StoreError(error));
+  }
+
+  #take(id: number): Waiter | undefined {
+    const w = this.#waiters.get(id);
+    if (w !== undefined) this.#waiters.delete(id);
+    return w;
   }
 
   #die(message: string): void {

@@ -11,14 +11,16 @@
  */
 import { parentPort } from "node:worker_threads";
 import { type BufferItem, createDeltaBuffer } from "./delta-buffer.js";
+import { RejectedError } from "./errors.js";
 import type { ConfigRow } from "./event-log.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
+import type { SubmissionDecoder } from "./submission.js";
 import { threadCpuMs } from "./thread-cpu.js";
-import { type SnapshotStart, Writer } from "./writer.js";
+import { type EnqueueRow, type SnapshotStart, Writer } from "./writer.js";
 
-type Pending = Extract<ToWriter, { t: "submit" | "config" | "sync" | "snapshot" | "close" }>;
+type Pending = Extract<ToWriter, { t: "submit" | "ingest" | "config" | "sync" | "snapshot" | "close" }>;
 
 interface Snapshotting {
   readonly id: number;
@@ -31,10 +33,11 @@ interface Snapshotting {
 
 /**
  * Runs the writer in the current worker thread with the given state machines, answering the
- * messages of Store (src/store/store.ts). The worker's entry module (which picks the engine) calls
- * this once.
+ * messages of Store (src/store/store.ts). The worker's entry module (which picks the engine and the
+ * decoder of submissions that arrive in a wire form) calls this once. Without a decoder every
+ * such submission goes back undecoded.
  */
-export function runWriterThread(engines: StateMachineFactory): void {
+export function runWriterThread(engines: StateMachineFactory, submissions?: SubmissionDecoder): void {
   const port = parentPort;
   if (port === null) throw new Error("the writer must run in a worker thread");
   let writer: Writer | undefined;
@@ -47,7 +50,7 @@ export function runWriterThread(engines: StateMachineFactory): void {
   let snap: Snapshotting | undefined;
   let nextBarrier = 1;
 
-  const post = (m: FromWriter): void => port.postMessage(m);
+  const post = (m: FromWriter, transfer?: ArrayBuffer[]): void => port.postMessage(m, transfer);
   const deltaChunk = (): number => options?.deltaChunk ?? 500;
 
   port.on("message", (m: ToWriter) => {
@@ -96,16 +99,18 @@ export function runWriterThread(engines: StateMachineFactory): void {
     if (w === undefined || closed) return;
     const batch = pending;
     pending = [];
-    let rows: { at: number; body: string | Uint8Array }[] = [];
+    let rows: EnqueueRow[] = [];
     let configs: ConfigRow[] = [];
     let ids: number[] = [];
+    /** Per id, how many commands an ingest decoded to; undefined while the group has no ingest. */
+    let accepted: number[] | undefined;
     /** The last request id enqueued: applyPending applies everything up to it. */
     let enqueuedId = 0;
     const commit = (): void => {
       if (ids.length === 0) return;
       try {
         w.enqueue(rows, configs);
-        post({ t: "acked", ids });
+        post(accepted === undefined ? { t: "acked", ids } : { t: "acked", ids, accepted });
         enqueuedId = ids[ids.length - 1] as number;
       } catch (e) {
         post({ t: "failed", ids, message: String(e) });
@@ -113,21 +118,35 @@ export function runWriterThread(engines: StateMachineFactory): void {
       rows = [];
       configs = [];
       ids = [];
+      accepted = undefined;
+    };
+    const admit = (id: number, count: number): void => {
+      if (accepted === undefined && count > 0) accepted = ids.map(() => 0);
+      ids.push(id);
+      accepted?.push(count);
     };
     try {
       for (const m of batch) {
         switch (m.t) {
           case "submit":
             rows.push({ at: m.at, body: m.body });
-            ids.push(m.id);
+            admit(m.id, 0);
             break;
+          case "ingest": {
+            const row = decodeIngest(w, m);
+            if (row !== undefined) {
+              rows.push(row);
+              admit(m.id, row.parsed?.length ?? 0);
+            }
+            break;
+          }
           case "config": {
             const c = w.configCommand(m.config, m.at, m.digest);
             if (c !== undefined) {
               rows.push(c.row);
               configs.push(c.config);
             }
-            ids.push(m.id);
+            admit(m.id, 0);
             break;
           }
           case "sync":
@@ -165,6 +184,30 @@ export function runWriterThread(engines: StateMachineFactory): void {
       post({ t: "fatal", message: `writer failed: ${String(e)}` });
       closed = true;
     }
+  }
+
+  /**
+   * The row an ingest enqueues, validated against the config in force at its place in the queue;
+   * undefined when it was answered instead (refused, not decodable here, or the decoder failed).
+   */
+  function decodeIngest(w: Writer, m: Extract<Pending, { t: "ingest" }>): EnqueueRow | undefined {
+    let logged: unknown[] | undefined;
+    try {
+      logged = submissions?.decode(m.kind, m.body, m.at, w.configInForce());
+    } catch (e) {
+      if (e instanceof RejectedError) {
+        post({ t: "rejected", id: m.id, reason: e.reason, message: e.message, index: e.index });
+      } else {
+        // A decoder bug fails this request, not the writer.
+        post({ t: "failed", ids: [m.id], message: `cannot decode the submission: ${String(e)}` });
+      }
+      return undefined;
+    }
+    if (logged === undefined) {
+      post({ t: "undecoded", id: m.id, body: m.body }, [m.body.buffer as ArrayBuffer]);
+      return undefined;
+    }
+    return { at: m.at, body: JSON.stringify(logged), parsed: logged };
   }
 
   /** Begins a snapshot (or joins the one under way) and puts its barrier into the delta stream. */

@@ -36,6 +36,19 @@ interface Queued {
   readonly seq: number;
   readonly at: number;
   readonly body: string | Uint8Array;
+  /** What JSON.parse(body) gives, when the submitter still has it (saves parsing it again). */
+  readonly parsed?: unknown[];
+}
+
+/** A command batch to enqueue: see Writer.enqueue. */
+export interface EnqueueRow {
+  readonly at: number;
+  readonly body: string | Uint8Array;
+  /**
+   * The parsed form of `body` (a JSON array), if the caller built the body from it: applied as is
+   * instead of parsing the body again. The writer takes ownership (it is prepared in place).
+   */
+  readonly parsed?: unknown[];
 }
 
 /** The digest the store gives a config when the caller has none: sha256 of its Map-aware JSON. */
@@ -167,15 +180,25 @@ export class Writer {
    * Durably enqueues command batches (each the UTF-8 JSON of a Command[]), in order, with one fsync,
    * together with the configs their ApplyConfig commands name.
    */
-  enqueue(
-    rows: readonly { at: number; body: string | Uint8Array }[],
-    configs: readonly ConfigRow[] = [],
-  ): void {
+  enqueue(rows: readonly EnqueueRow[], configs: readonly ConfigRow[] = []): void {
     const seqs = this.#log.enqueue(rows, configs);
     for (let i = 0; i < seqs.length; i++) {
-      const row = rows[i] as { at: number; body: string | Uint8Array };
-      this.#queue.push({ seq: seqs[i] as number, at: row.at, body: row.body });
+      const row = rows[i] as EnqueueRow;
+      const seq = seqs[i] as number;
+      this.#queue.push(
+        row.parsed === undefined
+          ? { seq, at: row.at, body: row.body }
+          : { seq, at: row.at, body: row.body, parsed: row.parsed },
+      );
     }
+  }
+
+  /**
+   * The config that commands enqueued now are validated against: the last one enqueued (reads
+   * switch to a config when it is enqueued, not when it is applied), in the machines' form.
+   */
+  configInForce(): Config {
+    return this.#configFor(this.#lastConfigDigest);
   }
 
   /**
@@ -213,7 +236,7 @@ export class Writer {
       const q = queue[i] as Queued;
       queue[i] = undefined;
       const mine: LookoutEvent[] = [];
-      for (const cmd of this.#decode(q.body, q.at)) {
+      for (const cmd of this.#decode(q.body, q.at, q.parsed)) {
         for (const e of this.#applyOne(cmd)) mine.push(e);
       }
       for (const e of mine) this.#fold.apply(e, ++seq);
@@ -290,20 +313,10 @@ export class Writer {
    * A queue row holds a JSON array of commands — stamped with the row's `at` unless they carry their
    * own — or one ApplyConfig naming its config by digest.
    */
-  #decode(body: string | Uint8Array, at: number): readonly Command[] {
+  #decode(body: string | Uint8Array, at: number, parsed?: unknown[]): readonly Command[] {
+    if (parsed !== undefined) return this.#prepareAll(parsed, at);
     const text = typeof body === "string" ? body : decoder.decode(body);
-    if (text.startsWith("[")) {
-      const commands = JSON.parse(text) as unknown[];
-      const prepare = this.#prepare;
-      for (let i = 0; i < commands.length; i++) {
-        if (prepare !== undefined) {
-          commands[i] = prepare(commands[i], at);
-        } else {
-          (commands[i] as { at?: number }).at ??= at;
-        }
-      }
-      return commands as Command[];
-    }
+    if (text.startsWith("[")) return this.#prepareAll(JSON.parse(text) as unknown[], at);
     const q = JSON.parse(text) as QueuedApplyConfig;
     const cmd: ApplyConfigCommand = {
       type: "ApplyConfig",
@@ -317,6 +330,19 @@ export class Writer {
       if (d !== this.#givenDigest && d !== q.digest && d !== this.#lastConfigDigest) this.#configs.delete(d);
     }
     return [cmd];
+  }
+
+  /** The elements of a logged batch as commands to apply, prepared in place. */
+  #prepareAll(commands: unknown[], at: number): Command[] {
+    const prepare = this.#prepare;
+    for (let i = 0; i < commands.length; i++) {
+      if (prepare !== undefined) {
+        commands[i] = prepare(commands[i], at);
+      } else {
+        (commands[i] as { at?: number }).at ??= at;
+      }
+    }
+    return commands as Command[];
   }
 
   #applyOne(cmd: Command): readonly EngineEvent[] {

@@ -1,0 +1,147 @@
+import { fromBinary, fromJsonString } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Core } from "../core/core.js";
+import type { ResultsForm } from "../core/encoded-results.js";
+import type { PluginResultInput } from "../core/plugin-result.js";
+import type { Logger } from "../model/logger.js";
+import type { ExitStatus } from "../model/state.js";
+import {
+  type ProcessCheckResultRequest,
+  ProcessCheckResultRequestSchema,
+  type ProcessCheckResultsRequest,
+  ProcessCheckResultsRequestSchema,
+} from "./gen/svc/v1/command_service_pb.js";
+import { toConnectError } from "./pipeline-errors.js";
+
+/** The wire format of a request body: protobuf binary or JSON. */
+export type BodyFormat = "proto" | "json";
+
+/** How a submission of passive results ended. */
+export type IngestAnswer =
+  | { readonly ok: true; readonly accepted: number }
+  /**
+   * `decoding`: the body could not be decoded — an error Connect reports before any interceptor
+   * runs (so the RPC metrics do not count it).
+   */
+  | { readonly ok: false; readonly error: ConnectError; readonly decoding: boolean };
+
+/**
+ * ProcessCheckResults (`batch`) and ProcessCheckResult served from the request body itself: what
+ * the ingestion fast path (src/api/ingest-fast-path.ts) calls instead of the Connect router.
+ */
+export interface ResultsIngest {
+  /**
+   * Submits a request body in `format`, which must own its whole ArrayBuffer (it is transferred):
+   * decoded and validated on the writer's thread (Core.submitEncoded). A body the writer leaves
+   * (malformed, or a corner it does not decode) comes back and is decoded here with protobuf-es,
+   * exactly as Connect decodes it, then submitted as the service would. Never rejects.
+   */
+  submit(batch: boolean, format: BodyFormat, body: Uint8Array): Promise<IngestAnswer>;
+}
+
+/** Connect's JSON options for requests: unknown fields are ignored. */
+const JSON_OPTIONS = { ignoreUnknownFields: true };
+const utf8 = new TextDecoder();
+
+/** The fast path's submissions into `core`, with the service's error mapping. */
+export function createResultsIngest(
+  core: Pick<Core, "submit" | "submitEncoded" | "clock">,
+  logger?: Logger,
+): ResultsIngest {
+  return {
+    async submit(batch, format, body) {
+      const field = batch ? "results" : undefined;
+      try {
+        const outcome = await core.submitEncoded(
+          `${batch ? "results" : "result"}-${format}` satisfies ResultsForm,
+          body,
+        );
+        if (outcome.kind === "enqueued") return { ok: true, accepted: outcome.accepted };
+        let results: PluginResultInput[];
+        try {
+          const now = core.clock.now();
+          results = batch
+            ? prepareResults(decodeBatch(format, outcome.body).results, now)
+            : [checkResult(decodeOne(format, outcome.body), now)];
+        } catch (e) {
+          return { ok: false, error: ConnectError.from(e), decoding: true };
+        }
+        await core.submit(results);
+        return { ok: true, accepted: results.length };
+      } catch (e) {
+        return { ok: false, error: toConnectError(e, logger, field), decoding: false };
+      }
+    },
+  };
+}
+
+/**
+ * Decodes a request body as Connect's serialization does, throwing its ConnectError (a binary body
+ * that does not parse is `internal`, a JSON one `invalid_argument`, protobuf-es's message kept).
+ */
+export function decodeRequest(batch: boolean, format: BodyFormat, body: Uint8Array): unknown {
+  return batch ? decodeBatch(format, body) : decodeOne(format, body);
+}
+
+function decodeBatch(format: BodyFormat, body: Uint8Array): ProcessCheckResultsRequest {
+  return format === "proto"
+    ? parseBinary(() => fromBinary(ProcessCheckResultsRequestSchema, body))
+    : parseJson(() => fromJsonString(ProcessCheckResultsRequestSchema, utf8.decode(body), JSON_OPTIONS));
+}
+
+function decodeOne(format: BodyFormat, body: Uint8Array): ProcessCheckResultRequest {
+  return format === "proto"
+    ? parseBinary(() => fromBinary(ProcessCheckResultRequestSchema, body))
+    : parseJson(() => fromJsonString(ProcessCheckResultRequestSchema, utf8.decode(body), JSON_OPTIONS));
+}
+
+function parseBinary<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
+  }
+}
+
+function parseJson<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    throw ConnectError.from(e, Code.InvalidArgument);
+  }
+}
+
+/** The commands of a decoded batch, stamped `now` where a result has no time of its own. */
+export function prepareResults(
+  results: readonly ProcessCheckResultRequest[],
+  now: number,
+): PluginResultInput[] {
+  const commands: PluginResultInput[] = new Array(results.length);
+  for (let i = 0; i < results.length; i++) {
+    commands[i] = checkResult(results[i] as ProcessCheckResultRequest, now);
+  }
+  return commands;
+}
+
+/**
+ * The plugin output goes as received: Core has the writer's thread parse it (src/core/plugin-result.ts),
+ * off the thread that decodes requests and serves reads.
+ */
+export function checkResult(r: ProcessCheckResultRequest, now: number): PluginResultInput {
+  // One fixed shape (no conditional spreads): ingestion builds tens of thousands per second.
+  return {
+    type: "ProcessCheckResult",
+    parse: true,
+    result: {
+      host: r.host,
+      service: r.service,
+      // Validated by Core (0..3); the cast only carries the number there.
+      exitStatus: r.exitStatus as ExitStatus,
+      output: r.output,
+      checkedAt: r.checkedAt === undefined ? now : timestampMs(r.checkedAt),
+      durationMs: 0,
+      source: "passive",
+    },
+  };
+}

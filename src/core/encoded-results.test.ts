@@ -1,0 +1,223 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { create, type MessageInitShape, toBinary, toJsonString } from "@bufbuild/protobuf";
+import { TimestampSchema } from "@bufbuild/protobuf/wkt";
+import {
+  ProcessCheckResultRequestSchema,
+  ProcessCheckResultsRequestSchema,
+} from "../api/gen/svc/v1/command_service_pb.js";
+import { RejectedError } from "../store/errors.js";
+import { replayProjection } from "../store/replay.js";
+import { FakeClock } from "../testing/fake-clock.js";
+import { Core } from "./core.js";
+import type { ResultsForm } from "./encoded-results.js";
+import { fleetConfig } from "./fleet-config.js";
+
+// Core.submitEncoded end to end: bodies in their wire form go to the real writer thread, which
+// decodes, validates against the config in force and enqueues them — or refuses, or sends back.
+
+type Result = MessageInitShape<typeof ProcessCheckResultRequestSchema>;
+
+const config = fleetConfig({ hosts: 3, servicesPerHost: 2, maxAttempts: 1 });
+const clock = new FakeClock(Date.UTC(2026, 0, 1));
+const dirs: string[] = [];
+let core: Core;
+
+before(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "lookout-encoded-"));
+  dirs.push(dir);
+  core = await Core.open({ dataDir: dir, config, clock });
+});
+after(async () => {
+  await core.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A body that owns its ArrayBuffer, as the API hands it over. */
+function owned(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
+}
+
+function body(form: ResultsForm, results: Result[]): Uint8Array {
+  const enc = new TextEncoder();
+  switch (form) {
+    case "results-proto":
+      return owned(
+        toBinary(ProcessCheckResultsRequestSchema, create(ProcessCheckResultsRequestSchema, { results })),
+      );
+    case "results-json":
+      return enc.encode(
+        toJsonString(ProcessCheckResultsRequestSchema, create(ProcessCheckResultsRequestSchema, { results })),
+      );
+    case "result-proto":
+      return owned(
+        toBinary(ProcessCheckResultRequestSchema, create(ProcessCheckResultRequestSchema, results[0])),
+      );
+    case "result-json":
+      return enc.encode(
+        toJsonString(ProcessCheckResultRequestSchema, create(ProcessCheckResultRequestSchema, results[0])),
+      );
+  }
+}
+
+interface Case {
+  readonly name: string;
+  readonly form: ResultsForm;
+  readonly body: Uint8Array;
+  /** How many were enqueued, the refusal, or "undecoded". */
+  readonly want: number | { reason: "invalid" | "not_found"; message: string; index: number } | "undecoded";
+}
+
+const ok = (host: string, service?: string, exitStatus = 0): Result => ({
+  host,
+  ...(service === undefined ? {} : { service }),
+  exitStatus,
+  output: `status ${exitStatus} | load=${exitStatus}`,
+});
+
+const forms: ResultsForm[] = ["results-proto", "results-json"];
+const cases: Case[] = [
+  ...forms.flatMap((form): Case[] => [
+    {
+      name: `${form}: a batch`,
+      form,
+      body: body(form, [ok("host-00000", "svc-000", 2), ok("host-00001")]),
+      want: 2,
+    },
+    { name: `${form}: an empty batch`, form, body: body(form, []), want: 0 },
+    {
+      name: `${form}: an unknown service, second in the batch`,
+      form,
+      body: body(form, [ok("host-00001", "svc-001", 2), ok("host-00001", "http")]),
+      want: {
+        reason: "not_found",
+        message: 'service "http" is not configured on host "host-00001"',
+        index: 1,
+      },
+    },
+    {
+      name: `${form}: an unknown host`,
+      form,
+      body: body(form, [ok("nope")]),
+      want: { reason: "not_found", message: 'host "nope" is not configured', index: 0 },
+    },
+    {
+      name: `${form}: no host`,
+      form,
+      body: body(form, [ok("host-00000"), ok("")]),
+      want: { reason: "invalid", message: "host is required", index: 1 },
+    },
+    {
+      name: `${form}: an empty service`,
+      form,
+      body: body(form, [ok("host-00000", "")]),
+      want: { reason: "invalid", message: "service, when given, must not be empty", index: 0 },
+    },
+    {
+      name: `${form}: a bad exit status`,
+      form,
+      body: body(form, [ok("host-00000", "svc-000", 4)]),
+      want: { reason: "invalid", message: "exit status 4 is not one of 0, 1, 2, 3", index: 0 },
+    },
+    {
+      name: `${form}: a time before the epoch`,
+      form,
+      body: body(form, [{ ...ok("host-00000"), checkedAt: create(TimestampSchema, { seconds: -10n }) }]),
+      want: { reason: "invalid", message: "checked_at is not a valid time", index: 0 },
+    },
+  ]),
+  {
+    name: "result-proto: one result",
+    form: "result-proto",
+    body: body("result-proto", [ok("host-00002", "svc-000", 1)]),
+    want: 1,
+  },
+  {
+    name: "result-json: one bad result",
+    form: "result-json",
+    body: body("result-json", [ok("host-00002", "svc-000", 9)]),
+    want: { reason: "invalid", message: "exit status 9 is not one of 0, 1, 2, 3", index: 0 },
+  },
+  {
+    name: "a JSON body with a byte-order mark (dropped, as Connect does)",
+    form: "results-json",
+    body: new TextEncoder().encode('\ufeff{"results":[{"host":"host-00002"}]}'),
+    want: 1,
+  },
+  {
+    name: "malformed JSON comes back",
+    form: "results-json",
+    body: new TextEncoder().encode("{"),
+    want: "undecoded",
+  },
+  {
+    name: "a truncated protobuf body comes back",
+    form: "results-proto",
+    body: new Uint8Array([0x0a, 0x05]),
+    want: "undecoded",
+  },
+];
+
+describe("Core.submitEncoded", () => {
+  for (const c of cases) {
+    it(c.name, async () => {
+      const sent = c.body.slice();
+      const outcome = core.submitEncoded(c.form, c.body);
+      assert.equal(c.body.byteLength, 0, "the body is transferred to the writer");
+      if (typeof c.want === "number") {
+        assert.deepEqual(await outcome, { kind: "enqueued", accepted: c.want });
+      } else if (c.want === "undecoded") {
+        const o = await outcome;
+        assert.equal(o.kind, "undecoded");
+        assert.deepEqual(o.kind === "undecoded" ? new Uint8Array(o.body) : undefined, sent, "the same bytes");
+      } else {
+        const want = c.want;
+        await assert.rejects(outcome, (e: unknown) => {
+          assert.ok(e instanceof RejectedError);
+          assert.deepEqual({ reason: e.reason, message: e.message, index: e.index }, want);
+          return true;
+        });
+      }
+    });
+  }
+
+  it("applied what it enqueued, parsed, and nothing of refused batches", async () => {
+    await core.flush();
+    const { projection } = core.view;
+    const s = projection.status("host-00000!svc-000");
+    assert.equal(s?.state, "CRITICAL");
+    assert.equal(s?.output, "status 2");
+    assert.deepEqual(s?.perfdata, [{ label: "load", value: 2, uom: "", warn: "", crit: "" }]);
+    assert.equal(s?.lastCheck, clock.now(), "no checked_at: the receive time");
+    assert.equal(projection.status("host-00002!svc-000")?.state, "WARNING");
+    assert.equal(projection.status("host-00001!svc-001"), undefined, "the refused batch left no trace");
+  });
+
+  it("validates against the config in force at its place in the queue", async () => {
+    const grown = fleetConfig({ hosts: 4, servicesPerHost: 2, maxAttempts: 1 });
+    const reload = core.applyConfig(grown);
+    const outcome = core.submitEncoded(
+      "results-proto",
+      body("results-proto", [ok("host-00003", "svc-001", 2)]),
+    );
+    await reload;
+    assert.deepEqual(await outcome, { kind: "enqueued", accepted: 1 });
+    await core.applyConfig(config);
+    await assert.rejects(
+      core.submitEncoded("results-json", body("results-json", [ok("host-00003")])),
+      (e: unknown) => e instanceof RejectedError && e.reason === "not_found",
+    );
+  });
+
+  it("logs batches that a restart and a fresh replay turn into the same projection", async () => {
+    await core.flush();
+    const before = core.view.projection.snapshot();
+    await core.close();
+    core = await Core.open({ dataDir: dirs[0] as string, config, clock });
+    assert.deepEqual(core.view.projection.snapshot(), before);
+    assert.deepEqual(replayProjection(dirs[0] as string), before);
+  });
+});

@@ -1,0 +1,58 @@
+import { RejectedError } from "../store/errors.js";
+import type { SubmissionDecoder } from "../store/submission.js";
+import type { CompactResult } from "./plugin-result.js";
+import { decodeResultsBinary } from "./results-binary.js";
+import { decodeResultsJson } from "./results-json.js";
+import { validateResult } from "./validate.js";
+
+/**
+ * The wire forms in which passive check results reach the writer undecoded: a
+ * `svc.v1.ProcessCheckResultsRequest` (`results`) or one `svc.v1.ProcessCheckResultRequest`
+ * (`result`), in protobuf binary (`proto`) or JSON (`json`) — the request body of the API's
+ * ProcessCheckResults and ProcessCheckResult, as Connect and gRPC clients send it.
+ */
+export type ResultsForm = "results-proto" | "results-json" | "result-proto" | "result-json";
+
+const utf8 = new TextDecoder();
+
+/**
+ * The writer's decoder of passive results in a wire form (see ResultsForm): decoded straight to
+ * the compact logged form, then validated with the rules of Core.submit (src/core/validate.ts)
+ * against the config in force, all-or-nothing, the refused result's position in the RejectedError.
+ * A body it does not decode exactly as protobuf-es would comes back undecoded (undefined).
+ */
+export const encodedResults: SubmissionDecoder = {
+  decode(kind, body, at, config) {
+    const results = decode(kind as ResultsForm, body, at);
+    if (results === undefined) return undefined;
+    const hosts = config.hosts;
+    for (let i = 0; i < results.length; i++) {
+      const [host, service, exitStatus, , checkedAt] = results[i] as CompactResult;
+      try {
+        validateResult(hosts, host, service ?? undefined, exitStatus, checkedAt);
+      } catch (e) {
+        if (e instanceof RejectedError) throw new RejectedError(e.reason, e.message, i);
+        throw e;
+      }
+    }
+    return results;
+  },
+};
+
+function decode(form: ResultsForm, body: Uint8Array, at: number): CompactResult[] | undefined {
+  switch (form) {
+    case "results-proto":
+      return decodeResultsBinary(body, true, at);
+    case "result-proto":
+      return decodeResultsBinary(body, false, at);
+    // Text as Connect makes it of a JSON body: UTF-8, replacement characters, a leading BOM dropped.
+    case "results-json":
+      return decodeResultsJson(utf8.decode(body), true, at);
+    case "result-json":
+      return decodeResultsJson(utf8.decode(body), false, at);
+    default: {
+      const never: never = form;
+      throw new Error(`unknown form of results ${String(never)}`);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import type { Config } from "../model/config.js";
+
+/**
+ * Turns a submission that reaches the writer still in its wire form (a request body, transferred
+ * undecoded from the owning thread) into the elements of a logged batch. It runs on the writer's
+ * thread, so that decoding never costs the thread that serves reads; the writer's entry module
+ * provides it (src/core/writer-worker.ts).
+ */
+export interface SubmissionDecoder {
+  /**
+   * The elements of the batch to log — what JSON.parse of the batch row gives, each one what
+   * StateMachineFactory.prepare takes — decoded from `body` (a submission of `kind`, a tag the owner
+   * and the decoder agree on) and validated against `config`, the config in force. `at` is the
+   * owner's receive time. Throws RejectedError when a command is refused (nothing is enqueued);
+   * returns undefined when the body is in a form it does not decode exactly, and the owner then
+   * decodes it itself.
+   */
+  decode(kind: string, body: Uint8Array, at: number, config: Config): unknown[] | undefined;
+}
