@@ -89,8 +89,11 @@ interface State {
   readonly output: WalkOutput;
   readonly e1: CueError[];
   readonly e2: CueError[];
-  readonly release: number;
-  readonly names: ReachableNames | undefined;
+  /** Release threshold (0: never); set to 0 when the names show that nothing may be released. */
+  release: number;
+  /** The names references use: computed when a struct large enough to release is first reached. */
+  names: ReachableNames | undefined;
+  readonly namesOf: (() => ReachableNames) | undefined;
   /** How many labels of the current path the program names (nothing below them is released). */
   named: number;
   /** Set once anything failed: data and text are no longer built. */
@@ -124,14 +127,14 @@ function exportErr(s: State, e: ErrInfo, path: readonly string[]): undefined {
 export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
   const indent = o.indent ?? 4;
   let release = releaseMin(o.release ?? 0);
-  const names = release > 0 ? o.names?.() : undefined;
-  if (names === undefined || names.any) release = 0;
+  if (o.names === undefined) release = 0;
   const s: State = {
     output: o.output,
     e1: [],
     e2: [],
     release,
-    names,
+    names: undefined,
+    namesOf: o.names,
     named: 0,
     failed: false,
     parts: [],
@@ -143,7 +146,6 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     fast: o.exportToo && fastExportEnabled(),
     failAt: undefined,
   };
-  if (names !== undefined) for (const l of path) if (names.names.has(l)) s.named++;
   const data = visit(s, root, path, 0, o.collect, o.exportToo, 0);
   const ok = !s.failed && s.e1.length === 0 && s.e2.length === 0;
   return {
@@ -153,6 +155,25 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     positions: ok && s.output === "data" ? positionIndex(root, data, o.limits) : undefined,
     text: ok && s.output === "json" ? finishText(s) : undefined,
   };
+}
+
+/**
+ * Computes the names references use, the first time a struct large enough to release is reached (a
+ * walk that releases nothing never needs them), and counts those on the current path. False when
+ * nothing may be released.
+ */
+function namesKnown(s: State, path: readonly string[]): boolean {
+  if (s.names === undefined) {
+    const names = s.namesOf?.();
+    if (names === undefined || names.any) {
+      s.release = 0;
+      return false;
+    }
+    s.names = names;
+    s.named = 0;
+    for (const l of path) if (names.names.has(l)) s.named++;
+  }
+  return true;
 }
 
 function enter(s: State, path: string[], name: string): void {
@@ -184,7 +205,7 @@ function collectOnly(s: State, v: Vertex, path: string[], depth: number): void {
   }
   if (depth > 1000 || v.disj !== undefined || v.arcs === undefined) return;
   const arcs = v.arcs;
-  const release = s.release > 0 && arcs.size >= s.release;
+  const release = s.release > 0 && arcs.size >= s.release && namesKnown(s, path);
   for (const a of arcs.values()) {
     const label = a.label;
     if (a.fieldType === OPTIONAL) continue;
@@ -337,7 +358,7 @@ function visitList(
       leave(s, path);
     }
   }
-  const release = s.release > 0 && n >= s.release;
+  const release = s.release > 0 && n >= s.release && namesKnown(s, path);
   const json = s.output === "json";
   const items: CueData[] | undefined = s.output === "data" ? [] : undefined;
   if (json) put(s, "[");
@@ -384,7 +405,7 @@ function visitStruct(
   if (json) put(s, "{");
   let count = 0;
   if (arcs !== undefined) {
-    const release = s.release > 0 && arcs.size >= s.release;
+    const release = s.release > 0 && arcs.size >= s.release && namesKnown(s, path);
     for (const a of arcs.values()) {
       const label = a.label;
       if (a.fieldType === OPTIONAL) continue;
