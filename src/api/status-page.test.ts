@@ -4,6 +4,7 @@ import { create, equals, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { fleetConfig } from "../core/fleet-config.js";
 import type { Config, HostConfig, ServiceConfig } from "../model/config.js";
 import { createObjectIndex } from "../store/object-index.js";
+import { createProjection } from "../store/projection.js";
 import type { StatusRecord } from "../store/records.js";
 import { encodeStatus } from "../store/status-codec.js";
 import { ListStatusResponseSchema } from "./gen/svc/v1/query_service_pb.js";
@@ -81,8 +82,19 @@ describe("ListStatus page spliced from encoded records", () => {
         const r = over === undefined ? undefined : record(entry.key, over);
         return { i, entry, record: r, encoded: r === undefined ? undefined : encodeStatus(r) };
       });
-      const encoded = new Map(rows.map((r) => [r.entry.key, r.encoded]));
-      const projection = { encodedStatus: (key: string) => encoded.get(key) };
+      // A real projection: the records are copied out of its arena.
+      const projection = createProjection();
+      const held = rows.filter((r) => r.encoded !== undefined);
+      projection.applyDelta({
+        eventSeq: 1,
+        removed: [],
+        statusKeys: held.map((r) => r.entry.key),
+        statuses: held.map((r) => r.encoded as string),
+        patches: [],
+        history: [],
+        downtimesAdded: [],
+        downtimesRemoved: [],
+      });
       const positions = rows.map((r) => r.i);
       const spliced = toBinary(
         ListStatusResponseSchema,

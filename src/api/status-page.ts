@@ -70,7 +70,7 @@ function encodeParts(index: ObjectIndex, parts: ConfigParts, p: number): void {
  */
 export function encodedStatusPage(
   index: ObjectIndex,
-  projection: Pick<Projection, "encodedStatus">,
+  projection: Pick<Projection, "writeStatus">,
   positions: readonly number[],
   nextPageToken: string,
   totalSize: number,
@@ -80,12 +80,9 @@ export function encodedStatusPage(
   w.reset();
   for (const p of positions) {
     if (parts.head[p] === undefined) encodeParts(index, parts, p);
-    const encoded = projection.encodedStatus(index.keyAt(p));
     const el = w.beginLen(STATUSES);
     w.latin1(parts.head[p] as string);
-    if (encoded !== undefined) {
-      w.latin1(encoded);
-    } else {
+    if (!projection.writeStatus(index.keyAt(p), w)) {
       field(w, STATE, STATE_PENDING);
       field(w, STATE_TYPE, STATE_TYPE_HARD);
       field(w, ATTEMPT, 1);

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CheckResult } from "../model/check-result.js";
 import type { ExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
+import { DEFAULT_WRITER_OPTIONS } from "../store/protocol.js";
 import { listHistory, listStatus } from "../store/read-model.js";
 import { replayProjection } from "../store/replay.js";
 import { FakeClock } from "../testing/fake-clock.js";
@@ -149,6 +150,21 @@ describe("Core", () => {
       index: 0,
     },
   ];
+
+  it("runs the writer at a lower CPU priority than the thread that serves reads", async () => {
+    const niceOf = (stat: string): number => Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    const threads = (): number[] =>
+      readdirSync("/proc/self/task").map((t) => niceOf(readFileSync(`/proc/self/task/${t}/stat`, "utf8")));
+    const own = niceOf(readFileSync("/proc/thread-self/stat", "utf8"));
+    const before = threads().filter((n) => n === DEFAULT_WRITER_OPTIONS.nice).length;
+    const core = await Core.open({ dataDir: tempDir(), config });
+    try {
+      assert.equal(threads().filter((n) => n === DEFAULT_WRITER_OPTIONS.nice).length, before + 1);
+      assert.equal(niceOf(readFileSync("/proc/thread-self/stat", "utf8")), own, "this thread keeps its own");
+    } finally {
+      await core.close();
+    }
+  });
 
   it("rejects bad batches whole, before enqueueing anything", async () => {
     const core = await Core.open({ dataDir: tempDir(), config, clock: new FakeClock() });

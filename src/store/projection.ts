@@ -1,5 +1,7 @@
+import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
+import type { WireWriter } from "./wire.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -35,7 +37,8 @@ export interface ProjectionImage {
  * history entries (ascending by sequence number), and the known downtimes. It changes only through
  * `applyDelta`, so copies fed the same deltas stay equal.
  *
- * Records are held encoded (src/store/status-codec.ts): `encodedStatus` is a Map lookup, `status`
+ * Records are held encoded (src/store/status-codec.ts), outside the JavaScript heap
+ * (src/store/record-arena.ts): `writeStatus` copies a record's bytes into a response, `status`
  * decodes. `history` returns the backing array (callers must not modify it). Not thread-safe; each
  * thread holds its own Projection.
  */
@@ -44,8 +47,10 @@ export interface Projection {
   eventSeq(): number;
   /** The record of an object, decoded (a fresh copy); undefined: PENDING. */
   status(key: string): StatusRecord | undefined;
-  /** The record of an object as held, encoded; undefined: PENDING. */
+  /** The record of an object as held, encoded (a new string); undefined: PENDING. */
   encodedStatus(key: string): EncodedStatus | undefined;
+  /** Appends the encoded record of an object to `w`; false (nothing written) when PENDING. */
+  writeStatus(key: string, w: WireWriter): boolean;
   /** Number of status records. */
   size(): number;
   /** History entries, oldest first; entries [historyStart(), length) are live. */
@@ -56,8 +61,8 @@ export interface Projection {
   /** The whole state decoded and sorted: for comparisons and tests. */
   snapshot(): ProjectionSnapshot;
   /**
-   * The whole state as held, in O(n) reference copies: what a snapshot stores. Encoded records are
-   * immutable strings, so the image stays a consistent picture while the projection moves on.
+   * The whole state as held, records as encoded strings: what a snapshot stores. It is a copy, so
+   * it stays a consistent picture while the projection moves on.
    */
   capture(): ProjectionImage;
 }
@@ -72,7 +77,7 @@ export function createProjection(
   limits: ProjectionLimits = DEFAULT_PROJECTION_LIMITS,
 ): Projection {
   let eventSeq = from?.eventSeq ?? 0;
-  const statuses = new Map<string, EncodedStatus>();
+  const statuses = createRecordArena();
   const downtimes = new Map<string, DowntimeRecord>();
   // A ring kept as an array with a moving start: appends are amortised O(1), and the array stays
   // sorted by seq for binary search.
@@ -101,11 +106,13 @@ export function createProjection(
     const e = statuses.get(key);
     return e === undefined ? undefined : decodeStatus(key, e);
   };
+  const allKeys = (): string[] => [...statuses.keys()];
 
   return {
     eventSeq: () => eventSeq,
     status: decoded,
     encodedStatus: (key) => statuses.get(key),
+    writeStatus: (key, w) => statuses.copyTo(key, w),
     size: () => statuses.size,
     history: () => history,
     historyStart: () => start,
@@ -124,14 +131,14 @@ export function createProjection(
     },
     capture: () => ({
       eventSeq,
-      keys: [...statuses.keys()],
-      encoded: [...statuses.values()],
+      keys: allKeys(),
+      encoded: allKeys().map((k) => statuses.get(k) as EncodedStatus),
       history: history.slice(start),
       downtimes: [...downtimes.values()],
     }),
     snapshot: () => ({
       eventSeq,
-      statuses: [...statuses.keys()]
+      statuses: allKeys()
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
         .map((k) => decodeStatus(k, statuses.get(k) as string)),
       history: history.slice(start),

@@ -18,6 +18,12 @@ export interface WriterOptions {
    * stored); 0 keeps everything. Sinks that fall further behind lose events.
    */
   readonly retainEvents: number;
+  /**
+   * The writer thread's nice value (0..19; 0: the process's own). Above 0, a machine whose CPUs are
+   * all busy gives the thread that serves reads the CPU first: under full-speed ingestion, reads
+   * keep their latency and writes absorb the wait (Linux; ignored elsewhere).
+   */
+  readonly nice: number;
 }
 
 export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
@@ -26,6 +32,7 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   historyCapacity: 50_000,
   deltaChunk: 500,
   retainEvents: 20_000_000,
+  nice: 10,
 };
 
 /** The writer thread's heap (bytes) and CPU time (ms; undefined where the OS does not tell). */

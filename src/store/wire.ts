@@ -24,6 +24,8 @@ export interface WireWriter {
   string(field: number, s: string): void;
   /** Bytes held as a latin1 string (one char per byte), copied as is. */
   latin1(bytes: string): void;
+  /** Bytes `start` to `end` of `src`, copied as is. */
+  bytes(src: Buffer, start: number, end: number): void;
   /** Opens a length-delimited field (tag written); returns what `endLen` needs. */
   beginLen(field: number): number;
   /** Closes the field opened by `beginLen`, writing its length in front of its bytes. */
@@ -148,6 +150,10 @@ export function createWireWriter(initial = 4096): WireWriter {
     latin1(bytes) {
       ensure(bytes.length);
       pos += buf.write(bytes, pos, "latin1");
+    },
+    bytes(src, start, end) {
+      ensure(end - start);
+      pos += src.copy(buf, pos, start, end);
     },
     beginLen,
     endLen,

@@ -18,6 +18,7 @@ import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
 import type { SubmissionDecoder } from "./submission.js";
 import { threadCpuMs } from "./thread-cpu.js";
+import { lowerThreadPriority } from "./thread-priority.js";
 import { type EnqueueRow, type SnapshotStart, Writer } from "./writer.js";
 
 type Pending = Extract<ToWriter, { t: "submit" | "ingest" | "config" | "sync" | "snapshot" | "close" }>;
@@ -58,6 +59,7 @@ export function runWriterThread(engines: StateMachineFactory, submissions?: Subm
       case "init":
         try {
           options = m.options;
+          lowerThreadPriority(m.options.nice);
           writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
           post({
             t: "ready",

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { createRecordArena } from "./record-arena.js";
+import { createWireWriter } from "./wire.js";
+
+/** A latin1 string of `len` bytes, different for each seed. */
+const bytes = (len: number, seed: number): string => {
+  let s = "";
+  for (let i = 0; i < len; i++) s += String.fromCharCode((seed * 31 + i * 7) & 0xff);
+  return s;
+};
+
+type Op = { set: string; len: number; seed: number } | { delete: string };
+
+/** Applies ops to an arena and to a Map, checking after each that they agree. */
+function agree(ops: readonly Op[]): void {
+  const arena = createRecordArena();
+  const want = new Map<string, string>();
+  const w = createWireWriter(16);
+  for (const op of ops) {
+    if ("set" in op) {
+      const b = bytes(op.len, op.seed);
+      arena.set(op.set, b);
+      want.set(op.set, b);
+    } else {
+      arena.delete(op.delete);
+      want.delete(op.delete);
+    }
+    assert.equal(arena.size, want.size);
+  }
+  assert.deepEqual([...arena.keys()], [...want.keys()], "insertion order, as a Map");
+  for (const [k, v] of want) {
+    assert.equal(arena.get(k), v, k);
+    assert.ok(arena.has(k));
+    w.reset();
+    assert.ok(arena.copyTo(k, w));
+    assert.equal(w.takeLatin1(), v, `${k} copied`);
+  }
+  assert.equal(arena.get("absent"), undefined);
+  assert.equal(arena.copyTo("absent", w), false);
+}
+
+describe("RecordArena", () => {
+  const cases: { name: string; ops: Op[] }[] = [
+    { name: "an empty record", ops: [{ set: "a", len: 0, seed: 1 }] },
+    {
+      name: "grows in place, then moves to a bigger slot, then shrinks back",
+      ops: [
+        { set: "a", len: 10, seed: 1 },
+        { set: "b", len: 10, seed: 2 },
+        { set: "a", len: 32, seed: 3 },
+        { set: "a", len: 33, seed: 4 },
+        { set: "a", len: 5000, seed: 5 },
+        { set: "a", len: 20, seed: 6 },
+      ],
+    },
+    {
+      name: "a record with a buffer of its own, replaced by a small one",
+      ops: [
+        { set: "big", len: 200_000, seed: 7 },
+        { set: "x", len: 100, seed: 8 },
+        { set: "big", len: 300, seed: 9 },
+      ],
+    },
+    {
+      name: "deleted slots and space are reused",
+      ops: [
+        { set: "a", len: 100, seed: 1 },
+        { set: "b", len: 100, seed: 2 },
+        { delete: "a" },
+        { set: "c", len: 100, seed: 3 },
+        { set: "a", len: 90, seed: 4 },
+        { delete: "nope" },
+      ],
+    },
+    {
+      name: "records across many pages",
+      ops: Array.from({ length: 3000 }, (_, i) => ({ set: `k${i % 1500}`, len: 300 + (i % 700), seed: i })),
+    },
+  ];
+  for (const c of cases) it(c.name, () => agree(c.ops));
+
+  it("agrees with a Map on any sequence of sets and deletes", () => {
+    const key = fc.constantFrom("a", "b", "c", "d", "e", "f");
+    const op = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ set: key, len: fc.nat(2100), seed: fc.nat(255) }) },
+      { weight: 1, arbitrary: fc.record({ delete: key }) },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => agree(ops)),
+      { numRuns: 300 },
+    );
+  });
+});
