@@ -17,7 +17,7 @@ const LIST_STATUS = "/svc.v1.QueryService/ListStatus";
  * Hosts in the reloaded documents: large enough that a reload takes well over 500 ms even on the
  * engine's fast export path (5,500 objects took 455 ms on Node 24), or the test proves nothing.
  */
-const RELOAD_HOSTS = 2_000;
+const RELOAD_HOSTS = 5_000;
 const LAST = RELOAD_HOSTS - 1;
 
 /** `hosts` hosts with 10 passive services each (nothing to probe: tests contact loopback only). */
