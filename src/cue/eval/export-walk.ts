@@ -30,6 +30,7 @@ import {
   type PosList,
   posArray,
   REQUIRED,
+  soleDefault,
   strLabel,
   type Vertex,
 } from "./vertex.js";
@@ -286,17 +287,8 @@ function visit(
   if (v.disj !== undefined) {
     // `errors` does not look into disjuncts.
     const d = v.disj;
-    let def: Vertex | undefined;
-    let n = 0;
-    if (d.hasDefault) {
-      for (let i = 0; i < d.values.length; i++) {
-        if (d.defaults[i]) {
-          n++;
-          def = d.values[i];
-        }
-      }
-    }
-    if (n === 1 && def !== undefined) return visit(s, def, path, depth + 1, false, true, lvl);
+    const def = soleDefault(d);
+    if (def !== undefined) return visit(s, def, path, depth + 1, false, true, lvl);
     const text = d.values.map((x) => x.shortText()).join(" | ");
     return exportErr(
       s,
@@ -633,16 +625,8 @@ function exported(v: Vertex): Vertex | undefined {
   evaluate(v);
   if (v.err !== undefined) return undefined;
   if (v.disj !== undefined) {
-    const d = v.disj;
-    let def: Vertex | undefined;
-    let n = 0;
-    for (let i = 0; i < d.values.length; i++) {
-      if (d.hasDefault && d.defaults[i]) {
-        n++;
-        def = d.values[i];
-      }
-    }
-    return n === 1 && def !== undefined ? exported(def) : undefined;
+    const def = soleDefault(v.disj);
+    return def !== undefined ? exported(def) : undefined;
   }
   if (v.isList || v.structMark > 0) return v;
   const x = resolveDefaultValue(v.scalar);

@@ -9,8 +9,9 @@
 import { resolveDefaultValue } from "./defaults.js";
 import { type CueError, type ErrInfo, type Position, toCueErrors } from "./errors.js";
 import { evaluate } from "./evaluate.js";
-import { type FloatV, formatFloat, formatValue, type Value } from "./values.js";
-import { displayLabel, OPTIONAL, posArray, REQUIRED, type Vertex } from "./vertex.js";
+import { floatJSON, quoteKey } from "./export-atoms.js";
+import { type FloatV, formatValue, type Value } from "./values.js";
+import { displayLabel, OPTIONAL, posArray, REQUIRED, soleDefault, type Vertex } from "./vertex.js";
 
 /** Exported data: floats stay distinguishable from integers until converted. */
 export type Tree =
@@ -36,8 +37,8 @@ export function exportTree(v: Vertex, path: string[], errs: CueError[], depth = 
   if (v.err !== undefined) return err(errs, v.err.err, path);
   if (v.disj !== undefined) {
     const d = v.disj;
-    const defs = d.values.filter((_, i) => d.hasDefault && d.defaults[i]);
-    if (defs.length === 1 && defs[0] !== undefined) return exportTree(defs[0], path, errs, depth + 1);
+    const def = soleDefault(d);
+    if (def !== undefined) return exportTree(def, path, errs, depth + 1);
     const text = d.values.map((x) => x.shortText()).join(" | ");
     return err(
       errs,
@@ -147,28 +148,6 @@ export type CueData =
   | string
   | readonly CueData[]
   | { readonly [key: string]: CueData };
-
-function floatJSON(f: FloatV): string {
-  if (!Number.isFinite(f.v)) return "null";
-  let s = formatFloat(f);
-  if (s.startsWith(".")) s = `0${s}`;
-  if (s.startsWith("-.")) s = `-0${s.slice(1)}`;
-  if (/^-?\d+\.?\d*([eE][+-]?\d+)?$/.test(s) && !s.endsWith(".")) return s;
-  return JSON.stringify(f.v);
-}
-
-const quotedKeys = new Map<string, string>();
-
-/** JSON-quoted field names, cached: the same labels repeat across a large document. */
-function quoteKey(k: string): string {
-  let q = quotedKeys.get(k);
-  if (q === undefined) {
-    q = JSON.stringify(k);
-    if (quotedKeys.size > 100_000) quotedKeys.clear();
-    quotedKeys.set(k, q);
-  }
-  return q;
-}
 
 /** JSON text as `cue export` prints it (floats keep their decimal form, e.g. `1.0`). */
 export function toJSONText(t: Tree, indent = 4): string {

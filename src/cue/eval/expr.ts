@@ -16,7 +16,7 @@ import { meet } from "./meet.js";
 import { binaryOp, unaryOp, unresolved } from "./ops.js";
 import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
-import { bottom, formatValue, isAtom, typeName, type Value } from "./values.js";
+import { bottom, formatValue, isAtom, literalAtom, typeName, type Value } from "./values.js";
 import {
   CloseCtx,
   COLLECTING,
@@ -267,17 +267,12 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
   if (lim !== undefined) return lim;
   switch (x.kind) {
     case "Int":
-      return { t: "int", v: x.value };
     case "Float":
-      return { t: "float", v: x.value, text: x.text };
     case "String":
-      return { t: "string", v: x.value };
     case "Bytes":
-      return { t: "bytes", v: x.value };
     case "Bool":
-      return { t: "bool", v: x.value };
     case "Null":
-      return { t: "null" };
+      return literalAtom(x);
     case "Bottom":
       return bottom("user", "explicit error (_|_ literal) in source", [x.pos]);
     case "Ident":

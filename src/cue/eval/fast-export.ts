@@ -43,7 +43,7 @@ import {
 import { definitionSnap } from "./fast-snap.js";
 import { conjunctType, type DisjT, plainEnv, type StructT, type TermT, Use } from "./fast-types.js";
 import { meet } from "./meet.js";
-import { type Atom, atomsEqual, compareAtoms, isAtom, TOP, type Value } from "./values.js";
+import { type Atom, atomsEqual, compareAtoms, isAtom, literalAtom, TOP, type Value } from "./values.js";
 import {
   type CloseSet,
   displayLabel,
@@ -587,26 +587,6 @@ function listNode(
   return o;
 }
 
-/** The value of a literal as the evaluator computes it. */
-function atomOf(x: ast.Expr): Atom | undefined {
-  switch (x.kind) {
-    case "Int":
-      return { t: "int", v: x.value };
-    case "Float":
-      return { t: "float", v: x.value, text: x.text };
-    case "String":
-      return { t: "string", v: x.value };
-    case "Bytes":
-      return { t: "bytes", v: x.value };
-    case "Bool":
-      return { t: "bool", v: x.value };
-    case "Null":
-      return { t: "null" };
-    default:
-      return undefined;
-  }
-}
-
 function scalarNode(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | undefined, n: number): unknown {
   let v: Value = TOP;
   // The evaluator unifies literal conjuncts first, then the others, each pass in conjunct order, then
@@ -616,7 +596,7 @@ function scalarNode(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | unde
       const c = nth(c0, c1, more, k);
       if (!(c instanceof Use)) {
         if (phase !== 0) continue;
-        const a = atomOf(c);
+        const a = literalAtom(c);
         if (a === undefined) return bail();
         v = meetAtom(v, a);
       } else {

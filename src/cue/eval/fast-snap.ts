@@ -10,7 +10,7 @@ import { evaluate } from "./evaluate.js";
 import type { Snap } from "./fast-out.js";
 import { shareable } from "./share.js";
 import { isAtom } from "./values.js";
-import { displayLabel, OPTIONAL, REQUIRED, type Vertex } from "./vertex.js";
+import { displayLabel, OPTIONAL, REQUIRED, soleDefault, type Vertex } from "./vertex.js";
 
 const snaps = new WeakMap<Vertex, Snap | null>();
 
@@ -29,16 +29,8 @@ function snapshot(v: Vertex, depth: number): Snap | undefined {
   evaluate(v);
   if (v.err !== undefined || depth > 100) return undefined;
   if (v.disj !== undefined) {
-    const d = v.disj;
-    let def: Vertex | undefined;
-    let n = 0;
-    for (let i = 0; i < d.values.length; i++) {
-      if (d.hasDefault && d.defaults[i]) {
-        n++;
-        def = d.values[i];
-      }
-    }
-    return n === 1 && def !== undefined ? snapshot(def, depth + 1) : undefined;
+    const def = soleDefault(v.disj);
+    return def !== undefined ? snapshot(def, depth + 1) : undefined;
   }
   if (v.isList) {
     const items: Snap[] = [];

@@ -17,7 +17,16 @@ import { type ReachableNames, reachableNames, unionNames } from "./names.js";
 import { isErrorFreePlainData } from "./plain-data.js";
 import { fileScope } from "./scope.js";
 import { type BottomV, bottom } from "./values.js";
-import { type Conjunct, displayLabel, type Frame, NO_CLOSE, REGULAR, strLabel, Vertex } from "./vertex.js";
+import {
+  type Conjunct,
+  displayLabel,
+  type Frame,
+  NO_CLOSE,
+  REGULAR,
+  soleDefault,
+  strLabel,
+  Vertex,
+} from "./vertex.js";
 
 export interface SourceFile {
   readonly name: string;
@@ -180,10 +189,9 @@ function makeValue(
           for (const label of path) {
             evaluate(cur);
             if (cur.disj !== undefined) {
-              const d = cur.disj;
-              const defs = d.values.filter((_, i) => d.hasDefault && d.defaults[i]);
-              if (defs.length !== 1 || defs[0] === undefined) return undefined;
-              cur = defs[0];
+              const def = soleDefault(cur.disj);
+              if (def === undefined) return undefined;
+              cur = def;
               evaluate(cur);
             }
             // A label written `#a` or `_a` names the definition or hidden field; when there is

@@ -3,6 +3,7 @@
  * Structs and lists live in vertices (see vertex.ts); they appear here only as references.
  */
 
+import type * as ast from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
 import type { ErrCode, ErrInfo } from "./errors.js";
 import { BOOL, BYTES, FLOAT, INT, kindName, LIST, NULL, NUMBER, STRING, STRUCT, TOP_KIND } from "./kinds.js";
@@ -100,6 +101,34 @@ export function bottom(code: ErrCode, message: string, positions: readonly Pos[]
 
 export function basic(k: number): BasicV {
   return { t: "basic", k, bounds: [], validators: [] };
+}
+
+/** The literal nodes that denote an atom. */
+export type ScalarLit = ast.IntLit | ast.FloatLit | ast.StringLit | ast.BytesLit | ast.BoolLit | ast.NullLit;
+
+/**
+ * The atom a scalar literal denotes (`1`, `1.0`, `"s"`, `'b'`, `true`, `null`): the one rule the
+ * evaluator and the fast export path share. Undefined for any other expression.
+ */
+export function literalAtom(x: ScalarLit): Atom;
+export function literalAtom(x: ast.Expr): Atom | undefined;
+export function literalAtom(x: ast.Expr): Atom | undefined {
+  switch (x.kind) {
+    case "Int":
+      return { t: "int", v: x.value };
+    case "Float":
+      return { t: "float", v: x.value, text: x.text };
+    case "String":
+      return { t: "string", v: x.value };
+    case "Bytes":
+      return { t: "bytes", v: x.value };
+    case "Bool":
+      return { t: "bool", v: x.value };
+    case "Null":
+      return { t: "null" };
+    default:
+      return undefined;
+  }
 }
 
 export function isAtom(v: Value): v is Atom {

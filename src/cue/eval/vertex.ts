@@ -186,6 +186,20 @@ export interface VertexDisj {
   readonly hasDefault: boolean;
 }
 
+/** The one default of an unresolved disjunction; undefined when it has none or several. */
+export function soleDefault(d: VertexDisj): Vertex | undefined {
+  if (!d.hasDefault) return undefined;
+  let def: Vertex | undefined;
+  let n = 0;
+  for (let i = 0; i < d.values.length; i++) {
+    if (d.defaults[i]) {
+      n++;
+      def = d.values[i];
+    }
+  }
+  return n === 1 ? def : undefined;
+}
+
 function sameFrame(a: Frame, b: Frame): boolean {
   return (
     a === b ||
