@@ -41,7 +41,15 @@ import {
   structSet,
 } from "./fast-out.js";
 import { definitionSnap } from "./fast-snap.js";
-import { conjunctType, type DisjT, plainEnv, type StructT, type TermT, Use } from "./fast-types.js";
+import {
+  type Binds,
+  conjunctType,
+  type DisjT,
+  plainEnv,
+  type StructT,
+  type TermT,
+  Use,
+} from "./fast-types.js";
 import { meet } from "./meet.js";
 import { type Atom, atomsEqual, compareAtoms, isAtom, literalAtom, TOP, type Value } from "./values.js";
 import {
@@ -165,7 +173,7 @@ function rootContribs(v: Vertex): Contrib[] | undefined {
     if (x === undefined || c.value !== undefined || c.embed || c.open !== undefined) return undefined;
     if (c.andScope !== undefined || !plainCtx(c.ctx, v) || !plainEnv(c.env)) return undefined;
     const closed = c.ctx.length > 0;
-    if (!closed && plainShallow(x)) {
+    if (!closed && plainShallow(x) && (x.kind !== "Struct" || plainStruct(x))) {
       out.push(x);
       continue;
     }
@@ -180,6 +188,15 @@ function rootContribs(v: Vertex): Contrib[] | undefined {
 function plainCtx(ctx: CloseSet, v: Vertex): boolean {
   for (const c of ctx) {
     if (!c.recursive || c.fromEmbed || c.skipAt === v || c.andScope !== undefined) return false;
+  }
+  return true;
+}
+
+/** Whether a struct literal declares regular fields only (else it is compiled as a type: patterns). */
+function plainStruct(x: ast.StructLit): boolean {
+  for (const d of x.decls) {
+    if (d.kind === "Attribute") continue;
+    if (d.kind !== "Field" || plainLabel(d) === undefined) return false;
   }
   return true;
 }
@@ -261,7 +278,8 @@ function node(
     limitHit = true;
     return bail();
   }
-  if (n === 1 && c0 instanceof Use) return alone(c0, depth, lvl);
+  // A use with label bindings differs per use: it is not exported once for all.
+  if (n === 1 && c0 instanceof Use && c0.binds === undefined) return alone(c0, depth, lvl);
   let kind = NEUTRAL;
   for (let k = 0; k < n; k++) {
     const x = kindOf(nth(c0, c1, more, k));
@@ -396,9 +414,8 @@ function structNode(
 ): unknown {
   const base = top;
   let index: Map<string, number> | undefined;
-  let st: StructT | undefined;
   let dj: DisjT | undefined;
-  let closed = false;
+  let ns = 0;
   for (let k = 0; k < n; k++) {
     const c = nth(c0, c1, more, k);
     if (!(c instanceof Use)) {
@@ -413,13 +430,16 @@ function structNode(
     }
     const t = c.type;
     if (t.k === "struct") {
-      if (st !== undefined || dj !== undefined) return bail();
-      st = t;
-      closed = c.closed || t.def !== undefined;
-      const ci = closed ? 1 : 0;
-      for (const f of t.fields) index = add(base, f.label, f.ft, f.uses[ci], index);
+      if (dj !== undefined || ns === MAX_TYPES) return bail();
+      const ci = c.closed || t.def !== undefined ? 1 : 0;
+      sType[ns] = t;
+      sClosing[ns] = c.closed || t.closes;
+      sCi[ns] = ci;
+      sBinds[ns] = c.binds;
+      ns++;
+      for (const f of t.fields) index = add(base, f.label, f.ft, bind(f.uses[ci], c.binds), index);
     } else if (t.k === "disj") {
-      if (st !== undefined || dj !== undefined) return bail();
+      if (ns > 0 || dj !== undefined) return bail();
       dj = t;
     }
   }
@@ -427,27 +447,15 @@ function structNode(
     // As the evaluator resolves a disjunction after collecting the other conjuncts.
     const term = choose(dj, base, index);
     if (term === undefined || term.type.k !== "struct") return bail();
-    st = term.type;
-    closed = true;
+    const st = term.type;
+    sType[0] = st;
+    sClosing[0] = true;
+    sCi[0] = 1;
+    sBinds[0] = undefined;
+    ns = 1;
     for (const f of st.fields) index = add(base, f.label, f.ft, f.uses[1], index);
   }
-  if (st !== undefined) {
-    const pats = st.patterns;
-    const checked = closed && !st.open;
-    if (checked || pats.length > 0) {
-      const ci = closed ? 1 : 0;
-      for (let i = base; i < top; i++) {
-        const label = eLabel[i] as string;
-        let allowed = !checked || st.labels.has(label);
-        for (const p of pats) {
-          if (!patternAccepts(p.pattern, label)) continue;
-          allowed = true;
-          push(i, p.uses[ci]);
-        }
-        if (!allowed) return bail();
-      }
-    }
-  }
+  if (ns > 0 && !patterns(base, ns)) return bail();
   const end = top;
   const o = structOpen();
   let written = 0;
@@ -467,6 +475,65 @@ function structNode(
   structClose(written, lvl);
   top = base;
   return o;
+}
+
+// The struct types of the struct being collected (used up before its fields are evaluated): each
+// with whether it closes the struct, which of its uses apply (closed or not), and its bindings.
+const MAX_TYPES = 30;
+const sType: StructT[] = [];
+const sClosing: boolean[] = [];
+const sCi: (0 | 1)[] = [];
+const sBinds: (Binds | undefined)[] = [];
+
+/**
+ * Applies the pattern constraints of the `ns` struct types to the fields from `base`, in the
+ * evaluator's order (field by field, patterns in the order collected), and checks closedness: a
+ * field must be allowed by every type that closes the struct (its labels, its patterns, `...`).
+ * Requiring every closing type (rather than every closedness context, which may combine several)
+ * is stricter than the evaluator at worst, and then the general path answers. False to give up.
+ */
+function patterns(base: number, ns: number): boolean {
+  let check = 0;
+  let any = false;
+  for (let j = 0; j < ns; j++) {
+    const t = sType[j] as StructT;
+    if (sClosing[j] && !t.open) check |= 1 << j;
+    if (t.patterns.length > 0) any = true;
+  }
+  if (check === 0 && !any) return true;
+  for (let i = base; i < top; i++) {
+    const label = eLabel[i] as string;
+    let need = check;
+    for (let j = 0; j < ns; j++) {
+      const t = sType[j] as StructT;
+      if ((need & (1 << j)) !== 0 && t.labels.has(label)) need &= ~(1 << j);
+      for (const p of t.patterns) {
+        if (!patternAccepts(p.pattern, label)) continue;
+        need &= ~(1 << j);
+        const u = p.uses[sCi[j] as 0 | 1];
+        const b = sBinds[j];
+        if (u.type.free.length === 0) push(i, u);
+        else
+          push(
+            i,
+            new Use(
+              u.expr,
+              u.type,
+              u.closed,
+              p.alias === undefined ? b : { label: p.alias, value: displayLabel(label), up: b },
+            ),
+          );
+      }
+    }
+    if (need !== 0) return false;
+  }
+  for (let j = 0; j < ns; j++) sBinds[j] = undefined;
+  return true;
+}
+
+/** `u` with the label bindings of the use it comes from, when its type refers to them. */
+function bind(u: Use, b: Binds | undefined): Use {
+  return b === undefined || u.type.free.length === 0 ? u : new Use(u.expr, u.type, u.closed, b);
 }
 
 /** The first literal among a field's conjuncts (what the evaluator's discrimination reads). */
@@ -562,8 +629,9 @@ function listNode(
     const ci = c.closed ? 1 : 0;
     typeLen = t.prefix.length;
     open = t.open;
-    rest = t.rest?.[ci];
-    for (let i = 0; i < typeLen; i++) push(at(i), (t.prefix[i] as readonly [Use, Use])[ci]);
+    const r = t.rest?.[ci];
+    rest = r === undefined ? undefined : bind(r, c.binds);
+    for (let i = 0; i < typeLen; i++) push(at(i), bind((t.prefix[i] as readonly [Use, Use])[ci], c.binds));
   }
   let len = typeLen;
   if (userLen >= 0) {
@@ -602,7 +670,15 @@ function scalarNode(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | unde
       } else {
         const t = c.type;
         if (t.k !== "scalar") continue;
-        for (const p of t.parts) if (p.phase === phase) v = meetAtom(v, p.value);
+        for (const p of t.parts) {
+          if (p.phase !== phase) continue;
+          if (p.alias === undefined) v = meetAtom(v, p.value);
+          else {
+            const a = boundLabel(c.binds, p.alias);
+            if (a === undefined) return bail();
+            v = meetAtom(v, a);
+          }
+        }
       }
       if (v.t === "bottom") return bail();
     }
@@ -610,6 +686,12 @@ function scalarNode(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | unde
   const x = resolveDefaultValue(v);
   if (!isAtom(x)) return bail();
   return atomOut(x);
+}
+
+/** The label a pattern's alias stands for in `b`, as a string value. */
+function boundLabel(b: Binds | undefined, label: ast.PatternLabel): Value | undefined {
+  for (let x = b; x !== undefined; x = x.up) if (x.label === label) return { t: "string", v: x.value };
+  return undefined;
 }
 
 /**

@@ -23,7 +23,7 @@ import { evaluate, isLiteral, patternError } from "./evaluate.js";
 import { isExplicitOpen, usesAliasV2 } from "./experiments.js";
 import { evalExpr, resolveRef } from "./expr.js";
 import { lookupDecl } from "./scope.js";
-import type { Value } from "./values.js";
+import { TOP, type Value } from "./values.js";
 import { type Frame, OPTIONAL, REGULAR, REQUIRED, strLabel, type Vertex } from "./vertex.js";
 
 /**
@@ -33,6 +33,22 @@ import { type Frame, OPTIONAL, REGULAR, REQUIRED, strLabel, type Vertex } from "
 export interface ScalarPart {
   readonly value: Value;
   readonly phase: 0 | 1 | 2;
+  /** A reference to a pattern's label alias (`name: Name`): the value is the matched label, per use. */
+  readonly alias: ast.PatternLabel | undefined;
+}
+
+function part(value: Value, phase: 0 | 1 | 2): ScalarPart {
+  return { value, phase, alias: undefined };
+}
+
+/**
+ * The labels that pattern label aliases stand for where a use is evaluated, innermost first: a
+ * pattern `[Name=string]: v` applied to the field `svc1` binds `Name` to "svc1" for its value.
+ */
+export interface Binds {
+  readonly label: ast.PatternLabel;
+  readonly value: string;
+  readonly up: Binds | undefined;
 }
 
 /**
@@ -46,6 +62,8 @@ export class Use {
     readonly expr: ast.Expr,
     readonly type: FastType,
     readonly closed: boolean,
+    /** What the label aliases its type refers to stand for (set only when its type has free ones). */
+    readonly binds: Binds | undefined = undefined,
   ) {}
 }
 
@@ -64,10 +82,12 @@ export interface FieldT {
   readonly uses: Uses;
 }
 
-/** A pattern constraint `[pattern]: type`. */
+/** A pattern constraint `[pattern]: type`, or `[Alias=pattern]: type`. */
 export interface PatternT {
   readonly pattern: Value;
   readonly uses: Uses;
+  /** The label, when it names an alias the value may refer to. */
+  readonly alias: ast.PatternLabel | undefined;
 }
 
 export interface StructT {
@@ -78,13 +98,22 @@ export interface StructT {
   readonly labels: ReadonlySet<string>;
   /** A `...` allows any label. */
   readonly open: boolean;
+  /** Fields of embedded definitions are spliced in. */
+  readonly embeds: boolean;
   /** The definition this type was compiled from (it closes the struct), if any. */
   readonly def: Vertex | undefined;
+  /**
+   * Whether the type closes the struct itself (a definition, or a definition unified with a struct
+   * literal: `#Service & {name: Name}`), whatever the context of its use.
+   */
+  readonly closes: boolean;
+  readonly free: Free;
 }
 
 export interface ScalarT {
   readonly k: "scalar";
   readonly parts: readonly ScalarPart[];
+  readonly free: Free;
 }
 
 /** One alternative of a tagged union: its literal fields (`type: "tcp"`) and its type. */
@@ -103,6 +132,7 @@ export interface DisjT {
    */
   readonly tag: { readonly label: string; readonly terms: ReadonlyMap<string, TermT> } | undefined;
   readonly def: Vertex | undefined;
+  readonly free: Free;
 }
 
 export interface ListT {
@@ -111,10 +141,12 @@ export interface ListT {
   /** The type of further elements (`...T`); undefined for `...` or a closed list. */
   readonly rest: Uses | undefined;
   readonly open: boolean;
+  readonly free: Free;
 }
 
 export interface TopT {
   readonly k: "top";
+  readonly free: Free;
 }
 
 /**
@@ -124,12 +156,33 @@ export interface TopT {
 export interface BadT {
   readonly k: "bad";
   readonly def: Vertex | undefined;
+  readonly free: Free;
 }
 
 export type FastType = StructT | ScalarT | DisjT | ListT | TopT | BadT;
 
-const BAD: BadT = { k: "bad", def: undefined };
-const TOP_T: TopT = { k: "top" };
+/**
+ * The pattern label aliases a type refers to that are bound outside it: a use of such a type needs
+ * {@link Binds} (and is not the same for every use).
+ */
+export type Free = readonly ast.PatternLabel[];
+
+const NO_FREE: Free = [];
+
+function union(a: Free, b: Free): Free {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out = a.slice();
+  for (const x of b) if (!out.includes(x)) out.push(x);
+  return out;
+}
+
+const BAD: BadT = { k: "bad", def: undefined, free: NO_FREE };
+const TOP_T: TopT = { k: "top", free: NO_FREE };
+
+function scalarT(parts: readonly ScalarPart[]): ScalarT {
+  return { k: "scalar", parts, free: NO_FREE };
+}
 
 /**
  * The lexical situation of an expression being compiled: the struct literals around it whose
@@ -141,6 +194,15 @@ export interface TypeScope {
   readonly env: Frame;
   /** Inside a definition's body: every use is closed by the definition (embedding is allowed). */
   readonly inDef: boolean;
+  /** The pattern label aliases in scope, innermost first. */
+  readonly aliases: readonly AliasScope[];
+}
+
+/** A pattern label alias in scope, and how many of the scope's `lits` were outside it. */
+interface AliasScope {
+  readonly name: string;
+  readonly label: ast.PatternLabel;
+  readonly depth: number;
 }
 
 const defTypes = new WeakMap<Vertex, FastType>();
@@ -170,10 +232,10 @@ function compileDef(d: Vertex): FastType {
   if (x === undefined || c.value !== undefined || c.embed || c.open !== undefined || !plainEnv(c.env)) {
     return BAD;
   }
-  const bad: BadT = { k: "bad", def: d };
+  const bad: BadT = { k: "bad", def: d, free: NO_FREE };
   switch (x.kind) {
     case "Struct": {
-      const t = compileStruct(x, { lits: [x], env: c.env, inDef: true }, d);
+      const t = compileStruct(x, { lits: [x], env: c.env, inDef: true, aliases: [] }, d);
       return t.k === "bad" ? bad : t;
     }
     case "Binary":
@@ -183,12 +245,12 @@ function compileDef(d: Vertex): FastType {
       }
       break;
     case "List":
-      return compileExpr(x, { lits: [], env: c.env, inDef: true });
+      return compileExpr(x, { lits: [], env: c.env, inDef: true, aliases: [] });
     default:
       break;
   }
   const sv = scalarValueOf(d);
-  return sv !== undefined && scalarOk(sv) ? { k: "scalar", parts: [{ value: sv, phase: 1 }] } : bad;
+  return sv !== undefined && scalarOk(sv) ? scalarT([part(sv, 1)]) : bad;
 }
 
 /** No experiment changes how the code in `env` evaluates. */
@@ -215,11 +277,15 @@ function scalarOk(v: Value): boolean {
   }
 }
 
-/** Whether `e` uses a name that one of `lits` declares (its value would differ per use). */
-function usesInner(e: ast.Expr, lits: readonly ast.StructLit[]): boolean {
+/**
+ * Whether `e` uses a name that one of the scope's literals declares or a pattern label alias in
+ * scope (its value would differ per use).
+ */
+function usesInner(e: ast.Expr, scope: TypeScope): boolean {
   switch (e.kind) {
     case "Ident":
-      for (const l of lits) if (lookupDecl(l, e.name) !== undefined) return true;
+      for (const l of scope.lits) if (lookupDecl(l, e.name) !== undefined) return true;
+      for (const a of scope.aliases) if (a.name === e.name) return true;
       return false;
     case "Int":
     case "Float":
@@ -229,57 +295,174 @@ function usesInner(e: ast.Expr, lits: readonly ast.StructLit[]): boolean {
     case "Null":
       return false;
     case "Selector":
-      return usesInner(e.expr, lits);
+      return usesInner(e.expr, scope);
     case "Index":
-      return usesInner(e.expr, lits) || usesInner(e.index, lits);
+      return usesInner(e.expr, scope) || usesInner(e.index, scope);
     case "Paren":
     case "Unary":
-      return usesInner(e.expr, lits);
+      return usesInner(e.expr, scope);
     case "Binary":
-      return usesInner(e.left, lits) || usesInner(e.right, lits);
+      return usesInner(e.left, scope) || usesInner(e.right, scope);
     case "Call":
-      return usesInner(e.fn, lits) || e.args.some((a) => usesInner(a, lits));
+      return usesInner(e.fn, scope) || e.args.some((a) => usesInner(a, scope));
     case "Interpolation":
-      return e.parts.some((p) => typeof p !== "string" && usesInner(p, lits));
+      return e.parts.some((p) => typeof p !== "string" && usesInner(p, scope));
     default:
       return true;
   }
+}
+
+/**
+ * The pattern label alias an identifier names (undefined: none; null: the innermost alias of that
+ * name is shadowed by a field of a literal inside it, which the fast path does not follow).
+ */
+function aliasRef(e: ast.Ident, scope: TypeScope): ast.PatternLabel | null | undefined {
+  for (const a of scope.aliases) {
+    if (a.name !== e.name) continue;
+    const inner = scope.lits.length - a.depth;
+    for (let i = 0; i < inner; i++) {
+      if (lookupDecl(scope.lits[i] as ast.StructLit, e.name) !== undefined) return null;
+    }
+    return a.label;
+  }
+  return undefined;
 }
 
 /** The type of a field value, list element or pattern value written in `scope`. */
 export function compileExpr(e: ast.Expr, scope: TypeScope): FastType {
   switch (e.kind) {
     case "Struct":
-      return compileStruct(e, { lits: [e, ...scope.lits], env: scope.env, inDef: scope.inDef }, undefined);
+      return compileStruct(e, { ...scope, lits: [e, ...scope.lits] }, undefined);
     case "List":
       return compileList(e, scope);
+    case "Ident": {
+      const a = aliasRef(e, scope);
+      if (a === null) return BAD;
+      // The evaluator unifies the label (a string) in its second pass, as any reference.
+      if (a !== undefined) return { k: "scalar", parts: [{ value: TOP, phase: 1, alias: a }], free: [a] };
+      break;
+    }
+    case "Binary":
+      if (e.op === "&") {
+        const t = compileAnd(e, scope);
+        if (t !== undefined) return t;
+      }
+      break;
     default:
       break;
   }
-  if (usesInner(e, scope.lits)) return BAD;
+  if (usesInner(e, scope)) return BAD;
   const env = scope.env;
   if (e.kind === "Ident" || e.kind === "Selector" || e.kind === "Index") {
     if (e.kind === "Ident" && e.name === "_") return TOP_T;
     const r = resolveRef(e, env);
-    if (r.t === "value") return scalarOk(r.v) ? { k: "scalar", parts: [{ value: r.v, phase: 1 }] } : BAD;
+    if (r.t === "value") return scalarOk(r.v) ? scalarT([part(r.v, 1)]) : BAD;
     const v = r.v;
     if (v.conjuncts.length === 0 || v.isLet) return BAD;
     const sv = scalarValueOf(v);
-    if (sv !== undefined) return scalarOk(sv) ? { k: "scalar", parts: [{ value: sv, phase: 1 }] } : BAD;
+    if (sv !== undefined) return scalarOk(sv) ? scalarT([part(sv, 1)]) : BAD;
     return inDefinition(v) ? defType(v) : BAD;
   }
   settleRefs(e, env);
   if (isLiteral(e, env)) {
     const k = e.kind === "Binary" || e.kind === "Unary" ? constValue(e, env) : evalExpr(e, env);
-    return k !== undefined && scalarOk(k) ? { k: "scalar", parts: [{ value: k, phase: 0 }] } : BAD;
+    return k !== undefined && scalarOk(k) ? scalarT([part(k, 0)]) : BAD;
   }
   if (e.kind === "Binary" && e.op === "|") {
     const d = scalarDisjunction(e, env);
-    if (d !== undefined) return scalarOk(d) ? { k: "scalar", parts: [{ value: d, phase: 2 }] } : BAD;
+    if (d !== undefined) return scalarOk(d) ? scalarT([part(d, 2)]) : BAD;
     return compileDisj(e, env, undefined);
   }
   const parts: ScalarPart[] = [];
-  return scalarParts(e, env, parts) ? { k: "scalar", parts } : BAD;
+  return scalarParts(e, env, parts) ? scalarT(parts) : BAD;
+}
+
+/**
+ * `#D & {f: v}`: a definition unified with struct literals (in the order written). The definition
+ * alone decides what is allowed (the literals' fields must be among its own); the literals' fields
+ * keep the closedness of the use's context, as the evaluator's literal conjuncts do, while the
+ * definition's fields and patterns are closed by it. A field both declare as structs merges the
+ * same way, recursively. Undefined when no operand is a struct literal (the scalar forms below take
+ * those); BAD for other combinations.
+ */
+function compileAnd(e: ast.Binary, scope: TypeScope): FastType | undefined {
+  const ops: ast.Expr[] = [];
+  splitAnd(e, ops);
+  if (!ops.some((x) => x.kind === "Struct")) return undefined;
+  let def: StructT | undefined;
+  let out: StructT | undefined;
+  for (const op of ops) {
+    const t = compileExpr(op, scope);
+    if (t.k !== "struct") return BAD;
+    if (op.kind === "Struct") {
+      if (t.closes) return BAD;
+      out = out === undefined ? t : merge(out, def !== undefined, t, false);
+    } else {
+      if (def !== undefined || t.def === undefined) return BAD;
+      def = t;
+      out = out === undefined ? pinClosed(t) : merge(out, false, pinClosed(t), true);
+    }
+    if (out === undefined) return BAD;
+  }
+  return def === undefined ? BAD : out;
+}
+
+/** A definition's type as part of a merged one: its fields and patterns closed by it. */
+function pinClosed(t: StructT): StructT {
+  return {
+    ...t,
+    fields: t.fields.map((f) => ({ label: f.label, ft: f.ft, uses: [f.uses[1], f.uses[1]] as const })),
+    patterns: t.patterns.map((p) => ({ ...p, uses: [p.uses[1], p.uses[1]] as const })),
+    def: undefined,
+    closes: true,
+  };
+}
+
+/**
+ * `a & b` where exactly one side closes (`aCloses`: a; else b, already pinned). The other side must
+ * only declare fields. Undefined when they do not combine this way.
+ */
+function merge(a: StructT, aCloses: boolean, b: StructT, bCloses: boolean): StructT | undefined {
+  if (aCloses === bCloses) return undefined;
+  const closing = aCloses ? a : b;
+  const other = aCloses ? b : a;
+  if (other.patterns.length > 0 || other.open || other.embeds || other.closes) return undefined;
+  const fields = a.fields.slice();
+  for (const f of b.fields) {
+    const i = fields.findIndex((g) => g.label === f.label);
+    const g = fields[i];
+    const x = g?.uses[1].type;
+    const y = f.uses[1].type;
+    const m =
+      g !== undefined && x?.k === "struct" && y.k === "struct"
+        ? merge(aCloses ? pinClosed(x) : x, aCloses, bCloses ? pinClosed(y) : y, bCloses)
+        : undefined;
+    // Both declare a struct: one field whose type is both, in declaration order (else two fields,
+    // whose closedness the fast path checks each on its own).
+    if (g !== undefined && m !== undefined) {
+      fields[i] = { label: f.label, ft: Math.min(g.ft, f.ft), uses: uses(g.uses[1].expr, m) };
+    } else fields.push(f);
+  }
+  return {
+    k: "struct",
+    fields,
+    patterns: closing.patterns,
+    labels: closing.labels,
+    open: closing.open,
+    embeds: false,
+    def: undefined,
+    closes: true,
+    free: union(a.free, b.free),
+  };
+}
+
+function splitAnd(e: ast.Expr, out: ast.Expr[]): void {
+  let x = e;
+  while (x.kind === "Paren") x = x.expr;
+  if (x.kind === "Binary" && x.op === "&") {
+    splitAnd(x.left, out);
+    splitAnd(x.right, out);
+  } else out.push(x);
 }
 
 /**
@@ -316,7 +499,7 @@ function scalarParts(e: ast.Expr, env: Frame, out: ScalarPart[]): boolean {
   if (e.kind === "Binary" || e.kind === "Unary") {
     const k = constValue(e, env);
     if (k !== undefined) {
-      out.push({ value: k, phase: 1 });
+      out.push(part(k, 1));
       return scalarOk(k);
     }
   }
@@ -328,7 +511,7 @@ function scalarParts(e: ast.Expr, env: Frame, out: ScalarPart[]): boolean {
       if (e.op === "|") {
         const d = scalarDisjunction(e, env);
         if (d === undefined) return false;
-        out.push({ value: d, phase: 2 });
+        out.push(part(d, 2));
         return scalarOk(d);
       }
       break;
@@ -341,7 +524,7 @@ function scalarParts(e: ast.Expr, env: Frame, out: ScalarPart[]): boolean {
       const r = resolveRef(e, env);
       const v = r.t === "value" ? r.v : r.v.conjuncts.length === 0 ? undefined : scalarValueOf(r.v);
       if (v === undefined || !scalarOk(v)) return false;
-      out.push({ value: v, phase: 1 });
+      out.push(part(v, 1));
       return true;
     }
     case "Int":
@@ -356,7 +539,7 @@ function scalarParts(e: ast.Expr, env: Frame, out: ScalarPart[]): boolean {
       return false;
   }
   const v = evalExpr(e, env);
-  out.push({ value: v, phase: 1 });
+  out.push(part(v, 1));
   return scalarOk(v);
 }
 
@@ -364,7 +547,7 @@ function scalarParts(e: ast.Expr, env: Frame, out: ScalarPart[]): boolean {
 function compileDisj(e: ast.Binary, env: Frame, def: Vertex | undefined): FastType {
   const terms: TermT[] = [];
   if (!flatten(e, env, terms, 0)) return BAD;
-  return { k: "disj", terms, tag: tagOf(terms), def };
+  return { k: "disj", terms, tag: tagOf(terms), def, free: NO_FREE };
 }
 
 function tagOf(terms: readonly TermT[]): DisjT["tag"] {
@@ -419,13 +602,21 @@ function splitAlts(e: ast.Expr, out: ast.Expr[]): boolean {
 
 function compileList(e: ast.ListLit, scope: TypeScope): FastType {
   const prefix: Uses[] = [];
+  let free = NO_FREE;
   for (const el of e.elems) {
     if (el.kind === "Comprehension" || el.kind === "Alias") return BAD;
-    prefix.push(uses(el, compileExpr(el, scope)));
+    const t = compileExpr(el, scope);
+    free = union(free, t.free);
+    prefix.push(uses(el, t));
   }
   const ell = e.ellipsis;
-  const rest = ell?.type === undefined ? undefined : uses(ell.type, compileExpr(ell.type, scope));
-  return { k: "list", prefix, rest, open: ell !== undefined };
+  let rest: Uses | undefined;
+  if (ell?.type !== undefined) {
+    const t = compileExpr(ell.type, scope);
+    free = union(free, t.free);
+    rest = uses(ell.type, t);
+  }
+  return { k: "list", prefix, rest, open: ell !== undefined, free };
 }
 
 function fieldType(d: ast.Field): number {
@@ -438,6 +629,8 @@ function compileStruct(lit: ast.StructLit, scope: TypeScope, def: Vertex | undef
   const patterns: PatternT[] = [];
   const labels = new Set<string>();
   let open = false;
+  let embeds = false;
+  let free = NO_FREE;
   for (const d of lit.decls) {
     switch (d.kind) {
       case "Field": {
@@ -451,21 +644,37 @@ function compileStruct(lit: ast.StructLit, scope: TypeScope, def: Vertex | undef
         } else if (l.kind === "String") {
           label = strLabel(l.value);
         } else if (l.kind === "PatternLabel") {
-          if (usesInner(l.expr, scope.lits)) return BAD;
+          if (usesInner(l.expr, scope)) return BAD;
           const pattern = evalExpr(l.expr, scope.env);
           if (pattern.t === "bottom" || patternError(pattern) !== undefined) return BAD;
-          patterns.push({ pattern, uses: uses(d.value, compileExpr(d.value, scope)) });
+          // `[Name=string]: v`: in v, `Name` is the label the pattern matched.
+          const alias = l.alias === undefined ? undefined : l;
+          const inner =
+            alias === undefined
+              ? scope
+              : {
+                  ...scope,
+                  aliases: [
+                    { name: l.alias?.name ?? "", label: l, depth: scope.lits.length },
+                    ...scope.aliases,
+                  ],
+                };
+          const t = compileExpr(d.value, inner);
+          free = union(free, alias === undefined ? t.free : t.free.filter((x) => x !== alias));
+          patterns.push({ pattern, uses: uses(d.value, t), alias });
           continue;
         } else return BAD;
         labels.add(label);
-        fields.push({ label, ft: fieldType(d), uses: uses(d.value, compileExpr(d.value, scope)) });
+        const t = compileExpr(d.value, scope);
+        free = union(free, t.free);
+        fields.push({ label, ft: fieldType(d), uses: uses(d.value, t) });
         break;
       }
       case "Embed": {
         // Only inside a definition: there an embedded definition merges into the closing context.
         const x = d.expr;
         if (!scope.inDef) return BAD;
-        if ((x.kind !== "Ident" && x.kind !== "Selector") || usesInner(x, scope.lits)) return BAD;
+        if ((x.kind !== "Ident" && x.kind !== "Selector") || usesInner(x, scope)) return BAD;
         const r = resolveRef(x, scope.env);
         if (r.t !== "vertex" || r.v.isLet || !inDefinition(r.v)) return BAD;
         const t = defType(r.v);
@@ -474,6 +683,7 @@ function compileStruct(lit: ast.StructLit, scope: TypeScope, def: Vertex | undef
         patterns.push(...t.patterns);
         for (const l of t.labels) labels.add(l);
         if (t.open) open = true;
+        embeds = true;
         break;
       }
       case "Ellipsis":
@@ -486,7 +696,7 @@ function compileStruct(lit: ast.StructLit, scope: TypeScope, def: Vertex | undef
         return BAD;
     }
   }
-  return { k: "struct", fields, patterns, labels, open, def };
+  return { k: "struct", fields, patterns, labels, open, embeds, def, closes: def !== undefined, free };
 }
 
 const litTypes = new WeakMap<ast.Expr, { top: Frame; t: FastType }>();
@@ -510,7 +720,7 @@ export function conjunctType(e: ast.Expr, env: Frame): FastType | undefined {
   if (!plainEnv(env)) return undefined;
   const hit = litTypes.get(e);
   if (hit !== undefined && hit.top === top) return hit.t;
-  const t = compileExpr(e, { lits, env, inDef: false });
+  const t = compileExpr(e, { lits, env, inDef: false, aliases: [] });
   litTypes.set(e, { top, t });
   return t;
 }
