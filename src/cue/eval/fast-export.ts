@@ -27,13 +27,16 @@ import {
   begin,
   emitSnap,
   finish,
+  flatJSON,
   inSnapMode,
   listClose,
   listKey,
   listOpen,
   listPush,
   type Mode,
+  putJSON,
   type Snap,
+  snapJSON,
   snapSize,
   structClose,
   structKey,
@@ -279,7 +282,15 @@ function node(
     return bail();
   }
   // A use with label bindings differs per use: it is not exported once for all.
-  if (n === 1 && c0 instanceof Use && c0.binds === undefined) return alone(c0, depth, lvl);
+  if (n === 1) {
+    if (c0 instanceof Use) {
+      if (c0.binds === undefined) return alone(c0, depth, lvl);
+    } else if (c0.kind !== "Struct" && c0.kind !== "List") {
+      // Plain data alone: its literal is its value.
+      const a = literalAtom(c0);
+      return a === undefined ? bail() : atomOut(a);
+    }
+  }
   let kind = NEUTRAL;
   for (let k = 0; k < n; k++) {
     const x = kindOf(nth(c0, c1, more, k));
@@ -296,6 +307,8 @@ interface Alone {
   readonly snap: Snap;
   readonly height: number;
   readonly size: number;
+  /** The snap as unindented JSON, once written so. */
+  json: string | undefined;
 }
 
 /** A declaration that is its vertex's only conjunct: exported once, written again from the copy. */
@@ -318,7 +331,8 @@ function alone(u: Use, depth: number, lvl: number): unknown {
       u.alone = null;
       return bail();
     }
-    a = { snap: s, ...snapSize(s) };
+    const z = snapSize(s);
+    a = { snap: s, height: z.height, size: z.size, json: undefined };
     u.alone = a;
   }
   if (a === null) return bail();
@@ -327,6 +341,11 @@ function alone(u: Use, depth: number, lvl: number): unknown {
   if (depth + a.height > maxDepth || e.steps > maxSteps) {
     limitHit = true;
     return bail();
+  }
+  if (flatJSON()) {
+    a.json ??= snapJSON(a.snap);
+    putJSON(a.json);
+    return null;
   }
   return emitSnap(a.snap, lvl);
 }

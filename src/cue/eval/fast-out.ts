@@ -24,9 +24,14 @@ let mode: Mode = "data";
 let indent = 0;
 let sep = ": ";
 const pads: string[] = [];
-let parts: string[] = [];
+// JSON text: pieces in one reused array, joined into a chunk every few thousand (so that the pieces
+// die young and only the chunks are kept), and the chunks.
+const parts: string[] = [];
+let nparts = 0;
 let chunks: string[] = [];
 const CHUNK = 4096;
+// Unindented JSON: `"name":` and `,"name":` per field name, written as one piece.
+let keys = new Map<string, readonly [string, string]>();
 
 /** Starts writing in `m` (JSON indented by `jsonIndent`). */
 export function begin(m: Mode, jsonIndent: number): void {
@@ -34,15 +39,22 @@ export function begin(m: Mode, jsonIndent: number): void {
   indent = jsonIndent;
   sep = jsonIndent > 0 ? ": " : ":";
   pads.length = 0;
-  parts = [];
+  nparts = 0;
   chunks = [];
 }
 
 /** The JSON text written since `begin` (empty in other modes); forgets it. */
 export function finish(): string {
-  const text = mode === "json" ? chunks.join("") + parts.join("") : "";
-  parts = [];
+  let text = "";
+  if (mode === "json") {
+    parts.length = nparts;
+    chunks.push(parts.join(""));
+    text = chunks.length === 1 ? (chunks[0] as string) : chunks.join("");
+  }
+  parts.length = 0;
+  nparts = 0;
   chunks = [];
+  if (keys.size > 50_000) keys = new Map();
   return text;
 }
 
@@ -58,10 +70,10 @@ export function inSnapMode<T>(fn: () => T): T {
 }
 
 function put(x: string): void {
-  parts.push(x);
-  if (parts.length === CHUNK) {
+  parts[nparts++] = x;
+  if (nparts === CHUNK) {
     chunks.push(parts.join(""));
-    parts = [];
+    nparts = 0;
   }
 }
 
@@ -110,6 +122,16 @@ export function structOpen(): Out {
 /** Before the value of the field `name` (the `count`-th written) at level `lvl`. */
 export function structKey(count: number, name: string, lvl: number): void {
   if (mode !== "json") return;
+  if (indent <= 0) {
+    let k = keys.get(name);
+    if (k === undefined) {
+      const q = `${quoteKey(name)}:`;
+      k = [q, `,${q}`];
+      keys.set(name, k);
+    }
+    put(k[count > 0 ? 1 : 0]);
+    return;
+  }
   if (count > 0) put(",");
   put(pad(lvl + 1));
   put(quoteKey(name));
@@ -128,7 +150,7 @@ export function structSet(o: Out, name: string, x: unknown): void {
 
 export function structClose(count: number, lvl: number): void {
   if (mode !== "json") return;
-  if (count > 0) put(pad(lvl));
+  if (count > 0 && indent > 0) put(pad(lvl));
   put("}");
 }
 
@@ -150,7 +172,7 @@ export function listOpen(): Out {
 export function listKey(i: number, lvl: number): void {
   if (mode !== "json") return;
   if (i > 0) put(",");
-  put(pad(lvl + 1));
+  if (indent > 0) put(pad(lvl + 1));
 }
 
 export function listPush(o: Out, x: unknown): void {
@@ -160,7 +182,7 @@ export function listPush(o: Out, x: unknown): void {
 
 export function listClose(count: number, lvl: number): void {
   if (mode !== "json") return;
-  if (count > 0) put(pad(lvl));
+  if (count > 0 && indent > 0) put(pad(lvl));
   put("]");
 }
 
@@ -192,6 +214,34 @@ export function emitSnap(s: Snap, lvl: number): unknown {
     }
     default:
       return atomOut(s);
+  }
+}
+
+/** Whether JSON text is being written without indentation (a snap then always reads the same). */
+export function flatJSON(): boolean {
+  return mode === "json" && indent <= 0;
+}
+
+/** Writes text made by {@link snapJSON}. */
+export function putJSON(text: string): void {
+  put(text);
+}
+
+/** A snap as unindented JSON text: what {@link emitSnap} writes then. */
+export function snapJSON(s: Snap): string {
+  switch (s.t) {
+    case "struct": {
+      let out = "{";
+      for (let i = 0; i < s.keys.length; i++) {
+        if (i > 0) out += ",";
+        out += `${quoteKey(s.keys[i] as string)}:${snapJSON(s.vals[i] as Snap)}`;
+      }
+      return `${out}}`;
+    }
+    case "list":
+      return `[${s.items.map(snapJSON).join(",")}]`;
+    default:
+      return atomJSON(s);
   }
 }
 
