@@ -69,9 +69,9 @@ import {
 /** A conjunct as the fast path sees it: plain data (its syntax) or a compiled type's use. */
 type Contrib = ast.Expr | Use;
 
-/** What `fastExport` produced: data or JSON text; or where below the vertex it gave up. */
+/** What `fastExport` produced: data or JSON text (in chunks); or where below the vertex it gave up. */
 export type FastResult =
-  | { readonly ok: true; readonly data: CueData | undefined; readonly text: string | undefined }
+  | { readonly ok: true; readonly data: CueData | undefined; readonly text: readonly string[] }
   | { readonly ok: false; readonly failAt: readonly string[] };
 
 const byDefault = typeof process === "undefined" || process.env.CUE_FAST !== "0";

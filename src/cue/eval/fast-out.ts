@@ -43,19 +43,19 @@ export function begin(m: Mode, jsonIndent: number): void {
   chunks = [];
 }
 
-/** The JSON text written since `begin` (empty in other modes); forgets it. */
-export function finish(): string {
-  let text = "";
+/** The JSON text written since `begin`, in chunks (none in other modes); forgets it. */
+export function finish(): string[] {
+  let out: string[] = [];
   if (mode === "json") {
     parts.length = nparts;
     chunks.push(parts.join(""));
-    text = chunks.length === 1 ? (chunks[0] as string) : chunks.join("");
+    out = chunks;
   }
   parts.length = 0;
   nparts = 0;
   chunks = [];
   if (keys.size > 50_000) keys = new Map();
-  return text;
+  return out;
 }
 
 /** Runs `fn` writing snaps (the JSON written so far is kept). */
