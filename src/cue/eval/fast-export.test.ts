@@ -96,6 +96,17 @@ interface Case {
 
 const SVC = `check: {type: "tcp", port: 80}`;
 
+/** Many services with text JSON escapes or UTF-8 for, so that the JSON text spans several chunks. */
+function manyServices(n: number): string {
+  const odd = ["é", "日本", "😀", '\\"q\\"', "back\\\\slash", "tab\\t", "nl\\n", "\\u0001", "\\u007f"];
+  const svcs: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const o = odd[i % odd.length] as string;
+    svcs.push(`"s-${o}-${i}": {${SVC}, tags: ["${o}", "plain-${i}"], interval: "${"x".repeat(i % 40)}"}`);
+  }
+  return `hosts: {"h-ü": {address: "a", labels: {env: "${"ü".repeat(30_000)}"}, services: {${svcs.join(", ")}}}, h2: {address: "${"y".repeat(100_000)}"}}`;
+}
+
 const cases: Case[] = [
   {
     name: "defaults fill a tagged union branch",
@@ -273,6 +284,12 @@ const cases: Case[] = [
     name: "fleet: a value out of bounds and a bad URL",
     doc: `hosts: h1: {address: "a", services: {web: {${SVC}, retries: 11}, db: check: {type: "http", url: "ftp://x"}}}`,
     fast: false,
+    fleet: true,
+  },
+  {
+    name: "fleet: escapes, UTF-8 and long strings over several chunks of text",
+    doc: manyServices(3000),
+    fast: true,
     fleet: true,
   },
   {

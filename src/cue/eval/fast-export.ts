@@ -45,10 +45,15 @@ import {
 } from "./fast-out.js";
 import { definitionSnap } from "./fast-snap.js";
 import {
+  BADK as BAD,
   type Binds,
   conjunctType,
   type DisjT,
+  LIST,
+  NEUTRAL,
   plainEnv,
+  SCALAR,
+  STRUCT,
   type StructT,
   type TermT,
   Use,
@@ -105,6 +110,8 @@ function bail(): undefined {
 // conjuncts inline and the rest in an array.
 const eLabel: string[] = [];
 const eFt: number[] = [];
+/** Per field: the struct types (bits by their index) whose closedness allows its label. */
+const eDecl: number[] = [];
 const eC0: (Contrib | undefined)[] = [];
 const eC1: (Contrib | undefined)[] = [];
 const eMore: (Contrib[] | undefined)[] = [];
@@ -221,37 +228,10 @@ function plainShallow(x: ast.Expr): boolean {
   }
 }
 
-// Node kinds.
-const NEUTRAL = -1;
-const SCALAR = 0;
-const STRUCT = 1;
-const LIST = 2;
-const BAD = 3;
-
 function kindOf(c: Contrib): number {
-  if (!(c instanceof Use)) {
-    const k = c.kind;
-    return k === "Struct" ? STRUCT : k === "List" ? LIST : SCALAR;
-  }
-  const t = c.type;
-  switch (t.k) {
-    case "struct":
-    case "disj":
-      return STRUCT;
-    case "list":
-      return LIST;
-    case "scalar":
-      for (const p of t.parts) if (p.value.t !== "top") return SCALAR;
-      return NEUTRAL;
-    case "top":
-      return NEUTRAL;
-    case "bad":
-      return BAD;
-    default: {
-      const never: never = t;
-      return never;
-    }
-  }
+  if (c instanceof Use) return c.kind;
+  const k = c.kind;
+  return k === "Struct" ? STRUCT : k === "List" ? LIST : SCALAR;
 }
 
 /** The `k`-th of the conjuncts `c0`, `c1`, `more`. */
@@ -382,6 +362,7 @@ function slot(label: string, ft: number): number {
   if (top > high) high = top;
   eLabel[i] = label;
   eFt[i] = ft;
+  eDecl[i] = 0;
   eC0[i] = undefined;
   eC1[i] = undefined;
   eMore[i] = undefined;
@@ -391,13 +372,17 @@ function slot(label: string, ft: number): number {
 // A struct with more fields than this indexes them by label.
 const SCAN = 12;
 
-/** Adds conjunct `c` of field `label` to the struct whose fields start at `base`. */
+/**
+ * Adds conjunct `c` of field `label` to the struct whose fields start at `base`; `decl`: the bit of
+ * the struct type that allows the label by declaring it (0 for none).
+ */
 function add(
   base: number,
   label: string,
   ft: number,
   c: Contrib,
   index: Map<string, number> | undefined,
+  decl: number,
 ): Map<string, number> | undefined {
   let i = find(base, label, index);
   if (i < 0) {
@@ -408,6 +393,7 @@ function add(
       for (let j = base; j < top; j++) index.set(eLabel[j] as string, j);
     }
   } else if (ft < (eFt[i] as number)) eFt[i] = ft;
+  if (decl !== 0) eDecl[i] = (eDecl[i] as number) | decl;
   push(i, c);
   return index;
 }
@@ -443,7 +429,7 @@ function structNode(
         if (d.kind !== "Field") return bail();
         const label = plainLabel(d);
         if (label === undefined || !plainShallow(d.value)) return bail();
-        index = add(base, label, REGULAR, d.value, index);
+        index = add(base, label, REGULAR, d.value, index, 0);
       }
       continue;
     }
@@ -456,7 +442,10 @@ function structNode(
       sCi[ns] = ci;
       sBinds[ns] = c.binds;
       ns++;
-      for (const f of t.fields) index = add(base, f.label, f.ft, bind(f.uses[ci], c.binds), index);
+      const bit = 1 << (ns - 1);
+      for (const f of t.fields) {
+        index = add(base, f.label, f.ft, bind(f.uses[ci], c.binds), index, f.declared ? bit : 0);
+      }
     } else if (t.k === "disj") {
       if (ns > 0 || dj !== undefined) return bail();
       dj = t;
@@ -472,7 +461,7 @@ function structNode(
     sCi[0] = 1;
     sBinds[0] = undefined;
     ns = 1;
-    for (const f of st.fields) index = add(base, f.label, f.ft, f.uses[1], index);
+    for (const f of st.fields) index = add(base, f.label, f.ft, f.uses[1], index, f.declared ? 1 : 0);
   }
   if (ns > 0 && !patterns(base, ns)) return bail();
   const end = top;
@@ -522,7 +511,7 @@ function patterns(base: number, ns: number): boolean {
   if (check === 0 && !any) return true;
   for (let i = base; i < top; i++) {
     const label = eLabel[i] as string;
-    let need = check;
+    let need = check & ~(eDecl[i] as number);
     for (let j = 0; j < ns; j++) {
       const t = sType[j] as StructT;
       if ((need & (1 << j)) !== 0 && t.labels.has(label)) need &= ~(1 << j);

@@ -7,6 +7,7 @@
 
 import type { CueData } from "./export.js";
 import { atomData, atomJSON, quoteKey, setField } from "./export-atoms.js";
+import { textBegin, textEnd, writeChar, writeQuoted, writeText } from "./fast-text.js";
 import type { Atom } from "./values.js";
 
 export type Mode = "data" | "json" | "none" | "snap";
@@ -22,40 +23,19 @@ export type Out = Record<string, CueData> | CueData[] | Snap | null;
 
 let mode: Mode = "data";
 let indent = 0;
-let sep = ": ";
 const pads: string[] = [];
-// JSON text: pieces in one reused array, joined into a chunk every few thousand (so that the pieces
-// die young and only the chunks are kept), and the chunks.
-const parts: string[] = [];
-let nparts = 0;
-let chunks: string[] = [];
-const CHUNK = 4096;
-// Unindented JSON: `"name":` and `,"name":` per field name, written as one piece.
-let keys = new Map<string, readonly [string, string]>();
 
 /** Starts writing in `m` (JSON indented by `jsonIndent`). */
 export function begin(m: Mode, jsonIndent: number): void {
   mode = m;
   indent = jsonIndent;
-  sep = jsonIndent > 0 ? ": " : ":";
   pads.length = 0;
-  nparts = 0;
-  chunks = [];
+  textBegin();
 }
 
 /** The JSON text written since `begin`, in chunks (none in other modes); forgets it. */
 export function finish(): string[] {
-  let out: string[] = [];
-  if (mode === "json") {
-    parts.length = nparts;
-    chunks.push(parts.join(""));
-    out = chunks;
-  }
-  parts.length = 0;
-  nparts = 0;
-  chunks = [];
-  if (keys.size > 50_000) keys = new Map();
-  return out;
+  return textEnd();
 }
 
 /** Runs `fn` writing snaps (the JSON written so far is kept). */
@@ -66,14 +46,6 @@ export function inSnapMode<T>(fn: () => T): T {
     return fn();
   } finally {
     mode = m;
-  }
-}
-
-function put(x: string): void {
-  parts[nparts++] = x;
-  if (nparts === CHUNK) {
-    chunks.push(parts.join(""));
-    nparts = 0;
   }
 }
 
@@ -92,7 +64,8 @@ export function atomOut(a: Atom): unknown {
     case "data":
       return atomData(a);
     case "json":
-      put(atomJSON(a));
+      if (a.t === "string") writeQuoted(a.v);
+      else writeText(atomJSON(a));
       return null;
     case "snap":
       return a;
@@ -110,7 +83,7 @@ export function structOpen(): Out {
     case "data":
       return {};
     case "json":
-      put("{");
+      writeChar(0x7b);
       return null;
     case "snap":
       return { t: "struct", keys: [], vals: [] };
@@ -122,20 +95,11 @@ export function structOpen(): Out {
 /** Before the value of the field `name` (the `count`-th written) at level `lvl`. */
 export function structKey(count: number, name: string, lvl: number): void {
   if (mode !== "json") return;
-  if (indent <= 0) {
-    let k = keys.get(name);
-    if (k === undefined) {
-      const q = `${quoteKey(name)}:`;
-      k = [q, `,${q}`];
-      keys.set(name, k);
-    }
-    put(k[count > 0 ? 1 : 0]);
-    return;
-  }
-  if (count > 0) put(",");
-  put(pad(lvl + 1));
-  put(quoteKey(name));
-  put(sep);
+  if (count > 0) writeChar(0x2c);
+  if (indent > 0) writeText(pad(lvl + 1));
+  writeQuoted(name);
+  writeChar(0x3a);
+  if (indent > 0) writeChar(0x20);
 }
 
 /** After the value `x` of the field `name`. */
@@ -150,8 +114,8 @@ export function structSet(o: Out, name: string, x: unknown): void {
 
 export function structClose(count: number, lvl: number): void {
   if (mode !== "json") return;
-  if (count > 0 && indent > 0) put(pad(lvl));
-  put("}");
+  if (count > 0 && indent > 0) writeText(pad(lvl));
+  writeChar(0x7d);
 }
 
 export function listOpen(): Out {
@@ -159,7 +123,7 @@ export function listOpen(): Out {
     case "data":
       return [];
     case "json":
-      put("[");
+      writeChar(0x5b);
       return null;
     case "snap":
       return { t: "list", items: [] };
@@ -171,8 +135,8 @@ export function listOpen(): Out {
 /** Before the element at `i` of a list at level `lvl`. */
 export function listKey(i: number, lvl: number): void {
   if (mode !== "json") return;
-  if (i > 0) put(",");
-  if (indent > 0) put(pad(lvl + 1));
+  if (i > 0) writeChar(0x2c);
+  if (indent > 0) writeText(pad(lvl + 1));
 }
 
 export function listPush(o: Out, x: unknown): void {
@@ -182,8 +146,8 @@ export function listPush(o: Out, x: unknown): void {
 
 export function listClose(count: number, lvl: number): void {
   if (mode !== "json") return;
-  if (count > 0 && indent > 0) put(pad(lvl));
-  put("]");
+  if (count > 0 && indent > 0) writeText(pad(lvl));
+  writeChar(0x5d);
 }
 
 /** Writes a snap again at level `lvl` (new data objects each time). */
@@ -224,7 +188,7 @@ export function flatJSON(): boolean {
 
 /** Writes text made by {@link snapJSON}. */
 export function putJSON(text: string): void {
-  put(text);
+  writeText(text);
 }
 
 /** A snap as unindented JSON text: what {@link emitSnap} writes then. */

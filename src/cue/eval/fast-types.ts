@@ -58,13 +58,46 @@ export interface Binds {
 export class Use {
   /** What this use exports when it is its vertex's only conjunct (the fast path fills it in). */
   alone: unknown = undefined;
+  /** What kind of vertex its type makes: {@link NEUTRAL}, {@link SCALAR}, {@link STRUCT}, … */
+  readonly kind: number;
   constructor(
     readonly expr: ast.Expr,
     readonly type: FastType,
     readonly closed: boolean,
     /** What the label aliases its type refers to stand for (set only when its type has free ones). */
     readonly binds: Binds | undefined = undefined,
-  ) {}
+  ) {
+    this.kind = kindOfType(type);
+  }
+}
+
+/** Vertex kinds a type makes. NEUTRAL: none of its own (top, or only `_`-like constraints). */
+export const NEUTRAL = -1;
+export const SCALAR = 0;
+export const STRUCT = 1;
+export const LIST = 2;
+/** A type the fast path cannot evaluate. */
+export const BADK = 3;
+
+function kindOfType(t: FastType): number {
+  switch (t.k) {
+    case "struct":
+    case "disj":
+      return STRUCT;
+    case "list":
+      return LIST;
+    case "scalar":
+      for (const p of t.parts) if (p.value.t !== "top" || p.alias !== undefined) return SCALAR;
+      return NEUTRAL;
+    case "top":
+      return NEUTRAL;
+    case "bad":
+      return BADK;
+    default: {
+      const never: never = t;
+      return never;
+    }
+  }
 }
 
 /** The two uses of a declaration: in an open context and in a closed one. */
@@ -80,6 +113,8 @@ export interface FieldT {
   /** REGULAR, REQUIRED or OPTIONAL. */
   readonly ft: number;
   readonly uses: Uses;
+  /** Whether the type's own closedness allows the label (its `labels` has it). */
+  readonly declared: boolean;
 }
 
 /** A pattern constraint `[pattern]: type`, or `[Alias=pattern]: type`. */
@@ -411,7 +446,7 @@ function compileAnd(e: ast.Binary, scope: TypeScope): FastType | undefined {
 function pinClosed(t: StructT): StructT {
   return {
     ...t,
-    fields: t.fields.map((f) => ({ label: f.label, ft: f.ft, uses: [f.uses[1], f.uses[1]] as const })),
+    fields: t.fields.map((f) => ({ ...f, uses: [f.uses[1], f.uses[1]] as const })),
     patterns: t.patterns.map((p) => ({ ...p, uses: [p.uses[1], p.uses[1]] as const })),
     def: undefined,
     closes: true,
@@ -440,12 +475,13 @@ function merge(a: StructT, aCloses: boolean, b: StructT, bCloses: boolean): Stru
     // Both declare a struct: one field whose type is both, in declaration order (else two fields,
     // whose closedness the fast path checks each on its own).
     if (g !== undefined && m !== undefined) {
-      fields[i] = { label: f.label, ft: Math.min(g.ft, f.ft), uses: uses(g.uses[1].expr, m) };
+      fields[i] = { label: f.label, ft: Math.min(g.ft, f.ft), uses: uses(g.uses[1].expr, m), declared: true };
     } else fields.push(f);
   }
+  const labels = closing.labels;
   return {
     k: "struct",
-    fields,
+    fields: fields.map((f) => (f.declared === labels.has(f.label) ? f : { ...f, declared: !f.declared })),
     patterns: closing.patterns,
     labels: closing.labels,
     open: closing.open,
@@ -667,7 +703,7 @@ function compileStruct(lit: ast.StructLit, scope: TypeScope, def: Vertex | undef
         labels.add(label);
         const t = compileExpr(d.value, scope);
         free = union(free, t.free);
-        fields.push({ label, ft: fieldType(d), uses: uses(d.value, t) });
+        fields.push({ label, ft: fieldType(d), uses: uses(d.value, t), declared: true });
         break;
       }
       case "Embed": {
