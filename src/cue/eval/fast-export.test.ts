@@ -293,6 +293,36 @@ const cases: Case[] = [
     fleet: true,
   },
   {
+    name: "fleet: alias forms: shadowed, nested, after the literal, `_` and exact patterns",
+    doc: `hosts: {}
+x: [A=string]: {[A=string]: {v: A}}
+x: {p: {q: {}}}
+y: [N=string]: {N: 1, v: N}
+y: {a: {}}
+z: [N=_]: {n: N}
+z: {"a b": {}}
+w: [N=!="x"]: {n: N}
+w: {a: {}, x: 1}
+#S: {name?: string, id!: string, a: *1 | int}
+r: [N=string]: #S & {name: N, id: N}
+r: {a: {}}
+q: [N=string]: ({id: N} & #S) & {a: 2}
+q: {b: {}}
+g: [N=string]: {n: N, s: [M=string]: {m: M, n: N}}
+g: {a: {s: {b: {}, c: {}}}}
+#U: {m: {[string]: string}, o: {a?: string, ...}}
+u: [N=string]: #U & {m: {self: N}, o: {a: N, zz: N}}
+u: {k: {m: {other: "o"}}}`,
+    fast: true,
+    fleet: true,
+  },
+  {
+    name: "fleet: a pattern value the literal adds a field to that the definition refuses",
+    doc: `hosts: {}\n#S: {id: string}\nr: [N=string]: #S & {id: N, extra: N}\nr: {a: {}}`,
+    fast: true,
+    fleet: true,
+  },
+  {
     name: "fleet: a top-level field the schema does not know stays plain",
     doc: `hosts: {}\nextra: {a: [1, {b: null}]}`,
     fast: true,
