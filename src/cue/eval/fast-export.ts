@@ -1,12 +1,13 @@
 /**
  * The fast export path: a vertex whose conjuncts are plain data (literals, lists and structs of
- * regular fields, as generated configuration is) unified with compiled types (`fast-types.ts`) is
- * exported directly from the syntax, without building vertices, conjuncts, frames or closedness
- * records. It computes what the general evaluator would, in the same order: fields in the order
- * their first conjunct declares them, a tagged union resolved after the other conjuncts by the same
- * discrimination, pattern constraints applied last, scalar conjuncts unified with the same `meet`
- * calls in the same passes. A declaration used alone (a default, `flap: #Flap`) is exported once
- * and written again from that copy.
+ * regular fields, as generated configuration is) unified with compiled types (`fast-types.ts`,
+ * `fast-compile.ts`) is exported directly from the syntax, without building vertices, conjuncts,
+ * frames or closedness records. It computes what the general evaluator would, in the same order:
+ * fields in the order their first conjunct declares them, a tagged union resolved after the other
+ * conjuncts by the same discrimination, pattern constraints applied last (a label alias bound to
+ * the label they matched), scalar conjuncts unified with the same `meet` calls in the same passes.
+ * A declaration used alone (a default, `flap: #Flap`) is exported once and written again from that
+ * copy; JSON text goes into a byte buffer (`fast-text.ts`).
  *
  * It only ever answers for documents without errors. Anything else — a conflict, a field a closed
  * struct does not allow, a missing required field, a non-concrete value, a construct it does not
@@ -22,6 +23,7 @@ import { literalValue } from "./discriminator.js";
 import { engine } from "./engine.js";
 import { patternAccepts } from "./evaluate.js";
 import type { CueData } from "./export.js";
+import { conjunctType, plainEnv } from "./fast-compile.js";
 import {
   atomOut,
   begin,
@@ -47,11 +49,9 @@ import { definitionSnap } from "./fast-snap.js";
 import {
   BADK as BAD,
   type Binds,
-  conjunctType,
   type DisjT,
   LIST,
   NEUTRAL,
-  plainEnv,
   SCALAR,
   STRUCT,
   type StructT,
