@@ -56,6 +56,12 @@ export function createInterner(): Interner {
   return new StringTable();
 }
 
+/** Whether `text` holds `k` at `start` (a loop: faster than `startsWith` for short keys). */
+function sameText(k: string, text: string, start: number): boolean {
+  for (let j = 0; j < k.length; j++) if (k.charCodeAt(j) !== text.charCodeAt(start + j)) return false;
+  return true;
+}
+
 /** A packed array of `n` empty slots (a holey one would check for holes on every probe). */
 function emptySlots(n: number): (string | undefined)[] {
   const a: (string | undefined)[] = [];
@@ -99,7 +105,7 @@ class StringTable implements Interner {
     for (;;) {
       const k = keys[slot];
       if (k === undefined) break;
-      if (hashes[slot] === h && k.length === len && text.startsWith(k, start)) {
+      if (hashes[slot] === h && k.length === len && sameText(k, text, start)) {
         const kind = this.#kinds[slot] as number;
         this.keyword = kind === 0 ? "" : (keywords[kind - 1] as Keyword);
         return k;

@@ -13,7 +13,20 @@ import { scanString } from "./string-lit.js";
 import {
   type AttrInfo,
   asciiIdentChar,
-  commaAfter,
+  charClass,
+  closeToken,
+  clsAt,
+  clsClose,
+  clsDigit,
+  clsDot,
+  clsHash,
+  clsLetter,
+  clsNewline,
+  clsOther,
+  clsQuote,
+  clsSlash,
+  clsSpace,
+  clsUnderscore,
   isDigit,
   isIdentChar,
   isLetter,
@@ -170,67 +183,81 @@ export class Scanner {
     this.attr = undefined;
     this.op = 0;
     let i = this.#i;
-    // Skip whitespace, emitting a comma at a newline when the last token calls for one.
-    while (i < end) {
-      const c = text.charCodeAt(i);
-      if (c === 32 || c === 9 || c === 13) {
-        i++;
-      } else if (c === 10) {
-        if (this.#needComma && !this.#leadingPunctuation(i + 1)) {
-          this.#emit(",", i, i, false);
-          this.#i = i + 1;
+    for (;;) {
+      if (i >= end) {
+        if (this.#needComma && !this.#atEOF) {
+          this.#atEOF = true;
+          this.#emit(",", end, end, false);
           this.implicit = true;
           return;
         }
-        i++;
-      } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
-        let k = i + 2;
-        while (k < end && text.charCodeAt(k) !== 10) k++;
-        this.comments?.push({ start: i, end: k, text: text.slice(i + 2, k) });
-        i = k;
-      } else {
-        break;
-      }
-    }
-    if (i >= end) {
-      if (this.#needComma && !this.#atEOF) {
         this.#atEOF = true;
-        this.#emit(",", end, end, false);
-        this.implicit = true;
+        this.#emit("EOF", end, end, false);
         return;
       }
-      this.#atEOF = true;
-      this.#emit("EOF", end, end, false);
-      return;
-    }
-    const s = i;
-    const c = text.charCodeAt(i);
-    // Identifiers, `_|_`, `#Def`, `_#def`.
-    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 35 || c === 36 || c >= 0x80) {
-      if (c === 95 && text.charCodeAt(i + 1) === 124 && text.charCodeAt(i + 2) === 95) {
-        this.#emit("BOTTOM", s, i + 3, true);
-        return;
+      const c = text.charCodeAt(i);
+      switch (c < 128 ? (charClass[c] as number) : isLetter(c) ? clsLetter : clsOther) {
+        case clsSpace:
+          i++;
+          continue;
+        case clsNewline:
+          // A newline after a line's final token inserts a comma.
+          if (this.#needComma && !this.#leadingPunctuation(i + 1)) {
+            this.#emit(",", i, i, false);
+            this.#i = i + 1;
+            this.implicit = true;
+            return;
+          }
+          i++;
+          continue;
+        case clsLetter:
+          this.#word(i);
+          return;
+        case clsUnderscore:
+          if (text.charCodeAt(i + 1) === 124 && text.charCodeAt(i + 2) === 95) {
+            this.#emit("BOTTOM", i, i + 3, true);
+            return;
+          }
+          if (text.charCodeAt(i + 1) === 35) this.#ident(i, c);
+          else this.#word(i);
+          return;
+        case clsHash:
+          this.#ident(i, c);
+          return;
+        case clsDigit:
+          // Like cue's scanner (and unlike the spec's note on numeric literals), a number is a
+          // number whatever token precedes it.
+          this.#number(i);
+          return;
+        case clsQuote:
+          this.#string(i);
+          return;
+        case clsSlash:
+          if (text.charCodeAt(i + 1) === 47) {
+            let k = i + 2;
+            while (k < end && text.charCodeAt(k) !== 10) k++;
+            this.comments?.push({ start: i, end: k, text: text.slice(i + 2, k) });
+            i = k;
+            continue;
+          }
+          this.#punctuation(i, c);
+          return;
+        case clsDot:
+          if (isDigit(text.charCodeAt(i + 1))) this.#number(i);
+          else this.#punctuation(i, c);
+          return;
+        case clsAt:
+          this.#attribute(i);
+          return;
+        case clsClose:
+          // `)`, `]`, `}`, `?`: a newline after them inserts a comma.
+          this.#emit(closeToken[c] as TokenType, i, i + 1, true);
+          return;
+        default:
+          this.#punctuation(i, c);
+          return;
       }
-      if (c === 35 || isLetter(c)) {
-        this.#ident(s, c);
-        return;
-      }
     }
-    // Like cue's scanner (and unlike the spec's note on numeric literals), a number is a number
-    // whatever token precedes it.
-    if (isDigit(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)))) {
-      this.#number(s);
-      return;
-    }
-    if (c === 34 || c === 39) {
-      this.#string(s);
-      return;
-    }
-    if (c === 64 /* @ */) {
-      this.#attribute(s);
-      return;
-    }
-    this.#punctuation(s, c);
   }
 
   /** Operators and punctuation starting at `s` (first character `c`). */
@@ -238,7 +265,7 @@ export class Scanner {
     const text = this.text;
     const type = punctuation(text, s, c);
     if (type !== undefined) {
-      this.#emit(type, s, s + type.length, commaAfter(type));
+      this.#emit(type, s, s + type.length, type === "...");
       this.op = operatorFlags(c, text.charCodeAt(s + 1));
     } else if (c === 46) {
       this.errors.push({ offset: s, message: "illegal token '..'; expected '.'" });
@@ -269,6 +296,24 @@ export class Scanner {
     return false;
   }
 
+  /** An identifier starting at `s` with a letter, `$` or a single `_` (the common case). */
+  #word(s: number): void {
+    const text = this.text;
+    const end = this.limit;
+    let h = hashSeed;
+    let k = s;
+    while (k < end) {
+      const d = text.charCodeAt(k);
+      if (d < 128 ? asciiIdentChar[d] === 0 : !isIdentChar(d)) break;
+      h = hashChar(h, d);
+      k++;
+    }
+    this.value = this.interner.internHashed(text, s, k, h);
+    this.keyword = this.interner.keyword;
+    this.#emit("IDENT", s, k, true);
+  }
+
+  /** An identifier starting with `#` or `_#` (or a `#"…"#` string). */
   #ident(s: number, c: number): void {
     const text = this.text;
     const end = this.limit;
@@ -290,7 +335,7 @@ export class Scanner {
         this.#emit("IDENT", s, k, true);
         return;
       }
-    } else if (c === 95 && text.charCodeAt(k + 1) === 35) {
+    } else {
       k += 2;
       if (!(k < end && isLetter(text.charCodeAt(k)))) {
         this.errors.push({ offset: s, message: "invalid identifier: '_#' must be followed by a letter" });
