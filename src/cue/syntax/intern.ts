@@ -11,9 +11,12 @@ const maxInterned = 48;
 /** The hash of the empty text; extend it one code unit at a time with {@link hashChar}. */
 export const hashSeed = -2128831035;
 
+/** The FNV-1a multiplier. */
+export const hashPrime = 16777619;
+
 /** FNV-1a over UTF-16 code units: lets the scanner hash while it scans. */
 export function hashChar(h: number, c: number): number {
-  return Math.imul(h ^ c, 16777619);
+  return Math.imul(h ^ c, hashPrime);
 }
 
 /**

@@ -8,25 +8,10 @@
  * back interned. {@link createLexer} offers the same tokens as objects for tools.
  */
 
-import { createInterner, hashChar, hashSeed, type Interner, type Keyword } from "./intern.js";
+import { createInterner, hashPrime, hashSeed, type Interner, type Keyword } from "./intern.js";
 import { scanString } from "./string-lit.js";
 import {
   type AttrInfo,
-  asciiIdentChar,
-  charClass,
-  closeToken,
-  clsAt,
-  clsClose,
-  clsDigit,
-  clsDot,
-  clsHash,
-  clsLetter,
-  clsNewline,
-  clsOther,
-  clsQuote,
-  clsSlash,
-  clsSpace,
-  clsUnderscore,
   isDigit,
   isIdentChar,
   isLetter,
@@ -41,6 +26,63 @@ import {
 } from "./tokens.js";
 
 export type { AttrInfo, LexComment, LexError, Lexer, StringInfo, Token, TokenType } from "./tokens.js";
+
+// Character classes of ASCII characters, for the scanner's dispatch on a token's first character
+// (numbers rather than a string union: this is the innermost loop of the scanner). The tables and
+// constants are module-local on purpose: V8 folds these constants, but not imported ones, and the
+// switch below reads them for every token.
+/** Not a token start: an illegal character, or punctuation decided by `punctuation`. */
+const clsOther = 0;
+/** Space, tab, carriage return. */
+const clsSpace = 1;
+const clsNewline = 2;
+/** Letters and `$` (non-ASCII letters too, classified apart). */
+const clsLetter = 3;
+const clsUnderscore = 4;
+const clsHash = 5;
+const clsDigit = 6;
+/** `"` and `'`. */
+const clsQuote = 7;
+const clsSlash = 8;
+const clsDot = 9;
+const clsAt = 10;
+/** `)`, `]`, `}`, `?`: single-character tokens after which a newline inserts a comma. */
+const clsClose = 11;
+
+/** The class of each ASCII character. */
+const charClass = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 36) charClass[c] = clsLetter;
+  else if (c >= 48 && c <= 57) charClass[c] = clsDigit;
+}
+charClass[32] = clsSpace;
+charClass[9] = clsSpace;
+charClass[13] = clsSpace;
+charClass[10] = clsNewline;
+charClass[95] = clsUnderscore;
+charClass[35] = clsHash;
+charClass[34] = clsQuote;
+charClass[39] = clsQuote;
+charClass[47] = clsSlash;
+charClass[46] = clsDot;
+charClass[64] = clsAt;
+for (const c of [41, 93, 125, 63]) charClass[c] = clsClose;
+
+/** The token of each {@link clsClose} character. */
+const closeToken: readonly (TokenType | undefined)[] = Array.from({ length: 128 }, (_, c) =>
+  c === 41 ? ")" : c === 93 ? "]" : c === 125 ? "}" : c === 63 ? "?" : undefined,
+);
+
+/** ASCII characters that may continue an identifier (letters, digits, `_`, `$`). */
+const asciiIdentChar = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
+    asciiIdentChar[c] = 1;
+}
+
+/** FNV-1a as the interner computes it (see `hashChar`), inlined in the scanning loops. */
+const fnvSeed = hashSeed;
+const fnvPrime = hashPrime;
 
 /** Plain decimal integers up to this many digits are decoded by the lexer (exact in a double). */
 const maxPlainDigits = 15;
@@ -300,12 +342,12 @@ export class Scanner {
   #word(s: number): void {
     const text = this.text;
     const end = this.limit;
-    let h = hashSeed;
+    let h = fnvSeed;
     let k = s;
     while (k < end) {
       const d = text.charCodeAt(k);
       if (d < 128 ? asciiIdentChar[d] === 0 : !isIdentChar(d)) break;
-      h = hashChar(h, d);
+      h = Math.imul(h ^ d, fnvPrime);
       k++;
     }
     this.value = this.interner.internHashed(text, s, k, h);
@@ -344,12 +386,12 @@ export class Scanner {
       }
     }
     // Scan and hash in one pass (the prefix `#` or `_#` first).
-    let h = hashSeed;
-    for (let j = s; j < k; j++) h = hashChar(h, text.charCodeAt(j));
+    let h = fnvSeed;
+    for (let j = s; j < k; j++) h = Math.imul(h ^ text.charCodeAt(j), fnvPrime);
     while (k < end) {
       const d = text.charCodeAt(k);
       if (d < 128 ? asciiIdentChar[d] === 0 : !isIdentChar(d)) break;
-      h = hashChar(h, d);
+      h = Math.imul(h ^ d, fnvPrime);
       k++;
     }
     this.value = this.interner.internHashed(text, s, k, h);
@@ -416,7 +458,7 @@ export class Scanner {
     if (text.charCodeAt(s) === 34 && !(text.charCodeAt(s + 1) === 34 && text.charCodeAt(s + 2) === 34)) {
       // Fast path: a plain "…" without escapes needs no decoding.
       let k = s + 1;
-      let h = hashSeed;
+      let h = fnvSeed;
       while (k < end) {
         const c = text.charCodeAt(k);
         if (c === 34) {
@@ -425,7 +467,7 @@ export class Scanner {
           return;
         }
         if (c === 92 || c === 10 || c === 13) break;
-        h = hashChar(h, c);
+        h = Math.imul(h ^ c, fnvPrime);
         k++;
       }
     }

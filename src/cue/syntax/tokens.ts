@@ -107,62 +107,11 @@ export function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** ASCII characters that may continue an identifier (letters, digits, `_`, `$`). */
-export const asciiIdentChar = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
-    asciiIdentChar[c] = 1;
-}
-
 export function isIdentChar(c: number): boolean {
   if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
     return true;
   return c >= 0x80 && (/\p{L}/u.test(String.fromCharCode(c)) || /\p{Nd}/u.test(String.fromCharCode(c)));
 }
-
-// Character classes of ASCII characters, for the scanner's dispatch on a token's first character
-// (numbers rather than a string union: this is the innermost loop of the scanner).
-/** Not a token start: an illegal character, or punctuation decided by `punctuation`. */
-export const clsOther = 0;
-/** Space, tab, carriage return. */
-export const clsSpace = 1;
-export const clsNewline = 2;
-/** Letters and `$` (non-ASCII letters too, classified apart). */
-export const clsLetter = 3;
-export const clsUnderscore = 4;
-export const clsHash = 5;
-export const clsDigit = 6;
-/** `"` and `'`. */
-export const clsQuote = 7;
-export const clsSlash = 8;
-export const clsDot = 9;
-export const clsAt = 10;
-/** `)`, `]`, `}`, `?`: single-character tokens after which a newline inserts a comma. */
-export const clsClose = 11;
-
-/** The class of each ASCII character. */
-export const charClass = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 36) charClass[c] = clsLetter;
-  else if (c >= 48 && c <= 57) charClass[c] = clsDigit;
-}
-charClass[32] = clsSpace;
-charClass[9] = clsSpace;
-charClass[13] = clsSpace;
-charClass[10] = clsNewline;
-charClass[95] = clsUnderscore;
-charClass[35] = clsHash;
-charClass[34] = clsQuote;
-charClass[39] = clsQuote;
-charClass[47] = clsSlash;
-charClass[46] = clsDot;
-charClass[64] = clsAt;
-for (const c of [41, 93, 125, 63]) charClass[c] = clsClose;
-
-/** The token of each {@link clsClose} character. */
-export const closeToken: readonly (TokenType | undefined)[] = Array.from({ length: 128 }, (_, c) =>
-  c === 41 ? ")" : c === 93 ? "]" : c === 125 ? "}" : c === 63 ? "?" : undefined,
-);
 
 /**
  * The operator or punctuation token at `text[s]` (whose code is `c`), or undefined when none starts
