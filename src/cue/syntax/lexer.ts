@@ -48,6 +48,8 @@ const clsDot = 9;
 const clsAt = 10;
 /** `)`, `]`, `}`, `?`: single-character tokens after which a newline inserts a comma. */
 const clsClose = 11;
+/** `,`, `:`, `(`, `[`, `{`, `~`: single-character tokens that are no operator and insert no comma. */
+const clsOpen = 12;
 
 /** The class of each ASCII character. */
 const charClass = new Uint8Array(128);
@@ -67,10 +69,13 @@ charClass[47] = clsSlash;
 charClass[46] = clsDot;
 charClass[64] = clsAt;
 for (const c of [41, 93, 125, 63]) charClass[c] = clsClose;
+for (const c of [44, 58, 40, 91, 123, 126]) charClass[c] = clsOpen;
 
-/** The token of each {@link clsClose} character. */
-const closeToken: readonly (TokenType | undefined)[] = Array.from({ length: 128 }, (_, c) =>
-  c === 41 ? ")" : c === 93 ? "]" : c === 125 ? "}" : c === 63 ? "?" : undefined,
+/** The token of each {@link clsClose} and {@link clsOpen} character. */
+const charToken: readonly (TokenType | undefined)[] = Array.from({ length: 128 }, (_, c) =>
+  charClass[c] === clsClose || charClass[c] === clsOpen
+    ? punctuation(String.fromCharCode(c), 0, c)
+    : undefined,
 );
 
 /** ASCII characters that may continue an identifier (letters, digits, `_`, `$`). */
@@ -208,6 +213,18 @@ export class Scanner {
     return this.#pEnd;
   }
 
+  /**
+   * Drops the current token (and any peeked one) and scans the next token at `offset`, where no
+   * comma is pending: the parser skips a token it has already seen in the text (the `:` right
+   * after a label) without scanning it.
+   */
+  skipTo(offset: number): void {
+    this.#peeked = false;
+    this.#i = offset;
+    this.#needComma = false;
+    this.#scan();
+  }
+
   /** Makes `[s, e)` the current token; `comma`: a newline after it inserts a comma. */
   #emit(type: TokenType, s: number, e: number, comma: boolean): void {
     this.type = type;
@@ -293,7 +310,10 @@ export class Scanner {
           return;
         case clsClose:
           // `)`, `]`, `}`, `?`: a newline after them inserts a comma.
-          this.#emit(closeToken[c] as TokenType, i, i + 1, true);
+          this.#emit(charToken[c] as TokenType, i, i + 1, true);
+          return;
+        case clsOpen:
+          this.#emit(charToken[c] as TokenType, i, i + 1, false);
           return;
         default:
           this.#punctuation(i, c);

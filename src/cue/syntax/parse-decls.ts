@@ -38,6 +38,7 @@ import {
   type ParserState,
   peek,
   push,
+  skipTo,
   sync,
   take,
   ty,
@@ -215,12 +216,10 @@ function identField(ps: ParserState): ast.Field {
   const sc = ps.sc;
   const s = sc.start;
   const name = sc.value;
-  // The nesting the label's expression would have counted (for a limit error at the label).
+  // The nesting the field counts (a limit error is reported at the label, as for other fields).
   enter(ps);
-  next(ps);
-  leave(ps);
-  enter(ps);
-  next(ps); // :
+  // The label and its `:` in one step: the scanner resumes after the colon.
+  skipTo(ps, sc.end + 1);
   return fieldValue(ps, undefined, name, s, undefined, "regular", undefined);
 }
 
