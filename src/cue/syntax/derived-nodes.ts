@@ -125,17 +125,19 @@ setKind(PlainFieldNode, "Field");
  */
 export class IdentFieldNode extends Located implements ast.Field {
   declare readonly kind: "Field";
-  declare readonly src: Source;
   declare readonly offset: number;
   /** The label's name (interned). */
   declare readonly labelName: string;
   declare readonly value: ast.Expr;
-  constructor(src: Source, offset: number, labelName: string, value: ast.Expr) {
+  constructor(offset: number, labelName: string, value: ast.Expr) {
     super();
-    this.src = src;
     this.offset = offset;
     this.labelName = labelName;
     this.value = value;
+  }
+  /** The value's source (a field and its value are in the same file): one field less per field. */
+  get src(): Source {
+    return sourceOf(this.value.pos) as Source;
   }
   get label(): ast.Ident {
     return new IdentNode(this.src, this.offset, this.labelName);
@@ -183,7 +185,7 @@ export function newField(
   if (alias !== undefined || constraint !== "regular" || attributes.length !== 0)
     return new FieldNode(label, alias, constraint, value, attributes);
   return label instanceof IdentNode
-    ? new IdentFieldNode(label.src, label.offset, label.name, value)
+    ? new IdentFieldNode(label.offset, label.name, value)
     : new PlainFieldNode(label, value);
 }
 

@@ -315,7 +315,7 @@ function makeField(
 ): ast.Field {
   if (label !== undefined) return newField(label, alias, constraint, value, attributes, keyAlias);
   if (alias === undefined && constraint === "regular" && attributes.length === 0 && keyAlias === undefined)
-    return new IdentFieldNode(ps.source, offset, name, value);
+    return new IdentFieldNode(offset, name, value);
   return newField(new IdentNode(ps.source, offset, name), alias, constraint, value, attributes, keyAlias);
 }
 
