@@ -120,7 +120,7 @@ async function main(argv: string[]): Promise<void> {
     loop.reset();
     const readerCpuMs = threadCpuMs();
     (globalThis as { gc?: () => void }).gc?.();
-    const w = await core.writerStats();
+    const w = await core.writerStats(true);
     const m = process.memoryUsage();
     return {
       rss,
