@@ -125,7 +125,7 @@ async function main(argv: string[]): Promise<void> {
     (globalThis as { gc?: () => void }).gc?.();
     const cpuAfterGc = threadCpuMs();
     if (cpuBeforeGc !== undefined && cpuAfterGc !== undefined) forcedGcCpuMs += cpuAfterGc - cpuBeforeGc;
-    const w = await core.writerStats();
+    const w = await core.writerStats(true);
     // Only now: the forced collection must not count as a delay of the next period.
     loop.reset();
     const m = process.memoryUsage();
