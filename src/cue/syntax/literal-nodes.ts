@@ -103,6 +103,30 @@ export class StringNode extends Span implements ast.StringLit {
 }
 setKind(StringNode, "String");
 
+/**
+ * A `"…"` literal without escapes (most strings): its value is its source text between the
+ * quotes, so its end is derived rather than stored.
+ */
+export class PlainStringNode extends Located implements ast.StringLit {
+  declare readonly kind: "String";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly value: string;
+  constructor(src: Source, offset: number, value: string) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.value = value;
+  }
+  get end(): number {
+    return this.offset + this.value.length + 2;
+  }
+  get multiline(): boolean {
+    return false;
+  }
+}
+setKind(PlainStringNode, "String");
+
 export class BytesNode extends Span implements ast.BytesLit {
   declare readonly kind: "Bytes";
   declare readonly value: Uint8Array;

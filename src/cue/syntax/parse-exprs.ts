@@ -25,6 +25,7 @@ import {
   InterpolationNode,
   IntNode,
   NullNode,
+  PlainStringNode,
   StringNode,
 } from "./literal-nodes.js";
 import { ListNode, ParenNode, UnaryNode } from "./nodes.js";
@@ -340,7 +341,7 @@ export function stringLit(
   info: StringInfo | undefined,
   value: string,
 ): ast.StringLit | ast.BytesLit | ast.Interpolation {
-  if (info === undefined) return new StringNode(ps.source, s, e, value);
+  if (info === undefined) return new PlainStringNode(ps.source, s, value);
   const parts0 = info.parts;
   if (parts0.length <= 1 && (parts0.length === 0 || typeof parts0[0] === "string")) {
     const v = (parts0[0] as string | undefined) ?? "";
