@@ -7,6 +7,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { identLabel } from "../syntax/index.js";
 import { literalValue } from "./discriminator.js";
 import { patternAccepts } from "./evaluate.js";
 import { node } from "./fast-export.js";
@@ -129,11 +130,13 @@ export function plainShallow(x: ast.Expr): boolean {
 /** The label of a plain field (regular, no alias, a regular name or a quoted one), or undefined. */
 export function plainLabel(d: ast.Field): string | undefined {
   if (d.constraint !== "regular" || d.alias !== undefined || d.keyAlias !== undefined) return undefined;
-  const l = d.label;
-  if (l.kind === "Ident") {
-    const c = l.name.charCodeAt(0);
-    return c === 0x23 || c === 0x5f || c === 0x24 ? undefined : l.name;
+  // The name without making a label node (`name: value` fields make one per read).
+  const name = identLabel(d);
+  if (name !== undefined) {
+    const c = name.charCodeAt(0);
+    return c === 0x23 || c === 0x5f || c === 0x24 ? undefined : name;
   }
+  const l = d.label;
   return l.kind === "String" ? strLabel(l.value) : undefined;
 }
 
