@@ -27,6 +27,8 @@ interface Measurement {
   bytes: number;
   parseMs: number;
   compileMs?: number;
+  /** CPU time of compile + toJSON, all threads (GC and JIT included): steadier than wall time here. */
+  cpuMs?: number;
   exportMs?: number;
   errors?: string;
   checked?: string;
@@ -81,12 +83,15 @@ async function child(hosts: number): Promise<void> {
   if (typeof engine === "string") {
     m.errors = engine;
   } else {
+    const cpu = process.cpuUsage();
     let t = performance.now();
     const v = engine.compile([{ name: "fleet.cue", text }], { maxSteps: 1e9 });
     m.compileMs = performance.now() - t;
     t = performance.now();
     const out = v.toJSON(0);
     m.exportMs = performance.now() - t;
+    const used = process.cpuUsage(cpu);
+    m.cpuMs = (used.user + used.system) / 1000;
     m.maxRssMB = process.resourceUsage().maxRSS / 1024;
     if (!out.ok) {
       m.errors = `${out.errors.length} errors, first: ${out.errors[0]?.path.join(".")}: ${out.errors[0]?.message}`;
@@ -115,7 +120,9 @@ function run(args: readonly string[], env?: Record<string, string>): { m: unknow
 }
 
 function parent(sizes: readonly number[], verify: boolean): void {
-  console.log("hosts   services  doc MB  parse ms  compile ms  export ms  total ms  peak RSS MB  result");
+  console.log(
+    "hosts   services  doc MB  parse ms  compile ms  export ms  total ms  cpu ms  peak RSS MB  result",
+  );
   const done: { services: number; total: number; rss: number }[] = [];
   for (const hosts of sizes) {
     const x = run(["--child", String(hosts)]);
@@ -140,6 +147,7 @@ function parent(sizes: readonly number[], verify: boolean): void {
     console.log(
       `${String(m.hosts).padStart(5)}  ${String(m.services).padStart(8)}  ${(m.bytes / 1e6).toFixed(1).padStart(6)}` +
         `  ${f(m.parseMs, 8)}  ${f(m.compileMs, 10)}  ${f(m.exportMs, 9)}  ${f(m.compileMs === undefined ? undefined : total, 8)}` +
+        `  ${f(m.cpuMs, 6)}` +
         `  ${m.maxRssMB.toFixed(0).padStart(11)}  ${m.errors ?? m.checked ?? ""}`,
     );
     if (m.compileMs !== undefined) done.push({ services: m.services, total, rss: m.maxRssMB });
