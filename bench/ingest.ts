@@ -68,7 +68,7 @@ console.log(
 console.log(`RSS ${(rss / 1048576).toFixed(0)} MiB = ${(rss / (HOSTS * SERVICES)).toFixed(0)} B per service`);
 // Live heaps: run with --expose-gc to collect garbage first (the writer collects its own then too).
 (globalThis as { gc?: () => void }).gc?.();
-const w = await core.writerStats();
+const w = await core.writerStats(true);
 const mib = (b: number): string => (b / 1048576).toFixed(0);
 console.log(
   `heaps: reader used ${mib(process.memoryUsage().heapUsed)} MiB, writer used ${mib(w.heapUsed)} MiB, RSS now ${mib(process.memoryUsage().rss)} MiB`,

@@ -15,6 +15,7 @@ import type { Logger } from "../model/logger.js";
 import { placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
 import { loadConfigFile } from "./config-file.js";
+import { registerHeapMetrics } from "./heap-metrics.js";
 import { createMetricsRegistry } from "./metrics.js";
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
@@ -104,6 +105,7 @@ export class App {
     } catch (e) {
       throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
     }
+    registerHeapMetrics(metrics, () => core.writerStats());
     const checks = startActiveChecks({
       core,
       config: loaded.config,

@@ -117,6 +117,18 @@ describe("one port, three wire formats", () => {
       /^lookout_rpc_requests_total\{service="svc\.v1\.CommandService",method="ProcessCheckResult",code="not_found"\} [1-9]/m,
     );
     assert.match(text, /^lookout_rpc_duration_seconds_bucket\{le="0\.005",service="svc\.v1\.QueryService"/m);
+    // Both threads' heaps: the reader's (this thread) and the writer's (asked over its port).
+    for (const re of [
+      /^lookout_heap_used_bytes\{thread="reader"\} [1-9]\d+$/m,
+      /^lookout_heap_used_bytes\{thread="writer"\} [1-9]\d+$/m,
+      /^lookout_heap_total_bytes\{thread="writer"\} [1-9]\d+$/m,
+      /^lookout_heap_external_bytes\{thread="writer"\} [1-9]\d+$/m,
+      /^lookout_heap_array_buffers_bytes\{thread="reader"\} \d+$/m,
+      /^lookout_heap_space_size_bytes\{thread="writer",space="new_space"\} [1-9]\d+$/m,
+      /^lookout_heap_space_used_bytes\{thread="reader",space="old_space"\} [1-9]\d+$/m,
+    ]) {
+      assert.match(text, re);
+    }
   });
 
   test("/ serves the dashboard page and unknown paths are 404", async () => {

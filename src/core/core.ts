@@ -183,11 +183,12 @@ export class Core {
   }
 
   /**
-   * The writer thread's V8 heap in bytes and its CPU time (the reader's heap is
-   * process.memoryUsage(); its CPU time threadCpuMs() on the reader's thread).
+   * The writer thread's memory in bytes and its CPU time (the reader's are threadMemory() and
+   * threadCpuMs() on the reader's thread). `collect`: the writer collects garbage first, when run
+   * under --expose-gc (benchmarks: the heap is then the live heap).
    */
-  writerStats(): Promise<WriterStats> {
-    return this.#store.writerStats();
+  writerStats(collect = false): Promise<WriterStats> {
+    return this.#store.writerStats(collect);
   }
 
   /** Takes a snapshot now (normally the writer takes them on its own cadence). */

@@ -9,7 +9,7 @@ export { RejectedError, type RejectReason, StoreError } from "./errors.js";
 export { type EventLogReader, type LoggedEvent, openEventLogReader } from "./event-log.js";
 export type { ObjectEntry, ObjectIndex } from "./object-index.js";
 export type { Projection, ProjectionSnapshot } from "./projection.js";
-export { DEFAULT_WRITER_OPTIONS, type WriterOptions } from "./protocol.js";
+export { DEFAULT_WRITER_OPTIONS, type WriterOptions, type WriterStats } from "./protocol.js";
 export {
   type HistoryQuery,
   listHistory,
@@ -24,3 +24,4 @@ export { replayProjection } from "./replay.js";
 export type { StateMachine, StateMachineFactory } from "./state-machine.js";
 export { type IngestOutcome, Store, type StoreOptions } from "./store.js";
 export type { SubmissionDecoder } from "./submission.js";
+export { type HeapSpace, type ThreadMemory, threadMemory } from "./thread-memory.js";

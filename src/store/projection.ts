@@ -1,7 +1,6 @@
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
-import type { WireWriter } from "./wire.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -38,8 +37,8 @@ export interface ProjectionImage {
  * `applyDelta`, so copies fed the same deltas stay equal.
  *
  * Records are held encoded (src/store/status-codec.ts), outside the JavaScript heap
- * (src/store/record-arena.ts): `writeStatus` copies a record's bytes into a response, `status`
- * decodes. `history` returns the backing array (callers must not modify it). Not thread-safe; each
+ * (src/store/record-arena.ts): `statusRef`/`copyStatus` copy a record's bytes into a response,
+ * `status` decodes. `history` returns the backing array (callers must not modify it). Not thread-safe; each
  * thread holds its own Projection.
  */
 export interface Projection {
@@ -49,8 +48,20 @@ export interface Projection {
   status(key: string): StatusRecord | undefined;
   /** The record of an object as held, encoded (a new string); undefined: PENDING. */
   encodedStatus(key: string): EncodedStatus | undefined;
-  /** Appends the encoded record of an object to `w`; false (nothing written) when PENDING. */
-  writeStatus(key: string, w: WireWriter): boolean;
+  /**
+   * A handle on the encoded record of an object, or -1 when PENDING: for `statusLength` and
+   * `copyStatus`, which splice records into a response without a string per record. An object
+   * keeps its handle while it has a record, whatever the record becomes, so a caller may keep
+   * handles (by object) for as long as `statusRefEpoch` stays the same; -1 is never kept (the
+   * object may get a record).
+   */
+  statusRef(key: string): number;
+  /** Changes whenever a handle may stop naming its object's record (an object lost its record). */
+  statusRefEpoch(): number;
+  /** The length in bytes of the encoded record behind a handle. */
+  statusLength(ref: number): number;
+  /** Copies the encoded record behind a handle into `dst` at `at`; returns where it ends. */
+  copyStatus(ref: number, dst: Uint8Array, at: number): number;
   /** Number of status records. */
   size(): number;
   /** History entries, oldest first; entries [historyStart(), length) are live. */
@@ -112,7 +123,10 @@ export function createProjection(
     eventSeq: () => eventSeq,
     status: decoded,
     encodedStatus: (key) => statuses.get(key),
-    writeStatus: (key, w) => statuses.copyTo(key, w),
+    statusRef: (key) => statuses.find(key),
+    statusRefEpoch: () => statuses.generation,
+    statusLength: (ref) => statuses.lengthOf(ref),
+    copyStatus: (ref, dst, at) => statuses.copy(ref, dst, at),
     size: () => statuses.size,
     history: () => history,
     historyStart: () => start,

@@ -2,6 +2,7 @@ import type { Config } from "../model/config.js";
 import type { RejectReason } from "./errors.js";
 import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
+import type { ThreadMemory } from "./thread-memory.js";
 
 /** Tuning of the writer; every field has a default (see DEFAULT_WRITER_OPTIONS). */
 export interface WriterOptions {
@@ -35,10 +36,8 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   nice: 10,
 };
 
-/** The writer thread's heap (bytes) and CPU time (ms; undefined where the OS does not tell). */
-export interface WriterStats {
-  readonly heapUsed: number;
-  readonly heapTotal: number;
+/** The writer thread's memory (bytes) and CPU time (ms; undefined where the OS does not tell). */
+export interface WriterStats extends ThreadMemory {
   readonly cpuMs: number | undefined;
 }
 
@@ -82,8 +81,11 @@ export type ToWriter =
    * ProjectionSnapshot). `last` marks the final part.
    */
   | { readonly t: "projection"; readonly id: number; readonly text: string; readonly last: boolean }
-  /** Answered at once with `stats`: the writer thread's heap and CPU time, for benchmarks and metrics. */
-  | { readonly t: "stats"; readonly id: number }
+  /**
+   * Answered at once with `stats`: the writer thread's memory and CPU time, for benchmarks and
+   * metrics. `collect`: collect garbage first (under --expose-gc only; benchmarks).
+   */
+  | { readonly t: "stats"; readonly id: number; readonly collect: boolean }
   /** Answered with `done` once everything enqueued before it is applied and its deltas are sent. */
   | { readonly t: "sync"; readonly id: number }
   | { readonly t: "close"; readonly id: number };

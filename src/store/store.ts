@@ -191,12 +191,15 @@ export class Store {
     return this.#send((id) => ({ t: "snapshot", id }));
   }
 
-  /** The writer thread's V8 heap (bytes) and CPU time, answered without waiting for queued work. */
-  writerStats(): Promise<WriterStats> {
+  /**
+   * The writer thread's memory (bytes) and CPU time, answered without waiting for queued work.
+   * `collect`: the writer collects garbage first (under --expose-gc only), so its heap is the live one.
+   */
+  writerStats(collect = false): Promise<WriterStats> {
     const id = this.#nextId++;
     return new Promise((resolve) => {
       this.#statsWaiters.set(id, resolve);
-      this.#worker.postMessage({ t: "stats", id } satisfies ToWriter);
+      this.#worker.postMessage({ t: "stats", id, collect } satisfies ToWriter);
     });
   }
 

@@ -18,6 +18,7 @@ import type { ProjectionDelta } from "./records.js";
 import type { StateMachineFactory } from "./state-machine.js";
 import type { SubmissionDecoder } from "./submission.js";
 import { threadCpuMs } from "./thread-cpu.js";
+import { threadMemory } from "./thread-memory.js";
 import { lowerThreadPriority } from "./thread-priority.js";
 import { type EnqueueRow, type SnapshotStart, Writer } from "./writer.js";
 
@@ -73,10 +74,7 @@ export function runWriterThread(engines: StateMachineFactory, submissions?: Subm
         return;
       case "stats": {
         const cpuMs = threadCpuMs();
-        // Under --expose-gc (benchmarks) the figure is the live heap, not live plus garbage.
-        (globalThis as { gc?: () => void }).gc?.();
-        const h = process.memoryUsage();
-        post({ t: "stats", id: m.id, stats: { heapUsed: h.heapUsed, heapTotal: h.heapTotal, cpuMs } });
+        post({ t: "stats", id: m.id, stats: { ...threadMemory(m.collect), cpuMs } });
         return;
       }
       case "pull":

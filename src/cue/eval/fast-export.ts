@@ -1,12 +1,13 @@
 /**
  * The fast export path: a vertex whose conjuncts are plain data (literals, lists and structs of
- * regular fields, as generated configuration is) unified with compiled types (`fast-types.ts`) is
- * exported directly from the syntax, without building vertices, conjuncts, frames or closedness
- * records. It computes what the general evaluator would, in the same order: fields in the order
- * their first conjunct declares them, a tagged union resolved after the other conjuncts by the same
- * discrimination, pattern constraints applied last, scalar conjuncts unified with the same `meet`
- * calls in the same passes. A declaration used alone (a default, `flap: #Flap`) is exported once
- * and written again from that copy.
+ * regular fields, as generated configuration is) unified with compiled types (`fast-types.ts`,
+ * `fast-compile.ts`) is exported directly from the syntax, without building vertices, conjuncts,
+ * frames or closedness records. It computes what the general evaluator would, in the same order:
+ * fields in the order their first conjunct declares them, a tagged union resolved after the other
+ * conjuncts by the same discrimination, pattern constraints applied last (a label alias bound to
+ * the label they matched), scalar conjuncts unified with the same `meet` calls in the same passes.
+ * A declaration used alone (a default, `flap: #Flap`) is exported once and written again from that
+ * copy; JSON text goes into a byte buffer (`fast-text.ts`).
  *
  * It only ever answers for documents without errors. Anything else — a conflict, a field a closed
  * struct does not allow, a missing required field, a non-concrete value, a construct it does not
@@ -22,18 +23,22 @@ import { literalValue } from "./discriminator.js";
 import { engine } from "./engine.js";
 import { patternAccepts } from "./evaluate.js";
 import type { CueData } from "./export.js";
+import { conjunctType, plainEnv } from "./fast-compile.js";
 import {
   atomOut,
   begin,
   emitSnap,
   finish,
+  flatJSON,
   inSnapMode,
   listClose,
   listKey,
   listOpen,
   listPush,
   type Mode,
+  putJSON,
   type Snap,
+  snapJSON,
   snapSize,
   structClose,
   structKey,
@@ -41,7 +46,18 @@ import {
   structSet,
 } from "./fast-out.js";
 import { definitionSnap } from "./fast-snap.js";
-import { conjunctType, type DisjT, plainEnv, type StructT, type TermT, Use } from "./fast-types.js";
+import {
+  BADK as BAD,
+  type Binds,
+  type DisjT,
+  LIST,
+  NEUTRAL,
+  SCALAR,
+  STRUCT,
+  type StructT,
+  type TermT,
+  Use,
+} from "./fast-types.js";
 import { meet } from "./meet.js";
 import { type Atom, atomsEqual, compareAtoms, isAtom, literalAtom, TOP, type Value } from "./values.js";
 import {
@@ -58,9 +74,9 @@ import {
 /** A conjunct as the fast path sees it: plain data (its syntax) or a compiled type's use. */
 type Contrib = ast.Expr | Use;
 
-/** What `fastExport` produced: data or JSON text; or where below the vertex it gave up. */
+/** What `fastExport` produced: data or JSON text (in chunks); or where below the vertex it gave up. */
 export type FastResult =
-  | { readonly ok: true; readonly data: CueData | undefined; readonly text: string | undefined }
+  | { readonly ok: true; readonly data: CueData | undefined; readonly text: readonly string[] }
   | { readonly ok: false; readonly failAt: readonly string[] };
 
 const byDefault = typeof process === "undefined" || process.env.CUE_FAST !== "0";
@@ -94,6 +110,8 @@ function bail(): undefined {
 // conjuncts inline and the rest in an array.
 const eLabel: string[] = [];
 const eFt: number[] = [];
+/** Per field: the struct types (bits by their index) whose closedness allows its label. */
+const eDecl: number[] = [];
 const eC0: (Contrib | undefined)[] = [];
 const eC1: (Contrib | undefined)[] = [];
 const eMore: (Contrib[] | undefined)[] = [];
@@ -165,7 +183,7 @@ function rootContribs(v: Vertex): Contrib[] | undefined {
     if (x === undefined || c.value !== undefined || c.embed || c.open !== undefined) return undefined;
     if (c.andScope !== undefined || !plainCtx(c.ctx, v) || !plainEnv(c.env)) return undefined;
     const closed = c.ctx.length > 0;
-    if (!closed && plainShallow(x)) {
+    if (!closed && plainShallow(x) && (x.kind !== "Struct" || plainStruct(x))) {
       out.push(x);
       continue;
     }
@@ -180,6 +198,15 @@ function rootContribs(v: Vertex): Contrib[] | undefined {
 function plainCtx(ctx: CloseSet, v: Vertex): boolean {
   for (const c of ctx) {
     if (!c.recursive || c.fromEmbed || c.skipAt === v || c.andScope !== undefined) return false;
+  }
+  return true;
+}
+
+/** Whether a struct literal declares regular fields only (else it is compiled as a type: patterns). */
+function plainStruct(x: ast.StructLit): boolean {
+  for (const d of x.decls) {
+    if (d.kind === "Attribute") continue;
+    if (d.kind !== "Field" || plainLabel(d) === undefined) return false;
   }
   return true;
 }
@@ -201,37 +228,10 @@ function plainShallow(x: ast.Expr): boolean {
   }
 }
 
-// Node kinds.
-const NEUTRAL = -1;
-const SCALAR = 0;
-const STRUCT = 1;
-const LIST = 2;
-const BAD = 3;
-
 function kindOf(c: Contrib): number {
-  if (!(c instanceof Use)) {
-    const k = c.kind;
-    return k === "Struct" ? STRUCT : k === "List" ? LIST : SCALAR;
-  }
-  const t = c.type;
-  switch (t.k) {
-    case "struct":
-    case "disj":
-      return STRUCT;
-    case "list":
-      return LIST;
-    case "scalar":
-      for (const p of t.parts) if (p.value.t !== "top") return SCALAR;
-      return NEUTRAL;
-    case "top":
-      return NEUTRAL;
-    case "bad":
-      return BAD;
-    default: {
-      const never: never = t;
-      return never;
-    }
-  }
+  if (c instanceof Use) return c.kind;
+  const k = c.kind;
+  return k === "Struct" ? STRUCT : k === "List" ? LIST : SCALAR;
 }
 
 /** The `k`-th of the conjuncts `c0`, `c1`, `more`. */
@@ -261,7 +261,16 @@ function node(
     limitHit = true;
     return bail();
   }
-  if (n === 1 && c0 instanceof Use) return alone(c0, depth, lvl);
+  // A use with label bindings differs per use: it is not exported once for all.
+  if (n === 1) {
+    if (c0 instanceof Use) {
+      if (c0.binds === undefined) return alone(c0, depth, lvl);
+    } else if (c0.kind !== "Struct" && c0.kind !== "List") {
+      // Plain data alone: its literal is its value.
+      const a = literalAtom(c0);
+      return a === undefined ? bail() : atomOut(a);
+    }
+  }
   let kind = NEUTRAL;
   for (let k = 0; k < n; k++) {
     const x = kindOf(nth(c0, c1, more, k));
@@ -278,6 +287,8 @@ interface Alone {
   readonly snap: Snap;
   readonly height: number;
   readonly size: number;
+  /** The snap as unindented JSON, once written so. */
+  json: string | undefined;
 }
 
 /** A declaration that is its vertex's only conjunct: exported once, written again from the copy. */
@@ -300,7 +311,8 @@ function alone(u: Use, depth: number, lvl: number): unknown {
       u.alone = null;
       return bail();
     }
-    a = { snap: s, ...snapSize(s) };
+    const z = snapSize(s);
+    a = { snap: s, height: z.height, size: z.size, json: undefined };
     u.alone = a;
   }
   if (a === null) return bail();
@@ -309,6 +321,11 @@ function alone(u: Use, depth: number, lvl: number): unknown {
   if (depth + a.height > maxDepth || e.steps > maxSteps) {
     limitHit = true;
     return bail();
+  }
+  if (flatJSON()) {
+    a.json ??= snapJSON(a.snap);
+    putJSON(a.json);
+    return null;
   }
   return emitSnap(a.snap, lvl);
 }
@@ -345,6 +362,7 @@ function slot(label: string, ft: number): number {
   if (top > high) high = top;
   eLabel[i] = label;
   eFt[i] = ft;
+  eDecl[i] = 0;
   eC0[i] = undefined;
   eC1[i] = undefined;
   eMore[i] = undefined;
@@ -354,13 +372,17 @@ function slot(label: string, ft: number): number {
 // A struct with more fields than this indexes them by label.
 const SCAN = 12;
 
-/** Adds conjunct `c` of field `label` to the struct whose fields start at `base`. */
+/**
+ * Adds conjunct `c` of field `label` to the struct whose fields start at `base`; `decl`: the bit of
+ * the struct type that allows the label by declaring it (0 for none).
+ */
 function add(
   base: number,
   label: string,
   ft: number,
   c: Contrib,
   index: Map<string, number> | undefined,
+  decl: number,
 ): Map<string, number> | undefined {
   let i = find(base, label, index);
   if (i < 0) {
@@ -371,6 +393,7 @@ function add(
       for (let j = base; j < top; j++) index.set(eLabel[j] as string, j);
     }
   } else if (ft < (eFt[i] as number)) eFt[i] = ft;
+  if (decl !== 0) eDecl[i] = (eDecl[i] as number) | decl;
   push(i, c);
   return index;
 }
@@ -396,9 +419,8 @@ function structNode(
 ): unknown {
   const base = top;
   let index: Map<string, number> | undefined;
-  let st: StructT | undefined;
   let dj: DisjT | undefined;
-  let closed = false;
+  let ns = 0;
   for (let k = 0; k < n; k++) {
     const c = nth(c0, c1, more, k);
     if (!(c instanceof Use)) {
@@ -407,19 +429,25 @@ function structNode(
         if (d.kind !== "Field") return bail();
         const label = plainLabel(d);
         if (label === undefined || !plainShallow(d.value)) return bail();
-        index = add(base, label, REGULAR, d.value, index);
+        index = add(base, label, REGULAR, d.value, index, 0);
       }
       continue;
     }
     const t = c.type;
     if (t.k === "struct") {
-      if (st !== undefined || dj !== undefined) return bail();
-      st = t;
-      closed = c.closed || t.def !== undefined;
-      const ci = closed ? 1 : 0;
-      for (const f of t.fields) index = add(base, f.label, f.ft, f.uses[ci], index);
+      if (dj !== undefined || ns === MAX_TYPES) return bail();
+      const ci = c.closed || t.def !== undefined ? 1 : 0;
+      sType[ns] = t;
+      sClosing[ns] = c.closed || t.closes;
+      sCi[ns] = ci;
+      sBinds[ns] = c.binds;
+      ns++;
+      const bit = 1 << (ns - 1);
+      for (const f of t.fields) {
+        index = add(base, f.label, f.ft, bind(f.uses[ci], c.binds), index, f.declared ? bit : 0);
+      }
     } else if (t.k === "disj") {
-      if (st !== undefined || dj !== undefined) return bail();
+      if (ns > 0 || dj !== undefined) return bail();
       dj = t;
     }
   }
@@ -427,27 +455,15 @@ function structNode(
     // As the evaluator resolves a disjunction after collecting the other conjuncts.
     const term = choose(dj, base, index);
     if (term === undefined || term.type.k !== "struct") return bail();
-    st = term.type;
-    closed = true;
-    for (const f of st.fields) index = add(base, f.label, f.ft, f.uses[1], index);
+    const st = term.type;
+    sType[0] = st;
+    sClosing[0] = true;
+    sCi[0] = 1;
+    sBinds[0] = undefined;
+    ns = 1;
+    for (const f of st.fields) index = add(base, f.label, f.ft, f.uses[1], index, f.declared ? 1 : 0);
   }
-  if (st !== undefined) {
-    const pats = st.patterns;
-    const checked = closed && !st.open;
-    if (checked || pats.length > 0) {
-      const ci = closed ? 1 : 0;
-      for (let i = base; i < top; i++) {
-        const label = eLabel[i] as string;
-        let allowed = !checked || st.labels.has(label);
-        for (const p of pats) {
-          if (!patternAccepts(p.pattern, label)) continue;
-          allowed = true;
-          push(i, p.uses[ci]);
-        }
-        if (!allowed) return bail();
-      }
-    }
-  }
+  if (ns > 0 && !patterns(base, ns)) return bail();
   const end = top;
   const o = structOpen();
   let written = 0;
@@ -467,6 +483,65 @@ function structNode(
   structClose(written, lvl);
   top = base;
   return o;
+}
+
+// The struct types of the struct being collected (used up before its fields are evaluated): each
+// with whether it closes the struct, which of its uses apply (closed or not), and its bindings.
+const MAX_TYPES = 30;
+const sType: StructT[] = [];
+const sClosing: boolean[] = [];
+const sCi: (0 | 1)[] = [];
+const sBinds: (Binds | undefined)[] = [];
+
+/**
+ * Applies the pattern constraints of the `ns` struct types to the fields from `base`, in the
+ * evaluator's order (field by field, patterns in the order collected), and checks closedness: a
+ * field must be allowed by every type that closes the struct (its labels, its patterns, `...`).
+ * Requiring every closing type (rather than every closedness context, which may combine several)
+ * is stricter than the evaluator at worst, and then the general path answers. False to give up.
+ */
+function patterns(base: number, ns: number): boolean {
+  let check = 0;
+  let any = false;
+  for (let j = 0; j < ns; j++) {
+    const t = sType[j] as StructT;
+    if (sClosing[j] && !t.open) check |= 1 << j;
+    if (t.patterns.length > 0) any = true;
+  }
+  if (check === 0 && !any) return true;
+  for (let i = base; i < top; i++) {
+    const label = eLabel[i] as string;
+    let need = check & ~(eDecl[i] as number);
+    for (let j = 0; j < ns; j++) {
+      const t = sType[j] as StructT;
+      if ((need & (1 << j)) !== 0 && t.labels.has(label)) need &= ~(1 << j);
+      for (const p of t.patterns) {
+        if (!patternAccepts(p.pattern, label)) continue;
+        need &= ~(1 << j);
+        const u = p.uses[sCi[j] as 0 | 1];
+        const b = sBinds[j];
+        if (u.type.free.length === 0) push(i, u);
+        else
+          push(
+            i,
+            new Use(
+              u.expr,
+              u.type,
+              u.closed,
+              p.alias === undefined ? b : { label: p.alias, value: displayLabel(label), up: b },
+            ),
+          );
+      }
+    }
+    if (need !== 0) return false;
+  }
+  for (let j = 0; j < ns; j++) sBinds[j] = undefined;
+  return true;
+}
+
+/** `u` with the label bindings of the use it comes from, when its type refers to them. */
+function bind(u: Use, b: Binds | undefined): Use {
+  return b === undefined || u.type.free.length === 0 ? u : new Use(u.expr, u.type, u.closed, b);
 }
 
 /** The first literal among a field's conjuncts (what the evaluator's discrimination reads). */
@@ -562,8 +637,9 @@ function listNode(
     const ci = c.closed ? 1 : 0;
     typeLen = t.prefix.length;
     open = t.open;
-    rest = t.rest?.[ci];
-    for (let i = 0; i < typeLen; i++) push(at(i), (t.prefix[i] as readonly [Use, Use])[ci]);
+    const r = t.rest?.[ci];
+    rest = r === undefined ? undefined : bind(r, c.binds);
+    for (let i = 0; i < typeLen; i++) push(at(i), bind((t.prefix[i] as readonly [Use, Use])[ci], c.binds));
   }
   let len = typeLen;
   if (userLen >= 0) {
@@ -602,7 +678,15 @@ function scalarNode(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | unde
       } else {
         const t = c.type;
         if (t.k !== "scalar") continue;
-        for (const p of t.parts) if (p.phase === phase) v = meetAtom(v, p.value);
+        for (const p of t.parts) {
+          if (p.phase !== phase) continue;
+          if (p.alias === undefined) v = meetAtom(v, p.value);
+          else {
+            const a = boundLabel(c.binds, p.alias);
+            if (a === undefined) return bail();
+            v = meetAtom(v, a);
+          }
+        }
       }
       if (v.t === "bottom") return bail();
     }
@@ -610,6 +694,12 @@ function scalarNode(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | unde
   const x = resolveDefaultValue(v);
   if (!isAtom(x)) return bail();
   return atomOut(x);
+}
+
+/** The label a pattern's alias stands for in `b`, as a string value. */
+function boundLabel(b: Binds | undefined, label: ast.PatternLabel): Value | undefined {
+  for (let x = b; x !== undefined; x = x.up) if (x.label === label) return { t: "string", v: x.value };
+  return undefined;
 }
 
 /**
