@@ -140,7 +140,7 @@ export class IdentFieldNode extends Located implements ast.Field {
     return sourceOf(this.value.pos) as Source;
   }
   get label(): ast.Ident {
-    return new IdentNode(this.src, this.offset, this.labelName);
+    return new FieldLabelNode(this);
   }
   get alias(): undefined {
     return undefined;
@@ -159,6 +159,32 @@ export class IdentFieldNode extends Located implements ast.Field {
   }
 }
 setKind(IdentFieldNode, "Field");
+
+/**
+ * The `Ident` an {@link IdentFieldNode} makes when its `label` is read: it answers from the field,
+ * and its position is the field itself (which starts at the label), so a reader that keeps
+ * `label.pos` keeps nothing new alive.
+ */
+class FieldLabelNode implements ast.Ident {
+  declare readonly kind: "Ident";
+  readonly #field: IdentFieldNode;
+  constructor(field: IdentFieldNode) {
+    this.#field = field;
+  }
+  get name(): string {
+    return this.#field.labelName;
+  }
+  get pos(): Pos {
+    return this.#field;
+  }
+  get end(): number {
+    return this.#field.offset + this.#field.labelName.length;
+  }
+  toString(): string {
+    return this.#field.toString();
+  }
+}
+setKind(FieldLabelNode, "Ident");
 
 /**
  * The name of a field's label when it is an identifier (`name: v`, `#D: v`, `_h?: v`...), else
