@@ -75,14 +75,21 @@ export interface StatusPatch {
  * key: `statusKeys[i]` has `statuses[i]`), patches to records, the history entries appended, and
  * the downtimes that appeared or went away — applied in that order. A key is in at most one of
  * `statusKeys` and `patches`. `eventSeq` is the last event sequence number the delta covers (0: a
- * part that does not complete one). Records travel encoded: two strings per record are all the
- * reader's thread allocates for them.
+ * part that does not complete one). Records travel encoded; a part sent to the reader's thread
+ * carries them `packed` (src/store/delta-buffer.ts), so that a key is all it allocates per record.
  */
 export interface ProjectionDelta {
   readonly eventSeq: number;
   readonly removed: readonly string[];
   readonly statusKeys: readonly string[];
+  /** The records of `statusKeys`, a string each; empty when they are `packed`. */
   readonly statuses: readonly EncodedStatus[];
+  /**
+   * The records of `statusKeys` one after another in one buffer, `lengths[i]` bytes each, instead
+   * of a string each: one allocation outside the heap where the receiving thread would otherwise
+   * make thousands of strings, and collect young twice as often.
+   */
+  readonly packed?: { readonly bytes: Uint8Array; readonly lengths: Uint32Array };
   readonly patches: readonly StatusPatch[];
   readonly history: readonly HistoryRecord[];
   readonly downtimesAdded: readonly DowntimeRecord[];
