@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type BufferItem, createDeltaBuffer, type DeltaBuffer } from "./delta-buffer.js";
+import { type BufferItem, createDeltaBuffer, type DeltaBuffer, forEachRecord } from "./delta-buffer.js";
 import type { ProjectionDelta } from "./records.js";
 import { decodeStatus, encodeStatus } from "./status-codec.js";
 
@@ -37,9 +37,10 @@ function seen(item: BufferItem | undefined): string {
   if (item === undefined) return "nothing";
   if (item.kind === "barrier") return `barrier ${item.id}`;
   const d = item.delta;
-  const records = d.statusKeys.map((k, i) => {
-    const r = decodeStatus(k, d.statuses[i] as string);
-    return `${k}=${r.output}${r.acknowledgement ? "+ack" : ""}`;
+  const records: string[] = [];
+  forEachRecord(d, (k, encoded) => {
+    const r = decodeStatus(k, encoded);
+    records.push(`${k}=${r.output}${r.acknowledgement ? "+ack" : ""}`);
   });
   const patches = d.patches.map((p) => `${p.key}:patch`);
   return `[${[...records, ...patches].join(" ")}] seq ${d.eventSeq} applied ${item.applied}`;
@@ -113,4 +114,19 @@ describe("DeltaBuffer", () => {
       assert.deepEqual(out, c.want);
     });
   }
+
+  it("sends a part's records packed in one buffer of their own, which a buffer takes back", () => {
+    const b = createDeltaBuffer();
+    b.add(delta(1, { a: "a1", b: "b-longer-output", c: "" }));
+    const item = b.take(10);
+    assert.equal(item?.kind, "delta");
+    const d = (item as Extract<BufferItem, { kind: "delta" }>).delta;
+    assert.deepEqual(d.statuses, []);
+    assert.equal(d.packed?.lengths.length, 3);
+    assert.equal(d.packed?.bytes.byteLength, d.packed?.bytes.buffer.byteLength, "not a view of a pool");
+    // A packed delta added to another buffer (as a relay would) comes out the same.
+    const again = createDeltaBuffer();
+    again.add(d);
+    assert.equal(seen(again.take(10)), "[a=a1 b=b-longer-output c=] seq 1 applied 0");
+  });
 });

@@ -37,6 +37,12 @@ function delta(from: number, to: number, n: number, over: Partial<ProjectionDelt
   };
 }
 
+/** The same delta with its records packed into one buffer, as a part crossing threads has them. */
+function packed(d: ProjectionDelta): ProjectionDelta {
+  const lengths = Uint32Array.from(d.statuses, (r) => r.length);
+  return { ...d, statuses: [], packed: { bytes: Buffer.from(d.statuses.join(""), "latin1"), lengths } };
+}
+
 const first = delta(0, 3000, 1);
 const second = delta(1000, 3500, 2, {
   removed: ["h!s0", "h!s1"],
@@ -54,10 +60,14 @@ function atOnce(): Projection {
 }
 
 describe("Projection.applyDeltaInSteps", () => {
-  for (const max of [1, 7, 999, 1000, 2500, 10_000]) {
-    it(`ends where applyDelta ends, ${max} records a step`, () => {
+  const cases = [1, 7, 999, 1000, 2500, 10_000].flatMap((max) => [
+    { max, form: "strings", deltas: [first, second] },
+    { max, form: "packed", deltas: [packed(first), packed(second)] },
+  ]);
+  for (const { max, form, deltas } of cases) {
+    it(`ends where applyDelta ends, ${max} records a step, records as ${form}`, () => {
       const p = createProjection();
-      for (const d of [first, second]) {
+      for (const d of deltas) {
         const step = p.applyDeltaInSteps(d, max);
         let steps = 1;
         while (!step()) {

@@ -129,14 +129,25 @@ export function createProjection(
 
   const steps = (delta: ProjectionDelta, max: number): (() => boolean) => {
     const keys = delta.statusKeys;
+    const packed = delta.packed;
     let next = -1;
+    // Where the next packed record starts.
+    let at = 0;
     return () => {
       if (next === -1) {
         for (const k of delta.removed) statuses.delete(k);
         next = 0;
       }
       const end = Math.min(keys.length, next + max);
-      for (let i = next; i < end; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
+      if (packed === undefined) {
+        for (let i = next; i < end; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
+      } else {
+        for (let i = next; i < end; i++) {
+          const len = packed.lengths[i] as number;
+          statuses.setBytes(keys[i] as string, packed.bytes, at, len);
+          at += len;
+        }
+      }
       next = end;
       if (next < keys.length) return false;
       // Patches are rare (acknowledgements, downtimes): decode, patch, encode. After the records:

@@ -10,7 +10,8 @@ const bytes = (len: number, seed: number): string => {
   return s;
 };
 
-type Op = { set: string; len: number; seed: number } | { delete: string };
+/** A set from a string, or (`from`) from bytes at that offset of a bigger buffer, or a delete. */
+type Op = { set: string; len: number; seed: number; from?: number } | { delete: string };
 
 /** Applies ops to an arena and to a Map, checking after each that they agree. */
 function agree(ops: readonly Op[]): void {
@@ -19,7 +20,13 @@ function agree(ops: readonly Op[]): void {
   for (const op of ops) {
     if ("set" in op) {
       const b = bytes(op.len, op.seed);
-      arena.set(op.set, b);
+      if (op.from === undefined) {
+        arena.set(op.set, b);
+      } else {
+        const src = new Uint8Array(op.from + op.len + 3).fill(0xee);
+        src.set(Buffer.from(b, "latin1"), op.from);
+        arena.setBytes(op.set, src, op.from, op.len);
+      }
       want.set(op.set, b);
     } else {
       arena.delete(op.delete);
@@ -78,6 +85,17 @@ describe("RecordArena", () => {
       ],
     },
     {
+      name: "set from bytes: new, in place, moved, an own buffer, replaced by a string",
+      ops: [
+        { set: "a", len: 100, seed: 1, from: 7 },
+        { set: "a", len: 90, seed: 2, from: 0 },
+        { set: "a", len: 700, seed: 3, from: 11 },
+        { set: "big", len: 150_000, seed: 4, from: 5 },
+        { set: "big", len: 10, seed: 5 },
+        { set: "b", len: 0, seed: 6, from: 3 },
+      ],
+    },
+    {
       name: "records across many pages",
       ops: Array.from({ length: 3000 }, (_, i) => ({ set: `k${i % 1500}`, len: 300 + (i % 700), seed: i })),
     },
@@ -88,6 +106,10 @@ describe("RecordArena", () => {
     const key = fc.constantFrom("a", "b", "c", "d", "e", "f");
     const op = fc.oneof(
       { weight: 4, arbitrary: fc.record({ set: key, len: fc.nat(2100), seed: fc.nat(255) }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({ set: key, len: fc.nat(2100), seed: fc.nat(255), from: fc.nat(40) }),
+      },
       { weight: 1, arbitrary: fc.record({ delete: key }) },
     );
     fc.assert(

@@ -15,6 +15,8 @@ export interface RecordArena {
   has(key: string): boolean;
   /** Stores `bytes` (a latin1 string: one char per byte) under `key`. */
   set(key: string, bytes: string): void;
+  /** Stores bytes `start` to `start + len` of `src` under `key`. */
+  setBytes(key: string, src: Uint8Array, start: number, len: number): void;
   delete(key: string): void;
   /** The bytes under `key` as a latin1 string (a new string), or undefined. */
   get(key: string): string | undefined;
@@ -114,6 +116,25 @@ export function createRecordArena(): RecordArena {
     list.push(page * PAGE + (offsets[slot] as number));
   };
 
+  /** The slot of `key` with room for `len` bytes (its length set to `len`), made if need be. */
+  const place = (key: string, len: number): number => {
+    let slot = slotOf.get(key);
+    if (slot === undefined) {
+      slot = freeSlots.pop() ?? nextSlot++;
+      if (slot >= caps.length) grow();
+      caps[slot] = 0;
+      slotOf.set(key, slot);
+    }
+    const cap = caps[slot] as number;
+    // None yet, too small, or far too big for what it now holds (a long output replaced by a short one).
+    if (cap === 0 || len > cap || (cap > 512 && capacityFor(len) * 4 <= cap)) {
+      release(slot);
+      allocate(slot, capacityFor(len));
+    }
+    lens[slot] = len;
+    return slot;
+  };
+
   /** The buffer holding a slot's bytes (they start at offsets[slot]). */
   const bufferOf = (slot: number): Buffer => {
     const page = pageOf[slot] as number;
@@ -129,22 +150,15 @@ export function createRecordArena(): RecordArena {
     },
     has: (key) => slotOf.has(key),
     set(key, bytes) {
-      let slot = slotOf.get(key);
-      if (slot === undefined) {
-        slot = freeSlots.pop() ?? nextSlot++;
-        if (slot >= caps.length) grow();
-        caps[slot] = 0;
-        slotOf.set(key, slot);
-      }
-      const len = bytes.length;
-      const cap = caps[slot] as number;
-      // None yet, too small, or far too big for what it now holds (a long output replaced by a short one).
-      if (cap === 0 || len > cap || (cap > 512 && capacityFor(len) * 4 <= cap)) {
-        release(slot);
-        allocate(slot, capacityFor(len));
-      }
-      bufferOf(slot).write(bytes, offsets[slot] as number, len, "latin1");
-      lens[slot] = len;
+      const slot = place(key, bytes.length);
+      bufferOf(slot).write(bytes, offsets[slot] as number, bytes.length, "latin1");
+    },
+    setBytes(key, src, start, len) {
+      const slot = place(key, len);
+      const page = pageOf[slot] as number;
+      const dst = page === -1 ? (own.get(slot) as Buffer) : (views[page] as Uint8Array);
+      // Byte by byte: a view for TypedArray#set would be the one allocation per record left.
+      for (let i = 0, at = offsets[slot] as number; i < len; i++) dst[at + i] = src[start + i] as number;
     },
     delete(key) {
       const slot = slotOf.get(key);
