@@ -62,11 +62,17 @@ export class BoolNode extends Located implements ast.BoolLit {
 }
 setKind(BoolNode, "Bool");
 
-export class IntNode extends Span implements ast.IntLit {
+export class IntNode extends Located implements ast.IntLit {
   declare readonly kind: "Int";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly value: bigint;
   constructor(src: Source, offset: number, end: number, value: bigint) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.value = value;
   }
   get raw(): string {
@@ -75,12 +81,18 @@ export class IntNode extends Span implements ast.IntLit {
 }
 setKind(IntNode, "Int");
 
-export class FloatNode extends Span implements ast.FloatLit {
+export class FloatNode extends Located implements ast.FloatLit {
   declare readonly kind: "Float";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly text: string;
   declare readonly value: number;
   constructor(src: Source, offset: number, end: number, text: string, value: number) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.text = text;
     this.value = value;
   }
@@ -90,11 +102,17 @@ export class FloatNode extends Span implements ast.FloatLit {
 }
 setKind(FloatNode, "Float");
 
-export class StringNode extends Span implements ast.StringLit {
+export class StringNode extends Located implements ast.StringLit {
   declare readonly kind: "String";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly value: string;
   constructor(src: Source, offset: number, end: number, value: string) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.value = value;
   }
   get multiline(): boolean {
@@ -127,11 +145,17 @@ export class PlainStringNode extends Located implements ast.StringLit {
 }
 setKind(PlainStringNode, "String");
 
-export class BytesNode extends Span implements ast.BytesLit {
+export class BytesNode extends Located implements ast.BytesLit {
   declare readonly kind: "Bytes";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly value: Uint8Array;
   constructor(src: Source, offset: number, end: number, value: Uint8Array) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.value = value;
   }
   get multiline(): boolean {
@@ -140,8 +164,11 @@ export class BytesNode extends Span implements ast.BytesLit {
 }
 setKind(BytesNode, "Bytes");
 
-export class InterpolationNode extends Span implements ast.Interpolation {
+export class InterpolationNode extends Located implements ast.Interpolation {
   declare readonly kind: "Interpolation";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly bytes: boolean;
   declare readonly parts: readonly (string | ast.Expr)[];
   constructor(
@@ -151,7 +178,10 @@ export class InterpolationNode extends Span implements ast.Interpolation {
     bytes: boolean,
     parts: readonly (string | ast.Expr)[],
   ) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.bytes = bytes;
     this.parts = parts;
   }
