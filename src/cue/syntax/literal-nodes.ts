@@ -81,6 +81,38 @@ export class IntNode extends Located implements ast.IntLit {
 }
 setKind(IntNode, "Int");
 
+/** BigInts for small literals, shared (bigints are immutable and compare by value). */
+const smallInts: bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
+
+/**
+ * A plain decimal integer literal (`0`, `8080`; no `_`, prefix or multiplier, at most 15 digits):
+ * it keeps the number, so neither a bigint (past the shared small ones) nor its end is stored.
+ * `value` makes the bigint when read; bigints compare by value, so a new one is as good.
+ */
+export class PlainIntNode extends Located implements ast.IntLit {
+  declare readonly kind: "Int";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  readonly #n: number;
+  constructor(src: Source, offset: number, n: number) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.#n = n;
+  }
+  get value(): bigint {
+    const n = this.#n;
+    return n < 1024 ? (smallInts[n] as bigint) : BigInt(n);
+  }
+  get end(): number {
+    return this.offset + String(this.#n).length;
+  }
+  get raw(): string {
+    return String(this.#n);
+  }
+}
+setKind(PlainIntNode, "Int");
+
 export class FloatNode extends Located implements ast.FloatLit {
   declare readonly kind: "Float";
   declare readonly src: Source;
