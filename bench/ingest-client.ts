@@ -1,9 +1,10 @@
 /**
- * An ingestion client process: ProcessCheckResults in batches of 1,000 over gRPC (HTTP/2) or
- * Connect JSON (HTTP/1.1), `concurrency` calls in flight, for `seconds`. Prints one JSON line:
+ * An ingestion client process: ProcessCheckResults in batches of 1,000 (or `batch`) over gRPC
+ * (HTTP/2) or Connect JSON (HTTP/1.1), `concurrency` calls in flight, for `seconds`, as fast as the
+ * server answers or paced to `rate` results per second. Prints one JSON line:
  * {"results": n, "seconds": s, "rate": r}. With seconds = 0 it sends one result for every service once.
  *
- *   node dist/bench/ingest-client.js <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost>
+ *   node dist/bench/ingest-client.js <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost> [rate] [batch]
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -15,7 +16,7 @@ import {
 } from "../src/api/gen/svc/v1/command_service_pb.js";
 import { fleetHost, fleetService } from "../src/core/fleet-config.js";
 
-const [url, protocol, secs, conc, hostsArg, servicesArg] = process.argv.slice(2);
+const [url, protocol, secs, conc, hostsArg, servicesArg, rateArg, batchArg] = process.argv.slice(2);
 if (url === undefined || (protocol !== "grpc" && protocol !== "connect-json")) {
   throw new Error(
     "usage: ingest-client <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <services>",
@@ -25,7 +26,9 @@ const seconds = Number(secs ?? 10);
 const concurrency = Number(conc ?? 8);
 const hosts = Number(hostsArg ?? 1000);
 const services = Number(servicesArg ?? 100);
-const BATCH = 1000;
+const BATCH = Number(batchArg ?? 1000);
+/** Results per second to pace to; 0: as fast as the server answers. */
+const pace = Number(rateArg ?? 0);
 
 const transport =
   protocol === "grpc"
@@ -53,11 +56,19 @@ function batch(): MessageInitShape<typeof ProcessCheckResultsRequestSchema> {
 }
 
 let sent = 0;
+let batches = 0;
 const start = performance.now();
 const deadline = start + seconds * 1000;
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (onePass ? next < hosts * services : performance.now() < deadline) {
+      if (pace > 0) {
+        // Batch k leaves at start + k batches' worth of time at the paced rate.
+        const due = start + (batches++ * BATCH * 1000) / pace;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (performance.now() >= deadline) break;
+      }
       const r = await client.processCheckResults(batch());
       sent += r.accepted;
     }

@@ -4,15 +4,18 @@
  *   node dist/bench/memory.js [hosts=1000] [servicesPerHost=100] [binary|harness|both=both]
  *
  * Writes a passive fleet as a CUE document (the shape of src/core/fleet-config.ts: the same names,
- * labels and checks), starts `dist/src/main.js -config <it> -data-dir <tmp>`, waits for it to
- * listen, ingests one result for every service over gRPC (bench/ingest-client.ts, one pass), waits
- * until the server is idle, and prints its RSS and RSS per service with a breakdown: each thread's
- * V8 heap (the `lookout_heap_*{thread}` gauges of /metrics: used includes garbage not yet
- * collected), memory owned outside the heaps, and what of the RSS is anonymous memory (heaps,
- * malloc: SQLite, zlib, thread stacks) or file pages (the node binary's code, ICU data). Then the
- * same for the harness server (src/api/core-test-server.ts over fleetConfig, under --expose-gc, so
- * its heaps are live heaps). NODE_OPTIONS given to this process reach the real binary too (for
- * trying V8 flags); BENCH_SERVER_NODE_ARGS reach the harness.
+ * labels and checks), starts `dist/src/main.js -config <it> -data-dir <tmp>`, and takes it through
+ * four phases, printing RSS and RSS per service after each: started and idle; right after one
+ * result for every service over gRPC (bench/ingest-client.ts, one pass, as fast as it goes);
+ * at the end of steady ingestion (every service once a minute, batches of 100, for
+ * BENCH_STEADY_SECONDS=30); and settled, after BENCH_SETTLE_SECONDS=30 without requests (V8's
+ * memory reducer shrinks idle heaps). Each figure comes with a breakdown: each thread's V8 heap
+ * (the `lookout_heap_*{thread}` gauges of /metrics: used counts garbage not yet collected),
+ * memory owned outside the heaps, and how much of the RSS is anonymous memory (heaps, malloc:
+ * SQLite, zlib, thread stacks) or file pages (node's code, ICU data). Then the same for the harness
+ * server (src/api/core-test-server.ts over fleetConfig), for comparison with bench:ingest. The
+ * environment's NODE_OPTIONS reach the real binary (to try V8 flags); BENCH_SERVER_NODE_ARGS the
+ * harness.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -87,12 +90,25 @@ async function idle(pid: number, maxMs = 120_000): Promise<void> {
   }
 }
 
-/** One pass of results for every service over gRPC; resolves with the client's rate. */
-function ingestOnce(url: string): Promise<{ results: number; seconds: number; rate: number }> {
+/** Runs the ingestion client; extra arguments: [rate] [batch] (bench/ingest-client.ts). */
+function ingest(
+  url: string,
+  seconds: number,
+  extra: string[] = [],
+): Promise<{ results: number; seconds: number; rate: number }> {
   return new Promise((resolve, reject) => {
     const c = spawn(
       process.execPath,
-      [here("./ingest-client.js"), url, "grpc", "0", "8", String(HOSTS), String(SERVICES)],
+      [
+        here("./ingest-client.js"),
+        url,
+        "grpc",
+        String(seconds),
+        "8",
+        String(HOSTS),
+        String(SERVICES),
+        ...extra,
+      ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     let out = "";
@@ -105,7 +121,7 @@ function ingestOnce(url: string): Promise<{ results: number; seconds: number; ra
   });
 }
 
-/** Per thread: heap used, heap committed, external, new space committed. */
+/** Per thread: heap used, heap committed, external, young generation committed. */
 interface HeapFigures {
   readonly used: number;
   readonly total: number;
@@ -117,7 +133,7 @@ interface HeapFigures {
 async function scrapeHeaps(url: string): Promise<Record<string, HeapFigures>> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const value = (name: string, labels: string): number =>
-    Number(new RegExp(`^${name}\\{${labels}\\} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+    Number(new RegExp(`^${name}\\{${labels}\\} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
   const out: Record<string, HeapFigures> = {};
   for (const thread of ["reader", "writer"]) {
     const t = `thread="${thread}"`;
@@ -127,35 +143,66 @@ async function scrapeHeaps(url: string): Promise<Record<string, HeapFigures>> {
       external: value("lookout_heap_external_bytes", t),
       young:
         value("lookout_heap_space_size_bytes", `${t},space="new_space"`) +
-        (value("lookout_heap_space_size_bytes", `${t},space="new_large_object_space"`) || 0),
+        value("lookout_heap_space_size_bytes", `${t},space="new_large_object_space"`),
     };
   }
   return out;
 }
 
-function report(label: string, p: ProcMemory, heaps: Record<string, HeapFigures>, usedIsLive: boolean): void {
+async function report(label: string, pid: number, url: string): Promise<number> {
+  const p = procMemory(pid);
+  const heaps = await scrapeHeaps(url);
   let heapTotal = 0;
   let external = 0;
-  const lines: string[] = [];
+  console.log(`  ${label}: RSS ${mib(p.rss)} MiB = ${perService(p.rss)} (peak so far ${mib(p.peak)} MiB)`);
   for (const [thread, h] of Object.entries(heaps)) {
-    heapTotal += h.total || 0;
-    external += h.external || 0;
-    lines.push(
-      `    ${thread.padEnd(6)} heap used ${mib(h.used)} MiB${usedIsLive ? " (live)" : ""}, committed ${mib(h.total)} MiB ` +
-        `(young generation ${Number.isNaN(h.young) ? "?" : mib(h.young)} MiB), external ${mib(h.external)} MiB`,
+    heapTotal += h.total;
+    external += h.external;
+    console.log(
+      `    ${thread.padEnd(6)} heap used ${mib(h.used)} MiB (live and garbage), committed ${mib(h.total)} MiB ` +
+        `of which young generation ${mib(h.young)} MiB; external ${mib(h.external)} MiB`,
     );
   }
-  console.log(`  ${label}: RSS ${mib(p.rss)} MiB = ${perService(p.rss)} (peak ${mib(p.peak)} MiB)`);
-  for (const l of lines) console.log(l);
-  const native = p.anon - heapTotal - external;
   console.log(
     `    anonymous ${mib(p.anon)} MiB = V8 heaps committed ${mib(heapTotal)} + external ${mib(external)} ` +
-      `+ other native ${mib(native)} MiB (malloc: SQLite, zlib, stacks, freed arenas; uncommitted heap pages make it look smaller); ` +
-      `file-backed ${mib(p.file)} MiB (node binary, ICU)`,
+      `+ ${mib(p.anon - heapTotal - external)} MiB other (malloc: SQLite, zlib, stacks; less heap committed but never touched); ` +
+      `file-backed ${mib(p.file)} MiB (node's code, ICU)`,
   );
+  return p.rss;
 }
 
-async function measureBinary(dir: string): Promise<void> {
+/** Seconds of paced ingestion in the steady phase, and the rate: every service once a minute. */
+const STEADY_SECONDS = Number(process.env.BENCH_STEADY_SECONDS ?? 30);
+const STEADY_RATE = Math.round(SERVICE_COUNT / 60);
+/** Seconds without any request before the settled figure (V8's memory reducer shrinks idle heaps). */
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30);
+
+/** The phases both servers go through; returns RSS per phase. */
+async function phases(pid: number, url: string): Promise<Record<string, number>> {
+  const rss: Record<string, number> = {};
+  await idle(pid);
+  rss.start = await report("after start", pid, url);
+  const burst = await ingest(url, 0);
+  console.log(`  one result per service over gRPC: ${burst.results} results at ${burst.rate} results/s`);
+  await idle(pid);
+  rss.burst = await report("right after one result per service", pid, url);
+  let max = 0;
+  const watch = setInterval(() => {
+    max = Math.max(max, procMemory(pid).rss);
+  }, 1000);
+  const steady = await ingest(url, STEADY_SECONDS, [String(STEADY_RATE), "100"]);
+  clearInterval(watch);
+  console.log(
+    `  steady ingestion, every service once a minute: ${steady.rate} results/s in batches of 100 for ${STEADY_SECONDS} s; ` +
+      `RSS at most ${mib(max)} MiB = ${perService(max)}`,
+  );
+  rss.steady = await report("at the end of steady ingestion", pid, url);
+  await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
+  rss.settled = await report(`after ${SETTLE_SECONDS} s without requests`, pid, url);
+  return rss;
+}
+
+async function measureBinary(dir: string): Promise<Record<string, number>> {
   const configFile = join(dir, "fleet.cue");
   writeFileSync(configFile, fleetDocument());
   const t0 = performance.now();
@@ -165,49 +212,22 @@ async function measureBinary(dir: string): Promise<void> {
     env,
     timeoutMs: 600_000,
   });
-  const pid = srv.child.pid as number;
   console.log(
     `real binary (dist/src/main.js${env.NODE_OPTIONS === undefined ? "" : `, NODE_OPTIONS=${env.NODE_OPTIONS}`}): ` +
       `listening after ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
   try {
-    await idle(pid);
-    report("after start", procMemory(pid), await scrapeHeaps(srv.url), false);
-    const r = await ingestOnce(srv.url);
-    console.log(`  ingested ${r.results} results over gRPC at ${r.rate} results/s`);
-    await idle(pid);
-    report("after one result per service", procMemory(pid), await scrapeHeaps(srv.url), false);
+    return await phases(srv.child.pid as number, srv.url);
   } finally {
     await srv.stop();
   }
 }
 
-async function measureHarness(dir: string): Promise<void> {
+async function measureHarness(dir: string): Promise<Record<string, number>> {
   const srv = await startHarnessServer(join(dir, "harness"), HOSTS, SERVICES);
-  const pid = srv.server.pid as number;
-  console.log("harness server (src/api/core-test-server.ts over fleetConfig, --expose-gc):");
-  const heaps = async (): Promise<Record<string, HeapFigures>> => {
-    const s = (await srv.stats()) as unknown as Record<string, number>;
-    const h = (used: string, total: string): HeapFigures => ({
-      used: s[used] ?? Number.NaN,
-      total: s[total] ?? Number.NaN,
-      external: Number.NaN,
-      young: Number.NaN,
-    });
-    return {
-      reader: h("readerHeapUsed", "readerHeapTotal"),
-      writer: h("writerHeapUsed", "writerHeapTotal"),
-    };
-  };
+  console.log("harness server (src/api/core-test-server.ts over fleetConfig):");
   try {
-    await idle(pid);
-    let p = procMemory(pid);
-    report("after start", p, await heaps(), true);
-    const r = await ingestOnce(`http://127.0.0.1:${srv.port}`);
-    console.log(`  ingested ${r.results} results over gRPC at ${r.rate} results/s`);
-    await idle(pid);
-    p = procMemory(pid);
-    report("after one result per service", p, await heaps(), true);
+    return await phases(srv.server.pid as number, `http://127.0.0.1:${srv.port}`);
   } finally {
     await srv.stop();
   }
@@ -218,8 +238,14 @@ try {
   console.log(
     `${HOSTS} hosts × ${SERVICES} services = ${SERVICE_COUNT} services; load average ${loadavg()[0]?.toFixed(1)}`,
   );
-  if (which !== "harness") await measureBinary(dir);
-  if (which !== "binary") await measureHarness(dir);
+  const results: Record<string, Record<string, number>> = {};
+  if (which !== "harness") results.binary = await measureBinary(dir);
+  if (which !== "binary") results.harness = await measureHarness(dir);
+  console.log("summary, B/service: start / right after one result each / steady ingestion / settled");
+  for (const [name, r] of Object.entries(results)) {
+    const f = (k: string): string => ((r[k] ?? 0) / SERVICE_COUNT).toFixed(0);
+    console.log(`  ${name.padEnd(7)} ${f("start")} / ${f("burst")} / ${f("steady")} / ${f("settled")}`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { registerHeapMetrics } from "../app/heap-metrics.js";
 import { createMetricsRegistry } from "../app/metrics.js";
 import { Core } from "../core/core.js";
 import { fleetConfig } from "../core/fleet-config.js";
@@ -33,6 +34,8 @@ export interface CoreTestServer {
 
 /** Serves the Command and Query services of `core` on 127.0.0.1:port (0: any free port). */
 export async function serveCore(core: Core, port = 0): Promise<CoreTestServer> {
+  const metrics = createMetricsRegistry("dev");
+  registerHeapMetrics(metrics, () => core.writerStats());
   const server = new DualProtocolServer(
     createHttpHandler({
       readOnly: false,
@@ -40,7 +43,7 @@ export async function serveCore(core: Core, port = 0): Promise<CoreTestServer> {
       query: createQueryService({ version: "dev", core }),
       command: createCommandService({ core }),
       admin: {},
-      metrics: createMetricsRegistry("dev"),
+      metrics,
       page: () => "",
       logger: silentLogger,
     }),

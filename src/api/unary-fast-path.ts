@@ -83,6 +83,7 @@ const COMPRESS_MIN_BYTES = 1024;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const GRPC_CONTENT_TYPE = /^application\/grpc(?:\+proto)?$/i;
 const GRPC_ROOM = 5;
+const GRPC_OK = { "grpc-status": "0" };
 
 /** A call with everything serving it needs from the headers. */
 interface Call extends UnaryCall {
@@ -319,8 +320,10 @@ async function respond(call: Call, res: NodeResponse, outcome: UnaryOutcome): Pr
       ...(compression === undefined ? {} : { "grpc-encoding": compression.name }),
     });
     if (envelope !== undefined) (res as http.ServerResponse).write(envelope);
-    const trailer = setTrailerStatus(new Headers(), "error" in outcome ? outcome.error : undefined);
-    res.addTrailers(Object.fromEntries(trailer));
+    // What setTrailerStatus writes for success, without a Headers object (its first use loads undici).
+    const trailer =
+      "error" in outcome ? Object.fromEntries(setTrailerStatus(new Headers(), outcome.error)) : GRPC_OK;
+    res.addTrailers(trailer);
     res.end();
     return;
   }

@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { Config, HostConfig } from "../model/config.js";
 import { freezeMap } from "./decode.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
+import { createConfigInterner } from "./intern.js";
 import type { LoadConfigResult } from "./loader.js";
 import type { ConfigProfile } from "./type-checks.js";
 
@@ -45,7 +46,9 @@ export interface WorkerLoadInput {
  * (which the engine would otherwise keep alive: its shared-leaf cache holds on to the last document) goes away with the worker. The result
  * is exactly loadConfig's: the same Config (structured-cloned back in batches, then frozen again
  * here, since a clone is neither frozen nor shares the frozen maps' prototype) or the same
- * diagnostics. Rejects only when the worker itself fails (cannot start, runs out of memory, is
+ * diagnostics. The hosts' equal parts — checks, label sets, vars, repeated strings — are shared
+ * across batches as they arrive (intern.ts): a clone copies every one of them, and at fleet scale
+ * they are most of the Config. Rejects only when the worker itself fails (cannot start, runs out of memory, is
  * aborted); the document's problems are diagnostics. Each call runs in a fresh worker.
  */
 export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigResult> {
@@ -66,6 +69,8 @@ export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigRe
       ...(maxHeapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }),
     });
     const hosts = new Map<string, HostConfig>();
+    // Equal parts of hosts (checks, labels, vars, names) become one object across all batches.
+    let interner = createConfigInterner();
     let settled = false;
     const onAbort = (): void => {
       settle(() => reject(signal?.reason));
@@ -81,12 +86,13 @@ export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigRe
     worker.on("message", (m: ToMain) => {
       switch (m.t) {
         case "hosts":
-          for (const h of m.hosts) hosts.set(h.name, deepFreeze(h));
+          for (const h of m.hosts) hosts.set(h.name, interner.host(h));
           // Asked for after other pending work (I/O, timers) had its turn.
           setImmediate(() => worker.postMessage("next"));
           return;
         case "done": {
           const r = m.rest;
+          interner = createConfigInterner();
           const config: Config = Object.freeze({
             hosts: freezeMap(hosts),
             resources: deepFreeze(r.resources),

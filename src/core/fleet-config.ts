@@ -28,43 +28,52 @@ export function fleetService(j: number): string {
 
 /**
  * A config of passive hosts and services, labelled `env` (prod for even hosts, dev for odd),
- * `rack` (host index mod 10) and `tier` (web for even services, db for odd). Every object gets its
- * own check and label objects, as a loader would produce them, so memory figures are honest.
+ * `rack` (host index mod 10) and `tier` (web for even services, db for odd). Equal checks, label
+ * sets, vars and service names are one object each, as the server's loader shares them
+ * (src/config/intern.ts), so memory figures are those of the real thing.
  */
 export function fleetConfig(shape: FleetShape): Config {
-  const check = (): CheckConfig => ({
+  const check: CheckConfig = {
     ...DEFAULT_SCHEDULE,
     maxAttempts: shape.maxAttempts ?? DEFAULT_SCHEDULE.maxAttempts,
     type: "passive",
     freshnessThresholdMs: shape.freshnessMs ?? 86_400_000,
     staleStatus: "UNKNOWN",
-  });
+  };
+  const vars = {};
+  const tiers = [{ tier: "web" }, { tier: "db" }];
+  const hostLabels = Array.from({ length: 20 }, (_, k) => ({
+    env: k % 2 === 0 ? "prod" : "dev",
+    rack: `r${k % 10}`,
+  }));
+  const serviceNames = Array.from({ length: shape.servicesPerHost }, (_, j) => fleetService(j));
   const hosts = new Map<string, HostConfig>();
   for (let i = 0; i < shape.hosts; i++) {
     const name = fleetHost(i);
     const services = new Map<string, ServiceConfig>();
     for (let j = 0; j < shape.servicesPerHost; j++) {
-      const sname = fleetService(j);
+      const sname = serviceNames[j] as string;
       services.set(sname, {
         host: name,
         name: sname,
-        vars: {},
-        check: check(),
+        vars,
+        check,
         notification: "",
         zone: "default",
-        labels: { tier: j % 2 === 0 ? "web" : "db" },
+        labels: tiers[j % 2] as ServiceConfig["labels"],
       });
     }
     hosts.set(name, {
       name,
       address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
       parents: [],
-      vars: {},
-      check: check(),
+      vars,
+      check,
       services,
       notification: "",
       zone: "default",
-      labels: { env: i % 2 === 0 ? "prod" : "dev", rack: `r${i % 10}` },
+      // env is i % 2 and rack i % 10: both are fixed by i % 20.
+      labels: hostLabels[i % 20] as HostConfig["labels"],
     });
   }
   return { ...EMPTY_CONFIG, hosts };

@@ -1,7 +1,7 @@
 import type { AcknowledgeProblemCommand, RemoveAcknowledgementCommand } from "../model/commands.js";
 import type { EngineEvent } from "../model/events.js";
 import type { EngineState } from "./engine-state.js";
-import { eventBase, isProblemState } from "./object-record.js";
+import { eventBase, isProblemState, stateOf } from "./object-table.js";
 import { resolveTarget } from "./targets.js";
 
 /**
@@ -18,15 +18,18 @@ export function acknowledge(st: EngineState, cmd: AcknowledgeProblemCommand, out
     return;
   }
   let acked = 0;
-  for (const rec of r.records) {
-    if (!isProblemState(rec.state)) {
+  const t = st.objects;
+  for (const i of r.records) {
+    const state = stateOf(t, i);
+    if (!isProblemState(state)) {
       if (!r.bySelector) {
+        const key = t.keys[i] as string;
         out.push({
           type: "CommandRejected",
           at,
           command: cmd.type,
-          key: rec.key,
-          reason: `${rec.key} is ${rec.state}: there is no problem to acknowledge`,
+          key,
+          reason: `${key} is ${state}: there is no problem to acknowledge`,
         });
       }
       continue;
@@ -38,9 +41,9 @@ export function acknowledge(st: EngineState, cmd: AcknowledgeProblemCommand, out
       notify: cmd.notify ?? false,
       setAt: at,
     };
-    rec.ack = ack;
+    t.acks.set(i, ack);
     acked++;
-    out.push({ type: "AcknowledgementSet", ...eventBase(rec, at), ...ack, state: rec.state });
+    out.push({ type: "AcknowledgementSet", ...eventBase(t, i, at), ...ack, state });
   }
   if (acked === 0 && r.bySelector) {
     out.push({ type: "CommandRejected", at, command: cmd.type, reason: "no matching object has a problem" });
@@ -56,20 +59,21 @@ export function unacknowledge(st: EngineState, cmd: RemoveAcknowledgementCommand
     return;
   }
   let removed = 0;
-  for (const rec of r.records) {
-    if (rec.ack === null) continue;
-    rec.ack = null;
+  const t = st.objects;
+  for (const i of r.records) {
+    if (!t.acks.delete(i)) continue;
     removed++;
-    out.push({ type: "AcknowledgementRemoved", ...eventBase(rec, at), reason: "command" });
+    out.push({ type: "AcknowledgementRemoved", ...eventBase(t, i, at), reason: "command" });
   }
   if (removed === 0) {
     const only = r.records.length === 1 && !r.bySelector ? r.records[0] : undefined;
+    const key = only === undefined ? undefined : t.keys[only];
     out.push({
       type: "CommandRejected",
       at,
       command: cmd.type,
-      reason: only === undefined ? "no matching object is acknowledged" : `${only.key} is not acknowledged`,
-      ...keyOf(only?.key),
+      reason: key === undefined ? "no matching object is acknowledged" : `${key} is not acknowledged`,
+      ...keyOf(key),
     });
   }
 }

@@ -1,60 +1,10 @@
 import type { ApplyConfigCommand } from "../model/commands.js";
-import type { Config } from "../model/config.js";
 import type { EngineEvent } from "../model/events.js";
-import { objectKey } from "../model/object-ref.js";
 import { configDigest } from "./config-digest.js";
-import { dropRemovedObjects } from "./downtimes.js";
+import { renumberDowntimes } from "./downtimes.js";
 import type { EngineState } from "./engine-state.js";
-import { bindRecord, eventBase, isProblemState, newRecord, type ObjectRecord } from "./object-record.js";
+import { checkOf, eventBase, indexConfig, isProblemState, stateOf } from "./object-table.js";
 import { rebuildTimers } from "./timers.js";
-
-/**
- * Builds the object index for a config: kept objects keep their records (and so their state), new
- * ones get PENDING records stamped `at`. Returns the new index; `old` is not modified. Parent and
- * host links are resolved here, once, so that results never search.
- */
-export function indexConfig(
-  config: Config,
-  old: ReadonlyMap<string, ObjectRecord>,
-  at: number,
-): { objects: Map<string, ObjectRecord>; added: ObjectRecord[]; hosts: number; services: number } {
-  const objects = new Map<string, ObjectRecord>();
-  const added: ObjectRecord[] = [];
-  let ord = 0;
-  let services = 0;
-  for (const host of config.hosts.values()) {
-    let hostRec = old.get(host.name);
-    if (hostRec === undefined) {
-      hostRec = newRecord(host.name, host, undefined, at);
-      added.push(hostRec);
-    }
-    bindRecord(hostRec, ord++, host, undefined);
-    objects.set(hostRec.key, hostRec);
-    for (const svc of host.services.values()) {
-      const key = objectKey({ host: host.name, service: svc.name });
-      let rec = old.get(key);
-      if (rec === undefined) {
-        rec = newRecord(key, host, svc, at);
-        added.push(rec);
-      }
-      bindRecord(rec, ord++, host, svc);
-      rec.hostRecord = hostRec;
-      hostRec.services?.set(svc.name, rec);
-      objects.set(key, rec);
-      services++;
-    }
-  }
-  for (const host of config.hosts.values()) {
-    if (host.parents.length === 0) continue;
-    const rec = objects.get(host.name) as ObjectRecord;
-    // Unknown parent names are the loader's to reject; here they are simply not parents.
-    rec.parents = host.parents.flatMap((p) => {
-      const parent = p === host.name ? undefined : objects.get(p);
-      return parent === undefined || parent.service !== undefined ? [] : [parent];
-    });
-  }
-  return { objects, added, hosts: config.hosts.size, services };
-}
 
 /**
  * Swaps the running config. Emits ObjectRemoved (after DowntimeDeleted for its downtimes) per
@@ -63,26 +13,31 @@ export function indexConfig(
  */
 export function applyConfig(st: EngineState, cmd: ApplyConfigCommand, out: EngineEvent[]): void {
   const at = cmd.at;
-  const { objects, added, hosts, services } = indexConfig(cmd.config, st.objects, at);
-  const removed = new Set<ObjectRecord>();
-  for (const [key, rec] of st.objects) if (!objects.has(key)) removed.add(rec);
+  const old = st.objects;
+  const { table: t, added, moved, hosts, services } = indexConfig(cmd.config, old, at);
+  let removed = 0;
+  for (let i = 0; i < old.size; i++) if (moved[i] === -1) removed++;
 
-  if (removed.size > 0) dropRemovedObjects(st, removed, at, out);
-  for (const rec of removed) out.push({ type: "ObjectRemoved", ...eventBase(rec, at) });
-  for (const rec of added) out.push({ type: "ObjectAdded", ...eventBase(rec, at) });
-  for (const rec of objects.values()) {
+  if (removed > 0) renumberDowntimes(st, old, moved, at, out);
+  else for (const dt of st.downtimes.values()) dt.objects = dt.objects.map((i) => moved[i] as number);
+  for (let i = 0; i < old.size; i++) {
+    if (moved[i] === -1) out.push({ type: "ObjectRemoved", ...eventBase(old, i, at) });
+  }
+  for (const i of added) out.push({ type: "ObjectAdded", ...eventBase(t, i, at) });
+  for (let i = 0; i < t.size; i++) {
     // A changed max_attempts re-scales the counter: hard problems show max/max, soft ones stay
     // below or at the new max (and go hard on their next problem result).
-    const max = rec.check.maxAttempts;
-    if (rec.stateType === "HARD" && isProblemState(rec.state)) rec.attempt = max;
-    else if (rec.attempt > max) rec.attempt = max;
-    if (rec.flapping && !rec.check.flap.enabled) {
-      rec.flapping = false;
+    const check = checkOf(t, i);
+    const max = check.maxAttempts;
+    if (t.stateType[i] === 0 && isProblemState(stateOf(t, i))) t.attempt[i] = max;
+    else if ((t.attempt[i] as number) > max) t.attempt[i] = max;
+    if (t.flapping[i] === 1 && !check.flap.enabled) {
+      t.flapping[i] = 0;
       out.push({
         type: "FlappingStop",
-        ...eventBase(rec, at),
-        percent: rec.flap * 100,
-        lowThreshold: rec.check.flap.lowThreshold,
+        ...eventBase(t, i, at),
+        percent: (t.flap[i] as number) * 100,
+        lowThreshold: check.flap.lowThreshold,
         reason: "disabled",
         notifyProblem: false,
       });
@@ -91,7 +46,8 @@ export function applyConfig(st: EngineState, cmd: ApplyConfigCommand, out: Engin
 
   st.config = cmd.config;
   st.digest = cmd.digest ?? configDigest(cmd.config);
-  st.objects = objects;
+  st.objects = t;
+  st.byKey = undefined;
   st.hosts = hosts;
   st.services = services;
   rebuildTimers(st);
@@ -102,6 +58,6 @@ export function applyConfig(st: EngineState, cmd: ApplyConfigCommand, out: Engin
     hosts,
     services,
     added: added.length,
-    removed: removed.size,
+    removed,
   });
 }

@@ -2,7 +2,7 @@ import type { DeleteDowntimeCommand, ScheduleDowntimeCommand } from "../model/co
 import type { EngineEvent } from "../model/events.js";
 import { keyOf } from "./acknowledgements.js";
 import type { Downtime, EngineState } from "./engine-state.js";
-import { eventBase, type ObjectRecord } from "./object-record.js";
+import { eventBase, type ObjectTable } from "./object-table.js";
 import { resolveTarget } from "./targets.js";
 import { DOWNTIME_END, DOWNTIME_START } from "./timer-queue.js";
 
@@ -45,10 +45,10 @@ export function scheduleDowntime(st: EngineState, cmd: ScheduleDowntimeCommand, 
     objects: r.records,
   };
   st.downtimes.set(dt.id, dt);
-  for (const rec of dt.objects) {
+  for (const i of dt.objects) {
     out.push({
       type: "DowntimeScheduled",
-      ...eventBase(rec, at),
+      ...eventBase(st.objects, i, at),
       id: dt.id,
       start: dt.start,
       end: dt.end,
@@ -56,7 +56,7 @@ export function scheduleDowntime(st: EngineState, cmd: ScheduleDowntimeCommand, 
       comment: dt.comment,
     });
   }
-  if (dt.start <= at) startDowntime(dt, at, out);
+  if (dt.start <= at) startDowntime(st, dt, at, out);
   else st.timers.push({ at: dt.start, kind: DOWNTIME_START, ord, ref: dt });
   st.timers.push({ at: dt.end, kind: DOWNTIME_END, ord, ref: dt });
 }
@@ -69,11 +69,12 @@ export function deleteDowntime(st: EngineState, cmd: DeleteDowntimeCommand, out:
     return;
   }
   st.downtimes.delete(dt.id);
-  for (const rec of dt.objects) {
-    if (dt.active) rec.activeDowntimes--;
+  const t = st.objects;
+  for (const i of dt.objects) {
+    if (dt.active) t.activeDowntimes[i] = (t.activeDowntimes[i] as number) - 1;
     out.push({
       type: "DowntimeDeleted",
-      ...eventBase(rec, cmd.at),
+      ...eventBase(t, i, cmd.at),
       id: dt.id,
       reason: "command",
       wasActive: dt.active,
@@ -82,51 +83,55 @@ export function deleteDowntime(st: EngineState, cmd: DeleteDowntimeCommand, out:
 }
 
 /** Makes a downtime active on each of its objects. */
-export function startDowntime(dt: Downtime, at: number, out: EngineEvent[]): void {
+export function startDowntime(st: EngineState, dt: Downtime, at: number, out: EngineEvent[]): void {
   dt.active = true;
-  for (const rec of dt.objects) {
-    rec.activeDowntimes++;
-    out.push({ type: "DowntimeStarted", ...eventBase(rec, at), id: dt.id, end: dt.end });
+  const t = st.objects;
+  for (const i of dt.objects) {
+    t.activeDowntimes[i] = (t.activeDowntimes[i] as number) + 1;
+    out.push({ type: "DowntimeStarted", ...eventBase(t, i, at), id: dt.id, end: dt.end });
   }
 }
 
 /** Ends a downtime at its end time and forgets it. */
 export function endDowntime(st: EngineState, dt: Downtime, at: number, out: EngineEvent[]): void {
   st.downtimes.delete(dt.id);
-  for (const rec of dt.objects) {
-    if (dt.active) rec.activeDowntimes--;
-    out.push({ type: "DowntimeEnded", ...eventBase(rec, at), id: dt.id });
+  const t = st.objects;
+  for (const i of dt.objects) {
+    if (dt.active) t.activeDowntimes[i] = (t.activeDowntimes[i] as number) - 1;
+    out.push({ type: "DowntimeEnded", ...eventBase(t, i, at), id: dt.id });
   }
 }
 
 /**
- * Drops removed objects from every downtime (a reload removed them); a downtime left with no object
- * is forgotten.
+ * Renumbers every downtime's objects for the table a reload built (`moved`: old number → new, -1
+ * for removed) and drops the removed ones from it; a downtime left with no object is forgotten.
+ * `old` is the table being replaced: removed objects are named from it.
  */
-export function dropRemovedObjects(
+export function renumberDowntimes(
   st: EngineState,
-  removed: ReadonlySet<ObjectRecord>,
+  old: ObjectTable,
+  moved: Int32Array,
   at: number,
   out: EngineEvent[],
 ): void {
   for (const dt of st.downtimes.values()) {
-    if (!dt.objects.some((rec) => removed.has(rec))) continue;
-    const kept: ObjectRecord[] = [];
-    for (const rec of dt.objects) {
-      if (!removed.has(rec)) {
-        kept.push(rec);
+    const kept: number[] = [];
+    for (const i of dt.objects) {
+      const to = moved[i] as number;
+      if (to >= 0) {
+        kept.push(to);
         continue;
       }
-      if (dt.active) rec.activeDowntimes--;
       out.push({
         type: "DowntimeDeleted",
-        ...eventBase(rec, at),
+        ...eventBase(old, i, at),
         id: dt.id,
         reason: "object-removed",
         wasActive: dt.active,
       });
     }
+    const hadObjects = dt.objects.length > 0;
     dt.objects = kept;
-    if (kept.length === 0) st.downtimes.delete(dt.id);
+    if (kept.length === 0 && hadObjects) st.downtimes.delete(dt.id);
   }
 }

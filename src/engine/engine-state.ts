@@ -1,5 +1,5 @@
 import type { Config } from "../model/config.js";
-import type { ObjectRecord } from "./object-record.js";
+import type { ObjectTable } from "./object-table.js";
 import type { TimerQueue } from "./timer-queue.js";
 
 /** A fixed downtime window over one or more objects, all resolved when it was scheduled. */
@@ -12,20 +12,40 @@ export interface Downtime {
   readonly author: string;
   readonly comment: string;
   active: boolean;
-  objects: ObjectRecord[];
+  /** Object numbers in the current table (renumbered by every reload). */
+  objects: number[];
 }
+
+/**
+ * A timer's subject: an object number (freshness; the queue is rebuilt whenever the table is
+ * replaced, so a number always means the current table) or a downtime.
+ */
+export type TimerRef = number | Downtime;
 
 /** Everything the engine knows; the functions of src/engine/ mutate it on behalf of `apply`. */
 export interface EngineState {
   config: Config;
   digest: string;
-  /** Every configured object by key, in config order (hosts, each followed by its services). */
-  objects: Map<string, ObjectRecord>;
+  /** Every configured object, in config order (hosts, each followed by its services). */
+  objects: ObjectTable;
+  /** Object numbers by key, built when first asked for after the table changed. */
+  byKey: Map<string, number> | undefined;
   hosts: number;
   services: number;
   /** Downtimes by id, in scheduling order. */
   downtimes: Map<string, Downtime>;
   /** Counts scheduled downtimes: their ordinals and engine-assigned ids (`dt-<n>`). */
   downtimeSeq: number;
-  timers: TimerQueue<ObjectRecord | Downtime>;
+  timers: TimerQueue<TimerRef>;
+}
+
+/** The object a key names, or undefined. */
+export function objectByKey(st: EngineState, key: string): number | undefined {
+  if (st.byKey === undefined) {
+    const m = new Map<string, number>();
+    const keys = st.objects.keys;
+    for (let i = 0; i < keys.length; i++) m.set(keys[i] as string, i);
+    st.byKey = m;
+  }
+  return st.byKey.get(key);
 }

@@ -4,11 +4,11 @@ import { type Config, EMPTY_CONFIG } from "../model/config.js";
 import type { EngineEvent, ObjectStatus } from "../model/events.js";
 import { objectKey } from "../model/object-ref.js";
 import { acknowledge, unacknowledge } from "./acknowledgements.js";
-import { applyConfig, indexConfig } from "./apply-config.js";
+import { applyConfig } from "./apply-config.js";
 import { configDigest } from "./config-digest.js";
 import { deleteDowntime, scheduleDowntime } from "./downtimes.js";
-import type { Downtime, EngineState } from "./engine-state.js";
-import { statusOf } from "./object-record.js";
+import { type Downtime, type EngineState, objectByKey } from "./engine-state.js";
+import { emptyTable, indexConfig, lookup, statusOf } from "./object-table.js";
 import { processResult } from "./process-result.js";
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
 import { createTimerQueue } from "./timer-queue.js";
@@ -88,7 +88,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const st: EngineState = {
     config: EMPTY_CONFIG,
     digest: configDigest(EMPTY_CONFIG),
-    objects: new Map(),
+    objects: emptyTable(),
+    byKey: undefined,
     hosts: 0,
     services: 0,
     downtimes: new Map(),
@@ -97,11 +98,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
   };
   if (options.config !== undefined && options.config !== EMPTY_CONFIG) {
     const at = options.at ?? clock?.now() ?? 0;
-    const { objects, hosts, services } = indexConfig(options.config, st.objects, at);
+    const { table, hosts, services } = indexConfig(options.config, st.objects, at);
     Object.assign(st, {
       config: options.config,
       digest: configDigest(options.config),
-      objects,
+      objects: table,
       hosts,
       services,
     });
@@ -115,9 +116,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       case "ProcessCheckResult": {
         const r = cmd.result;
         // Two short lookups (host, then its service) instead of building and hashing a key.
-        const hostRec = st.objects.get(r.host);
-        const rec = r.service === undefined ? hostRec : hostRec?.services?.get(r.service);
-        if (rec === undefined) {
+        const i = lookup(st.objects, r.host, r.service);
+        if (i === undefined) {
           const key = objectKey(r);
           out.push({
             type: "CommandRejected",
@@ -126,16 +126,16 @@ export function createEngine(options: EngineOptions = {}): Engine {
             key,
             reason: `unknown object ${key}`,
           });
-        } else if (r.checkedAt < rec.lastCheck) {
+        } else if (r.checkedAt < (st.objects.lastCheck[i] as number)) {
           out.push({
             type: "CommandRejected",
             at: cmd.at,
             command: cmd.type,
-            key: rec.key,
+            key: st.objects.keys[i] as string,
             reason: "result is older than the last result applied",
           });
         } else {
-          processResult(rec, r, cmd.at, false, out);
+          processResult(st.objects, i, r, cmd.at, false, out);
         }
         break;
       }
@@ -174,7 +174,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       author: d.author,
       comment: d.comment,
       active: d.active,
-      objects: d.objects.map((r) => r.key),
+      objects: d.objects.map((i) => st.objects.keys[i] as string),
     };
   }
 
@@ -184,8 +184,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     tick: (at) => apply({ type: "Tick", at: now(at) }),
     nextWakeup: () => nextWakeup(st),
     status(key) {
-      const rec = st.objects.get(key);
-      return rec === undefined ? undefined : statusOf(rec);
+      const i = objectByKey(st, key);
+      return i === undefined ? undefined : statusOf(st.objects, i);
     },
     downtime(id) {
       const d = st.downtimes.get(id);
@@ -196,7 +196,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return st.config;
     },
     digest: () => st.digest,
-    keys: () => st.objects.keys(),
+    keys: () => st.objects.keys.values(),
     snapshot: () => takeSnapshot(st),
     restore: (snapshot, config) => restoreSnapshot(st, snapshot, config),
   };

@@ -1,52 +1,75 @@
 import type { CheckResult } from "../model/check-result.js";
 import type { EngineEvent } from "../model/events.js";
 import { hostStateOf, type ObjectState, type StateType, serviceStateOf } from "../model/state.js";
-import { eventBase, isOkState, type ObjectRecord, statusOf } from "./object-record.js";
+import {
+  checkOf,
+  eventBase,
+  hostNameOf,
+  isOkState,
+  isService,
+  type ObjectTable,
+  serviceNameOf,
+  stateCode,
+  stateName,
+  stateTypeName,
+  statusOf,
+} from "./object-table.js";
+
+const DOWN = stateCode("DOWN");
+const UNREACHABLE = stateCode("UNREACHABLE");
+const UP = stateCode("UP");
+const PENDING = stateCode("PENDING");
 
 /**
  * The state a result stands for, and whether the object is reachable. A DOWN host whose parents
  * are all DOWN or UNREACHABLE is UNREACHABLE (a host without parents never is). A service is
  * unreachable while its host is not UP (PENDING counts as UP: nothing says otherwise yet).
  */
-function resultState(rec: ObjectRecord, result: CheckResult): ObjectState {
-  if (rec.service !== undefined) return serviceStateOf(result.exitStatus);
+function resultState(t: ObjectTable, i: number, result: CheckResult): ObjectState {
+  if (isService(t, i)) return serviceStateOf(result.exitStatus);
   const s = hostStateOf(result.exitStatus);
-  if (s === "UP" || rec.parents.length === 0) return s;
-  for (const p of rec.parents) if (p.state !== "DOWN" && p.state !== "UNREACHABLE") return s;
+  const parents = t.parents.get(i);
+  if (s === "UP" || parents === undefined || parents.length === 0) return s;
+  for (const p of parents) {
+    const ps = t.state[p] as number;
+    if (ps !== DOWN && ps !== UNREACHABLE) return s;
+  }
   return "UNREACHABLE";
 }
 
 /** Whether a problem in `state` is explained by something above the object. */
-function isReachable(rec: ObjectRecord, state: ObjectState): boolean {
-  if (rec.service === undefined) return state !== "UNREACHABLE";
-  const hostState = rec.hostRecord?.state ?? "PENDING";
-  return hostState === "UP" || hostState === "PENDING";
+function isReachable(t: ObjectTable, i: number, state: ObjectState): boolean {
+  if (!isService(t, i)) return state !== "UNREACHABLE";
+  const hostState = t.state[t.hostOf[i] as number] as number;
+  return hostState === UP || hostState === PENDING;
 }
 
 /**
- * Applies one result to one object: soft/hard state, attempts, flap detection, acknowledgement
+ * Applies one result to object i: soft/hard state, attempts, flap detection, acknowledgement
  * clearing (docs/states.md has the rules). Appends the events it causes to `out`: first
  * CheckResultProcessed (with the final status), then StateChange, AcknowledgementRemoved and
  * FlappingStart/FlappingStop as they apply. O(1), O(parents) for a host that is DOWN.
  */
 export function processResult(
-  rec: ObjectRecord,
+  t: ObjectTable,
+  i: number,
   result: CheckResult,
   at: number,
   synthesized: boolean,
   out: EngineEvent[],
 ): void {
-  const check = rec.check;
+  const check = checkOf(t, i);
   const max = check.maxAttempts;
-  const state = resultState(rec, result);
-  const reachable = isReachable(rec, state);
-  const oldState = rec.state;
-  const oldType = rec.stateType;
-  const oldAttempt = rec.attempt;
-  const fromHardState = rec.lastHardState;
+  const state = resultState(t, i, result);
+  const reachable = isReachable(t, i, state);
+  const oldState = stateName(t.state[i] as number);
+  const oldType = stateTypeName(t.stateType[i] as number);
+  const oldAttempt = t.attempt[i] as number;
+  const fromHardState = stateName(t.lastHardState[i] as number);
   const ok = isOkState(state);
+  const service = serviceNameOf(t, i);
   // Only services skip their retries: a service on a host that is not UP is hard at once.
-  const hardNow = rec.service !== undefined && !reachable;
+  const hardNow = service !== undefined && !reachable;
   const wasProblem = !isOkState(oldState) && oldState !== "PENDING";
 
   let type: StateType;
@@ -72,42 +95,44 @@ export function processResult(
 
   const stateChanged = state !== oldState;
   const hardChange = type === "HARD" && state !== fromHardState;
-  const t = result.checkedAt;
+  const time = result.checkedAt;
 
-  rec.state = state;
-  rec.stateType = type;
-  rec.attempt = attempt;
-  rec.reachable = reachable;
-  rec.lastCheck = t;
-  rec.lastReceived = at;
-  if (!synthesized) rec.lastSubmitted = at;
-  if (stateChanged) rec.lastStateChange = t;
+  t.state[i] = stateCode(state);
+  t.stateType[i] = type === "HARD" ? 0 : 1;
+  t.attempt[i] = attempt;
+  t.reachable[i] = reachable ? 1 : 0;
+  t.lastCheck[i] = time;
+  t.lastReceived[i] = at;
+  if (!synthesized) t.lastSubmitted[i] = at;
+  if (stateChanged) t.lastStateChange[i] = time;
   if (hardChange) {
-    rec.lastHardState = state;
-    rec.lastHardStateChange = t;
+    t.lastHardState[i] = stateCode(state);
+    t.lastHardStateChange[i] = time;
   }
 
   // Flap detection (#Flap): x = 1 on a state change, else 0; f = alpha*x + (1-alpha)*f. The first
   // result after PENDING is not a change. f is tracked even while detection is disabled.
   const flap = check.flap;
   const x = stateChanged && oldState !== "PENDING" ? 1 : 0;
-  rec.flap = flap.alpha * x + (1 - flap.alpha) * rec.flap;
+  const f = flap.alpha * x + (1 - flap.alpha) * (t.flap[i] as number);
+  t.flap[i] = f;
   let flapEvent: EngineEvent | undefined;
   if (flap.enabled) {
-    if (!rec.flapping && rec.flap > flap.highThreshold) {
-      rec.flapping = true;
+    const flapping = t.flapping[i] === 1;
+    if (!flapping && f > flap.highThreshold) {
+      t.flapping[i] = 1;
       flapEvent = {
         type: "FlappingStart",
-        ...eventBase(rec, at),
-        percent: rec.flap * 100,
+        ...eventBase(t, i, at),
+        percent: f * 100,
         highThreshold: flap.highThreshold,
       };
-    } else if (rec.flapping && rec.flap < flap.lowThreshold) {
-      rec.flapping = false;
+    } else if (flapping && f < flap.lowThreshold) {
+      t.flapping[i] = 0;
       flapEvent = {
         type: "FlappingStop",
-        ...eventBase(rec, at),
-        percent: rec.flap * 100,
+        ...eventBase(t, i, at),
+        percent: f * 100,
         lowThreshold: flap.lowThreshold,
         reason: "threshold",
         notifyProblem: flap.notifyOnFlapStop && !ok && type === "HARD",
@@ -117,33 +142,28 @@ export function processResult(
 
   // Acknowledgements: any recovery clears them; a state change clears a non-sticky one.
   let ackReason: "recovery" | "state-change" | undefined;
-  if (rec.ack !== null) {
+  const ack = t.acks.get(i);
+  if (ack !== undefined) {
     if (ok) ackReason = "recovery";
-    else if (stateChanged && !rec.ack.sticky) ackReason = "state-change";
-    if (ackReason !== undefined) rec.ack = null;
+    else if (stateChanged && !ack.sticky) ackReason = "state-change";
+    if (ackReason !== undefined) t.acks.delete(i);
   }
 
   // Literal events (no spread) on the hot path; hosts have no `service` key at all, so that the
   // event survives a JSON round trip unchanged.
-  const status = statusOf(rec);
+  const status = statusOf(t, i);
+  const key = t.keys[i] as string;
+  const host = hostNameOf(t, i);
   out.push(
-    rec.service === undefined
-      ? { type: "CheckResultProcessed", at, key: rec.key, host: rec.host, result, status }
-      : {
-          type: "CheckResultProcessed",
-          at,
-          key: rec.key,
-          host: rec.host,
-          service: rec.service,
-          result,
-          status,
-        },
+    service === undefined
+      ? { type: "CheckResultProcessed", at, key, host, result, status }
+      : { type: "CheckResultProcessed", at, key, host, service, result, status },
   );
   if (stateChanged || hardChange) {
     const softRecovery = ok && wasProblem && oldType === "SOFT";
     out.push({
       type: "StateChange",
-      ...eventBase(rec, at),
+      ...eventBase(t, i, at),
       from: oldState,
       to: state,
       stateType: softRecovery ? "SOFT" : type,
@@ -156,7 +176,7 @@ export function processResult(
     });
   }
   if (ackReason !== undefined) {
-    out.push({ type: "AcknowledgementRemoved", ...eventBase(rec, at), reason: ackReason });
+    out.push({ type: "AcknowledgementRemoved", ...eventBase(t, i, at), reason: ackReason });
   }
   if (flapEvent !== undefined) out.push(flapEvent);
 }

@@ -1,9 +1,8 @@
 import type { Config } from "../model/config.js";
 import type { AcknowledgementInfo } from "../model/events.js";
 import type { ObjectState, StateType } from "../model/state.js";
-import { indexConfig } from "./apply-config.js";
 import type { EngineState } from "./engine-state.js";
-import type { ObjectRecord } from "./object-record.js";
+import { emptyTable, indexConfig, stateCode, stateName, stateTypeName } from "./object-table.js";
 import { rebuildTimers } from "./timers.js";
 
 /** One object's state in a snapshot, as a tuple: 100,000 of them stay compact. */
@@ -49,22 +48,23 @@ export interface EngineSnapshot {
 
 export function takeSnapshot(st: EngineState): EngineSnapshot {
   const objects: SnapshotObject[] = [];
-  for (const r of st.objects.values()) {
+  const t = st.objects;
+  for (let i = 0; i < t.size; i++) {
     objects.push([
-      r.key,
-      r.state,
-      r.stateType,
-      r.attempt,
-      r.lastCheck,
-      r.lastStateChange,
-      r.lastHardState,
-      r.lastHardStateChange,
-      r.flap,
-      r.flapping,
-      r.reachable,
-      r.ack,
-      r.lastReceived,
-      r.lastSubmitted,
+      t.keys[i] as string,
+      stateName(t.state[i] as number),
+      stateTypeName(t.stateType[i] as number),
+      t.attempt[i] as number,
+      t.lastCheck[i] as number,
+      t.lastStateChange[i] as number,
+      stateName(t.lastHardState[i] as number),
+      t.lastHardStateChange[i] as number,
+      t.flap[i] as number,
+      t.flapping[i] === 1,
+      t.reachable[i] === 1,
+      t.acks.get(i) ?? null,
+      t.lastReceived[i] as number,
+      t.lastSubmitted[i] as number,
     ]);
   }
   const downtimes: SnapshotDowntime[] = [];
@@ -77,7 +77,7 @@ export function takeSnapshot(st: EngineState): EngineSnapshot {
       author: d.author,
       comment: d.comment,
       active: d.active,
-      objects: d.objects.map((r) => r.key),
+      objects: d.objects.map((i) => t.keys[i] as string),
     });
   }
   return { version: 1, digest: st.digest, downtimeSeq: st.downtimeSeq, objects, downtimes };
@@ -89,44 +89,49 @@ export function takeSnapshot(st: EngineState): EngineSnapshot {
  */
 export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: Config): void {
   if (snap.version !== 1) throw new Error(`unsupported engine snapshot version ${String(snap.version)}`);
-  const { objects, hosts, services } = indexConfig(config, new Map(), 0);
-  if (objects.size !== snap.objects.length) {
+  const { table: t, hosts, services } = indexConfig(config, emptyTable(), 0);
+  if (t.size !== snap.objects.length) {
     throw new Error(
-      `snapshot holds ${snap.objects.length} objects but the config has ${objects.size}: not the config of the snapshot`,
+      `snapshot holds ${snap.objects.length} objects but the config has ${t.size}: not the config of the snapshot`,
     );
   }
+  const byKey = new Map<string, number>();
+  for (let i = 0; i < t.size; i++) byKey.set(t.keys[i] as string, i);
   for (const o of snap.objects) {
-    if (!objects.has(o[0])) throw new Error(`snapshot object ${o[0]} is not in the config`);
+    if (!byKey.has(o[0])) throw new Error(`snapshot object ${o[0]} is not in the config`);
   }
   for (const o of snap.objects) {
-    const r = objects.get(o[0]) as ObjectRecord;
-    [
-      ,
-      r.state,
-      r.stateType,
-      r.attempt,
-      r.lastCheck,
-      r.lastStateChange,
-      r.lastHardState,
-      r.lastHardStateChange,
-      r.flap,
-      r.flapping,
-      r.reachable,
-      r.ack,
-      r.lastReceived,
-      r.lastSubmitted,
-    ] = o;
+    const i = byKey.get(o[0]) as number;
+    t.state[i] = stateCode(o[1]);
+    t.stateType[i] = o[2] === "HARD" ? 0 : 1;
+    t.attempt[i] = o[3];
+    t.lastCheck[i] = o[4];
+    t.lastStateChange[i] = o[5];
+    t.lastHardState[i] = stateCode(o[6]);
+    t.lastHardStateChange[i] = o[7];
+    t.flap[i] = o[8];
+    t.flapping[i] = o[9] ? 1 : 0;
+    t.reachable[i] = o[10] ? 1 : 0;
+    if (o[11] === null) t.acks.delete(i);
+    else t.acks.set(i, o[11]);
+    t.lastReceived[i] = o[12];
+    t.lastSubmitted[i] = o[13];
   }
   st.downtimes = new Map();
   for (const d of snap.downtimes) {
-    const recs = d.objects.map((k) => objects.get(k)).filter((r) => r !== undefined);
-    if (d.active) for (const r of recs) r.activeDowntimes++;
-    st.downtimes.set(d.id, { ...d, objects: recs });
+    const objects: number[] = [];
+    for (const k of d.objects) {
+      const i = byKey.get(k);
+      if (i !== undefined) objects.push(i);
+    }
+    if (d.active) for (const i of objects) t.activeDowntimes[i] = (t.activeDowntimes[i] as number) + 1;
+    st.downtimes.set(d.id, { ...d, objects });
   }
   st.config = config;
   st.digest = snap.digest;
   st.downtimeSeq = snap.downtimeSeq;
-  st.objects = objects;
+  st.objects = t;
+  st.byKey = byKey;
   st.hosts = hosts;
   st.services = services;
   rebuildTimers(st);

@@ -2,11 +2,11 @@ import type { Target } from "../model/commands.js";
 import { objectKey } from "../model/object-ref.js";
 import { effectiveLabels, parseSelector } from "../model/selector.js";
 import type { EngineState } from "./engine-state.js";
-import type { ObjectRecord } from "./object-record.js";
+import { isService, lookup } from "./object-table.js";
 
-/** What a target resolved to: the objects, or why there are none. */
+/** What a target resolved to: the object numbers, or why there are none. */
 export type Resolved =
-  | { readonly ok: true; readonly records: ObjectRecord[]; readonly bySelector: boolean }
+  | { readonly ok: true; readonly records: number[]; readonly bySelector: boolean }
   | { readonly ok: false; readonly reason: string; readonly key?: string };
 
 /**
@@ -16,19 +16,25 @@ export type Resolved =
  */
 export function resolveTarget(st: EngineState, target: Target): Resolved {
   if ("object" in target) {
-    const key = objectKey(target.object);
-    const rec = st.objects.get(key);
-    return rec === undefined
-      ? { ok: false, reason: `unknown object ${key}`, key }
-      : { ok: true, records: [rec], bySelector: false };
+    const i = lookup(st.objects, target.object.host, target.object.service);
+    if (i === undefined) {
+      const key = objectKey(target.object);
+      return { ok: false, reason: `unknown object ${key}`, key };
+    }
+    return { ok: true, records: [i], bySelector: false };
   }
   const parsed = parseSelector(target.selector);
   if (!parsed.ok) {
     return { ok: false, reason: `bad selector at column ${parsed.column}: ${parsed.message}` };
   }
-  const records: ObjectRecord[] = [];
-  for (const rec of st.objects.values()) {
-    if (parsed.selector.matches(effectiveLabels(rec.hostConfig, rec.serviceConfig))) records.push(rec);
+  const records: number[] = [];
+  const t = st.objects;
+  for (let i = 0; i < t.size; i++) {
+    const own = t.configs[i] as Parameters<typeof effectiveLabels>[0];
+    const labels = isService(t, i)
+      ? effectiveLabels(t.configs[t.hostOf[i] as number] as Parameters<typeof effectiveLabels>[0], own)
+      : effectiveLabels(own);
+    if (parsed.selector.matches(labels)) records.push(i);
   }
   if (records.length === 0) return { ok: false, reason: `selector "${target.selector}" matches no object` };
   return { ok: true, records, bySelector: true };

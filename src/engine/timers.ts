@@ -1,9 +1,9 @@
 import type { EngineEvent } from "../model/events.js";
 import type { CheckResult, ExitStatus } from "../model/index.js";
 import { endDowntime, startDowntime } from "./downtimes.js";
-import type { Downtime, EngineState } from "./engine-state.js";
+import type { Downtime, EngineState, TimerRef } from "./engine-state.js";
 import { formatDuration } from "./format-duration.js";
-import type { ObjectRecord } from "./object-record.js";
+import { checkOf, hostNameOf, type ObjectTable, serviceNameOf } from "./object-table.js";
 import { processResult } from "./process-result.js";
 import { DOWNTIME_END, DOWNTIME_START, FRESHNESS, type TimerEntry } from "./timer-queue.js";
 
@@ -14,16 +14,16 @@ const STALE_EXIT: Readonly<Record<"UNKNOWN" | "WARNING" | "CRITICAL", ExitStatus
 };
 
 /** The freshness deadline of a passive object, or undefined when it has none. */
-export function freshnessDue(rec: ObjectRecord): number | undefined {
-  const check = rec.check;
+export function freshnessDue(t: ObjectTable, i: number): number | undefined {
+  const check = checkOf(t, i);
   if (check.type !== "passive" || !(check.freshnessThresholdMs > 0)) return undefined;
-  return rec.lastReceived + check.freshnessThresholdMs;
+  return (t.lastReceived[i] as number) + check.freshnessThresholdMs;
 }
 
-/** Queues the freshness timer of a passive object (used when the queue is rebuilt). */
-export function queueFreshness(st: EngineState, rec: ObjectRecord): void {
-  const due = freshnessDue(rec);
-  if (due !== undefined) st.timers.push({ at: due, kind: FRESHNESS, ord: rec.ord, ref: rec });
+/** Queues the freshness timer of a passive object; its ordinal is its object number. */
+export function queueFreshness(st: EngineState, i: number): void {
+  const due = freshnessDue(st.objects, i);
+  if (due !== undefined) st.timers.push({ at: due, kind: FRESHNESS, ord: i, ref: i });
 }
 
 /**
@@ -32,7 +32,7 @@ export function queueFreshness(st: EngineState, rec: ObjectRecord): void {
  */
 export function rebuildTimers(st: EngineState): void {
   st.timers.clear();
-  for (const rec of st.objects.values()) queueFreshness(st, rec);
+  for (let i = 0; i < st.objects.size; i++) queueFreshness(st, i);
   for (const dt of st.downtimes.values()) {
     if (!dt.active) st.timers.push({ at: dt.start, kind: DOWNTIME_START, ord: dt.ord, ref: dt });
     st.timers.push({ at: dt.end, kind: DOWNTIME_END, ord: dt.ord, ref: dt });
@@ -43,16 +43,17 @@ export function rebuildTimers(st: EngineState): void {
  * Drops queue entries that no longer stand for anything and re-queues freshness entries whose
  * deadline moved on, so the head is a timer that will really fire.
  */
-function settleHead(st: EngineState): TimerEntry<ObjectRecord | Downtime> | undefined {
+function settleHead(st: EngineState): TimerEntry<TimerRef> | undefined {
   for (;;) {
     const e = st.timers.peek();
     if (e === undefined) return undefined;
     if (e.kind === FRESHNESS) {
-      const rec = e.ref as ObjectRecord;
-      const due = st.objects.get(rec.key) === rec ? freshnessDue(rec) : undefined;
+      // The queue is rebuilt whenever the table is replaced: the number is an object of this table.
+      const i = e.ref as number;
+      const due = freshnessDue(st.objects, i);
       if (due === e.at) return e;
       st.timers.pop();
-      if (due !== undefined) st.timers.push({ at: due, kind: FRESHNESS, ord: rec.ord, ref: rec });
+      if (due !== undefined) st.timers.push({ at: due, kind: FRESHNESS, ord: i, ref: i });
       continue;
     }
     const dt = e.ref as Downtime;
@@ -78,15 +79,15 @@ export function fireDue(st: EngineState, at: number, out: EngineEvent[]): void {
     st.timers.pop();
     switch (e.kind) {
       case DOWNTIME_START:
-        startDowntime(e.ref as Downtime, at, out);
+        startDowntime(st, e.ref as Downtime, at, out);
         break;
       case DOWNTIME_END:
         endDowntime(st, e.ref as Downtime, at, out);
         break;
       case FRESHNESS: {
-        const rec = e.ref as ObjectRecord;
-        processResult(rec, staleResult(rec, at), at, true, out);
-        queueFreshness(st, rec);
+        const i = e.ref as number;
+        processResult(st.objects, i, staleResult(st.objects, i, at), at, true, out);
+        queueFreshness(st, i);
         break;
       }
       default: {
@@ -98,16 +99,16 @@ export function fireDue(st: EngineState, at: number, out: EngineEvent[]): void {
 }
 
 /** The result freshness checking synthesizes for a passive object that went quiet. */
-function staleResult(rec: ObjectRecord, at: number): CheckResult {
-  const check = rec.check;
-  if (check.type !== "passive") throw new Error(`${rec.key} is not passive`);
+function staleResult(t: ObjectTable, i: number, at: number): CheckResult {
+  const check = checkOf(t, i);
+  if (check.type !== "passive") throw new Error(`${t.keys[i]} is not passive`);
   const output =
-    `No result for ${formatDuration(at - rec.lastSubmitted)} ` +
+    `No result for ${formatDuration(at - (t.lastSubmitted[i] as number))} ` +
     `(freshness threshold ${formatDuration(check.freshnessThresholdMs)})`;
   const base = {
-    host: rec.host,
+    host: hostNameOf(t, i),
     // Never before the last result: a submitter clock running ahead must not move lastCheck back.
-    checkedAt: Math.max(at, rec.lastCheck),
+    checkedAt: Math.max(at, t.lastCheck[i] as number),
     durationMs: 0,
     source: "freshness" as const,
     exitStatus: STALE_EXIT[check.staleStatus],
@@ -115,5 +116,6 @@ function staleResult(rec: ObjectRecord, at: number): CheckResult {
     longOutput: "",
     perfdata: [],
   };
-  return rec.service === undefined ? base : { ...base, service: rec.service };
+  const service = serviceNameOf(t, i);
+  return service === undefined ? base : { ...base, service };
 }

@@ -69,6 +69,14 @@ export interface Projection {
   historyStart(): number;
   downtime(id: string): DowntimeRecord | undefined;
   applyDelta(delta: ProjectionDelta): void;
+  /**
+   * Applies a delta in steps, so that a thread serving reads can answer them between steps: each
+   * call of the function returned applies up to `max` more of the delta's records and says whether
+   * the delta is now wholly applied (removals come first, patches, history, downtimes and the
+   * event sequence number last). Until then the projection holds some of the delta's records and
+   * not others — each record whole, as between two deltas — and must not be given another delta.
+   */
+  applyDeltaInSteps(delta: ProjectionDelta, max: number): () => boolean;
   /** The whole state decoded and sorted: for comparisons and tests. */
   snapshot(): ProjectionSnapshot;
   /**
@@ -119,6 +127,30 @@ export function createProjection(
   };
   const allKeys = (): string[] => [...statuses.keys()];
 
+  const steps = (delta: ProjectionDelta, max: number): (() => boolean) => {
+    const keys = delta.statusKeys;
+    let next = -1;
+    return () => {
+      if (next === -1) {
+        for (const k of delta.removed) statuses.delete(k);
+        next = 0;
+      }
+      const end = Math.min(keys.length, next + max);
+      for (let i = next; i < end; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
+      next = end;
+      if (next < keys.length) return false;
+      // Patches are rare (acknowledgements, downtimes): decode, patch, encode. After the records:
+      // a patch applies to the object's record as the delta leaves it.
+      for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));
+      for (const h of delta.history) history.push(shareNames(h));
+      for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
+      for (const id of delta.downtimesRemoved) downtimes.delete(id);
+      if (delta.history.length > 0) trim();
+      if (delta.eventSeq > eventSeq) eventSeq = delta.eventSeq;
+      return true;
+    };
+  };
+
   return {
     eventSeq: () => eventSeq,
     status: decoded,
@@ -132,17 +164,11 @@ export function createProjection(
     historyStart: () => start,
     downtime: (id) => downtimes.get(id),
     applyDelta(delta) {
-      for (const k of delta.removed) statuses.delete(k);
-      const keys = delta.statusKeys;
-      for (let i = 0; i < keys.length; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
-      // Patches are rare (acknowledgements, downtimes): decode, patch, encode.
-      for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));
-      for (const h of delta.history) history.push(shareNames(h));
-      for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
-      for (const id of delta.downtimesRemoved) downtimes.delete(id);
-      if (delta.history.length > 0) trim();
-      if (delta.eventSeq > eventSeq) eventSeq = delta.eventSeq;
+      const step = steps(delta, Number.POSITIVE_INFINITY);
+      let done = false;
+      while (!done) done = step();
     },
+    applyDeltaInSteps: (delta, max) => steps(delta, Math.max(1, max)),
     capture: () => ({
       eventSeq,
       keys: allKeys(),

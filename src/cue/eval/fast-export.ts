@@ -19,9 +19,7 @@
 import type * as ast from "../syntax/ast.js";
 import { inDefinition } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
-import { literalValue } from "./discriminator.js";
 import { engine } from "./engine.js";
-import { patternAccepts } from "./evaluate.js";
 import type { CueData } from "./export.js";
 import { conjunctType, plainEnv } from "./fast-compile.js";
 import {
@@ -31,48 +29,19 @@ import {
   finish,
   flatJSON,
   inSnapMode,
-  listClose,
-  listKey,
-  listOpen,
-  listPush,
   type Mode,
   putJSON,
   type Snap,
   snapJSON,
   snapSize,
-  structClose,
-  structKey,
-  structOpen,
-  structSet,
 } from "./fast-out.js";
 import { definitionSnap } from "./fast-snap.js";
-import {
-  BADK as BAD,
-  type Binds,
-  type DisjT,
-  LIST,
-  NEUTRAL,
-  SCALAR,
-  STRUCT,
-  type StructT,
-  type TermT,
-  Use,
-} from "./fast-types.js";
+import { bail, type Contrib, count, nth, run, startRun } from "./fast-state.js";
+import { clearFields, listNode, plainLabel, plainShallow, structNode } from "./fast-struct.js";
+import { BADK as BAD, type Binds, LIST, NEUTRAL, SCALAR, STRUCT, Use } from "./fast-types.js";
 import { meet } from "./meet.js";
-import { type Atom, atomsEqual, compareAtoms, isAtom, literalAtom, TOP, type Value } from "./values.js";
-import {
-  type CloseSet,
-  displayLabel,
-  NEW,
-  OPTIONAL,
-  REGULAR,
-  REQUIRED,
-  strLabel,
-  type Vertex,
-} from "./vertex.js";
-
-/** A conjunct as the fast path sees it: plain data (its syntax) or a compiled type's use. */
-type Contrib = ast.Expr | Use;
+import { type Atom, compareAtoms, isAtom, literalAtom, TOP, type Value } from "./values.js";
+import { type CloseSet, NEW, type Vertex } from "./vertex.js";
 
 /** What `fastExport` produced: data or JSON text (in chunks); or where below the vertex it gave up. */
 export type FastResult =
@@ -92,32 +61,6 @@ export function fastExportEnabled(): boolean {
   return enabled;
 }
 
-let maxDepth = 0;
-let maxSteps = 0;
-const trail: string[] = [];
-let failAt: string[] | undefined;
-/** Set when giving up because of a limit (depth, steps), which depends on where a value is used. */
-let limitHit = false;
-
-/** Gives up; remembers the deepest place reached. Returns undefined (the "no result" of every step). */
-function bail(): undefined {
-  failAt ??= trail.slice();
-  return undefined;
-}
-
-// The fields of the structs being evaluated, as a stack shared by all of them (a struct's fields are
-// `[base, top)` while it collects them; its children's fields go above). Each field has up to two
-// conjuncts inline and the rest in an array.
-const eLabel: string[] = [];
-const eFt: number[] = [];
-/** Per field: the struct types (bits by their index) whose closedness allows its label. */
-const eDecl: number[] = [];
-const eC0: (Contrib | undefined)[] = [];
-const eC1: (Contrib | undefined)[] = [];
-const eMore: (Contrib[] | undefined)[] = [];
-let top = 0;
-let high = 0;
-
 /**
  * Exports `v` (unevaluated) the fast way as `output` at indentation level `lvl`, or says where it
  * gave up. Never evaluates `v` itself.
@@ -130,28 +73,18 @@ export function fastExport(
 ): FastResult {
   const e = engine();
   const steps = e.steps;
-  maxDepth = e.limits.maxDepth;
-  maxSteps = e.limits.maxSteps;
-  trail.length = 0;
-  failAt = undefined;
-  limitHit = false;
-  top = 0;
+  startRun(e.limits.maxDepth, e.limits.maxSteps);
+  clearFields();
   begin(output, jsonIndent);
   let data: unknown;
   const cs = pristine(v) && e.limitErr === undefined ? rootContribs(v) : undefined;
   if (cs === undefined || cs.length === 0) data = bail();
   else data = node(cs[0] as Contrib, cs[1], cs.length > 2 ? cs.slice(2) : undefined, v.depth, lvl);
   const text = finish();
-  // Forget the syntax the stack still points to.
-  for (let i = 0; i < high; i++) {
-    eC0[i] = undefined;
-    eC1[i] = undefined;
-    eMore[i] = undefined;
-  }
-  high = 0;
+  clearFields();
   if (data === undefined) {
     e.steps = steps;
-    return { ok: false, failAt: failAt ?? [] };
+    return { ok: false, failAt: run.failAt ?? [] };
   }
   return { ok: true, data: output === "data" ? (data as CueData) : undefined, text };
 }
@@ -211,43 +144,17 @@ function plainStruct(x: ast.StructLit): boolean {
   return true;
 }
 
-/** Whether `x` is plain data at its top (its parts are checked as they are reached). */
-function plainShallow(x: ast.Expr): boolean {
-  switch (x.kind) {
-    case "Struct":
-    case "List":
-    case "Int":
-    case "Float":
-    case "String":
-    case "Bytes":
-    case "Bool":
-    case "Null":
-      return true;
-    default:
-      return false;
-  }
-}
-
 function kindOf(c: Contrib): number {
   if (c instanceof Use) return c.kind;
   const k = c.kind;
   return k === "Struct" ? STRUCT : k === "List" ? LIST : SCALAR;
 }
 
-/** The `k`-th of the conjuncts `c0`, `c1`, `more`. */
-function nth(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | undefined, k: number): Contrib {
-  return (k === 0 ? c0 : k === 1 ? c1 : more?.[k - 2]) as Contrib;
-}
-
-function count(c1: Contrib | undefined, more: Contrib[] | undefined): number {
-  return c1 === undefined ? 1 : more === undefined ? 2 : 2 + more.length;
-}
-
 /**
  * The value of a vertex with conjuncts `c0`, `c1`, `more…` at depth `depth`: data, a snap, or null
  * (JSON text is written as it goes); undefined when the fast path gives up.
  */
-function node(
+export function node(
   c0: Contrib,
   c1: Contrib | undefined,
   more: Contrib[] | undefined,
@@ -257,8 +164,8 @@ function node(
   const e = engine();
   const n = count(c1, more);
   e.steps += 1 + n;
-  if (depth > maxDepth || e.steps > maxSteps) {
-    limitHit = true;
+  if (depth > run.maxDepth || e.steps > run.maxSteps) {
+    run.limitHit = true;
     return bail();
   }
   // A use with label bindings differs per use: it is not exported once for all.
@@ -300,12 +207,12 @@ function alone(u: Use, depth: number, lvl: number): unknown {
     if ((t.k === "struct" || t.k === "bad") && t.def !== undefined) s = definitionSnap(t.def);
     else if (t.k === "bad") s = null;
     else {
-      const hit = limitHit;
-      limitHit = false;
+      const hit = run.limitHit;
+      run.limitHit = false;
       s = inSnapMode(() => alone1(u, depth)) as Snap | undefined;
       // Giving up depends on nothing but the declaration, except when a limit was reached.
-      if (s === undefined && limitHit) return undefined;
-      limitHit = hit;
+      if (s === undefined && run.limitHit) return undefined;
+      run.limitHit = hit;
     }
     if (s === undefined || s === null) {
       u.alone = null;
@@ -318,8 +225,8 @@ function alone(u: Use, depth: number, lvl: number): unknown {
   if (a === null) return bail();
   const e = engine();
   e.steps += a.size;
-  if (depth + a.height > maxDepth || e.steps > maxSteps) {
-    limitHit = true;
+  if (depth + a.height > run.maxDepth || e.steps > run.maxSteps) {
+    run.limitHit = true;
     return bail();
   }
   if (flatJSON()) {
@@ -337,330 +244,6 @@ function alone1(u: Use, depth: number): unknown {
   if (kind === LIST) return listNode(u, undefined, undefined, 1, depth, 0);
   if (kind === BAD) return bail();
   return scalarNode(u, undefined, undefined, 1);
-}
-
-function find(base: number, label: string, index: Map<string, number> | undefined): number {
-  if (index !== undefined) return index.get(label) ?? -1;
-  for (let i = base; i < top; i++) if (eLabel[i] === label) return i;
-  return -1;
-}
-
-/** Adds a conjunct to field `i`. */
-function push(i: number, c: Contrib): void {
-  if (eC0[i] === undefined) eC0[i] = c;
-  else if (eC1[i] === undefined) eC1[i] = c;
-  else {
-    const m = eMore[i];
-    if (m === undefined) eMore[i] = [c];
-    else m.push(c);
-  }
-}
-
-/** A new field slot at `top`. */
-function slot(label: string, ft: number): number {
-  const i = top++;
-  if (top > high) high = top;
-  eLabel[i] = label;
-  eFt[i] = ft;
-  eDecl[i] = 0;
-  eC0[i] = undefined;
-  eC1[i] = undefined;
-  eMore[i] = undefined;
-  return i;
-}
-
-// A struct with more fields than this indexes them by label.
-const SCAN = 12;
-
-/**
- * Adds conjunct `c` of field `label` to the struct whose fields start at `base`; `decl`: the bit of
- * the struct type that allows the label by declaring it (0 for none).
- */
-function add(
-  base: number,
-  label: string,
-  ft: number,
-  c: Contrib,
-  index: Map<string, number> | undefined,
-  decl: number,
-): Map<string, number> | undefined {
-  let i = find(base, label, index);
-  if (i < 0) {
-    i = slot(label, ft);
-    if (index !== undefined) index.set(label, i);
-    else if (top - base > SCAN) {
-      index = new Map();
-      for (let j = base; j < top; j++) index.set(eLabel[j] as string, j);
-    }
-  } else if (ft < (eFt[i] as number)) eFt[i] = ft;
-  if (decl !== 0) eDecl[i] = (eDecl[i] as number) | decl;
-  push(i, c);
-  return index;
-}
-
-/** The label of a plain field (regular, no alias, a regular name or a quoted one), or undefined. */
-function plainLabel(d: ast.Field): string | undefined {
-  if (d.constraint !== "regular" || d.alias !== undefined || d.keyAlias !== undefined) return undefined;
-  const l = d.label;
-  if (l.kind === "Ident") {
-    const c = l.name.charCodeAt(0);
-    return c === 0x23 || c === 0x5f || c === 0x24 ? undefined : l.name;
-  }
-  return l.kind === "String" ? strLabel(l.value) : undefined;
-}
-
-function structNode(
-  c0: Contrib,
-  c1: Contrib | undefined,
-  more: Contrib[] | undefined,
-  n: number,
-  depth: number,
-  lvl: number,
-): unknown {
-  const base = top;
-  let index: Map<string, number> | undefined;
-  let dj: DisjT | undefined;
-  let ns = 0;
-  for (let k = 0; k < n; k++) {
-    const c = nth(c0, c1, more, k);
-    if (!(c instanceof Use)) {
-      for (const d of (c as ast.StructLit).decls) {
-        if (d.kind === "Attribute") continue;
-        if (d.kind !== "Field") return bail();
-        const label = plainLabel(d);
-        if (label === undefined || !plainShallow(d.value)) return bail();
-        index = add(base, label, REGULAR, d.value, index, 0);
-      }
-      continue;
-    }
-    const t = c.type;
-    if (t.k === "struct") {
-      if (dj !== undefined || ns === MAX_TYPES) return bail();
-      const ci = c.closed || t.def !== undefined ? 1 : 0;
-      sType[ns] = t;
-      sClosing[ns] = c.closed || t.closes;
-      sCi[ns] = ci;
-      sBinds[ns] = c.binds;
-      ns++;
-      const bit = 1 << (ns - 1);
-      for (const f of t.fields) {
-        index = add(base, f.label, f.ft, bind(f.uses[ci], c.binds), index, f.declared ? bit : 0);
-      }
-    } else if (t.k === "disj") {
-      if (ns > 0 || dj !== undefined) return bail();
-      dj = t;
-    }
-  }
-  if (dj !== undefined) {
-    // As the evaluator resolves a disjunction after collecting the other conjuncts.
-    const term = choose(dj, base, index);
-    if (term === undefined || term.type.k !== "struct") return bail();
-    const st = term.type;
-    sType[0] = st;
-    sClosing[0] = true;
-    sCi[0] = 1;
-    sBinds[0] = undefined;
-    ns = 1;
-    for (const f of st.fields) index = add(base, f.label, f.ft, f.uses[1], index, f.declared ? 1 : 0);
-  }
-  if (ns > 0 && !patterns(base, ns)) return bail();
-  const end = top;
-  const o = structOpen();
-  let written = 0;
-  for (let i = base; i < end; i++) {
-    const ft = eFt[i];
-    if (ft === OPTIONAL) continue;
-    const name = displayLabel(eLabel[i] as string);
-    trail.push(name);
-    if (ft === REQUIRED) return bail();
-    structKey(written, name, lvl);
-    written++;
-    const x = node(eC0[i] as Contrib, eC1[i], eMore[i], depth + 1, lvl + 1);
-    if (x === undefined) return undefined;
-    trail.pop();
-    structSet(o, name, x);
-  }
-  structClose(written, lvl);
-  top = base;
-  return o;
-}
-
-// The struct types of the struct being collected (used up before its fields are evaluated): each
-// with whether it closes the struct, which of its uses apply (closed or not), and its bindings.
-const MAX_TYPES = 30;
-const sType: StructT[] = [];
-const sClosing: boolean[] = [];
-const sCi: (0 | 1)[] = [];
-const sBinds: (Binds | undefined)[] = [];
-
-/**
- * Applies the pattern constraints of the `ns` struct types to the fields from `base`, in the
- * evaluator's order (field by field, patterns in the order collected), and checks closedness: a
- * field must be allowed by every type that closes the struct (its labels, its patterns, `...`).
- * Requiring every closing type (rather than every closedness context, which may combine several)
- * is stricter than the evaluator at worst, and then the general path answers. False to give up.
- */
-function patterns(base: number, ns: number): boolean {
-  let check = 0;
-  let any = false;
-  for (let j = 0; j < ns; j++) {
-    const t = sType[j] as StructT;
-    if (sClosing[j] && !t.open) check |= 1 << j;
-    if (t.patterns.length > 0) any = true;
-  }
-  if (check === 0 && !any) return true;
-  for (let i = base; i < top; i++) {
-    const label = eLabel[i] as string;
-    let need = check & ~(eDecl[i] as number);
-    for (let j = 0; j < ns; j++) {
-      const t = sType[j] as StructT;
-      if ((need & (1 << j)) !== 0 && t.labels.has(label)) need &= ~(1 << j);
-      for (const p of t.patterns) {
-        if (!patternAccepts(p.pattern, label)) continue;
-        need &= ~(1 << j);
-        const u = p.uses[sCi[j] as 0 | 1];
-        const b = sBinds[j];
-        if (u.type.free.length === 0) push(i, u);
-        else
-          push(
-            i,
-            new Use(
-              u.expr,
-              u.type,
-              u.closed,
-              p.alias === undefined ? b : { label: p.alias, value: displayLabel(label), up: b },
-            ),
-          );
-      }
-    }
-    if (need !== 0) return false;
-  }
-  for (let j = 0; j < ns; j++) sBinds[j] = undefined;
-  return true;
-}
-
-/** `u` with the label bindings of the use it comes from, when its type refers to them. */
-function bind(u: Use, b: Binds | undefined): Use {
-  return b === undefined || u.type.free.length === 0 ? u : new Use(u.expr, u.type, u.closed, b);
-}
-
-/** The first literal among a field's conjuncts (what the evaluator's discrimination reads). */
-function baseLiteral(i: number): ast.Expr | undefined {
-  const n = count(eC1[i], eMore[i]);
-  for (let k = 0; k < n; k++) {
-    const c = nth(eC0[i] as Contrib, eC1[i], eMore[i], k);
-    let x = c instanceof Use ? c.expr : c;
-    while (x.kind === "Paren") x = x.expr;
-    switch (x.kind) {
-      case "String":
-      case "Int":
-      case "Bool":
-      case "Null":
-        return x;
-      default:
-        break;
-    }
-  }
-  return undefined;
-}
-
-/** The one term no literal field conflicts with (the evaluator's tagged-union fast path), if any. */
-function choose(dj: DisjT, base: number, index: Map<string, number> | undefined): TermT | undefined {
-  const terms = dj.terms;
-  if (terms.length === 1) return terms[0];
-  if (top === base) return undefined;
-  const tag = dj.tag;
-  if (tag !== undefined) {
-    // Each term has one string literal on the same label: the field's literal picks the term.
-    const i = find(base, tag.label, index);
-    const lit = i < 0 ? undefined : baseLiteral(i);
-    return lit?.kind === "String" ? tag.terms.get(lit.value) : undefined;
-  }
-  let only: TermT | undefined;
-  let n = 0;
-  for (const t of terms) {
-    if (!dropped(t, base, index)) {
-      n++;
-      only = t;
-    }
-  }
-  return n === 1 ? only : undefined;
-}
-
-function dropped(t: TermT, base: number, index: Map<string, number> | undefined): boolean {
-  if (t.lits === null) return false;
-  for (const [label, lit] of t.lits) {
-    const i = find(base, label, index);
-    const x = i < 0 ? undefined : baseLiteral(i);
-    const b = x === undefined ? undefined : literalValue(x);
-    if (b !== undefined && (b.t !== lit.t || !atomsEqual(b, lit))) return true;
-  }
-  return false;
-}
-
-function listNode(
-  c0: Contrib,
-  c1: Contrib | undefined,
-  more: Contrib[] | undefined,
-  n: number,
-  depth: number,
-  lvl: number,
-): unknown {
-  const base = top;
-  const at = (i: number): number => {
-    while (top <= base + i) slot("", REGULAR);
-    return base + i;
-  };
-  let userLen = -1;
-  let typeLen = 0;
-  let open = false;
-  let rest: Use | undefined;
-  let typed = false;
-  for (let k = 0; k < n; k++) {
-    const c = nth(c0, c1, more, k);
-    if (!(c instanceof Use)) {
-      const l = c as ast.ListLit;
-      if (userLen >= 0 || l.ellipsis !== undefined) return bail();
-      const els = l.elems;
-      userLen = els.length;
-      for (let i = 0; i < els.length; i++) {
-        const el = els[i] as ast.Expr | ast.Comprehension;
-        if (el.kind === "Comprehension" || !plainShallow(el)) return bail();
-        push(at(i), el);
-      }
-      continue;
-    }
-    const t = c.type;
-    if (t.k !== "list") continue;
-    if (typed) return bail();
-    typed = true;
-    const ci = c.closed ? 1 : 0;
-    typeLen = t.prefix.length;
-    open = t.open;
-    const r = t.rest?.[ci];
-    rest = r === undefined ? undefined : bind(r, c.binds);
-    for (let i = 0; i < typeLen; i++) push(at(i), bind((t.prefix[i] as readonly [Use, Use])[ci], c.binds));
-  }
-  let len = typeLen;
-  if (userLen >= 0) {
-    if (typed && (open ? typeLen > userLen : typeLen !== userLen)) return bail();
-    len = userLen;
-  }
-  // The type of further elements comes last, as the evaluator adds it when it finishes the list.
-  if (rest !== undefined) for (let i = typeLen; i < len; i++) push(at(i), rest);
-  const o = listOpen();
-  for (let i = 0; i < len; i++) {
-    listKey(i, lvl);
-    trail.push(String(i));
-    const j = base + i;
-    const x = node(eC0[j] as Contrib, eC1[j], eMore[j], depth + 1, lvl + 1);
-    if (x === undefined) return undefined;
-    trail.pop();
-    listPush(o, x);
-  }
-  listClose(len, lvl);
-  top = base;
-  return o;
 }
 
 function scalarNode(c0: Contrib, c1: Contrib | undefined, more: Contrib[] | undefined, n: number): unknown {

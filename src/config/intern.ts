@@ -1,0 +1,120 @@
+import type { HostConfig, ServiceConfig } from "../model/config.js";
+import { freezeMap } from "./decode.js";
+
+/**
+ * Makes equal parts of a Config one object: a fleet repeats the same check blocks, label sets,
+ * vars, zones and service names thousands of times, and a Config that arrives by structured clone
+ * (from the loader's worker) has a fresh copy of each — strings included, which the clone never
+ * shares. At 100,000 services that is most of the Config's memory.
+ *
+ * `host` takes ownership of a cloned, not yet frozen host and returns it frozen as the decoder
+ * freezes it (objects, arrays, maps), with every equal label set, vars, check (and its flap
+ * settings and argument list) and repeated string shared with the hosts interned before it. Values
+ * are unchanged: only identity is shared, which an immutable Config cannot tell apart. One interner
+ * per load; drop it afterwards (it holds a table of everything it shared).
+ */
+export interface ConfigInterner {
+  host(h: HostConfig): HostConfig;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Creates an interner for one load. */
+export function createConfigInterner(): ConfigInterner {
+  const strings = new Map<string, string>();
+  /** Interned objects and arrays by structural key; children are interned first, so keys name them by id. */
+  const shared = new Map<string, object>();
+  const ids = new WeakMap<object, number>();
+  let nextId = 0;
+
+  const str = (s: string): string => {
+    const hit = strings.get(s);
+    if (hit !== undefined) return hit;
+    strings.set(s, s);
+    return s;
+  };
+
+  /** The exact key of a child that is already interned. */
+  const leafKey = (v: unknown): string => {
+    switch (typeof v) {
+      case "string":
+        return JSON.stringify(v);
+      case "number":
+        return Object.is(v, -0) ? "n-0" : `n${v}`;
+      case "boolean":
+        return v ? "t" : "f";
+      case "undefined":
+        return "u";
+      case "object":
+        return v === null ? "z" : `#${ids.get(v) ?? "?"}`;
+      default:
+        return `?${String(v)}`;
+    }
+  };
+
+  /** `v` interned: strings by value, plain objects and arrays by structure (frozen). */
+  const value = <T>(v: T): T => {
+    if (typeof v === "string") return str(v) as T;
+    if (v === null || typeof v !== "object") return v;
+    if (ids.has(v)) return v;
+    let key: string;
+    if (Array.isArray(v)) {
+      key = "[";
+      for (let i = 0; i < v.length; i++) {
+        v[i] = value(v[i]);
+        key += `${leafKey(v[i])},`;
+      }
+    } else if (v instanceof Map) {
+      // Not expected inside hosts; frozen as is, never shared.
+      for (const x of v.values()) value(x);
+      freezeMap(v);
+      ids.set(v, nextId++);
+      return v;
+    } else {
+      key = "{";
+      const o = v as Record<string, unknown>;
+      for (const k of Object.keys(o)) {
+        const x = value(o[k]);
+        // A data property even for "__proto__", which plain assignment would treat as the prototype.
+        if (k === "__proto__") Object.defineProperty(o, k, { value: x });
+        else o[k] = x;
+        key += `${JSON.stringify(k)}:${leafKey(x)},`;
+      }
+    }
+    const hit = shared.get(key);
+    if (hit !== undefined) return hit as T;
+    Object.freeze(v);
+    shared.set(key, v);
+    ids.set(v, nextId++);
+    return v;
+  };
+
+  return {
+    host(h) {
+      const host = h as Mutable<HostConfig>;
+      const name = host.name;
+      host.address = str(host.address);
+      host.parents = value(host.parents);
+      host.vars = value(host.vars);
+      host.check = value(host.check);
+      host.notification = str(host.notification);
+      host.zone = str(host.zone);
+      host.labels = value(host.labels);
+      // A fresh map, so that its keys are the interned names too.
+      const services = new Map<string, ServiceConfig>();
+      for (const svc of host.services.values()) {
+        const s = svc as Mutable<ServiceConfig>;
+        s.host = name;
+        s.name = str(s.name);
+        s.vars = value(s.vars);
+        s.check = value(s.check);
+        s.notification = str(s.notification);
+        s.zone = str(s.zone);
+        s.labels = value(s.labels);
+        services.set(s.name, Object.freeze(s));
+      }
+      host.services = freezeMap(services);
+      return Object.freeze(host);
+    },
+  };
+}
