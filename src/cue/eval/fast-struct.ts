@@ -21,7 +21,7 @@ import {
   structOpen,
   structSet,
 } from "./fast-out.js";
-import { bail, type Contrib, count, nth, trail } from "./fast-state.js";
+import { bail, type Contrib, count, failedIn, nth } from "./fast-state.js";
 import { type Binds, type DisjT, type StructT, type TermT, Use } from "./fast-types.js";
 import { atomsEqual } from "./values.js";
 import { displayLabel, OPTIONAL, REGULAR, REQUIRED, strLabel } from "./vertex.js";
@@ -202,13 +202,14 @@ export function structNode(
     const ft = eFt[i];
     if (ft === OPTIONAL) continue;
     const name = displayLabel(eLabel[i] as string);
-    trail.push(name);
-    if (ft === REQUIRED) return bail();
+    if (ft === REQUIRED) {
+      bail();
+      return failedIn(name);
+    }
     structKey(written, name, lvl);
     written++;
     const x = node(eC0[i] as Contrib, eC1[i], eMore[i], depth + 1, lvl + 1);
-    if (x === undefined) return undefined;
-    trail.pop();
+    if (x === undefined) return failedIn(name);
     structSet(o, name, x);
   }
   structClose(written, lvl);
@@ -382,11 +383,9 @@ export function listNode(
   const o = listOpen();
   for (let i = 0; i < len; i++) {
     listKey(i, lvl);
-    trail.push(String(i));
     const j = base + i;
     const x = node(eC0[j] as Contrib, eC1[j], eMore[j], depth + 1, lvl + 1);
-    if (x === undefined) return undefined;
-    trail.pop();
+    if (x === undefined) return failedIn(String(i));
     listPush(o, x);
   }
   listClose(len, lvl);
