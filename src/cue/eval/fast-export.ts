@@ -84,7 +84,7 @@ export function fastExport(
   clearFields();
   if (data === undefined) {
     e.steps = steps;
-    return { ok: false, failAt: run.failAt ?? [] };
+    return { ok: false, failAt: run.failAt === undefined ? [] : run.failAt.reverse() };
   }
   return { ok: true, data: output === "data" ? (data as CueData) : undefined, text };
 }

@@ -1,6 +1,6 @@
 /**
  * The state of one fast export (`fast-export.ts`, `fast-struct.ts`): its limits, and the path to
- * where it is (reported when it gives up). Module state: evaluation is synchronous and the fast
+ * where it gave up (built on the way up, so that nothing is kept per field while all goes well). Module state: evaluation is synchronous and the fast
  * path does not re-enter itself.
  */
 
@@ -14,17 +14,24 @@ export type Contrib = ast.Expr | Use;
 export const run = {
   maxDepth: 0,
   maxSteps: 0,
+  /** Where it gave up: the labels from there up to the exported vertex (innermost first). */
   failAt: undefined as string[] | undefined,
   /** Set when giving up because of a limit (depth, steps), which depends on where a value is used. */
   limitHit: false,
 };
 
-/** The labels from the vertex exported down to the value being evaluated. */
-export const trail: string[] = [];
-
-/** Gives up; remembers the deepest place reached. Returns undefined (the "no result" of every step). */
+/**
+ * Gives up where the fast path is (every step's caller passes the "no result" up, adding its label
+ * with {@link failedIn}). Returns undefined.
+ */
 export function bail(): undefined {
-  run.failAt ??= trail.slice();
+  run.failAt ??= [];
+  return undefined;
+}
+
+/** Passes a failure up from the field or element `label`. Returns undefined. */
+export function failedIn(label: string): undefined {
+  run.failAt?.push(label);
   return undefined;
 }
 
@@ -34,7 +41,6 @@ export function startRun(maxDepth: number, maxSteps: number): void {
   run.maxSteps = maxSteps;
   run.failAt = undefined;
   run.limitHit = false;
-  trail.length = 0;
 }
 
 /** The `k`-th of the conjuncts `c0`, `c1`, `more`. */

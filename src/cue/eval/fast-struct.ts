@@ -21,7 +21,8 @@ import {
   structOpen,
   structSet,
 } from "./fast-out.js";
-import { bail, type Contrib, count, nth, trail } from "./fast-state.js";
+import { type Collected, clearPlanValues, NO_PLAN, planned, record, takeWanted } from "./fast-plan.js";
+import { bail, type Contrib, count, failedIn, nth } from "./fast-state.js";
 import { type Binds, type DisjT, type StructT, type TermT, Use } from "./fast-types.js";
 import { atomsEqual } from "./values.js";
 import { displayLabel, OPTIONAL, REGULAR, REQUIRED, strLabel } from "./vertex.js";
@@ -42,6 +43,7 @@ let high = 0;
 
 /** Empties the field stack and forgets the syntax it still points to (after an export). */
 export function clearFields(): void {
+  clearPlanValues();
   top = 0;
   for (let i = 0; i < high; i++) {
     eC0[i] = undefined;
@@ -148,6 +150,9 @@ export function structNode(
   depth: number,
   lvl: number,
 ): unknown {
+  const p = planned(c0, c1, more, n, depth, lvl);
+  if (p !== NO_PLAN) return p;
+  const want = takeWanted();
   const base = top;
   let index: Map<string, number> | undefined;
   let dj: DisjT | undefined;
@@ -196,24 +201,41 @@ export function structNode(
   }
   if (ns > 0 && !patterns(base, ns)) return bail();
   const end = top;
+  if (want !== undefined) record(want, collected(base, end), c0, c1, more, n);
   const o = structOpen();
   let written = 0;
   for (let i = base; i < end; i++) {
     const ft = eFt[i];
     if (ft === OPTIONAL) continue;
     const name = displayLabel(eLabel[i] as string);
-    trail.push(name);
-    if (ft === REQUIRED) return bail();
+    if (ft === REQUIRED) {
+      bail();
+      return failedIn(name);
+    }
     structKey(written, name, lvl);
     written++;
     const x = node(eC0[i] as Contrib, eC1[i], eMore[i], depth + 1, lvl + 1);
-    if (x === undefined) return undefined;
-    trail.pop();
+    if (x === undefined) return failedIn(name);
     structSet(o, name, x);
   }
   structClose(written, lvl);
   top = base;
   return o;
+}
+
+/** The fields at `[base, end)` of the field stack. */
+function collected(base: number, end: number): Collected[] {
+  const out: Collected[] = [];
+  for (let i = base; i < end; i++) {
+    const c0 = eC0[i];
+    const conjuncts: Contrib[] = [];
+    if (c0 !== undefined) {
+      const n = count(eC1[i], eMore[i]);
+      for (let k = 0; k < n; k++) conjuncts.push(nth(c0, eC1[i], eMore[i], k));
+    }
+    out.push({ label: eLabel[i] as string, ft: eFt[i] as number, conjuncts });
+  }
+  return out;
 }
 
 // The struct types of the struct being collected (used up before its fields are evaluated): each
@@ -382,11 +404,9 @@ export function listNode(
   const o = listOpen();
   for (let i = 0; i < len; i++) {
     listKey(i, lvl);
-    trail.push(String(i));
     const j = base + i;
     const x = node(eC0[j] as Contrib, eC1[j], eMore[j], depth + 1, lvl + 1);
-    if (x === undefined) return undefined;
-    trail.pop();
+    if (x === undefined) return failedIn(String(i));
     listPush(o, x);
   }
   listClose(len, lvl);

@@ -10,9 +10,17 @@
 /** Bytes per chunk; a text longer than a third of it is kept as a string chunk of its own. */
 const CAP = 1 << 18;
 const LONG = Math.floor(CAP / 3);
+/**
+ * The first chunk of a text is this short, so that the writers' call to `flush` has run before V8
+ * optimizes them: a call site that never ran is compiled as a deoptimization, and the first full
+ * chunk would otherwise throw the optimized code of every writer (and their callers) away.
+ */
+const FIRST = 64;
 
 const buf = Buffer.allocUnsafe(CAP);
 let pos = 0;
+/** Where the current chunk ends ({@link FIRST} for a text's first chunk, then {@link CAP}). */
+let cap = FIRST;
 /** Whether the bytes since the last chunk are all ASCII (then decoded as latin1, the cheapest). */
 let ascii = true;
 let chunks: string[] = [];
@@ -20,6 +28,7 @@ let chunks: string[] = [];
 /** Starts a new text. */
 export function textBegin(): void {
   pos = 0;
+  cap = FIRST;
   ascii = true;
   chunks = [];
 }
@@ -33,15 +42,21 @@ export function textEnd(): string[] {
 }
 
 function flush(): void {
+  cap = CAP;
   if (pos === 0) return;
   chunks.push(buf.toString(ascii ? "latin1" : "utf8", 0, pos));
   pos = 0;
   ascii = true;
 }
 
+/** Makes room for `n` bytes: the one place the writers call `flush` from. */
+function room(n: number): void {
+  if (pos + n > cap) flush();
+}
+
 /** Writes one ASCII character. */
 export function writeChar(c: number): void {
-  if (pos === CAP) flush();
+  room(1);
   buf[pos++] = c;
 }
 
@@ -54,7 +69,7 @@ export function writeText(s: string): void {
     return;
   }
   // A UTF-16 unit takes at most three bytes.
-  if (pos + 3 * n > CAP) flush();
+  room(3 * n);
   const start = pos;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
@@ -74,7 +89,7 @@ export function writeQuoted(s: string): void {
     writeText(JSON.stringify(s));
     return;
   }
-  if (pos + n + 2 > CAP) flush();
+  room(n + 2);
   const start = pos;
   buf[pos++] = 0x22;
   for (let i = 0; i < n; i++) {
