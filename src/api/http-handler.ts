@@ -47,6 +47,9 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
   if (ingest !== undefined && (o.commandAuth === undefined || authorize !== undefined)) {
     methods.push(...ingestMethods(ingest, authorize));
   }
+  // The query service has no interceptor of its own (only the metrics one, which the fast path
+  // reproduces). Should reads ever be gated (identities under -auth-config), the ListStatus fast
+  // path must apply that gate as the ingestion one applies the token, or step aside.
   const pager = statusPagerOf(o.query);
   if (pager !== undefined) methods.push(listStatusMethod(pager));
   const fast = methods.length === 0 ? undefined : createUnaryFastPath({ methods, metrics, readMaxBytes });

@@ -9,7 +9,7 @@ import { fleetConfig, fleetHost, fleetService } from "../core/fleet-config.js";
 import type { PluginResultInput } from "../core/plugin-result.js";
 import { FakeClock } from "../testing/fake-clock.js";
 
-// The reader applies deltas from the writer 1,000 records per macrotask (src/store/store.ts), so a
+// The reader applies deltas from the writer 500 records per macrotask (src/store/store.ts), so a
 // big part is applied over several turns of the event loop. What must see a delta whole — flush,
 // visibility callbacks — waits for its last step, and reads run between the steps.
 

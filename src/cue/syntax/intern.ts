@@ -107,8 +107,11 @@ class StringTable implements Interner {
     }
     const slots = this.#slots;
     const mask = this.#mask;
-    let slot = h & mask;
+    // The step to the next slot runs on every lookup, not only on a collision: code V8 optimized
+    // before the first collision would otherwise lack feedback for it and deoptimize there.
+    let slot = (h - 1) & mask;
     for (;;) {
+      slot = (slot + 1) & mask;
       const e = slots[2 * slot + 1] as number;
       if (e === 0) break;
       if (slots[2 * slot] === h) {
@@ -119,7 +122,6 @@ class StringTable implements Interner {
           return k;
         }
       }
-      slot = (slot + 1) & mask;
     }
     const s = text.slice(start, end);
     const kind = keywords.indexOf(s as (typeof keywords)[number]) + 1;

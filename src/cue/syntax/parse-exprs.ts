@@ -25,6 +25,7 @@ import {
   InterpolationNode,
   IntNode,
   NullNode,
+  PlainIntNode,
   PlainStringNode,
   StringNode,
 } from "./literal-nodes.js";
@@ -73,13 +74,6 @@ function isUnaryOp(t: TokenType): boolean {
     default:
       return false;
   }
-}
-
-/** BigInts for small literals, shared (bigints are immutable). */
-const smallInts: bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
-
-function bigintOf(v: number): bigint {
-  return v < 1024 ? (smallInts[v] as bigint) : BigInt(v);
 }
 
 export function startsExpr(t: TokenType): boolean {
@@ -237,7 +231,7 @@ export function operand(ps: ParserState): ast.Expr {
       if (sc.intValue >= 0) {
         const v = sc.intValue;
         next(ps);
-        return new IntNode(ps.source, s, e, bigintOf(v));
+        return new PlainIntNode(ps.source, s, v);
       }
       const raw = tokText(ps);
       next(ps);
