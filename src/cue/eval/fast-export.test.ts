@@ -618,3 +618,32 @@ describe("fast export path on random fleet documents", () => {
     assert.ok(fastTaken > 20 && fastTaken < 110, `fast path taken ${fastTaken} times`);
   });
 });
+
+describe("fast export path under the step limit", () => {
+  // Plans write the fields that export the same value in every struct of a shape as one piece of
+  // unindented JSON: the steps they count must be those counted field by field (indented JSON,
+  // data), so that a limit is met at the same place whatever is written.
+  it("counts the same steps for unindented JSON, indented JSON and data", () => {
+    const svcs = Array.from({ length: 6 }, (_, i) => `s${i}: {${SVC}}`).join(", ");
+    const text = `${FLEET}hosts: {h1: {address: "a", services: {${svcs}}}, h2: {address: "b", services: {${svcs}}}}`;
+    const at = (maxSteps: number): [boolean, boolean, boolean] => {
+      const make = (): CueValue => compile([{ name: "fleet.cue", text }], { maxSteps });
+      return [make().toJSON(0).ok, make().toJSON(2).ok, make().export().ok];
+    };
+    // The least limit it passes at, then every limit around it.
+    let lo = 1;
+    let hi = 100_000;
+    assert.ok(at(hi)[0]);
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (at(mid)[0]) hi = mid;
+      else lo = mid + 1;
+    }
+    for (let k = Math.max(1, lo - 12); k <= lo + 12; k++) {
+      const [flat, indented, data] = at(k);
+      assert.equal(flat, k >= lo, `unindented JSON at ${k}`);
+      assert.equal(indented, flat, `indented JSON at ${k}`);
+      assert.equal(data, flat, `data at ${k}`);
+    }
+  });
+});

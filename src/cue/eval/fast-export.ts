@@ -190,12 +190,35 @@ export function node(
   return scalarNode(c0, c1, more, n);
 }
 
-interface Alone {
+/** What a declaration used alone exports (`Use.alone`), with the size and height limits count. */
+export interface Alone {
   readonly snap: Snap;
   readonly height: number;
   readonly size: number;
   /** The snap as unindented JSON, once written so. */
   json: string | undefined;
+}
+
+/**
+ * What `node` does for a vertex whose only conjunct is `u`, a use without label bindings: the
+ * declaration's value, exported once for all its uses.
+ */
+export function aloneNode(u: Use, depth: number, lvl: number): unknown {
+  const e = engine();
+  e.steps += 2;
+  if (depth > run.maxDepth || e.steps > run.maxSteps) {
+    run.limitHit = true;
+    return bail();
+  }
+  return alone(u, depth, lvl);
+}
+
+/** The value `u` exports alone as unindented JSON, once it has been exported so ({@link aloneNode}). */
+export function aloneJSON(u: Use): Alone | undefined {
+  const a = u.alone as Alone | null | undefined;
+  if (a === undefined || a === null) return undefined;
+  a.json ??= snapJSON(a.snap);
+  return a;
 }
 
 /** A declaration that is its vertex's only conjunct: exported once, written again from the copy. */

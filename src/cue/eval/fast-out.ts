@@ -186,6 +186,12 @@ export function flatJSON(): boolean {
   return mode === "json" && indent <= 0;
 }
 
+/** Writes fields as unindented JSON text (`"a":1,"b":2`), after the `count` written before them. */
+export function putFields(count: number, text: string): void {
+  if (count > 0) writeChar(0x2c);
+  writeText(text);
+}
+
 /** Writes text made by {@link snapJSON}. */
 export function putJSON(text: string): void {
   writeText(text);

@@ -15,9 +15,11 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { node } from "./fast-export.js";
-import { structClose, structKey, structOpen, structSet } from "./fast-out.js";
-import { type Contrib, failedIn, nth } from "./fast-state.js";
+import { engine } from "./engine.js";
+import { quoteKey } from "./export-atoms.js";
+import { aloneJSON, aloneNode, node } from "./fast-export.js";
+import { flatJSON, putFields, structClose, structKey, structOpen, structSet } from "./fast-out.js";
+import { type Contrib, failedIn, run as limits, nth } from "./fast-state.js";
 import { plainLabel, plainShallow } from "./fast-struct.js";
 import { type Binds, type DisjT, type FastType, type TermT, Use } from "./fast-types.js";
 import { displayLabel, OPTIONAL, REQUIRED } from "./vertex.js";
@@ -40,11 +42,31 @@ interface PlanField {
   /** The label as written in output. */
   readonly name: string;
   readonly srcs: readonly Src[];
+  /** The field's only conjunct, a declaration without label bindings: exported once for all. */
+  readonly alone: Use | undefined;
+  /**
+   * Unindented JSON text of the fields from this one on that are such declarations, once they have
+   * been exported (null: none here).
+   */
+  group: Group | null | undefined;
+}
+
+/** Fields whose values are the same in every struct of a shape, as unindented JSON. */
+interface Group {
+  /** `"a":1,"b":"x"` */
+  readonly text: string;
+  /** The index of the field after them. */
+  readonly end: number;
+  /** What exporting them one by one adds to the step count, and how deep their values go. */
+  readonly steps: number;
+  readonly height: number;
 }
 
 /** The fields a struct of one shape exports, in order, each with its conjuncts' sources. */
 interface Plan {
   readonly fields: readonly PlanField[];
+  /** Whether the fields' groups were computed. */
+  grouped: boolean;
 }
 
 /** One step of the trie of shapes. */
@@ -260,10 +282,25 @@ function run(
 ): unknown {
   const o = structOpen();
   const fields = plan.fields;
+  const flat = flatJSON();
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i] as PlanField;
     const name = f.name;
+    if (flat) {
+      const g = f.group;
+      if (g !== null && g !== undefined && fits(g, depth)) {
+        putFields(i, g.text);
+        i = g.end - 1;
+        continue;
+      }
+    }
     structKey(i, name, lvl);
+    if (f.alone !== undefined) {
+      const x = aloneNode(f.alone, depth + 1, lvl + 1);
+      if (x === undefined) return failedIn(name);
+      structSet(o, name, x);
+      continue;
+    }
     const s = f.srcs;
     const n = s.length;
     const a = contrib(s[0] as Src, name, base, c0, c1, more);
@@ -279,7 +316,39 @@ function run(
   }
   structClose(fields.length, lvl);
   vtop = base;
+  if (flat && !plan.grouped) group(plan);
   return o;
+}
+
+/** Whether writing `g` at once stays within the limits that writing its fields one by one checks. */
+function fits(g: Group, depth: number): boolean {
+  const e = engine();
+  if (depth + 1 + g.height > limits.maxDepth || e.steps + g.steps > limits.maxSteps) return false;
+  e.steps += g.steps;
+  return true;
+}
+
+/** Groups the runs of fields of `plan` that export the same value every time (after a first export). */
+function group(plan: Plan): void {
+  plan.grouped = true;
+  const fields = plan.fields;
+  for (let i = 0; i < fields.length; ) {
+    let j = i;
+    let text = "";
+    let steps = 0;
+    let height = 0;
+    for (; j < fields.length; j++) {
+      const u = (fields[j] as PlanField).alone;
+      const a = u === undefined ? undefined : aloneJSON(u);
+      if (a === undefined) break;
+      if (j > i) text += ",";
+      text += `${quoteKey((fields[j] as PlanField).name)}:${a.json}`;
+      steps += 2 + a.size;
+      if (a.height > height) height = a.height;
+    }
+    (fields[i] as PlanField).group = j > i ? { text, end: j, steps, height } : null;
+    i = j > i ? j : i + 1;
+  }
 }
 
 /** The conjunct `s` stands for in the struct being exported (its field `name`). */
@@ -372,9 +441,15 @@ function makePlan(
       srcs.push(s);
     }
     if (srcs.length === 0) return undefined;
-    out.push({ name, srcs });
+    const s0 = srcs[0] as Src;
+    out.push({
+      name,
+      srcs,
+      alone: srcs.length === 1 && s0.k === "use" ? s0.use : undefined,
+      group: undefined,
+    });
   }
-  return { fields: out };
+  return { fields: out, grouped: false };
 }
 
 function source(

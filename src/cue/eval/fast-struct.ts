@@ -142,6 +142,10 @@ export function plainLabel(d: ast.Field): string | undefined {
   return l.kind === "String" ? strLabel(l.value) : undefined;
 }
 
+/**
+ * The value of a struct with conjuncts `c0`, `c1`, `more…`: by its shape's plan when it has one,
+ * else collected field by field.
+ */
 export function structNode(
   c0: Contrib,
   c1: Contrib | undefined,
@@ -151,7 +155,19 @@ export function structNode(
   lvl: number,
 ): unknown {
   const p = planned(c0, c1, more, n, depth, lvl);
-  if (p !== NO_PLAN) return p;
+  // Collecting is kept out of this function: it is rare once shapes are planned, and V8 then
+  // optimizes only the small part that runs for every struct.
+  return p !== NO_PLAN ? p : collectStruct(c0, c1, more, n, depth, lvl);
+}
+
+function collectStruct(
+  c0: Contrib,
+  c1: Contrib | undefined,
+  more: Contrib[] | undefined,
+  n: number,
+  depth: number,
+  lvl: number,
+): unknown {
   const want = takeWanted();
   const base = top;
   let index: Map<string, number> | undefined;

@@ -21,6 +21,9 @@ import {
   type Value,
 } from "./values.js";
 
+/** No positions: the default, shared (errors copy the positions they are given). */
+const NO_POSITIONS: readonly Pos[] = Object.freeze([]);
+
 /** An error whose message is formatted only when read (most conflicts just eliminate disjuncts). */
 class ConflictInfo implements ErrInfo {
   readonly code = "eval" as const;
@@ -55,7 +58,7 @@ class ConflictInfo implements ErrInfo {
 }
 
 /** `conflicting values a and b`, with the mismatched types when the kinds differ. */
-export function conflict(a: Value, b: Value, positions: readonly Pos[] = []): BottomV {
+export function conflict(a: Value, b: Value, positions: readonly Pos[] = NO_POSITIONS): BottomV {
   return { t: "bottom", err: new ConflictInfo(a, b, positions) };
 }
 
@@ -310,7 +313,7 @@ function compareOrEq(a: Value, b: Value): boolean {
  * Unifies two non-vertex values. Positions are attached to any conflict error.
  * Vertices are the caller's business (a vertex meeting a scalar is a kind conflict unless top).
  */
-export function meet(a: Value, b: Value, positions: readonly Pos[] = []): Value {
+export function meet(a: Value, b: Value, positions: readonly Pos[] = NO_POSITIONS): Value {
   if (a.t === "top") return b;
   if (b.t === "top") return a;
   if (a.t === "bottom") return a;
