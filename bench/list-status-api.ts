@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http2 from "node:http2";
-import { loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -34,7 +34,18 @@ const url = `http://127.0.0.1:${srv.port}`;
 const rssMiB = (): number =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${srv.server.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
-function ingest(secs: string): { done: Promise<{ rate: number }> } {
+/** CPU time (ms) a process has used, from /proc (0 once it is gone). */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+function ingest(secs: string): { pid: number | undefined; done: Promise<{ rate: number }> } {
   const c = spawn(
     process.execPath,
     [here("./ingest-client.js"), url, "grpc", secs, concurrency, HOSTS, SERVICES],
@@ -47,6 +58,7 @@ function ingest(secs: string): { done: Promise<{ rate: number }> } {
     out += d.toString();
   });
   return {
+    pid: c.pid,
     done: new Promise((resolve, reject) =>
       c.once("exit", (code) =>
         code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited ${code}`)),
@@ -122,11 +134,22 @@ async function measure(label: string, ms: number): Promise<number> {
     return (s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0).toFixed(1);
   };
   console.log(
-    `${label}: ${lat.length} reads, p50 ${q(lat, 0.5)} ms, p99 ${q(lat, 0.99)} ms, max ${q(lat, 1)} ms; ` +
+    `${label}: ${lat.length} reads, p50 ${q(lat, 0.5)} ms, p90 ${q(lat, 0.9)} ms, p99 ${q(lat, 0.99)} ms, max ${q(lat, 1)} ms; ` +
       `the server's part (${raw.length} bare reads, to the last byte): p50 ${q(raw, 0.5)} ms, p99 ${q(raw, 0.99)} ms, max ${q(raw, 1)} ms`,
   );
   return lat.length + raw.length;
 }
+
+/** The reader's own collections in a stats period (the harness reports them beside the loop delay). */
+type Stats = Awaited<ReturnType<typeof srv.stats>> & {
+  readonly readerGcCount?: number;
+  readonly readerGcMs?: number;
+  readonly readerGcMaxMs?: number;
+};
+const gcLine = (s: Stats): string =>
+  s.readerGcCount === undefined
+    ? ""
+    : `; its collections: ${s.readerGcCount}, ${(s.readerGcMs ?? 0).toFixed(0)} ms in all, the longest ${(s.readerGcMaxMs ?? 0).toFixed(1)} ms`;
 
 // Client-side decoding is part of every figure above; on its own it costs this much here.
 const sample = toBinary(ListStatusResponseSchema, await client.listStatus({ pageSize: 1000 }));
@@ -135,24 +158,49 @@ for (let i = 0; i < 50; i++) fromBinary(ListStatusResponseSchema, sample);
 console.log(
   `client-side decoding of one page (${sample.length} bytes): ${((performance.now() - d0) / 50).toFixed(1)} ms`,
 );
+// What the reader's thread spends with no request at all (timers, the harness's own sampling), so
+// that the CPU per page below is the pages' alone.
+const quietMs = 3000;
+const quiet0 = await srv.stats();
+await sleep(quietMs);
+const quiet1 = await srv.stats();
 const idle0 = await srv.stats();
+const t0 = performance.now();
 const reads = await measure("ListStatus 1000 of 100,000 over gRPC, idle server", Number(seconds) * 1000);
-const idle1 = await srv.stats();
-if (idle0.readerCpuMs !== undefined && idle1.readerCpuMs !== undefined) {
+const idleMs = performance.now() - t0;
+const idle1: Stats = await srv.stats();
+if (quiet0.readerCpuMs !== undefined && idle1.readerCpuMs !== undefined && idle0.readerCpuMs !== undefined) {
+  const background = (((quiet1.readerCpuMs ?? 0) - quiet0.readerCpuMs) / quietMs) * idleMs;
   console.log(
-    `server reader-thread CPU per page (idle): ${((idle1.readerCpuMs - idle0.readerCpuMs) / reads).toFixed(2)} ms`,
+    `server reader-thread CPU per page (idle): ${((idle1.readerCpuMs - idle0.readerCpuMs - background) / reads).toFixed(2)} ms ` +
+      `(less ${(background / reads).toFixed(2)} ms of background work)${gcLine(idle1)}`,
   );
 }
 const load = ingest(seconds);
 await sleep(500);
-await srv.stats();
+const busy0 = await srv.stats();
+const busyCpu0 = srv.cpuSeconds();
+const ingestCpu0 = processCpuMs(load.pid);
+const ownCpu0 = process.cpuUsage();
+const b0 = performance.now();
 await measure(
   "ListStatus 1000 of 100,000 over gRPC, during full-speed ingestion",
   Number(seconds) * 1000 - 1000,
 );
-const busy = await srv.stats();
+const busyMs = performance.now() - b0;
+const ingestCpu = processCpuMs(load.pid) - ingestCpu0;
+const ownCpu = process.cpuUsage(ownCpu0);
+// Before stats: its forced collections are not the server's work.
+const serverCpuMs = 1000 * (srv.cpuSeconds() - busyCpu0);
+const busy: Stats = await srv.stats();
 console.log(
-  `server reader-thread event-loop delay meanwhile: p50 ${busy.loopDelayP50Ms.toFixed(1)} ms, p99 ${busy.loopDelayP99Ms.toFixed(1)} ms, max ${busy.loopDelayMaxMs.toFixed(1)} ms`,
+  `server reader-thread event-loop delay meanwhile (beyond a 5 ms timer): p50 ${busy.loopDelayP50Ms.toFixed(1)} ms, p99 ${busy.loopDelayP99Ms.toFixed(1)} ms, max ${busy.loopDelayMaxMs.toFixed(1)} ms${gcLine(busy)}`,
+);
+const share = (ms: number | undefined): string => `${((100 * (ms ?? 0)) / busyMs).toFixed(0)}%`;
+console.log(
+  `CPU meanwhile, in % of one core (${availableParallelism()} cores): server reader ${share((busy.readerCpuMs ?? 0) - (busy0.readerCpuMs ?? 0))}, ` +
+    `server writer ${share((busy.writerCpuMs ?? 0) - (busy0.writerCpuMs ?? 0))}, server all threads ${share(serverCpuMs)}, ` +
+    `ingestion client ${share(ingestCpu)}, this listing client ${share((ownCpu.user + ownCpu.system) / 1000)}`,
 );
 const r = await load.done;
 console.log(

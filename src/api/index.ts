@@ -1,8 +1,10 @@
 /**
  * The API: the ConnectRPC services (Command, Query, Admin) on one port in three wire formats
  * (Connect JSON over HTTP/1.1, gRPC over h2c, gRPC-Web), their mounting rules, the -api-token
- * gate, per-RPC metrics and the mapping of internal failures to Connect codes. Generated code
- * lives in gen/ and is produced from proto/ by `npm run generate`.
+ * gate, per-RPC metrics and the mapping of internal failures to Connect codes. The hot RPCs —
+ * passive ingestion and ListStatus — are served before the router by a fast path that answers as
+ * it does (unary-fast-path.ts). Generated code lives in gen/ and is produced from proto/ by
+ * `npm run generate`.
  */
 export { createAdminService } from "./admin-service.js";
 export { createBearerTokenInterceptor } from "./bearer-token.js";

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import http2 from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -20,6 +19,7 @@ import {
 import { createHttpHandler } from "./http-handler.js";
 import { DualProtocolServer } from "./listener.js";
 import { createQueryService } from "./query-service.js";
+import { frame, h1, h2 } from "./raw-call.js";
 
 // The fast path must answer exactly as the Connect router did. Every case goes to two servers over
 // the same Core — one with the fast path, one where the command service is not recognisable to it
@@ -93,74 +93,8 @@ const json = (results: Result[]): string =>
 const oneProto = (r: Result): Uint8Array =>
   toBinary(ProcessCheckResultRequestSchema, create(ProcessCheckResultRequestSchema, r));
 
-/** A gRPC length-prefixed message. */
-function frame(payload: Uint8Array, flags = 0, declared = payload.length): Uint8Array {
-  const out = new Uint8Array(5 + payload.length);
-  out[0] = flags;
-  new DataView(out.buffer).setUint32(1, declared);
-  out.set(payload, 5);
-  return out;
-}
 const concat = (...parts: Uint8Array[]): Uint8Array => new Uint8Array(Buffer.concat(parts));
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-/** What a client sees of an answer, minus what differs between any two answers (dates). */
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | undefined>;
-  readonly body: string;
-  readonly trailers: Record<string, string | undefined>;
-}
-
-const SHOWN = ["content-type", "content-encoding", "grpc-encoding", "grpc-status", "grpc-message"];
-const pick = (h: Record<string, unknown>): Record<string, string | undefined> =>
-  Object.fromEntries(SHOWN.filter((k) => h[k] !== undefined).map((k) => [k, String(h[k])]));
-
-/** One request over HTTP/1.1 (fetch). */
-async function h1(
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-  body: Uint8Array,
-): Promise<Answer> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers, body });
-  const h: Record<string, string> = {};
-  res.headers.forEach((v, k) => {
-    h[k] = v;
-  });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, headers: pick(h), body: bytes.toString("base64"), trailers: {} };
-}
-
-/** One request over HTTP/2 with prior knowledge (what gRPC clients do), trailers included. */
-function h2(port: number, path: string, headers: Record<string, string>, body: Uint8Array): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const session = http2.connect(`http://127.0.0.1:${port}`);
-    session.on("error", reject);
-    const req = session.request({ ":method": "POST", ":path": path, te: "trailers", ...headers });
-    let head: Record<string, unknown> = {};
-    let trailers: Record<string, unknown> = {};
-    const chunks: Buffer[] = [];
-    req.on("response", (h) => {
-      head = h;
-    });
-    req.on("trailers", (t) => {
-      trailers = t;
-    });
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      session.close();
-      resolve({
-        status: Number(head[":status"]),
-        headers: pick(head),
-        body: Buffer.concat(chunks).toString("base64"),
-        trailers: pick(trailers),
-      });
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
 
 const GRPC = { "content-type": "application/grpc" };
 const JSON_CT = { "content-type": "application/json" };

@@ -2,13 +2,14 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { CoreView } from "../core/core.js";
 import { parseObjectKey } from "../model/object-ref.js";
+import type { ObjectIndex } from "../store/object-index.js";
 import { listHistory, listObjects, listPositions } from "../store/read-model.js";
 import type { HistoryRecord } from "../store/records.js";
-import type { QueryService } from "./gen/svc/v1/query_service_pb.js";
+import type { ListStatusRequest, QueryService } from "./gen/svc/v1/query_service_pb.js";
 import { State, StateType } from "./gen/svc/v1/types_pb.js";
 import { toConnectError } from "./pipeline-errors.js";
 import { objectStatus, stateOf, stateTypeOf } from "./status-message.js";
-import { encodedStatusPage, isBinaryContentType } from "./status-page.js";
+import { encodedStatusPage, isBinaryContentType, statusPageBytes } from "./status-page.js";
 
 export interface QueryServiceDeps {
   /** The running binary's version (`vX.Y.Z` or `dev`). */
@@ -30,19 +31,21 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
   const getServerInfo = () => ({ version: deps.version });
   const core = deps.core;
   if (core === undefined) return { getServerInfo };
-  return {
+  const positions = (index: ObjectIndex, req: ListStatusRequest) =>
+    guard(() =>
+      listPositions(index, {
+        ...(req.host === undefined ? {} : { host: req.host }),
+        ...(req.service === undefined ? {} : { service: req.service }),
+        selector: req.selector,
+        pageSize: pageSize(req.pageSize),
+        pageToken: req.pageToken,
+      }),
+    );
+  const service: Partial<ServiceImpl<typeof QueryService>> = {
     getServerInfo,
     listStatus(req, ctx) {
       const { index, projection } = core.view;
-      const page = guard(() =>
-        listPositions(index, {
-          ...(req.host === undefined ? {} : { host: req.host }),
-          ...(req.service === undefined ? {} : { service: req.service }),
-          selector: req.selector,
-          pageSize: pageSize(req.pageSize),
-          pageToken: req.pageToken,
-        }),
-      );
+      const page = positions(index, req);
       // The hot path of every dashboard refresh: for the binary formats the page is spliced from
       // the records' encodings; JSON gets messages.
       if (isBinaryContentType(ctx.requestHeader.get("content-type"))) {
@@ -116,6 +119,26 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
       };
     },
   };
+  pagers.set(service, (req, room) => {
+    const { index, projection } = core.view;
+    const page = positions(index, req);
+    return statusPageBytes(index, projection, page.positions, page.nextPageToken, page.totalSize, room);
+  });
+  return service;
+}
+
+/**
+ * ListStatus answered as the bytes of its response message, `room` bytes into the buffer (for an
+ * envelope's header): the same page as the service's, for a caller that serves the request
+ * without the Connect router (src/api/list-status-fast-path.ts). Throws the service's ConnectError.
+ */
+export type StatusPager = (req: ListStatusRequest, room: number) => Uint8Array;
+
+const pagers = new WeakMap<object, StatusPager>();
+
+/** The pager of a service made by createQueryService over a projection; undefined otherwise. */
+export function statusPagerOf(service: Partial<ServiceImpl<typeof QueryService>>): StatusPager | undefined {
+  return pagers.get(service);
 }
 
 function guard<T>(f: () => T): T {

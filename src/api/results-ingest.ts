@@ -13,9 +13,9 @@ import {
   ProcessCheckResultsRequestSchema,
 } from "./gen/svc/v1/command_service_pb.js";
 import { toConnectError } from "./pipeline-errors.js";
+import { type BodyFormat, parseBinary } from "./unary-fast-path.js";
 
-/** The wire format of a request body: protobuf binary or JSON. */
-export type BodyFormat = "proto" | "json";
+export type { BodyFormat };
 
 /** How a submission of passive results ended. */
 export type IngestAnswer =
@@ -94,14 +94,6 @@ function decodeOne(format: BodyFormat, body: Uint8Array): ProcessCheckResultRequ
   return format === "proto"
     ? parseBinary(() => fromBinary(ProcessCheckResultRequestSchema, body))
     : parseJson(() => fromJsonString(ProcessCheckResultRequestSchema, utf8.decode(body), JSON_OPTIONS));
-}
-
-function parseBinary<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (e) {
-    throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
-  }
 }
 
 function parseJson<T>(parse: () => T): T {

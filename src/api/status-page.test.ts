@@ -9,7 +9,7 @@ import type { StatusRecord } from "../store/records.js";
 import { encodeStatus } from "../store/status-codec.js";
 import { ListStatusResponseSchema } from "./gen/svc/v1/query_service_pb.js";
 import { objectStatus } from "./status-message.js";
-import { encodedStatusPage, isBinaryContentType } from "./status-page.js";
+import { encodedStatusPage, isBinaryContentType, statusPageBytes } from "./status-page.js";
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 123);
 
@@ -122,8 +122,59 @@ describe("ListStatus page spliced from encoded records", () => {
       const decoded = fromBinary(ListStatusResponseSchema, toBinary(ListStatusResponseSchema, page));
       assert.ok(equals(ListStatusResponseSchema, decoded, expected));
       assert.equal(decoded.statuses.length, rows.length);
+
+      // The whole response in one buffer, after a prefix left as it was: what protobuf-es writes.
+      const whole = statusPageBytes(index, projection, positions, "next", 42, 5);
+      assert.deepEqual(whole.subarray(5), Buffer.from(toBinary(ListStatusResponseSchema, expected)));
     });
   }
+
+  // Pages remember where each object's record is (by position, per index and projection); these
+  // steps change the projection under them, and every page must still be the one built from messages.
+  const key = (i: number): string => index.entry(i).key;
+  const steps: { name: string; set?: [number, Partial<StatusRecord>][]; remove?: number[] }[] = [
+    {
+      name: "first results",
+      set: [
+        [1, {}],
+        [2, { state: "WARNING" }],
+      ],
+    },
+    { name: "a record replaced by a longer one", set: [[1, { output: "y".repeat(400) }]] },
+    { name: "a PENDING object gets a record", set: [[0, { state: "DOWN" }]] },
+    { name: "an object loses its record", remove: [1] },
+    { name: "another object takes the freed place", set: [[3, { output: "in the freed slot" }]] },
+    { name: "the object that lost its record gets one again", set: [[1, { state: "CRITICAL" }]] },
+    { name: "nothing changes", set: [] },
+  ];
+  it("follows the projection as records are replaced, added and removed", () => {
+    const projection = createProjection();
+    const held = new Map<number, StatusRecord>();
+    const positions = [0, 1, 2, 3, 4];
+    for (const step of steps) {
+      const set = step.set ?? [];
+      for (const [i, over] of set) held.set(i, record(key(i), over));
+      for (const i of step.remove ?? []) held.delete(i);
+      projection.applyDelta({
+        eventSeq: 1,
+        removed: (step.remove ?? []).map(key),
+        statusKeys: set.map(([i]) => key(i)),
+        statuses: set.map(([i]) => encodeStatus(held.get(i) as StatusRecord)),
+        patches: [],
+        history: [],
+        downtimesAdded: [],
+        downtimesRemoved: [],
+      });
+      const want = toBinary(
+        ListStatusResponseSchema,
+        create(ListStatusResponseSchema, {
+          statuses: positions.map((i) => objectStatus(index.entry(i), held.get(i))),
+          totalSize: 9,
+        }),
+      );
+      assert.deepEqual(statusPageBytes(index, projection, positions, "", 9), Buffer.from(want), step.name);
+    }
+  });
 
   const types: [string | null, boolean][] = [
     ["application/grpc", true],

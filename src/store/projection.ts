@@ -1,7 +1,6 @@
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
-import type { WireWriter } from "./wire.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -38,8 +37,8 @@ export interface ProjectionImage {
  * `applyDelta`, so copies fed the same deltas stay equal.
  *
  * Records are held encoded (src/store/status-codec.ts), outside the JavaScript heap
- * (src/store/record-arena.ts): `writeStatus` copies a record's bytes into a response, `status`
- * decodes. `history` returns the backing array (callers must not modify it). Not thread-safe; each
+ * (src/store/record-arena.ts): `statusRef`/`copyStatus` copy a record's bytes into a response,
+ * `status` decodes. `history` returns the backing array (callers must not modify it). Not thread-safe; each
  * thread holds its own Projection.
  */
 export interface Projection {
@@ -49,8 +48,20 @@ export interface Projection {
   status(key: string): StatusRecord | undefined;
   /** The record of an object as held, encoded (a new string); undefined: PENDING. */
   encodedStatus(key: string): EncodedStatus | undefined;
-  /** Appends the encoded record of an object to `w`; false (nothing written) when PENDING. */
-  writeStatus(key: string, w: WireWriter): boolean;
+  /**
+   * A handle on the encoded record of an object, or -1 when PENDING: for `statusLength` and
+   * `copyStatus`, which splice records into a response without a string per record. An object
+   * keeps its handle while it has a record, whatever the record becomes, so a caller may keep
+   * handles (by object) for as long as `statusRefEpoch` stays the same; -1 is never kept (the
+   * object may get a record).
+   */
+  statusRef(key: string): number;
+  /** Changes whenever a handle may stop naming its object's record (an object lost its record). */
+  statusRefEpoch(): number;
+  /** The length in bytes of the encoded record behind a handle. */
+  statusLength(ref: number): number;
+  /** Copies the encoded record behind a handle into `dst` at `at`; returns where it ends. */
+  copyStatus(ref: number, dst: Uint8Array, at: number): number;
   /** Number of status records. */
   size(): number;
   /** History entries, oldest first; entries [historyStart(), length) are live. */
@@ -58,6 +69,14 @@ export interface Projection {
   historyStart(): number;
   downtime(id: string): DowntimeRecord | undefined;
   applyDelta(delta: ProjectionDelta): void;
+  /**
+   * Applies a delta in steps, so that a thread serving reads can answer them between steps: each
+   * call of the function returned applies up to `max` more of the delta's records and says whether
+   * the delta is now wholly applied (removals come first, patches, history, downtimes and the
+   * event sequence number last). Until then the projection holds some of the delta's records and
+   * not others — each record whole, as between two deltas — and must not be given another delta.
+   */
+  applyDeltaInSteps(delta: ProjectionDelta, max: number): () => boolean;
   /** The whole state decoded and sorted: for comparisons and tests. */
   snapshot(): ProjectionSnapshot;
   /**
@@ -108,27 +127,48 @@ export function createProjection(
   };
   const allKeys = (): string[] => [...statuses.keys()];
 
-  return {
-    eventSeq: () => eventSeq,
-    status: decoded,
-    encodedStatus: (key) => statuses.get(key),
-    writeStatus: (key, w) => statuses.copyTo(key, w),
-    size: () => statuses.size,
-    history: () => history,
-    historyStart: () => start,
-    downtime: (id) => downtimes.get(id),
-    applyDelta(delta) {
-      for (const k of delta.removed) statuses.delete(k);
-      const keys = delta.statusKeys;
-      for (let i = 0; i < keys.length; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
-      // Patches are rare (acknowledgements, downtimes): decode, patch, encode.
+  const steps = (delta: ProjectionDelta, max: number): (() => boolean) => {
+    const keys = delta.statusKeys;
+    let next = -1;
+    return () => {
+      if (next === -1) {
+        for (const k of delta.removed) statuses.delete(k);
+        next = 0;
+      }
+      const end = Math.min(keys.length, next + max);
+      for (let i = next; i < end; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
+      next = end;
+      if (next < keys.length) return false;
+      // Patches are rare (acknowledgements, downtimes): decode, patch, encode. After the records:
+      // a patch applies to the object's record as the delta leaves it.
       for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));
       for (const h of delta.history) history.push(shareNames(h));
       for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
       if (delta.history.length > 0) trim();
       if (delta.eventSeq > eventSeq) eventSeq = delta.eventSeq;
+      return true;
+    };
+  };
+
+  return {
+    eventSeq: () => eventSeq,
+    status: decoded,
+    encodedStatus: (key) => statuses.get(key),
+    statusRef: (key) => statuses.find(key),
+    statusRefEpoch: () => statuses.generation,
+    statusLength: (ref) => statuses.lengthOf(ref),
+    copyStatus: (ref, dst, at) => statuses.copy(ref, dst, at),
+    size: () => statuses.size,
+    history: () => history,
+    historyStart: () => start,
+    downtime: (id) => downtimes.get(id),
+    applyDelta(delta) {
+      const step = steps(delta, Number.POSITIVE_INFINITY);
+      let done = false;
+      while (!done) done = step();
     },
+    applyDeltaInSteps: (delta, max) => steps(delta, Math.max(1, max)),
     capture: () => ({
       eventSeq,
       keys: allKeys(),

@@ -1,5 +1,3 @@
-import type { WireWriter } from "./wire.js";
-
 /**
  * Byte strings by key, held outside the JavaScript heap: the projection's encoded status records
  * (src/store/status-codec.ts) on the thread that serves reads. A record replaced under full-speed
@@ -20,8 +18,18 @@ export interface RecordArena {
   delete(key: string): void;
   /** The bytes under `key` as a latin1 string (a new string), or undefined. */
   get(key: string): string | undefined;
-  /** Appends the bytes under `key` to `w`; false when there are none. */
-  copyTo(key: string, w: WireWriter): boolean;
+  /**
+   * The slot holding `key`'s bytes, or -1: a handle for `lengthOf` and `copy`. A key keeps its slot
+   * while it is in the arena (a `set` may move its bytes, never its slot), so a slot found stays
+   * the key's until `generation` changes.
+   */
+  find(key: string): number;
+  /** Changes whenever a key leaves the arena (its slot may then be reused for another key). */
+  readonly generation: number;
+  /** The number of bytes in a slot `find` returned. */
+  lengthOf(slot: number): number;
+  /** Copies the bytes of a slot `find` returned into `dst` at `at`; returns where they end. */
+  copy(slot: number, dst: Uint8Array, at: number): number;
   keys(): IterableIterator<string>;
 }
 
@@ -36,47 +44,56 @@ function capacityFor(len: number): number {
 
 export function createRecordArena(): RecordArena {
   const slotOf = new Map<string, number>();
-  // Per slot: where its bytes start (page * PAGE + offset; -1 for an own buffer), length, capacity.
-  let where = new Float64Array(1024);
+  // Per slot: its page (-1: a buffer of its own), where its bytes start there, length, capacity.
+  let pageOf = new Int32Array(1024);
+  let offsets = new Int32Array(1024);
   let lens = new Int32Array(1024);
   let caps = new Int32Array(1024);
   let nextSlot = 0;
+  let generation = 0;
   const freeSlots: number[] = [];
   const pages: Buffer[] = [];
+  // The same bytes as plain Uint8Arrays, for copying out: their subarrays cost less than a Buffer's.
+  const views: Uint8Array[] = [];
   let top = PAGE;
+  // Free space by capacity, as page * PAGE + offset.
   const freeByCapacity = new Map<number, number[]>();
   const own = new Map<number, Buffer>();
 
+  const grown = (a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> => {
+    const b = new Int32Array(a.length * 2);
+    b.set(a);
+    return b;
+  };
   const grow = (): void => {
-    const n = where.length * 2;
-    const w = new Float64Array(n);
-    w.set(where);
-    where = w;
-    const l = new Int32Array(n);
-    l.set(lens);
-    lens = l;
-    const c = new Int32Array(n);
-    c.set(caps);
-    caps = c;
+    pageOf = grown(pageOf);
+    offsets = grown(offsets);
+    lens = grown(lens);
+    caps = grown(caps);
   };
 
   const allocate = (slot: number, cap: number): void => {
     caps[slot] = cap;
     if (cap > OWN_BUFFER) {
       own.set(slot, Buffer.allocUnsafeSlow(cap));
-      where[slot] = -1;
+      pageOf[slot] = -1;
+      offsets[slot] = 0;
       return;
     }
     const reused = freeByCapacity.get(cap)?.pop();
     if (reused !== undefined) {
-      where[slot] = reused;
+      pageOf[slot] = Math.floor(reused / PAGE);
+      offsets[slot] = reused % PAGE;
       return;
     }
     if (top + cap > PAGE) {
-      pages.push(Buffer.allocUnsafeSlow(PAGE));
+      const page = Buffer.allocUnsafeSlow(PAGE);
+      pages.push(page);
+      views.push(new Uint8Array(page.buffer, page.byteOffset, PAGE));
       top = 0;
     }
-    where[slot] = (pages.length - 1) * PAGE + top;
+    pageOf[slot] = pages.length - 1;
+    offsets[slot] = top;
     top += cap;
   };
 
@@ -84,7 +101,8 @@ export function createRecordArena(): RecordArena {
     const cap = caps[slot] as number;
     if (cap === 0) return;
     caps[slot] = 0;
-    if (where[slot] === -1) {
+    const page = pageOf[slot] as number;
+    if (page === -1) {
       own.delete(slot);
       return;
     }
@@ -93,29 +111,28 @@ export function createRecordArena(): RecordArena {
       list = [];
       freeByCapacity.set(cap, list);
     }
-    list.push(where[slot] as number);
+    list.push(page * PAGE + (offsets[slot] as number));
   };
 
-  /** The buffer holding a slot's bytes, and where in it they start. */
+  /** The buffer holding a slot's bytes (they start at offsets[slot]). */
   const bufferOf = (slot: number): Buffer => {
-    const at = where[slot] as number;
-    return at === -1 ? (own.get(slot) as Buffer) : (pages[Math.floor(at / PAGE)] as Buffer);
-  };
-  const offsetOf = (slot: number): number => {
-    const at = where[slot] as number;
-    return at === -1 ? 0 : at % PAGE;
+    const page = pageOf[slot] as number;
+    return page === -1 ? (own.get(slot) as Buffer) : (pages[page] as Buffer);
   };
 
   return {
     get size() {
       return slotOf.size;
     },
+    get generation() {
+      return generation;
+    },
     has: (key) => slotOf.has(key),
     set(key, bytes) {
       let slot = slotOf.get(key);
       if (slot === undefined) {
         slot = freeSlots.pop() ?? nextSlot++;
-        if (slot >= where.length) grow();
+        if (slot >= caps.length) grow();
         caps[slot] = 0;
         slotOf.set(key, slot);
       }
@@ -126,7 +143,7 @@ export function createRecordArena(): RecordArena {
         release(slot);
         allocate(slot, capacityFor(len));
       }
-      bufferOf(slot).write(bytes, offsetOf(slot), len, "latin1");
+      bufferOf(slot).write(bytes, offsets[slot] as number, len, "latin1");
       lens[slot] = len;
     },
     delete(key) {
@@ -135,19 +152,23 @@ export function createRecordArena(): RecordArena {
       release(slot);
       slotOf.delete(key);
       freeSlots.push(slot);
+      generation++;
     },
     get(key) {
       const slot = slotOf.get(key);
       if (slot === undefined) return undefined;
-      const offset = offsetOf(slot);
+      const offset = offsets[slot] as number;
       return bufferOf(slot).toString("latin1", offset, offset + (lens[slot] as number));
     },
-    copyTo(key, w) {
-      const slot = slotOf.get(key);
-      if (slot === undefined) return false;
-      const offset = offsetOf(slot);
-      w.bytes(bufferOf(slot), offset, offset + (lens[slot] as number));
-      return true;
+    find: (key) => slotOf.get(key) ?? -1,
+    lengthOf: (slot) => lens[slot] as number,
+    copy(slot, dst, at) {
+      const page = pageOf[slot] as number;
+      const src = page === -1 ? (own.get(slot) as Buffer) : (views[page] as Uint8Array);
+      const from = offsets[slot] as number;
+      const len = lens[slot] as number;
+      dst.set(src.subarray(from, from + len), at);
+      return at + len;
     },
     keys: () => slotOf.keys(),
   };

@@ -6,6 +6,7 @@
 
 import type * as ast from "../syntax/ast.js";
 import { identKind } from "../syntax/ast.js";
+import { identLabel } from "../syntax/index.js";
 import type { Pos } from "../syntax/position.js";
 import { closeExtra, closeLit, closeOpen, closePattern } from "./closedness.js";
 import { runComprehension } from "./comprehension.js";
@@ -629,10 +630,12 @@ function infoOf(lit: ast.StructLit): number {
       case "Ellipsis":
         fields++;
         break;
-      case "Field":
-        if (d.label.kind !== "Ident" || fields > 0) fields++;
-        else if (identKind(d.label.name) === "regular") fields++;
+      case "Field": {
+        const name = identLabel(d);
+        if (name === undefined || fields > 0) fields++;
+        else if (identKind(name) === "regular") fields++;
         break;
+      }
       default:
         break;
     }
@@ -640,6 +643,14 @@ function infoOf(lit: ast.StructLit): number {
   const info = (fields > 0 || embeds === 0 ? STRONG : 0) | (closingEmbed ? CLOSING_EMBED : 0);
   if (big) litInfo.set(lit, info);
   return info;
+}
+
+/**
+ * Where a field's label starts: the field's own position unless an alias comes first (reading
+ * `label` of a `name: value` field makes a node, which a position would keep alive).
+ */
+function labelPos(d: ast.Field): Pos {
+  return d.alias === undefined ? d.pos : d.label.pos;
 }
 
 function fieldType(d: ast.Field): number {
@@ -675,7 +686,8 @@ export function addField(
     embed: false,
   });
   // Declarations outside definitions (the user's) come first in positions.
-  a.declPos = ctx.length === 0 ? prependPos(a.declPos, d.label.pos) : appendPos(a.declPos, d.label.pos);
+  const pos = labelPos(d);
+  a.declPos = ctx.length === 0 ? prependPos(a.declPos, pos) : appendPos(a.declPos, pos);
   if (dynamic) closeExtra(v, ctx, name);
 }
 
@@ -699,16 +711,20 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   let hasEmbed = false;
   for (const d of lit.decls) {
     switch (d.kind) {
-      case "Field":
-        switch (d.label.kind) {
-          case "Ident":
-            addField(v, d.label.name, d, frame, ctx);
-            break;
+      case "Field": {
+        // The name without making a label node (`name: value` fields make one per read).
+        const name = identLabel(d);
+        if (name !== undefined) {
+          addField(v, name, d, frame, ctx);
+          break;
+        }
+        const l = d.label;
+        switch (l.kind) {
           case "String":
-            addField(v, strLabel(d.label.value), d, frame, ctx);
+            addField(v, strLabel(l.value), d, frame, ctx);
             break;
           case "PatternLabel": {
-            const p = { field: d, label: d.label, env: frame, ctx, pattern: undefined };
+            const p = { field: d, label: l, env: frame, ctx, pattern: undefined };
             v.patterns = appendTo(v.patterns, p);
             closePattern(v, ctx, p);
             if (v.patternsApplied && v.arcs !== undefined) {
@@ -721,6 +737,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
             break;
         }
         break;
+      }
       case "Embed":
         if (isStructural(d.expr)) {
           addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));

@@ -230,6 +230,17 @@ function put(s: State, x: string): void {
 
 const CHUNK = 4096;
 
+/** Appends text already joined into chunks (the fast path's), without joining it again. */
+function putChunks(s: State, cs: readonly string[]): void {
+  if (cs.length === 0) return;
+  if (s.nparts > 0) {
+    s.parts.length = s.nparts;
+    s.chunks.push(s.parts.join(""));
+    s.nparts = 0;
+  }
+  for (const c of cs) s.chunks.push(c);
+}
+
 function finishText(s: State): string {
   s.parts.length = s.nparts;
   s.chunks.push(s.parts.join(""));
@@ -268,7 +279,7 @@ function visit(
   if (s.fast && v.status === NEW && !onFailedPath(s.failAt, path)) {
     const r = fastExport(v, s.output, s.indent, lvl);
     if (r.ok) {
-      if (r.text !== undefined) put(s, r.text);
+      putChunks(s, r.text);
       return r.data;
     }
     s.failAt = path.concat(r.failAt);

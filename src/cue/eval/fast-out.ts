@@ -7,6 +7,7 @@
 
 import type { CueData } from "./export.js";
 import { atomData, atomJSON, quoteKey, setField } from "./export-atoms.js";
+import { textBegin, textEnd, writeChar, writeQuoted, writeText } from "./fast-text.js";
 import type { Atom } from "./values.js";
 
 export type Mode = "data" | "json" | "none" | "snap";
@@ -22,28 +23,19 @@ export type Out = Record<string, CueData> | CueData[] | Snap | null;
 
 let mode: Mode = "data";
 let indent = 0;
-let sep = ": ";
 const pads: string[] = [];
-let parts: string[] = [];
-let chunks: string[] = [];
-const CHUNK = 4096;
 
 /** Starts writing in `m` (JSON indented by `jsonIndent`). */
 export function begin(m: Mode, jsonIndent: number): void {
   mode = m;
   indent = jsonIndent;
-  sep = jsonIndent > 0 ? ": " : ":";
   pads.length = 0;
-  parts = [];
-  chunks = [];
+  textBegin();
 }
 
-/** The JSON text written since `begin` (empty in other modes); forgets it. */
-export function finish(): string {
-  const text = mode === "json" ? chunks.join("") + parts.join("") : "";
-  parts = [];
-  chunks = [];
-  return text;
+/** The JSON text written since `begin`, in chunks (none in other modes); forgets it. */
+export function finish(): string[] {
+  return textEnd();
 }
 
 /** Runs `fn` writing snaps (the JSON written so far is kept). */
@@ -54,14 +46,6 @@ export function inSnapMode<T>(fn: () => T): T {
     return fn();
   } finally {
     mode = m;
-  }
-}
-
-function put(x: string): void {
-  parts.push(x);
-  if (parts.length === CHUNK) {
-    chunks.push(parts.join(""));
-    parts = [];
   }
 }
 
@@ -80,7 +64,8 @@ export function atomOut(a: Atom): unknown {
     case "data":
       return atomData(a);
     case "json":
-      put(atomJSON(a));
+      if (a.t === "string") writeQuoted(a.v);
+      else writeText(atomJSON(a));
       return null;
     case "snap":
       return a;
@@ -98,7 +83,7 @@ export function structOpen(): Out {
     case "data":
       return {};
     case "json":
-      put("{");
+      writeChar(0x7b);
       return null;
     case "snap":
       return { t: "struct", keys: [], vals: [] };
@@ -110,10 +95,11 @@ export function structOpen(): Out {
 /** Before the value of the field `name` (the `count`-th written) at level `lvl`. */
 export function structKey(count: number, name: string, lvl: number): void {
   if (mode !== "json") return;
-  if (count > 0) put(",");
-  put(pad(lvl + 1));
-  put(quoteKey(name));
-  put(sep);
+  if (count > 0) writeChar(0x2c);
+  if (indent > 0) writeText(pad(lvl + 1));
+  writeQuoted(name);
+  writeChar(0x3a);
+  if (indent > 0) writeChar(0x20);
 }
 
 /** After the value `x` of the field `name`. */
@@ -128,8 +114,8 @@ export function structSet(o: Out, name: string, x: unknown): void {
 
 export function structClose(count: number, lvl: number): void {
   if (mode !== "json") return;
-  if (count > 0) put(pad(lvl));
-  put("}");
+  if (count > 0 && indent > 0) writeText(pad(lvl));
+  writeChar(0x7d);
 }
 
 export function listOpen(): Out {
@@ -137,7 +123,7 @@ export function listOpen(): Out {
     case "data":
       return [];
     case "json":
-      put("[");
+      writeChar(0x5b);
       return null;
     case "snap":
       return { t: "list", items: [] };
@@ -149,8 +135,8 @@ export function listOpen(): Out {
 /** Before the element at `i` of a list at level `lvl`. */
 export function listKey(i: number, lvl: number): void {
   if (mode !== "json") return;
-  if (i > 0) put(",");
-  put(pad(lvl + 1));
+  if (i > 0) writeChar(0x2c);
+  if (indent > 0) writeText(pad(lvl + 1));
 }
 
 export function listPush(o: Out, x: unknown): void {
@@ -160,8 +146,8 @@ export function listPush(o: Out, x: unknown): void {
 
 export function listClose(count: number, lvl: number): void {
   if (mode !== "json") return;
-  if (count > 0) put(pad(lvl));
-  put("]");
+  if (count > 0 && indent > 0) writeText(pad(lvl));
+  writeChar(0x5d);
 }
 
 /** Writes a snap again at level `lvl` (new data objects each time). */
@@ -192,6 +178,34 @@ export function emitSnap(s: Snap, lvl: number): unknown {
     }
     default:
       return atomOut(s);
+  }
+}
+
+/** Whether JSON text is being written without indentation (a snap then always reads the same). */
+export function flatJSON(): boolean {
+  return mode === "json" && indent <= 0;
+}
+
+/** Writes text made by {@link snapJSON}. */
+export function putJSON(text: string): void {
+  writeText(text);
+}
+
+/** A snap as unindented JSON text: what {@link emitSnap} writes then. */
+export function snapJSON(s: Snap): string {
+  switch (s.t) {
+    case "struct": {
+      let out = "{";
+      for (let i = 0; i < s.keys.length; i++) {
+        if (i > 0) out += ",";
+        out += `${quoteKey(s.keys[i] as string)}:${snapJSON(s.vals[i] as Snap)}`;
+      }
+      return `${out}}`;
+    }
+    case "list":
+      return `[${s.items.map(snapJSON).join(",")}]`;
+    default:
+      return atomJSON(s);
   }
 }
 

@@ -7,6 +7,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { identLabel } from "../syntax/index.js";
 
 /** Labels that references may reach; `any` when some reference reaches fields it cannot name. */
 export interface ReachableNames {
@@ -46,6 +47,12 @@ function decls(ds: readonly ast.Decl[], acc: Acc): void {
   for (const d of ds) {
     switch (d.kind) {
       case "Field": {
+        // A `name: value` field's name without making a label node.
+        const ident = identLabel(d);
+        if (ident !== undefined && d.alias === undefined && d.value.kind !== "Alias") {
+          expr(d.value, acc);
+          break;
+        }
         const name = labelName(d.label);
         // A pattern's field alias (`X=[string]: v`) is only visible inside `v`, which is the
         // field's own subtree; other field aliases are visible to the whole struct.

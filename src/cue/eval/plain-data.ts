@@ -9,6 +9,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { identLabel } from "../syntax/index.js";
 
 /** Steps a full evaluation takes per field, roughly (to stay within the step limit's verdict). */
 const STEPS_PER_FIELD = 4;
@@ -47,12 +48,16 @@ function plainLabel(d: ast.Field): string | undefined {
     d.value.kind === "Alias"
   )
     return undefined;
-  if (d.label.kind === "String")
-    return d.label.value.startsWith("#") || d.label.value.startsWith("_") ? undefined : d.label.value;
-  if (d.label.kind !== "Ident") return undefined;
-  const c = d.label.name.charCodeAt(0);
-  // Definitions and hidden fields are not data; `_` and `$`-names are left to the evaluator too.
-  return c === 0x23 || c === 0x5f || c === 0x24 ? undefined : d.label.name;
+  // The name without making a label node (`name: value` fields make one per read).
+  const name = identLabel(d);
+  if (name !== undefined) {
+    const c = name.charCodeAt(0);
+    // Definitions and hidden fields are not data; `_` and `$`-names are left to the evaluator too.
+    return c === 0x23 || c === 0x5f || c === 0x24 ? undefined : name;
+  }
+  const l = d.label;
+  if (l.kind !== "String") return undefined;
+  return l.value.startsWith("#") || l.value.startsWith("_") ? undefined : l.value;
 }
 
 function plainValue(

@@ -4,6 +4,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { identLabel } from "../syntax/index.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { selfVertex } from "./experiments.js";
 import { evalExpr } from "./expr.js";
@@ -70,8 +71,11 @@ export function lookupDecl(
   for (let i = 0; i < decls.length; i++) {
     const d = decls[i] as ast.Decl;
     if (d.kind === "Field") {
+      // The name without making a label node (`name: value` fields make one per read).
+      const n = identLabel(d);
+      if (n === name) return name;
+      if (d.alias === undefined && d.keyAlias === undefined) continue;
       const l = d.label;
-      if (l.kind === "Ident" && l.name === name) return name;
       if (d.alias !== undefined && d.alias.name === name) {
         if (l.kind === "Ident") return l.name;
         if (l.kind === "String") return strLabel(l.value);

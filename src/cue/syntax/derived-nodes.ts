@@ -2,11 +2,14 @@
  * Nodes that start where a child starts (a field at its alias or label, `a.b`, `a & b`, `f(x)`,
  * `x...` and `x?` at their operand, an embedding at its expression, `a: b: c` shorthand at the inner
  * field): they store no position and forward `pos` to that child, and derive `end` where they can.
+ * Fields are all here, including the one that stores its own position: `name: value` with an
+ * identifier label, which keeps the label inline (see {@link IdentFieldNode}).
  */
 
 import type * as ast from "./ast.js";
-import { noAttributes, setKind, sourceOf } from "./node-base.js";
-import type { Pos } from "./position.js";
+import { IdentNode } from "./literal-nodes.js";
+import { Located, noAttributes, setKind, sourceOf } from "./node-base.js";
+import type { Pos, Source } from "./position.js";
 
 /** `a: b: v` shorthand: the struct holding `b: v` starts and ends where that field does. */
 export class ImplicitStructNode implements ast.StructLit {
@@ -112,6 +115,88 @@ export class PlainFieldNode implements ast.Field {
 }
 setKind(PlainFieldNode, "Field");
 
+/**
+ * The most common field of all, `name: value` (an identifier label; regular, no alias, no
+ * attributes). It keeps its label inline — the name and where it starts, which is where the field
+ * starts, so the field is its own position — and makes the `Ident` node when `label` is read: a
+ * large document has one such field per value, and a label object per field was a quarter of the
+ * tree. Each read of `label` returns a new (equal) node; {@link identLabel} reads the name without
+ * making one.
+ */
+export class IdentFieldNode extends Located implements ast.Field {
+  declare readonly kind: "Field";
+  declare readonly offset: number;
+  /** The label's name (interned). */
+  declare readonly labelName: string;
+  declare readonly value: ast.Expr;
+  constructor(offset: number, labelName: string, value: ast.Expr) {
+    super();
+    this.offset = offset;
+    this.labelName = labelName;
+    this.value = value;
+  }
+  /** The value's source (a field and its value are in the same file): one field less per field. */
+  get src(): Source {
+    return sourceOf(this.value.pos) as Source;
+  }
+  get label(): ast.Ident {
+    return new FieldLabelNode(this);
+  }
+  get alias(): undefined {
+    return undefined;
+  }
+  get constraint(): "regular" {
+    return "regular";
+  }
+  get attributes(): readonly ast.Attribute[] {
+    return noAttributes;
+  }
+  get keyAlias(): undefined {
+    return undefined;
+  }
+  get end(): number {
+    return this.value.end;
+  }
+}
+setKind(IdentFieldNode, "Field");
+
+/**
+ * The `Ident` an {@link IdentFieldNode} makes when its `label` is read: it answers from the field,
+ * and its position is the field itself (which starts at the label), so a reader that keeps
+ * `label.pos` keeps nothing new alive.
+ */
+class FieldLabelNode implements ast.Ident {
+  declare readonly kind: "Ident";
+  readonly #field: IdentFieldNode;
+  constructor(field: IdentFieldNode) {
+    this.#field = field;
+  }
+  get name(): string {
+    return this.#field.labelName;
+  }
+  get pos(): Pos {
+    return this.#field;
+  }
+  get end(): number {
+    return this.#field.offset + this.#field.labelName.length;
+  }
+  toString(): string {
+    return this.#field.toString();
+  }
+}
+setKind(FieldLabelNode, "Ident");
+
+/**
+ * The name of a field's label when it is an identifier (`name: v`, `#D: v`, `_h?: v`...), else
+ * undefined — what `d.label.kind === "Ident" ? d.label.name : undefined` answers, without making
+ * a label node for the common `name: value` field.
+ */
+export function identLabel(d: ast.Field): string | undefined {
+  if (d instanceof IdentFieldNode) return d.labelName;
+  const l = d.label;
+  return l.kind === "Ident" ? l.name : undefined;
+}
+
 /** A field node of the smallest shape that holds these parts. */
 export function newField(
   label: ast.Label,
@@ -123,9 +208,11 @@ export function newField(
 ): ast.Field {
   if (keyAlias !== undefined)
     return new KeyAliasFieldNode(label, alias, constraint, value, attributes, keyAlias);
-  return alias === undefined && constraint === "regular" && attributes.length === 0
-    ? new PlainFieldNode(label, value)
-    : new FieldNode(label, alias, constraint, value, attributes);
+  if (alias !== undefined || constraint !== "regular" || attributes.length !== 0)
+    return new FieldNode(label, alias, constraint, value, attributes);
+  return label instanceof IdentNode
+    ? new IdentFieldNode(label.offset, label.name, value)
+    : new PlainFieldNode(label, value);
 }
 
 export class EmbedNode implements ast.Embed {

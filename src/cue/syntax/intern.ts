@@ -11,9 +11,12 @@ const maxInterned = 48;
 /** The hash of the empty text; extend it one code unit at a time with {@link hashChar}. */
 export const hashSeed = -2128831035;
 
+/** The FNV-1a multiplier. */
+export const hashPrime = 16777619;
+
 /** FNV-1a over UTF-16 code units: lets the scanner hash while it scans. */
 export function hashChar(h: number, c: number): number {
-  return Math.imul(h ^ c, 16777619);
+  return Math.imul(h ^ c, hashPrime);
 }
 
 /**
@@ -51,30 +54,40 @@ export interface Interner {
   internHashed(text: string, start: number, end: number, hash: number): string;
 }
 
-/** Creates an empty table (open addressing, grown at half load). */
-export function createInterner(): Interner {
-  return new StringTable();
+/**
+ * Creates an empty table (open addressing, grown at half load). `expected` (the number of distinct
+ * strings the caller expects, e.g. from its text's length) sizes it so that it rarely grows.
+ */
+export function createInterner(expected = 0): Interner {
+  let capacity = 256;
+  while (capacity < expected * 2 && capacity < 1 << 20) capacity *= 2;
+  return new StringTable(capacity);
 }
 
-/** A packed array of `n` empty slots (a holey one would check for holes on every probe). */
-function emptySlots(n: number): (string | undefined)[] {
-  const a: (string | undefined)[] = [];
-  for (let i = 0; i < n; i++) a.push(undefined);
-  return a;
+/** Whether `text` holds `k` at `start` (a loop: faster than `startsWith` for short keys). */
+function sameText(k: string, text: string, start: number): boolean {
+  for (let j = 0; j < k.length; j++) if (k.charCodeAt(j) !== text.charCodeAt(start + j)) return false;
+  return true;
 }
 
 /**
  * The table behind {@link Interner}. A class rather than closures: every parse makes a new table,
  * and the scanner's calls into it stay monomorphic only if all tables share their methods.
+ *
+ * Slot `i` is the pair `slots[2i]` (the hash) and `slots[2i + 1]` (the entry: the string's index
+ * in `strings` plus one, shifted left by 4, or'ed with its keyword's index plus one; 0 when the
+ * slot is empty): a probe reads one cache line and touches a string only when the hashes match.
  */
 class StringTable implements Interner {
-  #mask = 255;
-  #keys = emptySlots(256);
-  #hashes = new Int32Array(256);
-  /** Per slot: index into `keywords` plus one, 0 for other strings. */
-  #kinds = new Uint8Array(256);
-  #size = 0;
+  #mask: number;
+  #slots: Int32Array;
+  #strings: string[] = [];
   keyword: Keyword = "";
+
+  constructor(capacity: number) {
+    this.#mask = capacity - 1;
+    this.#slots = new Int32Array(capacity * 2);
+  }
 
   intern(text: string, start: number, end: number): string {
     if (end - start > maxInterned) {
@@ -92,51 +105,48 @@ class StringTable implements Interner {
       this.keyword = "";
       return text.slice(start, end);
     }
-    const keys = this.#keys;
-    const hashes = this.#hashes;
+    const slots = this.#slots;
     const mask = this.#mask;
-    let slot = h & mask;
+    // The step to the next slot runs on every lookup, not only on a collision: code V8 optimized
+    // before the first collision would otherwise lack feedback for it and deoptimize there.
+    let slot = (h - 1) & mask;
     for (;;) {
-      const k = keys[slot];
-      if (k === undefined) break;
-      if (hashes[slot] === h && k.length === len && text.startsWith(k, start)) {
-        const kind = this.#kinds[slot] as number;
-        this.keyword = kind === 0 ? "" : (keywords[kind - 1] as Keyword);
-        return k;
-      }
       slot = (slot + 1) & mask;
+      const e = slots[2 * slot + 1] as number;
+      if (e === 0) break;
+      if (slots[2 * slot] === h) {
+        const k = this.#strings[(e >> 4) - 1] as string;
+        if (k.length === len && sameText(k, text, start)) {
+          const kind = e & 15;
+          this.keyword = kind === 0 ? "" : (keywords[kind - 1] as Keyword);
+          return k;
+        }
+      }
     }
     const s = text.slice(start, end);
-    keys[slot] = s;
-    hashes[slot] = h;
     const kind = keywords.indexOf(s as (typeof keywords)[number]) + 1;
-    this.#kinds[slot] = kind;
+    this.#strings.push(s);
+    slots[2 * slot] = h;
+    slots[2 * slot + 1] = (this.#strings.length << 4) | kind;
     this.keyword = kind === 0 ? "" : (keywords[kind - 1] as Keyword);
-    if (++this.#size * 2 > mask) this.#grow();
+    if (this.#strings.length * 2 > mask) this.#grow();
     return s;
   }
 
   #grow(): void {
-    const oldKeys = this.#keys;
-    const oldHashes = this.#hashes;
+    const old = this.#slots;
     const mask = this.#mask * 2 + 1;
-    const oldKinds = this.#kinds;
-    const keys = emptySlots(mask + 1);
-    const hashes = new Int32Array(mask + 1);
-    const kinds = new Uint8Array(mask + 1);
-    for (let j = 0; j < oldKeys.length; j++) {
-      const k = oldKeys[j];
-      if (k === undefined) continue;
-      const h = oldHashes[j] as number;
+    const slots = new Int32Array((mask + 1) * 2);
+    for (let j = 0; j < old.length; j += 2) {
+      const e = old[j + 1] as number;
+      if (e === 0) continue;
+      const h = old[j] as number;
       let slot = h & mask;
-      while (keys[slot] !== undefined) slot = (slot + 1) & mask;
-      keys[slot] = k;
-      hashes[slot] = h;
-      kinds[slot] = oldKinds[j] as number;
+      while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = h;
+      slots[2 * slot + 1] = e;
     }
     this.#mask = mask;
-    this.#keys = keys;
-    this.#hashes = hashes;
-    this.#kinds = kinds;
+    this.#slots = slots;
   }
 }

@@ -8,12 +8,10 @@
  * back interned. {@link createLexer} offers the same tokens as objects for tools.
  */
 
-import { createInterner, hashChar, hashSeed, type Interner, type Keyword } from "./intern.js";
+import { createInterner, hashPrime, hashSeed, type Interner, type Keyword } from "./intern.js";
 import { scanString } from "./string-lit.js";
 import {
   type AttrInfo,
-  asciiIdentChar,
-  commaAfter,
   isDigit,
   isIdentChar,
   isLetter,
@@ -28,6 +26,68 @@ import {
 } from "./tokens.js";
 
 export type { AttrInfo, LexComment, LexError, Lexer, StringInfo, Token, TokenType } from "./tokens.js";
+
+// Character classes of ASCII characters, for the scanner's dispatch on a token's first character
+// (numbers rather than a string union: this is the innermost loop of the scanner). The tables and
+// constants are module-local on purpose: V8 folds these constants, but not imported ones, and the
+// switch below reads them for every token.
+/** Not a token start: an illegal character, or punctuation decided by `punctuation`. */
+const clsOther = 0;
+/** Space, tab, carriage return. */
+const clsSpace = 1;
+const clsNewline = 2;
+/** Letters and `$` (non-ASCII letters too, classified apart). */
+const clsLetter = 3;
+const clsUnderscore = 4;
+const clsHash = 5;
+const clsDigit = 6;
+/** `"` and `'`. */
+const clsQuote = 7;
+const clsSlash = 8;
+const clsDot = 9;
+const clsAt = 10;
+/** `)`, `]`, `}`, `?`: single-character tokens after which a newline inserts a comma. */
+const clsClose = 11;
+/** `,`, `:`, `(`, `[`, `{`, `~`: single-character tokens that are no operator and insert no comma. */
+const clsOpen = 12;
+
+/** The class of each ASCII character. */
+const charClass = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 36) charClass[c] = clsLetter;
+  else if (c >= 48 && c <= 57) charClass[c] = clsDigit;
+}
+charClass[32] = clsSpace;
+charClass[9] = clsSpace;
+charClass[13] = clsSpace;
+charClass[10] = clsNewline;
+charClass[95] = clsUnderscore;
+charClass[35] = clsHash;
+charClass[34] = clsQuote;
+charClass[39] = clsQuote;
+charClass[47] = clsSlash;
+charClass[46] = clsDot;
+charClass[64] = clsAt;
+for (const c of [41, 93, 125, 63]) charClass[c] = clsClose;
+for (const c of [44, 58, 40, 91, 123, 126]) charClass[c] = clsOpen;
+
+/** The token of each {@link clsClose} and {@link clsOpen} character. */
+const charToken: readonly (TokenType | undefined)[] = Array.from({ length: 128 }, (_, c) =>
+  charClass[c] === clsClose || charClass[c] === clsOpen
+    ? punctuation(String.fromCharCode(c), 0, c)
+    : undefined,
+);
+
+/** ASCII characters that may continue an identifier (letters, digits, `_`, `$`). */
+const asciiIdentChar = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
+    asciiIdentChar[c] = 1;
+}
+
+/** FNV-1a as the interner computes it (see `hashChar`), inlined in the scanning loops. */
+const fnvSeed = hashSeed;
+const fnvPrime = hashPrime;
 
 /** Plain decimal integers up to this many digits are decoded by the lexer (exact in a double). */
 const maxPlainDigits = 15;
@@ -153,6 +213,18 @@ export class Scanner {
     return this.#pEnd;
   }
 
+  /**
+   * Drops the current token (and any peeked one) and scans the next token at `offset`, where no
+   * comma is pending: the parser skips a token it has already seen in the text (the `:` right
+   * after a label) without scanning it.
+   */
+  skipTo(offset: number): void {
+    this.#peeked = false;
+    this.#i = offset;
+    this.#needComma = false;
+    this.#scan();
+  }
+
   /** Makes `[s, e)` the current token; `comma`: a newline after it inserts a comma. */
   #emit(type: TokenType, s: number, e: number, comma: boolean): void {
     this.type = type;
@@ -170,67 +242,84 @@ export class Scanner {
     this.attr = undefined;
     this.op = 0;
     let i = this.#i;
-    // Skip whitespace, emitting a comma at a newline when the last token calls for one.
-    while (i < end) {
-      const c = text.charCodeAt(i);
-      if (c === 32 || c === 9 || c === 13) {
-        i++;
-      } else if (c === 10) {
-        if (this.#needComma && !this.#leadingPunctuation(i + 1)) {
-          this.#emit(",", i, i, false);
-          this.#i = i + 1;
+    for (;;) {
+      if (i >= end) {
+        if (this.#needComma && !this.#atEOF) {
+          this.#atEOF = true;
+          this.#emit(",", end, end, false);
           this.implicit = true;
           return;
         }
-        i++;
-      } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
-        let k = i + 2;
-        while (k < end && text.charCodeAt(k) !== 10) k++;
-        this.comments?.push({ start: i, end: k, text: text.slice(i + 2, k) });
-        i = k;
-      } else {
-        break;
-      }
-    }
-    if (i >= end) {
-      if (this.#needComma && !this.#atEOF) {
         this.#atEOF = true;
-        this.#emit(",", end, end, false);
-        this.implicit = true;
+        this.#emit("EOF", end, end, false);
         return;
       }
-      this.#atEOF = true;
-      this.#emit("EOF", end, end, false);
-      return;
-    }
-    const s = i;
-    const c = text.charCodeAt(i);
-    // Identifiers, `_|_`, `#Def`, `_#def`.
-    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 35 || c === 36 || c >= 0x80) {
-      if (c === 95 && text.charCodeAt(i + 1) === 124 && text.charCodeAt(i + 2) === 95) {
-        this.#emit("BOTTOM", s, i + 3, true);
-        return;
+      const c = text.charCodeAt(i);
+      switch (c < 128 ? (charClass[c] as number) : isLetter(c) ? clsLetter : clsOther) {
+        case clsSpace:
+          i++;
+          continue;
+        case clsNewline:
+          // A newline after a line's final token inserts a comma.
+          if (this.#needComma && !this.#leadingPunctuation(i + 1)) {
+            this.#emit(",", i, i, false);
+            this.#i = i + 1;
+            this.implicit = true;
+            return;
+          }
+          i++;
+          continue;
+        case clsLetter:
+          this.#word(i);
+          return;
+        case clsUnderscore:
+          if (text.charCodeAt(i + 1) === 124 && text.charCodeAt(i + 2) === 95) {
+            this.#emit("BOTTOM", i, i + 3, true);
+            return;
+          }
+          if (text.charCodeAt(i + 1) === 35) this.#ident(i, c);
+          else this.#word(i);
+          return;
+        case clsHash:
+          this.#ident(i, c);
+          return;
+        case clsDigit:
+          // Like cue's scanner (and unlike the spec's note on numeric literals), a number is a
+          // number whatever token precedes it.
+          this.#number(i);
+          return;
+        case clsQuote:
+          this.#string(i);
+          return;
+        case clsSlash:
+          if (text.charCodeAt(i + 1) === 47) {
+            let k = i + 2;
+            while (k < end && text.charCodeAt(k) !== 10) k++;
+            this.comments?.push({ start: i, end: k, text: text.slice(i + 2, k) });
+            i = k;
+            continue;
+          }
+          this.#punctuation(i, c);
+          return;
+        case clsDot:
+          if (isDigit(text.charCodeAt(i + 1))) this.#number(i);
+          else this.#punctuation(i, c);
+          return;
+        case clsAt:
+          this.#attribute(i);
+          return;
+        case clsClose:
+          // `)`, `]`, `}`, `?`: a newline after them inserts a comma.
+          this.#emit(charToken[c] as TokenType, i, i + 1, true);
+          return;
+        case clsOpen:
+          this.#emit(charToken[c] as TokenType, i, i + 1, false);
+          return;
+        default:
+          this.#punctuation(i, c);
+          return;
       }
-      if (c === 35 || isLetter(c)) {
-        this.#ident(s, c);
-        return;
-      }
     }
-    // Like cue's scanner (and unlike the spec's note on numeric literals), a number is a number
-    // whatever token precedes it.
-    if (isDigit(c) || (c === 46 && isDigit(text.charCodeAt(i + 1)))) {
-      this.#number(s);
-      return;
-    }
-    if (c === 34 || c === 39) {
-      this.#string(s);
-      return;
-    }
-    if (c === 64 /* @ */) {
-      this.#attribute(s);
-      return;
-    }
-    this.#punctuation(s, c);
   }
 
   /** Operators and punctuation starting at `s` (first character `c`). */
@@ -238,7 +327,7 @@ export class Scanner {
     const text = this.text;
     const type = punctuation(text, s, c);
     if (type !== undefined) {
-      this.#emit(type, s, s + type.length, commaAfter(type));
+      this.#emit(type, s, s + type.length, type === "...");
       this.op = operatorFlags(c, text.charCodeAt(s + 1));
     } else if (c === 46) {
       this.errors.push({ offset: s, message: "illegal token '..'; expected '.'" });
@@ -269,6 +358,24 @@ export class Scanner {
     return false;
   }
 
+  /** An identifier starting at `s` with a letter, `$` or a single `_` (the common case). */
+  #word(s: number): void {
+    const text = this.text;
+    const end = this.limit;
+    let h = fnvSeed;
+    let k = s;
+    while (k < end) {
+      const d = text.charCodeAt(k);
+      if (d < 128 ? asciiIdentChar[d] === 0 : !isIdentChar(d)) break;
+      h = Math.imul(h ^ d, fnvPrime);
+      k++;
+    }
+    this.value = this.interner.internHashed(text, s, k, h);
+    this.keyword = this.interner.keyword;
+    this.#emit("IDENT", s, k, true);
+  }
+
+  /** An identifier starting with `#` or `_#` (or a `#"…"#` string). */
   #ident(s: number, c: number): void {
     const text = this.text;
     const end = this.limit;
@@ -290,7 +397,7 @@ export class Scanner {
         this.#emit("IDENT", s, k, true);
         return;
       }
-    } else if (c === 95 && text.charCodeAt(k + 1) === 35) {
+    } else {
       k += 2;
       if (!(k < end && isLetter(text.charCodeAt(k)))) {
         this.errors.push({ offset: s, message: "invalid identifier: '_#' must be followed by a letter" });
@@ -299,12 +406,12 @@ export class Scanner {
       }
     }
     // Scan and hash in one pass (the prefix `#` or `_#` first).
-    let h = hashSeed;
-    for (let j = s; j < k; j++) h = hashChar(h, text.charCodeAt(j));
+    let h = fnvSeed;
+    for (let j = s; j < k; j++) h = Math.imul(h ^ text.charCodeAt(j), fnvPrime);
     while (k < end) {
       const d = text.charCodeAt(k);
       if (d < 128 ? asciiIdentChar[d] === 0 : !isIdentChar(d)) break;
-      h = hashChar(h, d);
+      h = Math.imul(h ^ d, fnvPrime);
       k++;
     }
     this.value = this.interner.internHashed(text, s, k, h);
@@ -371,7 +478,7 @@ export class Scanner {
     if (text.charCodeAt(s) === 34 && !(text.charCodeAt(s + 1) === 34 && text.charCodeAt(s + 2) === 34)) {
       // Fast path: a plain "…" without escapes needs no decoding.
       let k = s + 1;
-      let h = hashSeed;
+      let h = fnvSeed;
       while (k < end) {
         const c = text.charCodeAt(k);
         if (c === 34) {
@@ -380,7 +487,7 @@ export class Scanner {
           return;
         }
         if (c === 92 || c === 10 || c === 13) break;
-        h = hashChar(h, c);
+        h = Math.imul(h ^ c, fnvPrime);
         k++;
       }
     }

@@ -62,11 +62,17 @@ export class BoolNode extends Located implements ast.BoolLit {
 }
 setKind(BoolNode, "Bool");
 
-export class IntNode extends Span implements ast.IntLit {
+export class IntNode extends Located implements ast.IntLit {
   declare readonly kind: "Int";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly value: bigint;
   constructor(src: Source, offset: number, end: number, value: bigint) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.value = value;
   }
   get raw(): string {
@@ -75,12 +81,50 @@ export class IntNode extends Span implements ast.IntLit {
 }
 setKind(IntNode, "Int");
 
-export class FloatNode extends Span implements ast.FloatLit {
+/** BigInts for small literals, shared (bigints are immutable and compare by value). */
+const smallInts: bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
+
+/**
+ * A plain decimal integer literal (`0`, `8080`; no `_`, prefix or multiplier, at most 15 digits):
+ * it keeps the number, so neither a bigint (past the shared small ones) nor its end is stored.
+ * `value` makes the bigint when read; bigints compare by value, so a new one is as good.
+ */
+export class PlainIntNode extends Located implements ast.IntLit {
+  declare readonly kind: "Int";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  readonly #n: number;
+  constructor(src: Source, offset: number, n: number) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.#n = n;
+  }
+  get value(): bigint {
+    const n = this.#n;
+    return n < 1024 ? (smallInts[n] as bigint) : BigInt(n);
+  }
+  get end(): number {
+    return this.offset + String(this.#n).length;
+  }
+  get raw(): string {
+    return String(this.#n);
+  }
+}
+setKind(PlainIntNode, "Int");
+
+export class FloatNode extends Located implements ast.FloatLit {
   declare readonly kind: "Float";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly text: string;
   declare readonly value: number;
   constructor(src: Source, offset: number, end: number, text: string, value: number) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.text = text;
     this.value = value;
   }
@@ -90,11 +134,17 @@ export class FloatNode extends Span implements ast.FloatLit {
 }
 setKind(FloatNode, "Float");
 
-export class StringNode extends Span implements ast.StringLit {
+export class StringNode extends Located implements ast.StringLit {
   declare readonly kind: "String";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly value: string;
   constructor(src: Source, offset: number, end: number, value: string) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.value = value;
   }
   get multiline(): boolean {
@@ -103,11 +153,41 @@ export class StringNode extends Span implements ast.StringLit {
 }
 setKind(StringNode, "String");
 
-export class BytesNode extends Span implements ast.BytesLit {
+/**
+ * A `"…"` literal without escapes (most strings): its value is its source text between the
+ * quotes, so its end is derived rather than stored.
+ */
+export class PlainStringNode extends Located implements ast.StringLit {
+  declare readonly kind: "String";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly value: string;
+  constructor(src: Source, offset: number, value: string) {
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.value = value;
+  }
+  get end(): number {
+    return this.offset + this.value.length + 2;
+  }
+  get multiline(): boolean {
+    return false;
+  }
+}
+setKind(PlainStringNode, "String");
+
+export class BytesNode extends Located implements ast.BytesLit {
   declare readonly kind: "Bytes";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly value: Uint8Array;
   constructor(src: Source, offset: number, end: number, value: Uint8Array) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.value = value;
   }
   get multiline(): boolean {
@@ -116,8 +196,11 @@ export class BytesNode extends Span implements ast.BytesLit {
 }
 setKind(BytesNode, "Bytes");
 
-export class InterpolationNode extends Span implements ast.Interpolation {
+export class InterpolationNode extends Located implements ast.Interpolation {
   declare readonly kind: "Interpolation";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly bytes: boolean;
   declare readonly parts: readonly (string | ast.Expr)[];
   constructor(
@@ -127,7 +210,10 @@ export class InterpolationNode extends Span implements ast.Interpolation {
     bytes: boolean,
     parts: readonly (string | ast.Expr)[],
   ) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.bytes = bytes;
     this.parts = parts;
   }

@@ -59,7 +59,11 @@ export function isMultiline(src: Source, offset: number): boolean {
   return t.charCodeAt(i + 1) === q && t.charCodeAt(i + 2) === q;
 }
 
-/** A node that stores its source, start and end. */
+/**
+ * A node that stores its source, start and end, through this shared constructor: for rare nodes
+ * (`null`, `_|_`, bad input). Frequent ones assign their own fields, so that each constructor's
+ * stores see one shape (V8 deoptimizes a shared constructor when a new shape comes by).
+ */
 export abstract class Span extends Located {
   declare readonly src: Source;
   declare readonly offset: number;

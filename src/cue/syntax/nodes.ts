@@ -5,14 +5,20 @@
  */
 
 import type * as ast from "./ast.js";
-import { Located, Span, setKind } from "./node-base.js";
+import { Located, setKind } from "./node-base.js";
 import type { Source } from "./position.js";
 
-export class StructNode extends Span implements ast.StructLit {
+export class StructNode extends Located implements ast.StructLit {
   declare readonly kind: "Struct";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly decls: readonly ast.Decl[];
   constructor(src: Source, offset: number, end: number, decls: readonly ast.Decl[]) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.decls = decls;
   }
   get implicit(): boolean {
@@ -28,8 +34,11 @@ export class MissingBodyNode extends StructNode {
   }
 }
 
-export class ListNode extends Span implements ast.ListLit {
+export class ListNode extends Located implements ast.ListLit {
   declare readonly kind: "List";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly elems: readonly (ast.Expr | ast.Comprehension)[];
   declare readonly ellipsis: ast.Ellipsis | undefined;
   constructor(
@@ -39,18 +48,27 @@ export class ListNode extends Span implements ast.ListLit {
     elems: readonly (ast.Expr | ast.Comprehension)[],
     ellipsis: ast.Ellipsis | undefined,
   ) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.elems = elems;
     this.ellipsis = ellipsis;
   }
 }
 setKind(ListNode, "List");
 
-export class ParenNode extends Span implements ast.Paren {
+export class ParenNode extends Located implements ast.Paren {
   declare readonly kind: "Paren";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly expr: ast.Expr;
   constructor(src: Source, offset: number, end: number, expr: ast.Expr) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.expr = expr;
   }
 }
@@ -75,23 +93,35 @@ export class UnaryNode extends Located implements ast.Unary {
 }
 setKind(UnaryNode, "Unary");
 
-export class EllipsisNode extends Span implements ast.Ellipsis {
+export class EllipsisNode extends Located implements ast.Ellipsis {
   declare readonly kind: "Ellipsis";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly type: ast.Expr | undefined;
   constructor(src: Source, offset: number, end: number, type: ast.Expr | undefined) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.type = type;
   }
 }
 setKind(EllipsisNode, "Ellipsis");
 
-export class AttributeNode extends Span implements ast.Attribute {
+export class AttributeNode extends Located implements ast.Attribute {
   declare readonly kind: "Attribute";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly name: string;
   declare readonly body: string;
   declare readonly bodyOffset: number;
   constructor(src: Source, offset: number, end: number, name: string, body: string, bodyOffset: number) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.name = name;
     this.body = body;
     this.bodyOffset = bodyOffset;
@@ -156,8 +186,11 @@ export class IfNode extends Located implements ast.IfClause {
 }
 setKind(IfNode, "If");
 
-export class ComprehensionNode extends Span implements ast.Comprehension {
+export class ComprehensionNode extends Located implements ast.Comprehension {
   declare readonly kind: "Comprehension";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly clauses: readonly ast.Clause[];
   declare readonly value: ast.StructLit;
   /** Comprehensions are few, so every one has this slot (undefined unless `else { … }`). */
@@ -170,7 +203,10 @@ export class ComprehensionNode extends Span implements ast.Comprehension {
     value: ast.StructLit,
     fallback?: ast.StructLit,
   ) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.clauses = clauses;
     this.value = value;
     this.fallback = fallback;
@@ -199,54 +235,81 @@ export class TryNode extends Located implements ast.TryClause {
 }
 setKind(TryNode, "Try");
 
-export class DynamicLabelNode extends Span implements ast.DynamicLabel {
+export class DynamicLabelNode extends Located implements ast.DynamicLabel {
   declare readonly kind: "DynamicLabel";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly alias: ast.Ident | undefined;
   declare readonly expr: ast.Expr;
   constructor(src: Source, offset: number, end: number, alias: ast.Ident | undefined, expr: ast.Expr) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.alias = alias;
     this.expr = expr;
   }
 }
 setKind(DynamicLabelNode, "DynamicLabel");
 
-export class PatternLabelNode extends Span implements ast.PatternLabel {
+export class PatternLabelNode extends Located implements ast.PatternLabel {
   declare readonly kind: "PatternLabel";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly alias: ast.Ident | undefined;
   declare readonly expr: ast.Expr;
   constructor(src: Source, offset: number, end: number, alias: ast.Ident | undefined, expr: ast.Expr) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.alias = alias;
     this.expr = expr;
   }
 }
 setKind(PatternLabelNode, "PatternLabel");
 
-export class ImportNode extends Span implements ast.ImportSpec {
+export class ImportNode extends Located implements ast.ImportSpec {
   declare readonly kind: "Import";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly name: ast.Ident | undefined;
   declare readonly path: string;
   constructor(src: Source, offset: number, end: number, name: ast.Ident | undefined, path: string) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.name = name;
     this.path = path;
   }
 }
 setKind(ImportNode, "Import");
 
-export class CommentNode extends Span implements ast.Comment {
+export class CommentNode extends Located implements ast.Comment {
   declare readonly kind: "Comment";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly text: string;
   constructor(src: Source, offset: number, end: number, text: string) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.text = text;
   }
 }
 setKind(CommentNode, "Comment");
 
-export class FileNode extends Span implements ast.File {
+export class FileNode extends Located implements ast.File {
   declare readonly kind: "File";
+  declare readonly src: Source;
+  declare readonly offset: number;
+  declare readonly end: number;
   declare readonly packageName: ast.Ident | undefined;
   declare readonly fileAttributes: readonly ast.Attribute[];
   declare readonly imports: readonly ast.ImportSpec[];
@@ -262,7 +325,10 @@ export class FileNode extends Span implements ast.File {
     decls: readonly ast.Decl[],
     comments: readonly ast.Comment[],
   ) {
-    super(src, offset, end);
+    super();
+    this.src = src;
+    this.offset = offset;
+    this.end = end;
     this.packageName = packageName;
     this.fileAttributes = fileAttributes;
     this.imports = imports;

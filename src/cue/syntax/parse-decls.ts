@@ -4,7 +4,7 @@
  */
 
 import type * as ast from "./ast.js";
-import { AliasNode, EmbedNode, ImplicitStructNode, newField } from "./derived-nodes.js";
+import { AliasNode, EmbedNode, IdentFieldNode, ImplicitStructNode, newField } from "./derived-nodes.js";
 import type { TokenType } from "./lexer.js";
 import { BadDeclNode, BadExprNode, IdentNode } from "./literal-nodes.js";
 import {
@@ -38,6 +38,7 @@ import {
   type ParserState,
   peek,
   push,
+  skipTo,
   sync,
   take,
   ty,
@@ -134,6 +135,7 @@ export function decl(ps: ParserState): ast.Decl {
     default:
       break;
   }
+  if (atPlainLabel(ps)) return identField(ps);
   const kw = clauseKeyword(ps);
   if (kw === "let") return letClause(ps);
   if (kw === "for" || kw === "if" || kw === "try") return comprehension(ps);
@@ -196,6 +198,61 @@ export function field(
     addError(ps, labelExpr.end, "pattern constraints cannot be optional or required");
   }
   expect(ps, ":", "':'");
+  return fieldValue(ps, label, "", 0, alias, constraint, keyAlias);
+}
+
+/**
+ * Whether the current token is an identifier label directly followed by `:` (`name: v`, the most
+ * common declaration): then the label needs neither the expression parser nor a node of its own.
+ * Words the parser gives a meaning to (`for`, `_`, `null`...) take the general path.
+ */
+function atPlainLabel(ps: ParserState): boolean {
+  const sc = ps.sc;
+  return sc.type === "IDENT" && sc.keyword === "" && ps.text.charCodeAt(sc.end) === 58;
+}
+
+/** `name: value` where {@link atPlainLabel} holds: a field whose label is made only when read. */
+function identField(ps: ParserState): ast.Field {
+  const sc = ps.sc;
+  const s = sc.start;
+  const name = sc.value;
+  // The nesting the field counts (a limit error is reported at the label, as for other fields).
+  enter(ps);
+  // The label and its `:` in one step: the scanner resumes after the colon.
+  skipTo(ps, sc.end + 1);
+  return fieldValue(ps, undefined, name, s, undefined, "regular", undefined);
+}
+
+/**
+ * The rest of a field after its `:`: the value (or the `a: b: c` shorthand) and attributes. A
+ * `label` of undefined stands for the identifier `name` at `offset` (see {@link identField}).
+ * Leaves the nesting level the caller entered.
+ */
+function fieldValue(
+  ps: ParserState,
+  label: ast.Label | undefined,
+  name: string,
+  offset: number,
+  alias: ast.Ident | undefined,
+  constraint: ast.FieldConstraint,
+  keyAlias: ast.Ident | undefined,
+): ast.Field {
+  if (atPlainLabel(ps)) {
+    // `a: b: v`, with `b` a plain identifier label.
+    const inner = identField(ps);
+    leave(ps);
+    return makeField(
+      ps,
+      label,
+      name,
+      offset,
+      alias,
+      constraint,
+      new ImplicitStructNode(inner),
+      empty,
+      keyAlias,
+    );
+  }
   let valueAlias: ast.Ident | undefined;
   if (atAlias(ps)) {
     valueAlias = bindName(ps);
@@ -207,7 +264,7 @@ export function field(
     const bad = new BadExprNode(ps.source, ps.sc.start, ps.sc.end);
     sync(ps, "}");
     leave(ps);
-    return newField(label, alias, constraint, bad, empty, keyAlias);
+    return makeField(ps, label, name, offset, alias, constraint, bad, empty, keyAlias);
   }
   const v = expr(ps);
   // `a: b~X: c` (aliasv2) in the shorthand for nested fields.
@@ -221,7 +278,17 @@ export function field(
   if (m !== undefined) {
     const inner = field(ps, v, valueAlias, m, innerKey);
     leave(ps);
-    return newField(label, alias, constraint, new ImplicitStructNode(inner), empty, keyAlias);
+    return makeField(
+      ps,
+      label,
+      name,
+      offset,
+      alias,
+      constraint,
+      new ImplicitStructNode(inner),
+      empty,
+      keyAlias,
+    );
   }
   const value = valueAlias === undefined ? v : new AliasNode(valueAlias, v);
   let attributes: readonly ast.Attribute[] = empty;
@@ -231,7 +298,25 @@ export function field(
     attributes = take<ast.Attribute>(ps, am);
   }
   leave(ps);
-  return newField(label, alias, constraint, value, attributes, keyAlias);
+  return makeField(ps, label, name, offset, alias, constraint, value, attributes, keyAlias);
+}
+
+/** {@link newField}, with a `label` of undefined standing for the identifier `name` at `offset`. */
+function makeField(
+  ps: ParserState,
+  label: ast.Label | undefined,
+  name: string,
+  offset: number,
+  alias: ast.Ident | undefined,
+  constraint: ast.FieldConstraint,
+  value: ast.Expr,
+  attributes: readonly ast.Attribute[],
+  keyAlias: ast.Ident | undefined,
+): ast.Field {
+  if (label !== undefined) return newField(label, alias, constraint, value, attributes, keyAlias);
+  if (alias === undefined && constraint === "regular" && attributes.length === 0 && keyAlias === undefined)
+    return new IdentFieldNode(offset, name, value);
+  return newField(new IdentNode(ps.source, offset, name), alias, constraint, value, attributes, keyAlias);
 }
 
 /**

@@ -25,6 +25,8 @@ import {
   InterpolationNode,
   IntNode,
   NullNode,
+  PlainIntNode,
+  PlainStringNode,
   StringNode,
 } from "./literal-nodes.js";
 import { ListNode, ParenNode, UnaryNode } from "./nodes.js";
@@ -72,13 +74,6 @@ function isUnaryOp(t: TokenType): boolean {
     default:
       return false;
   }
-}
-
-/** BigInts for small literals, shared (bigints are immutable). */
-const smallInts: bigint[] = Array.from({ length: 1024 }, (_, i) => BigInt(i));
-
-function bigintOf(v: number): bigint {
-  return v < 1024 ? (smallInts[v] as bigint) : BigInt(v);
 }
 
 export function startsExpr(t: TokenType): boolean {
@@ -236,7 +231,7 @@ export function operand(ps: ParserState): ast.Expr {
       if (sc.intValue >= 0) {
         const v = sc.intValue;
         next(ps);
-        return new IntNode(ps.source, s, e, bigintOf(v));
+        return new PlainIntNode(ps.source, s, v);
       }
       const raw = tokText(ps);
       next(ps);
@@ -340,7 +335,7 @@ export function stringLit(
   info: StringInfo | undefined,
   value: string,
 ): ast.StringLit | ast.BytesLit | ast.Interpolation {
-  if (info === undefined) return new StringNode(ps.source, s, e, value);
+  if (info === undefined) return new PlainStringNode(ps.source, s, value);
   const parts0 = info.parts;
   if (parts0.length <= 1 && (parts0.length === 0 || typeof parts0[0] === "string")) {
     const v = (parts0[0] as string | undefined) ?? "";

@@ -103,6 +103,12 @@ export function next(ps: ParserState): void {
   if (ps.sc.errors.length !== ps.lexErrorsSeen) flushLexErrors(ps);
 }
 
+/** Continues at `offset` (see `Scanner.skipTo`): for tokens the parser has read from the text. */
+export function skipTo(ps: ParserState, offset: number): void {
+  ps.sc.skipTo(offset);
+  if (ps.sc.errors.length !== ps.lexErrorsSeen) flushLexErrors(ps);
+}
+
 /** The type of the token after the current one. */
 export function peek(ps: ParserState): TokenType {
   const t = ps.sc.peek();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type * as ast from "./ast.js";
+import { identLabel } from "./derived-nodes.js";
 import { parseExpression, parseFile } from "./parser.js";
 
 /** A compact s-expression rendering of expressions, so tables stay readable. */
@@ -138,6 +139,10 @@ describe("parseExpression", () => {
     ["{}", "{}"],
     ["(a)", "(a)"],
     ["1_000", "1000"],
+    ["0", "0"],
+    ["1023 + 1024", "(1023 + 1024)"],
+    ["999999999999999", "999999999999999"],
+    ["1000000000000000", "1000000000000000"],
     ["0x1F", "31"],
     ["0o17", "15"],
     ["0b101", "5"],
@@ -199,6 +204,8 @@ describe("parseFile declarations", () => {
   const cases: [string, string][] = [
     ["a: 1\nb: 2", "a: 1; b: 2"],
     ["a: 1, b: 2", "a: 1; b: 2"],
+    ["a:1\nb :2\nc\t: 3", "a: 1; b: 2; c: 3"],
+    ["a: b: 1 @x()\nc: d?: 2", "a: {b: 1 @x()}i; c: {d?: 2}i"],
     ["a: b: c: 1", "a: {b: {c: 1}i}i"],
     ["a?: int\nb!: string", "a?: int; b!: string"],
     ["#A: {x: int}", "#A: {x: int}"],
@@ -241,6 +248,33 @@ describe("parseFile declarations", () => {
   ];
   for (const [src, want] of cases) {
     it(JSON.stringify(src), () => assert.equal(decls(src), want));
+  }
+
+  // `identLabel` answers what `label` does for identifier labels, whichever way the field was parsed.
+  const identLabels: [string, string | undefined][] = [
+    ["a: 1", "a"],
+    ["a : 1", "a"],
+    ["a?: 1", "a"],
+    ["X=a: 1", "a"],
+    ["a: 1 @x()", "a"],
+    ["a~(K,V): 1", "a"],
+    ["#D: 1", "#D"],
+    ["_#h: 1", "_#h"],
+    ["null: 1", "null"],
+    ["for: 1", "for"],
+    ['"a": 1', undefined],
+    ["(k): 1", undefined],
+    ["[string]: 1", undefined],
+  ];
+  for (const [src, want] of identLabels) {
+    it(`identLabel of ${JSON.stringify(src)}`, () => {
+      const r = parseFile("t.cue", src);
+      assert.deepEqual(r.errors, [], src);
+      const f = r.node.decls[0] as ast.Field;
+      assert.equal(f.kind, "Field");
+      assert.equal(identLabel(f), want);
+      assert.equal(f.label.kind === "Ident" ? f.label.name : undefined, want);
+    });
   }
 
   it("package, imports and file attributes", () => {
@@ -286,6 +320,21 @@ describe("parseFile declarations", () => {
     ["field with alias", "\n  X=a: 1", (d) => d, "2:3-2:9"],
     ["optional field with attribute", "a?: 1 @x(y)", (d) => d, "1:1-1:12"],
     ["label", "  a: 1", (d) => (d as ast.Field).label, "1:3-1:4"],
+    ["label before a spaced colon", "abc : 1", (d) => (d as ast.Field).label, "1:1-1:4"],
+    ["label split from its colon", "ab\n: 1", (d) => (d as ast.Field).label, "1:1-1:3"],
+    ["field split from its colon", "ab\n: 1", (d) => d, "1:1-2:4"],
+    [
+      "inner shorthand field",
+      "a: bc: 1",
+      (d) => ((d as ast.Field).value as ast.StructLit).decls[0] as ast.Decl,
+      "1:4-1:9",
+    ],
+    [
+      "inner shorthand label",
+      "a: bc: 1",
+      (d) => (((d as ast.Field).value as ast.StructLit).decls[0] as ast.Field).label,
+      "1:4-1:6",
+    ],
     ["quoted label", '"a b": 1', (d) => (d as ast.Field).label, "1:1-1:6"],
     ["pattern label", "[N=string]: 1", (d) => (d as ast.Field).label, "1:1-1:11"],
     ["implicit struct", "a: b: c: 1", (d) => (d as ast.Field).value, "1:4-1:11"],
@@ -296,6 +345,11 @@ describe("parseFile declarations", () => {
     ["index", "a: x[0]", (d) => (d as ast.Field).value, "1:4-1:8"],
     ["unary", "a: >=10", (d) => (d as ast.Field).value, "1:4-1:8"],
     ["multiline string", 'a: """\n\tx\n\t"""', (d) => (d as ast.Field).value, "1:4-3:5"],
+    ["plain string", 'a: "xyz"', (d) => (d as ast.Field).value, "1:4-1:9"],
+    ["plain int", "a: 65535", (d) => (d as ast.Field).value, "1:4-1:9"],
+    ["int with a multiplier", "a: 1Ki", (d) => (d as ast.Field).value, "1:4-1:7"],
+    ["string with an escape", 'a: "x\\ty"', (d) => (d as ast.Field).value, "1:4-1:10"],
+    ["raw string", 'a: #"x"#', (d) => (d as ast.Field).value, "1:4-1:9"],
     ["struct", "a: {\n  b: 1\n}", (d) => (d as ast.Field).value, "1:4-3:2"],
     ["embedding", "#A & {}", (d) => d, "1:1-1:8"],
     ["embedded alias", "X=#A", (d) => d, "1:1-1:5"],

@@ -74,7 +74,8 @@ function newCtx(filename: string, text: string, options: ParseOptions): Ctx {
     errors: [],
     maxDepth: options.maxDepth ?? 400,
     maxErrors: options.maxErrors ?? 10,
-    interner: createInterner(),
+    // About one distinct name or short string per 128 characters in large documents.
+    interner: createInterner(text.length >> 7),
     keepComments: options.comments ?? false,
     stack: [],
     top: 0,

@@ -107,37 +107,10 @@ export function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** ASCII characters that may continue an identifier (letters, digits, `_`, `$`). */
-export const asciiIdentChar = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
-    asciiIdentChar[c] = 1;
-}
-
 export function isIdentChar(c: number): boolean {
   if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36)
     return true;
   return c >= 0x80 && (/\p{L}/u.test(String.fromCharCode(c)) || /\p{Nd}/u.test(String.fromCharCode(c)));
-}
-
-/** Whether a newline after a token of this type inserts a comma. */
-export function commaAfter(t: TokenType): boolean {
-  switch (t) {
-    case "IDENT":
-    case "INT":
-    case "FLOAT":
-    case "STRING":
-    case "BOTTOM":
-    case "ATTR":
-    case ")":
-    case "]":
-    case "}":
-    case "?":
-    case "...":
-      return true;
-    default:
-      return false;
-  }
 }
 
 /**

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createProjection, type Projection } from "./projection.js";
+import type { ProjectionDelta, StatusRecord } from "./records.js";
+import { encodeStatus } from "./status-codec.js";
+
+const T = Date.UTC(2026, 0, 1);
+
+const record = (key: string, n: number): StatusRecord => ({
+  key,
+  state: n % 3 === 0 ? "CRITICAL" : "OK",
+  stateType: "HARD",
+  attempt: 1,
+  maxAttempts: 3,
+  output: `result ${n}`,
+  longOutput: "",
+  perfdata: [],
+  lastCheck: T + n,
+  flapping: false,
+  flapPercent: 0,
+  inDowntime: false,
+});
+
+/** A delta setting records `from`..`to` (version n), removing some, patching one, with history. */
+function delta(from: number, to: number, n: number, over: Partial<ProjectionDelta> = {}): ProjectionDelta {
+  const keys = Array.from({ length: to - from }, (_, i) => `h!s${from + i}`);
+  return {
+    eventSeq: n,
+    removed: [],
+    statusKeys: keys,
+    statuses: keys.map((k, i) => encodeStatus(record(k, n * 10_000 + from + i))),
+    patches: [],
+    history: [],
+    downtimesAdded: [],
+    downtimesRemoved: [],
+    ...over,
+  };
+}
+
+const first = delta(0, 3000, 1);
+const second = delta(1000, 3500, 2, {
+  removed: ["h!s0", "h!s1"],
+  // A patch of an object whose record the same delta sets: it applies to the new record.
+  patches: [{ key: "h!s2000", acknowledgement: { author: "ops", comment: "", sticky: false, setAt: T } }],
+  history: [{ seq: 7, at: T, kind: "StateChange", key: "h!s5", output: "", author: "", comment: "" }],
+  downtimesAdded: [{ id: "d1", start: T, end: T + 1 }],
+});
+
+function atOnce(): Projection {
+  const p = createProjection();
+  p.applyDelta(first);
+  p.applyDelta(second);
+  return p;
+}
+
+describe("Projection.applyDeltaInSteps", () => {
+  for (const max of [1, 7, 999, 1000, 2500, 10_000]) {
+    it(`ends where applyDelta ends, ${max} records a step`, () => {
+      const p = createProjection();
+      for (const d of [first, second]) {
+        const step = p.applyDeltaInSteps(d, max);
+        let steps = 1;
+        while (!step()) {
+          steps++;
+          // Until the last step the delta is not done: its sequence number is not reached.
+          assert.ok(p.eventSeq() < d.eventSeq);
+        }
+        assert.equal(steps, Math.max(1, Math.ceil(d.statusKeys.length / max)));
+        assert.equal(p.eventSeq(), d.eventSeq);
+      }
+      assert.deepEqual(p.snapshot(), atOnce().snapshot());
+    });
+  }
+
+  it("between steps holds some records of the delta, each whole, and the removals", () => {
+    const p = createProjection();
+    p.applyDelta(first);
+    const step = p.applyDeltaInSteps(second, 1000);
+    assert.equal(step(), false);
+    assert.equal(p.status("h!s0"), undefined, "removed in the first step");
+    assert.equal(p.status("h!s1000")?.output, `result ${2 * 10_000 + 1000}`, "applied");
+    assert.equal(p.status("h!s2999")?.output, `result ${10_000 + 2999}`, "not yet");
+    assert.equal(p.status("h!s2000")?.acknowledgement, undefined, "patches come last");
+    assert.equal(p.history().length, 0);
+    let done = false;
+    while (!done) done = step();
+    assert.equal(p.status("h!s2000")?.acknowledgement?.author, "ops");
+    assert.equal(p.history().length, 1);
+    assert.ok(p.downtime("d1"));
+  });
+});
