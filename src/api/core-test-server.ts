@@ -6,6 +6,8 @@
  *
  *   node dist/src/api/core-test-server.js <dataDir> <hosts> <servicesPerHost> [port=0] [snapshotEveryEvents]
  */
+// First, as in the binary (src/app/index.ts): the server's V8 heap flags.
+import "../app/v8-heap.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,11 @@
 /**
  * The embeddable runtime: flags → options → App (start/stop/reload). Tests run it in-process or
- * start the real binary; src/main.ts only parses argv and hands over to it.
+ * start the real binary; src/main.ts only parses argv and hands over to it. Importing it sets the
+ * server's V8 heap flags (v8-heap.ts) before anything else of Lookout runs.
  */
+// First: the server's V8 heap flags, before anything of Lookout allocates.
+import "./v8-heap.js";
+
 export { App, type AppDeps, StartupError } from "./app.js";
 export { formatUsage, parseFlags } from "./flags.js";
 export { createJsonLogger } from "./logger.js";

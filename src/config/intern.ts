@@ -102,16 +102,19 @@ export function createConfigInterner(): ConfigInterner {
       host.labels = value(host.labels);
       // A fresh map, so that its keys are the interned names too.
       const services = new Map<string, ServiceConfig>();
-      for (const svc of host.services.values()) {
-        const s = svc as Mutable<ServiceConfig>;
-        s.host = name;
-        s.name = str(s.name);
-        s.vars = value(s.vars);
-        s.check = value(s.check);
-        s.notification = str(s.notification);
-        s.zone = str(s.zone);
-        s.labels = value(s.labels);
-        services.set(s.name, Object.freeze(s));
+      for (const s of host.services.values()) {
+        // A literal, in the decoder's field order: a cloned object keeps its fields out of line
+        // (a property array beside it), ~15 bytes more for each of 100,000 services.
+        const svc: ServiceConfig = {
+          host: name,
+          name: str(s.name),
+          vars: value(s.vars),
+          check: value(s.check),
+          notification: str(s.notification),
+          zone: str(s.zone),
+          labels: value(s.labels),
+        };
+        services.set(svc.name, Object.freeze(svc));
       }
       host.services = freezeMap(services);
       return Object.freeze(host);

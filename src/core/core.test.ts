@@ -166,6 +166,35 @@ describe("Core", () => {
     }
   });
 
+  // [young generation option (MiB, 0: V8's default), the most new space the writer may have after
+  // 20,000 results (MiB), the least]. V8 makes a young generation of three semi-spaces; its new
+  // space is two of them, and by default it grows from 1 to 16 MiB semi-spaces under load.
+  const youngCases: [number, number, number][] = [
+    [6, 4, 0],
+    [0, Number.POSITIVE_INFINITY, 4],
+  ];
+  for (const [youngGenerationMb, most, least] of youngCases) {
+    it(`gives the writer thread a young generation of ${youngGenerationMb || "V8's default"} MiB`, async () => {
+      const fleet = fleetConfig({ hosts: 100, servicesPerHost: 10 });
+      const core = await Core.open({ dataDir: tempDir(), config: fleet, writer: { youngGenerationMb } });
+      try {
+        for (let b = 0; b < 20; b++) {
+          const batch: CommandInput[] = [];
+          for (let k = 0; k < 1000; k++) {
+            const host = `host-${String(k % 100).padStart(5, "0")}`;
+            batch.push(result(host, `svc-${String(Math.floor(k / 100)).padStart(3, "0")}`, (b + k) % 4, b));
+          }
+          await core.submit(batch);
+        }
+        await core.flush();
+        const newSpace = ((await core.writerStats()).spaces.new_space?.size ?? 0) / 1048576;
+        assert.ok(newSpace <= most && newSpace >= least, `new space ${newSpace} MiB`);
+      } finally {
+        await core.close();
+      }
+    });
+  }
+
   it("rejects bad batches whole, before enqueueing anything", async () => {
     const core = await Core.open({ dataDir: tempDir(), config, clock: new FakeClock() });
     try {

@@ -99,3 +99,39 @@ describe("Projection.applyDeltaInSteps", () => {
     assert.ok(p.downtime("d1"));
   });
 });
+
+describe("Projection history", () => {
+  // [capacity, entries appended, entries per delta]: the newest `capacity` entries are live, and the
+  // array behind them holds at most an eighth more (dead entries are let go of).
+  const cases: [number, number, number][] = [
+    [8, 100, 1],
+    [1000, 5000, 10],
+    [50_000, 120_000, 500],
+  ];
+  for (const [capacity, appended, per] of cases) {
+    it(`keeps the newest ${capacity} of ${appended} entries, ${per} a delta`, () => {
+      const p = createProjection(undefined, { historyCapacity: capacity });
+      let held = 0;
+      for (let seq = 1; seq <= appended; seq += per) {
+        const history = Array.from({ length: per }, (_, i) => ({
+          seq: seq + i,
+          at: T,
+          kind: "StateChange",
+          key: "h!s",
+          output: "",
+          author: "",
+          comment: "",
+        }));
+        p.applyDelta(delta(0, 0, seq, { history }));
+        held = Math.max(held, p.history().length);
+      }
+      const live = p.history().slice(p.historyStart());
+      assert.equal(live.length, capacity);
+      assert.deepEqual(
+        live.map((h) => h.seq),
+        Array.from({ length: capacity }, (_, i) => appended - capacity + 1 + i),
+      );
+      assert.ok(held <= capacity + Math.ceil(capacity / 8) + per, `held ${held}`);
+    });
+  }
+});

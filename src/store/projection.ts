@@ -115,7 +115,9 @@ export function createProjection(
   function trim(): void {
     const live = history.length - start;
     if (live > limits.historyCapacity) start = history.length - limits.historyCapacity;
-    if (start > limits.historyCapacity) {
+    // Entries before `start` are dead but still held by the array: let go of them once they are an
+    // eighth of the capacity (at 50,000 entries of ~200 bytes, up to 10 MB otherwise).
+    if (start > limits.historyCapacity / 8) {
       history = history.slice(start);
       start = 0;
     }

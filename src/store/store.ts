@@ -103,14 +103,19 @@ export class Store {
 
   /** Starts the writer, recovers the data directory, and resolves when reads are served. */
   static open(options: StoreOptions): Promise<Store> {
-    const worker = new Worker(options.workerUrl);
+    const writerOptions = { ...DEFAULT_WRITER_OPTIONS, ...options.writer };
+    const young = writerOptions.youngGenerationMb;
+    const worker = new Worker(
+      options.workerUrl,
+      young > 0 ? { resourceLimits: { maxYoungGenerationSizeMb: young } } : {},
+    );
     const init: ToWriter = {
       t: "init",
       dataDir: options.dataDir,
       config: options.writerConfig?.(options.config) ?? options.config,
       configDigest: options.configDigest,
       at: options.at,
-      options: { ...DEFAULT_WRITER_OPTIONS, ...options.writer },
+      options: writerOptions,
     };
     return new Promise((resolve, reject) => {
       const onError = (e: Error): void => reject(new StoreError("writer failed to start", { cause: e }));

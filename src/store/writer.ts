@@ -4,7 +4,7 @@ import type { Config } from "../model/config.js";
 import type { EngineEvent, LookoutEvent } from "../model/events.js";
 import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent, packBody } from "./event-log.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
-import { decodeJson, encodeJson } from "./json-codec.js";
+import { decodeJson, encodeJson, encodeSharedJson } from "./json-codec.js";
 import {
   createProjection,
   type Projection,
@@ -215,7 +215,7 @@ export class Writer {
     config = this.#configs.get(digest) ?? this.#adopt(config);
     this.#configs.set(digest, config);
     const cmd: QueuedApplyConfig = { type: "ApplyConfig", at, digest };
-    return { row: { at, body: JSON.stringify(cmd) }, config: { digest, body: encodeJson(config) } };
+    return { row: { at, body: JSON.stringify(cmd) }, config: { digest, body: encodeSharedJson(config) } };
   }
 
   /**
