@@ -4,6 +4,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { identLabel } from "../syntax/index.js";
 import { addConjunct, addField, newArc, setErr } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { evaluate } from "./evaluate.js";
@@ -224,6 +225,8 @@ export function runDeferred(v: Vertex): void {
         continue;
       }
       const field = d.decl;
+      // An identifier label is not computed (and reading `label` of a `name: value` field makes a node).
+      if (identLabel(field) !== undefined) continue;
       const lbl = field.label;
       let labelExpr: ast.Expr;
       if (lbl.kind === "DynamicLabel") labelExpr = lbl.expr;

@@ -5,6 +5,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { identLabel } from "../syntax/index.js";
 import type { Term } from "./disjunction.js";
 import { resolveRef } from "./expr.js";
 import { newFrame } from "./scope.js";
@@ -42,12 +43,11 @@ function collectLiterals(e: ast.Expr, env: Conjunct["env"], out: Map<string, Val
           // Optional and required fields do not discriminate: conflicting optional values do not
           // make a disjunct fail.
           if (d.kind !== "Field" || d.constraint !== "regular") continue;
-          const name =
-            d.label.kind === "Ident"
-              ? d.label.name
-              : d.label.kind === "String"
-                ? strLabel(d.label.value)
-                : undefined;
+          let name = identLabel(d);
+          if (name === undefined) {
+            const l = d.label;
+            if (l.kind === "String") name = strLabel(l.value);
+          }
           if (name === undefined) continue;
           const lv = literalValue(d.value);
           if (lv === undefined) continue;

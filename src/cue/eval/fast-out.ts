@@ -7,7 +7,7 @@
 
 import type { CueData } from "./export.js";
 import { atomData, atomJSON, quoteKey, setField } from "./export-atoms.js";
-import { textBegin, textEnd, writeChar, writeQuoted, writeText } from "./fast-text.js";
+import { textBegin, textEnd, writeAscii, writeChar, writeQuoted, writeText } from "./fast-text.js";
 import type { Atom } from "./values.js";
 
 export type Mode = "data" | "json" | "none" | "snap";
@@ -186,10 +186,14 @@ export function flatJSON(): boolean {
   return mode === "json" && indent <= 0;
 }
 
-/** Writes fields as unindented JSON text (`"a":1,"b":2`), after the `count` written before them. */
-export function putFields(count: number, text: string): void {
+/**
+ * Writes fields as unindented JSON text (`"a":1,"b":2`), after the `count` written before them;
+ * `ascii`: the text is ASCII and short.
+ */
+export function putFields(count: number, text: string, ascii: boolean): void {
   if (count > 0) writeChar(0x2c);
-  writeText(text);
+  if (ascii) writeAscii(text);
+  else writeText(text);
 }
 
 /** Writes text made by {@link snapJSON}. */

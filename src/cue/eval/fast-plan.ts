@@ -15,6 +15,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { IdentFieldNode } from "../syntax/index.js";
 import { engine } from "./engine.js";
 import { quoteKey } from "./export-atoms.js";
 import { aloneJSON, aloneNode, node } from "./fast-export.js";
@@ -55,6 +56,8 @@ interface PlanField {
 interface Group {
   /** `"a":1,"b":"x"` */
   readonly text: string;
+  /** Whether the text is ASCII and short (written without looking at each character). */
+  readonly ascii: boolean;
   /** The index of the field after them. */
   readonly end: number;
   /** What exporting them one by one adds to the step count, and how deep their values go. */
@@ -69,15 +72,23 @@ interface Plan {
   grouped: boolean;
 }
 
-/** One step of the trie of shapes. */
+/**
+ * One step of the trie of shapes. Its first child of each kind is kept in a field of its own (most
+ * steps have one), the others in maps.
+ */
 interface Step {
-  /** Next: a literal field with this label. */
-  lit: Map<string, Step> | undefined;
+  /** Next: a literal field with the label `label`, or one in `lits`. */
+  label: string | undefined;
+  next: Step | undefined;
+  lits: Map<string, Step> | undefined;
   /** Next: a struct literal conjunct. */
   struct: Step | undefined;
-  /** Next: a use of this type, in an open context or a closed one. */
-  open: Map<FastType, Step> | undefined;
-  closed: Map<FastType, Step> | undefined;
+  /** Next: a use of the type `type` (closed: `closed`), or one in `opens`/`closeds`. */
+  type: FastType | undefined;
+  closed: boolean;
+  typeNext: Step | undefined;
+  opens: Map<FastType, Step> | undefined;
+  closeds: Map<FastType, Step> | undefined;
   /** At the end of a shape: its plan per chosen term (NO_TERM without a union); null: not planned. */
   plans: Map<TermT | typeof NO_TERM, Plan | null> | undefined;
 }
@@ -87,8 +98,13 @@ const NO_TERM = { k: "none" } as const;
 /** What {@link planned} answers when a struct has no plan (yet): collect it the general way. */
 export const NO_PLAN: unique symbol = Symbol("no plan");
 
+interface Trie {
+  readonly root: Step;
+  steps: number;
+}
+
 /** Tries per type of a struct's first typed conjunct. */
-const tries = new WeakMap<FastType, { root: Step; steps: number }>();
+const tries = new WeakMap<FastType, Trie>();
 
 /** Literals with more fields than this are not planned (the document's own big structs). */
 const MAX_FIELDS = 64;
@@ -119,8 +135,76 @@ export function takeWanted(): typeof wanted {
   return w;
 }
 
-function newStep(): Step {
-  return { lit: undefined, struct: undefined, open: undefined, closed: undefined, plans: undefined };
+function newStep(trie: Trie): Step | undefined {
+  if (trie.steps >= MAX_STEPS) return undefined;
+  trie.steps++;
+  return emptyStep();
+}
+
+function emptyStep(): Step {
+  return {
+    label: undefined,
+    next: undefined,
+    lits: undefined,
+    struct: undefined,
+    type: undefined,
+    closed: false,
+    typeNext: undefined,
+    opens: undefined,
+    closeds: undefined,
+    plans: undefined,
+  };
+}
+
+/** The step after `at` for a literal field labelled `label` (made if new; undefined: too many). */
+function labelStep(trie: Trie, at: Step, label: string): Step | undefined {
+  if (at.label === label) return at.next;
+  let next = at.lits?.get(label);
+  if (next !== undefined) return next;
+  next = newStep(trie);
+  if (next === undefined) return undefined;
+  if (at.label === undefined) {
+    at.label = label;
+    at.next = next;
+  } else {
+    at.lits ??= new Map();
+    at.lits.set(label, next);
+  }
+  return next;
+}
+
+/** The step after `at` for a use of `t` (made if new; undefined: too many). */
+function typeStep(trie: Trie, at: Step, t: FastType, closed: boolean): Step | undefined {
+  if (at.type === t && at.closed === closed) return at.typeNext;
+  let next = (closed ? at.closeds : at.opens)?.get(t);
+  if (next !== undefined) return next;
+  next = newStep(trie);
+  if (next === undefined) return undefined;
+  if (at.type === undefined) {
+    at.type = t;
+    at.closed = closed;
+    at.typeNext = next;
+  } else if (closed) {
+    at.closeds ??= new Map();
+    at.closeds.set(t, next);
+  } else {
+    at.opens ??= new Map();
+    at.opens.set(t, next);
+  }
+  return next;
+}
+
+/**
+ * The label of a literal field `d` the fast path takes (`plainLabel`), or undefined; the common
+ * `name: value` field is answered without reading its kind, constraint and aliases.
+ */
+function fieldLabel(d: ast.Decl): string | undefined {
+  if (d instanceof IdentFieldNode) {
+    const name = d.labelName;
+    const c = name.charCodeAt(0);
+    return c === 0x23 || c === 0x5f || c === 0x24 ? undefined : name;
+  }
+  return d.kind === "Field" ? plainLabel(d) : undefined;
 }
 
 /**
@@ -146,7 +230,7 @@ export function planned(
   if (anchor === undefined) return NO_PLAN;
   let trie = tries.get(anchor);
   if (trie === undefined) {
-    trie = { root: newStep(), steps: 0 };
+    trie = { root: emptyStep(), steps: 0 };
     tries.set(anchor, trie);
   }
   const base = vtop;
@@ -157,52 +241,32 @@ export function planned(
     if (c instanceof Use) {
       const t = c.type;
       if (t.k === "disj") dj = t;
-      let m: Map<FastType, Step> | undefined = c.closed ? at.closed : at.open;
-      let next: Step | undefined = m?.get(t);
-      if (next === undefined) {
-        if (trie.steps >= MAX_STEPS) return none(base);
-        trie.steps++;
-        next = newStep();
-        if (m === undefined) {
-          m = new Map();
-          if (c.closed) at.closed = m;
-          else at.open = m;
-        }
-        m.set(t, next);
-      }
+      const next = typeStep(trie, at, t, c.closed);
+      if (next === undefined) return none(base);
       at = next;
       continue;
     }
     const decls = (c as ast.StructLit).decls;
     if (decls.length > MAX_FIELDS) return none(base);
-    let next = at.struct;
+    let next: Step | undefined = at.struct;
     if (next === undefined) {
-      if (trie.steps >= MAX_STEPS) return none(base);
-      trie.steps++;
-      next = newStep();
+      next = newStep(trie);
+      if (next === undefined) return none(base);
       at.struct = next;
     }
     at = next;
     for (let j = 0; j < decls.length; j++) {
       const d = decls[j] as ast.Decl;
-      if (d.kind === "Attribute") continue;
-      if (d.kind !== "Field") return none(base);
-      const label = plainLabel(d);
-      const v = d.value;
-      if (label === undefined || !plainShallow(v)) return none(base);
-      push(label, v);
-      let m: Map<string, Step> | undefined = at.lit;
-      let step: Step | undefined = m?.get(label);
-      if (step === undefined) {
-        if (trie.steps >= MAX_STEPS) return none(base);
-        trie.steps++;
-        step = newStep();
-        if (m === undefined) {
-          m = new Map();
-          at.lit = m;
-        }
-        m.set(label, step);
+      const label = fieldLabel(d);
+      if (label === undefined) {
+        if (d.kind === "Attribute") continue;
+        return none(base);
       }
+      const v = (d as ast.Field).value;
+      if (!plainShallow(v)) return none(base);
+      push(label, v);
+      const step = labelStep(trie, at, label);
+      if (step === undefined) return none(base);
       at = step;
     }
   }
@@ -289,7 +353,7 @@ function run(
     if (flat) {
       const g = f.group;
       if (g !== null && g !== undefined && fits(g, depth)) {
-        putFields(i, g.text);
+        putFields(i, g.text, g.ascii);
         i = g.end - 1;
         continue;
       }
@@ -346,7 +410,8 @@ function group(plan: Plan): void {
       steps += 2 + a.size;
       if (a.height > height) height = a.height;
     }
-    (fields[i] as PlanField).group = j > i ? { text, end: j, steps, height } : null;
+    const ascii = text.length < 4096 && /^[\x20-\x7e]*$/.test(text);
+    (fields[i] as PlanField).group = j > i ? { text, ascii, end: j, steps, height } : null;
     i = j > i ? j : i + 1;
   }
 }

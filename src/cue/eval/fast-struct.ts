@@ -367,6 +367,12 @@ function dropped(t: TermT, base: number, index: Map<string, number> | undefined)
   return false;
 }
 
+/** The slot of element `i` of the list whose elements start at `base` (made up to it). */
+function elementSlot(base: number, i: number): number {
+  while (top <= base + i) slot("", REGULAR);
+  return base + i;
+}
+
 export function listNode(
   c0: Contrib,
   c1: Contrib | undefined,
@@ -376,10 +382,6 @@ export function listNode(
   lvl: number,
 ): unknown {
   const base = top;
-  const at = (i: number): number => {
-    while (top <= base + i) slot("", REGULAR);
-    return base + i;
-  };
   let userLen = -1;
   let typeLen = 0;
   let open = false;
@@ -395,7 +397,7 @@ export function listNode(
       for (let i = 0; i < els.length; i++) {
         const el = els[i] as ast.Expr | ast.Comprehension;
         if (el.kind === "Comprehension" || !plainShallow(el)) return bail();
-        push(at(i), el);
+        push(elementSlot(base, i), el);
       }
       continue;
     }
@@ -408,7 +410,8 @@ export function listNode(
     open = t.open;
     const r = t.rest?.[ci];
     rest = r === undefined ? undefined : bind(r, c.binds);
-    for (let i = 0; i < typeLen; i++) push(at(i), bind((t.prefix[i] as readonly [Use, Use])[ci], c.binds));
+    for (let i = 0; i < typeLen; i++)
+      push(elementSlot(base, i), bind((t.prefix[i] as readonly [Use, Use])[ci], c.binds));
   }
   let len = typeLen;
   if (userLen >= 0) {
@@ -416,7 +419,7 @@ export function listNode(
     len = userLen;
   }
   // The type of further elements comes last, as the evaluator adds it when it finishes the list.
-  if (rest !== undefined) for (let i = typeLen; i < len; i++) push(at(i), rest);
+  if (rest !== undefined) for (let i = typeLen; i < len; i++) push(elementSlot(base, i), rest);
   const o = listOpen();
   for (let i = 0; i < len; i++) {
     listKey(i, lvl);

@@ -82,6 +82,15 @@ export function writeText(s: string): void {
   }
 }
 
+/** Writes text known to be ASCII (and no longer than a chunk). */
+export function writeAscii(s: string): void {
+  const n = s.length;
+  room(n);
+  // Copying natively pays off past a few dozen characters.
+  if (n > 24) pos += buf.write(s, pos, "latin1");
+  else for (let i = 0; i < n; i++) buf[pos++] = s.charCodeAt(i);
+}
+
 /** Writes `s` as a JSON string (what `JSON.stringify(s)` gives). */
 export function writeQuoted(s: string): void {
   const n = s.length;

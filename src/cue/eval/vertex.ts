@@ -7,6 +7,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { identLabel } from "../syntax/index.js";
 import type { Pos } from "../syntax/position.js";
 import { exprText } from "./print-expr.js";
 import { type BottomV, formatValue, TOP, type Value } from "./values.js";
@@ -106,8 +107,13 @@ export function staticLabels(lit: ast.StructLit): Set<string> {
     s = new Set();
     for (const d of lit.decls) {
       if (d.kind !== "Field") continue;
-      if (d.label.kind === "Ident") s.add(d.label.name);
-      else if (d.label.kind === "String") s.add(strLabel(d.label.value));
+      const name = identLabel(d);
+      if (name !== undefined) {
+        s.add(name);
+        continue;
+      }
+      const l = d.label;
+      if (l.kind === "String") s.add(strLabel(l.value));
     }
     litLabels.set(lit, s);
   }

@@ -8,7 +8,7 @@
 
 export type * from "./ast.js";
 export { identKind } from "./ast.js";
-export { identLabel } from "./derived-nodes.js";
+export { IdentFieldNode, identLabel } from "./derived-nodes.js";
 export {
   type ParseError,
   type ParseOptions,
