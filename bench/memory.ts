@@ -13,9 +13,9 @@
  * (the `lookout_heap_*{thread}` gauges of /metrics: used counts garbage not yet collected),
  * memory owned outside the heaps, and how much of the RSS is anonymous memory (heaps, malloc:
  * SQLite, zlib, thread stacks) or file pages (node's code, ICU data). Then the same for the harness
- * server (src/api/core-test-server.ts over fleetConfig), for comparison with bench:ingest. The
- * environment's NODE_OPTIONS reach the real binary (to try V8 flags); BENCH_SERVER_NODE_ARGS the
- * harness.
+ * server (src/api/core-test-server.ts over fleetConfig), for comparison with bench:ingest.
+ * NODE_OPTIONS and MALLOC_ARENA_MAX reach both servers (the start-time settings docs/storage.md
+ * recommends); BENCH_SERVER_NODE_ARGS the harness only.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -207,13 +207,16 @@ async function measureBinary(dir: string): Promise<Record<string, number>> {
   writeFileSync(configFile, fleetDocument());
   const t0 = performance.now();
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  if (process.env.NODE_OPTIONS !== undefined) env.NODE_OPTIONS = process.env.NODE_OPTIONS;
+  // What an operator sets when starting the process (docs/storage.md, "Memory").
+  for (const k of ["NODE_OPTIONS", "MALLOC_ARENA_MAX"])
+    if (process.env[k] !== undefined) env[k] = process.env[k];
   const srv = await startServer(["-config", configFile, "-data-dir", join(dir, "data")], {
     env,
     timeoutMs: 600_000,
   });
   console.log(
-    `real binary (dist/src/main.js${env.NODE_OPTIONS === undefined ? "" : `, NODE_OPTIONS=${env.NODE_OPTIONS}`}): ` +
+    `real binary (dist/src/main.js${env.NODE_OPTIONS === undefined ? "" : `, NODE_OPTIONS=${env.NODE_OPTIONS}`}` +
+      `${env.MALLOC_ARENA_MAX === undefined ? "" : `, MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX}`}): ` +
       `listening after ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
   try {
