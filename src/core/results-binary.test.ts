@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import {
   type ProcessCheckResultRequest,
   ProcessCheckResultRequestSchema,
   ProcessCheckResultsRequestSchema,
 } from "../api/gen/svc/v1/command_service_pb.js";
+import { compactReference } from "../testing/compact-reference.js";
 import type { CompactResult } from "./plugin-result.js";
 import { decodeResultsBinary } from "./results-binary.js";
 
@@ -17,16 +17,7 @@ import { decodeResultsBinary } from "./results-binary.js";
 
 const NOW = Date.UTC(2026, 0, 1);
 
-/** What the API made of a decoded message before (src/api/command-service.ts). */
-function compact(r: ProcessCheckResultRequest): CompactResult {
-  return [
-    r.host,
-    r.service ?? null,
-    r.exitStatus,
-    r.output,
-    r.checkedAt === undefined ? NOW : timestampMs(r.checkedAt as Timestamp),
-  ];
-}
+const compact = (r: ProcessCheckResultRequest): CompactResult => compactReference(r, NOW);
 
 /** protobuf-es's reading of the body: the results, or "error". */
 function reference(body: Uint8Array, batch: boolean): CompactResult[] | "error" {

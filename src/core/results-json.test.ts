@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create, fromJsonString, type MessageInitShape, toJsonString } from "@bufbuild/protobuf";
-import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import fc from "fast-check";
 import {
   type ProcessCheckResultRequest,
   ProcessCheckResultRequestSchema,
   ProcessCheckResultsRequestSchema,
 } from "../api/gen/svc/v1/command_service_pb.js";
+import { compactReference } from "../testing/compact-reference.js";
 import type { CompactResult } from "./plugin-result.js";
 import { decodeResultsJson } from "./results-json.js";
 
@@ -18,15 +18,7 @@ import { decodeResultsJson } from "./results-json.js";
 const NOW = Date.UTC(2026, 0, 1);
 const OPTIONS = { ignoreUnknownFields: true };
 
-function compact(r: ProcessCheckResultRequest): CompactResult {
-  return [
-    r.host,
-    r.service ?? null,
-    r.exitStatus,
-    r.output,
-    r.checkedAt === undefined ? NOW : timestampMs(r.checkedAt as Timestamp),
-  ];
-}
+const compact = (r: ProcessCheckResultRequest): CompactResult => compactReference(r, NOW);
 
 function reference(text: string, batch: boolean): CompactResult[] | "error" {
   try {
