@@ -118,7 +118,7 @@ describe("memorySettings", () => {
       { mallocArenaMax: 3 },
     ],
     [
-      "MALLOC_ARENA_MAX wins over the tunable",
+      "MALLOC_ARENA_MAX is reported before the tunable",
       [],
       { MALLOC_ARENA_MAX: "1", GLIBC_TUNABLES: "glibc.malloc.arena_max=3" },
       { mallocArenaMax: 1 },

@@ -33,7 +33,8 @@ function lastSemiSpace(args: readonly string[]): number | undefined {
 
 /**
  * Reads the settings from the process's start arguments and environment. Command-line flags win
- * over NODE_OPTIONS, as in Node; MALLOC_ARENA_MAX wins over the tunable, as in glibc.
+ * over NODE_OPTIONS, as in Node. With both MALLOC_ARENA_MAX and the tunable set, which one glibc
+ * heeds depends on its version; this reports MALLOC_ARENA_MAX, which the launcher sets.
  */
 export function memorySettings(
   execArgv: readonly string[] = process.execArgv,
