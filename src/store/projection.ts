@@ -48,6 +48,11 @@ export type HistoryView = Pick<HistoryRing, "size" | "at" | "seqAt" | "keyAt">;
 export interface Projection {
   /** The last event sequence number applied. */
   eventSeq(): number;
+  /**
+   * The projection's own copy of a key when it holds a record under it (else undefined): for others
+   * that keep keys (the object index), so that a key is held once.
+   */
+  heldKey(key: string): string | undefined;
   /** The record of an object, decoded (a fresh copy); undefined: PENDING. */
   status(key: string): StatusRecord | undefined;
   /** The record of an object as held, encoded (a new string); undefined: PENDING. */
@@ -102,11 +107,13 @@ export function createProjection(
   const statuses = createRecordArena();
   const downtimes = new Map<string, DowntimeRecord>();
   const history = createHistoryRing(limits.historyCapacity);
-  /** The arena's copy of a key when it holds a record under it (one string per key, not two). */
-  const sharedKey = (key: string): string => {
+  /** The arena's copy of a key when it holds a record under it. */
+  const heldKey = (key: string): string | undefined => {
     const slot = statuses.find(key);
-    return slot < 0 ? key : statuses.keyAt(slot);
+    return slot < 0 ? undefined : statuses.keyAt(slot);
   };
+  /** A key to keep with a history entry: the arena's copy when there is one (one string, not two). */
+  const sharedKey = (key: string): string => heldKey(key) ?? key;
   if (from !== undefined && isImage(from)) {
     for (let i = 0; i < from.keys.length; i++)
       statuses.set(from.keys[i] as string, from.encoded[i] as string);
@@ -158,6 +165,7 @@ export function createProjection(
 
   return {
     eventSeq: () => eventSeq,
+    heldKey,
     status: decoded,
     encodedStatus: (key) => statuses.get(key),
     statusRef: (key) => statuses.find(key),

@@ -92,7 +92,7 @@ export class Store {
     this.#worker = worker;
     this.#projection = projection;
     this.#options = options;
-    this.#index = createObjectIndex(options.config);
+    this.#index = createObjectIndex(options.config, projection.heldKey);
     this.recovered = recovered;
     worker.on("message", (m: FromWriter) => this.#onMessage(m));
     worker.on("error", (e) => this.#die(`writer crashed: ${String(e)}`));
@@ -191,7 +191,7 @@ export class Store {
    * enqueued behind every earlier batch. Resolves when that is durable.
    */
   applyConfig(config: Config, at: number, digest?: string): Promise<void> {
-    this.#index = createObjectIndex(config);
+    this.#index = createObjectIndex(config, this.#projection.heldKey);
     const forWriter = this.#options.writerConfig?.(config) ?? config;
     return this.#send((id) => ({ t: "config", id, at, config: forWriter, digest }));
   }
