@@ -1,6 +1,7 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
+import { type LongestTask, watchLongestTask } from "./task-watch.js";
 
 /** One problem in a rejected document, at its position (the reference's ConfigDiagnostic). */
 export interface Diagnostic {
@@ -96,12 +97,14 @@ export class Reloader {
 
   async #reload(source: ReloadSource, load: () => Promise<LoadOutcome>): Promise<ReloadResult> {
     const log = this.#o.logger.child({ source });
+    // What the reload cost this thread's event loop: the server's answers wait for its longest turn.
+    const watch = watchLongestTask();
     let outcome: LoadOutcome;
     const started = performance.now();
     try {
       outcome = await load();
     } catch (e) {
-      return this.#fail(log, "config reload failed", e);
+      return this.#fail(log, "config reload failed", e, watch.stop());
     }
     // How long reading, evaluating and checking took: what a larger fleet makes operators wait for.
     const loadMs = Math.round(performance.now() - started);
@@ -114,6 +117,7 @@ export class Reloader {
       log.warn("config reload rejected; the running config keeps serving", {
         problems: outcome.diagnostics.length,
         loadMs,
+        ...longestTaskFields(watch.stop()),
       });
       return { ok: false, kind: "rejected", diagnostics: outcome.diagnostics };
     }
@@ -122,7 +126,7 @@ export class Reloader {
       try {
         await c.applyConfig(outcome.config, outcome.digest);
       } catch (e) {
-        return this.#fail(log, `config consumer ${c.name} failed`, e);
+        return this.#fail(log, `config consumer ${c.name} failed`, e, watch.stop());
       }
     }
     this.#total.inc({ result: "success" });
@@ -131,15 +135,16 @@ export class Reloader {
     log.info("config reloaded", {
       hosts: outcome.config.hosts.size,
       loadMs,
+      ...longestTaskFields(watch.stop()),
       consumers: this.#consumers.map((c) => c.name),
     });
     return { ok: true };
   }
 
-  #fail(log: Logger, msg: string, e: unknown): ReloadResult {
+  #fail(log: Logger, msg: string, e: unknown, longest: LongestTask): ReloadResult {
     this.#total.inc({ result: "error" });
     this.#lastSuccess.set(0);
-    log.error(msg, { error: e });
+    log.error(msg, { error: e, ...longestTaskFields(longest) });
     return { ok: false, kind: "error", diagnostics: [] };
   }
 }
@@ -147,3 +152,11 @@ export class Reloader {
 export type ReloadResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly kind: "rejected" | "error"; readonly diagnostics: readonly Diagnostic[] };
+
+/**
+ * The log fields of a reload's longest event-loop turn on the server's main thread: wall time, and
+ * the thread's own CPU time (what its work cost, whatever else the machine ran meanwhile).
+ */
+function longestTaskFields(t: LongestTask): { longestTaskMs: number; longestTaskCpuMs?: number } {
+  return t.cpuMs === undefined ? { longestTaskMs: t.ms } : { longestTaskMs: t.ms, longestTaskCpuMs: t.cpuMs };
+}
