@@ -25,6 +25,11 @@ export function createConfigInterner(): ConfigInterner {
   /** Interned objects and arrays by structural key; children are interned first, so keys name them by id. */
   const shared = new Map<string, object>();
   const ids = new WeakMap<object, number>();
+  /**
+   * Objects found equal to an interned one, and that one: a batch refers to its shared parts many
+   * times (load-worker.ts shares them before they are cloned), and each is keyed only once.
+   */
+  const twins = new WeakMap<object, object>();
   let nextId = 0;
 
   const str = (s: string): string => {
@@ -57,6 +62,8 @@ export function createConfigInterner(): ConfigInterner {
     if (typeof v === "string") return str(v) as T;
     if (v === null || typeof v !== "object") return v;
     if (ids.has(v)) return v;
+    const twin = twins.get(v);
+    if (twin !== undefined) return twin as T;
     let key: string;
     if (Array.isArray(v)) {
       key = "[";
@@ -82,7 +89,10 @@ export function createConfigInterner(): ConfigInterner {
       }
     }
     const hit = shared.get(key);
-    if (hit !== undefined) return hit as T;
+    if (hit !== undefined) {
+      twins.set(v, hit);
+      return hit as T;
+    }
     Object.freeze(v);
     shared.set(key, v);
     ids.set(v, nextId++);
