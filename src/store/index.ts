@@ -22,6 +22,6 @@ export {
 export type { AckRecord, DowntimeRecord, HistoryRecord, StatusRecord } from "./records.js";
 export { replayProjection } from "./replay.js";
 export type { StateMachine, StateMachineFactory } from "./state-machine.js";
-export { type IngestOutcome, Store, type StoreOptions } from "./store.js";
+export { type IngestOutcome, type PreparedStoreConfig, Store, type StoreOptions } from "./store.js";
 export type { SubmissionDecoder } from "./submission.js";
 export { type HeapSpace, type ThreadMemory, threadMemory } from "./thread-memory.js";
