@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { CheckResult } from "../model/check-result.js";
+import type { Config } from "../model/config.js";
 import type { ExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import { DEFAULT_WRITER_OPTIONS } from "../store/protocol.js";
@@ -343,27 +344,45 @@ describe("Core", () => {
     }
   });
 
-  it("reloads: unchanged objects keep state, removed go, new ones are PENDING", async () => {
-    const clock = new FakeClock();
-    const core = await Core.open({ dataDir: tempDir(), config, clock });
-    try {
-      await core.submit([
-        result("host-00000", "svc-000", 2, clock.now()),
-        result("host-00003", undefined, 2, clock.now()),
-      ]);
-      await core.flush();
-      const bigger = fleetConfig({ hosts: 3, servicesPerHost: 4, maxAttempts: 1 });
-      await core.applyConfig(bigger);
-      await core.flush();
-      const { index, projection } = core.view;
-      assert.equal(projection.status("host-00000!svc-000")?.state, "CRITICAL");
-      assert.equal(projection.status("host-00003"), undefined);
-      assert.equal(index.position("host-00003"), undefined);
-      const added = listStatus(index, projection, { host: "host-00000", service: "svc-003", pageSize: 1 });
-      assert.equal(added.items[0]?.status, undefined, "new service is PENDING");
-      await assert.rejects(core.submit([result("host-00003", undefined, 0, clock.now())]), RejectedError);
-    } finally {
-      await core.close();
-    }
-  });
+  /** [how, applyConfig as the app may call it]. */
+  const reloads: [string, (core: Core, c: Config) => Promise<void>][] = [
+    ["as is", (core, c) => core.applyConfig(c)],
+    ["prepared first", async (core, c) => core.applyConfig(await core.prepareConfig(c))],
+  ];
+  for (const [how, reload] of reloads) {
+    it(`reloads ${how}: unchanged objects keep state, removed go, new ones are PENDING`, async () => {
+      const clock = new FakeClock();
+      const core = await Core.open({ dataDir: tempDir(), config, clock });
+      try {
+        await core.submit([
+          result("host-00000", "svc-000", 2, clock.now()),
+          result("host-00003", undefined, 2, clock.now()),
+        ]);
+        await core.flush();
+        const bigger = fleetConfig({ hosts: 3, servicesPerHost: 4, maxAttempts: 1 });
+        const applied = reload(core, bigger);
+        if (how === "prepared first") {
+          assert.equal(
+            core.view.index.position("host-00000!svc-003"),
+            undefined,
+            "preparing changes nothing",
+          );
+        }
+        await applied;
+        await core.flush();
+        const { index, projection } = core.view;
+        assert.equal(projection.status("host-00000!svc-000")?.state, "CRITICAL");
+        assert.equal(projection.status("host-00003"), undefined);
+        assert.equal(index.position("host-00003"), undefined);
+        const added = listStatus(index, projection, { host: "host-00000", service: "svc-003", pageSize: 1 });
+        assert.equal(added.items[0]?.status, undefined, "new service is PENDING");
+        await assert.rejects(core.submit([result("host-00003", undefined, 0, clock.now())]), RejectedError);
+        await core.submit([result("host-00002", "svc-003", 2, clock.now())]);
+        await core.flush();
+        assert.equal(core.view.projection.status("host-00002!svc-003")?.state, "CRITICAL");
+      } finally {
+        await core.close();
+      }
+    });
+  }
 });

@@ -6,7 +6,7 @@ import type { Logger } from "../model/logger.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
 import type { WriterOptions, WriterStats } from "../store/protocol.js";
-import { type IngestOutcome, Store } from "../store/store.js";
+import { type IngestOutcome, type PreparedStoreConfig, Store } from "../store/store.js";
 import type { ResultsForm } from "./encoded-results.js";
 import { loggedForm } from "./plugin-result.js";
 import { type SubmittedCommand, validateCommands } from "./validate.js";
@@ -28,6 +28,12 @@ export interface CoreOptions {
   readonly logger?: Logger;
   /** Writer tuning (snapshot cadence, history size); defaults suit production. */
   readonly writer?: Partial<WriterOptions>;
+}
+
+/** A config made ready for Core.applyConfig by Core.prepareConfig. */
+export interface PreparedConfig {
+  readonly store: PreparedStoreConfig;
+  readonly digest: string | undefined;
 }
 
 /** Options of Core.submit. */
@@ -169,10 +175,24 @@ export class Core {
 
   /**
    * Reloads: see the class comment. Resolves when the reload is durably enqueued. `digest` as in
-   * CoreOptions.configDigest.
+   * CoreOptions.configDigest. A config prepared by prepareConfig (with its digest) only switches
+   * and is sent in this call; any other is also indexed and compiled for the writer in it.
    */
-  applyConfig(config: Config, digest?: string): Promise<void> {
-    return this.#store.applyConfig(config, this.#clock.now(), digest ?? configDigest(config));
+  applyConfig(config: Config | PreparedConfig, digest?: string): Promise<void> {
+    const at = this.#clock.now();
+    if ("store" in config) {
+      return this.#store.applyConfig(config.store, at, config.digest ?? configDigest(config.store.config));
+    }
+    return this.#store.applyConfig(config, at, digest ?? configDigest(config));
+  }
+
+  /**
+   * Makes `config` ready for applyConfig in macrotasks of their own (its object index, its compiled
+   * form for the writer), so that the call that switches to it holds the event loop only briefly:
+   * what a reload does, with the API serving in between. Changes nothing until applied.
+   */
+  async prepareConfig(config: Config, digest?: string): Promise<PreparedConfig> {
+    return { store: await this.#store.prepareConfig(config), digest };
   }
 
   /**

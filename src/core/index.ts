@@ -4,7 +4,7 @@
  * timers driven by the injected clock. `Core.open` / `submit` / `view` / `applyConfig` / `flush` /
  * `close`; the contract is on the class and in docs/storage.md.
  */
-export { Core, type CoreOptions, type CoreView, type SubmitOptions } from "./core.js";
+export { Core, type CoreOptions, type CoreView, type PreparedConfig, type SubmitOptions } from "./core.js";
 export type { ResultsForm } from "./encoded-results.js";
 export { type FleetShape, fleetConfig, fleetHost, fleetService } from "./fleet-config.js";
 export { type PluginResultInput, preparePluginResult } from "./plugin-result.js";
