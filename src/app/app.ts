@@ -123,7 +123,11 @@ export class App {
       logger: logger.child({ component: "reload" }),
       metrics,
     });
-    reloader.register({ name: "core", applyConfig: (c, digest) => core.applyConfig(c, digest) });
+    // Prepared first, in turns of their own: the switch itself then holds the event loop briefly.
+    reloader.register({
+      name: "core",
+      applyConfig: async (c, digest) => core.applyConfig(await core.prepareConfig(c, digest)),
+    });
     reloader.register({ name: "scheduler", applyConfig: (c) => checks.applyConfig(c) });
     const handler = createHttpHandler({
       readOnly: o.readOnly,
