@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "node:test";
-import { loadConfigInWorker } from "./load-in-worker.js";
+import { after, describe, it } from "node:test";
+import { loadConfigInWorker, type WorkerLoadResult } from "./load-in-worker.js";
 import { loadConfig } from "./loader.js";
 import { INVALID_CASES, VALID_DOCS } from "./loader-cases.js";
 import { generateFleet } from "./testing/generate-fleet.js";
@@ -66,6 +68,61 @@ describe("loadConfigInWorker gives exactly what loadConfig gives", () => {
       if (got.ok) assertDeepFrozen(got.config);
     });
   }
+});
+
+describe("loadConfigInWorker reading the file itself", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lookout-load-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const fleet = generateFleet({ services: 300 });
+  /** [name, the file's text (undefined: no such file), what the result is]. */
+  const cases: [string, string | undefined, (file: string) => WorkerLoadResult][] = [
+    [
+      "a valid document: loadConfig's Config, and the digest of its text",
+      fleet,
+      (file) => {
+        const r = loadConfig({ file, text: fleet });
+        assert.ok(r.ok);
+        return { ...r, digest: createHash("sha256").update(fleet).digest("hex") };
+      },
+    ],
+    [
+      "text beyond ASCII: the digest is of its UTF-8",
+      `// ünï-€\n${fleet}`,
+      (file) => {
+        const text = `// ünï-€\n${fleet}`;
+        const r = loadConfig({ file, text });
+        assert.ok(r.ok);
+        return { ...r, digest: createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex") };
+      },
+    ],
+    [
+      "a rejected document: loadConfig's diagnostics",
+      "hosts: {{{{",
+      (file) => loadConfig({ file, text: "hosts: {{{{" }) as WorkerLoadResult,
+    ],
+    [
+      "no such file: one diagnostic that says why",
+      undefined,
+      (file) => ({
+        ok: false,
+        diagnostics: [
+          {
+            message: `cannot read: ENOENT: no such file or directory, open '${file}'`,
+            file,
+            line: 0,
+            column: 0,
+          },
+        ],
+      }),
+    ],
+  ];
+  cases.forEach(([name, text, want], i) => {
+    it(name, async () => {
+      const file = join(dir, `c${i}.cue`);
+      if (text !== undefined) writeFileSync(file, text);
+      assert.deepStrictEqual(await loadConfigInWorker({ file, digest: true }), want(file));
+    });
+  });
 });
 
 describe("loadConfigInWorker when the worker cannot finish", () => {

@@ -9,7 +9,9 @@ import type { ConfigProfile } from "./type-checks.js";
 /** What the worker is started with (its workerData). */
 export interface WorkerInput {
   readonly file: string;
-  readonly text: string;
+  /** Undefined: the worker reads `file`. */
+  readonly text: string | undefined;
+  readonly digest: boolean;
   readonly profile: ConfigProfile | undefined;
   /** Hosts plus services per batch message. */
   readonly batchObjects: number;
@@ -18,13 +20,20 @@ export interface WorkerInput {
 /** Messages from the worker, in order: `hosts`* then `done`; or `rejected`; or `failed`. */
 export type ToMain =
   | { readonly t: "hosts"; readonly hosts: readonly HostConfig[] }
-  | { readonly t: "done"; readonly rest: Omit<Config, "hosts"> }
+  | { readonly t: "done"; readonly rest: Omit<Config, "hosts">; readonly digest?: string }
   | { readonly t: "rejected"; readonly diagnostics: readonly ConfigDiagnostic[] }
   | { readonly t: "failed"; readonly message: string };
 
 export interface WorkerLoadInput {
   readonly file: string;
-  readonly text: string;
+  /**
+   * The document. Without it the worker reads `file` as UTF-8, so that neither the file's bytes nor
+   * the text cross this thread; a file it cannot read is rejected with one diagnostic,
+   * `cannot read: <reason>` at line 0, column 0.
+   */
+  readonly text?: string;
+  /** Whether an accepted result carries `digest`: sha256 (hex) of the text's UTF-8, made on the worker. */
+  readonly digest?: boolean;
   readonly profile?: ConfigProfile;
   /**
    * Hosts plus services per message back (default 2,000): the main thread deserializes one
@@ -40,6 +49,11 @@ export interface WorkerLoadInput {
   readonly maxHeapMb?: number;
 }
 
+/** loadConfig's result, and the document's digest when it was asked for (WorkerLoadInput.digest). */
+export type WorkerLoadResult =
+  | { readonly ok: true; readonly config: Config; readonly digest?: string }
+  | Extract<LoadConfigResult, { ok: false }>;
+
 /**
  * loadConfig (loader.ts) on a worker thread, for the server's loads: evaluating a large fleet takes
  * seconds that must not stall the API or the scheduler during a reload, and the evaluation's memory
@@ -51,10 +65,11 @@ export interface WorkerLoadInput {
  * they are most of the Config. Rejects only when the worker itself fails (cannot start, runs out of memory, is
  * aborted); the document's problems are diagnostics. Each call runs in a fresh worker.
  */
-export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigResult> {
+export function loadConfigInWorker(input: WorkerLoadInput): Promise<WorkerLoadResult> {
   const data: WorkerInput = {
     file: input.file,
     text: input.text,
+    digest: input.digest === true,
     profile: input.profile,
     batchObjects: input.batchObjects ?? 2000,
   };
@@ -102,7 +117,8 @@ export function loadConfigInWorker(input: WorkerLoadInput): Promise<LoadConfigRe
             views: deepFreeze(r.views),
             sinks: deepFreeze(r.sinks),
           });
-          settle(() => resolve({ ok: true, config }));
+          const digest = m.digest;
+          settle(() => resolve(digest === undefined ? { ok: true, config } : { ok: true, config, digest }));
           return;
         }
         case "rejected":

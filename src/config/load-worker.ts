@@ -5,7 +5,9 @@
  * deserializing one never holds the event loop for long. Within a batch, equal parts of hosts are
  * one object (createPartSharer): the main thread then deserializes and interns each once.
  */
+import { createHash } from "node:crypto";
 import { once } from "node:events";
+import { readFile } from "node:fs/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import type { HostConfig, ServiceConfig } from "../model/config.js";
 import type { ToMain, WorkerInput } from "./load-in-worker.js";
@@ -13,9 +15,19 @@ import { loadConfig } from "./loader.js";
 
 async function run(port: NonNullable<typeof parentPort>, input: WorkerInput): Promise<void> {
   const post = (m: ToMain) => port.postMessage(m);
+  let text = input.text;
+  if (text === undefined) {
+    try {
+      text = await readFile(input.file, "utf8");
+    } catch (e) {
+      const message = `cannot read: ${(e as Error).message}`;
+      post({ t: "rejected", diagnostics: [{ message, file: input.file, line: 0, column: 0 }] });
+      return;
+    }
+  }
   const r = loadConfig({
     file: input.file,
-    text: input.text,
+    text,
     ...(input.profile === undefined ? {} : { profile: input.profile }),
   });
   if (!r.ok) {
@@ -40,7 +52,11 @@ async function run(port: NonNullable<typeof parentPort>, input: WorkerInput): Pr
     post({ t: "hosts", hosts: batch });
     await once(port, "message");
   }
-  post({ t: "done", rest });
+  if (!input.digest) {
+    post({ t: "done", rest });
+    return;
+  }
+  post({ t: "done", rest, digest: createHash("sha256").update(text, "utf8").digest("hex") });
 }
 
 /**
