@@ -4,7 +4,10 @@
  *   node dist/bench/memory.js [hosts=1000] [servicesPerHost=100] [binary|harness|both=both]
  *
  * Writes a passive fleet as a CUE document (the shape of src/core/fleet-config.ts: the same names,
- * labels and checks), starts `dist/src/main.js -config <it> -data-dir <tmp>`, and takes it through
+ * labels and checks), starts the server as users run it — `bin/lookout.js -config <it> -data-dir
+ * <tmp>`, the launcher with its start-time memory settings; BENCH_ENTRY=main starts
+ * `node dist/src/main.js` instead, without them — prints the settings in force (the "listening" log
+ * line says), and takes it through
  * four phases, printing RSS and RSS per service after each: started and idle; right after one
  * result for every service over gRPC (bench/ingest-client.ts, one pass, as fast as it goes);
  * at the end of steady ingestion (every service once a minute, batches of 100, for
@@ -13,17 +16,17 @@
  * (the `lookout_heap_*{thread}` gauges of /metrics: used counts garbage not yet collected),
  * memory owned outside the heaps, and how much of the RSS is anonymous memory (heaps, malloc:
  * SQLite, zlib, thread stacks) or file pages (node's code, ICU data). Then the same for the harness
- * server (src/api/core-test-server.ts over fleetConfig), for comparison with bench:ingest.
- * NODE_OPTIONS and MALLOC_ARENA_MAX reach both servers (the start-time settings docs/storage.md
- * recommends); BENCH_SERVER_NODE_ARGS the harness only.
+ * server (src/api/core-test-server.ts over fleetConfig), for comparison with bench:ingest, given
+ * the launcher's settings too (unless BENCH_ENTRY=main). NODE_OPTIONS and MALLOC_ARENA_MAX reach
+ * both servers; BENCH_SERVER_NODE_ARGS the harness only.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fleetHost, fleetService } from "../src/core/fleet-config.js";
-import { startServer } from "../src/testing/server-process.js";
+import { MAIN_JS } from "../src/testing/server-process.js";
 import { startHarnessServer } from "./fleet-load.js";
 
 const HOSTS = Number(process.argv[2] ?? 1000);
@@ -202,22 +205,60 @@ async function phases(pid: number, url: string): Promise<Record<string, number>>
   return rss;
 }
 
+/** The launcher users run (package.json "bin"), started as an executable so that its #! line counts. */
+const LAUNCHER = here("../../bin/lookout.js");
+const viaMain = process.env.BENCH_ENTRY === "main";
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** The "listening" log line. */
+  readonly listening: Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/** Starts `command args` and resolves with its "listening" log line. */
+function startEntry(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = spawn(command, [...args, "-listen", "127.0.0.1:0"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env,
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const stop = async (): Promise<void> => {
+    child.kill("SIGTERM");
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    let log = "";
+    child.stderr?.setEncoding("utf8").on("data", (c: string) => {
+      log += c;
+      const line = log.split("\n").find((l) => l.includes('"msg":"listening"'));
+      if (line === undefined) return;
+      const listening = JSON.parse(line) as Record<string, unknown>;
+      resolve({ child, url: `http://${listening.address}`, listening, stop });
+    });
+    void exited.then(() => reject(new Error(`server exited before listening:\n${log}`)));
+  });
+}
+
 async function measureBinary(dir: string): Promise<Record<string, number>> {
   const configFile = join(dir, "fleet.cue");
   writeFileSync(configFile, fleetDocument());
   const t0 = performance.now();
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  // What an operator sets when starting the process (docs/storage.md, "Memory").
-  for (const k of ["NODE_OPTIONS", "MALLOC_ARENA_MAX"])
+  // The node running the bench is the one the launcher's `env` finds first.
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+  };
+  // What an operator may set when starting the process (docs/storage.md, "Memory").
+  for (const k of ["NODE_OPTIONS", "MALLOC_ARENA_MAX", "GLIBC_TUNABLES"])
     if (process.env[k] !== undefined) env[k] = process.env[k];
-  const srv = await startServer(["-config", configFile, "-data-dir", join(dir, "data")], {
-    env,
-    timeoutMs: 600_000,
-  });
+  const args = ["-config", configFile, "-data-dir", join(dir, "data")];
+  const srv = viaMain
+    ? await startEntry(process.execPath, [MAIN_JS, ...args], env)
+    : await startEntry(LAUNCHER, args, env);
   console.log(
-    `real binary (dist/src/main.js${env.NODE_OPTIONS === undefined ? "" : `, NODE_OPTIONS=${env.NODE_OPTIONS}`}` +
-      `${env.MALLOC_ARENA_MAX === undefined ? "" : `, MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX}`}): ` +
-      `listening after ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    `real binary (${viaMain ? "node dist/src/main.js" : "bin/lookout.js"}): listening after ` +
+      `${((performance.now() - t0) / 1000).toFixed(1)} s; memory settings in force: ${JSON.stringify(srv.listening.memory)}`,
   );
   try {
     return await phases(srv.child.pid as number, srv.url);
@@ -227,8 +268,16 @@ async function measureBinary(dir: string): Promise<Record<string, number>> {
 }
 
 async function measureHarness(dir: string): Promise<Record<string, number>> {
+  if (!viaMain) {
+    // The launcher's settings (bin/lookout.js), unless the environment already says otherwise.
+    process.env.MALLOC_ARENA_MAX ??= "2";
+    process.env.BENCH_SERVER_NODE_ARGS = `--max-semi-space-size=1 ${process.env.BENCH_SERVER_NODE_ARGS ?? ""}`;
+  }
   const srv = await startHarnessServer(join(dir, "harness"), HOSTS, SERVICES);
-  console.log("harness server (src/api/core-test-server.ts over fleetConfig):");
+  console.log(
+    `harness server (src/api/core-test-server.ts over fleetConfig; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? ""}, ` +
+      `node flags: ${process.env.BENCH_SERVER_NODE_ARGS ?? ""}):`,
+  );
   try {
     return await phases(srv.server.pid as number, `http://127.0.0.1:${srv.port}`);
   } finally {

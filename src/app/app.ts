@@ -16,6 +16,7 @@ import { placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
 import { loadConfigFile } from "./config-file.js";
 import { registerHeapMetrics } from "./heap-metrics.js";
+import { memorySettings } from "./memory-settings.js";
 import { createMetricsRegistry } from "./metrics.js";
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
@@ -153,6 +154,7 @@ export class App {
       admin: o.authConfig !== "" && !o.readOnly,
       version,
       hosts: loaded.config.hosts.size,
+      memory: memorySettings(),
     });
     return new App(address, metrics, { server, logger, core, checks, reloader, loads });
   }

@@ -42,3 +42,56 @@ describe("the server's V8 heap flags", () => {
     });
   }
 });
+
+/**
+ * A fresh process started with `--max-semi-space-size=1` (as bin/lookout.js starts the server) that
+ * (maybe) imports v8-heap.js, then churns short-lived objects on the main thread and in a worker
+ * whose young generation is limited to 6 MiB (as the store's writer is): prints the most young
+ * generation (MiB) each ever had.
+ */
+function youngAfterChurn(importFirst: boolean): { main: number; worker: number } {
+  const churn = `
+    const { getHeapSpaceStatistics } = await import("node:v8");
+    const young = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;
+    let keep = [];
+    let most = 0;
+    for (let r = 0; r < 100; r++) {
+      for (let i = 0; i < 20000; i++) keep.push({ a: i, b: "x" + i });
+      if (keep.length > 100000) keep = keep.slice(50000);
+      most = Math.max(most, young());
+    }
+  `;
+  const script = `
+    ${importFirst ? `await import(${JSON.stringify(V8_HEAP)});` : ""}
+    const { Worker } = await import("node:worker_threads");
+    const worker = new Worker(${JSON.stringify(`${churn} (await import("node:worker_threads")).parentPort.postMessage(most);`)}, {
+      eval: true,
+      type: "module",
+      resourceLimits: { maxYoungGenerationSizeMb: 6 },
+    });
+    const inWorker = await new Promise((resolve) => worker.once("message", resolve));
+    await worker.terminate();
+    ${churn}
+    process.stdout.write(JSON.stringify({ main: most / 1048576, worker: inWorker / 1048576 }));
+  `;
+  return JSON.parse(
+    execFileSync(process.execPath, ["--max-semi-space-size=1", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    }),
+  ) as { main: number; worker: number };
+}
+
+describe("the launcher's --max-semi-space-size=1", () => {
+  // [imports v8-heap.js, the main thread's most young generation (MiB), the worker's]: the start-time
+  // flag caps every thread; v8-heap.js leaves it to the main thread, and the worker gets its own 6 MiB
+  // (two semi-spaces of 2 MiB in use).
+  const cases: [boolean, number, number][] = [
+    [false, 2, 2],
+    [true, 2, 4],
+  ];
+  for (const [importFirst, main, worker] of cases) {
+    it(`${importFirst ? "with" : "without"} v8-heap.js: main thread ${main} MiB, a worker ${worker} MiB`, () => {
+      assert.deepEqual(youngAfterChurn(importFirst), { main, worker });
+    });
+  }
+});

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { engineConfig } from "../engine/index.js";
+import { compileConfig, configDigest } from "../engine/index.js";
 import { type Clock, systemClock, type TimerHandle } from "../model/clock.js";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
@@ -81,11 +81,12 @@ export class Core {
     const store = await Store.open({
       dataDir: options.dataDir,
       config: options.config,
-      ...(options.configDigest === undefined ? {} : { configDigest: options.configDigest }),
+      configDigest: options.configDigest ?? configDigest(options.config),
       at: clock.now(),
       workerUrl: new URL("./writer-worker.js", import.meta.url),
-      // The writer's engine gets the part of the config it reads, not a copy of the whole document.
-      writerConfig: engineConfig,
+      // The writer's engine gets the part of the config it reads, compiled into tables (typed arrays
+      // are cloned as bytes), not a copy of the whole document.
+      writerConfig: compileConfig,
       ...(options.writer === undefined ? {} : { writer: options.writer }),
       onWakeup: (at) => {
         if (core === undefined) firstWakeup = at;
@@ -171,7 +172,7 @@ export class Core {
    * CoreOptions.configDigest.
    */
   applyConfig(config: Config, digest?: string): Promise<void> {
-    return this.#store.applyConfig(config, this.#clock.now(), digest);
+    return this.#store.applyConfig(config, this.#clock.now(), digest ?? configDigest(config));
   }
 
   /**

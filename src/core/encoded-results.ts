@@ -22,14 +22,13 @@ const utf8 = new TextDecoder();
  * A body it does not decode exactly as protobuf-es would comes back undecoded (undefined).
  */
 export const encodedResults: SubmissionDecoder = {
-  decode(kind, body, at, config) {
+  decode(kind, body, at, objects) {
     const results = decode(kind as ResultsForm, body, at);
     if (results === undefined) return undefined;
-    const hosts = config.hosts;
     for (let i = 0; i < results.length; i++) {
       const [host, service, exitStatus, , checkedAt] = results[i] as CompactResult;
       try {
-        validateResult(hosts, host, service ?? undefined, exitStatus, checkedAt);
+        validateResult(objects, host, service ?? undefined, exitStatus, checkedAt);
       } catch (e) {
         if (e instanceof RejectedError) throw new RejectedError(e.reason, e.message, i);
         throw e;

@@ -4,6 +4,7 @@ import { parseSelector } from "../model/selector.js";
 import { isExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import type { ObjectIndex } from "../store/object-index.js";
+import type { KnownObjects } from "../store/state-machine.js";
 import type { PluginResultInput } from "./plugin-result.js";
 
 /** Removes `at` from each member of a union (Omit alone would collapse the union). */
@@ -33,9 +34,10 @@ export interface ValidationContext {
  * downtime exists. Whether an acknowledgement finds a problem is the engine's call at apply time.
  */
 export function validateCommands(commands: readonly SubmittedCommand[], ctx: ValidationContext): void {
+  const objects = configObjects(ctx.index.config);
   for (let i = 0; i < commands.length; i++) {
     try {
-      validateOne(commands[i] as SubmittedCommand, ctx);
+      validateOne(commands[i] as SubmittedCommand, ctx, objects);
     } catch (e) {
       if (e instanceof RejectedError) throw new RejectedError(e.reason, e.message, i);
       throw e;
@@ -43,19 +45,28 @@ export function validateCommands(commands: readonly SubmittedCommand[], ctx: Val
   }
 }
 
-function validateOne(c: SubmittedCommand, ctx: ValidationContext): void {
+/** The objects of a typed config, for validation. */
+export function configObjects(config: Config): KnownObjects {
+  const hosts = config.hosts;
+  return {
+    hasHost: (host) => hosts.has(host),
+    hasService: (host, service) => hosts.get(host)?.services.has(service) ?? false,
+  };
+}
+
+function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: KnownObjects): void {
   switch (c.type) {
     case "ProcessCheckResult": {
       const r = c.result;
-      validateResult(ctx.index.config.hosts, r.host, r.service, r.exitStatus, r.checkedAt);
+      validateResult(objects, r.host, r.service, r.exitStatus, r.checkedAt);
       return;
     }
     case "AcknowledgeProblem":
     case "RemoveAcknowledgement":
-      checkTarget(ctx, c.target);
+      checkTarget(objects, c.target);
       return;
     case "ScheduleDowntime":
-      checkTarget(ctx, c.target);
+      checkTarget(objects, c.target);
       if (!Number.isFinite(c.start) || !Number.isFinite(c.end)) {
         throw new RejectedError("invalid", "a downtime needs a start and an end");
       }
@@ -79,13 +90,13 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext): void {
  * batch that arrives in its wire form (src/core/encoded-results.ts).
  */
 export function validateResult(
-  hosts: Config["hosts"],
+  objects: KnownObjects,
   host: string,
   service: string | undefined,
   exitStatus: number,
   checkedAt: number,
 ): void {
-  checkObject(hosts, host, service);
+  checkObject(objects, host, service);
   if (!isExitStatus(exitStatus)) {
     throw new RejectedError("invalid", `exit status ${exitStatus} is not one of 0, 1, 2, 3`);
   }
@@ -94,9 +105,9 @@ export function validateResult(
   }
 }
 
-function checkTarget(ctx: ValidationContext, t: Target): void {
+function checkTarget(objects: KnownObjects, t: Target): void {
   if ("object" in t) {
-    checkObject(ctx.index.config.hosts, t.object.host, t.object.service);
+    checkObject(objects, t.object.host, t.object.service);
     return;
   }
   const parsed = parseSelector(t.selector);
@@ -108,13 +119,12 @@ function checkTarget(ctx: ValidationContext, t: Target): void {
   }
 }
 
-function checkObject(hosts: Config["hosts"], host: string, service: string | undefined): void {
+function checkObject(objects: KnownObjects, host: string, service: string | undefined): void {
   if (host === "") throw new RejectedError("invalid", "host is required");
-  const h = hosts.get(host);
-  if (h === undefined) throw new RejectedError("not_found", `host "${host}" is not configured`);
+  if (!objects.hasHost(host)) throw new RejectedError("not_found", `host "${host}" is not configured`);
   if (service === undefined) return;
   if (service === "") throw new RejectedError("invalid", "service, when given, must not be empty");
-  if (!h.services.has(service)) {
+  if (!objects.hasService(host, service)) {
     throw new RejectedError("not_found", `service "${service}" is not configured on host "${host}"`);
   }
 }

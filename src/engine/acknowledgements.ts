@@ -1,7 +1,7 @@
 import type { AcknowledgeProblemCommand, RemoveAcknowledgementCommand } from "../model/commands.js";
 import type { EngineEvent } from "../model/events.js";
 import type { EngineState } from "./engine-state.js";
-import { eventBase, isProblemState, stateOf } from "./object-table.js";
+import { eventBase, isProblemState, keyOf as objectKeyOf, stateOf } from "./object-table.js";
 import { resolveTarget } from "./targets.js";
 
 /**
@@ -23,7 +23,7 @@ export function acknowledge(st: EngineState, cmd: AcknowledgeProblemCommand, out
     const state = stateOf(t, i);
     if (!isProblemState(state)) {
       if (!r.bySelector) {
-        const key = t.keys[i] as string;
+        const key = objectKeyOf(t, i);
         out.push({
           type: "CommandRejected",
           at,
@@ -67,7 +67,7 @@ export function unacknowledge(st: EngineState, cmd: RemoveAcknowledgementCommand
   }
   if (removed === 0) {
     const only = r.records.length === 1 && !r.bySelector ? r.records[0] : undefined;
-    const key = only === undefined ? undefined : t.keys[only];
+    const key = only === undefined ? undefined : objectKeyOf(t, only);
     out.push({
       type: "CommandRejected",
       at,

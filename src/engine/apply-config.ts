@@ -1,6 +1,5 @@
-import type { ApplyConfigCommand } from "../model/commands.js";
 import type { EngineEvent } from "../model/events.js";
-import { configDigest } from "./config-digest.js";
+import type { CompiledConfig } from "./compiled-config.js";
 import { renumberDowntimes } from "./downtimes.js";
 import type { EngineState } from "./engine-state.js";
 import { checkOf, eventBase, indexConfig, isProblemState, stateOf } from "./object-table.js";
@@ -11,10 +10,15 @@ import { rebuildTimers } from "./timers.js";
  * removed object, ObjectAdded per new one, FlappingStop where a reload turned flap detection off
  * on a flapping object, then one ConfigApplied.
  */
-export function applyConfig(st: EngineState, cmd: ApplyConfigCommand, out: EngineEvent[]): void {
-  const at = cmd.at;
+export function applyConfig(
+  st: EngineState,
+  config: CompiledConfig,
+  at: number,
+  digest: string,
+  out: EngineEvent[],
+): void {
   const old = st.objects;
-  const { table: t, added, moved, hosts, services } = indexConfig(cmd.config, old, at);
+  const { table: t, added, moved, hosts, services } = indexConfig(config, old, at);
   let removed = 0;
   for (let i = 0; i < old.size; i++) if (moved[i] === -1) removed++;
 
@@ -44,10 +48,8 @@ export function applyConfig(st: EngineState, cmd: ApplyConfigCommand, out: Engin
     }
   }
 
-  st.config = cmd.config;
-  st.digest = cmd.digest ?? configDigest(cmd.config);
+  st.digest = digest;
   st.objects = t;
-  st.byKey = undefined;
   st.hosts = hosts;
   st.services = services;
   rebuildTimers(st);

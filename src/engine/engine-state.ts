@@ -1,4 +1,3 @@
-import type { Config } from "../model/config.js";
 import type { ObjectTable } from "./object-table.js";
 import type { TimerQueue } from "./timer-queue.js";
 
@@ -24,12 +23,9 @@ export type TimerRef = number | Downtime;
 
 /** Everything the engine knows; the functions of src/engine/ mutate it on behalf of `apply`. */
 export interface EngineState {
-  config: Config;
   digest: string;
   /** Every configured object, in config order (hosts, each followed by its services). */
   objects: ObjectTable;
-  /** Object numbers by key, built when first asked for after the table changed. */
-  byKey: Map<string, number> | undefined;
   hosts: number;
   services: number;
   /** Downtimes by id, in scheduling order. */
@@ -37,15 +33,4 @@ export interface EngineState {
   /** Counts scheduled downtimes: their ordinals and engine-assigned ids (`dt-<n>`). */
   downtimeSeq: number;
   timers: TimerQueue<TimerRef>;
-}
-
-/** The object a key names, or undefined. */
-export function objectByKey(st: EngineState, key: string): number | undefined {
-  if (st.byKey === undefined) {
-    const m = new Map<string, number>();
-    const keys = st.objects.keys;
-    for (let i = 0; i < keys.length; i++) m.set(keys[i] as string, i);
-    st.byKey = m;
-  }
-  return st.byKey.get(key);
 }

@@ -5,10 +5,11 @@ import type { EngineEvent, ObjectStatus } from "../model/events.js";
 import { objectKey } from "../model/object-ref.js";
 import { acknowledge, unacknowledge } from "./acknowledgements.js";
 import { applyConfig } from "./apply-config.js";
+import { type CompiledConfig, compileConfig, isCompiledConfig } from "./compiled-config.js";
 import { configDigest } from "./config-digest.js";
 import { deleteDowntime, scheduleDowntime } from "./downtimes.js";
-import { type Downtime, type EngineState, objectByKey } from "./engine-state.js";
-import { emptyTable, indexConfig, lookup, statusOf } from "./object-table.js";
+import type { Downtime, EngineState } from "./engine-state.js";
+import { emptyTable, indexConfig, keyOf, lookup, lookupKey, statusOf } from "./object-table.js";
 import { processResult } from "./process-result.js";
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
 import { createTimerQueue } from "./timer-queue.js";
@@ -40,6 +41,11 @@ export interface Engine {
   apply(command: Command): EngineEvent[];
   /** `apply({ type: "ApplyConfig", at, config })`, `at` defaulting to the clock. */
   applyConfig(config: Config, at?: number): EngineEvent[];
+  /**
+   * Applies a config in its compiled form (src/engine/compiled-config.ts) as an ApplyConfig command
+   * would, known by `digest`: what the store's writer does, which never holds a Config.
+   */
+  applyCompiled(config: CompiledConfig, at: number, digest: string): EngineEvent[];
   /** `apply({ type: "Tick", at })`, `at` defaulting to the clock. */
   tick(at?: number): EngineEvent[];
   /** When the writer must next apply a Tick (ms since the epoch), or undefined for never. */
@@ -50,8 +56,8 @@ export interface Engine {
   downtime(id: string): DowntimeInfo | undefined;
   /** Every scheduled or active downtime, in scheduling order. */
   downtimes(): DowntimeInfo[];
-  /** The config the engine runs with. */
-  readonly config: Config;
+  /** The config the engine runs with, compiled (what `restore` takes with a snapshot). */
+  readonly config: CompiledConfig;
   /** The digest of the config in force (ApplyConfig's digest, or configDigest of it). */
   digest(): string;
   /** Keys of every object, in config order. */
@@ -59,7 +65,7 @@ export interface Engine {
   /** The whole state as plain JSON data. */
   snapshot(): EngineSnapshot;
   /** Replaces the whole state; `config` must be the config in force when the snapshot was taken. */
-  restore(snapshot: EngineSnapshot, config: Config): void;
+  restore(snapshot: EngineSnapshot, config: Config | CompiledConfig): void;
 }
 
 export interface EngineOptions {
@@ -86,10 +92,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return clock.now();
   };
   const st: EngineState = {
-    config: EMPTY_CONFIG,
     digest: configDigest(EMPTY_CONFIG),
     objects: emptyTable(),
-    byKey: undefined,
     hosts: 0,
     services: 0,
     downtimes: new Map(),
@@ -98,9 +102,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   };
   if (options.config !== undefined && options.config !== EMPTY_CONFIG) {
     const at = options.at ?? clock?.now() ?? 0;
-    const { table, hosts, services } = indexConfig(options.config, st.objects, at);
+    const { table, hosts, services } = indexConfig(compileConfig(options.config), st.objects, at);
     Object.assign(st, {
-      config: options.config,
       digest: configDigest(options.config),
       objects: table,
       hosts,
@@ -131,7 +134,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             type: "CommandRejected",
             at: cmd.at,
             command: cmd.type,
-            key: st.objects.keys[i] as string,
+            key: keyOf(st.objects, i),
             reason: "result is older than the last result applied",
           });
         } else {
@@ -152,7 +155,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         deleteDowntime(st, cmd, out);
         break;
       case "ApplyConfig":
-        applyConfig(st, cmd, out);
+        applyConfig(st, compileConfig(cmd.config), cmd.at, cmd.digest ?? configDigest(cmd.config), out);
         // A check that became passive may be overdue already: judge it now, not at the next command.
         fireDue(st, cmd.at, out);
         break;
@@ -174,17 +177,24 @@ export function createEngine(options: EngineOptions = {}): Engine {
       author: d.author,
       comment: d.comment,
       active: d.active,
-      objects: d.objects.map((i) => st.objects.keys[i] as string),
+      objects: d.objects.map((i) => keyOf(st.objects, i)),
     };
   }
 
   return {
     apply,
     applyConfig: (config, at) => apply({ type: "ApplyConfig", at: now(at), config }),
+    applyCompiled(config, at, digest) {
+      const out: EngineEvent[] = [];
+      fireDue(st, at, out);
+      applyConfig(st, config, at, digest, out);
+      fireDue(st, at, out);
+      return out;
+    },
     tick: (at) => apply({ type: "Tick", at: now(at) }),
     nextWakeup: () => nextWakeup(st),
     status(key) {
-      const i = objectByKey(st, key);
+      const i = lookupKey(st.objects, key);
       return i === undefined ? undefined : statusOf(st.objects, i);
     },
     downtime(id) {
@@ -193,17 +203,24 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
     downtimes: () => [...st.downtimes.values()].map(info),
     get config() {
-      return st.config;
+      return st.objects.config;
     },
     digest: () => st.digest,
-    keys: () => st.objects.keys.values(),
+    *keys() {
+      for (let i = 0; i < st.objects.size; i++) yield keyOf(st.objects, i);
+    },
     snapshot: () => takeSnapshot(st),
-    restore: (snapshot, config) => restoreSnapshot(st, snapshot, config),
+    restore: (snapshot, config) =>
+      restoreSnapshot(st, snapshot, isCompiledConfig(config) ? config : compileConfig(config)),
   };
 }
 
 /** An engine restored from a snapshot and the config in force when it was taken. */
-export function restoreEngine(snapshot: EngineSnapshot, config: Config, options: EngineOptions = {}): Engine {
+export function restoreEngine(
+  snapshot: EngineSnapshot,
+  config: Config | CompiledConfig,
+  options: EngineOptions = {},
+): Engine {
   const engine = createEngine({ ...options, config: EMPTY_CONFIG });
   engine.restore(snapshot, config);
   return engine;

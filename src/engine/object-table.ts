@@ -1,25 +1,14 @@
-import {
-  type CheckConfig,
-  type Config,
-  EMPTY_CONFIG,
-  type HostConfig,
-  type ServiceConfig,
-} from "../model/config.js";
+import type { CheckConfig, Labels } from "../model/config.js";
 import type { AcknowledgementInfo, ObjectEventBase, ObjectStatus } from "../model/events.js";
-import { objectKey } from "../model/object-ref.js";
 import type { ObjectState, StateType } from "../model/state.js";
-
-/** A host's object number and its services' object numbers by service name. */
-export interface HostSlot {
-  readonly index: number;
-  readonly services: Map<string, number>;
-}
+import { type CompiledConfig, EMPTY_COMPILED_CONFIG, lookupObject } from "./compiled-config.js";
 
 /**
  * The engine's state of every host and service, as a struct of arrays indexed by object number
  * (config order: each host followed by its services). At 100,000 services one JS object per service
- * cost ~460 bytes (27 fields, six boxed doubles, a Map entry); here it is a few typed-array slots,
- * the key string and two array slots. Output and perfdata are not kept: they travel in the
+ * cost ~460 bytes (27 fields, six boxed doubles, a Map entry); here it is a few typed-array slots.
+ * Names, checks and labels are the compiled config's (src/engine/compiled-config.ts); keys are made
+ * when an event needs one. Output and perfdata are not kept: they travel in the
  * CheckResultProcessed event and live in the projection.
  *
  * A table belongs to one config: a reload builds a new one (`indexConfig`), copying the state of
@@ -27,16 +16,10 @@ export interface HostSlot {
  */
 export interface ObjectTable {
   readonly size: number;
-  /** `host` or `host!service`, by object. */
-  readonly keys: readonly string[];
-  /** A host's HostConfig, a service's ServiceConfig, by object. */
-  readonly configs: readonly (HostConfig | ServiceConfig)[];
-  /** A service's host; a host's own number. */
+  /** Names, hosts, checks, labels and parents of the objects, by object number. */
+  readonly config: CompiledConfig;
+  /** A service's host; a host's own number (the config's). */
   readonly hostOf: Int32Array;
-  /** The parent hosts of the hosts that have any (resolved once per config, so results never search). */
-  readonly parents: ReadonlyMap<number, readonly number[]>;
-  /** Hosts by name, with their services: a result finds its object without building a key. */
-  readonly hosts: ReadonlyMap<string, HostSlot>;
 
   /** STATE codes (see `stateName`). */
   readonly state: Uint8Array;
@@ -123,68 +106,56 @@ export function isService(t: ObjectTable, i: number): boolean {
 
 /** The check an object runs. */
 export function checkOf(t: ObjectTable, i: number): CheckConfig {
-  return (t.configs[i] as HostConfig | ServiceConfig).check;
+  const c = t.config;
+  return c.checks[c.checkOf[i] as number] as CheckConfig;
+}
+
+/** An object's own labels (a service's, not merged with its host's). */
+export function labelsOf(t: ObjectTable, i: number): Labels {
+  const c = t.config;
+  return c.labelSets[c.labelsOf[i] as number] as Labels;
 }
 
 /** The host name of an object (its own name for a host). */
 export function hostNameOf(t: ObjectTable, i: number): string {
-  return (t.configs[t.hostOf[i] as number] as HostConfig).name;
+  const c = t.config;
+  return c.names[c.nameOf[t.hostOf[i] as number] as number] as string;
 }
 
 /** The service name of a service; undefined for a host. */
 export function serviceNameOf(t: ObjectTable, i: number): string | undefined {
-  return t.hostOf[i] === i ? undefined : (t.configs[i] as ServiceConfig).name;
+  const c = t.config;
+  return t.hostOf[i] === i ? undefined : (c.names[c.nameOf[i] as number] as string);
+}
+
+/** The key of an object: `host` or `host!service`. */
+export function keyOf(t: ObjectTable, i: number): string {
+  const host = hostNameOf(t, i);
+  return t.hostOf[i] === i ? host : `${host}!${serviceNameOf(t, i)}`;
 }
 
 /** The object a (host, service) pair names, or undefined when it is not configured. */
 export function lookup(t: ObjectTable, host: string, service: string | undefined): number | undefined {
-  const slot = t.hosts.get(host);
-  if (slot === undefined) return undefined;
-  return service === undefined ? slot.index : slot.services.get(service);
+  return lookupObject(t.config, host, service);
+}
+
+/**
+ * The object a key names, or undefined. The first `!` separates host from service (objectKey's
+ * rule); a key that names no service that way is tried as a host name.
+ */
+export function lookupKey(t: ObjectTable, key: string): number | undefined {
+  const bang = key.indexOf("!");
+  if (bang < 0) return lookup(t, key, undefined);
+  return lookup(t, key.slice(0, bang), key.slice(bang + 1)) ?? lookup(t, key, undefined);
 }
 
 /** A table for `config` with every object PENDING and added at `at`. */
-function createTable(config: Config, at: number): ObjectTable {
-  let n = 0;
-  for (const h of config.hosts.values()) n += 1 + h.services.size;
-  const keys: string[] = [];
-  const configs: (HostConfig | ServiceConfig)[] = [];
-  const hostOf = new Int32Array(n);
-  const hosts = new Map<string, HostSlot>();
-  for (const h of config.hosts.values()) {
-    const index = keys.length;
-    const slot: HostSlot = { index, services: new Map() };
-    hosts.set(h.name, slot);
-    keys.push(h.name);
-    configs.push(h);
-    hostOf[index] = index;
-    for (const s of h.services.values()) {
-      const i = keys.length;
-      keys.push(objectKey({ host: h.name, service: s.name }));
-      configs.push(s);
-      hostOf[i] = index;
-      slot.services.set(s.name, i);
-    }
-  }
-  const parents = new Map<number, number[]>();
-  for (const h of config.hosts.values()) {
-    if (h.parents.length === 0) continue;
-    const self = (hosts.get(h.name) as HostSlot).index;
-    // Unknown parent names are the loader's to reject; here they are simply not parents.
-    const list: number[] = [];
-    for (const p of h.parents) {
-      const parent = p === h.name ? undefined : hosts.get(p);
-      if (parent !== undefined) list.push(parent.index);
-    }
-    parents.set(self, list);
-  }
-  const table: ObjectTable = {
+function createTable(config: CompiledConfig, at: number): ObjectTable {
+  const n = config.size;
+  return {
     size: n,
-    keys,
-    configs,
-    hostOf,
-    parents,
-    hosts,
+    config,
+    hostOf: config.hostOf,
     state: new Uint8Array(n),
     stateType: new Uint8Array(n),
     lastHardState: new Uint8Array(n),
@@ -200,12 +171,11 @@ function createTable(config: Config, at: number): ObjectTable {
     lastSubmitted: new Float64Array(n).fill(at),
     acks: new Map(),
   };
-  return table;
 }
 
 /** An empty table (no objects). */
 export function emptyTable(): ObjectTable {
-  return createTable(EMPTY_CONFIG, 0);
+  return createTable(EMPTY_COMPILED_CONFIG, 0);
 }
 
 /** Copies object `from` of `src` to object `to` of `dst`: all of its state. */
@@ -242,11 +212,13 @@ export interface Indexed {
  * Builds the object table for a config: objects `old` also has keep their state, new ones are
  * PENDING and stamped `at`. `old` is not modified.
  */
-export function indexConfig(config: Config, old: ObjectTable, at: number): Indexed {
+export function indexConfig(config: CompiledConfig, old: ObjectTable, at: number): Indexed {
   const table = createTable(config, at);
   const moved = new Int32Array(old.size).fill(-1);
   const added: number[] = [];
+  let hosts = 0;
   for (let i = 0; i < table.size; i++) {
+    if (table.hostOf[i] === i) hosts++;
     const from = lookup(old, hostNameOf(table, i), serviceNameOf(table, i));
     if (from === undefined) {
       added.push(i);
@@ -255,15 +227,14 @@ export function indexConfig(config: Config, old: ObjectTable, at: number): Index
     copyState(old, from, table, i);
     moved[from] = i;
   }
-  return { table, added, moved, hosts: config.hosts.size, services: table.size - config.hosts.size };
+  return { table, added, moved, hosts, services: table.size - hosts };
 }
 
 /** The object fields every object event starts with. */
 export function eventBase(t: ObjectTable, i: number, at: number): ObjectEventBase {
-  const key = t.keys[i] as string;
   const host = hostNameOf(t, i);
   const service = serviceNameOf(t, i);
-  return service === undefined ? { at, key, host } : { at, key, host, service };
+  return service === undefined ? { at, key: host, host } : { at, key: `${host}!${service}`, host, service };
 }
 
 /** OK and UP: the states that are not problems (PENDING is neither). */

@@ -28,7 +28,7 @@ const PENDING = stateCode("PENDING");
 function resultState(t: ObjectTable, i: number, result: CheckResult): ObjectState {
   if (isService(t, i)) return serviceStateOf(result.exitStatus);
   const s = hostStateOf(result.exitStatus);
-  const parents = t.parents.get(i);
+  const parents = t.config.parents.get(i);
   if (s === "UP" || parents === undefined || parents.length === 0) return s;
   for (const p of parents) {
     const ps = t.state[p] as number;
@@ -152,8 +152,8 @@ export function processResult(
   // Literal events (no spread) on the hot path; hosts have no `service` key at all, so that the
   // event survives a JSON round trip unchanged.
   const status = statusOf(t, i);
-  const key = t.keys[i] as string;
   const host = hostNameOf(t, i);
+  const key = service === undefined ? host : `${host}!${service}`;
   out.push(
     service === undefined
       ? { type: "CheckResultProcessed", at, key, host, result, status }

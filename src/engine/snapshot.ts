@@ -1,8 +1,16 @@
-import type { Config } from "../model/config.js";
 import type { AcknowledgementInfo } from "../model/events.js";
 import type { ObjectState, StateType } from "../model/state.js";
+import type { CompiledConfig } from "./compiled-config.js";
 import type { EngineState } from "./engine-state.js";
-import { emptyTable, indexConfig, stateCode, stateName, stateTypeName } from "./object-table.js";
+import {
+  emptyTable,
+  indexConfig,
+  keyOf,
+  lookupKey,
+  stateCode,
+  stateName,
+  stateTypeName,
+} from "./object-table.js";
 import { rebuildTimers } from "./timers.js";
 
 /** One object's state in a snapshot, as a tuple: 100,000 of them stay compact. */
@@ -51,7 +59,7 @@ export function takeSnapshot(st: EngineState): EngineSnapshot {
   const t = st.objects;
   for (let i = 0; i < t.size; i++) {
     objects.push([
-      t.keys[i] as string,
+      keyOf(t, i),
       stateName(t.state[i] as number),
       stateTypeName(t.stateType[i] as number),
       t.attempt[i] as number,
@@ -77,7 +85,7 @@ export function takeSnapshot(st: EngineState): EngineSnapshot {
       author: d.author,
       comment: d.comment,
       active: d.active,
-      objects: d.objects.map((i) => t.keys[i] as string),
+      objects: d.objects.map((i) => keyOf(t, i)),
     });
   }
   return { version: 1, digest: st.digest, downtimeSeq: st.downtimeSeq, objects, downtimes };
@@ -87,7 +95,7 @@ export function takeSnapshot(st: EngineState): EngineSnapshot {
  * Replaces the state with a snapshot's. `config` must be the config in force when the snapshot was
  * taken: a snapshot object the config lacks (or the other way round) throws, and nothing changes.
  */
-export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: Config): void {
+export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: CompiledConfig): void {
   if (snap.version !== 1) throw new Error(`unsupported engine snapshot version ${String(snap.version)}`);
   const { table: t, hosts, services } = indexConfig(config, emptyTable(), 0);
   if (t.size !== snap.objects.length) {
@@ -95,13 +103,17 @@ export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: C
       `snapshot holds ${snap.objects.length} objects but the config has ${t.size}: not the config of the snapshot`,
     );
   }
-  const byKey = new Map<string, number>();
-  for (let i = 0; i < t.size; i++) byKey.set(t.keys[i] as string, i);
-  for (const o of snap.objects) {
-    if (!byKey.has(o[0])) throw new Error(`snapshot object ${o[0]} is not in the config`);
+  // Object numbers of the snapshot's objects in the new table, all found before anything changes.
+  const at = new Int32Array(snap.objects.length);
+  for (let k = 0; k < snap.objects.length; k++) {
+    const key = (snap.objects[k] as SnapshotObject)[0];
+    const i = lookupKey(t, key);
+    if (i === undefined) throw new Error(`snapshot object ${key} is not in the config`);
+    at[k] = i;
   }
-  for (const o of snap.objects) {
-    const i = byKey.get(o[0]) as number;
+  for (let k = 0; k < snap.objects.length; k++) {
+    const o = snap.objects[k] as SnapshotObject;
+    const i = at[k] as number;
     t.state[i] = stateCode(o[1]);
     t.stateType[i] = o[2] === "HARD" ? 0 : 1;
     t.attempt[i] = o[3];
@@ -121,17 +133,15 @@ export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: C
   for (const d of snap.downtimes) {
     const objects: number[] = [];
     for (const k of d.objects) {
-      const i = byKey.get(k);
+      const i = lookupKey(t, k);
       if (i !== undefined) objects.push(i);
     }
     if (d.active) for (const i of objects) t.activeDowntimes[i] = (t.activeDowntimes[i] as number) + 1;
     st.downtimes.set(d.id, { ...d, objects });
   }
-  st.config = config;
   st.digest = snap.digest;
   st.downtimeSeq = snap.downtimeSeq;
   st.objects = t;
-  st.byKey = byKey;
   st.hosts = hosts;
   st.services = services;
   rebuildTimers(st);

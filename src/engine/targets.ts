@@ -2,7 +2,7 @@ import type { Target } from "../model/commands.js";
 import { objectKey } from "../model/object-ref.js";
 import { effectiveLabels, parseSelector } from "../model/selector.js";
 import type { EngineState } from "./engine-state.js";
-import { isService, lookup } from "./object-table.js";
+import { isService, labelsOf, lookup } from "./object-table.js";
 
 /** What a target resolved to: the object numbers, or why there are none. */
 export type Resolved =
@@ -30,9 +30,9 @@ export function resolveTarget(st: EngineState, target: Target): Resolved {
   const records: number[] = [];
   const t = st.objects;
   for (let i = 0; i < t.size; i++) {
-    const own = t.configs[i] as Parameters<typeof effectiveLabels>[0];
+    const own = { labels: labelsOf(t, i) };
     const labels = isService(t, i)
-      ? effectiveLabels(t.configs[t.hostOf[i] as number] as Parameters<typeof effectiveLabels>[0], own)
+      ? effectiveLabels({ labels: labelsOf(t, t.hostOf[i] as number) }, own)
       : effectiveLabels(own);
     if (parsed.selector.matches(labels)) records.push(i);
   }

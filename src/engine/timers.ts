@@ -3,7 +3,7 @@ import type { CheckResult, ExitStatus } from "../model/index.js";
 import { endDowntime, startDowntime } from "./downtimes.js";
 import type { Downtime, EngineState, TimerRef } from "./engine-state.js";
 import { formatDuration } from "./format-duration.js";
-import { checkOf, hostNameOf, type ObjectTable, serviceNameOf } from "./object-table.js";
+import { checkOf, hostNameOf, keyOf, type ObjectTable, serviceNameOf } from "./object-table.js";
 import { processResult } from "./process-result.js";
 import { DOWNTIME_END, DOWNTIME_START, FRESHNESS, type TimerEntry } from "./timer-queue.js";
 
@@ -101,7 +101,7 @@ export function fireDue(st: EngineState, at: number, out: EngineEvent[]): void {
 /** The result freshness checking synthesizes for a passive object that went quiet. */
 function staleResult(t: ObjectTable, i: number, at: number): CheckResult {
   const check = checkOf(t, i);
-  if (check.type !== "passive") throw new Error(`${t.keys[i]} is not passive`);
+  if (check.type !== "passive") throw new Error(`${keyOf(t, i)} is not passive`);
   const output =
     `No result for ${formatDuration(at - (t.lastSubmitted[i] as number))} ` +
     `(freshness threshold ${formatDuration(check.freshnessThresholdMs)})`;

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fleetConfig } from "../core/fleet-config.js";
-import { engineConfig } from "../engine/index.js";
 import { decodeJson, encodeJson, encodeSharedJson } from "./json-codec.js";
 
 const flap = { enabled: true, alpha: 0.1 };
@@ -57,12 +56,12 @@ describe("JSON codec", () => {
   }
 
   it("reads what encodeJson writes (rows written before sharing)", () => {
-    const config = engineConfig(fleetConfig({ hosts: 3, servicesPerHost: 2 }));
+    const config = fleetConfig({ hosts: 3, servicesPerHost: 2 });
     assert.deepStrictEqual(decodeJson(encodeJson(config)), decodeJson(encodeSharedJson(config)));
   });
 
   it("writes a fleet's config in a third of the text", () => {
-    const config = engineConfig(fleetConfig({ hosts: 100, servicesPerHost: 10 }));
+    const config = fleetConfig({ hosts: 100, servicesPerHost: 10 });
     const plain = encodeJson(config).length;
     const shared = encodeSharedJson(config).length;
     assert.ok(shared * 2.5 < plain, `${shared} vs ${plain}`);

@@ -49,6 +49,24 @@ describe("ObjectIndex", () => {
     assert.equal(index.matching(sel), index.matching(sel));
   });
 
+  it("keeps a service's key from heldKey once there is one, asking until then", () => {
+    const asked: string[] = [];
+    // Only host-00000's services are held (have a record).
+    const shared = createObjectIndex(fleetConfig({ hosts: 3, servicesPerHost: 3 }), (k) => {
+      asked.push(k);
+      return k.startsWith("host-00000!") ? k : undefined;
+    });
+    for (const i of [0, 1, 2, 1, 4, 5, 5]) shared.keyAt(i);
+    assert.deepEqual(asked, [
+      "host-00000!svc-000",
+      "host-00000!svc-001",
+      "host-00001!svc-000",
+      "host-00001!svc-000",
+    ]);
+    assert.equal(shared.keyAt(5), "host-00001!svc-000");
+    assert.equal(shared.keyAt(4), "host-00001");
+  });
+
   it("resumes a page after an object that a reload removed", () => {
     const token = Buffer.from("k:host-00001!svc-0015").toString("base64url");
     const page = listObjects(index, { pageSize: 2, pageToken: token });

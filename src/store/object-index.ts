@@ -43,8 +43,16 @@ export interface ObjectIndex {
 
 const MAX_CACHED_SELECTORS = 64;
 
-/** Builds the index of a config. O(n log n) in the number of objects. */
-export function createObjectIndex(config: Config): ObjectIndex {
+/**
+ * Builds the index of a config. O(n log n) in the number of objects. `heldKey`, when given, finds
+ * an equal string to a service's key that is held anyway (the projection's, for an object with a
+ * record): `keyAt` keeps that one, so that a key is held once however many parts of the reader look
+ * it up, and keeps none while there is none (the key is made again at the next call).
+ */
+export function createObjectIndex(
+  config: Config,
+  heldKey?: (key: string) => string | undefined,
+): ObjectIndex {
   const hosts: HostConfig[] = [];
   const services: (ServiceConfig | undefined)[] = [];
   const hostStart = new Map<string, number>();
@@ -67,9 +75,18 @@ export function createObjectIndex(config: Config): ObjectIndex {
     if (hit !== undefined) return hit;
     const host = hosts[i] as HostConfig;
     const service = services[i];
-    const key = service === undefined ? host.name : `${host.name}!${service.name}`;
-    keys[i] = key;
-    return key;
+    if (service === undefined) {
+      keys[i] = host.name;
+      return host.name;
+    }
+    const made = `${host.name}!${service.name}`;
+    if (heldKey === undefined) {
+      keys[i] = made;
+      return made;
+    }
+    const held = heldKey(made);
+    if (held !== undefined) keys[i] = held;
+    return held ?? made;
   };
   const labelsAt = (i: number): Labels => effectiveLabels(hosts[i] as HostConfig, services[i]);
   const hostRange = (host: string): readonly [number, number] => {

@@ -1,3 +1,4 @@
+import { createHistoryRing, type HistoryRing } from "./history-ring.js";
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
@@ -31,6 +32,9 @@ export interface ProjectionImage {
   readonly downtimes: readonly DowntimeRecord[];
 }
 
+/** The history feed as a reader sees it: positions 0 (oldest) to size - 1 (newest), ascending by seq. */
+export type HistoryView = Pick<HistoryRing, "size" | "at" | "seqAt" | "keyAt">;
+
 /**
  * The read side's state: the status record of every object that has had a result, the newest
  * history entries (ascending by sequence number), and the known downtimes. It changes only through
@@ -38,12 +42,17 @@ export interface ProjectionImage {
  *
  * Records are held encoded (src/store/status-codec.ts), outside the JavaScript heap
  * (src/store/record-arena.ts): `statusRef`/`copyStatus` copy a record's bytes into a response,
- * `status` decodes. `history` returns the backing array (callers must not modify it). Not thread-safe; each
- * thread holds its own Projection.
+ * `status` decodes. History is packed (src/store/history-ring.ts) and shares its keys with the
+ * records. Not thread-safe; each thread holds its own Projection.
  */
 export interface Projection {
   /** The last event sequence number applied. */
   eventSeq(): number;
+  /**
+   * The projection's own copy of a key when it holds a record under it (else undefined): for others
+   * that keep keys (the object index), so that a key is held once.
+   */
+  heldKey(key: string): string | undefined;
   /** The record of an object, decoded (a fresh copy); undefined: PENDING. */
   status(key: string): StatusRecord | undefined;
   /** The record of an object as held, encoded (a new string); undefined: PENDING. */
@@ -64,9 +73,8 @@ export interface Projection {
   copyStatus(ref: number, dst: Uint8Array, at: number): number;
   /** Number of status records. */
   size(): number;
-  /** History entries, oldest first; entries [historyStart(), length) are live. */
-  history(): readonly HistoryRecord[];
-  historyStart(): number;
+  /** The history feed, oldest first (a live view: it changes as deltas are applied). */
+  history(): HistoryView;
   downtime(id: string): DowntimeRecord | undefined;
   applyDelta(delta: ProjectionDelta): void;
   /**
@@ -98,10 +106,14 @@ export function createProjection(
   let eventSeq = from?.eventSeq ?? 0;
   const statuses = createRecordArena();
   const downtimes = new Map<string, DowntimeRecord>();
-  // A ring kept as an array with a moving start: appends are amortised O(1), and the array stays
-  // sorted by seq for binary search.
-  let history: HistoryRecord[] = [];
-  let start = 0;
+  const history = createHistoryRing(limits.historyCapacity);
+  /** The arena's copy of a key when it holds a record under it. */
+  const heldKey = (key: string): string | undefined => {
+    const slot = statuses.find(key);
+    return slot < 0 ? undefined : statuses.keyAt(slot);
+  };
+  /** A key to keep with a history entry: the arena's copy when there is one (one string, not two). */
+  const sharedKey = (key: string): string => heldKey(key) ?? key;
   if (from !== undefined && isImage(from)) {
     for (let i = 0; i < from.keys.length; i++)
       statuses.set(from.keys[i] as string, from.encoded[i] as string);
@@ -109,19 +121,7 @@ export function createProjection(
     for (const s of from?.statuses ?? []) statuses.set(s.key, encodeStatus(s));
   }
   for (const d of from?.downtimes ?? []) downtimes.set(d.id, d);
-  for (const h of from?.history ?? []) history.push(h);
-  trim();
-
-  function trim(): void {
-    const live = history.length - start;
-    if (live > limits.historyCapacity) start = history.length - limits.historyCapacity;
-    // Entries before `start` are dead but still held by the array: let go of them once they are an
-    // eighth of the capacity (at 50,000 entries of ~200 bytes, up to 10 MB otherwise).
-    if (start > limits.historyCapacity / 8) {
-      history = history.slice(start);
-      start = 0;
-    }
-  }
+  for (const h of from?.history ?? []) history.push(h, sharedKey(h.key));
 
   const decoded = (key: string): StatusRecord | undefined => {
     const e = statuses.get(key);
@@ -155,10 +155,9 @@ export function createProjection(
       // Patches are rare (acknowledgements, downtimes): decode, patch, encode. After the records:
       // a patch applies to the object's record as the delta leaves it.
       for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));
-      for (const h of delta.history) history.push(shareNames(h));
+      for (const h of delta.history) history.push(h, sharedKey(h.key));
       for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
-      if (delta.history.length > 0) trim();
       if (delta.eventSeq > eventSeq) eventSeq = delta.eventSeq;
       return true;
     };
@@ -166,6 +165,7 @@ export function createProjection(
 
   return {
     eventSeq: () => eventSeq,
+    heldKey,
     status: decoded,
     encodedStatus: (key) => statuses.get(key),
     statusRef: (key) => statuses.find(key),
@@ -174,7 +174,6 @@ export function createProjection(
     copyStatus: (ref, dst, at) => statuses.copy(ref, dst, at),
     size: () => statuses.size,
     history: () => history,
-    historyStart: () => start,
     downtime: (id) => downtimes.get(id),
     applyDelta(delta) {
       const step = steps(delta, Number.POSITIVE_INFINITY);
@@ -186,7 +185,7 @@ export function createProjection(
       eventSeq,
       keys: allKeys(),
       encoded: allKeys().map((k) => statuses.get(k) as EncodedStatus),
-      history: history.slice(start),
+      history: history.toArray(),
       downtimes: [...downtimes.values()],
     }),
     snapshot: () => ({
@@ -194,34 +193,10 @@ export function createProjection(
       statuses: allKeys()
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
         .map((k) => decodeStatus(k, statuses.get(k) as string)),
-      history: history.slice(start),
+      history: history.toArray(),
       downtimes: [...downtimes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
     }),
   };
-}
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-/** One copy of each event kind, state and state type name (a few dozen strings in all). */
-const NAMES = new Map<string, string>();
-
-function shared(s: string): string {
-  const hit = NAMES.get(s);
-  if (hit !== undefined) return hit;
-  if (NAMES.size < 256) NAMES.set(s, s);
-  return s;
-}
-
-/**
- * Makes a history entry that arrived from the writer share its kind, state and state type strings
- * with the entries already held: every message brings its own copies, and the feed keeps 50,000
- * entries (80 bytes each saved). Mutates the entry, which the caller has just received.
- */
-function shareNames(h: HistoryRecord): HistoryRecord {
-  const m = h as Mutable<HistoryRecord>;
-  m.kind = shared(h.kind);
-  if (h.state !== undefined) m.state = shared(h.state) as HistoryRecord["state"];
-  if (h.stateType !== undefined) m.stateType = shared(h.stateType) as HistoryRecord["stateType"];
-  return h;
 }
 
 /** The record of an object that has had no result: what a patch applies to when there is none. */

@@ -1,4 +1,3 @@
-import type { Config } from "../model/config.js";
 import type { RejectReason } from "./errors.js";
 import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
@@ -60,7 +59,8 @@ export type ToWriter =
   | {
       readonly t: "init";
       readonly dataDir: string;
-      readonly config: Config;
+      /** What StoreOptions.writerConfig made of the config (structured-cloned). */
+      readonly config: unknown;
       readonly configDigest: string | undefined;
       /** When the config is applied, if it has to be (the owner's clock). */
       readonly at: number;
@@ -84,7 +84,8 @@ export type ToWriter =
       readonly t: "config";
       readonly id: number;
       readonly at: number;
-      readonly config: Config;
+      /** What StoreOptions.writerConfig made of the config (structured-cloned). */
+      readonly config: unknown;
       readonly digest: string | undefined;
     }
   | { readonly t: "snapshot"; readonly id: number }

@@ -98,28 +98,26 @@ export function listStatus(
 export function listHistory(projection: Projection, q: HistoryQuery): Page<HistoryRecord> {
   const key = q.host === undefined ? undefined : q.service === undefined ? q.host : `${q.host}!${q.service}`;
   const h = projection.history();
-  const start = projection.historyStart();
-  let i = h.length - 1;
+  let i = h.size - 1;
   if (q.pageToken) {
     const before = decodeSeqToken(q.pageToken);
-    // First index whose seq >= before; we continue just below it.
-    let lo = start;
-    let hi = h.length;
+    // First position whose seq >= before; we continue just below it.
+    let lo = 0;
+    let hi = h.size;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if ((h[mid] as HistoryRecord).seq < before) lo = mid + 1;
+      if (h.seqAt(mid) < before) lo = mid + 1;
       else hi = mid;
     }
     i = lo - 1;
   }
   const items: HistoryRecord[] = [];
-  for (; i >= start && items.length < q.pageSize; i--) {
-    const e = h[i] as HistoryRecord;
-    if (key === undefined || e.key === key) items.push(e);
+  for (; i >= 0 && items.length < q.pageSize; i--) {
+    if (key === undefined || h.keyAt(i) === key) items.push(h.at(i));
   }
   let more = false;
-  for (let j = i; j >= start; j--) {
-    if (key === undefined || (h[j] as HistoryRecord).key === key) {
+  for (let j = i; j >= 0; j--) {
+    if (key === undefined || h.keyAt(j) === key) {
       more = true;
       break;
     }

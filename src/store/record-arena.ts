@@ -28,6 +28,8 @@ export interface RecordArena {
   find(key: string): number;
   /** Changes whenever a key leaves the arena (its slot may then be reused for another key). */
   readonly generation: number;
+  /** The key a slot `find` returned belongs to: the arena's own copy of it. */
+  keyAt(slot: number): string;
   /** The number of bytes in a slot `find` returned. */
   lengthOf(slot: number): number;
   /** Copies the bytes of a slot `find` returned into `dst` at `at`; returns where they end. */
@@ -46,6 +48,8 @@ function capacityFor(len: number): number {
 
 export function createRecordArena(): RecordArena {
   const slotOf = new Map<string, number>();
+  // The key of each slot in use, so that others can hold the arena's copy instead of their own.
+  const keyOfSlot: string[] = [];
   // Per slot: its page (-1: a buffer of its own), where its bytes start there, length, capacity.
   let pageOf = new Int32Array(1024);
   let offsets = new Int32Array(1024);
@@ -124,6 +128,7 @@ export function createRecordArena(): RecordArena {
       if (slot >= caps.length) grow();
       caps[slot] = 0;
       slotOf.set(key, slot);
+      keyOfSlot[slot] = key;
     }
     const cap = caps[slot] as number;
     // None yet, too small, or far too big for what it now holds (a long output replaced by a short one).
@@ -165,6 +170,7 @@ export function createRecordArena(): RecordArena {
       if (slot === undefined) return;
       release(slot);
       slotOf.delete(key);
+      keyOfSlot[slot] = "";
       freeSlots.push(slot);
       generation++;
     },
@@ -175,6 +181,7 @@ export function createRecordArena(): RecordArena {
       return bufferOf(slot).toString("latin1", offset, offset + (lens[slot] as number));
     },
     find: (key) => slotOf.get(key) ?? -1,
+    keyAt: (slot) => keyOfSlot[slot] as string,
     lengthOf: (slot) => lens[slot] as number,
     copy(slot, dst, at) {
       const page = pageOf[slot] as number;

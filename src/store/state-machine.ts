@@ -1,5 +1,4 @@
 import type { Command } from "../model/commands.js";
-import type { Config } from "../model/config.js";
 import type { EngineEvent } from "../model/events.js";
 
 /**
@@ -7,9 +6,15 @@ import type { EngineEvent } from "../model/events.js";
  * commands into events and whose state can be saved and restored. Determinism is the contract that
  * makes recovery work: re-applying the logged commands to a restored snapshot must reproduce the
  * state the crashed process had.
+ *
+ * `C` is the form of a configuration the machines keep (the engine's compiled tables): the writer
+ * never holds a typed Config, only that form, made once per config it receives or reads back.
  */
-export interface StateMachine {
+export interface StateMachine<C> {
+  /** Applies one command; never an ApplyConfig (the writer calls `applyConfig` for those). */
   apply(command: Command): readonly EngineEvent[];
+  /** Swaps the config in force, as an ApplyConfig command stamped `at` would. */
+  applyConfig(config: C, at: number, digest: string): readonly EngineEvent[];
   /** Plain JSON data (no Maps or classes). */
   snapshot(): unknown;
   /** When the next timer is due (ms since the epoch), or undefined when none is pending. */
@@ -18,17 +23,29 @@ export interface StateMachine {
   digest(): string;
 }
 
-/** How the writer makes state machines: fresh (no objects), or from a snapshot and its config. */
-export interface StateMachineFactory {
-  create(): StateMachine;
-  restore(snapshot: unknown, config: Config): StateMachine;
+/** Which objects a configuration has: what submissions are validated against. */
+export interface KnownObjects {
+  hasHost(host: string): boolean;
+  hasService(host: string, service: string): boolean;
+}
+
+/** How the writer makes state machines and handles the configs they run with. */
+export interface StateMachineFactory<C> {
+  /** A machine without objects. */
+  create(): StateMachine<C>;
+  /** A machine from a snapshot and the config in force when it was taken. */
+  restore(snapshot: unknown, config: C): StateMachine<C>;
   /**
-   * The form of a config the machines keep, made on the writer's thread from every config it
-   * receives or reads back from the log (which then holds that form). Default: the config as is.
-   * Objects that arrive by structured clone or JSON are bigger than ones built from literals, so a
-   * machine that keeps a config for a long time rebuilds it here.
+   * The kept form of a config as the owning thread sent it (Store's `writerConfig` form, after a
+   * structured clone).
    */
-  adopt?(config: Config): Config;
+  adopt(sent: unknown): C;
+  /** The text the writer logs for a config (its configs table). */
+  encode(config: C): string;
+  /** Reads back what `encode` wrote, or what earlier versions logged. */
+  decode(text: string): C;
+  /** The objects of a config, for validating submissions against it. */
+  objects(config: C): KnownObjects;
   /**
    * Turns one element of a logged batch (parsed JSON) into the command to apply, on the writer's
    * thread; `at` is the batch's time, for elements that carry none. Work a submitter left to the

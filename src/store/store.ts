@@ -44,10 +44,11 @@ export interface StoreOptions {
   /** What identifies the config (e.g. sha256 of its source); computed from `config` when absent. */
   readonly configDigest?: string;
   /**
-   * What of a config the writer's state machines need (default: all of it). Reads use the whole
-   * config; the writer gets, logs and replays this part, made once per open and reload.
+   * What of a config the writer's state machines need, in the form it is sent to the writer's thread
+   * by structured clone (default: the whole config), made once per open and reload. Reads use the
+   * whole config; the writer's StateMachineFactory.adopt takes what this makes.
    */
-  readonly writerConfig?: (config: Config) => Config;
+  readonly writerConfig?: (config: Config) => unknown;
   /** The owner's clock now: stamps the ApplyConfig that open enqueues when the config changed. */
   readonly at: number;
   readonly writer?: Partial<WriterOptions>;
@@ -91,7 +92,7 @@ export class Store {
     this.#worker = worker;
     this.#projection = projection;
     this.#options = options;
-    this.#index = createObjectIndex(options.config);
+    this.#index = createObjectIndex(options.config, projection.heldKey);
     this.recovered = recovered;
     worker.on("message", (m: FromWriter) => this.#onMessage(m));
     worker.on("error", (e) => this.#die(`writer crashed: ${String(e)}`));
@@ -190,7 +191,7 @@ export class Store {
    * enqueued behind every earlier batch. Resolves when that is durable.
    */
   applyConfig(config: Config, at: number, digest?: string): Promise<void> {
-    this.#index = createObjectIndex(config);
+    this.#index = createObjectIndex(config, this.#projection.heldKey);
     const forWriter = this.#options.writerConfig?.(config) ?? config;
     return this.#send((id) => ({ t: "config", id, at, config: forWriter, digest }));
   }

@@ -1,4 +1,4 @@
-import type { Config } from "../model/config.js";
+import type { KnownObjects } from "./state-machine.js";
 
 /**
  * Turns a submission that reaches the writer still in its wire form (a request body, transferred
@@ -10,10 +10,10 @@ export interface SubmissionDecoder {
   /**
    * The elements of the batch to log — what JSON.parse of the batch row gives, each one what
    * StateMachineFactory.prepare takes — decoded from `body` (a submission of `kind`, a tag the owner
-   * and the decoder agree on) and validated against `config`, the config in force. `at` is the
+   * and the decoder agree on) and validated against `objects`, those of the config in force. `at` is the
    * owner's receive time. Throws RejectedError when a command is refused (nothing is enqueued);
    * returns undefined when the body is in a form it does not decode exactly, and the owner then
    * decodes it itself.
    */
-  decode(kind: string, body: Uint8Array, at: number, config: Config): unknown[] | undefined;
+  decode(kind: string, body: Uint8Array, at: number, objects: KnownObjects): unknown[] | undefined;
 }

@@ -39,10 +39,10 @@ interface Snapshotting {
  * decoder of submissions that arrive in a wire form) calls this once. Without a decoder every
  * such submission goes back undecoded.
  */
-export function runWriterThread(engines: StateMachineFactory, submissions?: SubmissionDecoder): void {
+export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?: SubmissionDecoder): void {
   const port = parentPort;
   if (port === null) throw new Error("the writer must run in a worker thread");
-  let writer: Writer | undefined;
+  let writer: Writer<C> | undefined;
   let options: WriterOptions | undefined;
   let pending: Pending[] = [];
   let scheduled = false;
@@ -190,10 +190,10 @@ export function runWriterThread(engines: StateMachineFactory, submissions?: Subm
    * The row an ingest enqueues, validated against the config in force at its place in the queue;
    * undefined when it was answered instead (refused, not decodable here, or the decoder failed).
    */
-  function decodeIngest(w: Writer, m: Extract<Pending, { t: "ingest" }>): EnqueueRow | undefined {
+  function decodeIngest(w: Writer<C>, m: Extract<Pending, { t: "ingest" }>): EnqueueRow | undefined {
     let logged: unknown[] | undefined;
     try {
-      logged = submissions?.decode(m.kind, m.body, m.at, w.configInForce());
+      logged = submissions?.decode(m.kind, m.body, m.at, w.objectsInForce());
     } catch (e) {
       if (e instanceof RejectedError) {
         post({ t: "rejected", id: m.id, reason: e.reason, message: e.message, index: e.index });
@@ -211,7 +211,7 @@ export function runWriterThread(engines: StateMachineFactory, submissions?: Subm
   }
 
   /** Begins a snapshot (or joins the one under way) and puts its barrier into the delta stream. */
-  function startSnapshot(w: Writer, requestId?: number): Snapshotting {
+  function startSnapshot(w: Writer<C>, requestId?: number): Snapshotting {
     if (snap === undefined) {
       snap = { id: nextBarrier++, start: w.beginSnapshot(), parts: [], waiters: [], closeAfter: false };
       buffer.seal(snap.id);

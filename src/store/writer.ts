@@ -1,11 +1,9 @@
 import { createHash } from "node:crypto";
-import type { ApplyConfigCommand, Command } from "../model/commands.js";
-import type { Config } from "../model/config.js";
+import type { Command } from "../model/commands.js";
 import type { EngineEvent } from "../model/events.js";
 import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
 import { createEventRowWriter } from "./event-row.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
-import { decodeJson, encodeJson, encodeSharedJson } from "./json-codec.js";
 import {
   createProjection,
   type Projection,
@@ -14,9 +12,11 @@ import {
 } from "./projection.js";
 import { DEFAULT_WRITER_OPTIONS, type WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
-import type { StateMachine, StateMachineFactory } from "./state-machine.js";
+import type { KnownObjects, StateMachine, StateMachineFactory } from "./state-machine.js";
 
 const decoder = new TextDecoder();
+/** For re-applying commands whose events are already logged. */
+const ignoreEvent = (): void => {};
 
 interface WriterSnapshot {
   /** Digest of the config in force; the config itself is in the configs table. */
@@ -52,14 +52,14 @@ export interface EnqueueRow {
   readonly parsed?: unknown[];
 }
 
-/** The digest the store gives a config when the caller has none: sha256 of its Map-aware JSON. */
-export function configDigest(config: Config): string {
-  return `sha256:${createHash("sha256").update(encodeJson(config)).digest("hex")}`;
+/** The digest the writer gives a config when the caller has none: sha256 of the text it logs. */
+function textDigest(text: string): string {
+  return `sha256:${createHash("sha256").update(text).digest("hex")}`;
 }
 
 /** A config and the digest it is known by (e.g. a hash of its source document). */
-export interface DigestedConfig {
-  readonly config: Config;
+interface DigestedConfig<C> {
+  readonly config: C;
   readonly digest: string;
 }
 
@@ -84,17 +84,19 @@ export interface SnapshotStart {
  * in two steps — `beginSnapshot` captures the engine and fold, the reader's projection at the same
  * event (a barrier in the delta stream) completes it with `finishSnapshot`.
  */
-export class Writer {
+export class Writer<C = unknown> {
   readonly #log: EventLog;
   readonly #options: WriterOptions;
-  readonly #engine: StateMachine;
-  readonly #adopt: (config: Config) => Config;
+  readonly #engines: StateMachineFactory<C>;
+  readonly #engine: StateMachine<C>;
   readonly #prepare: ((logged: unknown, at: number) => Command) | undefined;
   /** The projection while opening (recovery folds into it); handed to the reader, then dropped. */
   #boot: Projection | undefined;
   readonly #fold: Fold;
   /** Configs by digest that are known decoded: the one given to open, and the last enqueued. */
-  readonly #configs = new Map<string, Config>();
+  readonly #configs = new Map<string, C>();
+  /** The objects of the last config enqueued, for validating ingests; made when first asked for. */
+  #known: KnownObjects | undefined;
   #configDigest: string;
   readonly #givenDigest: string;
   #queue: Queued[] = [];
@@ -109,13 +111,13 @@ export class Writer {
 
   private constructor(
     log: EventLog,
-    engines: StateMachineFactory,
+    engines: StateMachineFactory<C>,
     options: WriterOptions,
-    given: DigestedConfig,
+    given: DigestedConfig<C>,
   ) {
     this.#log = log;
     this.#options = options;
-    this.#adopt = engines.adopt ?? ((c) => c);
+    this.#engines = engines;
     this.#prepare = engines.prepare;
     this.#configs.set(given.digest, given.config);
     this.#givenDigest = given.digest;
@@ -139,22 +141,24 @@ export class Writer {
   }
 
   /**
-   * Opens the log in dataDir, recovers, and makes sure `config` is the config in force (enqueuing an
-   * ApplyConfig stamped `at` when it is not). Without a digest, one is computed from the config.
+   * Opens the log in dataDir, recovers, and makes sure `config` (as the owning thread sent it: see
+   * StateMachineFactory.adopt) is the config in force, enqueuing an ApplyConfig stamped `at` when
+   * it is not. Without a digest, one is computed from the text the writer logs for the config.
    */
-  static open(
+  static open<C>(
     dataDir: string,
-    config: Config,
+    config: unknown,
     at: number,
-    engines: StateMachineFactory,
+    engines: StateMachineFactory<C>,
     options: WriterOptions = DEFAULT_WRITER_OPTIONS,
-    digest: string = configDigest(config),
-  ): Writer {
+    digest?: string,
+  ): Writer<C> {
     const log = EventLog.open(dataDir);
     try {
-      const adopted = engines.adopt?.(config) ?? config;
-      const w = new Writer(log, engines, options, { config: adopted, digest });
-      const c = w.configCommand(adopted, at, digest);
+      const adopted = engines.adopt(config);
+      const given = digest ?? textDigest(engines.encode(adopted));
+      const w = new Writer(log, engines, options, { config: adopted, digest: given });
+      const c = w.configCommand(adopted, at, given);
       if (c !== undefined) w.enqueue([c.row], [c.config]);
       w.applyPending();
       return w;
@@ -201,25 +205,37 @@ export class Writer {
    * The config that commands enqueued now are validated against: the last one enqueued (reads
    * switch to a config when it is enqueued, not when it is applied), in the machines' form.
    */
-  configInForce(): Config {
+  configInForce(): C {
     return this.#configFor(this.#lastConfigDigest);
   }
 
+  /** The objects of configInForce(): what an ingest is validated against. */
+  objectsInForce(): KnownObjects {
+    this.#known ??= this.#engines.objects(this.configInForce());
+    return this.#known;
+  }
+
   /**
-   * The queue row and config row of an ApplyConfig for `config`, or undefined when that config is
-   * already the last one enqueued (a restart with an unchanged config logs nothing).
+   * The queue row and config row of an ApplyConfig for `config` (as the owning thread sent it), or
+   * undefined when that config is already the last one enqueued (a restart with an unchanged config
+   * logs nothing). Without a digest, one is computed from the text logged for the config.
    */
   configCommand(
-    config: Config,
+    sent: unknown,
     at: number,
-    digest: string = configDigest(config),
+    digest?: string,
   ): { row: { at: number; body: string }; config: ConfigRow } | undefined {
-    if (digest === this.#lastConfigDigest) return undefined;
-    this.#lastConfigDigest = digest;
-    config = this.#configs.get(digest) ?? this.#adopt(config);
-    this.#configs.set(digest, config);
-    const cmd: QueuedApplyConfig = { type: "ApplyConfig", at, digest };
-    return { row: { at, body: JSON.stringify(cmd) }, config: { digest, body: encodeSharedJson(config) } };
+    if (digest !== undefined && digest === this.#lastConfigDigest) return undefined;
+    const config =
+      (digest === undefined ? undefined : this.#configs.get(digest)) ?? this.#engines.adopt(sent);
+    const body = this.#engines.encode(config);
+    const d = digest ?? textDigest(body);
+    if (d === this.#lastConfigDigest) return undefined;
+    this.#lastConfigDigest = d;
+    this.#known = undefined;
+    this.#configs.set(d, config);
+    const cmd: QueuedApplyConfig = { type: "ApplyConfig", at, digest: d };
+    return { row: { at, body: JSON.stringify(cmd) }, config: { digest: d, body } };
   }
 
   /**
@@ -241,12 +257,10 @@ export class Writer {
     for (let i = 0; i < queue.length; i++) {
       const q = queue[i] as Queued;
       queue[i] = undefined;
-      for (const cmd of this.#decode(q.body, q.at, q.parsed)) {
-        for (const e of this.#applyOne(cmd)) {
-          this.#fold.apply(e, ++seq);
-          row.add(e);
-        }
-      }
+      this.#applyRow(q.body, q.at, q.parsed, (e) => {
+        this.#fold.apply(e, ++seq);
+        row.add(e);
+      });
       const count = row.count;
       if (count > 0) chunks.push({ cmdSeq: q.seq, count, body: row.take() });
       this.#eventsSinceSnapshot += count;
@@ -306,37 +320,52 @@ export class Writer {
     this.#log.close();
   }
 
-  #configFor(digest: string): Config {
+  #configFor(digest: string): C {
     const known = this.#configs.get(digest);
     if (known !== undefined) return known;
     const body = this.#log.config(digest);
     if (body === undefined) throw new Error(`config ${digest} is missing from the log`);
-    const config = this.#adopt(decodeJson<Config>(body));
+    const config = this.#engines.decode(body);
     this.#configs.set(digest, config);
     return config;
   }
 
   /**
-   * A queue row holds a JSON array of commands — stamped with the row's `at` unless they carry their
-   * own — or one ApplyConfig naming its config by digest.
+   * Applies one queue row, handing each of its events to `onEvent` as it comes. A row holds a JSON
+   * array of commands — stamped with the row's `at` unless they carry their own — or one
+   * ApplyConfig naming its config by digest.
    */
-  #decode(body: string | Uint8Array, at: number, parsed?: unknown[]): Iterable<Command> {
-    if (parsed !== undefined) return this.#prepared(parsed, at);
-    const text = typeof body === "string" ? body : decoder.decode(body);
-    if (text.startsWith("[")) return this.#prepared(JSON.parse(text) as unknown[], at);
-    const q = JSON.parse(text) as QueuedApplyConfig;
-    const cmd: ApplyConfigCommand = {
-      type: "ApplyConfig",
-      at: q.at,
-      digest: q.digest,
-      config: this.#configFor(q.digest),
-    };
+  #applyRow(
+    body: string | Uint8Array,
+    at: number,
+    parsed: unknown[] | undefined,
+    onEvent: (e: EngineEvent) => void,
+  ): void {
+    let commands = parsed;
+    if (commands === undefined) {
+      const text = typeof body === "string" ? body : decoder.decode(body);
+      if (!text.startsWith("[")) {
+        for (const e of this.#applyConfig(JSON.parse(text) as QueuedApplyConfig)) onEvent(e);
+        return;
+      }
+      commands = JSON.parse(text) as unknown[];
+    }
+    for (const cmd of this.#prepared(commands, at)) for (const e of this.#applyOne(cmd)) onEvent(e);
+  }
+
+  #applyConfig(q: QueuedApplyConfig): EngineEvent[] {
+    const config = this.#configFor(q.digest);
     this.#configDigest = q.digest;
     // Keep decoded only the config given to open, the one in force, and the last enqueued.
     for (const d of this.#configs.keys()) {
       if (d !== this.#givenDigest && d !== q.digest && d !== this.#lastConfigDigest) this.#configs.delete(d);
     }
-    return [cmd];
+    try {
+      return [...this.#engine.applyConfig(config, q.at, q.digest)];
+    } catch (e) {
+      // As for any command (#applyOne): recorded, so that the log and a replay stay in step.
+      return [{ type: "CommandRejected", at: q.at, command: q.type, reason: `engine error: ${String(e)}` }];
+    }
   }
 
   /**
@@ -378,7 +407,7 @@ export class Writer {
       if (rows.length === 0) break;
       for (const r of rows) {
         if (r.seq > applied) break;
-        for (const cmd of this.#decode(r.body, r.at)) this.#applyOne(cmd);
+        this.#applyRow(r.body, r.at, undefined, ignoreEvent);
         this.recovered.replayed++;
         after = r.seq;
       }

@@ -4,9 +4,15 @@ import type { Config } from "../../model/config.js";
 import type { EngineEvent } from "../../model/events.js";
 import type { ExitStatus } from "../../model/state.js";
 import { FakeClock } from "../../testing/fake-clock.js";
+import {
+  type CompiledConfig,
+  compileConfig,
+  decodeCompiledConfig,
+  encodeCompiledConfig,
+  lookupObject,
+} from "../compiled-config.js";
 import { configDigest } from "../config-digest.js";
 import { createEngine, type Engine, restoreEngine } from "../engine.js";
-import { engineConfig } from "../engine-config.js";
 import { formatDuration } from "../format-duration.js";
 import { buildConfig } from "./config-builder.js";
 import { eventMatches, renderEvent } from "./render-event.js";
@@ -26,7 +32,7 @@ interface Logged {
   readonly command: Command;
   readonly events: readonly EngineEvent[];
   /** The config in force before the command was applied. */
-  readonly config: Config;
+  readonly config: CompiledConfig;
 }
 
 const STATUS_WORDS: Readonly<Record<string, ExitStatus>> = {
@@ -213,8 +219,9 @@ function resultCommand(engine: Engine, args: readonly string[], at: number): Com
     else output = w;
   }
   const [host, service] = key.split("!") as [string, string | undefined];
-  const passive = engine.config.hosts.get(host);
-  const check = service === undefined ? passive?.check : passive?.services.get(service)?.check;
+  const c = engine.config;
+  const i = lookupObject(c, host, service);
+  const check = i === undefined ? undefined : c.checks[c.checkOf[i] as number];
   return {
     type: "ProcessCheckResult",
     at,
@@ -340,33 +347,38 @@ function expect(
 }
 
 /**
+ * What the store's writer runs with for a config: its compiled form after a structured clone (the
+ * way to the writer's thread) and a round trip through the JSON the writer logs.
+ */
+function asLogged(config: Config): CompiledConfig {
+  return decodeCompiledConfig(encodeCompiledConfig(structuredClone(compileConfig(config))));
+}
+
+/**
  * Re-applies the log to a fresh engine, and from a JSON snapshot taken before every command, and
  * reports the first command whose events differ, or a final state that differs. Also re-applies it
- * with every config reduced to engineConfig(config), what the store's writer runs with.
+ * with every config as the store's writer gets it (compiled, cloned and read back from its log).
  */
 function checkDeterminism(log: readonly Logged[], live: Engine): ScenarioFailure[] {
   const want = JSON.stringify(live.snapshot());
   const lean = createEngine();
   for (const l of log) {
     const c = l.command;
-    const command: Command =
+    const events =
       c.type === "ApplyConfig"
-        ? { ...c, config: engineConfig(c.config), digest: c.digest ?? configDigest(c.config) }
-        : c;
-    if (
-      !isDeepStrictEqual(
-        JSON.parse(JSON.stringify(lean.apply(command))),
-        JSON.parse(JSON.stringify(l.events)),
-      )
-    ) {
-      return [{ line: l.line, message: "the engine gave other events with engineConfig(config)" }];
+        ? lean.applyCompiled(asLogged(c.config), c.at, c.digest ?? configDigest(c.config))
+        : lean.apply(c);
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(events)), JSON.parse(JSON.stringify(l.events)))) {
+      return [
+        { line: l.line, message: "the engine gave other events with the config as the writer logs it" },
+      ];
     }
   }
   if (JSON.stringify(lean.snapshot()) !== want) {
     return [
       {
         line: log[log.length - 1]?.line ?? 0,
-        message: "with engineConfig(config) the engine ends in another state",
+        message: "with the config as the writer logs it the engine ends in another state",
       },
     ];
   }

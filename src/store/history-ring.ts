@@ -1,0 +1,165 @@
+import type { ObjectState, StateType } from "../model/state.js";
+import type { HistoryRecord } from "./records.js";
+
+/**
+ * The newest history entries (the global feed), packed: a ring of parallel arrays instead of an
+ * object per entry. At 50,000 entries an object each cost ~215 bytes with its key, output and
+ * boxed time (a fold's entries arrive by structured clone, with their properties out of object);
+ * here an entry is ~44 bytes of arrays plus its output. Kinds, states and state types are codes
+ * into small tables; keys are whatever string the caller passes (the projection passes the one its
+ * record arena already holds, so a key is held once); author and comment, empty for all but
+ * operator commands, sit in a sparse map. Entries are made into HistoryRecords when read.
+ *
+ * Positions run 0 (oldest live entry) to size - 1 (newest). Appending to a full ring drops the
+ * oldest entry. Not thread-safe.
+ */
+export interface HistoryRing {
+  /** Live entries (at most the capacity). */
+  readonly size: number;
+  /** Appends an entry; `key` replaces `h.key` (the same text, possibly a shared string). */
+  push(h: HistoryRecord, key: string): void;
+  /** The entry at a position, as a new record. */
+  at(i: number): HistoryRecord;
+  /** The sequence number of the entry at a position (ascending with the position). */
+  seqAt(i: number): number;
+  /** The object key of the entry at a position. */
+  keyAt(i: number): string;
+  /** Every live entry as records, oldest first. */
+  toArray(): HistoryRecord[];
+}
+
+const FIRST_CAPACITY = 1024;
+
+/** An empty ring that keeps the newest `capacity` entries; its arrays grow as entries arrive. */
+export function createHistoryRing(capacity: number): HistoryRing {
+  const max = Math.max(1, Math.floor(capacity));
+  let cap = Math.min(max, FIRST_CAPACITY);
+  let seqs = new Float64Array(cap);
+  let ats = new Float64Array(cap);
+  /** Code of the kind; 0 is never used. */
+  let kinds = new Uint16Array(cap);
+  /** Code + 1 of the state and of the state type; 0: absent. */
+  let states = new Uint8Array(cap);
+  let stateTypes = new Uint8Array(cap);
+  /** NaN: absent. */
+  let attempts = new Float64Array(cap);
+  let keys: string[] = new Array<string>(cap);
+  let outputs: string[] = new Array<string>(cap);
+  /** Author and comment of the slots where either is not empty. */
+  const notes = new Map<number, readonly [string, string]>();
+  /** Slot of position 0, and live entries. */
+  let head = 0;
+  let size = 0;
+
+  const names: string[] = [""];
+  const codes = new Map<string, number>();
+  const code = (s: string): number => {
+    let c = codes.get(s);
+    if (c === undefined) {
+      c = names.length;
+      if (c > 0xffff) throw new Error("history: more than 65,535 distinct kinds and states");
+      names.push(s);
+      codes.set(s, c);
+    }
+    return c;
+  };
+
+  /** Moves the live entries to arrays of twice the capacity (at most `max`), position 0 first. */
+  const grow = (): void => {
+    const next = Math.min(max, cap * 2);
+    const order = (i: number): number => (head + i) % cap;
+    const f64 = (a: Float64Array): Float64Array<ArrayBuffer> => {
+      const b = new Float64Array(next);
+      for (let i = 0; i < size; i++) b[i] = a[order(i)] as number;
+      return b;
+    };
+    const u8 = (a: Uint8Array): Uint8Array<ArrayBuffer> => {
+      const b = new Uint8Array(next);
+      for (let i = 0; i < size; i++) b[i] = a[order(i)] as number;
+      return b;
+    };
+    const strings = (a: string[]): string[] => {
+      const b = new Array<string>(next);
+      for (let i = 0; i < size; i++) b[i] = a[order(i)] as string;
+      return b;
+    };
+    const k = new Uint16Array(next);
+    for (let i = 0; i < size; i++) k[i] = kinds[order(i)] as number;
+    const moved = [...notes].map(([slot, n]) => [(slot - head + cap) % cap, n] as const);
+    notes.clear();
+    for (const [slot, n] of moved) notes.set(slot, n);
+    seqs = f64(seqs);
+    ats = f64(ats);
+    attempts = f64(attempts);
+    states = u8(states);
+    stateTypes = u8(stateTypes);
+    kinds = k;
+    keys = strings(keys);
+    outputs = strings(outputs);
+    head = 0;
+    cap = next;
+  };
+
+  const slotOf = (i: number): number => {
+    if (!(i >= 0 && i < size)) throw new RangeError(`history position ${i} of ${size}`);
+    return (head + i) % cap;
+  };
+
+  const at = (i: number): HistoryRecord => {
+    const s = slotOf(i);
+    const note = notes.get(s);
+    const record: {
+      -readonly [K in keyof HistoryRecord]: HistoryRecord[K];
+    } = {
+      seq: seqs[s] as number,
+      at: ats[s] as number,
+      kind: names[kinds[s] as number] as string,
+      key: keys[s] as string,
+      output: outputs[s] as string,
+      author: note?.[0] ?? "",
+      comment: note?.[1] ?? "",
+    };
+    const state = states[s] as number;
+    if (state !== 0) record.state = names[state - 1] as ObjectState;
+    const stateType = stateTypes[s] as number;
+    if (stateType !== 0) record.stateType = names[stateType - 1] as StateType;
+    const attempt = attempts[s] as number;
+    if (!Number.isNaN(attempt)) record.attempt = attempt;
+    return record;
+  };
+
+  return {
+    get size() {
+      return size;
+    },
+    push(h, key) {
+      if (size === cap && cap < max) grow();
+      let s: number;
+      if (size < cap) {
+        s = (head + size) % cap;
+        size++;
+      } else {
+        s = head;
+        head = (head + 1) % cap;
+      }
+      seqs[s] = h.seq;
+      ats[s] = h.at;
+      kinds[s] = code(h.kind);
+      // States and state types share the code table with kinds; a code below 255 fits a byte.
+      const state = h.state === undefined ? 0 : code(h.state) + 1;
+      const stateType = h.stateType === undefined ? 0 : code(h.stateType) + 1;
+      if (state > 0xff || stateType > 0xff) throw new Error("history: too many distinct states");
+      states[s] = state;
+      stateTypes[s] = stateType;
+      attempts[s] = h.attempt ?? Number.NaN;
+      keys[s] = key;
+      outputs[s] = h.output;
+      if (h.author !== "" || h.comment !== "") notes.set(s, [h.author, h.comment]);
+      else notes.delete(s);
+    },
+    at,
+    seqAt: (i) => seqs[slotOf(i)] as number,
+    keyAt: (i) => keys[slotOf(i)] as string,
+    toArray: () => Array.from({ length: size }, (_, i) => at(i)),
+  };
+}
