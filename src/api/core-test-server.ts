@@ -5,6 +5,8 @@
  * `listening <port>` when ready and stops on SIGTERM:
  *
  *   node dist/src/api/core-test-server.js <dataDir> <hosts> <servicesPerHost> [port=0] [snapshotEveryEvents]
+ *
+ * LOOKOUT_WRITER_PRIORITY=idle|nice picks the writer thread's CPU policy (WriterOptions.priority).
  */
 // First, as in the binary (src/app/index.ts): the server's V8 heap flags.
 import "../app/v8-heap.js";
@@ -104,11 +106,16 @@ async function main(argv: string[]): Promise<void> {
       "usage: core-test-server <dataDir> <hosts> <servicesPerHost> [port] [snapshotEveryEvents]",
     );
   }
+  // Benchmarks compare the writer's CPU policies with LOOKOUT_WRITER_PRIORITY=idle|nice.
+  const priority = process.env.LOOKOUT_WRITER_PRIORITY;
   const core = await Core.open({
     dataDir,
     config: fleetConfig({ hosts: Number(hosts), servicesPerHost: Number(services) }),
     configDigest: `fleet:${hosts}x${services}`,
-    ...(snapshotEvery === undefined ? {} : { writer: { snapshotEveryEvents: Number(snapshotEvery) } }),
+    writer: {
+      ...(snapshotEvery === undefined ? {} : { snapshotEveryEvents: Number(snapshotEvery) }),
+      ...(priority === "idle" || priority === "nice" ? { priority } : {}),
+    },
   });
   const srv = await serveCore(core, Number(port ?? 0));
   // Figures for benchmarks: on SIGUSR2 one `stats {json}` line on stdout (heaps in bytes, CPU in ms

@@ -311,10 +311,10 @@ function pack(body: string | Uint8Array): Buffer {
 }
 
 /**
- * A body as the log stores it (deflate-raw). Exported so the writer can pack each group's events as
- * soon as they are serialized, and let the text go.
+ * A body (JSON text, or its UTF-8 bytes) as the log stores it (deflate-raw). Exported so the writer
+ * can pack each row's events as soon as they are serialized, and let the text go.
  */
-export function packBody(body: string): Buffer {
+export function packBody(body: string | Uint8Array): Buffer {
   return pack(body);
 }
 

@@ -2,6 +2,7 @@ import type { RejectReason } from "./errors.js";
 import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
 import type { ThreadMemory } from "./thread-memory.js";
+import type { ThreadPolicy } from "./thread-priority.js";
 
 /** Tuning of the writer; every field has a default (see DEFAULT_WRITER_OPTIONS). */
 export interface WriterOptions {
@@ -19,10 +20,15 @@ export interface WriterOptions {
    */
   readonly retainEvents: number;
   /**
-   * The writer thread's nice value (0..19; 0: the process's own). Above 0, a machine whose CPUs are
-   * all busy gives the thread that serves reads the CPU first: under full-speed ingestion, reads
-   * keep their latency and writes absorb the wait (Linux; ignored elsewhere).
+   * How the writer thread yields the CPU to the thread that serves reads (Linux; ignored
+   * elsewhere), so that under full-speed ingestion reads keep their latency and writes absorb the
+   * wait. `idle` (SCHED_IDLE): the writer runs on CPU time nothing else in its scheduling group
+   * wants, and a read that wakes takes its CPU at once; on a machine kept busy by other work of
+   * normal priority in the same group (the same cgroup, or the same terminal session) ingestion
+   * then nearly stops. `nice`: the writer at `nice`, always a share (docs/storage.md, "Latency").
    */
+  readonly priority: ThreadPolicy;
+  /** The writer thread's nice value (0..19; 0: the process's own) under `nice`, and where SCHED_IDLE cannot be had. */
   readonly nice: number;
   /**
    * The writer thread's V8 young generation in MiB (V8 makes it three semi-spaces; 0: V8's default,
@@ -38,6 +44,7 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   historyCapacity: 50_000,
   deltaChunk: 500,
   retainEvents: 20_000_000,
+  priority: "idle",
   nice: 10,
   youngGenerationMb: 6,
 };

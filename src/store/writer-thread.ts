@@ -60,7 +60,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       case "init":
         try {
           options = m.options;
-          lowerThreadPriority(m.options.nice);
+          lowerThreadPriority(m.options.priority, m.options.nice);
           writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
           post({
             t: "ready",

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Command } from "../model/commands.js";
-import type { EngineEvent, LookoutEvent } from "../model/events.js";
-import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent, packBody } from "./event-log.js";
+import type { EngineEvent } from "../model/events.js";
+import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
+import { createEventRowWriter } from "./event-row.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
 import {
   createProjection,
@@ -14,6 +15,8 @@ import type { ProjectionDelta } from "./records.js";
 import type { KnownObjects, StateMachine, StateMachineFactory } from "./state-machine.js";
 
 const decoder = new TextDecoder();
+/** For re-applying commands whose events are already logged. */
+const ignoreEvent = (): void => {};
 
 interface WriterSnapshot {
   /** Digest of the config in force; the config itself is in the configs table. */
@@ -44,7 +47,7 @@ export interface EnqueueRow {
   readonly body: string | Uint8Array;
   /**
    * The parsed form of `body` (a JSON array), if the caller built the body from it: applied as is
-   * instead of parsing the body again. The writer takes ownership (it is prepared in place).
+   * instead of parsing the body again. The writer takes ownership (it empties it as it applies it).
    */
   readonly parsed?: unknown[];
 }
@@ -97,6 +100,8 @@ export class Writer<C = unknown> {
   #configDigest: string;
   readonly #givenDigest: string;
   #queue: Queued[] = [];
+  /** Serializes and packs each command row's events as they come (applyPending). */
+  readonly #row = createEventRowWriter();
   #lastConfigDigest: string;
   #eventsSinceSnapshot = 0;
   #lastSnapshotAt = Date.now();
@@ -187,10 +192,11 @@ export class Writer<C = unknown> {
     for (let i = 0; i < seqs.length; i++) {
       const row = rows[i] as EnqueueRow;
       const seq = seqs[i] as number;
+      // A row given parsed is applied from that: its text (logged now) is not kept for it.
       this.#queue.push(
         row.parsed === undefined
           ? { seq, at: row.at, body: row.body }
-          : { seq, at: row.at, body: row.body, parsed: row.parsed },
+          : { seq, at: row.at, body: "", parsed: row.parsed },
       );
     }
   }
@@ -242,18 +248,22 @@ export class Writer<C = unknown> {
     this.#queue = [];
     const lastSeq = (queue[queue.length - 1] as Queued).seq;
     const chunks: EventChunk[] = [];
-    // Events are folded (not yet sent) and serialized row by row and then let go of: a group can
-    // hold tens of thousands of results, and objects that live to the end of the group survive the
-    // young-generation collections in between, which is most of this thread's GC time.
+    // Each command is prepared just before it is applied, and its events are folded (not yet sent)
+    // and serialized a few dozen at a time, then let go of: a group can hold tens of thousands of
+    // results, and what lives to the end of a row or the group survives the young-generation
+    // collections in between, to be promoted, marked and compacted (on V8's helper threads).
     let seq = this.#log.lastEventSeq();
+    const row = this.#row;
     for (let i = 0; i < queue.length; i++) {
       const q = queue[i] as Queued;
       queue[i] = undefined;
-      const mine: LookoutEvent[] = this.#applyRow(q.body, q.at, q.parsed);
-      for (const e of mine) this.#fold.apply(e, ++seq);
-      if (mine.length > 0)
-        chunks.push({ cmdSeq: q.seq, count: mine.length, body: packBody(JSON.stringify(mine)) });
-      this.#eventsSinceSnapshot += mine.length;
+      this.#applyRow(q.body, q.at, q.parsed, (e) => {
+        this.#fold.apply(e, ++seq);
+        row.add(e);
+      });
+      const count = row.count;
+      if (count > 0) chunks.push({ cmdSeq: q.seq, count, body: row.take() });
+      this.#eventsSinceSnapshot += count;
     }
     // The fold's delta goes out only after the events are committed; if committing fails, the
     // writer stops (the caller reports it fatal) and the delta is never sent.
@@ -321,19 +331,26 @@ export class Writer<C = unknown> {
   }
 
   /**
-   * Applies one queue row and returns its events. A row holds a JSON array of commands — stamped
-   * with the row's `at` unless they carry their own — or one ApplyConfig naming its config by digest.
+   * Applies one queue row, handing each of its events to `onEvent` as it comes. A row holds a JSON
+   * array of commands — stamped with the row's `at` unless they carry their own — or one
+   * ApplyConfig naming its config by digest.
    */
-  #applyRow(body: string | Uint8Array, at: number, parsed?: unknown[]): EngineEvent[] {
-    const out: EngineEvent[] = [];
+  #applyRow(
+    body: string | Uint8Array,
+    at: number,
+    parsed: unknown[] | undefined,
+    onEvent: (e: EngineEvent) => void,
+  ): void {
     let commands = parsed;
     if (commands === undefined) {
       const text = typeof body === "string" ? body : decoder.decode(body);
-      if (!text.startsWith("[")) return this.#applyConfig(JSON.parse(text) as QueuedApplyConfig);
+      if (!text.startsWith("[")) {
+        for (const e of this.#applyConfig(JSON.parse(text) as QueuedApplyConfig)) onEvent(e);
+        return;
+      }
       commands = JSON.parse(text) as unknown[];
     }
-    for (const cmd of this.#prepareAll(commands, at)) for (const e of this.#applyOne(cmd)) out.push(e);
-    return out;
+    for (const cmd of this.#prepared(commands, at)) for (const e of this.#applyOne(cmd)) onEvent(e);
   }
 
   #applyConfig(q: QueuedApplyConfig): EngineEvent[] {
@@ -351,17 +368,22 @@ export class Writer<C = unknown> {
     }
   }
 
-  /** The elements of a logged batch as commands to apply, prepared in place. */
-  #prepareAll(commands: unknown[], at: number): Command[] {
+  /**
+   * The elements of a logged batch as commands to apply, each prepared when it is reached and let
+   * go of by the batch (so a command lives only while it is applied).
+   */
+  *#prepared(commands: unknown[], at: number): Generator<Command> {
     const prepare = this.#prepare;
     for (let i = 0; i < commands.length; i++) {
+      const logged = commands[i];
+      commands[i] = undefined;
       if (prepare !== undefined) {
-        commands[i] = prepare(commands[i], at);
+        yield prepare(logged, at);
       } else {
-        (commands[i] as { at?: number }).at ??= at;
+        (logged as { at?: number }).at ??= at;
+        yield logged as Command;
       }
     }
-    return commands as Command[];
   }
 
   #applyOne(cmd: Command): readonly EngineEvent[] {
@@ -385,7 +407,7 @@ export class Writer<C = unknown> {
       if (rows.length === 0) break;
       for (const r of rows) {
         if (r.seq > applied) break;
-        this.#applyRow(r.body, r.at);
+        this.#applyRow(r.body, r.at, undefined, ignoreEvent);
         this.recovered.replayed++;
         after = r.seq;
       }
