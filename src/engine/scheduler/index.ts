@@ -8,12 +8,13 @@
  * clock; checks run only through the `Checker` seam. See docs/scheduling.md.
  */
 
-export type { ApplySummary, Scheduler, SchedulerLogger, SchedulerOptions } from "./api.js";
+export type { ApplySummary, PreparedSchedule, Scheduler, SchedulerLogger, SchedulerOptions } from "./api.js";
 export type { DueHeap, HeapItem } from "./due-heap.js";
 export { createDueHeap } from "./due-heap.js";
 export type { RunResult } from "./metrics.js";
 export { formatDuration } from "./outcomes.js";
 export type { PlannedCheck } from "./plan.js";
-export { MIN_INTERVAL_MS, planChecks, sameDefinition } from "./plan.js";
+export { MIN_INTERVAL_MS, planChecks, planHostCheck, planServiceCheck, sameDefinition } from "./plan.js";
+export { DIFF_STEP_OBJECTS } from "./schedule-diff.js";
 export { createScheduler, MAX_STARTS_PER_TURN } from "./scheduler.js";
 export { phaseOf, slotAfter, slotAtOrAfter, slotAtOrBefore } from "./slots.js";

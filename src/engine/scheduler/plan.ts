@@ -1,5 +1,5 @@
 import type { CheckTarget } from "../../checks/check.js";
-import type { CheckType, Config } from "../../model/config.js";
+import type { CheckType, Config, HostConfig, ServiceConfig } from "../../model/config.js";
 import { objectKey } from "../../model/object-ref.js";
 
 /** The shortest interval the scheduler honours; shorter (or zero) intervals are raised to it. */
@@ -26,24 +26,35 @@ export interface PlannedCheck {
 export function planChecks(config: Config): PlannedCheck[] {
   const out: PlannedCheck[] = [];
   for (const host of config.hosts.values()) {
-    if (host.check.type !== "passive") {
-      out.push(
-        plan(objectKey({ host: host.name }), host.name, undefined, { probe: host.check, host, config }),
-      );
-    }
+    const own = planHostCheck(config, host);
+    if (own !== undefined) out.push(own);
     for (const service of host.services.values()) {
-      if (service.check.type === "passive") continue;
-      out.push(
-        plan(objectKey({ host: host.name, service: service.name }), host.name, service.name, {
-          probe: service.check,
-          host,
-          service,
-          config,
-        }),
-      );
+      const p = planServiceCheck(config, host, service);
+      if (p !== undefined) out.push(p);
     }
   }
   return out;
+}
+
+/** The host's own check as the scheduler runs it; undefined when it is passive. */
+export function planHostCheck(config: Config, host: HostConfig): PlannedCheck | undefined {
+  if (host.check.type === "passive") return undefined;
+  return plan(objectKey({ host: host.name }), host.name, undefined, { probe: host.check, host, config });
+}
+
+/** One service's check as the scheduler runs it; undefined when it is passive. */
+export function planServiceCheck(
+  config: Config,
+  host: HostConfig,
+  service: ServiceConfig,
+): PlannedCheck | undefined {
+  if (service.check.type === "passive") return undefined;
+  return plan(objectKey({ host: host.name, service: service.name }), host.name, service.name, {
+    probe: service.check,
+    host,
+    service,
+    config,
+  });
 }
 
 function plan(key: string, host: string, service: string | undefined, target: CheckTarget): PlannedCheck {

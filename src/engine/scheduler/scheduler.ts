@@ -1,8 +1,8 @@
 import type { CheckOutcome, CheckResult } from "../../model/check-result.js";
 import type { TimerHandle } from "../../model/clock.js";
-import type { CheckType, Config } from "../../model/config.js";
+import type { Config } from "../../model/config.js";
 import { isExitStatus } from "../../model/state.js";
-import type { ApplySummary, Scheduler, SchedulerOptions } from "./api.js";
+import type { ApplySummary, PreparedSchedule, Scheduler, SchedulerOptions } from "./api.js";
 import { createDueHeap, type HeapItem } from "./due-heap.js";
 import { createSchedulerMetrics, noMetrics, type RunResult } from "./metrics.js";
 import {
@@ -12,7 +12,8 @@ import {
   runResultOf,
   timeoutOutcome,
 } from "./outcomes.js";
-import { type PlannedCheck, planChecks, sameDefinition } from "./plan.js";
+import type { PlannedCheck } from "./plan.js";
+import { diffSteps, emptyDiff, type ScheduleDiff } from "./schedule-diff.js";
 import { slotAtOrAfter } from "./slots.js";
 
 interface Entry extends HeapItem {
@@ -50,6 +51,9 @@ export const MAX_STARTS_PER_TURN = 256;
 
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** Lets timers and I/O run: a macrotask, not a microtask, or the steps of a diff would still be one turn. */
+const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Creates a scheduler with an empty schedule. */
 export function createScheduler(opts: SchedulerOptions): Scheduler {
   const { clock, checkers, submit, needsRetry } = opts;
@@ -61,6 +65,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const abortGraceMs = opts.abortGraceMs ?? 5_000;
   const log = opts.logger ?? { warn() {} };
   const metrics = opts.metrics ? createSchedulerMetrics(opts.metrics) : noMetrics;
+  const diffStep = opts.diffStep ?? nextMacrotask;
 
   const entries = new Map<string, Entry>();
   const heap = createDueHeap<Entry>();
@@ -284,23 +289,30 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     arm();
   };
 
-  const applyConfig = (config: Config): ApplySummary => {
+  /** Bumped by every apply: a diff made before the last apply describes a schedule that is gone. */
+  let generation = 0;
+  const prepared = new WeakMap<PreparedSchedule, { diff: ScheduleDiff<Entry>; generation: number }>();
+
+  const diffNow = (config: Config): ScheduleDiff<Entry> => {
+    const diff = emptyDiff<Entry>();
+    for (const _ of diffSteps(config, entries, diff));
+    return diff;
+  };
+
+  /** Makes the diff the schedule: what must happen at once, in config order. */
+  const applyDiff = (diff: ScheduleDiff<Entry>): ApplySummary => {
     if (stopped) throw new Error("scheduler is stopped");
+    generation++;
     const now = clock.now();
     let added = 0;
     let changed = 0;
     let unchanged = 0;
-    const seen = new Set<string>();
-    const missing = new Set<CheckType>();
-    for (const plan of planChecks(config)) {
-      if (seen.has(plan.key)) {
-        log.warn("two objects share one key; scheduling the first", { key: plan.key });
-        continue;
-      }
-      seen.add(plan.key);
-      if (!checkers.has(plan.type)) missing.add(plan.type);
-      const old = entries.get(plan.key);
-      if (old !== undefined && sameDefinition(old.plan, plan)) {
+    for (const key of diff.duplicates) log.warn("two objects share one key; scheduling the first", { key });
+    const { plans, old: olds, same } = diff;
+    for (let i = 0; i < plans.length; i++) {
+      const plan = plans[i]!;
+      const old = olds[i];
+      if (old !== undefined && same[i]) {
         old.plan = plan;
         unchanged++;
         continue;
@@ -327,24 +339,43 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       entries.set(plan.key, entry);
       heap.push(entry);
     }
-    let removed = 0;
-    for (const [key, entry] of entries) {
-      if (seen.has(key)) continue;
+    for (const entry of diff.removed) {
       dropRun(entry.run, "removed");
       heap.remove(entry);
       entry.live = false;
-      entries.delete(key);
-      removed++;
+      entries.delete(entry.plan.key);
     }
-    for (const type of missing)
-      log.warn("no checker for a check type in use; its runs report UNKNOWN", { type });
+    for (const type of diff.types) {
+      if (!checkers.has(type))
+        log.warn("no checker for a check type in use; its runs report UNKNOWN", { type });
+    }
     metrics.scheduled(entries.size);
     arm();
-    return { added, changed, removed, unchanged };
+    return { added, changed, removed: diff.removed.length, unchanged };
+  };
+
+  const prepareConfig = async (config: Config): Promise<PreparedSchedule> => {
+    const at = generation;
+    const diff = emptyDiff<Entry>();
+    let objects = 0;
+    for (const n of diffSteps(config, entries, diff)) {
+      objects += n;
+      await diffStep(n);
+    }
+    const p: PreparedSchedule = { config, objects };
+    prepared.set(p, { diff, generation: at });
+    return p;
   };
 
   return {
-    applyConfig,
+    applyConfig: (config) => applyDiff(diffNow(config)),
+    prepareConfig,
+    applyPrepared(p) {
+      const made = prepared.get(p);
+      prepared.delete(p);
+      // A diff made before another apply would undo or repeat it: plan again, in one turn.
+      return applyDiff(made !== undefined && made.generation === generation ? made.diff : diffNow(p.config));
+    },
     start() {
       if (stopped) throw new Error("scheduler is stopped");
       if (running) return;
