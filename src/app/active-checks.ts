@@ -9,7 +9,11 @@ import { objectKey } from "../model/object-ref.js";
 import { createCheckers } from "./checkers.js";
 
 export interface ActiveChecks {
-  applyConfig(config: Config): void;
+  /**
+   * Plans the config against the schedule in short steps, then switches to it in one brief turn;
+   * resolves once the new schedule runs (at once if stopped meanwhile).
+   */
+  applyConfig(config: Config): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -29,6 +33,7 @@ export function startActiveChecks(o: {
   const { core, clock, logger } = o;
   const checkers = createCheckers({ clock });
   let scheduler: Scheduler | undefined;
+  let stopping = false;
   const submit = (result: CheckResult) => {
     const key = objectKey(result);
     core
@@ -52,11 +57,13 @@ export function startActiveChecks(o: {
   scheduler.applyConfig(o.config);
   scheduler.start();
   return {
-    applyConfig: (config) => {
-      const s = scheduler?.applyConfig(config);
-      logger.info("schedule updated", { ...s });
+    async applyConfig(config) {
+      const prepared = await scheduler?.prepareConfig(config);
+      if (prepared === undefined || scheduler === undefined || stopping) return; // stopped meanwhile
+      logger.info("schedule updated", { ...scheduler.applyPrepared(prepared) });
     },
     async stop() {
+      stopping = true;
       await scheduler?.stop();
       scheduler = undefined;
       await checkers.close();
