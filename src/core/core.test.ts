@@ -3,13 +3,16 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { inflateRawSync } from "node:zlib";
 import type { CheckResult } from "../model/check-result.js";
 import type { Config } from "../model/config.js";
 import type { ExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
+import { createProjection, type ProjectionSnapshot } from "../store/projection.js";
 import { DEFAULT_WRITER_OPTIONS } from "../store/protocol.js";
 import { listHistory, listStatus } from "../store/read-model.js";
 import { replayProjection } from "../store/replay.js";
+import { Database } from "../store/sqlite.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { Core } from "./core.js";
 import { fleetConfig } from "./fleet-config.js";
@@ -337,6 +340,44 @@ describe("Core", () => {
       assert.equal(again.view.projection.status("host-00002")?.inDowntime, true);
     } finally {
       await again.close();
+    }
+  });
+
+  it("takes snapshots under ingestion that equal a fresh replay up to their event", async () => {
+    const dir = tempDir();
+    const fleet = fleetConfig({ hosts: 100, servicesPerHost: 10 });
+    const core = await Core.open({ dataDir: dir, config: fleet, writer: { snapshotEveryEvents: 3_000 } });
+    try {
+      const submitted: Promise<void>[] = [];
+      for (let b = 0; b < 24; b++) {
+        const batch: CommandInput[] = [];
+        for (let k = 0; k < 1000; k++) {
+          const host = `host-${String(k % 100).padStart(5, "0")}`;
+          batch.push(result(host, `svc-${String(Math.floor(k / 100)).padStart(3, "0")}`, (b + k) % 4, b));
+        }
+        submitted.push(core.submit(batch));
+      }
+      await Promise.all(submitted);
+      await core.flush();
+      const db = new Database(join(dir, "lookout.db"), { readonly: true });
+      const rows = db.prepare("SELECT event_seq AS eventSeq, body FROM snapshots").all() as {
+        eventSeq: number;
+        body: Buffer;
+      }[];
+      db.close();
+      assert.ok(rows.length > 0, "snapshots were taken");
+      for (const r of rows) {
+        const { projection } = JSON.parse(inflateRawSync(r.body).toString()) as {
+          projection: ProjectionSnapshot;
+        };
+        assert.equal(projection.eventSeq, r.eventSeq);
+        assert.deepEqual(
+          createProjection(projection).snapshot(),
+          replayProjection(dir, undefined, r.eventSeq),
+        );
+      }
+    } finally {
+      await core.close();
     }
   });
 

@@ -46,16 +46,34 @@ export function loggedForm(c: SubmittedCommand): unknown {
  */
 export function preparePluginResult(logged: unknown, at: number): Command {
   if (Array.isArray(logged)) {
-    const [host, service, exitStatus, output, checkedAt] = logged as CompactResult;
-    return parsed(at, {
-      host,
-      ...(service === null ? {} : { service }),
-      exitStatus: exitStatus as ExitStatus,
-      output,
-      checkedAt,
-      durationMs: 0,
-      source: "passive",
-    });
+    // The hot path (every passive result): the command built at once, with no object in between.
+    const [host, service, exitStatus, text, checkedAt] = logged as CompactResult;
+    const { output, longOutput, perfdata } = parsePluginOutput(text);
+    const status = exitStatus as ExitStatus;
+    const result: CheckResult =
+      service === null
+        ? {
+            host,
+            exitStatus: status,
+            output,
+            longOutput,
+            perfdata,
+            checkedAt,
+            durationMs: 0,
+            source: "passive",
+          }
+        : {
+            host,
+            service,
+            exitStatus: status,
+            output,
+            longOutput,
+            perfdata,
+            checkedAt,
+            durationMs: 0,
+            source: "passive",
+          };
+    return { type: "ProcessCheckResult", at, result };
   }
   const c = logged as Command & { parse?: unknown };
   const stamped: Command = c.at === undefined ? { ...c, at } : c;

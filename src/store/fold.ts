@@ -1,7 +1,7 @@
 import type { LookoutEvent } from "../model/events.js";
 import { mergePatches, patchRecord } from "./projection.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
-import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
+import { decodeStatus, type EncodedStatus, encodeStatus, encodeStatusOf } from "./status-codec.js";
 
 /** The fold's own state, kept in snapshots. */
 export interface FoldSnapshot {
@@ -73,31 +73,10 @@ export function createFold(from?: FoldSnapshot): Fold {
       lastSeq = seq;
       folded = true;
       switch (e.type) {
-        case "CheckResultProcessed": {
-          const s = e.status;
-          const r = e.result;
+        case "CheckResultProcessed":
           patches.delete(e.key);
-          statuses.set(
-            e.key,
-            encodeStatus({
-              state: s.state,
-              stateType: s.stateType,
-              attempt: s.attempt,
-              maxAttempts: s.maxAttempts,
-              output: r.output,
-              longOutput: r.longOutput,
-              perfdata: r.perfdata,
-              lastCheck: s.lastCheck,
-              lastStateChange: s.lastStateChange,
-              lastHardStateChange: s.lastHardStateChange,
-              flapping: s.flapping,
-              flapPercent: s.flapPercent,
-              acknowledgement: s.acknowledgement,
-              inDowntime: s.inDowntime,
-            }),
-          );
+          statuses.set(e.key, encodeStatusOf(e.status, e.result));
           return;
-        }
         case "StateChange":
           note(seq, e, { state: e.to, stateType: e.stateType, attempt: e.attempt, output: e.output });
           return;

@@ -92,6 +92,12 @@ export interface Projection {
    * it stays a consistent picture while the projection moves on.
    */
   capture(): ProjectionImage;
+  /**
+   * The state as held except the records themselves (copies, like capture's): the keys of the
+   * records, in the order they came, for a caller that copies the records out by key while the
+   * projection is given no delta (src/store/snapshot-records.ts).
+   */
+  captureFrame(): Omit<ProjectionImage, "encoded">;
 }
 
 function isImage(from: ProjectionSnapshot | ProjectionImage): from is ProjectionImage {
@@ -181,10 +187,19 @@ export function createProjection(
       while (!done) done = step();
     },
     applyDeltaInSteps: (delta, max) => steps(delta, Math.max(1, max)),
-    capture: () => ({
+    capture: () => {
+      const keys = allKeys();
+      return {
+        eventSeq,
+        keys,
+        encoded: keys.map((k) => statuses.get(k) as EncodedStatus),
+        history: history.toArray(),
+        downtimes: [...downtimes.values()],
+      };
+    },
+    captureFrame: () => ({
       eventSeq,
       keys: allKeys(),
-      encoded: allKeys().map((k) => statuses.get(k) as EncodedStatus),
       history: history.toArray(),
       downtimes: [...downtimes.values()],
     }),

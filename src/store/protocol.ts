@@ -1,6 +1,7 @@
 import type { RejectReason } from "./errors.js";
 import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
+import type { PackedRecords } from "./snapshot-records.js";
 import type { ThreadMemory } from "./thread-memory.js";
 import type { ThreadPolicy } from "./thread-priority.js";
 
@@ -92,10 +93,16 @@ export type ToWriter =
   /** The reader is ready for the next delta part. */
   | { readonly t: "pull" }
   /**
-   * Part of the reader's projection at barrier `id` (JSON text; the parts concatenated form a
-   * ProjectionSnapshot). `last` marks the final part.
+   * Part of the reader's projection at barrier `id` (JSON text; the parts concatenated, with the
+   * `projection-records` parts in between as JSON, form a ProjectionSnapshot). `last` marks the
+   * final part.
    */
   | { readonly t: "projection"; readonly id: number; readonly text: string; readonly last: boolean }
+  /**
+   * Status records of the reader's projection at barrier `id`, as held (bytes transferred): the
+   * writer decodes them into the snapshot's `statuses` JSON where the text parts leave room for it.
+   */
+  | { readonly t: "projection-records"; readonly id: number; readonly records: PackedRecords }
   /**
    * Answered at once with `stats`: the writer thread's memory and CPU time, for benchmarks and
    * metrics. `collect`: collect garbage first (under --expose-gc only; benchmarks).

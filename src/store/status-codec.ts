@@ -91,15 +91,26 @@ const shared = createWireWriter();
 
 /** The encoding of a record's fields. */
 export function encodeStatus(r: StatusFields): EncodedStatus {
+  return encodeStatusOf(r, r);
+}
+
+/** What of a record comes from the check result rather than the object's state. */
+export type OutputFields = Pick<StatusFields, "output" | "longOutput" | "perfdata">;
+
+/**
+ * The encoding of a record whose state fields are in `s` and whose output fields are in `o` — an
+ * event's status and its result — without an object that joins them (the fold encodes one per result).
+ */
+export function encodeStatusOf(s: Omit<StatusFields, keyof OutputFields>, o: OutputFields): EncodedStatus {
   const w = shared;
   w.reset();
-  uint(w, F.state, STATE_NUMBER[r.state]);
-  uint(w, F.stateType, STATE_TYPE_NUMBER[r.stateType]);
-  uint(w, F.attempt, r.attempt);
-  uint(w, F.maxAttempts, r.maxAttempts);
-  if (r.output !== "") w.string(F.output, r.output);
-  if (r.longOutput !== "") w.string(F.longOutput, r.longOutput);
-  for (const p of r.perfdata) {
+  uint(w, F.state, STATE_NUMBER[s.state]);
+  uint(w, F.stateType, STATE_TYPE_NUMBER[s.stateType]);
+  uint(w, F.attempt, s.attempt);
+  uint(w, F.maxAttempts, s.maxAttempts);
+  if (o.output !== "") w.string(F.output, o.output);
+  if (o.longOutput !== "") w.string(F.longOutput, o.longOutput);
+  for (const p of o.perfdata) {
     const m = w.beginLen(F.perfdata);
     if (p.label !== "") w.string(1, p.label);
     double(w, 2, p.value);
@@ -116,12 +127,12 @@ export function encodeStatus(r: StatusFields): EncodedStatus {
     }
     w.endLen(m);
   }
-  timestamp(w, F.lastCheck, r.lastCheck);
-  timestamp(w, F.lastStateChange, r.lastStateChange);
-  timestamp(w, F.lastHardStateChange, r.lastHardStateChange);
-  if (r.flapping) uint(w, F.flapping, 1);
-  double(w, F.flapPercent, r.flapPercent);
-  const ack = r.acknowledgement;
+  timestamp(w, F.lastCheck, s.lastCheck);
+  timestamp(w, F.lastStateChange, s.lastStateChange);
+  timestamp(w, F.lastHardStateChange, s.lastHardStateChange);
+  if (s.flapping) uint(w, F.flapping, 1);
+  double(w, F.flapPercent, s.flapPercent);
+  const ack = s.acknowledgement;
   if (ack != null) {
     const m = w.beginLen(F.acknowledgement);
     if (ack.author !== "") w.string(1, ack.author);
@@ -130,7 +141,7 @@ export function encodeStatus(r: StatusFields): EncodedStatus {
     timestamp(w, 4, ack.setAt);
     w.endLen(m);
   }
-  if (r.inDowntime) uint(w, F.inDowntime, 1);
+  if (s.inDowntime) uint(w, F.inDowntime, 1);
   return w.takeLatin1();
 }
 

@@ -10,8 +10,8 @@ import {
   type WriterOptions,
   type WriterStats,
 } from "./protocol.js";
-import type { ProjectionDelta, StatusRecord } from "./records.js";
-import { decodeStatus } from "./status-codec.js";
+import type { ProjectionDelta } from "./records.js";
+import { packRecords } from "./snapshot-records.js";
 
 /** Records applied per macrotask from a delta: about half a millisecond of work, more on a busy machine. */
 const DELTA_STEP = 500;
@@ -21,8 +21,10 @@ const DELTA_STEP = 500;
  * machine, must not hold up a /metrics scrape.
  */
 const STATS_PATIENCE_MS = 100;
-/** Records or history entries serialized per macrotask when answering a snapshot barrier. */
+/** History entries serialized per macrotask when answering a snapshot barrier. */
 const SNAPSHOT_PIECE = 500;
+/** Status records copied per macrotask when answering a snapshot barrier (~0.5 ms of work). */
+const SNAPSHOT_RECORDS = 5_000;
 
 interface Waiter {
   /** `accepted`: for an ingest, how many commands it decoded to. */
@@ -336,43 +338,47 @@ export class Store {
   }
 
   /**
-   * Sends the projection as it is at this barrier, for the writer's snapshot. The capture is a copy
-   * of references (records are immutable); serializing it is spread over macrotasks of a few
-   * thousand records, so reads keep flowing meanwhile.
+   * Sends the projection as it is at this barrier, for the writer's snapshot, a macrotask per part
+   * so that reads keep flowing meanwhile. Status records go as they are held, SNAPSHOT_RECORDS at a
+   * time (the writer turns them into JSON), with deltas held back until the last of them is copied,
+   * so that they are all as of the barrier; history entries (copied at the barrier) go as JSON,
+   * SNAPSHOT_PIECE at a time.
    */
   #answerBarrier(id: number): void {
-    const { eventSeq, keys, encoded, history, downtimes } = this.#projection.capture();
-    const send = (text: string, last: boolean): void => {
-      if (this.#fatal === undefined)
-        this.#worker.postMessage({ t: "projection", id, text, last } satisfies ToWriter);
+    const p = this.#projection;
+    const { eventSeq, keys, history, downtimes } = p.captureFrame();
+    const post = (m: ToWriter, transfer?: ArrayBuffer[]): void => {
+      if (this.#fatal === undefined) this.#worker.postMessage(m, transfer);
     };
-    // Pieces of JSON, each about a millisecond to make: the arrays go out 500 elements at a time,
-    // records decoded to their JSON form (snapshots hold ProjectionSnapshot JSON).
-    const pieces: (() => string)[] = [() => `{"eventSeq":${eventSeq},"statuses":[`];
-    const arrayPieces = (n: number, slice: (from: number, to: number) => readonly unknown[]): void => {
-      for (let i = 0; i < n; i += SNAPSHOT_PIECE) {
-        const from = i;
-        pieces.push(
-          () =>
-            (from === 0 ? "" : ",") +
-            JSON.stringify(slice(from, Math.min(n, from + SNAPSHOT_PIECE))).slice(1, -1),
-        );
-      }
-    };
-    arrayPieces(keys.length, (from, to) => {
-      const out: StatusRecord[] = [];
-      for (let i = from; i < to; i++) out.push(decodeStatus(keys[i] as string, encoded[i] as string));
-      return out;
-    });
-    pieces.push(() => `],"history":[`);
-    arrayPieces(history.length, (from, to) => history.slice(from, to));
-    pieces.push(() => `],"downtimes":${JSON.stringify(downtimes)}}`);
+    const text =
+      (t: string, last = false) =>
+      () =>
+        post({ t: "projection", id, text: t, last });
+    const pieces: (() => void)[] = [text(`{"eventSeq":${eventSeq},"statuses":[`)];
+    for (let i = 0; i < keys.length; i += SNAPSHOT_RECORDS) {
+      const from = i;
+      pieces.push(() => {
+        const records = packRecords(p, keys, from, Math.min(keys.length, from + SNAPSHOT_RECORDS));
+        post({ t: "projection-records", id, records }, [records.bytes.buffer as ArrayBuffer]);
+      });
+    }
+    // The records are copied: later deltas may apply.
+    const released = pieces.length;
+    pieces.push(text(`],"history":[`));
+    for (let i = 0; i < history.length; i += SNAPSHOT_PIECE) {
+      const from = i;
+      pieces.push(() => {
+        const json = JSON.stringify(history.slice(from, from + SNAPSHOT_PIECE)).slice(1, -1);
+        text((from === 0 ? "" : ",") + json)();
+      });
+    }
+    pieces.push(text(`],"downtimes":${JSON.stringify(downtimes)}}`, true));
+    this.#held = [];
     let i = 0;
     const step = (): void => {
-      const piece = pieces[i++] as () => string;
-      const last = i === pieces.length;
-      send(piece(), last);
-      if (!last) setImmediate(step);
+      (pieces[i++] as () => void)();
+      if (i === released) this.#release();
+      if (i < pieces.length) setImmediate(step);
     };
     step();
   }
@@ -388,18 +394,7 @@ export class Store {
       if (applied > 0) this.#announce(applied);
       // Ask for the next part only after whatever else is waiting (reads) had its turn.
       setImmediate(() => this.#pull());
-      const held = this.#held ?? [];
-      this.#held = undefined;
-      for (let i = 0; i < held.length; i++) {
-        this.#onMessage(held[i] as FromWriter);
-        // (Not narrowed: #onMessage may have started another delta in steps.)
-        const again = this.#held as FromWriter[] | undefined;
-        if (again !== undefined) {
-          // The rest waits for it.
-          again.push(...held.slice(i + 1));
-          return;
-        }
-      }
+      this.#release();
     };
     if (step()) {
       finish();
@@ -411,6 +406,22 @@ export class Store {
       else setImmediate(run);
     };
     setImmediate(run);
+  }
+
+  /** Handles the messages held while the projection could not take them, in order. */
+  #release(): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (let i = 0; i < held.length; i++) {
+      this.#onMessage(held[i] as FromWriter);
+      // (Not narrowed: #onMessage may have started another delta in steps.)
+      const again = this.#held as FromWriter[] | undefined;
+      if (again !== undefined) {
+        // The rest waits for it.
+        again.push(...held.slice(i + 1));
+        return;
+      }
+    }
   }
 
   /** Calls the visibility callbacks of every submit up to request id `applied`. */

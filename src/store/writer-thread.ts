@@ -15,6 +15,7 @@ import { RejectedError } from "./errors.js";
 import type { ConfigRow } from "./event-log.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
+import { type PackedRecords, recordsJson } from "./snapshot-records.js";
 import type { StateMachineFactory } from "./state-machine.js";
 import type { SubmissionDecoder } from "./submission.js";
 import { threadCpuMs } from "./thread-cpu.js";
@@ -28,6 +29,8 @@ interface Snapshotting {
   readonly id: number;
   readonly start: SnapshotStart;
   readonly parts: string[];
+  /** Status records among the parts so far. */
+  records: number;
   /** Request ids to answer with `done` when the snapshot is stored. */
   readonly waiters: number[];
   closeAfter: boolean;
@@ -83,6 +86,9 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
         return;
       case "projection":
         onProjectionPart(m.id, m.text, m.last);
+        return;
+      case "projection-records":
+        onProjectionRecords(m.id, m.records);
         return;
       default:
         pending.push(m);
@@ -213,12 +219,27 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
   /** Begins a snapshot (or joins the one under way) and puts its barrier into the delta stream. */
   function startSnapshot(w: Writer<C>, requestId?: number): Snapshotting {
     if (snap === undefined) {
-      snap = { id: nextBarrier++, start: w.beginSnapshot(), parts: [], waiters: [], closeAfter: false };
+      snap = {
+        id: nextBarrier++,
+        start: w.beginSnapshot(),
+        parts: [],
+        records: 0,
+        waiters: [],
+        closeAfter: false,
+      };
       buffer.seal(snap.id);
       pump();
     }
     if (requestId !== undefined) snap.waiters.push(requestId);
     return snap;
+  }
+
+  /** Records of the snapshot's `statuses`, decoded into its JSON here, on the writer's time. */
+  function onProjectionRecords(id: number, records: PackedRecords): void {
+    const s = snap;
+    if (s === undefined || s.id !== id || records.keys.length === 0) return;
+    s.parts.push((s.records > 0 ? "," : "") + recordsJson(records));
+    s.records += records.keys.length;
   }
 
   function onProjectionPart(id: number, text: string, last: boolean): void {
