@@ -15,12 +15,6 @@ import { packRecords } from "./snapshot-records.js";
 
 /** Records applied per macrotask from a delta: about half a millisecond of work, more on a busy machine. */
 const DELTA_STEP = 500;
-/**
- * How long writerStats waits for the writer (ms) before it answers with the writer's previous
- * figures: a writer busy with a long task, or kept off the CPU by its low priority on a saturated
- * machine, must not hold up a /metrics scrape.
- */
-const STATS_PATIENCE_MS = 100;
 /** History entries serialized per macrotask when answering a snapshot barrier. */
 const SNAPSHOT_PIECE = 500;
 /** Status records copied per macrotask when answering a snapshot barrier (~0.5 ms of work). */
@@ -91,8 +85,6 @@ export class Store {
   #index: ObjectIndex;
   readonly #waiters = new Map<number, Waiter>();
   readonly #statsWaiters = new Map<number, (s: WriterStats) => void>();
-  /** The writer's last answer to `writerStats`: what it gets when the writer cannot answer in time. */
-  #lastWriterStats: WriterStats | undefined;
   /** Callbacks of submits waiting to be visible, in request id order. */
   #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
@@ -238,22 +230,16 @@ export class Store {
   }
 
   /**
-   * The writer thread's memory (bytes) and CPU time, answered without waiting for queued work.
-   * `collect`: the writer collects garbage first (under --expose-gc only), so its heap is the live
-   * one. Without `collect`, a writer that does not answer within STATS_PATIENCE_MS (a long task, or
-   * no CPU for its low priority) gets its previous answer reported instead.
+   * The writer thread's memory (bytes) and CPU time, answered without waiting for queued work, but
+   * only between the writer's tasks: a writer busy with a long task, or kept off the CPU by its low
+   * priority, answers late. A caller that must not wait (a /metrics scrape) bounds the wait itself
+   * (app/heap-metrics.ts). `collect`: the writer collects garbage first (under --expose-gc only),
+   * so its heap is the live one.
    */
   writerStats(collect = false): Promise<WriterStats> {
     const id = this.#nextId++;
     return new Promise((resolve) => {
-      let late: NodeJS.Timeout | undefined;
-      this.#statsWaiters.set(id, (s) => {
-        this.#lastWriterStats = s;
-        clearTimeout(late);
-        resolve(s);
-      });
-      const last = this.#lastWriterStats;
-      if (!collect && last !== undefined) late = setTimeout(() => resolve(last), STATS_PATIENCE_MS);
+      this.#statsWaiters.set(id, resolve);
       this.#worker.postMessage({ t: "stats", id, collect } satisfies ToWriter);
     });
   }
