@@ -1,5 +1,6 @@
 import type { HostConfig, ServiceConfig } from "../model/config.js";
 import { freezeMap } from "./decode.js";
+import { scalarKey } from "./scalar-key.js";
 
 /**
  * Makes equal parts of a Config one object: a fleet repeats the same check blocks, label sets,
@@ -40,22 +41,8 @@ export function createConfigInterner(): ConfigInterner {
   };
 
   /** The exact key of a child that is already interned. */
-  const leafKey = (v: unknown): string => {
-    switch (typeof v) {
-      case "string":
-        return JSON.stringify(v);
-      case "number":
-        return Object.is(v, -0) ? "n-0" : `n${v}`;
-      case "boolean":
-        return v ? "t" : "f";
-      case "undefined":
-        return "u";
-      case "object":
-        return v === null ? "z" : `#${ids.get(v) ?? "?"}`;
-      default:
-        return `?${String(v)}`;
-    }
-  };
+  const leafKey = (v: unknown): string =>
+    scalarKey(v) ?? (typeof v === "object" && v !== null ? `#${ids.get(v) ?? "?"}` : `?${String(v)}`);
 
   /** `v` interned: strings by value, plain objects and arrays by structure (frozen). */
   const value = <T>(v: T): T => {

@@ -12,6 +12,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { HostConfig, ServiceConfig } from "../model/config.js";
 import type { ToMain, WorkerInput } from "./load-in-worker.js";
 import { loadConfig } from "./loader.js";
+import { scalarKey } from "./scalar-key.js";
 
 async function run(port: NonNullable<typeof parentPort>, input: WorkerInput): Promise<void> {
   const post = (m: ToMain) => port.postMessage(m);
@@ -72,41 +73,29 @@ export function createPartSharer(): (host: HostConfig) => HostConfig {
   const canonical = new Map<string, unknown>();
   /** An exact key of `v`'s value; undefined for what is never shared (maps, class instances). */
   const keyOf = (v: unknown): string | undefined => {
-    switch (typeof v) {
-      case "string":
-        return JSON.stringify(v);
-      case "number":
-        return Object.is(v, -0) ? "n-0" : `n${v}`;
-      case "boolean":
-        return v ? "t" : "f";
-      case "undefined":
-        return "u";
-      case "object": {
-        if (v === null) return "z";
-        if (keys.has(v)) return keys.get(v);
-        let key: string | undefined;
-        if (Array.isArray(v)) {
-          key = "[";
-          for (let i = 0; i < v.length && key !== undefined; i++) {
-            const k = keyOf(v[i]);
-            key = k === undefined ? undefined : `${key}${k},`;
-          }
-        } else {
-          const proto: unknown = Object.getPrototypeOf(v);
-          key = proto === Object.prototype ? "{" : proto === null ? "N{" : undefined;
-          const o = v as Record<string, unknown>;
-          for (const name of Object.keys(o)) {
-            if (key === undefined) break;
-            const k = keyOf(o[name]);
-            key = k === undefined ? undefined : `${key}${JSON.stringify(name)}:${k},`;
-          }
-        }
-        keys.set(v, key);
-        return key;
+    const scalar = scalarKey(v);
+    if (scalar !== undefined) return scalar;
+    if (typeof v !== "object" || v === null) return undefined;
+    if (keys.has(v)) return keys.get(v);
+    let key: string | undefined;
+    if (Array.isArray(v)) {
+      key = "[";
+      for (let i = 0; i < v.length && key !== undefined; i++) {
+        const k = keyOf(v[i]);
+        key = k === undefined ? undefined : `${key}${k},`;
       }
-      default:
-        return undefined;
+    } else {
+      const proto: unknown = Object.getPrototypeOf(v);
+      key = proto === Object.prototype ? "{" : proto === null ? "N{" : undefined;
+      const o = v as Record<string, unknown>;
+      for (const name of Object.keys(o)) {
+        if (key === undefined) break;
+        const k = keyOf(o[name]);
+        key = k === undefined ? undefined : `${key}${JSON.stringify(name)}:${k},`;
+      }
     }
+    keys.set(v, key);
+    return key;
   };
   const share = <T>(v: T): T => {
     const key = keyOf(v);

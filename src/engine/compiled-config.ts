@@ -1,4 +1,10 @@
-import type { CheckConfig, Config, FlapConfig, Labels } from "../model/config.js";
+import {
+  type CheckConfig,
+  type Config,
+  EMPTY_CONFIG,
+  type FlapConfig,
+  type Labels,
+} from "../model/config.js";
 
 /** Indexes into a small table: the narrowest unsigned typed array that holds them. */
 export type IndexArray = Uint8Array | Uint16Array | Uint32Array;
@@ -209,15 +215,7 @@ export function compileConfig(config: Config): CompiledConfig {
 }
 
 /** A compiled config without objects. */
-export const EMPTY_COMPILED_CONFIG: CompiledConfig = compileConfig({
-  hosts: new Map(),
-  resources: {},
-  commands: new Map(),
-  contacts: new Map(),
-  notifications: new Map(),
-  views: new Map(),
-  sinks: new Map(),
-});
+export const EMPTY_COMPILED_CONFIG: CompiledConfig = compileConfig(EMPTY_CONFIG);
 
 /** The object a (host, service) pair names, or undefined when it is not configured. */
 export function lookupObject(
