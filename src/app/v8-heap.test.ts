@@ -30,10 +30,11 @@ function oldSpaceAfterChurn(importFirst: boolean): number {
 
 describe("the server's V8 heap flags", () => {
   // [imports v8-heap.js, least old space (MiB), most]: the live set is ~180 MB at its largest; V8's
-  // default lets the old generation grow to ~2.5 times that before collecting, the flags to ~1.1.
+  // default lets the old generation grow to ~2.8 times that before collecting (500-560 MiB on
+  // Node 20 and 24), the flags to ~1.1-1.6 (Node 20: ~205 MiB; Node 24: 87-290 MiB).
   const cases: [boolean, number, number][] = [
-    [false, 300, Number.POSITIVE_INFINITY],
-    [true, 0, 250],
+    [false, 400, Number.POSITIVE_INFINITY],
+    [true, 0, 350],
   ];
   for (const [importFirst, least, most] of cases) {
     it(`${importFirst ? "with" : "without"} them the old space stays within [${least}, ${most}] MiB`, () => {
@@ -82,16 +83,17 @@ function youngAfterChurn(importFirst: boolean): { main: number; worker: number }
 }
 
 describe("the launcher's --max-semi-space-size=1", () => {
-  // [imports v8-heap.js, the main thread's most young generation (MiB), the worker's]: the start-time
-  // flag caps every thread; v8-heap.js leaves it to the main thread, and the worker gets its own 6 MiB
-  // (two semi-spaces of 2 MiB in use).
-  const cases: [boolean, number, number][] = [
-    [false, 2, 2],
-    [true, 2, 4],
-  ];
-  for (const [importFirst, main, worker] of cases) {
-    it(`${importFirst ? "with" : "without"} v8-heap.js: main thread ${main} MiB, a worker ${worker} MiB`, () => {
-      assert.deepEqual(youngAfterChurn(importFirst), { main, worker });
-    });
-  }
+  // The start-time flag caps every thread's young generation; v8-heap.js leaves it to the main
+  // thread, so a worker given its own limit (6 MiB, as the store's writer is) uses more than one
+  // without it. V8 versions size the young generation differently (Node 20: main 2 MiB, the worker 2
+  // and 4 MiB; Node 24: main 2.5-5.5, the worker 3.5-6 and 4.5-8), so the bounds compare the two
+  // runs. Without the flag the main thread's grows to 16 MiB and more under this churn.
+  it("caps the main thread, and a worker with its own limit keeps it only with v8-heap.js", () => {
+    const without = youngAfterChurn(false);
+    const withFlags = youngAfterChurn(true);
+    const what = JSON.stringify({ without, withFlags });
+    assert.ok(without.main <= 8 && withFlags.main <= 8, `main thread capped: ${what}`);
+    assert.ok(without.worker <= 8, `the flag caps a worker too: ${what}`);
+    assert.ok(withFlags.worker > without.worker, `v8-heap.js leaves the worker its own limit: ${what}`);
+  });
 });
