@@ -335,12 +335,24 @@ describe("Core", () => {
       }
       await Promise.all(submitted);
       await core.flush();
-      const db = new Database(join(dir, "lookout.db"), { readonly: true });
-      const rows = db.prepare("SELECT event_seq AS eventSeq, body FROM snapshots").all() as {
-        eventSeq: number;
-        body: Buffer;
-      }[];
-      db.close();
+      // A snapshot is written once the reader has handed over its records, in steps of their own,
+      // so one asked for during the last batches may land after flush(): wait for it, bounded.
+      const readSnapshots = (): { eventSeq: number; body: Buffer }[] => {
+        const db = new Database(join(dir, "lookout.db"), { readonly: true });
+        try {
+          return db.prepare("SELECT event_seq AS eventSeq, body FROM snapshots").all() as {
+            eventSeq: number;
+            body: Buffer;
+          }[];
+        } finally {
+          db.close();
+        }
+      };
+      let rows = readSnapshots();
+      for (const deadline = Date.now() + 20_000; rows.length === 0 && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 50));
+        rows = readSnapshots();
+      }
       assert.ok(rows.length > 0, "snapshots were taken");
       for (const r of rows) {
         const { projection } = JSON.parse(inflateRawSync(r.body).toString()) as {
