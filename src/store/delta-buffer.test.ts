@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type BufferItem, createDeltaBuffer, type DeltaBuffer, forEachRecord } from "./delta-buffer.js";
+import { type BufferItem, createDeltaBuffer, type DeltaBuffer } from "./delta-buffer.js";
+import { forEachRecord } from "./packed-statuses.js";
 import type { ProjectionDelta } from "./records.js";
 import { decodeStatus, encodeStatus } from "./status-codec.js";
 
@@ -115,15 +116,18 @@ describe("DeltaBuffer", () => {
     });
   }
 
-  it("sends a part's records packed in one buffer of their own, which a buffer takes back", () => {
+  it("sends a part's records and keys packed in buffers of their own, which a buffer takes back", () => {
     const b = createDeltaBuffer();
     b.add(delta(1, { a: "a1", b: "b-longer-output", c: "" }));
     const item = b.take(10);
     assert.equal(item?.kind, "delta");
     const d = (item as Extract<BufferItem, { kind: "delta" }>).delta;
     assert.deepEqual(d.statuses, []);
+    assert.deepEqual(d.statusKeys, []);
     assert.equal(d.packed?.lengths.length, 3);
+    assert.equal(d.packed?.keyLengths.length, 3);
     assert.equal(d.packed?.bytes.byteLength, d.packed?.bytes.buffer.byteLength, "not a view of a pool");
+    assert.equal(d.packed?.keyBytes.byteLength, d.packed?.keyBytes.buffer.byteLength, "not a view of a pool");
     // A packed delta added to another buffer (as a relay would) comes out the same.
     const again = createDeltaBuffer();
     again.add(d);

@@ -1,3 +1,4 @@
+import { forEachRecord, packStatuses } from "./packed-statuses.js";
 import { mergePatches, patchRecord } from "./projection.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
@@ -87,38 +88,6 @@ function takeEntries<T>(m: Map<string, T>, max: number): { keys: string[]; value
   return { keys, values };
 }
 
-/** Records one after another in one buffer, for a part that crosses to another thread. */
-function pack(records: readonly EncodedStatus[]): NonNullable<ProjectionDelta["packed"]> {
-  const lengths = new Uint32Array(records.length);
-  let total = 0;
-  for (let i = 0; i < records.length; i++) {
-    const n = (records[i] as string).length;
-    lengths[i] = n;
-    total += n;
-  }
-  // A buffer of its own: a view of a shared pool would be copied across with the whole pool.
-  const bytes = Buffer.allocUnsafeSlow(total);
-  let at = 0;
-  for (const r of records) at += bytes.write(r, at, "latin1");
-  return { bytes, lengths };
-}
-
-/** Calls `f` with each key of a delta and its record as a string, packed or not, in order. */
-export function forEachRecord(d: ProjectionDelta, f: (key: string, record: EncodedStatus) => void): void {
-  const keys = d.statusKeys;
-  if (d.packed === undefined) {
-    for (let i = 0; i < keys.length; i++) f(keys[i] as string, d.statuses[i] as string);
-    return;
-  }
-  const { bytes, lengths } = d.packed;
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let i = 0, at = 0; i < keys.length; i++) {
-    const end = at + (lengths[i] as number);
-    f(keys[i] as string, text.toString("latin1", at, end));
-    at = end;
-  }
-}
-
 export function createDeltaBuffer(): DeltaBuffer {
   const segments: Segment[] = [newSegment()];
   const newest = (): Segment => segments[segments.length - 1] as Segment;
@@ -192,10 +161,10 @@ export function createDeltaBuffer(): DeltaBuffer {
       const delta: ProjectionDelta = {
         eventSeq: done ? seg.eventSeq : 0,
         removed: [...seg.removed],
-        statusKeys: statuses.keys,
-        // Parts go to the reader's thread: one buffer instead of a string per record.
+        // Parts go to the reader's thread: buffers it is handed instead of a string per key and record.
+        statusKeys: [],
         statuses: [],
-        packed: pack(statuses.values),
+        packed: packStatuses(statuses.keys, statuses.values),
         patches,
         history,
         downtimesAdded: [...seg.dtAdded.values()],

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { packStatuses, recordCount } from "./packed-statuses.js";
 import { createProjection, type Projection } from "./projection.js";
 import type { ProjectionDelta, StatusRecord } from "./records.js";
 import { encodeStatus } from "./status-codec.js";
@@ -37,10 +38,9 @@ function delta(from: number, to: number, n: number, over: Partial<ProjectionDelt
   };
 }
 
-/** The same delta with its records packed into one buffer, as a part crossing threads has them. */
+/** The same delta with its records and keys packed, as a part crossing threads has them. */
 function packed(d: ProjectionDelta): ProjectionDelta {
-  const lengths = Uint32Array.from(d.statuses, (r) => r.length);
-  return { ...d, statuses: [], packed: { bytes: Buffer.from(d.statuses.join(""), "latin1"), lengths } };
+  return { ...d, statusKeys: [], statuses: [], packed: packStatuses(d.statusKeys, d.statuses) };
 }
 
 const first = delta(0, 3000, 1);
@@ -75,7 +75,7 @@ describe("Projection.applyDeltaInSteps", () => {
           // Until the last step the delta is not done: its sequence number is not reached.
           assert.ok(p.eventSeq() < d.eventSeq);
         }
-        assert.equal(steps, Math.max(1, Math.ceil(d.statusKeys.length / max)));
+        assert.equal(steps, Math.max(1, Math.ceil(recordCount(d) / max)));
         assert.equal(p.eventSeq(), d.eventSeq);
       }
       assert.deepEqual(p.snapshot(), atOnce().snapshot());

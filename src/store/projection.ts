@@ -1,4 +1,5 @@
 import { createHistoryRing, type HistoryRing } from "./history-ring.js";
+import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
@@ -138,6 +139,8 @@ export function createProjection(
   const steps = (delta: ProjectionDelta, max: number): (() => boolean) => {
     const keys = delta.statusKeys;
     const packed = delta.packed;
+    const count = recordCount(delta);
+    const nextKey = packed === undefined ? undefined : packedKeyReader(packed);
     let next = -1;
     // Where the next packed record starts.
     let at = 0;
@@ -146,18 +149,18 @@ export function createProjection(
         for (const k of delta.removed) statuses.delete(k);
         next = 0;
       }
-      const end = Math.min(keys.length, next + max);
-      if (packed === undefined) {
+      const end = Math.min(count, next + max);
+      if (packed === undefined || nextKey === undefined) {
         for (let i = next; i < end; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
       } else {
         for (let i = next; i < end; i++) {
           const len = packed.lengths[i] as number;
-          statuses.setBytes(keys[i] as string, packed.bytes, at, len);
+          statuses.setBytes(nextKey(), packed.bytes, at, len);
           at += len;
         }
       }
       next = end;
-      if (next < keys.length) return false;
+      if (next < count) return false;
       // Patches are rare (acknowledgements, downtimes): decode, patch, encode. After the records:
       // a patch applies to the object's record as the delta leaves it.
       for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));

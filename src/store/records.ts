@@ -70,26 +70,39 @@ export interface StatusPatch {
 }
 
 /**
+ * Records and their keys one after another: record i is `lengths[i]` bytes of `bytes` (latin1, one
+ * char per byte) and its key `keyLengths[i]` bytes of `keyBytes` (UTF-8). Each buffer is its own
+ * ArrayBuffer, so a part crossing threads transfers them instead of copying: the message the
+ * receiving thread deserializes is then a few kilobytes. V8 deserializes a message of more than
+ * 100 KB straight into the old generation (ValueDeserializer's pretenuring), which at full-speed
+ * ingestion made the reader collect its old generation every second or two; now the key strings
+ * it makes from these buffers die young.
+ */
+export interface PackedStatuses {
+  readonly bytes: Uint8Array;
+  readonly lengths: Uint32Array;
+  readonly keyBytes: Uint8Array;
+  readonly keyLengths: Uint32Array;
+}
+
+/**
  * What the writer tells the readers after a group of commands is applied and its events are
  * committed: the objects that have no record any more, the records that changed (encoded, key by
  * key: `statusKeys[i]` has `statuses[i]`), patches to records, the history entries appended, and
  * the downtimes that appeared or went away — applied in that order. A key is in at most one of
- * `statusKeys` and `patches`. `eventSeq` is the last event sequence number the delta covers (0: a
+ * the records and `patches`. `eventSeq` is the last event sequence number the delta covers (0: a
  * part that does not complete one). Records travel encoded; a part sent to the reader's thread
- * carries them `packed` (src/store/delta-buffer.ts), so that a key is all it allocates per record.
+ * carries them and their keys `packed` (src/store/delta-buffer.ts).
  */
 export interface ProjectionDelta {
   readonly eventSeq: number;
   readonly removed: readonly string[];
+  /** The keys of the records; empty when they are `packed`. */
   readonly statusKeys: readonly string[];
   /** The records of `statusKeys`, a string each; empty when they are `packed`. */
   readonly statuses: readonly EncodedStatus[];
-  /**
-   * The records of `statusKeys` one after another in one buffer, `lengths[i]` bytes each, instead
-   * of a string each: one allocation outside the heap where the receiving thread would otherwise
-   * make thousands of strings, and collect young twice as often.
-   */
-  readonly packed?: { readonly bytes: Uint8Array; readonly lengths: Uint32Array };
+  /** The records and their keys in buffers of their own instead of a string each (see PackedStatuses). */
+  readonly packed?: PackedStatuses;
   readonly patches: readonly StatusPatch[];
   readonly history: readonly HistoryRecord[];
   readonly downtimesAdded: readonly DowntimeRecord[];

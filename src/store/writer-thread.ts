@@ -13,6 +13,7 @@ import { parentPort } from "node:worker_threads";
 import { type BufferItem, createDeltaBuffer } from "./delta-buffer.js";
 import { RejectedError } from "./errors.js";
 import type { ConfigRow } from "./event-log.js";
+import { transferList } from "./packed-statuses.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import { type PackedRecords, recordsJson } from "./snapshot-records.js";
@@ -280,14 +281,19 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     const item = buffer.take(Math.min(8 * chunk, Math.max(chunk, Math.ceil(buffer.size() / 2))));
     if (item === undefined) return;
     readerWaiting = false;
-    post(toMessage(item));
+    postItem(item);
   }
 
   /** Sends everything buffered now, barriers included (messages arrive in order). */
   function drain(): void {
     for (let item = buffer.take(deltaChunk()); item !== undefined; item = buffer.take(deltaChunk())) {
-      post(toMessage(item));
+      postItem(item);
     }
+  }
+
+  /** Posts an item, handing over (not copying) a part's packed buffers: see PackedRecords. */
+  function postItem(item: BufferItem): void {
+    post(toMessage(item), item.kind === "delta" ? transferList(item.delta) : undefined);
   }
 
   function toMessage(item: BufferItem): FromWriter {
