@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type BufferItem, createDeltaBuffer, type DeltaBuffer } from "./delta-buffer.js";
+import v8 from "node:v8";
+import {
+  type BufferItem,
+  createDeltaBuffer,
+  type DeltaBuffer,
+  HISTORY_CHARS_PER_PART,
+} from "./delta-buffer.js";
 import { forEachRecord } from "./packed-statuses.js";
 import type { ProjectionDelta } from "./records.js";
 import { decodeStatus, encodeStatus } from "./status-codec.js";
@@ -132,5 +138,42 @@ describe("DeltaBuffer", () => {
     const again = createDeltaBuffer();
     again.add(d);
     assert.equal(seen(again.take(10)), "[a=a1 b=b-longer-output c=] seq 1 applied 0");
+  });
+
+  it("sends a burst of history in parts small enough to be deserialized young, in order, none lost", () => {
+    const b = createDeltaBuffer();
+    const entries = Array.from({ length: 4000 }, (_, i) => ({
+      seq: i + 1,
+      at: 1_700_000_000_000 + i,
+      kind: "StateChange",
+      key: `host-${String(i).padStart(5, "0")}!service-${i % 100}`,
+      state: "CRITICAL" as const,
+      stateType: "SOFT" as const,
+      attempt: 1,
+      output: i === 10 ? "x".repeat(200_000) : `CRITICAL - connection refused on port ${i}`,
+      author: "",
+      comment: "",
+    }));
+    b.add({ ...delta(4000, {}), history: entries });
+    const got: number[] = [];
+    let parts = 0;
+    for (let item = b.take(4000); item !== undefined; item = b.take(4000)) {
+      assert.equal(item.kind, "delta");
+      const d = (item as Extract<BufferItem, { kind: "delta" }>).delta;
+      parts++;
+      got.push(...d.history.map((h) => h.seq));
+      // A part is the entry that is too long on its own, or under V8's 100 KB pretenuring threshold.
+      const bytes = v8.serialize({ ...d, packed: undefined }).length;
+      if (!d.history.some((h) => h.output.length > HISTORY_CHARS_PER_PART)) {
+        assert.ok(bytes < 100 * 1024, `a part of ${d.history.length} entries is ${bytes} bytes`);
+      } else {
+        assert.equal(d.history.length, 1, "a long entry goes alone");
+      }
+    }
+    assert.deepEqual(
+      got,
+      entries.map((h) => h.seq),
+    );
+    assert.ok(parts > 4000 / 1000, `${parts} parts`);
   });
 });

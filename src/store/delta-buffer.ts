@@ -65,6 +65,29 @@ const hasData = (s: Segment): boolean =>
   s.history.length > 0 ||
   s.dtAdded.size + s.dtRemoved.size > 0;
 
+/**
+ * History entries travel as objects, not packed: a part takes at most this many characters of
+ * them (and at most `max` entries), so that a part's message stays well under the 100 KB above
+ * which V8 deserializes it straight into the reader's old generation (see PackedStatuses).
+ */
+export const HISTORY_CHARS_PER_PART = 48 * 1024;
+/** A history entry's fixed fields, as characters of the serialized message, roughly. */
+const HISTORY_ENTRY_CHARS = 96;
+
+/** How many of the first entries of `history` go in one part. */
+function historyInPart(history: readonly HistoryRecord[], max: number): number {
+  let chars = 0;
+  let n = 0;
+  for (const h of history) {
+    if (n >= max) break;
+    chars += HISTORY_ENTRY_CHARS + h.key.length + h.output.length + h.author.length + h.comment.length;
+    // The first entry always goes, however long.
+    if (n > 0 && chars > HISTORY_CHARS_PER_PART) break;
+    n++;
+  }
+  return n;
+}
+
 /** Takes up to max entries out of a map, in insertion order. */
 function takeFrom<T>(m: Map<string, T>, max: number): T[] {
   return takeEntries(m, max).values;
@@ -155,8 +178,9 @@ export function createDeltaBuffer(): DeltaBuffer {
       if (segments.length === 1) segments.push(newSegment());
       const statuses = takeEntries(seg.statuses, max);
       const patches = takeFrom(seg.patches, max);
-      const history = seg.history.length <= max ? seg.history : seg.history.slice(0, max);
-      seg.history = seg.history.length <= max ? [] : seg.history.slice(max);
+      const n = historyInPart(seg.history, max);
+      const history = seg.history.length <= n ? seg.history : seg.history.slice(0, n);
+      seg.history = seg.history.length <= n ? [] : seg.history.slice(n);
       const done = seg.statuses.size === 0 && seg.patches.size === 0 && seg.history.length === 0;
       const delta: ProjectionDelta = {
         eventSeq: done ? seg.eventSeq : 0,
