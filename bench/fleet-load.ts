@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { fleetHost, fleetService } from "../src/core/fleet-config.js";
 import type { CommandInput } from "../src/core/validate.js";
 import type { ExitStatus } from "../src/model/state.js";
+import { describeSettings, launcherSettings } from "./launcher-settings.js";
 
 export interface BatchOptions {
   readonly hosts: number;
@@ -67,6 +68,8 @@ export interface HarnessStats {
 export interface HarnessServer {
   readonly server: ChildProcessByStdio<null, Readable, null>;
   readonly port: number;
+  /** The launcher's settings it was started with ("none": BENCH_SERVER_LAUNCHER=0). */
+  readonly settings: string;
   /** RSS, then live heaps (it runs with --expose-gc) and per-thread CPU time. */
   stats(): Promise<HarnessStats>;
   /** The process's CPU seconds (all threads) so far. */
@@ -75,8 +78,10 @@ export interface HarnessServer {
 }
 
 /**
- * Starts the harness server over a fleet in `dir` and resolves once it prints its port. Node flags
- * for the server process (e.g. `--cpu-prof`) can be added in BENCH_SERVER_NODE_ARGS.
+ * Starts the harness server over a fleet in `dir` and resolves once it prints its port. It runs
+ * with the settings of bin/lookout.js, the launcher users run (BENCH_SERVER_LAUNCHER=0: without
+ * them); node flags for the server process (e.g. `--cpu-prof`) can be added in
+ * BENCH_SERVER_NODE_ARGS.
  */
 export async function startHarnessServer(
   dir: string,
@@ -84,11 +89,12 @@ export async function startHarnessServer(
   servicesPerHost: number,
 ): Promise<HarnessServer> {
   const script = fileURLToPath(new URL("../src/api/core-test-server.js", import.meta.url));
+  const launcher = process.env.BENCH_SERVER_LAUNCHER === "0" ? { env: {}, nodeArgs: [] } : launcherSettings();
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
   const server = spawn(
     process.execPath,
-    ["--expose-gc", ...nodeArgs, script, dir, String(hosts), String(servicesPerHost)],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    [...launcher.nodeArgs, "--expose-gc", ...nodeArgs, script, dir, String(hosts), String(servicesPerHost)],
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...launcher.env } },
   );
   let out = "";
   const waiting: ((s: HarnessStats) => void)[] = [];
@@ -108,6 +114,7 @@ export async function startHarnessServer(
   return {
     server,
     port,
+    settings: describeSettings(launcher),
     stats() {
       return new Promise((resolve) => {
         waiting.push(resolve);

@@ -26,7 +26,9 @@ const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-ingest-
 const srv = await startHarnessServer(dir, Number(HOSTS), Number(SERVICES));
 const describe = (s: HarnessStats): string =>
   `RSS ${mib(s.rss)} MiB = ${(s.rss / OBJECTS).toFixed(0)} B/object; live heaps reader ${mib(s.readerHeapUsed)} MiB, writer ${mib(s.writerHeapUsed)} MiB`;
-console.log(`server ready on ${srv.port} with ${OBJECTS} objects; ${describe(await srv.stats())}`);
+console.log(
+  `server ready on ${srv.port} with ${OBJECTS} objects (the launcher's settings: ${srv.settings}); ${describe(await srv.stats())}`,
+);
 
 function client(protocol: string): Promise<{ results: number; seconds: number; rate: number }> {
   return new Promise((resolve, reject) => {

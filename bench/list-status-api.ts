@@ -94,7 +94,8 @@ function ingest(secs: string): { pid: number | undefined; done: Promise<{ rate: 
 
 await ingest("0").done;
 console.log(
-  `prefilled: every one of ${Number(HOSTS) * Number(SERVICES)} services has a result; server RSS ${rssMiB().toFixed(0)} MiB`,
+  `prefilled: every one of ${Number(HOSTS) * Number(SERVICES)} services has a result; server RSS ${rssMiB().toFixed(0)} MiB; ` +
+    `server started with the launcher's settings: ${srv.settings}`,
 );
 
 // With a window: streams get it from the SETTINGS frame, the connection from a WINDOW_UPDATE sent

@@ -268,15 +268,12 @@ async function measureBinary(dir: string): Promise<Record<string, number>> {
 }
 
 async function measureHarness(dir: string): Promise<Record<string, number>> {
-  if (!viaMain) {
-    // The launcher's settings (bin/lookout.js), unless the environment already says otherwise.
-    process.env.MALLOC_ARENA_MAX ??= "2";
-    process.env.BENCH_SERVER_NODE_ARGS = `--max-semi-space-size=1 ${process.env.BENCH_SERVER_NODE_ARGS ?? ""}`;
-  }
+  // The launcher's settings (bin/lookout.js), as for the real binary, unless it runs as main.js.
+  if (viaMain) process.env.BENCH_SERVER_LAUNCHER ??= "0";
   const srv = await startHarnessServer(join(dir, "harness"), HOSTS, SERVICES);
   console.log(
-    `harness server (src/api/core-test-server.ts over fleetConfig; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? ""}, ` +
-      `node flags: ${process.env.BENCH_SERVER_NODE_ARGS ?? ""}):`,
+    `harness server (src/api/core-test-server.ts over fleetConfig; the launcher's settings: ${srv.settings}, ` +
+      `more node flags: ${process.env.BENCH_SERVER_NODE_ARGS ?? "none"}):`,
   );
   try {
     return await phases(srv.server.pid as number, `http://127.0.0.1:${srv.port}`);

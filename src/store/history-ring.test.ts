@@ -71,6 +71,32 @@ describe("HistoryRing", () => {
     });
   }
 
+  // [capacity, pushed before freezing, pushed after]: a frozen view keeps what the ring held, across
+  // wrapping and growth after it was taken, new kinds included.
+  const frozenCases: [number, number, number][] = [
+    [8, 5, 100],
+    [3000, 1500, 3000],
+    [3000, 10_000, 2000],
+    [50_000, 60_000, 30_000],
+  ];
+  for (const [capacity, before, after] of frozenCases) {
+    it(`freezes ${Math.min(capacity, before)} entries of a ring of ${capacity} while ${after} more arrive`, () => {
+      const ring = createHistoryRing(capacity);
+      for (let n = 1; n <= before; n++) ring.push(entry(n), entry(n).key);
+      const frozen = ring.frozen();
+      const want = ring.toArray();
+      for (let n = before + 1; n <= before + after; n++) {
+        ring.push({ ...entry(n), kind: `Later${n % 3}`, comment: "later" }, entry(n).key);
+      }
+      assert.equal(frozen.size, want.length);
+      const got: HistoryRecord[] = [];
+      for (let from = 0; from < frozen.size; from += 700) got.push(...frozen.slice(from, from + 700));
+      assert.deepStrictEqual(got, want);
+      assert.deepStrictEqual(frozen.slice(-5, 2), want.slice(0, 2));
+      assert.deepStrictEqual(frozen.slice(frozen.size - 1, frozen.size + 10), want.slice(-1));
+    });
+  }
+
   it("holds the key it is given", () => {
     const ring = createHistoryRing(4);
     ring.push(entry(1), "the arena's copy");

@@ -26,6 +26,59 @@ export interface HistoryRing {
   keyAt(i: number): string;
   /** Every live entry as records, oldest first. */
   toArray(): HistoryRecord[];
+  /**
+   * The live entries as they are now, in a view that later pushes do not change: the ring's arrays
+   * are copied (a millisecond or so at 50,000 entries), no record is made until one is read. A
+   * snapshot reads it in steps instead of making 50,000 records in one turn of the reader.
+   */
+  frozen(): FrozenHistory;
+}
+
+/** Entries at positions 0 (oldest) to size - 1, made into records when read. */
+export interface FrozenHistory {
+  readonly size: number;
+  /** The entries at positions `from` to `to` (exclusive), as new records. */
+  slice(from: number, to: number): HistoryRecord[];
+}
+
+/** The ring's parallel arrays, indexed by slot. */
+interface Slots {
+  seqs: Float64Array<ArrayBuffer>;
+  ats: Float64Array<ArrayBuffer>;
+  /** Code of the kind; 0 is never used. */
+  kinds: Uint16Array<ArrayBuffer>;
+  /** Code + 1 of the state and of the state type; 0: absent. */
+  states: Uint8Array<ArrayBuffer>;
+  stateTypes: Uint8Array<ArrayBuffer>;
+  /** NaN: absent. */
+  attempts: Float64Array<ArrayBuffer>;
+  keys: string[];
+  outputs: string[];
+  /** Author and comment of the slots where either is not empty. */
+  notes: Map<number, readonly [string, string]>;
+}
+
+/** The entry in slot `s` as a record; `names` decodes kinds, states and state types. */
+function recordAt(a: Slots, names: readonly string[], s: number): HistoryRecord {
+  const note = a.notes.get(s);
+  const record: {
+    -readonly [K in keyof HistoryRecord]: HistoryRecord[K];
+  } = {
+    seq: a.seqs[s] as number,
+    at: a.ats[s] as number,
+    kind: names[a.kinds[s] as number] as string,
+    key: a.keys[s] as string,
+    output: a.outputs[s] as string,
+    author: note?.[0] ?? "",
+    comment: note?.[1] ?? "",
+  };
+  const state = a.states[s] as number;
+  if (state !== 0) record.state = names[state - 1] as ObjectState;
+  const stateType = a.stateTypes[s] as number;
+  if (stateType !== 0) record.stateType = names[stateType - 1] as StateType;
+  const attempt = a.attempts[s] as number;
+  if (!Number.isNaN(attempt)) record.attempt = attempt;
+  return record;
 }
 
 const FIRST_CAPACITY = 1024;
@@ -34,19 +87,17 @@ const FIRST_CAPACITY = 1024;
 export function createHistoryRing(capacity: number): HistoryRing {
   const max = Math.max(1, Math.floor(capacity));
   let cap = Math.min(max, FIRST_CAPACITY);
-  let seqs = new Float64Array(cap);
-  let ats = new Float64Array(cap);
-  /** Code of the kind; 0 is never used. */
-  let kinds = new Uint16Array(cap);
-  /** Code + 1 of the state and of the state type; 0: absent. */
-  let states = new Uint8Array(cap);
-  let stateTypes = new Uint8Array(cap);
-  /** NaN: absent. */
-  let attempts = new Float64Array(cap);
-  let keys: string[] = new Array<string>(cap);
-  let outputs: string[] = new Array<string>(cap);
-  /** Author and comment of the slots where either is not empty. */
-  const notes = new Map<number, readonly [string, string]>();
+  const a: Slots = {
+    seqs: new Float64Array(cap),
+    ats: new Float64Array(cap),
+    kinds: new Uint16Array(cap),
+    states: new Uint8Array(cap),
+    stateTypes: new Uint8Array(cap),
+    attempts: new Float64Array(cap),
+    keys: new Array<string>(cap),
+    outputs: new Array<string>(cap),
+    notes: new Map(),
+  };
   /** Slot of position 0, and live entries. */
   let head = 0;
   let size = 0;
@@ -84,18 +135,18 @@ export function createHistoryRing(capacity: number): HistoryRing {
       return b;
     };
     const k = new Uint16Array(next);
-    for (let i = 0; i < size; i++) k[i] = kinds[order(i)] as number;
-    const moved = [...notes].map(([slot, n]) => [(slot - head + cap) % cap, n] as const);
-    notes.clear();
-    for (const [slot, n] of moved) notes.set(slot, n);
-    seqs = f64(seqs);
-    ats = f64(ats);
-    attempts = f64(attempts);
-    states = u8(states);
-    stateTypes = u8(stateTypes);
-    kinds = k;
-    keys = strings(keys);
-    outputs = strings(outputs);
+    for (let i = 0; i < size; i++) k[i] = a.kinds[order(i)] as number;
+    const moved = [...a.notes].map(([slot, n]) => [(slot - head + cap) % cap, n] as const);
+    a.notes.clear();
+    for (const [slot, n] of moved) a.notes.set(slot, n);
+    a.seqs = f64(a.seqs);
+    a.ats = f64(a.ats);
+    a.attempts = f64(a.attempts);
+    a.states = u8(a.states);
+    a.stateTypes = u8(a.stateTypes);
+    a.kinds = k;
+    a.keys = strings(a.keys);
+    a.outputs = strings(a.outputs);
     head = 0;
     cap = next;
   };
@@ -105,28 +156,7 @@ export function createHistoryRing(capacity: number): HistoryRing {
     return (head + i) % cap;
   };
 
-  const at = (i: number): HistoryRecord => {
-    const s = slotOf(i);
-    const note = notes.get(s);
-    const record: {
-      -readonly [K in keyof HistoryRecord]: HistoryRecord[K];
-    } = {
-      seq: seqs[s] as number,
-      at: ats[s] as number,
-      kind: names[kinds[s] as number] as string,
-      key: keys[s] as string,
-      output: outputs[s] as string,
-      author: note?.[0] ?? "",
-      comment: note?.[1] ?? "",
-    };
-    const state = states[s] as number;
-    if (state !== 0) record.state = names[state - 1] as ObjectState;
-    const stateType = stateTypes[s] as number;
-    if (stateType !== 0) record.stateType = names[stateType - 1] as StateType;
-    const attempt = attempts[s] as number;
-    if (!Number.isNaN(attempt)) record.attempt = attempt;
-    return record;
-  };
+  const at = (i: number): HistoryRecord => recordAt(a, names, slotOf(i));
 
   return {
     get size() {
@@ -142,24 +172,49 @@ export function createHistoryRing(capacity: number): HistoryRing {
         s = head;
         head = (head + 1) % cap;
       }
-      seqs[s] = h.seq;
-      ats[s] = h.at;
-      kinds[s] = code(h.kind);
+      a.seqs[s] = h.seq;
+      a.ats[s] = h.at;
+      a.kinds[s] = code(h.kind);
       // States and state types share the code table with kinds; a code below 255 fits a byte.
       const state = h.state === undefined ? 0 : code(h.state) + 1;
       const stateType = h.stateType === undefined ? 0 : code(h.stateType) + 1;
       if (state > 0xff || stateType > 0xff) throw new Error("history: too many distinct states");
-      states[s] = state;
-      stateTypes[s] = stateType;
-      attempts[s] = h.attempt ?? Number.NaN;
-      keys[s] = key;
-      outputs[s] = h.output;
-      if (h.author !== "" || h.comment !== "") notes.set(s, [h.author, h.comment]);
-      else notes.delete(s);
+      a.states[s] = state;
+      a.stateTypes[s] = stateType;
+      a.attempts[s] = h.attempt ?? Number.NaN;
+      a.keys[s] = key;
+      a.outputs[s] = h.output;
+      if (h.author !== "" || h.comment !== "") a.notes.set(s, [h.author, h.comment]);
+      else a.notes.delete(s);
     },
     at,
-    seqAt: (i) => seqs[slotOf(i)] as number,
-    keyAt: (i) => keys[slotOf(i)] as string,
+    seqAt: (i) => a.seqs[slotOf(i)] as number,
+    keyAt: (i) => a.keys[slotOf(i)] as string,
     toArray: () => Array.from({ length: size }, (_, i) => at(i)),
+    frozen() {
+      const copy: Slots = {
+        seqs: a.seqs.slice(),
+        ats: a.ats.slice(),
+        kinds: a.kinds.slice(),
+        states: a.states.slice(),
+        stateTypes: a.stateTypes.slice(),
+        attempts: a.attempts.slice(),
+        keys: a.keys.slice(),
+        outputs: a.outputs.slice(),
+        notes: new Map(a.notes),
+      };
+      // Codes are only ever added, so the names known now decode every copied slot.
+      const known = names.slice();
+      const [first, n, c] = [head, size, cap];
+      return {
+        size: n,
+        slice(from, to) {
+          const out: HistoryRecord[] = [];
+          for (let i = Math.max(0, from); i < Math.min(n, to); i++)
+            out.push(recordAt(copy, known, (first + i) % c));
+          return out;
+        },
+      };
+    },
   };
 }

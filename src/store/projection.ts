@@ -1,4 +1,4 @@
-import { createHistoryRing, type HistoryRing } from "./history-ring.js";
+import { createHistoryRing, type FrozenHistory, type HistoryRing } from "./history-ring.js";
 import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
@@ -96,9 +96,10 @@ export interface Projection {
   /**
    * The state as held except the records themselves (copies, like capture's): the keys of the
    * records, in the order they came, for a caller that copies the records out by key while the
-   * projection is given no delta (src/store/snapshot-records.ts).
+   * projection is given no delta (src/store/snapshot-records.ts). The history is a frozen copy of
+   * the ring, made into records as it is read, so that taking the frame costs one short turn.
    */
-  captureFrame(): Omit<ProjectionImage, "encoded">;
+  captureFrame(): Omit<ProjectionImage, "encoded" | "history"> & { readonly history: FrozenHistory };
 }
 
 function isImage(from: ProjectionSnapshot | ProjectionImage): from is ProjectionImage {
@@ -203,7 +204,7 @@ export function createProjection(
     captureFrame: () => ({
       eventSeq,
       keys: allKeys(),
-      history: history.toArray(),
+      history: history.frozen(),
       downtimes: [...downtimes.values()],
     }),
     snapshot: () => ({

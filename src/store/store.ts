@@ -327,8 +327,8 @@ export class Store {
    * Sends the projection as it is at this barrier, for the writer's snapshot, a macrotask per part
    * so that reads keep flowing meanwhile. Status records go as they are held, SNAPSHOT_RECORDS at a
    * time (the writer turns them into JSON), with deltas held back until the last of them is copied,
-   * so that they are all as of the barrier; history entries (copied at the barrier) go as JSON,
-   * SNAPSHOT_PIECE at a time.
+   * so that they are all as of the barrier; history entries (the ring's arrays copied at the
+   * barrier, made into records piece by piece) go as JSON, SNAPSHOT_PIECE at a time.
    */
   #answerBarrier(id: number): void {
     const p = this.#projection;
@@ -351,7 +351,7 @@ export class Store {
     // The records are copied: later deltas may apply.
     const released = pieces.length;
     pieces.push(text(`],"history":[`));
-    for (let i = 0; i < history.length; i += SNAPSHOT_PIECE) {
+    for (let i = 0; i < history.size; i += SNAPSHOT_PIECE) {
       const from = i;
       pieces.push(() => {
         const json = JSON.stringify(history.slice(from, from + SNAPSHOT_PIECE)).slice(1, -1);
