@@ -22,5 +22,6 @@ describe("the launcher's settings, as the benchmarks start their harness server"
     const reported = memorySettings(s.nodeArgs, s.env);
     assert.equal(reported.maxSemiSpaceMiB, 1);
     assert.equal(reported.mallocArenaMax, 2);
+    assert.equal(reported.singleThreadedGc, true);
   });
 });

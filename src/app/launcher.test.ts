@@ -63,11 +63,18 @@ describe("bin/lookout.js, the launcher", () => {
       "the launcher",
       LAUNCHER,
       [],
-      { maxSemiSpaceMiB: 1, mallocArenaMax: 2 },
+      { maxSemiSpaceMiB: 1, mallocArenaMax: 2, singleThreadedGc: true },
       "MALLOC_ARENA_MAX=2",
       2 * 1048576,
     ],
-    ["node dist/src/main.js", process.execPath, [MAIN_JS], {}, undefined, Number.POSITIVE_INFINITY],
+    [
+      "node dist/src/main.js",
+      process.execPath,
+      [MAIN_JS],
+      { singleThreadedGc: false },
+      undefined,
+      Number.POSITIVE_INFINITY,
+    ],
   ];
   for (const [name, command, args, settings, env, youngMost] of cases) {
     it(`${name}: the memory settings in force`, async () => {
@@ -75,6 +82,7 @@ describe("bin/lookout.js, the launcher", () => {
       const memory = s.listening.memory as Record<string, unknown>;
       assert.equal(memory.maxSemiSpaceMiB, (settings as { maxSemiSpaceMiB?: number }).maxSemiSpaceMiB);
       assert.equal(memory.mallocArenaMax, (settings as { mallocArenaMax?: number }).mallocArenaMax);
+      assert.equal(memory.singleThreadedGc, (settings as { singleThreadedGc?: boolean }).singleThreadedGc);
       assert.equal(
         s.environ.find((e) => e.startsWith("MALLOC_ARENA_MAX=")),
         env,
@@ -89,15 +97,16 @@ describe("memorySettings", () => {
     string,
     string[],
     NodeJS.ProcessEnv,
-    { maxSemiSpaceMiB?: number; mallocArenaMax?: number },
+    { maxSemiSpaceMiB?: number; mallocArenaMax?: number; singleThreadedGc?: boolean },
   ][] = [
     ["nothing set", [], {}, {}],
     [
       "the launcher's",
-      ["--max-semi-space-size=1"],
+      ["--max-semi-space-size=1", "--single-threaded-gc"],
       { MALLOC_ARENA_MAX: "2" },
-      { maxSemiSpaceMiB: 1, mallocArenaMax: 2 },
+      { maxSemiSpaceMiB: 1, mallocArenaMax: 2, singleThreadedGc: true },
     ],
+    ["single-threaded GC spelled with underscores", ["--single_threaded_gc"], {}, { singleThreadedGc: true }],
     ["NODE_OPTIONS", [], { NODE_OPTIONS: "--max-semi-space-size=4 --inspect" }, { maxSemiSpaceMiB: 4 }],
     [
       "the command line wins over NODE_OPTIONS",
@@ -130,6 +139,7 @@ describe("memorySettings", () => {
       const s = memorySettings(execArgv, env);
       assert.equal(s.maxSemiSpaceMiB, want.maxSemiSpaceMiB);
       assert.equal(s.mallocArenaMax, want.mallocArenaMax);
+      assert.equal(s.singleThreadedGc, want.singleThreadedGc ?? false);
     });
   }
 });

@@ -14,6 +14,12 @@ export interface MemorySettings {
   readonly maxSemiSpaceMiB: number | undefined;
   /** glibc's malloc arena limit (MALLOC_ARENA_MAX or GLIBC_TUNABLES glibc.malloc.arena_max); undefined: glibc's default. */
   readonly mallocArenaMax: number | undefined;
+  /**
+   * Whether V8 collects each thread's garbage on that thread alone (`--single-threaded-gc` at
+   * start), as the launcher has it: the writer's collections then run under the writer's SCHED_IDLE
+   * policy instead of on V8's helper threads at normal priority, where they competed with reads.
+   */
+  readonly singleThreadedGc: boolean;
   /** The V8 flags Lookout sets at run time, in every thread. */
   readonly v8Flags: readonly string[];
 }
@@ -46,6 +52,7 @@ export function memorySettings(
   const arenaMax = arena === undefined || arena === "" ? undefined : Number(arena);
   return {
     maxSemiSpaceMiB: lastSemiSpace(execArgv) ?? fromOptions,
+    singleThreadedGc: execArgv.some((a) => /^--single[-_]threaded[-_]gc$/.test(a)),
     mallocArenaMax: arenaMax !== undefined && Number.isFinite(arenaMax) ? arenaMax : undefined,
     v8Flags: SERVER_V8_FLAGS,
   };
