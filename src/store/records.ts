@@ -92,7 +92,7 @@ export interface PackedStatuses {
  * the downtimes that appeared or went away — applied in that order. A key is in at most one of
  * the records and `patches`. `eventSeq` is the last event sequence number the delta covers (0: a
  * part that does not complete one). Records travel encoded; a part sent to the reader's thread
- * carries them and their keys `packed` (src/store/delta-buffer.ts).
+ * carries them and their keys `packed` (src/store/packed-statuses.ts).
  */
 export interface ProjectionDelta {
   readonly eventSeq: number;

@@ -291,7 +291,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     }
   }
 
-  /** Posts an item, handing over (not copying) a part's packed buffers: see PackedRecords. */
+  /** Posts an item, handing over (not copying) a part's packed buffers: see PackedStatuses. */
   function postItem(item: BufferItem): void {
     post(toMessage(item), item.kind === "delta" ? transferList(item.delta) : undefined);
   }
