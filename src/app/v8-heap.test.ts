@@ -25,23 +25,28 @@ function oldSpaceAfterChurn(importFirst: boolean): number {
     }
     process.stdout.write(String(most / 1048576));
   `;
-  return Number(execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }));
+  // With --single-threaded-gc, as bin/lookout.js starts the server: with V8's concurrent marking the
+  // peak depended on when marking happened to finish (Node 24, the flags: 87-393 MiB; without them
+  // a third of runs stayed at 87 MiB).
+  const args = ["--single-threaded-gc", "--input-type=module", "-e", script];
+  return Number(execFileSync(process.execPath, args, { encoding: "utf8" }));
 }
 
+/** The most old space of three runs (MiB). */
+const mostOfThree = (importFirst: boolean): number =>
+  Math.max(...[0, 1, 2].map(() => oldSpaceAfterChurn(importFirst)));
+
 describe("the server's V8 heap flags", () => {
-  // [imports v8-heap.js, least old space (MiB), most]: the live set is ~180 MB at its largest; V8's
-  // default lets the old generation grow to ~2.8 times that before collecting (500-560 MiB on
-  // Node 20 and 24), the flags to ~1.1-1.6 (Node 20: ~205 MiB; Node 24: 87-290 MiB).
-  const cases: [boolean, number, number][] = [
-    [false, 400, Number.POSITIVE_INFINITY],
-    [true, 0, 350],
-  ];
-  for (const [importFirst, least, most] of cases) {
-    it(`${importFirst ? "with" : "without"} them the old space stays within [${least}, ${most}] MiB`, () => {
-      const mib = oldSpaceAfterChurn(importFirst);
-      assert.ok(mib >= least && mib <= most, `old space ${mib} MiB`);
-    });
-  }
+  // The live set is ~180 MB at its largest. V8's default lets the old generation grow to ~3 times
+  // that before collecting (Node 20: 535-550 MiB; Node 24: 685-690 MiB); with the flags it grows
+  // much less (Node 20: 220-235 MiB; Node 24: 380-425 MiB, an occasional run 88).
+  it("without them the old space grows to 400 MiB and more; with them to at most 3/4 of that", () => {
+    const without = mostOfThree(false);
+    const withFlags = mostOfThree(true);
+    const what = `old space: without ${without} MiB, with ${withFlags} MiB`;
+    assert.ok(without >= 400, what);
+    assert.ok(withFlags <= 0.75 * without, what);
+  });
 });
 
 /**
