@@ -8,7 +8,8 @@
  * Besides latencies it says where a read waited: per read, how long the listing client's thread
  * and the server's reader thread were runnable but not running (their run-queue waits, from
  * /proc/<tid>/schedstat) and how long the reader ran; and how busy the rest of the machine was
- * (other processes' CPU), which on a shared machine is most of the tail. LIST_STATUS_WINDOW=<bytes>
+ * (other processes' CPU), which on a shared machine is most of the tail; and, for the slowest 1 % of
+ * reads, how their time divides between those runs and waits. LIST_STATUS_WINDOW=<bytes>
  * opens the listing client's HTTP/2 receive windows (stream and connection) to that size, as
  * grpc-java (1 MiB) or grpc-go (grown by its BDP estimate) do; the default is Node's 64 KiB.
  */
@@ -185,6 +186,7 @@ async function measure(label: string, ms: number, others: () => number): Promise
   const clientWait: number[] = [];
   const readerWait: number[] = [];
   const readerRun: number[] = [];
+  const clientRun: number[] = [];
   const busy0 = machineBusyMs();
   const others0 = others();
   const end = performance.now() + ms;
@@ -206,6 +208,7 @@ async function measure(label: string, ms: number, others: () => number): Promise
       clientWait.push(c1.wait - c0.wait);
       readerWait.push(r1.wait - r0.wait);
       readerRun.push(r1.run - r0.run);
+      clientRun.push(c1.run - c0.run);
       if (r.statuses.length !== 1000 && r.nextPageToken !== "") throw new Error("short page");
     }
     await sleep(20);
@@ -219,6 +222,16 @@ async function measure(label: string, ms: number, others: () => number): Promise
     `  per read, waiting for a CPU: this client ${mean(clientWait)} ms (p90 ${q(clientWait, 0.9)}, p99 ${q(clientWait, 0.99)}), ` +
       `the server's reader ${mean(readerWait)} ms (p90 ${q(readerWait, 0.9)}, p99 ${q(readerWait, 0.99)}); the reader running ${mean(readerRun)} ms (p99 ${q(readerRun, 0.99)}); ` +
       `other processes on the machine meanwhile: ${((100 * elsewhere) / (performance.now() - start)).toFixed(0)}% of a core`,
+  );
+  // The slowest 1 % of reads, taken apart: where their time went, on average.
+  const slow = lat
+    .map((_, i) => i)
+    .sort((a, b) => (lat[b] ?? 0) - (lat[a] ?? 0))
+    .slice(0, Math.max(1, Math.ceil(lat.length / 100)));
+  const at = (a: readonly number[]): number[] => slow.map((i) => a[i] ?? 0);
+  console.log(
+    `  the slowest 1% (${slow.length} reads, ${mean(at(lat))} ms): this client running ${mean(at(clientRun))} ms and waiting ${mean(at(clientWait))} ms, ` +
+      `the reader running ${mean(at(readerRun))} ms and waiting ${mean(at(readerWait))} ms`,
   );
   return lat.length + raw.length;
 }
