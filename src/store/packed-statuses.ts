@@ -42,19 +42,28 @@ export function transferList(d: ProjectionDelta): ArrayBuffer[] {
 }
 
 /**
- * Reads the keys of a packed delta in order, making one string per key (a young one, dropped as
- * soon as its record is placed).
+ * Reads strings laid one after another in `bytes`, `lengths[i]` bytes each, in order: one new string
+ * per call (a young one, dropped as soon as its caller is done with it).
  */
-export function packedKeyReader(p: PackedStatuses): () => string {
-  const text = Buffer.from(p.keyBytes.buffer, p.keyBytes.byteOffset, p.keyBytes.byteLength);
+export function stringsReader(
+  bytes: Uint8Array,
+  lengths: Uint32Array,
+  encoding: "utf8" | "latin1",
+): () => string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let i = 0;
   let at = 0;
   return () => {
-    const end = at + (p.keyLengths[i++] as number);
-    const key = text.toString("utf8", at, end);
+    const end = at + (lengths[i++] as number);
+    const s = text.toString(encoding, at, end);
     at = end;
-    return key;
+    return s;
   };
+}
+
+/** Reads the keys of a packed delta in order. */
+export function packedKeyReader(p: PackedStatuses): () => string {
+  return stringsReader(p.keyBytes, p.keyLengths, "utf8");
 }
 
 /** Calls `f` with each key of a delta and its record as a string, packed or not, in order. */
@@ -64,12 +73,7 @@ export function forEachRecord(d: ProjectionDelta, f: (key: string, record: Encod
     for (let i = 0; i < keys.length; i++) f(keys[i] as string, d.statuses[i] as string);
     return;
   }
-  const { bytes, lengths } = d.packed;
   const nextKey = packedKeyReader(d.packed);
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (let i = 0, at = 0; i < lengths.length; i++) {
-    const end = at + (lengths[i] as number);
-    f(nextKey(), text.toString("latin1", at, end));
-    at = end;
-  }
+  const nextRecord = stringsReader(d.packed.bytes, d.packed.lengths, "latin1");
+  for (let i = 0; i < d.packed.lengths.length; i++) f(nextKey(), nextRecord());
 }

@@ -1,3 +1,4 @@
+import { stringsReader } from "./packed-statuses.js";
 import type { Projection } from "./projection.js";
 import type { StatusRecord } from "./records.js";
 import { decodeStatus } from "./status-codec.js";
@@ -40,12 +41,8 @@ export function packRecords(p: Projection, keys: readonly string[], from: number
 
 /** The records as the JSON elements of a ProjectionSnapshot's `statuses` (no brackets, comma-separated). */
 export function recordsJson(r: PackedRecords): string {
-  const text = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.byteLength);
+  const next = stringsReader(r.bytes, r.lengths, "latin1");
   const out: StatusRecord[] = [];
-  for (let i = 0, at = 0; i < r.keys.length; i++) {
-    const end = at + (r.lengths[i] as number);
-    out.push(decodeStatus(r.keys[i] as string, text.toString("latin1", at, end)));
-    at = end;
-  }
+  for (let i = 0; i < r.keys.length; i++) out.push(decodeStatus(r.keys[i] as string, next()));
   return JSON.stringify(out).slice(1, -1);
 }
