@@ -139,9 +139,12 @@ export function createProjection(
 
   const steps = (delta: ProjectionDelta, max: number): (() => boolean) => {
     const keys = delta.statusKeys;
-    const packed = delta.packed;
     const count = recordCount(delta);
-    const nextKey = packed === undefined ? undefined : packedKeyReader(packed);
+    // Packed records, with their keys read in order as they are placed.
+    const fromPacked =
+      delta.packed === undefined
+        ? undefined
+        : { packed: delta.packed, nextKey: packedKeyReader(delta.packed) };
     let next = -1;
     // Where the next packed record starts.
     let at = 0;
@@ -151,9 +154,10 @@ export function createProjection(
         next = 0;
       }
       const end = Math.min(count, next + max);
-      if (packed === undefined || nextKey === undefined) {
+      if (fromPacked === undefined) {
         for (let i = next; i < end; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
       } else {
+        const { packed, nextKey } = fromPacked;
         for (let i = next; i < end; i++) {
           const len = packed.lengths[i] as number;
           statuses.setBytes(nextKey(), packed.bytes, at, len);
