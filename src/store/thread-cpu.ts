@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { threadStatFields } from "./thread-stat.js";
 
 /**
  * CPU time (user + system, milliseconds) the calling thread has used, from /proc/thread-self/stat;
@@ -6,13 +6,9 @@ import { readFileSync } from "node:fs";
  * reader's thread from the writer's: process.cpuUsage() sums every thread.
  */
 export function threadCpuMs(): number | undefined {
-  try {
-    const stat = readFileSync("/proc/thread-self/stat", "utf8");
-    // Fields after the command name, which is in parentheses and may contain spaces.
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(f[11]) + Number(f[12]);
-    return Number.isFinite(ticks) ? ticks * 10 : undefined;
-  } catch {
-    return undefined;
-  }
+  const f = threadStatFields();
+  if (f === undefined) return undefined;
+  // utime and stime (fields 14 and 15), in clock ticks of 10 ms.
+  const ticks = Number(f[11]) + Number(f[12]);
+  return Number.isFinite(ticks) ? ticks * 10 : undefined;
 }

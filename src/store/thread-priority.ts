@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, readlinkSync } from "node:fs";
+import { readlinkSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
+import { threadStatFields } from "./thread-stat.js";
 
 /**
  * How a thread yields the CPU to the process's other threads: `idle` runs it under Linux's
@@ -28,13 +29,8 @@ function threadId(): number | undefined {
 
 /** The calling thread's scheduling policy (field 41 of its stat line), or undefined. */
 export function threadPolicy(): number | undefined {
-  try {
-    const stat = readFileSync("/proc/thread-self/stat", "utf8");
-    const policy = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
-    return Number.isInteger(policy) ? policy : undefined;
-  } catch {
-    return undefined;
-  }
+  const policy = Number(threadStatFields()?.[38]);
+  return Number.isInteger(policy) ? policy : undefined;
 }
 
 /**
