@@ -14,7 +14,7 @@ export { createDueHeap } from "./due-heap.js";
 export type { RunResult } from "./metrics.js";
 export { formatDuration } from "./outcomes.js";
 export type { PlannedCheck } from "./plan.js";
-export { MIN_INTERVAL_MS, planChecks, planHostCheck, planServiceCheck, sameDefinition } from "./plan.js";
+export { MIN_INTERVAL_MS, planHostCheck, planServiceCheck, sameDefinition } from "./plan.js";
 export { DIFF_STEP_OBJECTS } from "./schedule-diff.js";
 export { createScheduler, MAX_STARTS_PER_TURN } from "./scheduler.js";
 export { phaseOf, slotAfter, slotAtOrAfter, slotAtOrBefore } from "./slots.js";

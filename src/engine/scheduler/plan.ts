@@ -20,23 +20,10 @@ export interface PlannedCheck {
 }
 
 /**
- * Every active check in a config: each host's own check and each service's, except `passive` ones
- * (those wait for results; freshness is not the scheduler's job).
+ * The host's own check as the scheduler runs it; undefined when it is passive (passive objects wait
+ * for results; freshness is not the scheduler's job). schedule-diff.ts plans a config's objects
+ * with this and planServiceCheck.
  */
-export function planChecks(config: Config): PlannedCheck[] {
-  const out: PlannedCheck[] = [];
-  for (const host of config.hosts.values()) {
-    const own = planHostCheck(config, host);
-    if (own !== undefined) out.push(own);
-    for (const service of host.services.values()) {
-      const p = planServiceCheck(config, host, service);
-      if (p !== undefined) out.push(p);
-    }
-  }
-  return out;
-}
-
-/** The host's own check as the scheduler runs it; undefined when it is passive. */
 export function planHostCheck(config: Config, host: HostConfig): PlannedCheck | undefined {
   if (host.check.type === "passive") return undefined;
   return plan(objectKey({ host: host.name }), host.name, undefined, { probe: host.check, host, config });
