@@ -9,12 +9,14 @@ import {
   createQueryService,
   DualProtocolServer,
 } from "../api/index.js";
+import { ConsumerHost } from "../consumers/index.js";
 import { Core } from "../core/core.js";
 import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import { placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
 import { loadConfigFile } from "./config-file.js";
+import { registerConsumerMetrics } from "./consumer-metrics.js";
 import { registerHeapMetrics } from "./heap-metrics.js";
 import { memorySettings } from "./memory-settings.js";
 import { createMetricsRegistry } from "./metrics.js";
@@ -48,6 +50,8 @@ export class App {
   readonly #checks: ActiveChecks;
   readonly #reloader: Reloader;
   readonly #loads: AbortController;
+  /** The log's consumers (the notifier, the sinks) and the log's retention. */
+  readonly consumers: ConsumerHost;
 
   private constructor(
     address: AddressInfo,
@@ -59,6 +63,7 @@ export class App {
       checks: ActiveChecks;
       reloader: Reloader;
       loads: AbortController;
+      consumers: ConsumerHost;
     },
   ) {
     this.address = address;
@@ -69,6 +74,7 @@ export class App {
     this.#checks = parts.checks;
     this.#reloader = parts.reloader;
     this.#loads = parts.loads;
+    this.consumers = parts.consumers;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -107,6 +113,17 @@ export class App {
       throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
     }
     registerHeapMetrics(metrics, () => core.writerStats());
+    const consumers = ConsumerHost.open({
+      dataDir: o.dataDir,
+      clock,
+      logger: logger.child({ component: "consumers" }),
+      retention: {
+        retentionMs: o.eventRetentionMs,
+        trim: (floor, before) => core.trimEvents(floor, before),
+      },
+    });
+    core.onCommitted(() => consumers.notify());
+    registerConsumerMetrics(metrics, consumers);
     const checks = startActiveChecks({
       core,
       config: loaded.config,
@@ -148,6 +165,7 @@ export class App {
       address = await server.listen(listen.port, listen.host);
     } catch (e) {
       await checks.stop();
+      await consumers.stop();
       await core.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
     }
@@ -160,7 +178,7 @@ export class App {
       hosts: loaded.config.hosts.size,
       memory: memorySettings(),
     });
-    return new App(address, metrics, { server, logger, core, checks, reloader, loads });
+    return new App(address, metrics, { server, logger, core, checks, reloader, loads, consumers });
   }
 
   /** Reloads -config through the one fan-out (SIGHUP); a rejected document changes nothing. */
@@ -177,6 +195,7 @@ export class App {
     this.#loads.abort(new Error("lookout is stopping"));
     await this.#server.close();
     await this.#checks.stop();
+    await this.consumers.stop();
     await this.#core.close();
     this.#logger.info("stopped");
   }

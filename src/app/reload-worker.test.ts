@@ -210,6 +210,7 @@ describe("stopping during a reload", () => {
           sessionSecret: "",
           configProfile: "",
           dataDir: join(dir, "data"),
+          eventRetentionMs: 0,
           logLevel: "error",
         },
         { logger: silentLogger, version: "test" },

@@ -1,3 +1,4 @@
+import { parseDurationMs } from "../config/duration.js";
 import type { FlagSpec, FlagValues } from "./flags.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
 
@@ -43,6 +44,12 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     usage: `"demo" narrows what the config validator accepts (no processes, no local files)`,
   },
   { name: "data-dir", kind: "string", default: "data", usage: "directory of the embedded event log" },
+  {
+    name: "event-retention",
+    kind: "string",
+    default: "48h",
+    usage: "keep events this long, and longer while a sink or the notifier has not read them (0s: keep all)",
+  },
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
 ];
 
@@ -56,6 +63,8 @@ export interface ServerOptions {
   readonly sessionSecret: string;
   readonly configProfile: "" | "demo";
   readonly dataDir: string;
+  /** Ms; 0 keeps every event. */
+  readonly eventRetentionMs: number;
   readonly logLevel: LogLevel;
 }
 
@@ -70,6 +79,13 @@ export function decodeServerOptions(
   }
   const level = s("log-level");
   if (!isLogLevel(level)) return { ok: false, error: `invalid value "${level}" for -log-level` };
+  const retention = parseDurationMs(s("event-retention"));
+  if (retention === undefined || retention < 0) {
+    return {
+      ok: false,
+      error: `invalid value "${s("event-retention")}" for -event-retention: want a duration like 48h`,
+    };
+  }
   if (parseListen(s("listen")) === undefined) {
     return { ok: false, error: `invalid value "${s("listen")}" for -listen: want host:port` };
   }
@@ -84,6 +100,7 @@ export function decodeServerOptions(
       sessionSecret: s("session-secret"),
       configProfile: profile,
       dataDir: s("data-dir"),
+      eventRetentionMs: retention,
       logLevel: level,
     },
   };

@@ -69,12 +69,15 @@ export class Core {
   readonly #store: Store;
   readonly #clock: Clock;
   readonly #logger: Logger | undefined;
+  readonly #dataDir: string;
+  readonly #committed = new Set<() => void>();
   readonly #issuedDowntimes = new Set<string>();
   #wakeup: { at: number; timer: TimerHandle } | undefined;
   #closed = false;
 
-  private constructor(store: Store, clock: Clock, logger: Logger | undefined) {
+  private constructor(store: Store, clock: Clock, logger: Logger | undefined, dataDir: string) {
     this.#store = store;
+    this.#dataDir = dataDir;
     this.#clock = clock;
     this.#logger = logger;
   }
@@ -96,11 +99,14 @@ export class Core {
       ...(options.writer === undefined ? {} : { writer: options.writer }),
       onWakeup: (at) => {
         if (core === undefined) firstWakeup = at;
-        else core.#schedule(at);
+        else {
+          core.#schedule(at);
+          for (const f of core.#committed) f();
+        }
       },
       onFatal: (message) => options.logger?.error("store writer failed", { error: message }),
     });
-    core = new Core(store, clock, options.logger);
+    core = new Core(store, clock, options.logger, options.dataDir);
     options.logger?.info("store opened", { dataDir: options.dataDir, ...store.recovered });
     core.#schedule(firstWakeup);
     return core;
@@ -210,6 +216,28 @@ export class Core {
    */
   writerStats(collect = false): Promise<WriterStats> {
     return this.#store.writerStats(collect);
+  }
+
+  /**
+   * Retention: drops the log's events at or below `floor` (every consumer of the log is past them)
+   * that were appended before `before` (ms since the epoch); resolves to how many were dropped.
+   */
+  trimEvents(floor: number, before: number): Promise<number> {
+    return this.#store.trim(floor, before);
+  }
+
+  /**
+   * Calls `listener` after every group the writer committed (events may have been appended): the
+   * log's consumers wake on it instead of polling. Returns the function that unsubscribes.
+   */
+  onCommitted(listener: () => void): () => void {
+    this.#committed.add(listener);
+    return () => this.#committed.delete(listener);
+  }
+
+  /** The data directory of the event log (log consumers open their own reader on it). */
+  get dataDir(): string {
+    return this.#dataDir;
   }
 
   /** Takes a snapshot now (normally the writer takes them on its own cadence). */

@@ -1,5 +1,6 @@
 import type { Command, Target } from "../model/commands.js";
 import type { Config } from "../model/config.js";
+import { RECORDED_EVENT_TYPES } from "../model/events.js";
 import { parseSelector } from "../model/selector.js";
 import { isExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
@@ -72,6 +73,16 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Known
       }
       if (c.end <= c.start) throw new RejectedError("invalid", "the downtime ends before it starts");
       if (c.end <= ctx.now) throw new RejectedError("invalid", "the downtime ends in the past");
+      return;
+    case "RecordEvents":
+      if (!Array.isArray(c.events) || c.events.length === 0) {
+        throw new RejectedError("invalid", "RecordEvents needs at least one event");
+      }
+      for (const e of c.events) {
+        if (!RECORDED_EVENT_TYPES.has(e.type)) {
+          throw new RejectedError("invalid", `RecordEvents cannot record a ${e.type} event`);
+        }
+      }
       return;
     case "DeleteDowntime":
       if (c.id === "") throw new RejectedError("invalid", "a downtime id is required");

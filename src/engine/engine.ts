@@ -160,6 +160,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
         fireDue(st, cmd.at, out);
         break;
       case "Tick":
+      // The writer appends the recorded events after the timers fired here (store/writer.ts).
+      case "RecordEvents":
         break;
       default: {
         const never: never = cmd;

@@ -7,6 +7,7 @@
  */
 import type { CheckResult } from "./check-result.js";
 import type { Config } from "./config.js";
+import type { RecordedEvent } from "./events.js";
 import type { ObjectRef } from "./object-ref.js";
 
 /**
@@ -97,6 +98,17 @@ export interface TickCommand {
   readonly at: number;
 }
 
+/**
+ * Appends events that a consumer of the log decided (the notifier's decisions, a sink's drops) to
+ * the log verbatim, after any engine timers due at `at`. The engine's state does not change; the
+ * events reach the projection's history and every consumer like the engine's own.
+ */
+export interface RecordEventsCommand {
+  readonly type: "RecordEvents";
+  readonly at: number;
+  readonly events: readonly RecordedEvent[];
+}
+
 /** Everything the engine applies, discriminated by `type`. */
 export type Command =
   | ProcessCheckResultCommand
@@ -105,6 +117,7 @@ export type Command =
   | ScheduleDowntimeCommand
   | DeleteDowntimeCommand
   | ApplyConfigCommand
-  | TickCommand;
+  | TickCommand
+  | RecordEventsCommand;
 
 export type CommandType = Command["type"];

@@ -237,12 +237,22 @@ export type EngineEvent =
   | ConfigAppliedEvent
   | CommandRejectedEvent;
 
-/** Everything the event log holds. */
-export type LookoutEvent =
-  | EngineEvent
+/** What consumers of the log (the notifier, the sinks) record through the RecordEvents command. */
+export type RecordedEvent =
   | NotificationSentEvent
   | NotificationFailedEvent
   | SinkFlushedEvent
   | SinkFailedEvent;
+
+/** The types a RecordEvents command may carry (checked when it is submitted). */
+export const RECORDED_EVENT_TYPES: ReadonlySet<string> = new Set<RecordedEvent["type"]>([
+  "NotificationSent",
+  "NotificationFailed",
+  "SinkFlushed",
+  "SinkFailed",
+]);
+
+/** Everything the event log holds. */
+export type LookoutEvent = EngineEvent | RecordedEvent;
 
 export type EventType = LookoutEvent["type"];

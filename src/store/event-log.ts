@@ -35,6 +35,8 @@ export interface LoggedEvent {
  */
 export interface EventChunk {
   readonly cmdSeq: number;
+  /** Ms since the epoch: when the command that produced the events was accepted (retention by age). */
+  readonly at: number;
   readonly count: number;
   /** JSON text of the events (an array), packed with `packBody`. */
   readonly body: Buffer;
@@ -65,7 +67,7 @@ export class EventLog {
   readonly #db: Database;
   readonly #insertCommand: Statement<[number, Buffer]>;
   readonly #insertConfig: Statement<[string, Buffer]>;
-  readonly #insertEvents: Statement<[number, number, number, Buffer]>;
+  readonly #insertEvents: Statement<[number, number, number, number, Buffer]>;
   readonly #setApplied: Statement<[number]>;
   readonly #enqueueTx: (
     rows: readonly { at: number; body: string | Uint8Array }[],
@@ -82,7 +84,7 @@ export class EventLog {
     this.#insertCommand = db.prepare("INSERT INTO commands (at, body) VALUES (?, ?)");
     this.#insertConfig = db.prepare("INSERT OR IGNORE INTO configs (digest, body) VALUES (?, ?)");
     this.#insertEvents = db.prepare(
-      "INSERT INTO events (last_seq, first_seq, cmd_seq, body) VALUES (?, ?, ?, ?)",
+      "INSERT INTO events (last_seq, first_seq, cmd_seq, at, body) VALUES (?, ?, ?, ?, ?)",
     );
     this.#setApplied = db.prepare("UPDATE meta SET value = ? WHERE key = 'applied'");
     this.#lastEventSeq = (
@@ -98,7 +100,7 @@ export class EventLog {
       let seq = this.#lastEventSeq;
       for (const c of chunks) {
         if (c.count === 0) continue;
-        this.#insertEvents.run(seq + c.count, seq + 1, c.cmdSeq, c.body);
+        this.#insertEvents.run(seq + c.count, seq + 1, c.cmdSeq, c.at, c.body);
         seq += c.count;
       }
       this.#setApplied.run(cmdSeq);
@@ -127,6 +129,11 @@ export class EventLog {
       CREATE TABLE IF NOT EXISTS snapshots (cmd_seq INTEGER PRIMARY KEY, event_seq INTEGER NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL);
       INSERT OR IGNORE INTO meta (key, value) VALUES ('applied', 0);
     `);
+    // Logs written before retention by age have no `at` per row: 0 makes their rows the oldest.
+    const columns = db.prepare("PRAGMA table_info(events)").all() as { name: string }[];
+    if (!columns.some((c) => c.name === "at")) {
+      db.exec("ALTER TABLE events ADD COLUMN at INTEGER NOT NULL DEFAULT 0");
+    }
     return new EventLog(db, release);
   }
 
@@ -217,12 +224,34 @@ export class EventLog {
     this.#db.prepare("DELETE FROM commands WHERE seq <= ?").run(upTo);
   }
 
-  /** Closes the database; the EventLog must not be used afterwards. */
   /** Drops events up to and including seq (retention); sinks behind that point lose them. */
   trimEvents(upTo: number): void {
     this.#db.prepare("DELETE FROM events WHERE last_seq <= ?").run(upTo);
   }
 
+  /**
+   * Retention that respects the log's consumers: drops the stored groups of events whose last event
+   * is at or below `floor` (every consumer is past it) and that were appended before `before` (ms
+   * since the epoch). Returns the number of events dropped.
+   */
+  trimRetained(floor: number, before: number): number {
+    const row = this.#db
+      .prepare(
+        // The newest group always stays: the log's sequence numbers continue from it after a restart.
+        "SELECT coalesce(max(last_seq), 0) AS upTo, coalesce(min(first_seq), 0) AS first FROM events WHERE last_seq <= ? AND at < ? AND last_seq < (SELECT max(last_seq) FROM events)",
+      )
+      .get(floor, before) as { upTo: number; first: number };
+    if (row.upTo === 0) return 0;
+    this.#db.prepare("DELETE FROM events WHERE last_seq <= ?").run(row.upTo);
+    return row.upTo - row.first + 1;
+  }
+
+  /** The sequence number of the oldest event still in the log (0: the log is empty). */
+  firstEventSeq(): number {
+    return (this.#db.prepare("SELECT coalesce(min(first_seq), 0) AS s FROM events").get() as { s: number }).s;
+  }
+
+  /** Closes the database; the EventLog must not be used afterwards. */
   close(): void {
     this.#db.close();
     this.#release();
@@ -268,14 +297,32 @@ function alive(pid: number): boolean {
 export interface EventLogReader {
   /** Events with seq > after, in order, at most limit of them. */
   eventsAfter(after: number, limit?: number): LoggedEvent[];
+  /** The sequence number of the last committed event (0: none). */
+  lastSeq(): number;
+  /** The sequence number of the oldest event still retained (0: the log is empty). */
+  firstSeq(): number;
+  /** The last sequence number of the events appended before `at` (ms since the epoch); 0: none. */
+  seqBefore(at: number): number;
+  /** When the group holding event `seq` was appended (ms since the epoch); undefined: not retained. */
+  timeOf(seq: number): number | undefined;
   close(): void;
 }
 
 /** Opens the event log in dataDir read-only. */
 export function openEventLogReader(dataDir: string): EventLogReader {
   const db = new Database(join(dataDir, "lookout.db"), { readonly: true, fileMustExist: true });
+  const last = db.prepare("SELECT coalesce(max(last_seq), 0) AS s FROM events");
+  const first = db.prepare("SELECT coalesce(min(first_seq), 0) AS s FROM events");
+  const before = db.prepare("SELECT coalesce(max(last_seq), 0) AS s FROM events WHERE at < ?");
+  const timeOf = db.prepare(
+    "SELECT at FROM events WHERE last_seq >= ? AND first_seq <= ? ORDER BY last_seq LIMIT 1",
+  );
   return {
     eventsAfter: (after, limit = 1000) => readEvents(db, after, limit),
+    lastSeq: () => (last.get() as { s: number }).s,
+    firstSeq: () => (first.get() as { s: number }).s,
+    seqBefore: (at) => (before.get(at) as { s: number }).s,
+    timeOf: (seq) => (timeOf.get(seq, seq) as { at: number } | undefined)?.at,
     close: () => db.close(),
   };
 }

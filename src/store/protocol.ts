@@ -44,7 +44,9 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   snapshotEveryMs: 5 * 60_000,
   historyCapacity: 50_000,
   deltaChunk: 500,
-  retainEvents: 20_000_000,
+  // Retention is by age and by the log's consumers' positions (Store.trim, driven by app/); a count
+  // cap would trim past a consumer that is behind.
+  retainEvents: 0,
   priority: "idle",
   nice: 10,
   youngGenerationMb: 6,
@@ -110,6 +112,11 @@ export type ToWriter =
   | { readonly t: "stats"; readonly id: number; readonly collect: boolean }
   /** Answered with `done` once everything enqueued before it is applied and its deltas are sent. */
   | { readonly t: "sync"; readonly id: number }
+  /**
+   * Retention: drop the stored event groups at or below `floor` (every log consumer is past them)
+   * appended before `before` (ms since the epoch). Answered with `trimmed`.
+   */
+  | { readonly t: "trim"; readonly id: number; readonly floor: number; readonly before: number }
   | { readonly t: "close"; readonly id: number };
 
 /** Messages from the writer worker to the owning thread. */
@@ -150,6 +157,7 @@ export type FromWriter =
   /** A group of commands is applied and its deltas are sent; the engine's next timer is due at nextWakeup. */
   | { readonly t: "applied"; readonly nextWakeup: number | undefined }
   | { readonly t: "stats"; readonly id: number; readonly stats: WriterStats }
+  | { readonly t: "trimmed"; readonly id: number; readonly events: number; readonly error?: string }
   /** A snapshot, sync or close request finished. */
   | { readonly t: "done"; readonly id: number; readonly error?: string }
   /** The writer cannot go on (corrupt log, disk failure); the store is unusable. */

@@ -85,6 +85,7 @@ export class Store {
   #index: ObjectIndex;
   readonly #waiters = new Map<number, Waiter>();
   readonly #statsWaiters = new Map<number, (s: WriterStats) => void>();
+  readonly #trimWaiters = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
   /** Callbacks of submits waiting to be visible, in request id order. */
   #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
@@ -224,6 +225,18 @@ export class Store {
     return { config, index, forWriter };
   }
 
+  /**
+   * Retention: asks the writer to drop the event groups at or below `floor` appended before
+   * `before` (ms since the epoch); resolves to the number of events dropped.
+   */
+  trim(floor: number, before: number): Promise<number> {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#trimWaiters.set(id, { resolve, reject });
+      this.#worker.postMessage({ t: "trim", id, floor, before } satisfies ToWriter);
+    });
+  }
+
   /** Asks the writer for a snapshot now; resolves when it is stored. */
   snapshot(): Promise<void> {
     return this.#send((id) => ({ t: "snapshot", id }));
@@ -297,6 +310,13 @@ export class Store {
       case "done":
         this.#settle(m.id, m.error);
         return;
+      case "trimmed": {
+        const w = this.#trimWaiters.get(m.id);
+        this.#trimWaiters.delete(m.id);
+        if (m.error === undefined) w?.resolve(m.events);
+        else w?.reject(new Error(m.error));
+        return;
+      }
       case "applied":
         this.#options.onWakeup?.(m.nextWakeup);
         return;
@@ -442,6 +462,8 @@ export class Store {
     this.#fatal = message;
     for (const w of this.#waiters.values()) w.reject(new StoreError(message));
     this.#waiters.clear();
+    for (const w of this.#trimWaiters.values()) w.reject(new StoreError(message));
+    this.#trimWaiters.clear();
     this.#visible = [];
     this.#options.onFatal?.(message);
   }

@@ -81,6 +81,16 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
         post({ t: "stats", id: m.id, stats: { ...threadMemory(m.collect), cpuMs } });
         return;
       }
+      case "trim": {
+        // Between the writer's tasks, so never inside a group's transaction.
+        try {
+          const events = writer === undefined ? 0 : writer.trimRetained(m.floor, m.before);
+          post({ t: "trimmed", id: m.id, events });
+        } catch (e) {
+          post({ t: "trimmed", id: m.id, events: 0, error: String(e) });
+        }
+        return;
+      }
       case "pull":
         readerWaiting = true;
         pump();

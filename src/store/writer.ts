@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Command } from "../model/commands.js";
-import type { EngineEvent } from "../model/events.js";
+import type { EngineEvent, LookoutEvent } from "../model/events.js";
 import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
 import { createEventRowWriter } from "./event-row.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
@@ -262,7 +262,7 @@ export class Writer<C = unknown> {
         row.add(e);
       });
       const count = row.count;
-      if (count > 0) chunks.push({ cmdSeq: q.seq, count, body: row.take() });
+      if (count > 0) chunks.push({ cmdSeq: q.seq, at: q.at, count, body: row.take() });
       this.#eventsSinceSnapshot += count;
     }
     // The fold's delta goes out only after the events are committed; if committing fails, the
@@ -311,6 +311,11 @@ export class Writer<C = unknown> {
     if (keep > 0 && start.eventSeq > keep) this.#log.trimEvents(start.eventSeq - keep);
   }
 
+  /** Retention by age that spares what a log consumer has not read (EventLog.trimRetained). */
+  trimRetained(floor: number, before: number): number {
+    return this.#log.trimRetained(floor, before);
+  }
+
   /** Events after seq, for tests and tools (sinks open their own reader). */
   eventsAfter(seq: number, limit?: number): LoggedEvent[] {
     return this.#log.eventsAfter(seq, limit);
@@ -339,7 +344,7 @@ export class Writer<C = unknown> {
     body: string | Uint8Array,
     at: number,
     parsed: unknown[] | undefined,
-    onEvent: (e: EngineEvent) => void,
+    onEvent: (e: LookoutEvent) => void,
   ): void {
     let commands = parsed;
     if (commands === undefined) {
@@ -386,9 +391,11 @@ export class Writer<C = unknown> {
     }
   }
 
-  #applyOne(cmd: Command): readonly EngineEvent[] {
+  #applyOne(cmd: Command): readonly LookoutEvent[] {
     try {
-      return this.#engine.apply(cmd);
+      const out = this.#engine.apply(cmd);
+      // Recorded events follow whatever timers the command's time fired, as the log's order says.
+      return cmd.type === "RecordEvents" ? [...out, ...cmd.events] : out;
     } catch (e) {
       // An engine bug must not wedge the queue. Replaying the same command fails the same way, so
       // recording the failure keeps the log and a replay in step.

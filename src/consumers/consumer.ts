@@ -1,0 +1,65 @@
+import type { LoggedEvent } from "../store/index.js";
+
+/**
+ * A reader of the committed event log with a durable position of its own: the notifier, each sink.
+ * The host (host.ts) offers it the events after its position, in order, and stores the position
+ * it reports, so a restart neither skips nor (beyond the batch in flight) repeats its work.
+ */
+export interface LogConsumer {
+  /** Unique and stable; the position is stored under it: "notifier", "sink:<name>". */
+  readonly name: string;
+  /**
+   * Handles the events after the consumer's position, in log order; never called concurrently.
+   * Resolves to the sequence number it is done with: the batch's last seq (all done), a smaller one
+   * (partial: the rest is offered again), or the position it started from (no progress: the host
+   * backs off, 1 s doubling to 30 s, and offers the same events again). A rejection counts as no
+   * progress and is logged. The host stores the returned position durably once handle resolves.
+   */
+  handle(batch: readonly LoggedEvent[], signal: AbortSignal): Promise<number>;
+  /**
+   * Called when the log has nothing new for this consumer, about every `idleMs`: time-driven work
+   * (renotify timers, a period that opens, the flush_interval of a partial batch). Optional.
+   */
+  idle?(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Where a consumer with no stored position starts: after the newest event, before the oldest one
+ * retained, after a sequence number, or after the last event appended before a time (ms since the
+ * epoch).
+ */
+export type StartAt =
+  | { readonly kind: "end" }
+  | { readonly kind: "oldest" }
+  | { readonly kind: "seq"; readonly seq: number }
+  | { readonly kind: "time"; readonly at: number };
+
+/** How the host runs one consumer. */
+export interface AddOptions {
+  /** Used only when no position is stored under the consumer's name. */
+  readonly start: StartAt;
+  /** Most events offered per handle call (default 1,000). */
+  readonly maxBatch?: number;
+  /** Wait this long for `maxBatch` events before offering fewer (default 0: offer what there is). */
+  readonly maxWaitMs?: number;
+  /** How often `idle` is called while nothing new arrives (default 1,000 ms). */
+  readonly idleMs?: number;
+}
+
+/** How far a consumer is, as /metrics and ListSinks show it. */
+export interface ConsumerStatus {
+  readonly name: string;
+  /** The last event sequence number it finished (0: none). */
+  readonly position: number;
+  /** The log's last event sequence number when this was read. */
+  readonly lastSeq: number;
+  readonly lagEvents: number;
+  /** Age of the oldest event it has not finished (0 when caught up). */
+  readonly lagSeconds: number;
+  /** Ms since the epoch of its last progress (0: none since start). */
+  readonly lastProgressAt: number;
+  /** Consecutive handle calls without progress. */
+  readonly failures: number;
+  /** Its oldest unfinished event is older than the log's retention: it holds the log's trimming back. */
+  readonly stuck: boolean;
+}

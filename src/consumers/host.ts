@@ -1,0 +1,369 @@
+import type { Clock, TimerHandle } from "../model/clock.js";
+import type { Logger } from "../model/logger.js";
+import { type EventLogReader, type LoggedEvent, openEventLogReader } from "../store/index.js";
+import type { AddOptions, ConsumerStatus, LogConsumer, StartAt } from "./consumer.js";
+import { type ConsumerState, openConsumerState } from "./consumer-state.js";
+
+/** Retention of the event log, enforced by the host because it knows every consumer's position. */
+export interface RetentionOptions {
+  /** Events younger than this are kept whatever the consumers' positions (ms; 0: no trimming). */
+  readonly retentionMs: number;
+  /** How often the host trims (ms; default 60 s). */
+  readonly everyMs?: number;
+  /**
+   * Drops the log's event groups at or below `floor` appended before `before`; resolves to the
+   * number of events dropped (Core.trimEvents).
+   */
+  trim(floor: number, before: number): Promise<number>;
+}
+
+export interface ConsumerHostOptions {
+  readonly dataDir: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly retention?: RetentionOptions;
+  /** Opens the log reader (tests); default: a read-only connection to `<dataDir>/lookout.db`. */
+  readonly reader?: EventLogReader;
+  /** Opens the state (tests); default: `<dataDir>/consumers.db`. */
+  readonly state?: ConsumerState;
+}
+
+const BACKOFF_START_MS = 1000;
+const BACKOFF_MAX_MS = 30_000;
+/** Full reads kept for consumers at the same position (a notifier and sinks reading the same events). */
+const READ_CACHE_ENTRIES = 4;
+
+/**
+ * Runs the log's consumers (the notifier, the sinks) on the main thread: each one is offered the
+ * committed events after its durable position, in bounded batches with a turn of the event loop
+ * between them, is woken when the writer commits new events (`notify`), backs off on its own when
+ * it makes no progress (a dead backend never delays another consumer), and has its position stored
+ * in `<data-dir>/consumers.db` once it reports progress. The host also trims the log: only events
+ * every running consumer has finished, and only after the retention has passed; a consumer whose
+ * oldest unfinished event is older than the retention is reported as stuck (log line and metric),
+ * never skipped.
+ *
+ * Events handed to consumers may be shared between them: consumers must not mutate them.
+ */
+export class ConsumerHost {
+  /** Durable per-consumer key/value state (same file as the positions). */
+  readonly state: ConsumerState;
+  readonly #reader: EventLogReader;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #retention: RetentionOptions | undefined;
+  readonly #runners = new Map<string, Runner>();
+  readonly #cache = new Map<string, LoggedEvent[]>();
+  #retentionTimer: TimerHandle | undefined;
+  #trimming: Promise<void> | undefined;
+  #stopped = false;
+
+  private constructor(o: ConsumerHostOptions, reader: EventLogReader, state: ConsumerState) {
+    this.#reader = reader;
+    this.state = state;
+    this.#clock = o.clock;
+    this.#logger = o.logger;
+    this.#retention = o.retention;
+    this.#scheduleRetention();
+  }
+
+  /** Opens the log reader and the consumers' state. The event log must exist (Core opened it). */
+  static open(o: ConsumerHostOptions): ConsumerHost {
+    const reader = o.reader ?? openEventLogReader(o.dataDir);
+    const state = o.state ?? openConsumerState(o.dataDir);
+    return new ConsumerHost(o, reader, state);
+  }
+
+  /** Starts a consumer; its stored position wins over `o.start`. A name already running is an error. */
+  add(consumer: LogConsumer, o: AddOptions): void {
+    if (this.#stopped) throw new Error("the consumer host is stopped");
+    if (this.#runners.has(consumer.name)) throw new Error(`log consumer ${consumer.name} is already running`);
+    const stored = this.state.position(consumer.name);
+    const position = stored ?? this.#startPosition(o.start);
+    if (stored === undefined) this.state.put(consumer.name, [], position);
+    const runner = new Runner(this, consumer, o, position);
+    this.#runners.set(consumer.name, runner);
+    this.#logger.info("log consumer started", {
+      consumer: consumer.name,
+      position,
+      from: stored === undefined ? o.start.kind : "stored",
+    });
+    runner.start();
+  }
+
+  /** Stops a consumer and waits for its batch in flight; its position and state stay stored. */
+  async remove(name: string): Promise<void> {
+    const r = this.#runners.get(name);
+    if (r === undefined) return;
+    this.#runners.delete(name);
+    await r.stop();
+  }
+
+  /** Deletes a stopped consumer's position and state (a removed sink, a renamed one). */
+  forget(name: string): void {
+    if (this.#runners.has(name)) throw new Error(`log consumer ${name} is running`);
+    this.state.forget(name);
+  }
+
+  /** The running consumers' names. */
+  names(): string[] {
+    return [...this.#runners.keys()];
+  }
+
+  /** Where a running consumer is, and how far behind. */
+  status(name: string): ConsumerStatus | undefined {
+    const r = this.#runners.get(name);
+    if (r === undefined) return undefined;
+    const lastSeq = this.#reader.lastSeq();
+    const lagEvents = Math.max(0, lastSeq - r.position);
+    const oldest = lagEvents === 0 ? undefined : this.#reader.timeOf(r.position + 1);
+    const now = this.#clock.now();
+    const lagSeconds = oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000);
+    const retentionMs = this.#retention?.retentionMs ?? 0;
+    return {
+      name,
+      position: r.position,
+      lastSeq,
+      lagEvents,
+      lagSeconds,
+      lastProgressAt: r.lastProgressAt,
+      failures: r.failures,
+      stuck: retentionMs > 0 && oldest !== undefined && oldest < now - retentionMs,
+    };
+  }
+
+  /** Every running consumer's status. */
+  statuses(): ConsumerStatus[] {
+    return this.names().flatMap((n) => this.status(n) ?? []);
+  }
+
+  /** New events were committed: wakes the consumers waiting for them. */
+  notify(): void {
+    for (const r of this.#runners.values()) r.wake();
+  }
+
+  /** Stops every consumer (waiting for batches in flight) and closes the reader and the state. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#retentionTimer?.cancel();
+    const runners = [...this.#runners.values()];
+    this.#runners.clear();
+    await Promise.all(runners.map((r) => r.stop()));
+    await this.#trimming;
+    this.#reader.close();
+    this.state.close();
+  }
+
+  /** Runs retention once now (tests; normally every `everyMs`). Resolves to the events dropped. */
+  async trimNow(): Promise<number> {
+    const ret = this.#retention;
+    if (ret === undefined || ret.retentionMs <= 0) return 0;
+    const now = this.#clock.now();
+    const before = now - ret.retentionMs;
+    const positions = [...this.#runners.values()].map((r) => r.position);
+    const floor = positions.length === 0 ? this.#reader.lastSeq() : Math.min(...positions);
+    for (const s of this.statuses()) {
+      const r = this.#runners.get(s.name);
+      if (r === undefined || s.stuck === r.reportedStuck) continue;
+      r.reportedStuck = s.stuck;
+      if (s.stuck) {
+        this.#logger.warn("log consumer is behind the retention and holds the log's trimming back", {
+          consumer: s.name,
+          lagEvents: s.lagEvents,
+          lagSeconds: Math.round(s.lagSeconds),
+        });
+      } else {
+        this.#logger.info("log consumer is within the retention again", { consumer: s.name });
+      }
+    }
+    const dropped = await ret.trim(floor, before);
+    if (dropped > 0) this.#logger.info("event log trimmed", { events: dropped, floor });
+    return dropped;
+  }
+
+  /** @internal Events after `after`, at most `limit`; full reads are shared between consumers. */
+  read(after: number, limit: number): LoggedEvent[] {
+    const key = `${after}:${limit}`;
+    const hit = this.#cache.get(key);
+    if (hit !== undefined) return hit;
+    const events = this.#reader.eventsAfter(after, limit);
+    // Only a full read is final: a shorter one may grow as events arrive.
+    if (events.length === limit) {
+      this.#cache.set(key, events);
+      if (this.#cache.size > READ_CACHE_ENTRIES)
+        this.#cache.delete(this.#cache.keys().next().value as string);
+    }
+    return events;
+  }
+
+  /** @internal */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /** @internal */
+  get logger(): Logger {
+    return this.#logger;
+  }
+
+  /** @internal */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  #startPosition(start: StartAt): number {
+    switch (start.kind) {
+      case "end":
+        return this.#reader.lastSeq();
+      case "oldest":
+        return Math.max(0, this.#reader.firstSeq() - 1);
+      case "seq":
+        return Math.max(0, start.seq);
+      case "time":
+        return this.#reader.seqBefore(start.at);
+      default: {
+        const never: never = start;
+        throw new Error(`unknown start ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  #scheduleRetention(): void {
+    const ret = this.#retention;
+    if (ret === undefined || ret.retentionMs <= 0 || this.#stopped) return;
+    this.#retentionTimer = this.#clock.setTimer(ret.everyMs ?? 60_000, () => {
+      this.#trimming = this.trimNow()
+        .then(() => undefined)
+        .catch((e: unknown) => this.#logger.error("cannot trim the event log", { error: String(e) }))
+        .finally(() => this.#scheduleRetention());
+    });
+  }
+}
+
+/** One consumer's loop: read, handle, store the position; back off without progress. */
+class Runner {
+  position: number;
+  failures = 0;
+  lastProgressAt = 0;
+  reportedStuck = false;
+  readonly #host: ConsumerHost;
+  readonly #consumer: LogConsumer;
+  readonly #maxBatch: number;
+  readonly #maxWaitMs: number;
+  readonly #idleMs: number;
+  readonly #abort = new AbortController();
+  #done: Promise<void> = Promise.resolve();
+  #wake: (() => void) | undefined;
+  #gapReportedAt = -1;
+
+  constructor(host: ConsumerHost, consumer: LogConsumer, o: AddOptions, position: number) {
+    this.#host = host;
+    this.#consumer = consumer;
+    this.position = position;
+    this.#maxBatch = Math.max(1, o.maxBatch ?? 1000);
+    this.#maxWaitMs = Math.max(0, o.maxWaitMs ?? 0);
+    this.#idleMs = Math.max(10, o.idleMs ?? 1000);
+  }
+
+  start(): void {
+    this.#done = this.#loop().catch((e: unknown) => {
+      this.#host.logger.error("log consumer stopped on an error", {
+        consumer: this.#consumer.name,
+        error: String(e),
+      });
+    });
+  }
+
+  wake(): void {
+    const w = this.#wake;
+    this.#wake = undefined;
+    w?.();
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort(new Error("the log consumer is stopping"));
+    this.wake();
+    await this.#done;
+  }
+
+  async #loop(): Promise<void> {
+    const signal = this.#abort.signal;
+    const clock = this.#host.clock;
+    const name = this.#consumer.name;
+    let lastIdle = clock.now();
+    let waitingSince: number | undefined;
+    while (!signal.aborted) {
+      const batch = this.#host.read(this.position, this.#maxBatch);
+      const now = clock.now();
+      if (batch.length === 0 || (batch.length < this.#maxBatch && this.#maxWaitMs > 0)) {
+        if (batch.length > 0) waitingSince ??= now;
+        const waited = waitingSince === undefined ? 0 : now - waitingSince;
+        if (batch.length === 0 || waited < this.#maxWaitMs) {
+          if (this.#consumer.idle !== undefined && now - lastIdle >= this.#idleMs) {
+            lastIdle = now;
+            try {
+              await this.#consumer.idle(signal);
+            } catch (e) {
+              this.#host.logger.warn("log consumer's idle work failed", { consumer: name, error: String(e) });
+            }
+            continue;
+          }
+          const until = batch.length === 0 ? this.#idleMs : Math.min(this.#idleMs, this.#maxWaitMs - waited);
+          await this.#sleep(Math.max(1, until), true);
+          continue;
+        }
+      }
+      waitingSince = undefined;
+      const first = (batch[0] as LoggedEvent).seq;
+      if (first > this.position + 1 && this.#gapReportedAt !== this.position) {
+        this.#gapReportedAt = this.position;
+        this.#host.logger.warn("log consumer missed events that were trimmed before it read them", {
+          consumer: name,
+          from: this.position + 1,
+          to: first - 1,
+        });
+      }
+      let done = this.position;
+      try {
+        done = await this.#consumer.handle(batch, signal);
+      } catch (e) {
+        if (!signal.aborted)
+          this.#host.logger.warn("log consumer failed a batch", { consumer: name, error: String(e) });
+      }
+      const last = (batch[batch.length - 1] as LoggedEvent).seq;
+      if (done > this.position && Number.isFinite(done)) {
+        this.position = Math.min(done, last);
+        this.failures = 0;
+        this.lastProgressAt = clock.now();
+        this.#host.state.put(name, [], this.position);
+        // A turn of the event loop between batches: reads and other consumers get their share.
+        await new Promise((resolve) => setImmediate(resolve));
+      } else if (!signal.aborted) {
+        this.failures++;
+        const ms = Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** Math.min(this.failures - 1, 10));
+        await this.#sleep(ms, false);
+      }
+    }
+  }
+
+  /** Waits ms (by the host's clock), or until stopped; `wakeable`: also until new events arrive. */
+  #sleep(ms: number, wakeable: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const signal = this.#abort.signal;
+      if (signal.aborted) return resolve();
+      let settled = false;
+      const finish = (): void => {
+        if (settled) return;
+        settled = true;
+        timer.cancel();
+        signal.removeEventListener("abort", finish);
+        if (this.#wake === finish) this.#wake = undefined;
+        resolve();
+      };
+      const timer = this.#host.clock.setTimer(ms, finish);
+      signal.addEventListener("abort", finish);
+      if (wakeable) this.#wake = finish;
+    });
+  }
+}
