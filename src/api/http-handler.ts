@@ -17,6 +17,14 @@ export interface HttpHandlerOptions extends RouteOptions {
   readonly metrics: Registry;
   /** The page served at `/`. */
   readonly page: () => string;
+  /**
+   * The dashboard's built files: the answer for a GET/HEAD path, or undefined when the path is not
+   * one of them. When it answers `/`, `page` is not used.
+   */
+  readonly site?: (
+    path: string,
+    acceptEncoding: string | undefined,
+  ) => { readonly headers: Record<string, string>; readonly body: Buffer } | undefined;
   readonly logger: Logger;
   /** Largest accepted request body; larger requests get `resource_exhausted`. */
   readonly readMaxBytes?: number;
@@ -66,6 +74,15 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
       );
       return;
     }
+    const asset =
+      isRead && o.site !== undefined
+        ? o.site(path ?? "/", header(req.headers["accept-encoding"]))
+        : undefined;
+    if (asset !== undefined) {
+      res.writeHead(200, asset.headers);
+      (res as http.ServerResponse).end(req.method === "HEAD" ? undefined : asset.body);
+      return;
+    }
     if (path === "/" && isRead) {
       send(res, 200, "text/html; charset=utf-8", o.page());
       return;
@@ -73,6 +90,10 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
     if (fast?.(req, res)) return;
     rpc(req, res);
   };
+}
+
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(",") : v;
 }
 
 function send(res: Res, status: number, contentType: string, body: string): void {

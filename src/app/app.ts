@@ -13,7 +13,7 @@ import { ConsumerHost } from "../consumers/index.js";
 import { Core } from "../core/core.js";
 import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
-import { placeholderPage } from "../web/index.js";
+import { createStaticSite, placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
 import { loadConfigFile } from "./config-file.js";
 import { registerConsumerMetrics } from "./consumer-metrics.js";
@@ -146,6 +146,7 @@ export class App {
       applyConfig: async (c, digest) => core.applyConfig(await core.prepareConfig(c, digest)),
     });
     reloader.register({ name: "scheduler", applyConfig: (c) => checks.applyConfig(c) });
+    const site = createStaticSite();
     const handler = createHttpHandler({
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
@@ -155,6 +156,7 @@ export class App {
       admin: createAdminService(),
       metrics,
       page: () => placeholderPage(version),
+      site: (path, acceptEncoding) => site.serve(path, acceptEncoding),
       logger,
     });
     const server = new DualProtocolServer(handler);
