@@ -44,6 +44,13 @@ export interface Snapshot {
 const FIRST_PAGE = 300;
 const PAGE = 1000;
 const MIN_INTERVAL_MS = 1000;
+/** Above this many rows a source follows the history feed between full reads. */
+const INCREMENTAL_ABOVE = 2000;
+const HISTORY_POLL_MS = 2000;
+/** A full read at least this often, and never more often than 20 times its own duration. */
+const RESYNC_MS = 300_000;
+/** More objects touched than this since the last look: read everything again instead. */
+const MAX_PATCHED = 300;
 
 function toRow(s: ObjectStatus): Row {
   return {
@@ -66,11 +73,14 @@ function toRow(s: ObjectStatus): Row {
 }
 
 /**
- * Polls ListStatus for one selector: pages through every match (server-side paging, 1,000 per
- * call), then waits max(1 s, twice the read's duration) and reads again, so 100,000 objects are
- * re-read every few seconds without hogging the server. The first read publishes each page as it
- * arrives; later reads swap in the complete result at once. While the server is unreachable it
- * retries every 2 s.
+ * Keeps every object one selector matches, from ListStatus (server-side paging, 1,000 per call).
+ * A small set (up to 2,000 objects) is read again after max(1 s, twice the read's duration). A
+ * large one is read in full only every 5 minutes (or 20 read durations): in between it follows the
+ * global history feed every 2 s (ListHistory) and re-reads, per host, only the objects whose events
+ * it saw (ListStatus with host and the selector), so 100,000 rows are neither re-decoded nor
+ * re-allocated every few seconds; a gap in the feed or more than 300 touched objects falls back to
+ * a full read. The first read publishes each page as it arrives; a full re-read swaps in the whole
+ * result at once. While the server is unreachable it retries every 2 s.
  */
 class StatusSource {
   readonly store: Store<Snapshot> = createStore<Snapshot>({
@@ -85,6 +95,9 @@ class StatusSource {
   #running = false;
   #again = false;
   #generation = 0;
+  /** The newest history sequence taken into account; undefined: the next read is a full one. */
+  #seen: bigint | undefined;
+  #lastFull = 0;
 
   constructor(readonly selector: string) {}
 
@@ -109,7 +122,90 @@ class StatusSource {
   #schedule(ms: number): void {
     clearTimeout(this.#timer);
     if (this.#users === 0) return;
-    this.#timer = setTimeout(() => void this.#read(), ms);
+    this.#timer = setTimeout(() => void this.#tick(), ms);
+  }
+
+  async #tick(): Promise<void> {
+    const snap = this.store.get();
+    const due = Date.now() - this.#lastFull > Math.max(RESYNC_MS, 20 * snap.readMs);
+    if (this.#seen === undefined || due || !snap.complete || snap.rows.length <= INCREMENTAL_ABOVE) {
+      return this.#read();
+    }
+    const generation = this.#generation;
+    this.#running = true;
+    try {
+      const patched = await this.#follow(this.#seen, generation);
+      if (generation !== this.#generation) return;
+      if (!patched) return this.#read();
+      this.#schedule(this.#again ? 0 : HISTORY_POLL_MS);
+    } catch (e) {
+      noteReadError(e);
+      if (generation !== this.#generation) return;
+      this.store.set({ ...this.store.get(), error: messageOf(e) });
+      this.#schedule(2000);
+    } finally {
+      this.#running = false;
+      this.#again = false;
+    }
+  }
+
+  /** The newest sequence in the history feed (0 when empty). */
+  async #newestSequence(): Promise<bigint> {
+    const res = await query.listHistory({ pageSize: 1 });
+    return res.entries[0]?.sequence ?? 0n;
+  }
+
+  /**
+   * Applies what the history feed says changed since `seen`: false when that cannot be done
+   * cheaply (a gap in the feed, too many objects) and a full read is needed.
+   */
+  async #follow(seen: bigint, generation: number): Promise<boolean> {
+    const res = await query.listHistory({ pageSize: 1000 });
+    const fresh = res.entries.filter((e) => e.sequence > seen);
+    if (fresh.length === 0) return true;
+    // Every entry of a full page is new: older ones may be missing, so read everything.
+    if (fresh.length === res.entries.length && res.nextPageToken !== "") return false;
+    const byHost = new Map<string, Set<string>>();
+    for (const e of fresh) {
+      const keys = byHost.get(e.host) ?? new Set<string>();
+      byHost.set(e.host, keys);
+      keys.add(objectKey(e.host, e.service));
+    }
+    let touched = 0;
+    for (const keys of byHost.values()) touched += keys.size;
+    if (touched > MAX_PATCHED) return false;
+    const newest = fresh[0]?.sequence ?? seen;
+    const updates = new Map<string, Row | undefined>();
+    for (const [host, keys] of byHost) {
+      const found = new Map<string, Row>();
+      let token = "";
+      do {
+        const page = await query.listStatus({
+          host,
+          selector: this.selector,
+          pageSize: PAGE,
+          pageToken: token,
+        });
+        for (const s of page.statuses) found.set(objectKey(s.host, s.service), toRow(s));
+        token = page.nextPageToken;
+      } while (token !== "");
+      for (const k of keys) updates.set(k, found.get(k));
+    }
+    if (generation !== this.#generation) return true;
+    const snap = this.store.get();
+    const rows: Row[] = [];
+    for (const r of snap.rows) {
+      if (!updates.has(r.key)) rows.push(r);
+      else {
+        const u = updates.get(r.key);
+        updates.delete(r.key);
+        if (u !== undefined) rows.push(u);
+      }
+    }
+    for (const u of updates.values()) if (u !== undefined) rows.push(u);
+    this.#seen = newest;
+    this.store.set({ ...snap, rows, total: rows.length, fetchedAt: Date.now() });
+    return true;
   }
 
   async #read(): Promise<void> {
@@ -121,6 +217,8 @@ class StatusSource {
     let token = "";
     let total = 0;
     try {
+      // Taken before the read: an event during the read is applied again afterwards (harmless).
+      const seen = await this.#newestSequence();
       do {
         const page = await query.listStatus({
           selector: this.selector,
@@ -137,7 +235,12 @@ class StatusSource {
       } while (token !== "");
       const readMs = performance.now() - started;
       this.store.set({ rows, total, complete: true, fetchedAt: Date.now(), readMs });
-      const pause = Math.max(MIN_INTERVAL_MS, 2 * readMs) * (document.hidden ? 5 : 1);
+      this.#seen = seen;
+      this.#lastFull = Date.now();
+      const pause =
+        rows.length > INCREMENTAL_ABOVE
+          ? HISTORY_POLL_MS
+          : Math.max(MIN_INTERVAL_MS, 2 * readMs) * (document.hidden ? 5 : 1);
       this.#schedule(this.#again ? 0 : pause);
     } catch (e) {
       noteReadError(e);

@@ -33,8 +33,10 @@ export function VirtualTable<R>(props: {
   sort?: SortState;
   onSort?: (column: string) => void;
   label: string;
+  /** When this changes (a new sort, search or filter), the table scrolls back to the top. */
+  resetKey?: string;
 }) {
-  const { rows, columns, rowKey, rowClass, sort, onSort, label } = props;
+  const { rows, columns, rowKey, rowClass, sort, onSort, label, resetKey } = props;
   const box = useRef<HTMLTableSectionElement>(null);
   const [top, setTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -49,6 +51,11 @@ export function VirtualTable<R>(props: {
     return () => ro.disconnect();
   }, []);
 
+  useEffect(() => {
+    if (box.current !== null) box.current.scrollTop = 0;
+    setTop(0);
+  }, [resetKey]);
+
   function onScroll() {
     if (frame.current !== 0) return;
     frame.current = requestAnimationFrame(() => {
@@ -57,8 +64,10 @@ export function VirtualTable<R>(props: {
     });
   }
 
-  const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+  // The rows may have shrunk since the last scroll event: never start below the last one.
+  const at = Math.min(top, Math.max(0, rows.length * ROW_HEIGHT - height));
+  const first = Math.max(0, Math.floor(at / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((at + height) / ROW_HEIGHT) + OVERSCAN);
   const template = columns.map((c) => c.width).join(" ");
   const visible: ComponentChildren[] = [];
   for (let i = first; i < last; i++) {
@@ -67,8 +76,9 @@ export function VirtualTable<R>(props: {
       <tr
         aria-rowindex={i + 2}
         class={`vrow ${rowClass?.(r) ?? ""}`}
-        key={rowKey(r)}
-        style={{ top: `${i * ROW_HEIGHT}px` }}
+        key={i % (last - first)}
+        data-key={rowKey(r)}
+        style={{ transform: `translateY(${i * ROW_HEIGHT}px)` }}
       >
         {columns.map((c) => (
           <td class={`vcell col-${c.id}${c.wide ? " wide" : ""}`} key={c.id}>

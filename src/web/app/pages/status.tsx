@@ -181,6 +181,7 @@ export function StatusPage(props: {
           rowKey={(r) => r.key}
           rowClass={(r) => `st-row-${stateName(r.state).toLowerCase()}`}
           sort={sort}
+          resetKey={`${selector}|${search}|${state}|${sort.column}|${sort.descending}`}
           onSort={(c) => {
             // A new column starts worst/newest first for state and duration, A to Z otherwise.
             const desc = sort.column === c ? !sort.descending : c === "state" || c === "duration";
