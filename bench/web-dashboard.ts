@@ -112,6 +112,10 @@ try {
         polling: 50,
       },
     );
+    // WEB_BENCH_PROFILE=1: a CPU profile of the page during the scroll, top functions by self time.
+    const cdp = process.env.WEB_BENCH_PROFILE === "1" ? await page.context().newCDPSession(page) : undefined;
+    await cdp?.send("Profiler.enable");
+    await cdp?.send("Profiler.start");
     // Scroll the table 10 rows (360 px) per frame for 600 frames, a fast fling, recording frame gaps.
     const scroll = (await page.evaluate(`new Promise((resolve) => {
       const body = document.querySelector(".vtable tbody");
@@ -131,6 +135,20 @@ try {
       };
       requestAnimationFrame(step);
     })`)) as { gaps: number[]; long: number[]; rows: number; top: number };
+    if (cdp !== undefined) {
+      const { profile } = await cdp.send("Profiler.stop");
+      const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+      const self = new Map<string, number>();
+      (profile.samples ?? []).forEach((id, i) => {
+        const f = nodes.get(id)?.callFrame;
+        const k = `${f?.functionName || "(anonymous)"} ${f?.url.split("/").pop() ?? ""}:${f?.lineNumber ?? 0}`;
+        self.set(k, (self.get(k) ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000);
+      });
+      const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
+      console.log(
+        `profile during the scroll (self ms):\n${top.map(([k, v]) => `  ${f1(v)} ${k}`).join("\n")}`,
+      );
+    }
     const fps = 1000 / (scroll.gaps.reduce((a, b) => a + b, 0) / scroll.gaps.length);
     console.log(
       `scrolling ${scroll.gaps.length} frames (10 rows each, to row ${Math.round(scroll.top / 36).toLocaleString()}): ` +

@@ -41,7 +41,7 @@ export interface Snapshot {
 }
 
 /** The first page is small so the first paint comes early; the rest use the API's largest page. */
-const FIRST_PAGE = 300;
+const FIRST_PAGE = 200;
 const PAGE = 1000;
 const MIN_INTERVAL_MS = 1000;
 /** Above this many rows a source follows the history feed between full reads. */

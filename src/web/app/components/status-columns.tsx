@@ -95,7 +95,7 @@ export function statusColumns(
     {
       id: "attempt",
       title: "Attempt",
-      width: "5.5rem",
+      width: "6.5rem",
       wide: true,
       cell: (r) => `${r.attempt}/${r.maxAttempts} ${stateTypeName(r.stateType)}`,
     },

@@ -95,7 +95,8 @@ export function OverviewPage(props: {
         <VirtualTable label="Handled problems" rows={handled} columns={cols} rowKey={(r) => r.key} />
       </div>
       <h2>Views</h2>
-      {props.views === undefined ? (
+      {/* Tiles read their views only once the fleet's first page is in: the problems come first. */}
+      {props.views === undefined || snap.fetchedAt === 0 ? (
         <p class="muted">Loading views…</p>
       ) : props.views.length === 0 ? (
         <p class="muted">No views are configured (views in the config).</p>
