@@ -10,7 +10,7 @@
  * and PEERS_WORKLOADS (comma lists) narrow a run: PEERS_WORKLOADS=validate,memory.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +31,7 @@ const only = (name: string): string[] | undefined => process.env[name]?.split(",
 const peers: readonly Peer[] = [lookout, icinga2, nagios4].filter(
   (p) => only("PEERS_SYSTEMS")?.includes(p.name) ?? true,
 );
-const workloads = only("PEERS_WORKLOADS") ?? ["validate", "memory", "passive", "active"];
+const workloads = only("PEERS_WORKLOADS") ?? ["validate", "memory", "passive", "active", "reload"];
 const figures: Figure[] = [];
 
 function size(n: number): number {
@@ -284,6 +284,53 @@ async function passive(services: number): Promise<void> {
   }
 }
 
+/**
+ * Reload: the fleet is running (every service passive); the configuration gains one service whose
+ * plugin records when it first runs; the daemon gets SIGHUP. The figure is the time from the signal
+ * to that first run: the reload itself plus the wait for the new check's first slot (all three
+ * spread a new check's first run within its 10 s interval).
+ */
+async function reload(services: number): Promise<void> {
+  const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "passive", intervalS: 60 };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of peers) {
+      await withDir(async (dir) => {
+        const r = await p.start(dir, fleet);
+        try {
+          await sleep(QUICK ? 5_000 : 15_000);
+          const mark = join(dir, "first-run");
+          const plugin = join(dir, "new-check.sh");
+          writeFileSync(plugin, `#!/bin/sh\n[ -e '${mark}' ] || date +%s.%N > '${mark}'\necho OK\n`, {
+            mode: 0o755,
+          });
+          p.addService(dir, fleet, plugin);
+          const t0 = Date.now() / 1000;
+          r.reload();
+          let seconds: number | undefined;
+          for (const end = Date.now() + 300_000; Date.now() < end; ) {
+            if (existsSync(mark)) {
+              seconds = Number(readFileSync(mark, "utf8").trim()) - t0;
+              break;
+            }
+            await sleep(50);
+          }
+          record({
+            workload: `reload ${services}`,
+            system: p.name,
+            metric: "change to new check run",
+            value: seconds ?? Number.NaN,
+            unit: "s",
+            better: "lower",
+            round,
+          });
+        } finally {
+          await r.daemon.stop();
+        }
+      });
+    }
+  }
+}
+
 async function main(): Promise<void> {
   install();
   const started = new Date();
@@ -293,6 +340,7 @@ async function main(): Promise<void> {
   if (workloads.includes("memory")) await memory(size(100_000));
   if (workloads.includes("passive")) await passive(size(50_000));
   if (workloads.includes("active")) await active(size(50_000));
+  if (workloads.includes("reload")) await reload(size(100_000));
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   const md = renderTable(figures, { started, machine, versions, quick: QUICK, scale: SCALE });
   console.log(md);

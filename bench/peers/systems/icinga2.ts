@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import { join } from "node:path";
-import { type FleetSpec, icingaFleet } from "../fleet.js";
+import { type FleetSpec, hostName, icingaFleet } from "../fleet.js";
 import { sleep, startDaemon } from "../procs.js";
 import type { Peer, Running } from "./peer.js";
 
@@ -106,6 +106,13 @@ export const icinga2: Peer = {
   version() {
     return /version: (\S+)\)/.exec(execFileSync("icinga2", ["--version"], { encoding: "utf8" }))?.[1] ?? "?";
   },
+  addService(dir, fleet, plugin) {
+    const extra = [
+      `object CheckCommand "bench-new" { command = [ "${plugin}" ] }`,
+      `object Service "new" { host_name = "${hostName(0)}"; check_command = "bench-new"; check_interval = 10s; retry_interval = 10s; enable_active_checks = true }`,
+    ].join("\n");
+    writeFileSync(join(dir, "etc/fleet.conf"), icingaFleet(fleet, extra));
+  },
   validate(dir, fleet) {
     const conf = writeConfig(dir, fleet, undefined);
     return { cmd: "icinga2", args: ["daemon", "-C", "-c", conf, ...constants(dir)] };
@@ -134,6 +141,7 @@ export const icinga2: Peer = {
       ).results[0]?.status ?? {};
     return {
       daemon,
+      reload: () => process.kill(daemon.pid, "SIGHUP"),
       async mark() {},
       async checksSince() {
         return (await cib()).active_service_checks_1min ?? 0;

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type FleetSpec, lookoutFleet } from "../fleet.js";
+import { type FleetSpec, hostName, lookoutFleet } from "../fleet.js";
 import { sleep, startDaemon } from "../procs.js";
 import type { Peer, Running } from "./peer.js";
 
@@ -36,6 +36,10 @@ export const lookout: Peer = {
   name: "lookout",
   version() {
     return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  },
+  addService(dir, fleet, plugin) {
+    const extra = `hosts: ${hostName(0)}: services: new: check: {type: "legacy", path: "${plugin}", check_interval: "10s"}`;
+    writeFileSync(join(dir, "lookout.cue"), lookoutFleet(fleet, extra));
   },
   validate(dir, fleet: FleetSpec) {
     const file = join(dir, "lookout.cue");
@@ -76,6 +80,7 @@ export const lookout: Peer = {
     let mark = 0;
     return {
       daemon,
+      reload: () => process.kill(daemon.pid, "SIGHUP"),
       async mark() {
         mark = await metric(url, "lookout_checks_total");
       },

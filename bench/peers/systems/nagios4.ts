@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type FleetSpec, nagiosFleet } from "../fleet.js";
+import { type FleetSpec, hostName, nagiosFleet } from "../fleet.js";
 import { sleep, startDaemon } from "../procs.js";
 import type { Peer, Running } from "./peer.js";
 
@@ -61,6 +61,13 @@ export const nagios4: Peer = {
   version() {
     return /Nagios Core (\S+)/.exec(execFileSync("nagios4", ["--version"], { encoding: "utf8" }))?.[1] ?? "?";
   },
+  addService(dir, fleet, plugin) {
+    const extra = [
+      `define command {\n command_name bench-new\n command_line ${plugin}\n}`,
+      `define service {\n use bench-service\n host_name ${hostName(0)}\n service_description new\n check_command bench-new\n active_checks_enabled 1\n check_interval 10\n}`,
+    ].join("\n");
+    writeFileSync(join(dir, "objects.cfg"), nagiosFleet(fleet, extra));
+  },
   validate(dir, fleet: FleetSpec) {
     return { cmd: "nagios4", args: ["-v", writeConfig(dir, fleet)] };
   },
@@ -97,6 +104,7 @@ export const nagios4: Peer = {
     let since = 0;
     return {
       daemon,
+      reload: () => process.kill(daemon.pid, "SIGHUP"),
       async mark() {
         since = Math.ceil(Date.now() / 1000);
       },

@@ -13,11 +13,18 @@ export interface Peer {
   validate(dir: string, fleet: FleetSpec): { cmd: string; args: string[] };
   /** Writes the configuration, starts the daemon in the foreground and resolves once it serves. */
   start(dir: string, fleet: FleetSpec): Promise<Running>;
+  /**
+   * Rewrites the running fleet's configuration with one more service, `new` on the first host,
+   * whose check runs `plugin` every 10 s (the reload workload). The daemon is not told.
+   */
+  addService(dir: string, fleet: FleetSpec, plugin: string): void;
 }
 
 /** A started daemon. */
 export interface Running {
   readonly daemon: Daemon;
+  /** Asks the daemon to reload its configuration (SIGHUP for all three). */
+  reload(): void;
   /**
    * Active service checks: Lookout's counter, or the peer's own count of the last minute. Call
    * `mark()` at the start of a window of at least 60 s and `checksSince()` at its end.
