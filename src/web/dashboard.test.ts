@@ -170,6 +170,30 @@ describe("dashboard in chromium", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  test("an action is reachable by keyboard alone: Tab to the row's button, Enter, Enter", async () => {
+    await page.goto(`${srv.url}/#/status`);
+    const target = "Remove acknowledgement of web1 disk";
+    await page.getByRole("button", { name: target }).waitFor();
+    let focused = "";
+    for (let i = 0; i < 80 && focused !== target; i++) {
+      await page.keyboard.press("Tab");
+      focused = (await page.evaluate("document.activeElement?.getAttribute('aria-label') ?? ''")) as string;
+    }
+    assert.equal(focused, target, "Tab reaches the row's button");
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog").getByRole("heading", { name: "Remove acknowledgement" }).waitFor();
+    await shot("keyboard-dialog");
+    // Focus stays inside the dialog: Tab moves from Cancel to the confirming button.
+    let label = "";
+    for (let i = 0; i < 5 && label !== "Remove acknowledgement"; i++) {
+      await page.keyboard.press("Tab");
+      label = (await page.evaluate("document.activeElement?.textContent ?? ''")) as string;
+    }
+    assert.equal(label, "Remove acknowledgement");
+    await page.keyboard.press("Enter");
+    await page.getByRole("button", { name: "Acknowledge web1 disk" }).waitFor();
+  });
+
   test("a banner says the server is unreachable, and goes once it is back", async () => {
     await page.goto(`${srv.url}/#/`);
     await page.getByRole("heading", { name: "Overview" }).waitFor();
