@@ -1,5 +1,5 @@
 /**
- * The dashboard's entry point (Vite builds it into dist/web). Preact renders it: about 4 KB
+ * The dashboard's entry point (Vite builds it into dist/web). Preact renders it: about 5 KB
  * gzip'd with hooks, so almost all of the bundle is the generated Connect client and its
  * protobuf runtime.
  */
