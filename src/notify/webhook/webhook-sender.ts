@@ -1,5 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { createHttpPoster } from "../http-post.js";
 import type { Notification, Sender, SendOutcome } from "../sender.js";
 import { networkErrorOf, permanent, retryable } from "../sender.js";
 
@@ -52,8 +51,7 @@ export function webhookBody(n: Notification, contact: string, now: number): Webh
  */
 export function createWebhookSender(o: { now?: () => number } = {}): Sender {
   const now = o.now ?? Date.now;
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
-  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+  const poster = createHttpPoster();
   return {
     async send(n, contact, _config, signal): Promise<SendOutcome> {
       if (contact.type !== "webhook") return permanent(`webhook sender given a ${contact.type} contact`);
@@ -76,19 +74,19 @@ export function createWebhookSender(o: { now?: () => number } = {}): Sender {
         url.password = "";
       }
       const body = Buffer.from(JSON.stringify(webhookBody(n, contact.name, now())));
-      headers["content-length"] = String(body.length);
-      const https = url.protocol === "https:";
-      if (!https && url.protocol !== "http:") return permanent(`webhook: unsupported scheme ${url.protocol}`);
-      let res: { status: number; retryAfter: string | undefined };
+      if (url.protocol !== "https:" && url.protocol !== "http:")
+        return permanent(`webhook: unsupported scheme ${url.protocol}`);
+      let res: { status: number; headers: Readonly<Record<string, string | string[] | undefined>> };
       try {
-        res = await post(url, headers, body, https ? httpsAgent : httpAgent, signal);
+        res = await poster.post(url, headers, body, signal);
       } catch (e) {
         if (signal.aborted) return retryable("webhook: timeout");
         return retryable(`webhook: ${networkErrorOf(e)}`);
       }
       if (res.status >= 200 && res.status < 300) return { ok: true };
       if (res.status >= 500) return retryable(`webhook: HTTP ${res.status}`);
-      if (res.status === 429) return retryable("webhook: HTTP 429", retryAfterMs(res.retryAfter ?? null));
+      if (res.status === 429)
+        return retryable("webhook: HTTP 429", retryAfterMs(first(res.headers["retry-after"])));
       return permanent(`webhook: HTTP ${res.status}`);
     },
   };
@@ -103,28 +101,6 @@ function retryAfterMs(h: string | null): number | undefined {
   return Number.isNaN(t) ? undefined : Math.max(0, t - Date.now());
 }
 
-/** One POST with node:http (fetch refuses some ports and hides errors); resolves on the full response. */
-function post(
-  url: URL,
-  headers: Record<string, string>,
-  body: Buffer,
-  agent: HttpAgent,
-  signal: AbortSignal,
-): Promise<{ status: number; retryAfter: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const req = (url.protocol === "https:" ? httpsRequest : httpRequest)(
-      url,
-      { method: "POST", headers, agent, signal },
-      (res) => {
-        res.on("error", reject);
-        res.resume();
-        res.on("end", () => {
-          const ra = res.headers["retry-after"];
-          resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(ra) ? ra[0] : ra });
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+function first(h: string | string[] | undefined): string | null {
+  return (Array.isArray(h) ? h[0] : h) ?? null;
 }

@@ -1,0 +1,127 @@
+/**
+ * The notifier in the real `lookout` binary: passive results over the API make HARD state changes,
+ * a loopback webhook receiver and a command contact are told, ListHistory shows the decisions, and
+ * a restart neither loses nor repeats a notification.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { connectJson } from "../api/core-test-server.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../testing/peers/webhook-receiver.js";
+import { type ServerProcess, startServer } from "../testing/server-process.js";
+
+const dir = mkdtempSync(join(tmpdir(), "lookout-notify-"));
+const dataDir = join(dir, "data");
+const configFile = join(dir, "lookout.cue");
+const commandOut = join(dir, "command.out");
+const script = join(dir, "notify.sh");
+
+function document(hookUrl: string): string {
+  return `
+commands: notify: {line: "${script} $NOTIFICATIONTYPE$ $HOSTNAME$ $SERVICEDESC$ $SERVICESTATE$ $CONTACTEMAIL$"}
+contacts: {
+	hook: {type: "webhook", url: "${hookUrl}"}
+	ops: {type: "command", command: "notify", address: "ops@example.com"}
+}
+notifications: standard: levels: [{contacts: ["hook", "ops"]}]
+hosts: web: {
+	address: "127.0.0.1"
+	check: {type: "passive", freshness_threshold: "24h"}
+	services: http: {
+		check: {type: "passive", freshness_threshold: "24h", max_attempts: 1, flap: enabled: false}
+		notification: "standard"
+		labels: {team: "web"}
+	}
+}
+`;
+}
+
+async function result(srv: ServerProcess, exitStatus: number, output: string): Promise<void> {
+  const r = await connectJson(srv.url, "/svc.v1.CommandService/ProcessCheckResults", {
+    results: [{ host: "web", service: "http", exitStatus, output }],
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+}
+
+async function history(srv: ServerProcess): Promise<{ kind: string; comment?: string }[]> {
+  const r = await connectJson(srv.url, "/svc.v1.QueryService/ListHistory", {
+    host: "web",
+    service: "http",
+    pageSize: 1000,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return (r.body as { entries?: { kind: string; comment?: string }[] }).entries ?? [];
+}
+
+async function until(what: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await what())) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("the notifier in the real binary", () => {
+  let hook: WebhookReceiver;
+  let srv: ServerProcess;
+  before(async () => {
+    hook = await startWebhookReceiver();
+    writeFileSync(script, `#!/bin/sh\necho "$*" >> ${commandOut}\n`, { mode: 0o755 });
+    writeFileSync(commandOut, "");
+    writeFileSync(configFile, document(hook.url));
+    srv = await startServer(["-config", configFile, "-data-dir", dataDir]);
+  });
+  after(async () => {
+    await srv?.stop();
+    await hook?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("tells the webhook and the command of a HARD problem and its recovery, once each", async () => {
+    await result(srv, 0, "OK - fine");
+    await result(srv, 2, "CRITICAL - down");
+    await hook.waitFor(1);
+    await until(() => readFileSync(commandOut, "utf8").includes("PROBLEM"));
+    const p = hook.got[0];
+    assert.equal(p?.body.kind, "PROBLEM");
+    assert.equal(p?.body.state, "CRITICAL");
+    assert.equal(p?.body.output, "CRITICAL - down");
+    assert.deepEqual(p?.body.labels, { team: "web" });
+    assert.equal(p?.body.id, p?.id, "the body's id is the Idempotency-Key");
+    assert.equal(readFileSync(commandOut, "utf8"), "PROBLEM web http CRITICAL ops@example.com\n");
+    await result(srv, 0, "OK - back");
+    await hook.waitFor(2);
+    assert.equal(hook.got[1]?.body.kind, "RECOVERY");
+    await until(() => readFileSync(commandOut, "utf8").includes("RECOVERY"));
+    await until(async () => (await history(srv)).filter((e) => e.kind === "NotificationSent").length === 4);
+    const sent = (await history(srv))
+      .filter((e) => e.kind === "NotificationSent")
+      .map((e) => e.comment)
+      .sort();
+    assert.deepEqual(sent, ["PROBLEM to hook", "PROBLEM to ops", "RECOVERY to hook", "RECOVERY to ops"]);
+  });
+
+  it("records a failing contact's attempts and delivers once it is back, with the same id", async () => {
+    hook.mode = "fail";
+    await result(srv, 1, "WARNING - slow");
+    await until(async () => (await history(srv)).some((e) => e.kind === "NotificationFailed"));
+    hook.mode = "ok";
+    await hook.waitFor(3);
+    assert.equal(hook.got[2]?.body.kind, "PROBLEM");
+    for (const [id, n] of hook.counts) assert.equal(n, 1, id);
+  });
+
+  it("after a restart neither repeats nor loses a notification", async () => {
+    const old = srv;
+    assert.equal(await old.stop(), 0, old.stderr().slice(-3000));
+    srv = await startServer(["-config", configFile, "-data-dir", dataDir]);
+    await result(srv, 0, "OK - fine again");
+    await hook.waitFor(4);
+    assert.equal(hook.got[3]?.body.kind, "RECOVERY");
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(hook.got.length, 4, JSON.stringify(hook.got.map((g) => [g.id, g.body.kind])));
+    for (const [id, n] of hook.counts) assert.equal(n, 1, id);
+  });
+});
