@@ -16,6 +16,8 @@ const BODY_CAP = 64 * 1024;
  */
 export interface HttpPoster {
   post(url: URL, headers: Record<string, string>, body: Buffer, signal: AbortSignal): Promise<PostResponse>;
+  /** Closes the kept-alive connections. */
+  close(): void;
 }
 
 /** A poster with its own keep-alive agents (at most `maxSockets` connections per origin). */
@@ -23,6 +25,10 @@ export function createHttpPoster(maxSockets = 64): HttpPoster {
   const http = new HttpAgent({ keepAlive: true, maxSockets });
   const https = new HttpsAgent({ keepAlive: true, maxSockets });
   return {
+    close() {
+      http.destroy();
+      https.destroy();
+    },
     post(url, headers, body, signal) {
       return new Promise((resolve, reject) => {
         const secure = url.protocol === "https:";

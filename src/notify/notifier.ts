@@ -169,6 +169,7 @@ export class Notifier implements LogConsumer {
     this.#flushTimer?.cancel();
     await Promise.allSettled([...this.#inFlight]);
     await this.#flush();
+    for (const s of Object.values(this.#o.senders)) s.close?.();
   }
 
   /** Records decisions, persists state and new sends (with the position), then queues the sends. */

@@ -45,6 +45,8 @@ export type SendOutcome =
  */
 export interface Sender {
   send(n: Notification, contact: ContactConfig, config: Config, signal: AbortSignal): Promise<SendOutcome>;
+  /** Closes pooled connections (optional). */
+  close?(): void;
 }
 
 /** A retryable outcome. */

@@ -50,6 +50,7 @@ export function senderContract(name: string, open: () => Promise<SenderRig>): vo
     rig = await open();
   });
   after(async () => {
+    rig.sender.close?.();
     await rig.close();
   });
   const send = async (id: string, timeoutMs = 10_000): Promise<SendOutcome> => {

@@ -46,6 +46,7 @@ export function createEmailSender(o: SmtpOptions): Sender {
           tls: { rejectUnauthorized: o.insecureSkipVerify !== true },
         });
   return {
+    close: () => transport?.close(),
     async send(n, contact, _config, signal): Promise<SendOutcome> {
       if (contact.type !== "email") return permanent(`email sender given a ${contact.type} contact`);
       if (transport === undefined)

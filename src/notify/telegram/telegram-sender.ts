@@ -22,6 +22,7 @@ export function createTelegramSender(o: TelegramOptions): Sender {
   const base = (o.apiBase ?? TELEGRAM_API).replace(/\/+$/, "");
   const scrub = (s: string) => (o.token === "" ? s : s.split(o.token).join("<token>"));
   return {
+    close: () => poster.close(),
     async send(n, contact, _config, signal): Promise<SendOutcome> {
       if (contact.type !== "telegram") return permanent(`telegram sender given a ${contact.type} contact`);
       if (o.token === "")

@@ -53,6 +53,7 @@ export function createWebhookSender(o: { now?: () => number } = {}): Sender {
   const now = o.now ?? Date.now;
   const poster = createHttpPoster();
   return {
+    close: () => poster.close(),
     async send(n, contact, _config, signal): Promise<SendOutcome> {
       if (contact.type !== "webhook") return permanent(`webhook sender given a ${contact.type} contact`);
       let url: URL;
