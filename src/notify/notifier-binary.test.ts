@@ -125,3 +125,57 @@ describe("the notifier in the real binary", () => {
     for (const [id, n] of hook.counts) assert.equal(n, 1, id);
   });
 });
+
+describe("reloading the notifier", () => {
+  let hook: WebhookReceiver;
+  let srv: ServerProcess;
+  const rdir = mkdtempSync(join(tmpdir(), "lookout-notify-reload-"));
+  const cfg = join(rdir, "lookout.cue");
+  before(async () => {
+    hook = await startWebhookReceiver();
+    writeFileSync(
+      cfg,
+      document(hook.url)
+        .replace(/commands: .*\n/, "")
+        .replace(/\tops: .*\n/, "")
+        .replace(`["hook", "ops"]`, `["hook"]`),
+    );
+    srv = await startServer(["-config", cfg, "-data-dir", join(rdir, "data")]);
+  });
+  after(async () => {
+    await srv?.stop();
+    await hook?.close();
+    rmSync(rdir, { recursive: true, force: true });
+  });
+
+  it("drops a removed contact's pending sends with a recorded reason; the notifier is among the reload's consumers", async () => {
+    hook.mode = "fail";
+    await result(srv, 0, "OK");
+    await result(srv, 2, "CRITICAL");
+    await until(async () => (await history(srv)).some((e) => e.kind === "NotificationFailed"));
+    writeFileSync(
+      cfg,
+      document(hook.url)
+        .replace(/commands: .*\n/, "")
+        .replace(/\thook: .*\n/, "")
+        .replace(`["hook", "ops"]`, `["ops"]`)
+        .replace(`command: "notify", `, ""),
+    );
+    // The command contact needs a command: make ops an email contact instead.
+    writeFileSync(
+      cfg,
+      readFileSync(cfg, "utf8").replace(`ops: {type: "command", address:`, `ops: {type: "email", address:`),
+    );
+    srv.child.kill("SIGHUP");
+    await until(() => /"msg":"config reloaded".*"consumers":\[[^\]]*"notifier"/.test(srv.stderr()));
+    await until(async () =>
+      (await history(srv)).some(
+        (e) =>
+          e.kind === "NotificationSuppressed" && e.comment === "PROBLEM suppressed: contact_removed (hook)",
+      ),
+    );
+    hook.mode = "ok";
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(hook.got.length, 0, "the dropped send never went out");
+  });
+});

@@ -30,7 +30,9 @@ export interface WebhookReceiver {
 }
 
 /** Starts a receiver on 127.0.0.1 (port 0 picks a free port; a fixed one lets up() reuse it). */
-export async function startWebhookReceiver(o: { keepBodies?: boolean } = {}): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  o: { keepBodies?: boolean; delayMs?: number } = {},
+): Promise<WebhookReceiver> {
   const keep = o.keepBodies ?? true;
   const got: ReceivedHook[] = [];
   const counts = new Map<string, number>();
@@ -43,6 +45,10 @@ export async function startWebhookReceiver(o: { keepBodies?: boolean } = {}): Pr
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
+        if (o.delayMs !== undefined && o.delayMs > 0) setTimeout(answer, o.delayMs);
+        else answer();
+      });
+      const answer = () => {
         if (r.mode === "fail") {
           res.writeHead(503).end();
           return;
@@ -68,7 +74,7 @@ export async function startWebhookReceiver(o: { keepBodies?: boolean } = {}): Pr
             w.resolve();
           }
         }
-      });
+      };
     });
   }
   const listen = (s: ReturnType<typeof make>, p: number) =>
