@@ -175,7 +175,7 @@ export class App {
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
       ...(o.apiToken === "" ? {} : { commandAuth: createBearerTokenInterceptor(o.apiToken) }),
-      query: createQueryService({ version, core }),
+      query: createQueryService({ version, core, notifications: notifier }),
       command: createCommandService({ core, logger: logger.child({ component: "api" }) }),
       admin: createAdminService(),
       metrics,

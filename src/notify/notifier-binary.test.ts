@@ -113,6 +113,25 @@ describe("the notifier in the real binary", () => {
     for (const [id, n] of hook.counts) assert.equal(n, 1, id);
   });
 
+  it("PreviewNotifications answers who would be told, from the notifier's own state", async () => {
+    const ask = async (req: object) => {
+      const r = await connectJson(srv.url, "/svc.v1.QueryService/PreviewNotifications", req);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return (r.body as { previews: Record<string, unknown>[] }).previews;
+    };
+    const [open] = await ask({ host: "web", service: "http" });
+    assert.equal(open?.kind, "PROBLEM");
+    assert.deepEqual(open?.contacts, ["hook", "ops"]);
+    assert.deepEqual(open?.told, ["hook", "ops"]);
+    assert.equal(open?.level, 1);
+    assert.equal(typeof open?.nextNotificationAt, "string");
+    const [recovery] = await ask({ host: "web", service: "http", state: "STATE_OK" });
+    assert.equal(recovery?.kind, "RECOVERY");
+    const host = await ask({ host: "web" });
+    assert.equal(host.length, 2);
+    assert.equal(host[0]?.suppressed, "no_policy");
+  });
+
   it("after a restart neither repeats nor loses a notification", async () => {
     const old = srv;
     assert.equal(await old.stop(), 0, old.stderr().slice(-3000));

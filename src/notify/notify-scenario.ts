@@ -10,7 +10,9 @@ import {
 import type { Config } from "../model/config.js";
 import { EMPTY_CONFIG } from "../model/config.js";
 import type { EngineEvent } from "../model/events.js";
+import type { ObjectState } from "../model/state.js";
 import { createNotifyZone } from "./period.js";
+import { previewNotifications } from "./preview.js";
 import { createTracker, type Intent, type TrackedObject, type Tracker } from "./tracker.js";
 
 /**
@@ -22,6 +24,7 @@ import { createTracker, type Intent, type TrackedObject, type Tracker } from "./
  *     expect suppressed web/http PROBLEM reason=downtime
  *     expect problem web/http level=2 number=3 due=2h told=ops,hook owed=period
  *     expect no problem web/http
+ *     expect preview web/http state=CRITICAL kind=PROBLEM level=1 to=ops suppressed=none next=1h escalates=2h
  *
  * `restart` round-trips the tracker's state through JSON, as the notifier's durable state does.
  */
@@ -29,6 +32,7 @@ export function createNotifyScenario(): ScenarioExtension & { readonly all: Inte
   let zone = createNotifyZone("UTC");
   let tracker: Tracker = createTracker(EMPTY_CONFIG, zone);
   let seq = 0;
+  let now = SCENARIO_T0;
   let last: Intent[] = [];
   const all: Intent[] = [];
   const push = (xs: Intent[]) => {
@@ -69,13 +73,15 @@ export function createNotifyScenario(): ScenarioExtension & { readonly all: Inte
       push(tracker.applyConfig(config));
     },
     advance(to) {
+      now = to;
       for (let t = tracker.nextDue(); t !== undefined && t <= to; t = tracker.nextDue()) {
         const got = tracker.due(t);
         push(got);
         if (tracker.nextDue() === t) break;
       }
     },
-    events(events: readonly EngineEvent[]) {
+    events(events: readonly EngineEvent[], at: number) {
+      now = at;
       for (const event of events) push(tracker.observe({ seq: ++seq, event }));
     },
     statement(verb, args) {
@@ -152,6 +158,41 @@ export function createNotifyScenario(): ScenarioExtension & { readonly all: Inte
             if (got[k] !== want) bad.push(`${k}=${got[k]} (want ${want})`);
           }
           return check(bad.length === 0, `${args[0]} problem: ${bad.join(", ")}`);
+        }
+        case "preview": {
+          // `expect preview web/http state=CRITICAL kind=PROBLEM level=1 to=ops suppressed=none next=1h escalates=2h`
+          const key = objectKeyOf(args[0] ?? "");
+          const o = opts(args.slice(1));
+          const state = o.get("state");
+          const [p] = previewNotifications(tracker, {
+            keys: [key],
+            ...(state === undefined ? {} : { state: state as ObjectState }),
+            at: now,
+          });
+          if (p === undefined) return check(false, "no preview");
+          const at = (t: number) => (t === 0 ? "none" : formatDuration(t - SCENARIO_T0));
+          const got: Record<string, string> = {
+            kind: p.kind ?? "none",
+            level: String(p.level),
+            to: [...p.contacts].sort().join(","),
+            suppressed: p.suppressed ?? "none",
+            told: p.told.join(","),
+            next: at(p.nextNotificationAt),
+            escalates: at(p.escalatesAt),
+            until: at(p.until ?? 0),
+          };
+          const bad: string[] = [];
+          for (const [k, v] of o) {
+            if (k === "state") continue;
+            const want =
+              (k === "next" || k === "escalates" || k === "until") && v !== "none"
+                ? formatDuration(parseDuration(v))
+                : k === "to" || k === "told"
+                  ? v.split(",").sort().join(",")
+                  : v;
+            if (got[k] !== want) bad.push(`${k}=${got[k]} (want ${want})`);
+          }
+          return check(bad.length === 0, `${args[0]} preview: ${bad.join(", ")}`);
         }
         default:
           return null;
