@@ -113,6 +113,18 @@ describe("the notifier in the real binary", () => {
     for (const [id, n] of hook.counts) assert.equal(n, 1, id);
   });
 
+  it("exposes notification metrics by contact type, kind and result, without names or URLs", async () => {
+    const text = await (await fetch(`${srv.url}/metrics`)).text();
+    assert.match(text, /lookout_notifications_total\{type="webhook",kind="PROBLEM",result="sent"\} 2/);
+    assert.match(text, /lookout_notifications_total\{type="webhook",kind="PROBLEM",result="retry"\} [1-9]/);
+    assert.match(text, /lookout_notifications_total\{type="command",kind="RECOVERY",result="sent"\} 1/);
+    assert.match(text, /lookout_notification_send_seconds_count\{type="webhook"\} [1-9]/);
+    assert.match(text, /lookout_notification_delivery_seconds_bucket\{le="0.1",type="webhook"\} [0-9]/);
+    assert.match(text, /^lookout_notifications_pending 0$/m);
+    assert.ok(!text.includes(String(hook.port)), "no URL in any label");
+    assert.ok(!text.includes(`="hook"`), "no contact name in any label");
+  });
+
   it("PreviewNotifications answers who would be told, from the notifier's own state", async () => {
     const ask = async (req: object) => {
       const r = await connectJson(srv.url, "/svc.v1.QueryService/PreviewNotifications", req);
