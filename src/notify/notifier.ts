@@ -28,7 +28,9 @@ interface PendingSend {
 /** One contact's queue: its own order, concurrency and backoff. */
 interface ContactQueue {
   readonly name: string;
+  /** FIFO from `head` (shift on a 100,000-item array would be quadratic). */
   items: PendingSend[];
+  head: number;
   inFlight: number;
   /** Consecutive retryable failures (the backoff's exponent). */
   failures: number;
@@ -136,12 +138,13 @@ export class Notifier implements LogConsumer {
     const entries: { key: string; value: string | null }[] = [];
     for (const [name, q] of this.#queues) {
       if (config.contacts.has(name)) continue;
-      for (const p of q.items) {
+      for (const p of q.items.slice(q.head)) {
         dropped.push(this.#suppressedSend(p, "contact_removed"));
         entries.push({ key: SEND + p.id, value: null });
         this.#pending--;
       }
       q.items = [];
+      q.head = 0;
       q.timer?.cancel();
       if (q.inFlight === 0) this.#queues.delete(name);
     }
@@ -231,7 +234,15 @@ export class Notifier implements LogConsumer {
   #enqueue(p: PendingSend): void {
     let q = this.#queues.get(p.contact);
     if (q === undefined) {
-      q = { name: p.contact, items: [], inFlight: 0, failures: 0, backoffUntil: 0, timer: undefined };
+      q = {
+        name: p.contact,
+        items: [],
+        head: 0,
+        inFlight: 0,
+        failures: 0,
+        backoffUntil: 0,
+        timer: undefined,
+      };
       this.#queues.set(p.contact, q);
     }
     q.items.push(p);
@@ -241,10 +252,10 @@ export class Notifier implements LogConsumer {
 
   #pump(q: ContactQueue): void {
     if (this.#stop.signal.aborted) return;
-    const limit = this.#o.concurrency ?? 8;
+    const limit = this.#o.concurrency ?? 32;
     const now = this.#o.clock.now();
-    while (q.inFlight < limit && q.items.length > 0) {
-      const head = q.items[0] as PendingSend;
+    while (q.inFlight < limit && q.head < q.items.length) {
+      const head = q.items[q.head] as PendingSend;
       const wait = Math.max(q.backoffUntil, head.notBefore) - now;
       if (wait > 0) {
         if (q.timer === undefined) {
@@ -255,7 +266,11 @@ export class Notifier implements LogConsumer {
         }
         return;
       }
-      q.items.shift();
+      q.items[q.head++] = undefined as unknown as PendingSend;
+      if (q.head > 1024 && q.head * 2 > q.items.length) {
+        q.items = q.items.slice(q.head);
+        q.head = 0;
+      }
       q.inFlight++;
       const run = this.#deliver(q, head).finally(() => {
         this.#inFlight.delete(run);
@@ -335,7 +350,8 @@ export class Notifier implements LogConsumer {
     const delay = outcome.retryAfterMs ?? exp / 2 + Math.random() * (exp / 2);
     q.backoffUntil = Math.max(q.backoffUntil, now + delay);
     p.notBefore = now + delay;
-    q.items.unshift(p);
+    if (q.head > 0) q.items[--q.head] = p;
+    else q.items.unshift(p);
     if (q.failures <= 3 || q.failures % 10 === 0) {
       this.#o.logger.warn("notification failed, will retry", {
         contact: p.contact,
