@@ -4,6 +4,7 @@ import {
   createJsonLogger,
   decodeServerOptions,
   defaultVersionFile,
+  exitWhenFlushed,
   formatUsage,
   parseFlags,
   resolveVersion,
@@ -76,9 +77,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitWhenFlushed(code),
   (e: unknown) => {
     process.stderr.write(`lookout: ${(e as Error).stack ?? String(e)}\n`);
-    process.exit(1);
+    exitWhenFlushed(1);
   },
 );

@@ -99,7 +99,7 @@ export class App {
     }
     // On a worker thread like a reload: the main thread never holds the evaluation, which the CUE
     // engine keeps alive after a load (its shared-leaf cache holds on to the last document).
-    const loaded = await loadConfigFile(o.config, o.configProfile);
+    const loaded = await loadConfigFile(o.config, o.configProfile, undefined, o.listen);
     if (!loaded.ok) {
       const lines = loaded.diagnostics.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
       throw new StartupError(`-config ${o.config} is rejected:\n${lines.join("\n")}`);
@@ -142,7 +142,7 @@ export class App {
     const loads = new AbortController();
     const reloader = new Reloader(loaded.config, {
       // A reload evaluates on a worker thread: the API and the scheduler keep running meanwhile.
-      load: () => loadConfigFile(o.config, o.configProfile, loads.signal),
+      load: () => loadConfigFile(o.config, o.configProfile, loads.signal, o.listen),
       logger: logger.child({ component: "reload" }),
       metrics,
     });

@@ -14,12 +14,14 @@ export async function loadConfigFile(
   path: string,
   profile: "" | "demo",
   signal?: AbortSignal,
+  listen?: string,
 ): Promise<LoadOutcome> {
   if (path === "") return { ok: true, config: EMPTY_CONFIG, digest: "empty" };
   return loadConfigInWorker({
     file: path,
     digest: true,
     ...(profile === "" ? {} : { profile }),
+    ...(listen === undefined ? {} : { listen }),
     ...(signal === undefined ? {} : { signal }),
   });
 }

@@ -7,6 +7,7 @@
 import "./v8-heap.js";
 
 export { App, type AppDeps, StartupError } from "./app.js";
+export { exitWhenFlushed } from "./exit.js";
 export { formatUsage, parseFlags } from "./flags.js";
 export { createJsonLogger } from "./logger.js";
 export { decodeServerOptions, SERVER_FLAGS, type ServerOptions } from "./server-flags.js";

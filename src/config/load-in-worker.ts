@@ -13,6 +13,7 @@ export interface WorkerInput {
   readonly text: string | undefined;
   readonly digest: boolean;
   readonly profile: ConfigProfile | undefined;
+  readonly listen: string | undefined;
   /** Hosts plus services per batch message. */
   readonly batchObjects: number;
 }
@@ -35,6 +36,8 @@ export interface WorkerLoadInput {
   /** Whether an accepted result carries `digest`: sha256 (hex) of the text's UTF-8, made on the worker. */
   readonly digest?: boolean;
   readonly profile?: ConfigProfile;
+  /** The server's -listen, which the document reads as `_lookout.listen` (loader.ts). */
+  readonly listen?: string;
   /**
    * Hosts plus services per message back (default 2,000): the main thread deserializes one
    * message at a time and serves other work in between.
@@ -71,6 +74,7 @@ export function loadConfigInWorker(input: WorkerLoadInput): Promise<WorkerLoadRe
     text: input.text,
     digest: input.digest === true,
     profile: input.profile,
+    listen: input.listen,
     batchObjects: input.batchObjects ?? 2000,
   };
   const { signal, maxHeapMb } = input;

@@ -11,7 +11,7 @@ import { readFile } from "node:fs/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import type { HostConfig, ServiceConfig } from "../model/config.js";
 import type { ToMain, WorkerInput } from "./load-in-worker.js";
-import { loadConfig } from "./loader.js";
+import { loadConfig, lookoutFile } from "./loader.js";
 import { scalarKey } from "./scalar-key.js";
 
 async function run(port: NonNullable<typeof parentPort>, input: WorkerInput): Promise<void> {
@@ -30,6 +30,7 @@ async function run(port: NonNullable<typeof parentPort>, input: WorkerInput): Pr
     file: input.file,
     text,
     ...(input.profile === undefined ? {} : { profile: input.profile }),
+    ...(input.listen === undefined ? {} : { listen: input.listen }),
   });
   if (!r.ok) {
     post({ t: "rejected", diagnostics: r.diagnostics });
@@ -57,7 +58,10 @@ async function run(port: NonNullable<typeof parentPort>, input: WorkerInput): Pr
     post({ t: "done", rest });
     return;
   }
-  post({ t: "done", rest, digest: createHash("sha256").update(text, "utf8").digest("hex") });
+  // The listen address is part of what was loaded: a restart on another port applies the config anew.
+  const hash = createHash("sha256").update(text, "utf8");
+  if (input.listen !== undefined) hash.update(`\0${lookoutFile(input.listen).text}`);
+  post({ t: "done", rest, digest: hash.digest("hex") });
 }
 
 /**

@@ -16,6 +16,11 @@ export interface LoadConfigInput {
   readonly file: string;
   readonly text: string;
   readonly profile?: ConfigProfile;
+  /**
+   * The server's listen address as the document may read it, `_lookout.listen` (default
+   * DEFAULT_LISTEN): the bundled example checks Lookout's own port through it.
+   */
+  readonly listen?: string;
   /** Called with each phase's wall time in milliseconds (benchmarks use it to say where time goes). */
   readonly onPhase?: (phase: LoadPhase, ms: number) => void;
 }
@@ -28,6 +33,21 @@ export type LoadConfigResult =
   | { readonly ok: false; readonly diagnostics: readonly ConfigDiagnostic[] };
 
 let compiledSchema: CueValue | undefined;
+
+/** The address `_lookout.listen` holds when no server passed one (`lookout validate`). */
+export const DEFAULT_LISTEN = "127.0.0.1:8080";
+
+/**
+ * What Lookout tells the document about itself, as a second file of the same instance: the hidden
+ * field `_lookout` is reserved. `listen` is the address a client on this machine reaches the
+ * server at: `-listen :8080` or `0.0.0.0:8080` becomes `127.0.0.1:8080`, `[::]:8080` `[::1]:8080`.
+ */
+export function lookoutFile(listen: string): { name: string; text: string } {
+  const local = listen
+    .replace(/^(?:0\.0\.0\.0)?:(\d+)$/, "127.0.0.1:$1")
+    .replace(/^\[::\]:(\d+)$/, "[::1]:$1");
+  return { name: "lookout-flags.cue", text: `_lookout: listen: ${JSON.stringify(local)}\n` };
+}
 
 /** The schema, compiled once per process; it is immutable, and every load unifies with it. */
 function schema(): CueValue {
@@ -59,7 +79,7 @@ export function loadConfig(input: LoadConfigInput): LoadConfigResult {
   try {
     const s = schema();
     phase("schema");
-    const user = compile([{ name: file, text }]);
+    const user = compile([{ name: file, text }, lookoutFile(input.listen ?? DEFAULT_LISTEN)]);
     phase("compile");
     if (user.errors.length > 0) {
       return fail(diagnosticsFromCueErrors(user.errors, { file, text, user, schema: s, profile }));

@@ -228,14 +228,15 @@ function markdown(results: readonly ArchiveResult[], ms: number): string {
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
-// Always exit 0: the runner reports, it does not gate.
-main().then(
-  () => process.exit(0),
-  (e: unknown) => {
-    console.error(e);
-    process.exit(0);
-  },
-);
+// Always exit 0: the runner reports, it does not gate. Exit once stdout is flushed: the report
+// may go to a pipe, whose writes are asynchronous on Linux.
+const exitFlushed = (): void => {
+  process.stdout.write("", () => process.exit(0));
+};
+main().then(exitFlushed, (e: unknown) => {
+  console.error(e);
+  exitFlushed();
+});
 
 /** A markdown table aligned the way the formatter (Biome) writes it: text left, numbers right. */
 function table(header: readonly string[], rows: readonly string[][]): string[] {
