@@ -154,7 +154,7 @@ export class Notifier implements LogConsumer {
     this.#o.state.put(NOTIFIER_NAME, entries);
     if (dropped.length > 0) {
       this.#o.logger.info("pending notifications dropped: contact removed", { count: dropped.length });
-      await this.#o.submit([{ type: "RecordEvents", at: this.#o.clock.now(), events: dropped }]);
+      await this.#record(dropped);
     }
     if (intents.length > 0) await this.#commit(intents, undefined);
     this.#o.metrics?.setPending(this.#pending);
@@ -206,11 +206,43 @@ export class Notifier implements LogConsumer {
       entries.push({ key: OBJ + key, value: o === undefined ? null : JSON.stringify(o) });
     }
     // Decisions first: a crash before the put repeats them (same ids), never loses them.
-    if (records.length > 0)
-      await this.#o.submit([{ type: "RecordEvents", at: this.#o.clock.now(), events: records }]);
+    if (records.length > 0) await this.#record(records);
     if (entries.length > 0 || position !== undefined) this.#o.state.put(NOTIFIER_NAME, entries, position);
     for (const p of sends) this.#enqueue(p);
     this.#o.metrics?.setPending(this.#pending);
+  }
+
+  /**
+   * Appends records to the log, retrying (1 s apart) until the log takes them or the notifier
+   * stops: the tracker has already moved on, so a batch must not fail and be offered again.
+   */
+  async #record(events: RecordedEvent[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#o.submit([{ type: "RecordEvents", at: this.#o.clock.now(), events }]);
+        return;
+      } catch (e) {
+        if (this.#stop.signal.aborted) return;
+        if (attempt === 1 || attempt % 30 === 0) {
+          this.#o.logger.error("cannot record notification events; retrying", {
+            error: (e as Error).message,
+            count: events.length,
+            attempt,
+          });
+        }
+        await new Promise<void>((resolve) => {
+          const t = this.#o.clock.setTimer(1000, resolve);
+          this.#stop.signal.addEventListener(
+            "abort",
+            () => {
+              t.cancel();
+              resolve();
+            },
+            { once: true },
+          );
+        });
+      }
+    }
   }
 
   #pendingOf(i: SendIntent, host: string, service: string | undefined): PendingSend {
@@ -407,15 +439,7 @@ export class Notifier implements LogConsumer {
     this.#records = [];
     this.#entries = [];
     this.#flushing = (async () => {
-      try {
-        if (records.length > 0)
-          await this.#o.submit([{ type: "RecordEvents", at: this.#o.clock.now(), events: records }]);
-      } catch (e) {
-        this.#o.logger.error("cannot record notification events", {
-          error: (e as Error).message,
-          count: records.length,
-        });
-      }
+      if (records.length > 0) await this.#record(records);
       this.#o.state.put(NOTIFIER_NAME, entries);
     })();
     try {
