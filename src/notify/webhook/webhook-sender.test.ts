@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer } from "node:net";
 import { test } from "node:test";
 import { EMPTY_CONFIG } from "../../model/config.js";
 import { contractNotification, type PeerMode, senderContract } from "../../testing/sender-contract.js";
@@ -150,4 +150,29 @@ test("webhook statuses: 5xx and 429 retry, other 4xx never, a closed port retrie
   );
   assert.equal(!o.ok && o.retryable, true, JSON.stringify(o));
   assert.match(!o.ok ? o.error : "", /ECONNREFUSED/);
+});
+
+test("a webhook that answers garbage or drops the connection is a retryable failure, never a crash", async () => {
+  const cases: { name: string; answer(sock: import("node:net").Socket): void }[] = [
+    { name: "garbage", answer: (s) => s.end("this is not HTTP\r\n\r\n") },
+    { name: "drop", answer: (s) => s.destroy() },
+    { name: "half a response", answer: (s) => s.end("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort") },
+  ];
+  for (const c of cases) {
+    const server = createTcpServer((sock) => sock.once("data", () => c.answer(sock)));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const o = await createWebhookSender().send(
+        contractNotification("x"),
+        { name: "hook", labels: {}, type: "webhook", url: `http://127.0.0.1:${port}/` },
+        EMPTY_CONFIG,
+        AbortSignal.timeout(3000),
+      );
+      assert.equal(o.ok, false, c.name);
+      assert.equal(!o.ok && o.retryable, true, `${c.name}: ${JSON.stringify(o)}`);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }
 });
