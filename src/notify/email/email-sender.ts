@@ -1,4 +1,4 @@
-import { createTransport } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Sender, SendOutcome } from "../sender.js";
 import { permanent, retryable, subjectOf, textOf } from "../sender.js";
 
@@ -27,31 +27,42 @@ export interface SmtpOptions {
  */
 export function createEmailSender(o: SmtpOptions): Sender {
   const timeout = o.timeoutMs ?? 10_000;
-  const transport =
-    o.server === ""
-      ? undefined
-      : createTransport({
-          host: o.server,
-          port: o.port,
-          secure: o.tls === "tls",
-          requireTLS: o.tls === "starttls",
-          ignoreTLS: o.tls === "none",
-          ...(o.user === "" ? {} : { auth: { user: o.user, pass: o.password } }),
-          pool: true,
-          maxConnections: 4,
-          connectionTimeout: timeout,
-          greetingTimeout: timeout,
-          socketTimeout: timeout,
-          logger: false,
-          tls: { rejectUnauthorized: o.insecureSkipVerify !== true },
-        });
+  // nodemailer is loaded on the first mail: it costs startup time that most servers never need.
+  let transport: Promise<Transporter> | undefined;
+  const transportOf = (): Promise<Transporter> => {
+    transport ??= import("nodemailer").then(({ createTransport }) =>
+      createTransport({
+        host: o.server,
+        port: o.port,
+        secure: o.tls === "tls",
+        requireTLS: o.tls === "starttls",
+        ignoreTLS: o.tls === "none",
+        ...(o.user === "" ? {} : { auth: { user: o.user, pass: o.password } }),
+        pool: true,
+        maxConnections: 4,
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+        logger: false,
+        tls: { rejectUnauthorized: o.insecureSkipVerify !== true },
+      }),
+    );
+    return transport;
+  };
   return {
-    close: () => transport?.close(),
+    close: () => {
+      void transport?.then((t) => t.close());
+    },
     async send(n, contact, _config, signal): Promise<SendOutcome> {
       if (contact.type !== "email") return permanent(`email sender given a ${contact.type} contact`);
-      if (transport === undefined)
-        return permanent("email: no SMTP server (-smtp-server or LOOKOUT_SMTP_SERVER)");
-      const mail = transport.sendMail({
+      if (o.server === "") return permanent("email: no SMTP server (-smtp-server or LOOKOUT_SMTP_SERVER)");
+      let t: Transporter;
+      try {
+        t = await transportOf();
+      } catch {
+        return permanent("email: cannot load nodemailer");
+      }
+      const mail = t.sendMail({
         from: o.from,
         to: contact.address,
         subject: subjectOf(n),
