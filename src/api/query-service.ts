@@ -1,7 +1,8 @@
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { CoreView } from "../core/core.js";
 import { parseObjectKey } from "../model/object-ref.js";
+import type { ObjectState } from "../model/state.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import { listHistory, listObjects, listPositions } from "../store/read-model.js";
 import type { HistoryRecord } from "../store/records.js";
@@ -11,11 +12,34 @@ import { toConnectError } from "./pipeline-errors.js";
 import { objectStatus, stateOf, stateTypeOf } from "./status-message.js";
 import { encodedStatusPage, isBinaryContentType, statusPageBytes } from "./status-page.js";
 
+/** One object's routing answer, as the notifier gives it (src/notify/preview.ts). */
+export interface NotificationPreviewAnswer {
+  readonly key: string;
+  readonly policy: string;
+  readonly kind?: string;
+  readonly level: number;
+  readonly contacts: readonly string[];
+  readonly suppressed?: string;
+  readonly until?: number;
+  readonly told: readonly string[];
+  readonly nextNotificationAt: number;
+  readonly escalatesAt: number;
+}
+
+/** The notifier's routing preview: its own decision code over its own state. */
+export interface NotificationPreviewer {
+  preview(q: { keys: readonly string[]; state?: ObjectState; at: number }): NotificationPreviewAnswer[];
+}
+
 export interface QueryServiceDeps {
   /** The running binary's version (`vX.Y.Z` or `dev`). */
   readonly version: string;
   /** The projection every read is served from; without it only GetServerInfo is implemented. */
   readonly core?: { readonly view: CoreView };
+  /** PreviewNotifications; `unimplemented` without it. */
+  readonly notifications?: NotificationPreviewer;
+  /** The time of a preview without `at`; Date.now by default. */
+  readonly now?: () => number;
 }
 
 const DEFAULT_PAGE = 100;
@@ -31,7 +55,10 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
   const getServerInfo = () => ({ version: deps.version });
   const core = deps.core;
   if (core === undefined) return { getServerInfo };
-  const positions = (index: ObjectIndex, req: ListStatusRequest) =>
+  const positions = (
+    index: ObjectIndex,
+    req: { host?: string; service?: string; selector: string; pageSize: number; pageToken: string },
+  ) =>
     guard(() =>
       listPositions(index, {
         ...(req.host === undefined ? {} : { host: req.host }),
@@ -119,6 +146,42 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
       };
     },
   };
+  const previewer = deps.notifications;
+  if (previewer !== undefined) {
+    service.previewNotifications = (req) => {
+      const { index } = core.view;
+      const page = positions(index, req);
+      const state = hypotheticalState(req.state);
+      const at = req.at === undefined ? (deps.now ?? Date.now)() : timestampDate(req.at).getTime();
+      const answers = previewer.preview({
+        keys: page.positions.map((p) => index.keyAt(p)),
+        ...(state === undefined ? {} : { state }),
+        at,
+      });
+      return {
+        previews: answers.map((a) => {
+          const { host, service: svc } = parseObjectKey(a.key);
+          return {
+            host,
+            ...(svc === undefined ? {} : { service: svc }),
+            policy: a.policy,
+            kind: a.kind ?? "",
+            level: a.level,
+            contacts: [...a.contacts],
+            suppressed: a.suppressed ?? "",
+            ...(a.until === undefined ? {} : { periodOpensAt: timestampFromMs(a.until) }),
+            told: [...a.told],
+            ...(a.nextNotificationAt > 0
+              ? { nextNotificationAt: timestampFromMs(a.nextNotificationAt) }
+              : {}),
+            ...(a.escalatesAt > 0 ? { escalatesAt: timestampFromMs(a.escalatesAt) } : {}),
+          };
+        }),
+        nextPageToken: page.nextPageToken,
+        totalSize: page.totalSize,
+      };
+    };
+  }
   pagers.set(service, (req, room) => {
     const { index, projection } = core.view;
     const page = positions(index, req);
@@ -173,4 +236,30 @@ function historyEntry(h: HistoryRecord) {
     author: h.author,
     comment: h.comment,
   };
+}
+
+/** A request's hypothetical state; undefined for unspecified. */
+function hypotheticalState(s: State): ObjectState | undefined {
+  switch (s) {
+    case State.UNSPECIFIED:
+      return undefined;
+    case State.PENDING:
+      return "PENDING";
+    case State.OK:
+      return "OK";
+    case State.WARNING:
+      return "WARNING";
+    case State.CRITICAL:
+      return "CRITICAL";
+    case State.UNKNOWN:
+      return "UNKNOWN";
+    case State.UP:
+      return "UP";
+    case State.DOWN:
+      return "DOWN";
+    case State.UNREACHABLE:
+      return "UNREACHABLE";
+    default:
+      throw new ConnectError(`unknown state ${s}`, Code.InvalidArgument);
+  }
 }

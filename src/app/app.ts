@@ -13,6 +13,7 @@ import { ConsumerHost } from "../consumers/index.js";
 import { Core } from "../core/core.js";
 import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
+import type { Notifier } from "../notify/index.js";
 import { createStaticSite, placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
 import { loadConfigFile } from "./config-file.js";
@@ -20,6 +21,7 @@ import { registerConsumerMetrics } from "./consumer-metrics.js";
 import { registerHeapMetrics } from "./heap-metrics.js";
 import { memorySettings } from "./memory-settings.js";
 import { createMetricsRegistry } from "./metrics.js";
+import { DEFAULT_NOTIFY_OPTIONS, startNotifier, TimeZoneError } from "./notifier-wiring.js";
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
 
@@ -52,6 +54,8 @@ export class App {
   readonly #loads: AbortController;
   /** The log's consumers (the notifier, the sinks) and the log's retention. */
   readonly consumers: ConsumerHost;
+  /** The notifier (a consumer of the log). */
+  readonly notifier: Notifier;
 
   private constructor(
     address: AddressInfo,
@@ -64,6 +68,7 @@ export class App {
       reloader: Reloader;
       loads: AbortController;
       consumers: ConsumerHost;
+      notifier: Notifier;
     },
   ) {
     this.address = address;
@@ -75,6 +80,7 @@ export class App {
     this.#reloader = parts.reloader;
     this.#loads = parts.loads;
     this.consumers = parts.consumers;
+    this.notifier = parts.notifier;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -146,12 +152,31 @@ export class App {
       applyConfig: async (c, digest) => core.applyConfig(await core.prepareConfig(c, digest)),
     });
     reloader.register({ name: "scheduler", applyConfig: (c) => checks.applyConfig(c) });
+    let notifier: Notifier;
+    try {
+      notifier = startNotifier({
+        options: o.notify ?? DEFAULT_NOTIFY_OPTIONS,
+        config: loaded.config,
+        core,
+        consumers,
+        reloader,
+        metrics,
+        clock,
+        logger: logger.child({ component: "notifier" }),
+      });
+    } catch (e) {
+      await checks.stop();
+      await consumers.stop();
+      await core.close();
+      if (e instanceof TimeZoneError) throw new StartupError(`-notify-timezone: ${e.message}`);
+      throw e;
+    }
     const site = createStaticSite();
     const handler = createHttpHandler({
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
       ...(o.apiToken === "" ? {} : { commandAuth: createBearerTokenInterceptor(o.apiToken) }),
-      query: createQueryService({ version, core }),
+      query: createQueryService({ version, core, notifications: notifier }),
       command: createCommandService({ core, logger: logger.child({ component: "api" }) }),
       admin: createAdminService(),
       metrics,
@@ -167,6 +192,7 @@ export class App {
       address = await server.listen(listen.port, listen.host);
     } catch (e) {
       await checks.stop();
+      await notifier.stop();
       await consumers.stop();
       await core.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
@@ -180,7 +206,7 @@ export class App {
       hosts: loaded.config.hosts.size,
       memory: memorySettings(),
     });
-    return new App(address, metrics, { server, logger, core, checks, reloader, loads, consumers });
+    return new App(address, metrics, { server, logger, core, checks, reloader, loads, consumers, notifier });
   }
 
   /** Reloads -config through the one fan-out (SIGHUP); a rejected document changes nothing. */
@@ -197,6 +223,8 @@ export class App {
     this.#loads.abort(new Error("lookout is stopping"));
     await this.#server.close();
     await this.#checks.stop();
+    // The notifier first: its last records and state go to consumers.db, which the host closes.
+    await this.notifier.stop();
     await this.consumers.stop();
     await this.#core.close();
     this.#logger.info("stopped");

@@ -1,6 +1,7 @@
 import { parseDurationMs } from "../config/duration.js";
 import type { FlagSpec, FlagValues } from "./flags.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
+import { decodeNotifyOptions, NOTIFY_FLAGS, type NotifyOptions } from "./notify-flags.js";
 
 /** The server's flags: the reference's, plus where data lives and how much to log. */
 export const SERVER_FLAGS: readonly FlagSpec[] = [
@@ -51,6 +52,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     usage: "keep events this long, and longer while a sink or the notifier has not read them (0s: keep all)",
   },
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
+  ...NOTIFY_FLAGS,
 ];
 
 /** The server's settings, decoded from its flags. */
@@ -66,6 +68,8 @@ export interface ServerOptions {
   /** Ms; 0 keeps every event. */
   readonly eventRetentionMs: number;
   readonly logLevel: LogLevel;
+  /** The notifier's settings; defaults when absent (tests that build options by hand). */
+  readonly notify?: NotifyOptions;
 }
 
 /** Checks flag values that have a closed set or a shape. */
@@ -86,6 +90,8 @@ export function decodeServerOptions(
       error: `invalid value "${s("event-retention")}" for -event-retention: want a duration like 48h`,
     };
   }
+  const notify = decodeNotifyOptions(v);
+  if (!notify.ok) return notify;
   if (parseListen(s("listen")) === undefined) {
     return { ok: false, error: `invalid value "${s("listen")}" for -listen: want host:port` };
   }
@@ -102,6 +108,7 @@ export function decodeServerOptions(
       dataDir: s("data-dir"),
       eventRetentionMs: retention,
       logLevel: level,
+      notify: notify.options,
     },
   };
 }

@@ -189,6 +189,10 @@ export interface NotificationSentEvent extends ObjectEventBase {
   readonly policy: string;
   readonly level: number;
   readonly contact: string;
+  /** The notification id (also its Idempotency-Key); repeats of one notification share it. */
+  readonly id?: string;
+  /** The attempt that delivered it (1 for the first). */
+  readonly attempt?: number;
 }
 
 /** A notification failed (declared for the notifier). */
@@ -200,6 +204,29 @@ export interface NotificationFailedEvent extends ObjectEventBase {
   readonly contact: string;
   readonly error: string;
   readonly retryable: boolean;
+  /** The notification id. */
+  readonly id?: string;
+  /** Which attempt failed (1 for the first). */
+  readonly attempt?: number;
+  /** With `retryable`: when the next attempt is due (ms since the epoch). */
+  readonly retryAt?: number;
+}
+
+/**
+ * The notifier decided not to send (docs/notifications.md, "Suppression"): `reason` is one of
+ * soft, downtime, acknowledged, unreachable, flapping, period, disabled_kind, not_notified,
+ * contact_removed, policy_removed. `contact` and `id` are set when one pending send was dropped.
+ */
+export interface NotificationSuppressedEvent extends ObjectEventBase {
+  readonly type: "NotificationSuppressed";
+  readonly kind: NotificationKind;
+  readonly policy: string;
+  readonly level: number;
+  readonly reason: string;
+  readonly contact?: string;
+  readonly id?: string;
+  /** For `period`: when the period opens next (ms since the epoch). */
+  readonly until?: number;
 }
 
 /** A sink delivered a batch; `cursor` is the last log sequence number it holds (declared for sinks). */
@@ -241,6 +268,7 @@ export type EngineEvent =
 export type RecordedEvent =
   | NotificationSentEvent
   | NotificationFailedEvent
+  | NotificationSuppressedEvent
   | SinkFlushedEvent
   | SinkFailedEvent;
 
@@ -248,6 +276,7 @@ export type RecordedEvent =
 export const RECORDED_EVENT_TYPES: ReadonlySet<string> = new Set<RecordedEvent["type"]>([
   "NotificationSent",
   "NotificationFailed",
+  "NotificationSuppressed",
   "SinkFlushed",
   "SinkFailed",
 ]);

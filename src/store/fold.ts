@@ -142,6 +142,11 @@ export function createFold(from?: FoldSnapshot): Fold {
         case "NotificationFailed":
           note(seq, e, { comment: `${e.kind} to ${e.contact}: ${e.error}` });
           return;
+        case "NotificationSuppressed":
+          note(seq, e, {
+            comment: `${e.kind} suppressed: ${e.reason}${e.contact === undefined ? "" : ` (${e.contact})`}`,
+          });
+          return;
         case "ConfigApplied":
         case "SinkFlushed":
         case "SinkFailed":

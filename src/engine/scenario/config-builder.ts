@@ -2,14 +2,21 @@ import {
   type CheckConfig,
   type CheckType,
   type Config,
+  type ContactConfig,
   DEFAULT_FLAP,
   DEFAULT_SCHEDULE,
   EMPTY_CONFIG,
+  type EscalationLevelConfig,
   type FlapConfig,
   type HostConfig,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+  type NotificationPolicyConfig,
   type ProbeConfig,
   type ServiceConfig,
   type StaleStatus,
+  WEEKDAYS,
+  type WindowConfig,
 } from "../../model/config.js";
 import { keyValue, parseDuration } from "./tokens.js";
 
@@ -21,11 +28,22 @@ import { keyValue, parseDuration } from "./tokens.js";
  *     service web/push check=passive freshness=5m stale=CRITICAL
  *
  * Options: check, max_attempts, check_interval, retry_interval, flap=on|off, alpha, high, low,
- * notify_on_flap_stop=true|false, freshness, stale, label.<key>=<value>; hosts also address and
- * parents. Services follow the host they belong to.
+ * notify_on_flap_stop=true|false, freshness, stale, notification=<policy>, label.<key>=<value>;
+ * hosts also address and parents. Services follow the host they belong to.
+ *
+ * Notifications (docs/notifications.md):
+ *
+ *     contact ops type=email address=ops@example.com
+ *     contact hook type=webhook
+ *     policy standard period=monday@09:00-17:00,tuesday@00:00-24:00
+ *     level standard contacts=ops,hook threshold=2 renotify=1h disabled=RECOVERY,FLAPPING_START
+ *
+ * `level` lines add the policy's levels in order; renotify defaults to 1h, threshold to 0.
  */
 export function buildConfig(lines: readonly { text: string[]; line: number }[]): Config {
   const hosts = new Map<string, { host: HostConfig; services: Map<string, ServiceConfig> }>();
+  const contacts = new Map<string, ContactConfig>();
+  const policies = new Map<string, { period: WindowConfig[]; levels: EscalationLevelConfig[] }>();
   for (const { text, line } of lines) {
     const [kind, name, ...opts] = text;
     const fail = (msg: string): never => {
@@ -39,6 +57,34 @@ export function buildConfig(lines: readonly { text: string[]; line: number }[]):
       if (kv[0].startsWith("label.")) labels[kv[0].slice(6)] = kv[1];
       else o.set(kv[0], kv[1]);
     }
+    if (kind === "contact") {
+      contacts.set(name as string, contactOf(name as string, o, labels, fail));
+      continue;
+    }
+    if (kind === "policy") {
+      const period = (take(o, "period") ?? "")
+        .split(",")
+        .filter((w) => w !== "")
+        .map((w) => windowOf(w, fail));
+      policies.set(name as string, { period, levels: [] });
+      if (o.size > 0) fail(`unknown option ${[...o.keys()].join(", ")}`);
+      continue;
+    }
+    if (kind === "level") {
+      const p = policies.get(name as string) ?? fail(`level: policy ${name} is not defined above it`);
+      const disabled = (take(o, "disabled") ?? "").split(",").filter((w) => w !== "");
+      for (const k of disabled)
+        if (!(NOTIFICATION_KINDS as readonly string[]).includes(k)) fail(`bad kind ${k}`);
+      p.levels.push({
+        contacts: (take(o, "contacts") ?? fail("level needs contacts=")).split(","),
+        threshold: Number(take(o, "threshold") ?? "0"),
+        renotifyIntervalMs: parseDuration(take(o, "renotify") ?? "1h"),
+        disabledKinds: disabled as NotificationKind[],
+      });
+      if (o.size > 0) fail(`unknown option ${[...o.keys()].join(", ")}`);
+      continue;
+    }
+    const notification = take(o, "notification") ?? "";
     if (kind === "host") {
       const n = name as string;
       const services = new Map<string, ServiceConfig>();
@@ -49,7 +95,7 @@ export function buildConfig(lines: readonly { text: string[]; line: number }[]):
         vars: {},
         check: checkOf(o, "tcp", fail),
         services,
-        notification: "",
+        notification,
         zone: "default",
         labels,
       };
@@ -65,16 +111,75 @@ export function buildConfig(lines: readonly { text: string[]; line: number }[]):
         name: s as string,
         vars: {},
         check: checkOf(o, "http", fail),
-        notification: "",
+        notification,
         zone: "default",
         labels,
       });
     } else {
-      fail(`config lines are "host ..." or "service ...", not "${kind}"`);
+      fail(`config lines are "host", "service", "contact", "policy" or "level", not "${kind}"`);
     }
     if (o.size > 0) fail(`unknown option ${[...o.keys()].join(", ")}`);
   }
-  return { ...EMPTY_CONFIG, hosts: new Map([...hosts].map(([k, v]) => [k, v.host])) };
+  const notifications = new Map<string, NotificationPolicyConfig>(
+    [...policies].map(([name, p]) => [name, { name, period: p.period, levels: p.levels }]),
+  );
+  return {
+    ...EMPTY_CONFIG,
+    hosts: new Map([...hosts].map(([k, v]) => [k, v.host])),
+    contacts,
+    notifications,
+  };
+}
+
+/** `contact NAME type=webhook|email|command|telegram [address=…] [url=…] [chat_id=…]`. */
+function contactOf(
+  name: string,
+  o: Map<string, string>,
+  labels: Record<string, string>,
+  fail: (msg: string) => never,
+): ContactConfig {
+  const type = take(o, "type") ?? "webhook";
+  let c: ContactConfig;
+  switch (type) {
+    case "email":
+      c = { name, labels, type, address: take(o, "address") ?? `${name}@example.com` };
+      break;
+    case "webhook":
+      c = { name, labels, type, url: take(o, "url") ?? "http://127.0.0.1/hook" };
+      break;
+    case "command":
+      c = {
+        name,
+        labels,
+        type,
+        command: take(o, "command") ?? "notify",
+        args: [],
+        address: take(o, "address") ?? "",
+      };
+      break;
+    case "telegram":
+      c = { name, labels, type, chatId: take(o, "chat_id") ?? "1" };
+      break;
+    default:
+      return fail(`contact type ${type}: want email, webhook, command or telegram`);
+  }
+  if (o.size > 0) fail(`unknown option ${[...o.keys()].join(", ")}`);
+  return c;
+}
+
+/** `monday@09:00-17:00`. */
+function windowOf(w: string, fail: (msg: string) => never): WindowConfig {
+  const m =
+    /^([a-z]+)@(\d\d):(\d\d)-(\d\d):(\d\d)$/.exec(w) ?? fail(`bad window ${w} (want monday@09:00-17:00)`);
+  const weekday = m[1] as WindowConfig["weekday"];
+  if (!WEEKDAYS.includes(weekday)) fail(`bad weekday ${m[1]}`);
+  return {
+    weekday,
+    start: `${m[2]}:${m[3]}`,
+    end: `${m[4]}:${m[5]}`,
+    startMinute: Number(m[2]) * 60 + Number(m[3]),
+    endMinute: Number(m[4]) * 60 + Number(m[5]),
+  };
 }
 
 function take(o: Map<string, string>, key: string): string | undefined {

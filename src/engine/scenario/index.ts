@@ -4,4 +4,6 @@
  * `expect web/http CRITICAL SOFT 2/3` — run by scenario.test.ts. docs/states.md describes the
  * statements. Test support only; nothing in the product imports it.
  */
-export { runScenario, SCENARIO_T0, type ScenarioFailure } from "./runner.js";
+export { buildConfig } from "./config-builder.js";
+export { runScenario, SCENARIO_T0, type ScenarioExtension, type ScenarioFailure } from "./runner.js";
+export { keyValue, objectKeyOf, objectWord, parseDuration, tokenize } from "./tokens.js";

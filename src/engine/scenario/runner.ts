@@ -49,12 +49,32 @@ const STATUS_WORDS: Readonly<Record<string, ExitStatus>> = {
 };
 
 /**
+ * A layer above the engine that a scenario can drive too (the notifier's tracker): it sees every
+ * config and every step's events, fires its timers as time moves, and may add statements and
+ * `expect` forms. The engine never imports it; the layer's own test passes it to runScenario.
+ */
+export interface ScenarioExtension {
+  /** A statement other than `expect` starts (the extension's "last step" begins here). */
+  begin(): void;
+  /** A `config` block was applied. */
+  config(config: Config): void;
+  /** Time moves to `to` (ms since the epoch): fire what is due up to and including it. */
+  advance(to: number): void;
+  /** The engine applied a command at `at` and produced these events. */
+  events(events: readonly EngineEvent[], at: number): void;
+  /** A statement the runner does not know; false when it is not the extension's either. */
+  statement(verb: string, args: readonly string[], at: number): boolean;
+  /** An `expect` form: a failure message, undefined for a pass, null when it is not the extension's. */
+  expect(what: string, args: readonly string[], negate: boolean): string | undefined | null;
+}
+
+/**
  * Runs a scenario file (docs/states.md, "Scenario files", has the language) and returns every failed
  * expectation. After the last line it also checks determinism: re-applying the logged commands to
  * a fresh engine, and to an engine restored from a JSON snapshot taken before each command, must
  * give the same events and the same final state.
  */
-export function runScenario(text: string): ScenarioFailure[] {
+export function runScenario(text: string, extensions: readonly ScenarioExtension[] = []): ScenarioFailure[] {
   const failures: ScenarioFailure[] = [];
   const clock = new FakeClock(SCENARIO_T0);
   let engine: Engine = createEngine({ clock });
@@ -67,11 +87,14 @@ export function runScenario(text: string): ScenarioFailure[] {
     const events = engine.apply(command);
     log.push({ line, command, events, config });
     lastEvents = events;
+    if (command.type === "ApplyConfig") for (const x of extensions) x.config(command.config);
+    for (const x of extensions) x.events(events, command.at);
   };
   const moveTo = (t: number, line: number): void => {
     const now = clock.now();
     if (t < now)
       throw new Error(`line ${line}: cannot go back in time to ${formatDuration(t - SCENARIO_T0)}`);
+    for (const x of extensions) x.advance(t);
     clock.advance(t - now);
   };
 
@@ -82,6 +105,7 @@ export function runScenario(text: string): ScenarioFailure[] {
     if (trimmed === "" || trimmed.startsWith("#")) continue;
     try {
       let words = tokenize(trimmed);
+      if (words[0] !== "expect") for (const x of extensions) x.begin();
       if (words[0] === "at") {
         moveTo(SCENARIO_T0 + parseDuration(need(words[1], "at needs a time")), lineNo);
         words = words.slice(2);
@@ -156,15 +180,17 @@ export function runScenario(text: string): ScenarioFailure[] {
           // What the writer does after a crash: a JSON snapshot, restored with the config in force.
           const snap = JSON.parse(JSON.stringify(engine.snapshot()));
           engine = restoreEngine(snap, engine.config, { clock });
+          for (const x of extensions) x.statement("restart", [], clock.now());
           break;
         }
         case "expect": {
-          const msg = expect(engine, args, lastEvents);
+          const msg = expect(engine, args, lastEvents, extensions);
           if (msg !== undefined) failures.push({ line: lineNo, message: msg });
           break;
         }
         default:
-          throw new Error(`unknown statement "${verb}"`);
+          if (!extensions.some((x) => x.statement(verb as string, args, clock.now())))
+            throw new Error(`unknown statement "${verb}"`);
       }
     } catch (e) {
       failures.push({ line: lineNo, message: e instanceof Error ? e.message : String(e) });
@@ -244,6 +270,7 @@ function expect(
   engine: Engine,
   args: readonly string[],
   lastEvents: readonly EngineEvent[],
+  extensions: readonly ScenarioExtension[],
 ): string | undefined {
   const rendered = () => lastEvents.map((e) => renderEvent(e, SCENARIO_T0));
   const show = () =>
@@ -259,6 +286,10 @@ function expect(
     a = a.slice(1);
   }
   const [what, ...rest] = a;
+  for (const x of extensions) {
+    const r = x.expect(what as string, rest, negate);
+    if (r !== null) return r;
+  }
   const statusOf = (word: string | undefined) => {
     const key = objectKeyOf(need(word, `expect ${what} needs an object`));
     return need(engine.status(key), `no object ${word}`);

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/query_service.proto.
  */
 export const file_svc_v1_query_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvdjEvcXVlcnlfc2VydmljZS5wcm90bxIGc3ZjLnYxIooBChFMaXN0U3RhdHVzUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlIm4KD0Fja25vd2xlZGdlbWVudBIOCgZhdXRob3IYASABKAkSDwoHY29tbWVudBgCIAEoCRIOCgZzdGlja3kYAyABKAgSKgoGc2V0X2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLjBQoMT2JqZWN0U3RhdHVzEgwKBGhvc3QYASABKAkSFAoHc2VydmljZRgCIAEoCUgAiAEBEhwKBXN0YXRlGAMgASgOMg0uc3ZjLnYxLlN0YXRlEiUKCnN0YXRlX3R5cGUYBCABKA4yES5zdmMudjEuU3RhdGVUeXBlEg8KB2F0dGVtcHQYBSABKAUSFAoMbWF4X2F0dGVtcHRzGAYgASgFEg4KBm91dHB1dBgHIAEoCRITCgtsb25nX291dHB1dBgIIAEoCRIjCghwZXJmZGF0YRgJIAMoCzIRLnN2Yy52MS5QZXJmRGF0dW0SMwoKbGFzdF9jaGVjaxgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARI6ChFsYXN0X3N0YXRlX2NoYW5nZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARI/ChZsYXN0X2hhcmRfc3RhdGVfY2hhbmdlGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEhAKCGZsYXBwaW5nGA0gASgIEhQKDGZsYXBfcGVyY2VudBgOIAEoARI1Cg9hY2tub3dsZWRnZW1lbnQYDyABKAsyFy5zdmMudjEuQWNrbm93bGVkZ2VtZW50SASIAQESEwoLaW5fZG93bnRpbWUYECABKAgSEgoKY2hlY2tfdHlwZRgRIAEoCRIwCgZsYWJlbHMYEiADKAsyIC5zdmMudjEuT2JqZWN0U3RhdHVzLkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3NlcnZpY2VCDQoLX2xhc3RfY2hlY2tCFAoSX2xhc3Rfc3RhdGVfY2hhbmdlQhkKF19sYXN0X2hhcmRfc3RhdGVfY2hhbmdlQhIKEF9hY2tub3dsZWRnZW1lbnQiaQoSTGlzdFN0YXR1c1Jlc3BvbnNlEiYKCHN0YXR1c2VzGAEgAygLMhQuc3ZjLnYxLk9iamVjdFN0YXR1cxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJ5ChJMaXN0SGlzdG9yeVJlcXVlc3QSEQoEaG9zdBgBIAEoCUgAiAEBEhQKB3NlcnZpY2UYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUIHCgVfaG9zdEIKCghfc2VydmljZSKNAgoMSGlzdG9yeUVudHJ5EhAKCHNlcXVlbmNlGAEgASgEEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRraW5kGAMgASgJEgwKBGhvc3QYBCABKAkSFAoHc2VydmljZRgFIAEoCUgAiAEBEhwKBXN0YXRlGAYgASgOMg0uc3ZjLnYxLlN0YXRlEiUKCnN0YXRlX3R5cGUYByABKA4yES5zdmMudjEuU3RhdGVUeXBlEg8KB2F0dGVtcHQYCCABKAUSDgoGb3V0cHV0GAkgASgJEg4KBmF1dGhvchgKIAEoCRIPCgdjb21tZW50GAsgASgJQgoKCF9zZXJ2aWNlIlUKE0xpc3RIaXN0b3J5UmVzcG9uc2USJQoHZW50cmllcxgBIAMoCzIULnN2Yy52MS5IaXN0b3J5RW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KEkxpc3RPYmplY3RzUmVxdWVzdBIQCghzZWxlY3RvchgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSLwAQoQQ29uZmlndXJlZE9iamVjdBIMCgRob3N0GAEgASgJEhQKB3NlcnZpY2UYAiABKAlIAIgBARI0CgZsYWJlbHMYAyADKAsyJC5zdmMudjEuQ29uZmlndXJlZE9iamVjdC5MYWJlbHNFbnRyeRISCgpjaGVja190eXBlGAQgASgJEgwKBHpvbmUYBSABKAkSDwoHcGFyZW50cxgGIAMoCRIUCgxub3RpZmljYXRpb24YByABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfc2VydmljZSJtChNMaXN0T2JqZWN0c1Jlc3BvbnNlEikKB29iamVjdHMYASADKAsyGC5zdmMudjEuQ29uZmlndXJlZE9iamVjdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSIVChNMaXN0Q29udGFjdHNSZXF1ZXN0IoEBCgdDb250YWN0EgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIrCgZsYWJlbHMYAyADKAsyGy5zdmMudjEuQ29udGFjdC5MYWJlbHNFbnRyeRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjkKFExpc3RDb250YWN0c1Jlc3BvbnNlEiEKCGNvbnRhY3RzGAEgAygLMg8uc3ZjLnYxLkNvbnRhY3QiEgoQTGlzdFZpZXdzUmVxdWVzdCI7CgRWaWV3EgwKBG5hbWUYASABKAkSEAoIc2VsZWN0b3IYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkiMAoRTGlzdFZpZXdzUmVzcG9uc2USGwoFdmlld3MYASADKAsyDC5zdmMudjEuVmlldyISChBMaXN0U2lua3NSZXF1ZXN0IkMKBFNpbmsSDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBWlucHV0GAMgASgJEhAKCHNlbGVjdG9yGAQgASgJIjAKEUxpc3RTaW5rc1Jlc3BvbnNlEhsKBXNpbmtzGAEgAygLMgwuc3ZjLnYxLlNpbmsiFgoUR2V0U2VydmVySW5mb1JlcXVlc3QiKAoVR2V0U2VydmVySW5mb1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAkygAQKDFF1ZXJ5U2VydmljZRJDCgpMaXN0U3RhdHVzEhkuc3ZjLnYxLkxpc3RTdGF0dXNSZXF1ZXN0Ghouc3ZjLnYxLkxpc3RTdGF0dXNSZXNwb25zZRJGCgtMaXN0SGlzdG9yeRIaLnN2Yy52MS5MaXN0SGlzdG9yeVJlcXVlc3QaGy5zdmMudjEuTGlzdEhpc3RvcnlSZXNwb25zZRJGCgtMaXN0T2JqZWN0cxIaLnN2Yy52MS5MaXN0T2JqZWN0c1JlcXVlc3QaGy5zdmMudjEuTGlzdE9iamVjdHNSZXNwb25zZRJJCgxMaXN0Q29udGFjdHMSGy5zdmMudjEuTGlzdENvbnRhY3RzUmVxdWVzdBocLnN2Yy52MS5MaXN0Q29udGFjdHNSZXNwb25zZRJACglMaXN0Vmlld3MSGC5zdmMudjEuTGlzdFZpZXdzUmVxdWVzdBoZLnN2Yy52MS5MaXN0Vmlld3NSZXNwb25zZRJACglMaXN0U2lua3MSGC5zdmMudjEuTGlzdFNpbmtzUmVxdWVzdBoZLnN2Yy52MS5MaXN0U2lua3NSZXNwb25zZRJMCg1HZXRTZXJ2ZXJJbmZvEhwuc3ZjLnYxLkdldFNlcnZlckluZm9SZXF1ZXN0Gh0uc3ZjLnYxLkdldFNlcnZlckluZm9SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_v1_types]);
+  fileDesc("ChpzdmMvdjEvcXVlcnlfc2VydmljZS5wcm90bxIGc3ZjLnYxIooBChFMaXN0U3RhdHVzUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlIm4KD0Fja25vd2xlZGdlbWVudBIOCgZhdXRob3IYASABKAkSDwoHY29tbWVudBgCIAEoCRIOCgZzdGlja3kYAyABKAgSKgoGc2V0X2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCLjBQoMT2JqZWN0U3RhdHVzEgwKBGhvc3QYASABKAkSFAoHc2VydmljZRgCIAEoCUgAiAEBEhwKBXN0YXRlGAMgASgOMg0uc3ZjLnYxLlN0YXRlEiUKCnN0YXRlX3R5cGUYBCABKA4yES5zdmMudjEuU3RhdGVUeXBlEg8KB2F0dGVtcHQYBSABKAUSFAoMbWF4X2F0dGVtcHRzGAYgASgFEg4KBm91dHB1dBgHIAEoCRITCgtsb25nX291dHB1dBgIIAEoCRIjCghwZXJmZGF0YRgJIAMoCzIRLnN2Yy52MS5QZXJmRGF0dW0SMwoKbGFzdF9jaGVjaxgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARI6ChFsYXN0X3N0YXRlX2NoYW5nZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARI/ChZsYXN0X2hhcmRfc3RhdGVfY2hhbmdlGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEhAKCGZsYXBwaW5nGA0gASgIEhQKDGZsYXBfcGVyY2VudBgOIAEoARI1Cg9hY2tub3dsZWRnZW1lbnQYDyABKAsyFy5zdmMudjEuQWNrbm93bGVkZ2VtZW50SASIAQESEwoLaW5fZG93bnRpbWUYECABKAgSEgoKY2hlY2tfdHlwZRgRIAEoCRIwCgZsYWJlbHMYEiADKAsyIC5zdmMudjEuT2JqZWN0U3RhdHVzLkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3NlcnZpY2VCDQoLX2xhc3RfY2hlY2tCFAoSX2xhc3Rfc3RhdGVfY2hhbmdlQhkKF19sYXN0X2hhcmRfc3RhdGVfY2hhbmdlQhIKEF9hY2tub3dsZWRnZW1lbnQiaQoSTGlzdFN0YXR1c1Jlc3BvbnNlEiYKCHN0YXR1c2VzGAEgAygLMhQuc3ZjLnYxLk9iamVjdFN0YXR1cxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJ5ChJMaXN0SGlzdG9yeVJlcXVlc3QSEQoEaG9zdBgBIAEoCUgAiAEBEhQKB3NlcnZpY2UYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUIHCgVfaG9zdEIKCghfc2VydmljZSKNAgoMSGlzdG9yeUVudHJ5EhAKCHNlcXVlbmNlGAEgASgEEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRraW5kGAMgASgJEgwKBGhvc3QYBCABKAkSFAoHc2VydmljZRgFIAEoCUgAiAEBEhwKBXN0YXRlGAYgASgOMg0uc3ZjLnYxLlN0YXRlEiUKCnN0YXRlX3R5cGUYByABKA4yES5zdmMudjEuU3RhdGVUeXBlEg8KB2F0dGVtcHQYCCABKAUSDgoGb3V0cHV0GAkgASgJEg4KBmF1dGhvchgKIAEoCRIPCgdjb21tZW50GAsgASgJQgoKCF9zZXJ2aWNlIlUKE0xpc3RIaXN0b3J5UmVzcG9uc2USJQoHZW50cmllcxgBIAMoCzIULnN2Yy52MS5IaXN0b3J5RW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KEkxpc3RPYmplY3RzUmVxdWVzdBIQCghzZWxlY3RvchgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSLwAQoQQ29uZmlndXJlZE9iamVjdBIMCgRob3N0GAEgASgJEhQKB3NlcnZpY2UYAiABKAlIAIgBARI0CgZsYWJlbHMYAyADKAsyJC5zdmMudjEuQ29uZmlndXJlZE9iamVjdC5MYWJlbHNFbnRyeRISCgpjaGVja190eXBlGAQgASgJEgwKBHpvbmUYBSABKAkSDwoHcGFyZW50cxgGIAMoCRIUCgxub3RpZmljYXRpb24YByABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfc2VydmljZSJtChNMaXN0T2JqZWN0c1Jlc3BvbnNlEikKB29iamVjdHMYASADKAsyGC5zdmMudjEuQ29uZmlndXJlZE9iamVjdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSIVChNMaXN0Q29udGFjdHNSZXF1ZXN0IoEBCgdDb250YWN0EgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIrCgZsYWJlbHMYAyADKAsyGy5zdmMudjEuQ29udGFjdC5MYWJlbHNFbnRyeRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjkKFExpc3RDb250YWN0c1Jlc3BvbnNlEiEKCGNvbnRhY3RzGAEgAygLMg8uc3ZjLnYxLkNvbnRhY3QiEgoQTGlzdFZpZXdzUmVxdWVzdCI7CgRWaWV3EgwKBG5hbWUYASABKAkSEAoIc2VsZWN0b3IYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkiMAoRTGlzdFZpZXdzUmVzcG9uc2USGwoFdmlld3MYASADKAsyDC5zdmMudjEuVmlldyISChBMaXN0U2lua3NSZXF1ZXN0IkMKBFNpbmsSDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBWlucHV0GAMgASgJEhAKCHNlbGVjdG9yGAQgASgJIjAKEUxpc3RTaW5rc1Jlc3BvbnNlEhsKBXNpbmtzGAEgAygLMgwuc3ZjLnYxLlNpbmsiFgoUR2V0U2VydmVySW5mb1JlcXVlc3QiKAoVR2V0U2VydmVySW5mb1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAki5gEKG1ByZXZpZXdOb3RpZmljYXRpb25zUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEhwKBXN0YXRlGAQgASgOMg0uc3ZjLnYxLlN0YXRlEisKAmF0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEhEKCXBhZ2Vfc2l6ZRgGIAEoBRISCgpwYWdlX3Rva2VuGAcgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlQgUKA19hdCKUAwoTTm90aWZpY2F0aW9uUHJldmlldxIMCgRob3N0GAEgASgJEhQKB3NlcnZpY2UYAiABKAlIAIgBARIOCgZwb2xpY3kYAyABKAkSDAoEa2luZBgEIAEoCRINCgVsZXZlbBgFIAEoBRIQCghjb250YWN0cxgGIAMoCRISCgpzdXBwcmVzc2VkGAcgASgJEjgKD3BlcmlvZF9vcGVuc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIMCgR0b2xkGAkgAygJEj0KFG5leHRfbm90aWZpY2F0aW9uX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjUKDGVzY2FsYXRlc19hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIA4gBAUIKCghfc2VydmljZUISChBfcGVyaW9kX29wZW5zX2F0QhcKFV9uZXh0X25vdGlmaWNhdGlvbl9hdEIPCg1fZXNjYWxhdGVzX2F0InoKHFByZXZpZXdOb3RpZmljYXRpb25zUmVzcG9uc2USLQoIcHJldmlld3MYASADKAsyGy5zdmMudjEuTm90aWZpY2F0aW9uUHJldmlldxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBTLjBAoMUXVlcnlTZXJ2aWNlEkMKCkxpc3RTdGF0dXMSGS5zdmMudjEuTGlzdFN0YXR1c1JlcXVlc3QaGi5zdmMudjEuTGlzdFN0YXR1c1Jlc3BvbnNlEkYKC0xpc3RIaXN0b3J5Ehouc3ZjLnYxLkxpc3RIaXN0b3J5UmVxdWVzdBobLnN2Yy52MS5MaXN0SGlzdG9yeVJlc3BvbnNlEkYKC0xpc3RPYmplY3RzEhouc3ZjLnYxLkxpc3RPYmplY3RzUmVxdWVzdBobLnN2Yy52MS5MaXN0T2JqZWN0c1Jlc3BvbnNlEkkKDExpc3RDb250YWN0cxIbLnN2Yy52MS5MaXN0Q29udGFjdHNSZXF1ZXN0Ghwuc3ZjLnYxLkxpc3RDb250YWN0c1Jlc3BvbnNlEkAKCUxpc3RWaWV3cxIYLnN2Yy52MS5MaXN0Vmlld3NSZXF1ZXN0Ghkuc3ZjLnYxLkxpc3RWaWV3c1Jlc3BvbnNlEkAKCUxpc3RTaW5rcxIYLnN2Yy52MS5MaXN0U2lua3NSZXF1ZXN0Ghkuc3ZjLnYxLkxpc3RTaW5rc1Jlc3BvbnNlEkwKDUdldFNlcnZlckluZm8SHC5zdmMudjEuR2V0U2VydmVySW5mb1JlcXVlc3QaHS5zdmMudjEuR2V0U2VydmVySW5mb1Jlc3BvbnNlEmEKFFByZXZpZXdOb3RpZmljYXRpb25zEiMuc3ZjLnYxLlByZXZpZXdOb3RpZmljYXRpb25zUmVxdWVzdBokLnN2Yy52MS5QcmV2aWV3Tm90aWZpY2F0aW9uc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.ListStatusRequest
@@ -683,6 +683,178 @@ export const GetServerInfoResponseSchema: GenMessage<GetServerInfoResponse> = /*
   messageDesc(file_svc_v1_query_service, 20);
 
 /**
+ * @generated from message svc.v1.PreviewNotificationsRequest
+ */
+export type PreviewNotificationsRequest = Message<"svc.v1.PreviewNotificationsRequest"> & {
+  /**
+   * Only this host and its services (or, with service, only that service).
+   *
+   * @generated from field: optional string host = 1;
+   */
+  host?: string | undefined;
+
+  /**
+   * @generated from field: optional string service = 2;
+   */
+  service?: string | undefined;
+
+  /**
+   * A label selector (docs/selectors.md); empty matches everything.
+   *
+   * @generated from field: string selector = 3;
+   */
+  selector: string;
+
+  /**
+   * A hypothetical HARD state (OK/UP asks about a recovery); unspecified: each object's current state.
+   *
+   * @generated from field: svc.v1.State state = 4;
+   */
+  state: State;
+
+  /**
+   * When the question is asked (period windows); unset: now.
+   *
+   * @generated from field: optional google.protobuf.Timestamp at = 5;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * At most this many objects; 0 means 100; values above 1000 are clamped to 1000.
+   *
+   * @generated from field: int32 page_size = 6;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 7;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message svc.v1.PreviewNotificationsRequest.
+ * Use `create(PreviewNotificationsRequestSchema)` to create a new message.
+ */
+export const PreviewNotificationsRequestSchema: GenMessage<PreviewNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 21);
+
+/**
+ * The notifier's answer for one object.
+ *
+ * @generated from message svc.v1.NotificationPreview
+ */
+export type NotificationPreview = Message<"svc.v1.NotificationPreview"> & {
+  /**
+   * @generated from field: string host = 1;
+   */
+  host: string;
+
+  /**
+   * @generated from field: optional string service = 2;
+   */
+  service?: string | undefined;
+
+  /**
+   * The object's notification policy; empty when it has none (suppressed is then "no_policy").
+   *
+   * @generated from field: string policy = 3;
+   */
+  policy: string;
+
+  /**
+   * PROBLEM, STATUS_CHANGE or RECOVERY; empty when there is nothing to notify.
+   *
+   * @generated from field: string kind = 4;
+   */
+  kind: string;
+
+  /**
+   * The escalation level that would notify, 1-based.
+   *
+   * @generated from field: int32 level = 5;
+   */
+  level: number;
+
+  /**
+   * Who would be told; empty when suppressed.
+   *
+   * @generated from field: repeated string contacts = 6;
+   */
+  contacts: string[];
+
+  /**
+   * Why nobody would be told: soft, downtime, acknowledged, unreachable, flapping, period,
+   * disabled_kind, not_notified, no_policy; empty when someone would be.
+   *
+   * @generated from field: string suppressed = 7;
+   */
+  suppressed: string;
+
+  /**
+   * With suppressed "period": when the period opens next (a problem is notified then).
+   *
+   * @generated from field: optional google.protobuf.Timestamp period_opens_at = 8;
+   */
+  periodOpensAt?: Timestamp | undefined;
+
+  /**
+   * Contacts told of the open problem so far.
+   *
+   * @generated from field: repeated string told = 9;
+   */
+  told: string[];
+
+  /**
+   * The open problem's next renotification; unset when none is due.
+   *
+   * @generated from field: optional google.protobuf.Timestamp next_notification_at = 10;
+   */
+  nextNotificationAt?: Timestamp | undefined;
+
+  /**
+   * When the next escalation level takes over; unset when it never does.
+   *
+   * @generated from field: optional google.protobuf.Timestamp escalates_at = 11;
+   */
+  escalatesAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.v1.NotificationPreview.
+ * Use `create(NotificationPreviewSchema)` to create a new message.
+ */
+export const NotificationPreviewSchema: GenMessage<NotificationPreview> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 22);
+
+/**
+ * @generated from message svc.v1.PreviewNotificationsResponse
+ */
+export type PreviewNotificationsResponse = Message<"svc.v1.PreviewNotificationsResponse"> & {
+  /**
+   * @generated from field: repeated svc.v1.NotificationPreview previews = 1;
+   */
+  previews: NotificationPreview[];
+
+  /**
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * @generated from field: int32 total_size = 3;
+   */
+  totalSize: number;
+};
+
+/**
+ * Describes the message svc.v1.PreviewNotificationsResponse.
+ * Use `create(PreviewNotificationsResponseSchema)` to create a new message.
+ */
+export const PreviewNotificationsResponseSchema: GenMessage<PreviewNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 23);
+
+/**
  * Reads, served from the projection: they never wait on writes. Mounted also under -read-only and
  * never gated by -api-token.
  *
@@ -758,6 +930,18 @@ export const QueryService: GenService<{
     methodKind: "unary";
     input: typeof GetServerInfoRequestSchema;
     output: typeof GetServerInfoResponseSchema;
+  },
+  /**
+   * Who would be told of an object's problem, at which level, when the next renotification or
+   * escalation is due, and why anything would be suppressed: the notifier's own decision for the
+   * object's current state, or a hypothetical HARD state, at a time (docs/notifications.md).
+   *
+   * @generated from rpc svc.v1.QueryService.PreviewNotifications
+   */
+  previewNotifications: {
+    methodKind: "unary";
+    input: typeof PreviewNotificationsRequestSchema;
+    output: typeof PreviewNotificationsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_v1_query_service, 0);

@@ -1,0 +1,470 @@
+import type { ConsumerState, LogConsumer } from "../consumers/index.js";
+import type { Clock, TimerHandle } from "../model/clock.js";
+import type { RecordEventsCommand } from "../model/commands.js";
+import type { Config, ContactType, Labels } from "../model/config.js";
+import type { LookoutEvent, RecordedEvent } from "../model/events.js";
+import type { Logger } from "../model/logger.js";
+import type { LoggedEvent } from "../store/index.js";
+import type { NotifierMetrics } from "./metrics.js";
+import type { NotifyZone } from "./period.js";
+import { type Preview, type PreviewQuery, previewNotifications } from "./preview.js";
+import type { Notification, Sender, SendOutcome } from "./sender.js";
+import { createTracker, type Intent, type SendIntent, type TrackedObject, type Tracker } from "./tracker.js";
+
+/** The consumer's name: its position and state live under it in consumers.db. */
+export const NOTIFIER_NAME = "notifier";
+
+/** A send not yet delivered, as persisted under `s/<id>`. */
+interface PendingSend {
+  readonly id: string;
+  readonly contact: string;
+  readonly n: Notification;
+  /** Attempts made so far. */
+  attempt: number;
+  /** Not before this time (ms since the epoch): a retry's backoff. */
+  notBefore: number;
+}
+
+/** One contact's queue: its own order, concurrency and backoff. */
+interface ContactQueue {
+  readonly name: string;
+  /** FIFO from `head` (shift on a 100,000-item array would be quadratic). */
+  items: PendingSend[];
+  head: number;
+  inFlight: number;
+  /** Consecutive retryable failures (the backoff's exponent). */
+  failures: number;
+  backoffUntil: number;
+  timer: TimerHandle | undefined;
+}
+
+export interface NotifierOptions {
+  /** Where the notifier records its decisions (RecordEvents). */
+  readonly submit: (commands: RecordEventsCommand[]) => Promise<unknown>;
+  readonly state: ConsumerState;
+  readonly config: Config;
+  readonly senders: Readonly<Record<ContactType, Sender>>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly zone: NotifyZone;
+  /** A send is aborted (and retried) after this long; default 10 s. */
+  readonly sendTimeoutMs?: number;
+  /** Sends in flight per contact; default 8. */
+  readonly concurrency?: number;
+  /** First retry delay and its cap; default 1 s and 30 s. */
+  readonly backoffBaseMs?: number;
+  readonly backoffCapMs?: number;
+  readonly metrics?: NotifierMetrics;
+}
+
+const OBJ = "o/";
+const SEND = "s/";
+
+/** Labels of an object for the webhook body. */
+function labelsOf(config: Config, host: string, service: string | undefined): Labels {
+  const h = config.hosts.get(host);
+  if (h === undefined) return {};
+  return service === undefined ? h.labels : (h.services.get(service)?.labels ?? h.labels);
+}
+
+/**
+ * The notifier (docs/notifications.md): a log consumer that turns committed events into
+ * notifications. It decides with the pure tracker, records every decision in the log (sent,
+ * suppressed with a reason, failed with the attempt), and keeps its tracker state and every pending
+ * send in consumers.db, written with its position in one transaction, so a restart neither loses
+ * nor repeats a decision; a send itself is at least once, with a stable id that receivers use to
+ * drop repeats. Each contact has its own queue and backoff: a dead contact never delays a live one.
+ */
+export class Notifier implements LogConsumer {
+  readonly name = NOTIFIER_NAME;
+  readonly #o: NotifierOptions;
+  #config: Config;
+  readonly #tracker: Tracker;
+  readonly #queues = new Map<string, ContactQueue>();
+  readonly #stop = new AbortController();
+  #records: RecordedEvent[] = [];
+  #entries: { key: string; value: string | null }[] = [];
+  #flushing: Promise<void> | undefined;
+  #flushTimer: TimerHandle | undefined;
+  readonly #inFlight = new Set<Promise<void>>();
+  #pending = 0;
+
+  constructor(o: NotifierOptions) {
+    this.#o = o;
+    this.#config = o.config;
+    this.#tracker = createTracker(o.config, o.zone);
+    for (const { key, value } of o.state.list(NOTIFIER_NAME, OBJ)) {
+      this.#tracker.load(key.slice(OBJ.length), JSON.parse(value) as TrackedObject);
+    }
+    const restored = o.state.list(NOTIFIER_NAME, SEND).map((e) => JSON.parse(e.value) as PendingSend);
+    restored.sort((a, b) => a.n.at - b.n.at || (a.id < b.id ? -1 : 1));
+    for (const p of restored) this.#enqueue(p);
+    if (restored.length > 0) o.logger.info("pending notifications restored", { count: restored.length });
+  }
+
+  /** Sends not yet delivered (queued or in flight). */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** The config the notifier decides with. */
+  get config(): Config {
+    return this.#config;
+  }
+
+  async handle(batch: readonly LoggedEvent[]): Promise<number> {
+    const intents: Intent[] = [];
+    for (const le of batch) {
+      if (isOwn(le.event)) continue;
+      intents.push(...this.#tracker.observe(le));
+    }
+    // Timers run here too: under steady load the host may never call idle().
+    intents.push(...this.#tracker.due(this.#o.clock.now()));
+    const last = batch[batch.length - 1]?.seq;
+    await this.#commit(intents, last);
+    return last ?? 0;
+  }
+
+  async idle(): Promise<void> {
+    const intents = this.#tracker.due(this.#o.clock.now());
+    if (intents.length > 0) await this.#commit(intents, undefined);
+  }
+
+  /** Reload: new policies apply to open problems; a removed contact's pending sends are dropped. */
+  async applyConfig(config: Config): Promise<void> {
+    this.#config = config;
+    const intents = this.#tracker.applyConfig(config);
+    const dropped: RecordedEvent[] = [];
+    const entries: { key: string; value: string | null }[] = [];
+    for (const [name, q] of this.#queues) {
+      if (config.contacts.has(name)) continue;
+      for (const p of q.items.slice(q.head)) {
+        dropped.push(this.#suppressedSend(p, "contact_removed"));
+        entries.push({ key: SEND + p.id, value: null });
+        this.#pending--;
+      }
+      q.items = [];
+      q.head = 0;
+      q.timer?.cancel();
+      if (q.inFlight === 0) this.#queues.delete(name);
+    }
+    for (const [key, o] of this.#tracker.takeDirty()) {
+      entries.push({ key: OBJ + key, value: o === undefined ? null : JSON.stringify(o) });
+    }
+    this.#o.state.put(NOTIFIER_NAME, entries);
+    if (dropped.length > 0) {
+      this.#o.logger.info("pending notifications dropped: contact removed", { count: dropped.length });
+      await this.#record(dropped);
+    }
+    if (intents.length > 0) await this.#commit(intents, undefined);
+    this.#o.metrics?.setPending(this.#pending);
+  }
+
+  /** Who would be told (docs/notifications.md, "Routing preview"), from the tracker's own state. */
+  preview(q: PreviewQuery): Preview[] {
+    return previewNotifications(this.#tracker, q);
+  }
+
+  /** Stops sending: in-flight sends are aborted (and stay pending), the outbox is flushed. */
+  async stop(): Promise<void> {
+    this.#stop.abort(new Error("notifier stopping"));
+    for (const q of this.#queues.values()) q.timer?.cancel();
+    this.#flushTimer?.cancel();
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#flush();
+    for (const s of Object.values(this.#o.senders)) s.close?.();
+  }
+
+  /** Records decisions, persists state and new sends (with the position), then queues the sends. */
+  async #commit(intents: readonly Intent[], position: number | undefined): Promise<void> {
+    const records: RecordedEvent[] = [];
+    const sends: PendingSend[] = [];
+    const entries: { key: string; value: string | null }[] = [];
+    for (const i of intents) {
+      const [host, service] = splitKey(i.key);
+      if (i.type === "suppressed") {
+        records.push({
+          type: "NotificationSuppressed",
+          at: i.at,
+          key: i.key,
+          host,
+          ...(service === undefined ? {} : { service }),
+          kind: i.kind,
+          policy: i.policy,
+          level: i.level,
+          reason: i.reason,
+          ...(i.until === undefined ? {} : { until: i.until }),
+        });
+        this.#o.metrics?.notification("none", i.kind, "suppressed");
+        continue;
+      }
+      const p = this.#pendingOf(i, host, service);
+      sends.push(p);
+      entries.push({ key: SEND + p.id, value: JSON.stringify(p) });
+    }
+    for (const [key, o] of this.#tracker.takeDirty()) {
+      entries.push({ key: OBJ + key, value: o === undefined ? null : JSON.stringify(o) });
+    }
+    // Decisions first: a crash before the put repeats them (same ids), never loses them.
+    if (records.length > 0) await this.#record(records);
+    if (entries.length > 0 || position !== undefined) this.#o.state.put(NOTIFIER_NAME, entries, position);
+    for (const p of sends) this.#enqueue(p);
+    this.#o.metrics?.setPending(this.#pending);
+  }
+
+  /**
+   * Appends records to the log, retrying (1 s apart) until the log takes them or the notifier
+   * stops: the tracker has already moved on, so a batch must not fail and be offered again.
+   */
+  async #record(events: RecordedEvent[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#o.submit([{ type: "RecordEvents", at: this.#o.clock.now(), events }]);
+        return;
+      } catch (e) {
+        if (this.#stop.signal.aborted) return;
+        if (attempt === 1 || attempt % 30 === 0) {
+          this.#o.logger.error("cannot record notification events; retrying", {
+            error: (e as Error).message,
+            count: events.length,
+            attempt,
+          });
+        }
+        await new Promise<void>((resolve) => {
+          const t = this.#o.clock.setTimer(1000, resolve);
+          this.#stop.signal.addEventListener(
+            "abort",
+            () => {
+              t.cancel();
+              resolve();
+            },
+            { once: true },
+          );
+        });
+      }
+    }
+  }
+
+  #pendingOf(i: SendIntent, host: string, service: string | undefined): PendingSend {
+    const n: Notification = {
+      id: i.id,
+      kind: i.kind,
+      key: i.key,
+      host,
+      ...(service === undefined ? {} : { service }),
+      state: i.state,
+      output: i.output,
+      level: i.level,
+      policy: i.policy,
+      number: i.number,
+      at: i.at,
+      labels: labelsOf(this.#config, host, service),
+    };
+    return { id: i.id, contact: i.contact, n, attempt: 0, notBefore: 0 };
+  }
+
+  #enqueue(p: PendingSend): void {
+    let q = this.#queues.get(p.contact);
+    if (q === undefined) {
+      q = {
+        name: p.contact,
+        items: [],
+        head: 0,
+        inFlight: 0,
+        failures: 0,
+        backoffUntil: 0,
+        timer: undefined,
+      };
+      this.#queues.set(p.contact, q);
+    }
+    q.items.push(p);
+    this.#pending++;
+    this.#pump(q);
+  }
+
+  #pump(q: ContactQueue): void {
+    if (this.#stop.signal.aborted) return;
+    const limit = this.#o.concurrency ?? 32;
+    const now = this.#o.clock.now();
+    while (q.inFlight < limit && q.head < q.items.length) {
+      const head = q.items[q.head] as PendingSend;
+      const wait = Math.max(q.backoffUntil, head.notBefore) - now;
+      if (wait > 0) {
+        if (q.timer === undefined) {
+          q.timer = this.#o.clock.setTimer(wait, () => {
+            q.timer = undefined;
+            this.#pump(q);
+          });
+        }
+        return;
+      }
+      q.items[q.head++] = undefined as unknown as PendingSend;
+      if (q.head > 1024 && q.head * 2 > q.items.length) {
+        q.items = q.items.slice(q.head);
+        q.head = 0;
+      }
+      q.inFlight++;
+      const run = this.#deliver(q, head).finally(() => {
+        this.#inFlight.delete(run);
+        q.inFlight--;
+        this.#pump(q);
+      });
+      this.#inFlight.add(run);
+    }
+  }
+
+  async #deliver(q: ContactQueue, p: PendingSend): Promise<void> {
+    const contact = this.#config.contacts.get(p.contact);
+    if (contact === undefined) {
+      this.#pending--;
+      this.#queue(this.#suppressedSend(p, "contact_removed"), { key: SEND + p.id, value: null });
+      return;
+    }
+    const sender = this.#o.senders[contact.type];
+    p.attempt++;
+    const started = performance.now();
+    const signal = AbortSignal.any([this.#stop.signal, AbortSignal.timeout(this.#o.sendTimeoutMs ?? 10_000)]);
+    let outcome: SendOutcome;
+    try {
+      outcome = await sender.send(p.n, contact, this.#config, signal);
+    } catch (e) {
+      // A sender must not throw; if one does, it is a bug and the send is retried.
+      outcome = { ok: false, retryable: true, error: `${contact.type}: internal error` };
+      this.#o.logger.error("sender threw", { contact: contact.name, type: contact.type, error: String(e) });
+    }
+    if (this.#stop.signal.aborted) {
+      // Stopping: the send stays pending (durably) and is retried after the restart.
+      return;
+    }
+    const now = this.#o.clock.now();
+    this.#o.metrics?.latency(contact.type, (performance.now() - started) / 1000);
+    const [host, service] = splitKey(p.n.key);
+    const base = {
+      at: now,
+      key: p.n.key,
+      host,
+      ...(service === undefined ? {} : { service }),
+      kind: p.n.kind,
+      policy: p.n.policy,
+      level: p.n.level,
+      contact: p.contact,
+      id: p.id,
+      attempt: p.attempt,
+    };
+    if (outcome.ok) {
+      q.failures = 0;
+      this.#pending--;
+      this.#o.metrics?.notification(contact.type, p.n.kind, "sent");
+      this.#o.metrics?.delivered(contact.type, (now - p.n.at) / 1000);
+      this.#queue({ type: "NotificationSent", ...base }, { key: SEND + p.id, value: null });
+      return;
+    }
+    this.#o.metrics?.notification(contact.type, p.n.kind, outcome.retryable ? "retry" : "failed");
+    if (!outcome.retryable) {
+      this.#pending--;
+      this.#o.logger.warn("notification failed", {
+        contact: p.contact,
+        id: p.id,
+        attempt: p.attempt,
+        error: outcome.error,
+      });
+      this.#queue(
+        { type: "NotificationFailed", ...base, error: outcome.error, retryable: false },
+        { key: SEND + p.id, value: null },
+      );
+      return;
+    }
+    // Retryable: this contact backs off (capped exponential, with jitter); others carry on.
+    if (now >= q.backoffUntil) q.failures++;
+    const baseMs = this.#o.backoffBaseMs ?? 1000;
+    const cap = this.#o.backoffCapMs ?? 30_000;
+    const exp = Math.min(cap, baseMs * 2 ** Math.min(q.failures - 1, 20));
+    const delay = outcome.retryAfterMs ?? exp / 2 + Math.random() * (exp / 2);
+    q.backoffUntil = Math.max(q.backoffUntil, now + delay);
+    p.notBefore = now + delay;
+    if (q.head > 0) q.items[--q.head] = p;
+    else q.items.unshift(p);
+    if (q.failures <= 3 || q.failures % 10 === 0) {
+      this.#o.logger.warn("notification failed, will retry", {
+        contact: p.contact,
+        id: p.id,
+        attempt: p.attempt,
+        error: outcome.error,
+        retryInMs: Math.round(delay),
+      });
+    }
+    this.#queue(
+      { type: "NotificationFailed", ...base, error: outcome.error, retryable: true, retryAt: p.notBefore },
+      { key: SEND + p.id, value: JSON.stringify(p) },
+    );
+  }
+
+  #suppressedSend(p: PendingSend, reason: "contact_removed"): RecordedEvent {
+    const [host, service] = splitKey(p.n.key);
+    return {
+      type: "NotificationSuppressed",
+      at: this.#o.clock.now(),
+      key: p.n.key,
+      host,
+      ...(service === undefined ? {} : { service }),
+      kind: p.n.kind,
+      policy: p.n.policy,
+      level: p.n.level,
+      reason,
+      contact: p.contact,
+      id: p.id,
+    };
+  }
+
+  /** Adds a record and a state change to the outbox, flushed together shortly. */
+  #queue(record: RecordedEvent, entry: { key: string; value: string | null }): void {
+    this.#records.push(record);
+    this.#entries.push(entry);
+    this.#o.metrics?.setPending(this.#pending);
+    if (this.#records.length >= 2000) void this.#flush();
+    else if (this.#flushTimer === undefined) {
+      this.#flushTimer = this.#o.clock.setTimer(20, () => {
+        this.#flushTimer = undefined;
+        void this.#flush();
+      });
+    }
+  }
+
+  /** Records the outbox's events, then applies its state changes (a crash between repeats a send). */
+  async #flush(): Promise<void> {
+    while (this.#flushing !== undefined) await this.#flushing;
+    if (this.#records.length === 0 && this.#entries.length === 0) return;
+    const records = this.#records;
+    const entries = this.#entries;
+    this.#records = [];
+    this.#entries = [];
+    this.#flushing = (async () => {
+      if (records.length > 0) await this.#record(records);
+      this.#o.state.put(NOTIFIER_NAME, entries);
+    })();
+    try {
+      await this.#flushing;
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+}
+
+/** The notifier's own records (and the sinks'): it never decides on them. */
+function isOwn(e: LookoutEvent): boolean {
+  switch (e.type) {
+    case "NotificationSent":
+    case "NotificationFailed":
+    case "NotificationSuppressed":
+    case "SinkFlushed":
+    case "SinkFailed":
+      return true;
+    default:
+      return false;
+  }
+}
+
+function splitKey(key: string): [string, string | undefined] {
+  const i = key.indexOf("!");
+  return i < 0 ? [key, undefined] : [key.slice(0, i), key.slice(i + 1)];
+}
