@@ -13,6 +13,7 @@ import { ConsumerHost } from "../consumers/index.js";
 import { Core } from "../core/core.js";
 import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
+import { SinkSet } from "../sinks/index.js";
 import { placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
 import { loadConfigFile } from "./config-file.js";
@@ -22,6 +23,7 @@ import { memorySettings } from "./memory-settings.js";
 import { createMetricsRegistry } from "./metrics.js";
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
+import { registerSinkMetrics, sinkStatusOf } from "./sink-metrics.js";
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -52,6 +54,8 @@ export class App {
   readonly #loads: AbortController;
   /** The log's consumers (the notifier, the sinks) and the log's retention. */
   readonly consumers: ConsumerHost;
+  /** The configured sinks, each a consumer of the log. */
+  readonly sinks: SinkSet;
 
   private constructor(
     address: AddressInfo,
@@ -64,6 +68,7 @@ export class App {
       reloader: Reloader;
       loads: AbortController;
       consumers: ConsumerHost;
+      sinks: SinkSet;
     },
   ) {
     this.address = address;
@@ -75,6 +80,7 @@ export class App {
     this.#reloader = parts.reloader;
     this.#loads = parts.loads;
     this.consumers = parts.consumers;
+    this.sinks = parts.sinks;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -124,6 +130,24 @@ export class App {
     });
     core.onCommitted(() => consumers.notify());
     registerConsumerMetrics(metrics, consumers);
+    const sinksLogger = logger.child({ component: "sinks" });
+    const sinks = new SinkSet(
+      {
+        host: consumers,
+        clock,
+        dataDir: o.dataDir,
+        logger: sinksLogger,
+        // A sink's drops and outages go to the log like the engine's events (never one per delivery).
+        record: (events) => {
+          core.submit([{ type: "RecordEvents", events }]).catch((e: unknown) => {
+            sinksLogger.warn("cannot record a sink event", { error: String(e) });
+          });
+        },
+      },
+      loaded.config,
+    );
+    await sinks.start(loaded.config);
+    registerSinkMetrics(metrics, sinks, consumers);
     const checks = startActiveChecks({
       core,
       config: loaded.config,
@@ -146,11 +170,12 @@ export class App {
       applyConfig: async (c, digest) => core.applyConfig(await core.prepareConfig(c, digest)),
     });
     reloader.register({ name: "scheduler", applyConfig: (c) => checks.applyConfig(c) });
+    reloader.register({ name: "sinks", applyConfig: (c) => sinks.applyConfig(c) });
     const handler = createHttpHandler({
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
       ...(o.apiToken === "" ? {} : { commandAuth: createBearerTokenInterceptor(o.apiToken) }),
-      query: createQueryService({ version, core }),
+      query: createQueryService({ version, core, sinkStatus: sinkStatusOf(sinks, consumers) }),
       command: createCommandService({ core, logger: logger.child({ component: "api" }) }),
       admin: createAdminService(),
       metrics,
@@ -165,6 +190,7 @@ export class App {
       address = await server.listen(listen.port, listen.host);
     } catch (e) {
       await checks.stop();
+      await sinks.stop();
       await consumers.stop();
       await core.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
@@ -178,7 +204,7 @@ export class App {
       hosts: loaded.config.hosts.size,
       memory: memorySettings(),
     });
-    return new App(address, metrics, { server, logger, core, checks, reloader, loads, consumers });
+    return new App(address, metrics, { server, logger, core, checks, reloader, loads, consumers, sinks });
   }
 
   /** Reloads -config through the one fan-out (SIGHUP); a rejected document changes nothing. */
@@ -195,6 +221,7 @@ export class App {
     this.#loads.abort(new Error("lookout is stopping"));
     await this.#server.close();
     await this.#checks.stop();
+    await this.sinks.stop();
     await this.consumers.stop();
     await this.#core.close();
     this.#logger.info("stopped");

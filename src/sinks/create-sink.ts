@@ -1,0 +1,34 @@
+import type { Clock } from "../model/clock.js";
+import type { SinkConfig } from "../model/config.js";
+import { createExecSink } from "./exec/exec-sink.js";
+import { createFileSink } from "./file/file-sink.js";
+import { createHttpSink } from "./http/http-sink.js";
+import type { Sink } from "./sink.js";
+
+/** What the transports may need besides their configuration. */
+export interface SinkDeps {
+  readonly clock: Clock;
+  /** Where sinks keep local files of their own (the archive's segment being built). */
+  readonly dataDir: string;
+}
+
+/** Creates the transport of a configured sink; undefined for a type this build cannot send to yet. */
+export function createSink(c: SinkConfig, deps: SinkDeps): Sink | undefined {
+  switch (c.type) {
+    case "http":
+      return createHttpSink({ url: c.url, headers: c.headers });
+    case "exec":
+      return createExecSink({ command: c.command });
+    case "file":
+      return createFileSink({ path: c.path, rotateBytes: c.rotateBytes, clock: deps.clock });
+    case "remote_write":
+    case "clickhouse":
+    case "otlp":
+    case "archive":
+      return undefined;
+    default: {
+      const never: never = c;
+      throw new Error(`unknown sink type ${JSON.stringify(never)}`);
+    }
+  }
+}
