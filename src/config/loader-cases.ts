@@ -527,6 +527,11 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: `invalid cursor "yesterday"`,
   },
   {
+    name: "remote_write events",
+    doc: withHost(`sinks: s: {type: "remote_write", url: "http://x", input: »"events"}`),
+    message: "a remote_write sink carries metrics only",
+  },
+  {
     name: "clickhouse table name",
     doc: withHost(`sinks: s: {type: "clickhouse", url: "http://x", table: »"perf-data"}`),
     message: "sinks.s.table",

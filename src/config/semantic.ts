@@ -166,6 +166,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  */
 export function sinkProblems(sink: SinkConfig): [DocPath, string][] {
   const out: [DocPath, string][] = [];
+  if (sink.type === "remote_write" && sink.input === "events")
+    out.push([["input"], `a remote_write sink carries metrics only; use "metrics"`]);
   if ("url" in sink && sink.url !== "") {
     const schemes = sink.type === "archive" ? ["http:", "https:", "file:"] : ["http:", "https:"];
     let u: URL | undefined;

@@ -158,11 +158,12 @@ async function openRig(dataDir: string, config: Config): Promise<Rig> {
 /** Submits `n` results, each with two perfdata points, round-robin over the hosts' first service. */
 async function submitResults(core: Core, from: number, n: number): Promise<SeenPoint[]> {
   const want: SeenPoint[] = [];
-  const t0 = Date.UTC(2026, 0, 1);
+  // Recent times 10 ms apart: a TSDB takes only recent samples, each series' times ascending.
+  const t0 = Date.now() - 60_000;
   for (let i = from; i < from + n; i++) {
     const host = fleetHost(i % HOSTS);
     const service = fleetService(0);
-    const time = t0 + i * 1000;
+    const time = t0 + (i - from) * 10;
     await core.submit([
       {
         type: "ProcessCheckResult",

@@ -3,6 +3,7 @@ import type { SinkConfig } from "../model/config.js";
 import { createExecSink } from "./exec/exec-sink.js";
 import { createFileSink } from "./file/file-sink.js";
 import { createHttpSink } from "./http/http-sink.js";
+import { createRemoteWriteSink } from "./remote_write/remote-write-sink.js";
 import type { Sink } from "./sink.js";
 
 /** What the transports may need besides their configuration. */
@@ -22,6 +23,7 @@ export function createSink(c: SinkConfig, deps: SinkDeps): Sink | undefined {
     case "file":
       return createFileSink({ path: c.path, rotateBytes: c.rotateBytes, clock: deps.clock });
     case "remote_write":
+      return createRemoteWriteSink({ url: c.url });
     case "clickhouse":
     case "otlp":
     case "archive":
