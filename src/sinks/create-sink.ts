@@ -1,5 +1,6 @@
 import type { Clock } from "../model/clock.js";
 import type { SinkConfig } from "../model/config.js";
+import { createClickhouseSink } from "./clickhouse/clickhouse-sink.js";
 import { createExecSink } from "./exec/exec-sink.js";
 import { createFileSink } from "./file/file-sink.js";
 import { createHttpSink } from "./http/http-sink.js";
@@ -25,6 +26,7 @@ export function createSink(c: SinkConfig, deps: SinkDeps): Sink | undefined {
     case "remote_write":
       return createRemoteWriteSink({ url: c.url });
     case "clickhouse":
+      return createClickhouseSink({ url: c.url, table: c.table, input: c.input });
     case "otlp":
     case "archive":
       return undefined;
