@@ -1,5 +1,7 @@
+import { join } from "node:path";
 import type { Clock } from "../model/clock.js";
 import type { SinkConfig } from "../model/config.js";
+import { createArchiveSink } from "./archive/archive-sink.js";
 import { createClickhouseSink } from "./clickhouse/clickhouse-sink.js";
 import { createExecSink } from "./exec/exec-sink.js";
 import { createFileSink } from "./file/file-sink.js";
@@ -27,8 +29,14 @@ export function createSink(c: SinkConfig, deps: SinkDeps): Sink | undefined {
       return createRemoteWriteSink({ url: c.url });
     case "clickhouse":
       return createClickhouseSink({ url: c.url, table: c.table, input: c.input });
-    case "otlp":
     case "archive":
+      return createArchiveSink({
+        url: c.url,
+        segmentBytes: c.segmentBytes,
+        stagingPath: join(deps.dataDir, "sinks", c.name, "segment.ndjson"),
+        clock: deps.clock,
+      });
+    case "otlp":
       return undefined;
     default: {
       const never: never = c;
