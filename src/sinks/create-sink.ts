@@ -6,6 +6,7 @@ import { createClickhouseSink } from "./clickhouse/clickhouse-sink.js";
 import { createExecSink } from "./exec/exec-sink.js";
 import { createFileSink } from "./file/file-sink.js";
 import { createHttpSink } from "./http/http-sink.js";
+import { createOtlpSink } from "./otlp/otlp-sink.js";
 import { createRemoteWriteSink } from "./remote_write/remote-write-sink.js";
 import type { Sink } from "./sink.js";
 
@@ -16,8 +17,8 @@ export interface SinkDeps {
   readonly dataDir: string;
 }
 
-/** Creates the transport of a configured sink; undefined for a type this build cannot send to yet. */
-export function createSink(c: SinkConfig, deps: SinkDeps): Sink | undefined {
+/** Creates the transport of a configured sink. */
+export function createSink(c: SinkConfig, deps: SinkDeps): Sink {
   switch (c.type) {
     case "http":
       return createHttpSink({ url: c.url, headers: c.headers });
@@ -37,7 +38,7 @@ export function createSink(c: SinkConfig, deps: SinkDeps): Sink | undefined {
         clock: deps.clock,
       });
     case "otlp":
-      return undefined;
+      return createOtlpSink({ url: c.url, headers: c.headers, input: c.input });
     default: {
       const never: never = c;
       throw new Error(`unknown sink type ${JSON.stringify(never)}`);
