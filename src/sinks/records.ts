@@ -2,7 +2,7 @@ import type { Config, Labels } from "../model/config.js";
 import type { LookoutEvent } from "../model/events.js";
 import { effectiveLabels, parseSelector, type Selector } from "../model/selector.js";
 import type { LoggedEvent } from "../store/index.js";
-import type { SinkRecord } from "./sink.js";
+import type { MetricPoint, SinkRecord } from "./sink.js";
 
 /** What a sink knows of an object besides the event: its zone and effective labels. */
 export interface ObjectInfo {
@@ -17,13 +17,25 @@ const NO_LABELS: Labels = Object.freeze({});
 
 /** An ObjectLookup over a decoded configuration. */
 export function configLookup(config: Config): ObjectLookup {
+  // One ObjectInfo per object, made on first use: the same labels object for every point of an
+  // object lets the encoders cache what they derive from it.
+  const infos = new WeakMap<object, ObjectInfo>();
+  const info = (o: object, make: () => ObjectInfo): ObjectInfo => {
+    let i = infos.get(o);
+    if (i === undefined) {
+      i = make();
+      infos.set(o, i);
+    }
+    return i;
+  };
   return (host, service) => {
     const h = config.hosts.get(host);
     if (h === undefined) return undefined;
-    if (service === undefined) return { zone: h.zone, labels: h.labels };
+    const hostInfo = info(h, () => ({ zone: h.zone, labels: h.labels }));
+    if (service === undefined) return hostInfo;
     const s = h.services.get(service);
-    if (s === undefined) return { zone: h.zone, labels: h.labels };
-    return { zone: s.zone, labels: effectiveLabels(h, s) };
+    if (s === undefined) return hostInfo;
+    return info(s, () => ({ zone: s.zone, labels: effectiveLabels(h, s) }));
   };
 }
 
@@ -69,23 +81,27 @@ export function createRecordMapper(
           const info = everything ? lookup()(ev.host, ev.service) : infoOf(ev);
           if (!selected(ev, info)) return 0;
           const r = ev.result;
+          const service = ev.service ?? "";
+          const zone = info?.zone ?? "";
+          const labels = info?.labels ?? NO_LABELS;
           for (const p of r.perfdata) {
-            out.push({
+            const m: { -readonly [K in keyof MetricPoint]: MetricPoint[K] } = {
               kind: "metric",
               seq: e.seq,
               time: r.checkedAt,
               host: ev.host,
-              service: ev.service ?? "",
-              zone: info?.zone ?? "",
-              labels: info?.labels ?? NO_LABELS,
+              service,
+              zone,
+              labels,
               name: p.label,
               value: p.value,
               unit: p.uom,
               warn: p.warn,
               crit: p.crit,
-              ...(p.min === undefined ? {} : { min: p.min }),
-              ...(p.max === undefined ? {} : { max: p.max }),
-            });
+            };
+            if (p.min !== undefined) m.min = p.min;
+            if (p.max !== undefined) m.max = p.max;
+            out.push(m);
           }
           return r.perfdata.length;
         },

@@ -36,38 +36,63 @@ export function seriesLabels(p: MetricPoint): [string, string][] {
   return out.filter((l, i) => i === 0 || (out[i - 1] as [string, string])[0] !== l[0]);
 }
 
-/**
- * Encodes a remote_write 1.0 `prometheus.WriteRequest`: one TimeSeries per series, its samples in
- * the order given (points of one series arrive in check-time order from the log).
- */
-export function encodeWriteRequest(points: readonly MetricPoint[]): Uint8Array {
-  const series = new Map<string, { labels: [string, string][]; samples: MetricPoint[] }>();
-  for (const p of points) {
-    const labels = seriesLabels(p);
-    const key = labels.map(([k, v]) => `${k}\u0000${v}`).join("\u0001");
-    let s = series.get(key);
-    if (s === undefined) {
-      s = { labels, samples: [] };
-      series.set(key, s);
-    }
-    s.samples.push(p);
+/** A series' encoded labels (the TimeSeries' field 1 entries), kept per labels object. */
+const labelBytes = new WeakMap<object, Map<string, Uint8Array>>();
+const MAX_SERIES_PER_LABELS = 100_000;
+
+function seriesOf(p: MetricPoint): { key: string; labels: Uint8Array } {
+  let byKey = labelBytes.get(p.labels);
+  if (byKey === undefined) {
+    byKey = new Map();
+    labelBytes.set(p.labels, byKey);
   }
-  const w = new BinaryWriter();
-  for (const s of series.values()) {
-    w.tag(1, WireType.LengthDelimited).fork();
-    for (const [name, value] of s.labels) {
+  const key = `${p.host}\u0000${p.service}\u0000${p.zone}\u0000${p.name}\u0000${p.unit}`;
+  let labels = byKey.get(key);
+  if (labels === undefined) {
+    if (byKey.size >= MAX_SERIES_PER_LABELS) byKey.clear();
+    const w = new BinaryWriter();
+    for (const [name, value] of seriesLabels(p)) {
       w.tag(1, WireType.LengthDelimited).fork();
       w.tag(1, WireType.LengthDelimited).string(name);
       w.tag(2, WireType.LengthDelimited).string(value);
       w.join();
     }
-    for (const p of s.samples) {
-      w.tag(2, WireType.LengthDelimited).fork();
-      w.tag(1, WireType.Bit64).double(p.value);
-      w.tag(2, WireType.Varint).int64(p.time);
+    labels = w.finish();
+    byKey.set(key, labels);
+  }
+  return { key, labels };
+}
+
+/**
+ * Encodes a remote_write 1.0 `prometheus.WriteRequest`: one TimeSeries per series, its samples in
+ * the order given (points of one series arrive in check-time order from the log).
+ */
+export function encodeWriteRequest(points: readonly MetricPoint[]): Uint8Array {
+  const series = new Map<object, Map<string, { labels: Uint8Array; samples: MetricPoint[] }>>();
+  for (const p of points) {
+    const { key, labels } = seriesOf(p);
+    let byKey = series.get(p.labels);
+    if (byKey === undefined) {
+      byKey = new Map();
+      series.set(p.labels, byKey);
+    }
+    const s = byKey.get(key);
+    if (s === undefined) byKey.set(key, { labels, samples: [p] });
+    else s.samples.push(p);
+  }
+  const w = new BinaryWriter();
+  for (const byKey of series.values()) {
+    for (const s of byKey.values()) {
+      w.tag(1, WireType.LengthDelimited).fork();
+      w.raw(s.labels);
+      for (const p of s.samples) {
+        w.tag(2, WireType.LengthDelimited).fork();
+        w.tag(1, WireType.Bit64).double(p.value);
+        w.tag(2, WireType.Varint).int64(p.time);
+        w.join();
+      }
       w.join();
     }
-    w.join();
   }
   return w.finish();
 }
