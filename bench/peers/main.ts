@@ -1,0 +1,360 @@
+/**
+ * `npm run bench:peers` (QUICK=1 for a ~10 minute run): Lookout side by side with Icinga 2 and
+ * Nagios 4 from Debian, on the same machine, the same workloads, runs alternating between the
+ * systems so drift hits all of them. Installs what it needs with apt-get; every daemon runs in the
+ * foreground from a private temporary directory (nothing under /etc or /var is changed), talks only
+ * to loopback, and is stopped by PID, also on Ctrl-C. Prints one `RESULT {json}` line per figure and
+ * writes the table to docs/benchmarks.md (PEERS_WRITE=0 leaves it alone).
+ *
+ * PEERS_SCALE (default 1) scales every fleet size, for a smoke run: PEERS_SCALE=0.01. PEERS_SYSTEMS
+ * and PEERS_WORKLOADS (comma lists) narrow a run: PEERS_WORKLOADS=validate,memory.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FleetSpec } from "./fleet.js";
+import { sleep, timed, treeUsage } from "./procs.js";
+import { type Figure, renderTable } from "./report.js";
+import { sendIcinga, sendLookout, sendNagios } from "./senders.js";
+import { icinga2, icingaPort } from "./systems/icinga2.js";
+import { lookout, lookoutUrl } from "./systems/lookout.js";
+import { nagios4, nagiosCommandFile } from "./systems/nagios4.js";
+import type { Peer } from "./systems/peer.js";
+
+const QUICK = process.env.QUICK === "1";
+const SCALE = Number(process.env.PEERS_SCALE ?? "1");
+const ROUNDS = QUICK ? 1 : 3;
+const WINDOW_MS = 60_000;
+const only = (name: string): string[] | undefined => process.env[name]?.split(",").filter((x) => x !== "");
+const peers: readonly Peer[] = [lookout, icinga2, nagios4].filter(
+  (p) => only("PEERS_SYSTEMS")?.includes(p.name) ?? true,
+);
+const workloads = only("PEERS_WORKLOADS") ?? ["validate", "memory", "passive", "active", "reload"];
+const figures: Figure[] = [];
+
+function size(n: number): number {
+  return Math.max(10, Math.round(n * SCALE));
+}
+
+function record(f: Figure): void {
+  figures.push(f);
+  console.log(`RESULT ${JSON.stringify(f)}`);
+}
+
+function install(): void {
+  const need: [string, string][] = [
+    ["/usr/sbin/icinga2", "icinga2-bin"],
+    ["/usr/sbin/nagios4", "nagios4-core"],
+    ["/usr/lib/nagios/plugins/check_dummy", "monitoring-plugins-basic"],
+    ["/usr/bin/time", "time"],
+    ["/usr/bin/openssl", "openssl"],
+  ];
+  const missing = need.filter(([p]) => spawnSync("test", ["-e", p]).status !== 0).map(([, pkg]) => pkg);
+  if (missing.length === 0) return;
+  console.log(`installing ${missing.join(" ")}`);
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
+  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], {
+    stdio: "inherit",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "lookout-peers-"));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Configuration validation: wall time and peak RSS of the whole process. */
+async function validation(services: number): Promise<void> {
+  const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "active", intervalS: 10 };
+  const runs = new Map<string, { wall: number[]; rss: number[] }>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of peers) {
+      await withDir(async (dir) => {
+        const { cmd, args } = p.validate(dir, fleet);
+        const t = timed(cmd, args);
+        if (t.code !== 0) throw new Error(`${p.name} validation failed: ${t.output}`);
+        const r = runs.get(p.name) ?? { wall: [], rss: [] };
+        r.wall.push(t.wallS);
+        r.rss.push(t.peakRssMiB);
+        runs.set(p.name, r);
+      });
+    }
+  }
+  for (const [system, r] of runs) {
+    record({
+      workload: `validate ${services}`,
+      system,
+      metric: "wall",
+      value: median(r.wall),
+      unit: "s",
+      better: "lower",
+    });
+    record({
+      workload: `validate ${services}`,
+      system,
+      metric: "peak RSS",
+      value: median(r.rss),
+      unit: "MiB",
+      better: "lower",
+    });
+  }
+}
+
+/** Memory per service: RSS of the daemon's process tree with every service passive, settled. */
+async function memory(services: number): Promise<void> {
+  const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "passive", intervalS: 60 };
+  for (const p of peers) {
+    const per: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      await withDir(async (dir) => {
+        const r = await p.start(dir, fleet);
+        try {
+          await sleep(QUICK ? 15_000 : 60_000);
+          per.push(treeUsage(r.daemon.pid).rssBytes / services);
+        } finally {
+          await r.daemon.stop();
+        }
+      });
+    }
+    record({
+      workload: `memory ${services}`,
+      system: p.name,
+      metric: "RSS per service",
+      value: median(per),
+      unit: "B",
+      better: "lower",
+    });
+  }
+}
+
+/** Active check_dummy checks every 10 s: achieved checks/s over a minute, CPU, lateness. */
+async function active(services: number): Promise<void> {
+  const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "active", intervalS: 10 };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of peers) {
+      await withDir(async (dir) => {
+        const r = await p.start(dir, fleet);
+        try {
+          await sleep(QUICK ? 20_000 : 40_000);
+          await r.mark();
+          const before = treeUsage(r.daemon.pid);
+          await sleep(WINDOW_MS);
+          const checks = await r.checksSince();
+          const after = treeUsage(r.daemon.pid);
+          const lat = await r.latency();
+          const w = `active ${services} every 10s`;
+          record({
+            workload: w,
+            system: p.name,
+            metric: "checks/s",
+            value: checks / 60,
+            unit: "/s",
+            better: "higher",
+            round,
+          });
+          record({
+            workload: w,
+            system: p.name,
+            metric: "CPU per check",
+            value: checks === 0 ? 0 : ((after.cpuS - before.cpuS) / checks) * 1e6,
+            unit: "µs",
+            better: "lower",
+            round,
+          });
+          record({
+            workload: w,
+            system: p.name,
+            metric: "RSS",
+            value: after.rssBytes / 2 ** 20,
+            unit: "MiB",
+            better: "lower",
+            round,
+          });
+          const latency = lat.p99 ?? lat.max;
+          if (latency !== undefined) {
+            record({
+              workload: w,
+              system: p.name,
+              metric: lat.p99 !== undefined ? "lateness p99" : "latency max",
+              value: latency,
+              unit: "s",
+              better: "lower",
+              round,
+            });
+          }
+        } finally {
+          await r.daemon.stop();
+        }
+      });
+    }
+  }
+}
+
+/** Passive results accepted per second at full speed, and p99 request latency. */
+async function passive(services: number): Promise<void> {
+  const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "passive", intervalS: 60 };
+  const w = `passive ${services}`;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of peers) {
+      await withDir(async (dir) => {
+        const r = await p.start(dir, fleet);
+        try {
+          await r.mark();
+          if (p.name === "lookout") {
+            for (const [form, batch, inFlight] of [
+              ["one per request", 1, 50],
+              ["batches of 1,000", 1000, 8],
+            ] as const) {
+              const s = await sendLookout(lookoutUrl(r), fleet, WINDOW_MS / (QUICK ? 3 : 1), inFlight, batch);
+              record({
+                workload: w,
+                system: `lookout (${form})`,
+                metric: "results/s",
+                value: s.ok / s.seconds,
+                unit: "/s",
+                better: "higher",
+                round,
+              });
+              if (s.p99Ms !== undefined) {
+                record({
+                  workload: w,
+                  system: `lookout (${form})`,
+                  metric: "request p99",
+                  value: s.p99Ms,
+                  unit: "ms",
+                  better: "lower",
+                  round,
+                });
+              }
+            }
+          } else if (p.name === "icinga2") {
+            const s = await sendIcinga(icingaPort(dir), fleet, WINDOW_MS, 50);
+            record({
+              workload: w,
+              system: "icinga2 (REST, one per request)",
+              metric: "results/s",
+              value: s.ok / s.seconds,
+              unit: "/s",
+              better: "higher",
+              round,
+            });
+            if (s.p99Ms !== undefined) {
+              record({
+                workload: w,
+                system: "icinga2 (REST, one per request)",
+                metric: "request p99",
+                value: s.p99Ms,
+                unit: "ms",
+                better: "lower",
+                round,
+              });
+            }
+          } else {
+            await sendNagios(nagiosCommandFile(dir), fleet, WINDOW_MS);
+            // What Nagios processed in the last minute, by its own count (status.dat every 5 s).
+            await sleep(6_000);
+            const processed = (await r.passiveSince?.()) ?? 0;
+            record({
+              workload: w,
+              system: "nagios4 (command file)",
+              metric: "results/s",
+              value: processed / 60,
+              unit: "/s",
+              better: "higher",
+              round,
+            });
+          }
+        } finally {
+          await r.daemon.stop();
+        }
+      });
+    }
+  }
+}
+
+/**
+ * Reload: the fleet is running (every service passive); the configuration gains one service whose
+ * plugin records when it first runs; the daemon gets SIGHUP. The figure is the time from the signal
+ * to that first run: the reload itself plus the wait for the new check's first slot (all three
+ * spread a new check's first run within its 10 s interval).
+ */
+async function reload(services: number): Promise<void> {
+  const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "passive", intervalS: 60 };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of peers) {
+      await withDir(async (dir) => {
+        const r = await p.start(dir, fleet);
+        try {
+          await sleep(QUICK ? 5_000 : 15_000);
+          const mark = join(dir, "first-run");
+          const plugin = join(dir, "new-check.sh");
+          writeFileSync(plugin, `#!/bin/sh\n[ -e '${mark}' ] || date +%s.%N > '${mark}'\necho OK\n`, {
+            mode: 0o755,
+          });
+          p.addService(dir, fleet, plugin);
+          const t0 = Date.now() / 1000;
+          r.reload();
+          let seconds: number | undefined;
+          for (const end = Date.now() + 300_000; Date.now() < end; ) {
+            if (existsSync(mark)) {
+              seconds = Number(readFileSync(mark, "utf8").trim()) - t0;
+              break;
+            }
+            await sleep(50);
+          }
+          record({
+            workload: `reload ${services}`,
+            system: p.name,
+            metric: "change to new check run",
+            value: seconds ?? Number.NaN,
+            unit: "s",
+            better: "lower",
+            round,
+          });
+        } finally {
+          await r.daemon.stop();
+        }
+      });
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  install();
+  const started = new Date();
+  const versions = Object.fromEntries(peers.map((p) => [p.name, p.version()]));
+  console.log(`peers: ${JSON.stringify(versions)} quick=${QUICK} scale=${SCALE}`);
+  if (workloads.includes("validate")) for (const n of [size(10_000), size(100_000)]) await validation(n);
+  if (workloads.includes("memory")) await memory(size(100_000));
+  if (workloads.includes("passive")) await passive(size(50_000));
+  if (workloads.includes("active")) await active(size(50_000));
+  if (workloads.includes("reload")) await reload(size(100_000));
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+  const md = renderTable(figures, { started, machine, versions, quick: QUICK, scale: SCALE });
+  console.log(md);
+  if (process.env.PEERS_WRITE !== "0") {
+    const out = fileURLToPath(new URL("../../../docs/benchmarks.md", import.meta.url));
+    writeFileSync(out, md);
+    console.log(`wrote ${out}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,102 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type FleetSpec, hostName, lookoutFleet } from "../fleet.js";
+import { sleep, startDaemon } from "../procs.js";
+import type { Peer, Running } from "./peer.js";
+
+/** The launcher users run (its #! line sets the start-time memory settings). */
+export const LOOKOUT_BIN = fileURLToPath(new URL("../../../../bin/lookout.js", import.meta.url));
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split("\n"))
+    if (line.startsWith(name)) sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+  return sum;
+}
+
+/** p99 of a Prometheus histogram from its cumulative buckets (upper bound of the bucket). */
+async function histogramP99(url: string, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const buckets: [number, number][] = [];
+  for (const line of text.split("\n")) {
+    const m = new RegExp(`^${name}_bucket\\{.*le="([^"]+)".*\\} (\\S+)$`).exec(line);
+    if (m !== null) buckets.push([m[1] === "+Inf" ? Number.POSITIVE_INFINITY : Number(m[1]), Number(m[2])]);
+  }
+  const total = buckets.find((b) => b[0] === Number.POSITIVE_INFINITY)?.[1] ?? 0;
+  if (total === 0) return undefined;
+  return buckets.sort((a, b) => a[0] - b[0]).find((b) => b[1] >= total * 0.99)?.[0];
+}
+
+let nextPort = 18_080;
+
+export const lookout: Peer = {
+  name: "lookout",
+  version() {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  },
+  addService(dir, fleet, plugin) {
+    const extra = `hosts: ${hostName(0)}: services: new: check: {type: "legacy", path: "${plugin}", check_interval: "10s"}`;
+    writeFileSync(join(dir, "lookout.cue"), lookoutFleet(fleet, extra));
+  },
+  validate(dir, fleet: FleetSpec) {
+    const file = join(dir, "lookout.cue");
+    writeFileSync(file, lookoutFleet(fleet));
+    return { cmd: process.execPath, args: [LOOKOUT_BIN, "validate", file] };
+  },
+  async start(dir, fleet): Promise<Running> {
+    const file = join(dir, "lookout.cue");
+    writeFileSync(file, lookoutFleet(fleet));
+    mkdirSync(join(dir, "data"), { recursive: true });
+    const port = nextPort++;
+    const url = `http://127.0.0.1:${port}`;
+    const daemon = startDaemon(LOOKOUT_BIN, [
+      "-listen",
+      `127.0.0.1:${port}`,
+      "-config",
+      file,
+      "-data-dir",
+      join(dir, "data"),
+      "-log-level",
+      "warn",
+    ]);
+    for (let i = 0; ; i++) {
+      try {
+        const r = await fetch(`${url}/svc.v1.QueryService/GetServerInfo`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        });
+        if (r.ok) break;
+      } catch {
+        // not yet listening
+      }
+      if (i > 1200 || daemon.child.exitCode !== null)
+        throw new Error(`lookout did not start: ${daemon.output()}`);
+      await sleep(100);
+    }
+    let mark = 0;
+    return {
+      daemon,
+      reload: () => process.kill(daemon.pid, "SIGHUP"),
+      async mark() {
+        mark = await metric(url, "lookout_checks_total");
+      },
+      async checksSince() {
+        return (await metric(url, "lookout_checks_total")) - mark;
+      },
+      async latency() {
+        const p99 = await histogramP99(url, "lookout_schedule_lateness_seconds");
+        return p99 === undefined ? {} : { p99 };
+      },
+    };
+  },
+};
+
+/** The Connect JSON endpoint of a running Lookout started by `lookout.start` (for passive senders). */
+export function lookoutUrl(r: Running): string {
+  const port = /-listen 127\.0\.0\.1:(\d+)/.exec(r.daemon.child.spawnargs.join(" "))?.[1];
+  return `http://127.0.0.1:${port}`;
+}

@@ -1,0 +1,41 @@
+import type { FleetSpec } from "../fleet.js";
+import type { Daemon } from "../procs.js";
+
+/** The systems compared. */
+export type PeerName = "lookout" | "icinga2" | "nagios4";
+
+/** One system under test: how to validate a fleet, and how to run it. */
+export interface Peer {
+  readonly name: PeerName;
+  /** The version it reports of itself. */
+  version(): string;
+  /** Writes the fleet's configuration into `dir`; the command that validates it. */
+  validate(dir: string, fleet: FleetSpec): { cmd: string; args: string[] };
+  /** Writes the configuration, starts the daemon in the foreground and resolves once it serves. */
+  start(dir: string, fleet: FleetSpec): Promise<Running>;
+  /**
+   * Rewrites the running fleet's configuration with one more service, `new` on the first host,
+   * whose check runs `plugin` every 10 s (the reload workload). The daemon is not told.
+   */
+  addService(dir: string, fleet: FleetSpec, plugin: string): void;
+}
+
+/** A started daemon. */
+export interface Running {
+  readonly daemon: Daemon;
+  /** Asks the daemon to reload its configuration (SIGHUP for all three). */
+  reload(): void;
+  /**
+   * Active service checks: Lookout's counter, or the peer's own count of the last minute. Call
+   * `mark()` at the start of a window of at least 60 s and `checksSince()` at its end.
+   */
+  mark(): Promise<void>;
+  checksSince(): Promise<number>;
+  /** Scheduling lateness as the system reports it (seconds). */
+  latency(): Promise<{ p99?: number; avg?: number; max?: number }>;
+  /**
+   * Passive results accepted in the last window (between mark and now), as the system counts them;
+   * undefined when the sender's own count of answered requests is the figure.
+   */
+  passiveSince?(): Promise<number | undefined>;
+}
