@@ -83,7 +83,7 @@ export async function waitReady(url: string, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   for (;;) {
     try {
-      const r = await fetch(url);
+      const r = await fetch(url, { signal: AbortSignal.timeout(5_000) });
       if (r.ok) return;
     } catch {
       // not listening yet

@@ -51,7 +51,10 @@ after(() => {
 });
 
 async function select<T>(sql: string): Promise<T[]> {
-  const r = await fetch(`${chUrl}/?query=${encodeURIComponent(`${sql} FORMAT JSONEachRow`)}`);
+  // A bounded wait: a stuck server fails the test instead of hanging it.
+  const r = await fetch(`${chUrl}/?query=${encodeURIComponent(`${sql} FORMAT JSONEachRow`)}`, {
+    signal: AbortSignal.timeout(10_000),
+  });
   const text = await r.text();
   if (!r.ok) {
     if (clickhouseCode(text) === 60) return []; // the sink has not created the table yet

@@ -48,7 +48,9 @@ interface Matrix {
 /** Every sample of lookout_perfdata in the last hour, through PromQL. */
 async function readBack(): Promise<SeenPoint[]> {
   const q = encodeURIComponent("lookout_perfdata[1h]");
-  const r = (await (await fetch(`${promUrl}/api/v1/query?query=${q}`)).json()) as Matrix;
+  const r = (await (
+    await fetch(`${promUrl}/api/v1/query?query=${q}`, { signal: AbortSignal.timeout(10_000) })
+  ).json()) as Matrix;
   return r.data.result.flatMap((s) =>
     s.values.map(([t, v]) => ({
       host: s.metric.host ?? "",
