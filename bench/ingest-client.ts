@@ -4,7 +4,9 @@
  * server answers or paced to `rate` results per second. Prints one JSON line:
  * {"results": n, "seconds": s, "rate": r}. With seconds = 0 it sends one result for every service once.
  *
- *   node dist/bench/ingest-client.js <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost> [rate] [batch]
+ *   node dist/bench/ingest-client.js <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost> [rate] [batch] [points]
+ *
+ * `points` (default 1) is the number of perfdata points per result (the sinks bench sends 4).
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
@@ -16,7 +18,8 @@ import {
 } from "../src/api/gen/svc/v1/command_service_pb.js";
 import { fleetHost, fleetService } from "../src/core/fleet-config.js";
 
-const [url, protocol, secs, conc, hostsArg, servicesArg, rateArg, batchArg] = process.argv.slice(2);
+const [url, protocol, secs, conc, hostsArg, servicesArg, rateArg, batchArg, pointsArg] =
+  process.argv.slice(2);
 if (url === undefined || (protocol !== "grpc" && protocol !== "connect-json")) {
   throw new Error(
     "usage: ingest-client <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <services>",
@@ -27,6 +30,8 @@ const concurrency = Number(conc ?? 8);
 const hosts = Number(hostsArg ?? 1000);
 const services = Number(servicesArg ?? 100);
 const BATCH = Number(batchArg ?? 1000);
+const POINTS = Number(pointsArg ?? 1);
+const extra = Array.from({ length: Math.max(0, POINTS - 1) }, (_, k) => ` p${k}=${k}ms;1;2;0`).join("");
 /** Results per second to pace to; 0: as fast as the server answers. */
 const pace = Number(rateArg ?? 0);
 
@@ -48,7 +53,9 @@ function batch(): MessageInitShape<typeof ProcessCheckResultsRequestSchema> {
       host: fleetHost(Math.floor(i / services)),
       service: fleetService(i % services),
       exitStatus: bad ? 2 : 0,
-      output: bad ? "CRITICAL - broken | time=1.5s;1;2;0" : "OK - all good | time=0.012s;1;2;0",
+      output: bad
+        ? `CRITICAL - broken | time=1.5s;1;2;0${extra}`
+        : `OK - all good | time=0.012s;1;2;0${extra}`,
       checkedAt,
     });
   }

@@ -11,5 +11,5 @@ export { createBearerTokenInterceptor } from "./bearer-token.js";
 export { createCommandService } from "./command-service.js";
 export { createHttpHandler, type HttpHandlerOptions } from "./http-handler.js";
 export { DualProtocolServer } from "./listener.js";
-export { createQueryService } from "./query-service.js";
+export { createQueryService, type SinkStatus } from "./query-service.js";
 export { mountedServices } from "./routes.js";

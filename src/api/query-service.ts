@@ -40,6 +40,21 @@ export interface QueryServiceDeps {
   readonly notifications?: NotificationPreviewer;
   /** The time of a preview without `at`; Date.now by default. */
   readonly now?: () => number;
+  /** A configured sink's state and counters (ListSinks); absent: every sink shows "stopped". */
+  readonly sinkStatus?: (name: string) => SinkStatus | undefined;
+}
+
+/** What ListSinks shows of a running sink besides its configuration (never URLs or headers). */
+export interface SinkStatus {
+  readonly state: "ok" | "retrying" | "stopped";
+  readonly lagEvents: number;
+  readonly lagSeconds: number;
+  readonly sent: number;
+  readonly dropped: number;
+  readonly retries: number;
+  /** Ms since the epoch; 0 when none. */
+  readonly lastSuccessAt: number;
+  readonly lastError: string;
 }
 
 const DEFAULT_PAGE = 100;
@@ -137,12 +152,25 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
     },
     listSinks() {
       return {
-        sinks: sortedValues(core.view.index.config.sinks).map((s) => ({
-          name: s.name,
-          type: s.type,
-          input: s.input,
-          selector: s.selector,
-        })),
+        sinks: sortedValues(core.view.index.config.sinks).map((s) => {
+          const st = deps.sinkStatus?.(s.name);
+          return {
+            name: s.name,
+            type: s.type,
+            input: s.input,
+            selector: s.selector,
+            state: st?.state ?? "stopped",
+            lagEvents: BigInt(st?.lagEvents ?? 0),
+            lagSeconds: st?.lagSeconds ?? 0,
+            sent: BigInt(st?.sent ?? 0),
+            dropped: BigInt(st?.dropped ?? 0),
+            retries: BigInt(st?.retries ?? 0),
+            ...(st === undefined || st.lastSuccessAt === 0
+              ? {}
+              : { lastSuccess: timestampFromMs(st.lastSuccessAt) }),
+            lastError: st?.lastError ?? "",
+          };
+        }),
       };
     },
   };

@@ -14,6 +14,7 @@ import { Core } from "../core/core.js";
 import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import type { Notifier } from "../notify/index.js";
+import { SinkSet } from "../sinks/index.js";
 import { createStaticSite, placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
 import { loadConfigFile } from "./config-file.js";
@@ -24,6 +25,7 @@ import { createMetricsRegistry } from "./metrics.js";
 import { DEFAULT_NOTIFY_OPTIONS, startNotifier, TimeZoneError } from "./notifier-wiring.js";
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
+import { registerSinkMetrics, sinkStatusOf } from "./sink-metrics.js";
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -56,6 +58,8 @@ export class App {
   readonly consumers: ConsumerHost;
   /** The notifier (a consumer of the log). */
   readonly notifier: Notifier;
+  /** The configured sinks, each a consumer of the log. */
+  readonly sinks: SinkSet;
 
   private constructor(
     address: AddressInfo,
@@ -69,6 +73,7 @@ export class App {
       loads: AbortController;
       consumers: ConsumerHost;
       notifier: Notifier;
+      sinks: SinkSet;
     },
   ) {
     this.address = address;
@@ -81,6 +86,7 @@ export class App {
     this.#loads = parts.loads;
     this.consumers = parts.consumers;
     this.notifier = parts.notifier;
+    this.sinks = parts.sinks;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -130,6 +136,24 @@ export class App {
     });
     core.onCommitted(() => consumers.notify());
     registerConsumerMetrics(metrics, consumers);
+    const sinksLogger = logger.child({ component: "sinks" });
+    const sinks = new SinkSet(
+      {
+        host: consumers,
+        clock,
+        dataDir: o.dataDir,
+        logger: sinksLogger,
+        // A sink's drops and outages go to the log like the engine's events (never one per delivery).
+        record: (events) => {
+          core.submit([{ type: "RecordEvents", events }]).catch((e: unknown) => {
+            sinksLogger.warn("cannot record a sink event", { error: String(e) });
+          });
+        },
+      },
+      loaded.config,
+    );
+    await sinks.start(loaded.config);
+    registerSinkMetrics(metrics, sinks, consumers);
     const checks = startActiveChecks({
       core,
       config: loaded.config,
@@ -166,17 +190,24 @@ export class App {
       });
     } catch (e) {
       await checks.stop();
+      await sinks.stop();
       await consumers.stop();
       await core.close();
       if (e instanceof TimeZoneError) throw new StartupError(`-notify-timezone: ${e.message}`);
       throw e;
     }
     const site = createStaticSite();
+    reloader.register({ name: "sinks", applyConfig: (c) => sinks.applyConfig(c) });
     const handler = createHttpHandler({
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
       ...(o.apiToken === "" ? {} : { commandAuth: createBearerTokenInterceptor(o.apiToken) }),
-      query: createQueryService({ version, core, notifications: notifier }),
+      query: createQueryService({
+        version,
+        core,
+        notifications: notifier,
+        sinkStatus: sinkStatusOf(sinks, consumers),
+      }),
       command: createCommandService({ core, logger: logger.child({ component: "api" }) }),
       admin: createAdminService(),
       metrics,
@@ -193,6 +224,7 @@ export class App {
     } catch (e) {
       await checks.stop();
       await notifier.stop();
+      await sinks.stop();
       await consumers.stop();
       await core.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
@@ -206,7 +238,17 @@ export class App {
       hosts: loaded.config.hosts.size,
       memory: memorySettings(),
     });
-    return new App(address, metrics, { server, logger, core, checks, reloader, loads, consumers, notifier });
+    return new App(address, metrics, {
+      server,
+      logger,
+      core,
+      checks,
+      reloader,
+      loads,
+      consumers,
+      notifier,
+      sinks,
+    });
   }
 
   /** Reloads -config through the one fan-out (SIGHUP); a rejected document changes nothing. */
@@ -225,6 +267,7 @@ export class App {
     await this.#checks.stop();
     // The notifier first: its last records and state go to consumers.db, which the host closes.
     await this.notifier.stop();
+    await this.sinks.stop();
     await this.consumers.stop();
     await this.#core.close();
     this.#logger.info("stopped");

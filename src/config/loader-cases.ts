@@ -502,6 +502,41 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: `invalid selector "env=="`,
   },
   {
+    name: "sink URL invalid",
+    doc: withHost(`sinks: s: {type: "http", url: »"not a url"}`),
+    message: "sinks.s.url: not a valid URL",
+  },
+  {
+    name: "sink URL scheme",
+    doc: withHost(`sinks: s: {type: "remote_write", url: »"ftp://u:pw@x/"}`),
+    message: `sinks.s.url: URL scheme "ftp:" is not supported`,
+  },
+  {
+    name: "sink header name",
+    doc: withHost(`sinks: s: {type: "otlp", url: "http://x", headers: "Bad Header": »"v"}`),
+    message: `invalid HTTP header name "Bad Header"`,
+  },
+  {
+    name: "sink header value line break",
+    doc: withHost(`sinks: s: {type: "http", url: "http://x", headers: "X-Token": »"a\\r\\nInjected: 1"}`),
+    message: "header X-Token: a value may not hold a line break or NUL",
+  },
+  {
+    name: "sink cursor",
+    doc: withHost(`sinks: s: {type: "file", path: "/tmp/x", cursor: »"yesterday"}`),
+    message: `invalid cursor "yesterday"`,
+  },
+  {
+    name: "remote_write events",
+    doc: withHost(`sinks: s: {type: "remote_write", url: "http://x", input: »"events"}`),
+    message: "a remote_write sink carries metrics only",
+  },
+  {
+    name: "clickhouse table name",
+    doc: withHost(`sinks: s: {type: "clickhouse", url: "http://x", table: »"perf-data"}`),
+    message: "sinks.s.table",
+  },
+  {
     name: "window end not after start",
     doc: withHost(
       `contacts: x: {type: "email", address: "a@b"}\nnotifications: p: {period: [{weekday: "monday", start: "17:00", end: »"09:00"}], levels: [{contacts: ["x"]}]}`,

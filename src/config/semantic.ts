@@ -1,5 +1,6 @@
-import type { CheckConfig, Config } from "../model/config.js";
+import type { CheckConfig, Config, SinkConfig } from "../model/config.js";
 import { parseSelector } from "../model/selector.js";
+import { parseSinkCursor } from "../model/sink-cursor.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import { formatPath } from "./diagnostic.js";
 import type { DocPath, Locator } from "./locate.js";
@@ -109,7 +110,10 @@ export function checkSemantics(
       );
   };
   for (const [v, view] of config.views) checkSelector(view.selector, ["views", v, "selector"]);
-  for (const [s, sink] of config.sinks) checkSelector(sink.selector, ["sinks", s, "selector"]);
+  for (const [s, sink] of config.sinks) {
+    checkSelector(sink.selector, ["sinks", s, "selector"]);
+    for (const [path, message] of sinkProblems(sink)) report(["sinks", s, ...path], message);
+  }
   return out;
 }
 
@@ -151,4 +155,46 @@ export function parentCycles(config: Config): string[][] {
     }
   }
   return cycles;
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * What is wrong with a sink's URL, headers and cursor, as (path below the sink, message) pairs.
+ * Messages never repeat a URL or a header value: either may hold a credential.
+ */
+export function sinkProblems(sink: SinkConfig): [DocPath, string][] {
+  const out: [DocPath, string][] = [];
+  if (sink.type === "remote_write" && sink.input === "events")
+    out.push([["input"], `a remote_write sink carries metrics only; use "metrics"`]);
+  if ("url" in sink && sink.url !== "") {
+    const schemes = sink.type === "archive" ? ["http:", "https:", "file:"] : ["http:", "https:"];
+    let u: URL | undefined;
+    try {
+      u = new URL(sink.url);
+    } catch {
+      out.push([["url"], `not a valid URL; want ${schemes.map((x) => `${x}//…`).join(" or ")}`]);
+    }
+    if (u !== undefined && !schemes.includes(u.protocol))
+      out.push([
+        ["url"],
+        `URL scheme ${JSON.stringify(u.protocol)} is not supported; want ${schemes.join(", ")}`,
+      ]);
+    else if (u !== undefined && u.protocol === "file:" && (u.username !== "" || u.host !== ""))
+      out.push([["url"], "a file:// URL names a local path (file:///dir)"]);
+  }
+  if ("headers" in sink) {
+    for (const [name, value] of Object.entries(sink.headers)) {
+      if (!HEADER_NAME.test(name))
+        out.push([["headers", name], `invalid HTTP header name ${JSON.stringify(name)}`]);
+      else if (/[\r\n\0]/.test(value))
+        out.push([["headers", name], `header ${name}: a value may not hold a line break or NUL`]);
+    }
+  }
+  if ("cursor" in sink) {
+    const c = parseSinkCursor(sink.cursor);
+    if ("error" in c) out.push([["cursor"], c.error]);
+  }
+  return out;
 }

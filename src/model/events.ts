@@ -229,7 +229,10 @@ export interface NotificationSuppressedEvent extends ObjectEventBase {
   readonly until?: number;
 }
 
-/** A sink delivered a batch; `cursor` is the last log sequence number it holds (declared for sinks). */
+/**
+ * A sink delivers again after failing (recorded on the recovery, never per batch); `cursor` is the
+ * last log sequence number of the batch that went through.
+ */
 export interface SinkFlushedEvent {
   readonly type: "SinkFlushed";
   readonly at: number;
@@ -238,13 +241,28 @@ export interface SinkFlushedEvent {
   readonly count: number;
 }
 
-/** A sink failed to deliver a batch (declared for sinks). */
+/** A sink's backend started failing; the sink retries with backoff (recorded once per outage). */
 export interface SinkFailedEvent {
   readonly type: "SinkFailed";
   readonly at: number;
   readonly sink: string;
   readonly error: string;
   readonly retryable: boolean;
+}
+
+/**
+ * A backend refused a sink's batch for good (a 4xx other than 429): its records are not delivered
+ * and the sink moved past them. `fromSeq`..`toSeq` are the log's events the batch covered.
+ */
+export interface SinkDroppedEvent {
+  readonly type: "SinkDropped";
+  readonly at: number;
+  readonly sink: string;
+  readonly reason: "rejected";
+  readonly count: number;
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  readonly error: string;
 }
 
 /** What the state engine emits. */
@@ -270,7 +288,8 @@ export type RecordedEvent =
   | NotificationFailedEvent
   | NotificationSuppressedEvent
   | SinkFlushedEvent
-  | SinkFailedEvent;
+  | SinkFailedEvent
+  | SinkDroppedEvent;
 
 /** The types a RecordEvents command may carry (checked when it is submitted). */
 export const RECORDED_EVENT_TYPES: ReadonlySet<string> = new Set<RecordedEvent["type"]>([
@@ -279,6 +298,7 @@ export const RECORDED_EVENT_TYPES: ReadonlySet<string> = new Set<RecordedEvent["
   "NotificationSuppressed",
   "SinkFlushed",
   "SinkFailed",
+  "SinkDropped",
 ]);
 
 /** Everything the event log holds. */

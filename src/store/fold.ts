@@ -150,6 +150,7 @@ export function createFold(from?: FoldSnapshot): Fold {
         case "ConfigApplied":
         case "SinkFlushed":
         case "SinkFailed":
+        case "SinkDropped":
           return;
         default: {
           const never: never = e;

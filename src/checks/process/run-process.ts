@@ -26,6 +26,8 @@ export interface ProcessSpec {
   readonly timeoutMs?: number;
   /** Defaults to DEFAULT_OUTPUT_CAP. */
   readonly outputCap?: number;
+  /** Written to the child's stdin, which is then closed (exec sinks); absent: stdin is /dev/null. */
+  readonly stdin?: Uint8Array;
 }
 
 /** How a run ended. Exactly one of these is true for a run that started. */
@@ -116,7 +118,7 @@ export function runProcess(spec: ProcessSpec, signal?: AbortSignal): Promise<Pro
     try {
       child = spawn(spec.file, [...spec.args], {
         env: { ...(spec.env ?? cleanEnv()) },
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: [spec.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
         detached: true,
         shell: false,
         windowsHide: true,
@@ -127,6 +129,11 @@ export function runProcess(spec: ProcessSpec, signal?: AbortSignal): Promise<Pro
     }
     const out = new Capture(cap);
     const err = new Capture(cap);
+    if (spec.stdin !== undefined && child.stdin !== null) {
+      // A child that exits without reading all of it closes the pipe: EPIPE is its choice, not an error.
+      child.stdin.on("error", () => {});
+      child.stdin.end(spec.stdin);
+    }
     child.stdout?.on("data", (c: Buffer) => out.push(c));
     child.stderr?.on("data", (c: Buffer) => err.push(c));
 

@@ -1,0 +1,17 @@
+import { endpoint, postBytes } from "../http-post.js";
+import { ndjson } from "../ndjson.js";
+import type { Sink } from "../sink.js";
+
+/**
+ * The `http` sink: each batch is one POST of NDJSON (`Content-Type: application/x-ndjson`, one
+ * record per line, docs/sinks.md) with the configured headers. A 2xx acknowledges the batch; 5xx,
+ * 408, 429 and network errors are retried; any other status refuses it for good.
+ */
+export function createHttpSink(o: { url: string; headers: Readonly<Record<string, string>> }): Sink {
+  const ep = endpoint(o.url, o.headers);
+  return {
+    send: (batch, signal) =>
+      postBytes(ep, ndjson(batch.records), { "Content-Type": "application/x-ndjson" }, signal),
+    close: async () => {},
+  };
+}

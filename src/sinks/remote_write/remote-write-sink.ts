@@ -1,0 +1,40 @@
+import { compress } from "snappyjs";
+import { endpoint, postBytes } from "../http-post.js";
+import type { MetricPoint, Sink } from "../sink.js";
+import { encodeWriteRequest } from "./write-request.js";
+
+const HEADERS = {
+  "Content-Type": "application/x-protobuf",
+  "Content-Encoding": "snappy",
+  "X-Prometheus-Remote-Write-Version": "0.1.0",
+  "User-Agent": "lookout",
+};
+
+/**
+ * The `remote_write` sink: Prometheus remote_write 1.0, a snappy-compressed (block format)
+ * protobuf WriteRequest per batch. 2xx acknowledges; 5xx and 429 are retried with backoff; any
+ * other 4xx (out-of-order or out-of-bounds samples, a bad request) refuses the batch for good, as
+ * the protocol says. Only the `metrics` input (events are refused by the config checks).
+ */
+export function createRemoteWriteSink(o: { url: string }): Sink {
+  const ep = endpoint(o.url);
+  return {
+    async send(batch, signal) {
+      const points = batch.records.filter((r): r is MetricPoint => r.kind === "metric");
+      if (points.length === 0) return { kind: "delivered" };
+      const body = compress(encodeWriteRequest(points));
+      return postBytes(ep, body, HEADERS, signal, {
+        outcome: (status, text, retryAfter) => {
+          if (status >= 200 && status < 300) return { kind: "delivered" };
+          const error = `HTTP ${status}${text === "" ? "" : `: ${text.slice(0, 200)}`}`;
+          if (status >= 500 || status === 429)
+            return retryAfter === undefined
+              ? { kind: "retry", error }
+              : { kind: "retry", error, retryAfterMs: retryAfter };
+          return { kind: "rejected", error };
+        },
+      });
+    },
+    close: async () => {},
+  };
+}

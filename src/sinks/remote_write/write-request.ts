@@ -1,0 +1,98 @@
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import type { MetricPoint } from "../sink.js";
+
+/** The metric name every perfdata point is written under; the perfdata label is the `perfdata` label. */
+export const METRIC_NAME = "lookout_perfdata";
+
+/** Labels Lookout sets itself; an object label of the same name is left out. */
+const RESERVED = new Set(["__name__", "perfdata", "host", "service", "zone", "unit"]);
+
+/** A Prometheus label name from an object label key (`a.b-c` → `a_b_c`). */
+export function promLabelName(key: string): string {
+  const s = key.replace(/[^a-zA-Z0-9_]/g, "_");
+  return /^[0-9]/.test(s) ? `_${s}` : s;
+}
+
+/**
+ * The series labels of a point, sorted by name as remote_write 1.0 requires: `__name__`
+ * (lookout_perfdata), `perfdata` (the perfdata label), `host`, `service` and `unit` when not empty,
+ * `zone`, and the object's labels (names made Prometheus-safe).
+ */
+export function seriesLabels(p: MetricPoint): [string, string][] {
+  const out: [string, string][] = [
+    ["__name__", METRIC_NAME],
+    ["perfdata", p.name],
+    ["host", p.host],
+  ];
+  if (p.service !== "") out.push(["service", p.service]);
+  if (p.unit !== "") out.push(["unit", p.unit]);
+  if (p.zone !== "") out.push(["zone", p.zone]);
+  for (const [k, v] of Object.entries(p.labels)) {
+    const n = promLabelName(k);
+    if (!RESERVED.has(n) && v !== "") out.push([n, v]);
+  }
+  out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // Two keys that map to one name (`a.b` and `a_b`): keep the first, a series cannot repeat a label.
+  return out.filter((l, i) => i === 0 || (out[i - 1] as [string, string])[0] !== l[0]);
+}
+
+/** A series' encoded labels (the TimeSeries' field 1 entries), kept per labels object. */
+const labelBytes = new WeakMap<object, Map<string, Uint8Array>>();
+const MAX_SERIES_PER_LABELS = 100_000;
+
+function seriesOf(p: MetricPoint): { key: string; labels: Uint8Array } {
+  let byKey = labelBytes.get(p.labels);
+  if (byKey === undefined) {
+    byKey = new Map();
+    labelBytes.set(p.labels, byKey);
+  }
+  const key = `${p.host}\u0000${p.service}\u0000${p.zone}\u0000${p.name}\u0000${p.unit}`;
+  let labels = byKey.get(key);
+  if (labels === undefined) {
+    if (byKey.size >= MAX_SERIES_PER_LABELS) byKey.clear();
+    const w = new BinaryWriter();
+    for (const [name, value] of seriesLabels(p)) {
+      w.tag(1, WireType.LengthDelimited).fork();
+      w.tag(1, WireType.LengthDelimited).string(name);
+      w.tag(2, WireType.LengthDelimited).string(value);
+      w.join();
+    }
+    labels = w.finish();
+    byKey.set(key, labels);
+  }
+  return { key, labels };
+}
+
+/**
+ * Encodes a remote_write 1.0 `prometheus.WriteRequest`: one TimeSeries per series, its samples in
+ * the order given (points of one series arrive in check-time order from the log).
+ */
+export function encodeWriteRequest(points: readonly MetricPoint[]): Uint8Array {
+  const series = new Map<object, Map<string, { labels: Uint8Array; samples: MetricPoint[] }>>();
+  for (const p of points) {
+    const { key, labels } = seriesOf(p);
+    let byKey = series.get(p.labels);
+    if (byKey === undefined) {
+      byKey = new Map();
+      series.set(p.labels, byKey);
+    }
+    const s = byKey.get(key);
+    if (s === undefined) byKey.set(key, { labels, samples: [p] });
+    else s.samples.push(p);
+  }
+  const w = new BinaryWriter();
+  for (const byKey of series.values()) {
+    for (const s of byKey.values()) {
+      w.tag(1, WireType.LengthDelimited).fork();
+      w.raw(s.labels);
+      for (const p of s.samples) {
+        w.tag(2, WireType.LengthDelimited).fork();
+        w.tag(1, WireType.Bit64).double(p.value);
+        w.tag(2, WireType.Varint).int64(p.time);
+        w.join();
+      }
+      w.join();
+    }
+  }
+  return w.finish();
+}

@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { RecordedEvent } from "../model/events.js";
+import { silentLogger } from "../model/logger.js";
+import type { LoggedEvent } from "../store/index.js";
+import { FakeClock } from "../testing/fake-clock.js";
+import type { RecordMapper } from "./records.js";
+import { createSinkRunner, newSinkStats } from "./runner.js";
+import type { SendOutcome, SinkBatch } from "./sink.js";
+
+/** Events 1..n; event i yields i % 3 records (0, 1 or 2). */
+const events = (n: number): LoggedEvent[] =>
+  Array.from(
+    { length: n },
+    (_, k) => ({ seq: k + 1, cmdSeq: k + 1, event: { type: "ConfigApplied", at: 0 } }) as never,
+  );
+const mapper: RecordMapper = {
+  map(e, out) {
+    const n = e.seq % 3;
+    for (let i = 0; i < n; i++) out.push({ kind: "event", seq: e.seq, event: e.event });
+    return n;
+  },
+};
+
+/** Runs a promise to its end while moving the fake clock on by `step` per turn. */
+async function drive<T>(clock: FakeClock, p: Promise<T>, step = 1000): Promise<T> {
+  let done = false;
+  const r = p.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    await new Promise((res) => setImmediate(res));
+    clock.advance(step);
+  }
+  return r;
+}
+
+function rig(plan: (batch: SinkBatch, call: number) => SendOutcome) {
+  const clock = new FakeClock();
+  const stats = newSinkStats();
+  const recorded: RecordedEvent[] = [];
+  const sent: SinkBatch[] = [];
+  const waits: number[] = [];
+  let last = clock.now();
+  let calls = 0;
+  const runner = createSinkRunner({
+    name: "s",
+    sink: {
+      async send(b) {
+        waits.push(clock.now() - last);
+        const r = plan(b, ++calls);
+        last = clock.now();
+        if (r.kind === "delivered") sent.push(b);
+        return r;
+      },
+      close: async () => {},
+    },
+    mapper,
+    batchSize: 4,
+    clock,
+    logger: silentLogger,
+    stats,
+    record: (e) => recorded.push(...e),
+  });
+  return { clock, stats, recorded, sent, waits, runner };
+}
+
+describe("sink runner", () => {
+  it("cuts sends of at most batch_size records at event boundaries and reports the last event", async () => {
+    const r = rig(() => ({ kind: "delivered" }));
+    const done = await drive(r.clock, r.runner.handle(events(9), new AbortController().signal));
+    assert.equal(done, 9);
+    // Records per event: 1 2 0 1 | 2 0 1 | 2 0: a send closes before an event that would take it past 4.
+    assert.deepEqual(
+      r.sent.map((b) => [b.firstSeq, b.lastSeq, b.records.length]),
+      [
+        [1, 4, 4],
+        [5, 7, 3],
+        [8, 9, 2],
+      ],
+    );
+    assert.equal(r.stats.sent, 9);
+    assert.deepEqual(r.recorded, [], "no event per delivered batch");
+  });
+
+  it("a refused batch is dropped, counted and recorded once; the runner moves on", async () => {
+    const r = rig((b) =>
+      b.firstSeq === 5 ? { kind: "rejected", error: "HTTP 400: bad" } : { kind: "delivered" },
+    );
+    const done = await drive(r.clock, r.runner.handle(events(9), new AbortController().signal));
+    assert.equal(done, 9);
+    assert.equal(r.stats.dropped.get("rejected"), 3);
+    assert.equal(r.stats.retries, 0, "never retried");
+    assert.deepEqual(
+      r.recorded.map((e) => e.type === "SinkDropped" && [e.fromSeq, e.toSeq, e.count, e.error]),
+      [[5, 7, 3, "HTTP 400: bad"]],
+    );
+  });
+
+  it("retries with capped exponential backoff, honours Retry-After, records the outage and the recovery once", async () => {
+    const r = rig((_b, call) =>
+      call <= 6
+        ? { kind: "retry", error: "HTTP 503", ...(call === 6 ? { retryAfterMs: 30_000 } : {}) }
+        : { kind: "delivered" },
+    );
+    const done = await drive(r.clock, r.runner.handle(events(2), new AbortController().signal), 250);
+    assert.equal(done, 2);
+    assert.equal(r.stats.retries, 6);
+    // 250 ms doubling: 250, 500, 1000, 2000, 4000, then Retry-After 30 s (driven in 250 ms steps).
+    const waits = r.waits.slice(1).map((w) => Math.ceil(w / 250) * 250);
+    assert.deepEqual(waits, [250, 500, 1000, 2000, 4000, 30_000]);
+    assert.deepEqual(
+      r.recorded.map((e) => e.type),
+      ["SinkFailed", "SinkFlushed"],
+    );
+  });
+
+  it("stopped while retrying: reports the last delivered event, so nothing undelivered is skipped", async () => {
+    const r = rig((b) => (b.firstSeq >= 5 ? { kind: "retry", error: "down" } : { kind: "delivered" }));
+    const ac = new AbortController();
+    const p = r.runner.handle(events(9), ac.signal);
+    setTimeout(() => ac.abort(), 20);
+    const done = await drive(r.clock, p, 100);
+    assert.equal(done, 4);
+  });
+});

@@ -1,0 +1,201 @@
+import type { ConsumerState, LogConsumer } from "../consumers/index.js";
+import type { Clock } from "../model/clock.js";
+import type { RecordedEvent } from "../model/events.js";
+import type { Logger } from "../model/logger.js";
+import type { LoggedEvent } from "../store/index.js";
+import type { RecordMapper } from "./records.js";
+import type { Sink, SinkBatch, SinkRecord } from "./sink.js";
+
+/** Why records were dropped: the backend refused them for good. */
+export type DropReason = "rejected";
+
+/** What a running sink has done since it started, for /metrics and ListSinks. */
+export interface SinkStats {
+  /** Records the backend acknowledged. */
+  sent: number;
+  /** Records dropped, by reason. */
+  readonly dropped: Map<DropReason, number>;
+  /** Sends that failed and were retried. */
+  retries: number;
+  /** Ms since the epoch of the last acknowledged batch (0: none yet). */
+  lastSuccessAt: number;
+  /** Whether the last send failed and the runner is retrying. */
+  retrying: boolean;
+  /** The last error, with credentials already kept out by the transport ("" when none). */
+  lastError: string;
+}
+
+export function newSinkStats(): SinkStats {
+  return { sent: 0, dropped: new Map(), retries: 0, lastSuccessAt: 0, retrying: false, lastError: "" };
+}
+
+export interface SinkRunnerOptions {
+  /** The sink's configured name; the consumer is "sink:<name>". */
+  readonly name: string;
+  readonly sink: Sink;
+  readonly mapper: RecordMapper;
+  /** Records per send (`batch_size`); an event's records are never split between two sends. */
+  readonly batchSize: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly stats: SinkStats;
+  /** Appends the sink's own events (SinkFailed, SinkFlushed, SinkDropped) to the log. */
+  readonly record: (events: RecordedEvent[]) => void;
+  /** Stores the position after each send inside one offered batch (the host stores the last one). */
+  readonly state?: ConsumerState;
+  /** First retry delay (default 250 ms), doubled per failure up to `maxBackoffMs` (default 10 s). */
+  readonly minBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+}
+
+/** The longest Retry-After honoured; a backend asking for more is asked again after this. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * Creates the log consumer of one sink: maps the offered events to records, cuts them into sends of
+ * at most `batchSize` records at event boundaries, and sends each until the backend acknowledges it
+ * (retrying with capped exponential backoff, or after Retry-After) or refuses it for good (the
+ * records are counted as dropped and a SinkDropped event says which). It reports the position of the
+ * last event whose records are all delivered or dropped, so the log is the queue: nothing waits in
+ * memory beyond the batch in flight, and a restart repeats at most that batch. It records SinkFailed
+ * when the backend starts failing and SinkFlushed when it recovers, never an event per delivery.
+ */
+export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
+  const consumer = `sink:${o.name}`;
+  const minBackoff = o.minBackoffMs ?? 250;
+  const maxBackoff = o.maxBackoffMs ?? 10_000;
+  const stats = o.stats;
+  const log = o.logger;
+
+  const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const t = o.clock.setTimer(ms, () => {
+        signal.removeEventListener("abort", done);
+        resolve();
+      });
+      const done = (): void => {
+        t.cancel();
+        resolve();
+      };
+      signal.addEventListener("abort", done, { once: true });
+    });
+
+  /** Sends one batch until it is acknowledged or refused; false when stopped first. */
+  const deliver = async (batch: SinkBatch, signal: AbortSignal): Promise<boolean> => {
+    for (let failures = 0; ; failures++) {
+      if (signal.aborted) return false;
+      let outcome: Awaited<ReturnType<Sink["send"]>>;
+      try {
+        outcome = await o.sink.send(batch, signal);
+      } catch (e) {
+        outcome = { kind: "retry", error: e instanceof Error ? e.message : String(e) };
+      }
+      if (signal.aborted && outcome.kind !== "delivered") return false;
+      switch (outcome.kind) {
+        case "delivered":
+          stats.sent += batch.records.length;
+          stats.lastSuccessAt = o.clock.now();
+          if (stats.retrying) {
+            stats.retrying = false;
+            log.info("sink delivers again", { sink: o.name, retries: failures });
+            o.record([
+              {
+                type: "SinkFlushed",
+                at: o.clock.now(),
+                sink: o.name,
+                cursor: batch.lastSeq,
+                count: batch.records.length,
+              },
+            ]);
+          }
+          return true;
+        case "rejected": {
+          const n = batch.records.length;
+          stats.dropped.set("rejected", (stats.dropped.get("rejected") ?? 0) + n);
+          stats.lastError = outcome.error;
+          log.error("sink backend refused a batch; its records are dropped", {
+            sink: o.name,
+            records: n,
+            fromSeq: batch.firstSeq,
+            toSeq: batch.lastSeq,
+            error: outcome.error,
+          });
+          o.record([
+            {
+              type: "SinkDropped",
+              at: o.clock.now(),
+              sink: o.name,
+              reason: "rejected",
+              count: n,
+              fromSeq: batch.firstSeq,
+              toSeq: batch.lastSeq,
+              error: outcome.error,
+            },
+          ]);
+          return true;
+        }
+        case "retry": {
+          stats.retries++;
+          stats.lastError = outcome.error;
+          if (!stats.retrying) {
+            stats.retrying = true;
+            log.warn("sink backend failed; retrying with backoff", { sink: o.name, error: outcome.error });
+            o.record([
+              { type: "SinkFailed", at: o.clock.now(), sink: o.name, error: outcome.error, retryable: true },
+            ]);
+          }
+          const backoff = Math.min(maxBackoff, minBackoff * 2 ** Math.min(failures, 20));
+          const wait =
+            outcome.retryAfterMs === undefined
+              ? backoff
+              : Math.min(MAX_RETRY_AFTER_MS, Math.max(backoff, outcome.retryAfterMs));
+          await sleep(wait, signal);
+          break;
+        }
+        default: {
+          const never: never = outcome;
+          throw new Error(`unknown send outcome ${JSON.stringify(never)}`);
+        }
+      }
+    }
+  };
+
+  return {
+    name: consumer,
+    async handle(events: readonly LoggedEvent[], signal: AbortSignal): Promise<number> {
+      const first = events[0];
+      if (first === undefined) return 0;
+      let done = first.seq - 1;
+      let records: SinkRecord[] = [];
+      let firstSeq = 0;
+      let upTo = done;
+      const flush = async (last: boolean): Promise<boolean> => {
+        const ok = await deliver({ records, firstSeq, lastSeq: upTo }, signal);
+        if (!ok) return false;
+        done = upTo;
+        records = [];
+        if (!last) o.state?.put(consumer, [], done);
+        return true;
+      };
+      const scratch: SinkRecord[] = [];
+      for (const e of events) {
+        scratch.length = 0;
+        const n = o.mapper.map(e, scratch);
+        if (n === 0) {
+          if (records.length === 0) done = e.seq;
+          else upTo = e.seq;
+          continue;
+        }
+        if (records.length > 0 && records.length + n > o.batchSize) {
+          if (!(await flush(false))) return done;
+        }
+        if (records.length === 0) firstSeq = e.seq;
+        for (const r of scratch) records.push(r);
+        upTo = e.seq;
+      }
+      if (records.length > 0 && !(await flush(true))) return done;
+      return Math.max(done, upTo);
+    },
+  };
+}

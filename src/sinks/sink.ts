@@ -1,0 +1,82 @@
+import type { LookoutEvent } from "../model/events.js";
+
+/** One perfdata point of a check result, as the `metrics` input gives it to a sink. */
+export interface MetricPoint {
+  readonly kind: "metric";
+  /** The event log sequence number of the CheckResultProcessed event it came from. */
+  readonly seq: number;
+  /** The result's check time, ms since the epoch. */
+  readonly time: number;
+  readonly host: string;
+  /** "" for a host check. */
+  readonly service: string;
+  readonly zone: string;
+  /** The object's effective labels (a service's over its host's). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** The perfdata label. */
+  readonly name: string;
+  readonly value: number;
+  readonly unit: string;
+  /** Threshold ranges as printed; "" when absent. */
+  readonly warn: string;
+  readonly crit: string;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+/** One event of the log, as the `events` input gives it to a sink. */
+export interface EventRecord {
+  readonly kind: "event";
+  readonly seq: number;
+  readonly event: LookoutEvent;
+}
+
+export type SinkRecord = MetricPoint | EventRecord;
+
+/** What a sink is asked to deliver: records of one input, in log order. */
+export interface SinkBatch {
+  readonly records: readonly SinkRecord[];
+  /** The first and last event log sequence numbers the batch covers (the archive names segments by them). */
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+}
+
+/**
+ * How a send ended: the backend acknowledged the whole batch; or it did not and a retry can help
+ * (down, slow, overloaded, an answer that could not be read), optionally not before `retryAfterMs`;
+ * or it refused the batch for good (a 4xx other than 429, a schema error): retrying the same bytes
+ * would fail the same way, so the runner counts the records as dropped and records the drop.
+ */
+export type SendOutcome =
+  | { readonly kind: "delivered" }
+  | { readonly kind: "retry"; readonly error: string; readonly retryAfterMs?: number }
+  | { readonly kind: "rejected"; readonly error: string };
+
+/**
+ * The sink seam: a transport for one backend. `send` is never called concurrently, and never again
+ * before the previous call settled; a batch is all or nothing, so a retry sends the same records
+ * again (backends should tolerate a repeat: a restart may send the batch in flight twice). `send`
+ * should not throw: a rejection is treated as a retryable failure. `signal` aborts a send in flight
+ * (the sink is stopping). `close` releases what the sink holds (files, sockets) and is called once.
+ */
+export interface Sink {
+  send(batch: SinkBatch, signal: AbortSignal): Promise<SendOutcome>;
+  close(): Promise<void>;
+}
+
+/** Whether a backend's HTTP status means "try again" (5xx, 429, 408) or "refused for good" (other 4xx). */
+export function httpOutcome(status: number, body: string, retryAfterMs?: number): SendOutcome {
+  if (status >= 200 && status < 300) return { kind: "delivered" };
+  const error = `HTTP ${status}${body === "" ? "" : `: ${body.slice(0, 200)}`}`;
+  if (status >= 500 || status === 429 || status === 408)
+    return retryAfterMs === undefined ? { kind: "retry", error } : { kind: "retry", error, retryAfterMs };
+  return { kind: "rejected", error };
+}
+
+/** Retry-After in ms (seconds or an HTTP date), or undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now: number): number | undefined {
+  if (header === null || header === "") return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
