@@ -1,4 +1,6 @@
-import type { ConnectRouter, Interceptor, ServiceImpl } from "@connectrpc/connect";
+import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
+import type { AuthGate } from "../auth/index.js";
+import { gateInterceptor } from "./caller.js";
 import { AdminService } from "./gen/svc/v1/admin_service_pb.js";
 import { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import { QueryService } from "./gen/svc/v1/query_service_pb.js";
@@ -8,8 +10,8 @@ export interface RouteOptions {
   readonly readOnly: boolean;
   /** Whether -auth-config was given: the AdminService exists only then (and not read-only). */
   readonly authConfigured: boolean;
-  /** The -api-token interceptor for CommandService, when a token is set. */
-  readonly commandAuth?: Interceptor;
+  /** Who may use which service (src/auth/gate.ts); every route and fast path asks it. */
+  readonly gate: AuthGate;
   readonly query: Partial<ServiceImpl<typeof QueryService>>;
   readonly command: Partial<ServiceImpl<typeof CommandService>>;
   readonly admin: Partial<ServiceImpl<typeof AdminService>>;
@@ -27,12 +29,12 @@ export function mountedServices(o: Pick<RouteOptions, "readOnly" | "authConfigur
   return { query: true, command: !o.readOnly, admin: o.authConfigured && !o.readOnly };
 }
 
-/** Registers the mounted services on a Connect router. */
+/** Registers the mounted services on a Connect router, each behind the gate for its service. */
 export function registerRoutes(router: ConnectRouter, o: RouteOptions): void {
   const m = mountedServices(o);
-  router.service(QueryService, o.query);
+  router.service(QueryService, o.query, { interceptors: [gateInterceptor(o.gate, "query")] });
   if (m.command) {
-    router.service(CommandService, o.command, o.commandAuth ? { interceptors: [o.commandAuth] } : {});
+    router.service(CommandService, o.command, { interceptors: [gateInterceptor(o.gate, "command")] });
   }
-  if (m.admin) router.service(AdminService, o.admin);
+  if (m.admin) router.service(AdminService, o.admin, { interceptors: [gateInterceptor(o.gate, "admin")] });
 }

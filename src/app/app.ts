@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import {
   createAdminService,
-  createBearerTokenInterceptor,
   createCommandService,
   createHttpHandler,
   createQueryService,
@@ -14,6 +13,8 @@ import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import { placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
+import { adminDeps } from "./admin.js";
+import { AuthSetupError, type AuthWiring, wireAuth } from "./auth-wiring.js";
 import { loadConfigFile } from "./config-file.js";
 import { registerHeapMetrics } from "./heap-metrics.js";
 import { memorySettings } from "./memory-settings.js";
@@ -48,6 +49,7 @@ export class App {
   readonly #checks: ActiveChecks;
   readonly #reloader: Reloader;
   readonly #loads: AbortController;
+  readonly #auth: AuthWiring;
 
   private constructor(
     address: AddressInfo,
@@ -59,6 +61,7 @@ export class App {
       checks: ActiveChecks;
       reloader: Reloader;
       loads: AbortController;
+      auth: AuthWiring;
     },
   ) {
     this.address = address;
@@ -69,6 +72,7 @@ export class App {
     this.#checks = parts.checks;
     this.#reloader = parts.reloader;
     this.#loads = parts.loads;
+    this.#auth = parts.auth;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -94,6 +98,13 @@ export class App {
     }
     const metrics = createMetricsRegistry(version);
     const clock = systemClock;
+    let auth: AuthWiring;
+    try {
+      auth = await wireAuth(o, clock, logger);
+    } catch (e) {
+      if (e instanceof AuthSetupError) throw new StartupError(e.message);
+      throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
+    }
     let core: Core;
     try {
       core = await Core.open({
@@ -104,6 +115,7 @@ export class App {
         logger: logger.child({ component: "core" }),
       });
     } catch (e) {
+      auth.auditLog.close();
       throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
     }
     registerHeapMetrics(metrics, () => core.writerStats());
@@ -132,10 +144,22 @@ export class App {
     const handler = createHttpHandler({
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
-      ...(o.apiToken === "" ? {} : { commandAuth: createBearerTokenInterceptor(o.apiToken) }),
+      gate: auth.gate,
+      audit: auth.audit,
+      extraRoutes: auth.routes,
       query: createQueryService({ version, core }),
-      command: createCommandService({ core, logger: logger.child({ component: "api" }) }),
-      admin: createAdminService(),
+      command: createCommandService({ core, logger: logger.child({ component: "api" }), audit: auth.audit }),
+      admin: createAdminService(
+        adminDeps({
+          configPath: o.config,
+          profile: o.configProfile,
+          reloader,
+          auditLog: auth.auditLog,
+          record: auth.audit,
+          logger: logger.child({ component: "admin" }),
+          signal: loads.signal,
+        }),
+      ),
       metrics,
       page: () => placeholderPage(version),
       logger,
@@ -149,6 +173,7 @@ export class App {
     } catch (e) {
       await checks.stop();
       await core.close();
+      auth.auditLog.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
     }
     logger.info("listening", {
@@ -156,15 +181,20 @@ export class App {
       readOnly: o.readOnly,
       commandAuth: o.apiToken !== "",
       admin: o.authConfig !== "" && !o.readOnly,
+      identities: auth.identities?.current.byName.size ?? 0,
       version,
       hosts: loaded.config.hosts.size,
       memory: memorySettings(),
     });
-    return new App(address, metrics, { server, logger, core, checks, reloader, loads });
+    return new App(address, metrics, { server, logger, core, checks, reloader, loads, auth });
   }
 
-  /** Reloads -config through the one fan-out (SIGHUP); a rejected document changes nothing. */
-  reload(): Promise<ReloadResult> {
+  /**
+   * Reloads the identities (-auth-config) and -config through the one fan-out (SIGHUP); a rejected
+   * document changes nothing.
+   */
+  async reload(): Promise<ReloadResult> {
+    await this.#auth.identities?.reload();
     return this.#reloader.reload("sighup");
   }
 
@@ -178,6 +208,7 @@ export class App {
     await this.#server.close();
     await this.#checks.stop();
     await this.#core.close();
+    this.#auth.auditLog.close();
     this.#logger.info("stopped");
   }
 }
