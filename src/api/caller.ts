@@ -7,6 +7,7 @@ import {
   type Interceptor,
 } from "@connectrpc/connect";
 import type { AuthGate, Principal, Surface } from "../auth/index.js";
+import { type ApiAudit, NO_AUDIT } from "./api-audit.js";
 import type { NodeRequest } from "./request-body.js";
 
 /** Who made a call: the principal the gate resolved (if any) and the peer's address. */
@@ -63,8 +64,12 @@ export function admit(
   return answer.principal === undefined ? { peer } : { peer, principal: answer.principal };
 }
 
-/** The gate as the Connect interceptor of one service; it records the caller in the context values. */
-export function gateInterceptor(gate: AuthGate, surface: Surface): Interceptor {
+/**
+ * The gate as the Connect interceptor of one service; it records the caller in the context values.
+ * A refused write (any CommandService call, ApplyConfig) is audited as rejected: who knocked
+ * matters as much as who got in.
+ */
+export function gateInterceptor(gate: AuthGate, surface: Surface, audit: ApiAudit = NO_AUDIT): Interceptor {
   return (next) => async (req) => {
     const peer = req.contextValues.get(callerKey).peer;
     const h = req.header;
@@ -74,7 +79,17 @@ export function gateInterceptor(gate: AuthGate, surface: Surface): Interceptor {
       { authorization: h.get("authorization") ?? undefined, cookie: h.get("cookie") ?? undefined },
       peer,
     );
-    if (admitted instanceof ConnectError) throw admitted;
+    if (admitted instanceof ConnectError) {
+      if (surface === "command" || (surface === "admin" && req.method.name === "ApplyConfig")) {
+        audit.call(
+          { peer },
+          `/${req.service.typeName}/${req.method.name}`,
+          { Type: req.method.name },
+          admitted,
+        );
+      }
+      throw admitted;
+    }
     req.contextValues.set(callerKey, admitted);
     return next(req);
   };

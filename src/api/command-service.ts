@@ -1,9 +1,10 @@
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
-import type { Core } from "../core/core.js";
+import type { Core, CoreView } from "../core/core.js";
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import type { Logger } from "../model/logger.js";
+import { objectKey } from "../model/object-ref.js";
 import { type ApiAudit, NO_AUDIT } from "./api-audit.js";
 import { callerKey } from "./caller.js";
 import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
@@ -13,7 +14,10 @@ import { checkResult, createResultsIngest, prepareResults, type ResultsIngest } 
 
 export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
-  readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "clock">;
+  readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "clock"> & {
+    /** The projection, for the checks whose answer is already known (acknowledging an OK object). */
+    readonly view?: Pick<CoreView, "projection">;
+  };
   readonly logger?: Logger;
   /** Where every call is audited, accepted or refused (none when absent). */
   readonly audit?: ApiAudit;
@@ -105,13 +109,14 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
           t = target(req.target);
           return {
             Type: "AcknowledgeProblem",
-            Target: t,
+            Target: targetJson(t),
             Sticky: req.sticky,
             Author: req.author,
             Comment: req.comment,
           };
         },
         async () => {
+          precondition(core.view, t, "acknowledge");
           await submit([
             {
               type: "AcknowledgeProblem",
@@ -131,7 +136,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
         ctx,
         () => {
           t = target(req.target);
-          return { Type: "RemoveAcknowledgement", Target: t };
+          return { Type: "RemoveAcknowledgement", Target: targetJson(t) };
         },
         async () => {
           await submit([{ type: "RemoveAcknowledgement", target: t }]);
@@ -156,7 +161,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
           return {
             Type: "ScheduleDowntime",
             Id: cmd.id,
-            Target: cmd.target,
+            Target: targetJson(cmd.target),
             Start: new Date(cmd.start).toISOString(),
             End: new Date(cmd.end).toISOString(),
             Author: cmd.author,
@@ -204,6 +209,40 @@ function target(t: TargetMessage | undefined): Target {
       throw new ConnectError(`unknown target ${String(never)}`, Code.InvalidArgument);
     }
   }
+}
+
+/** A target as the audit record shows it, with capitalized keys. */
+/**
+ * Refuses, with `failed_precondition`, an acknowledgement the projection already shows cannot
+ * take: of an object in an OK/UP state, or already acknowledged — as Icinga 2's API
+ * answers 409. Only for one object: a selector's objects are each judged by the engine, which
+ * skips those without a problem. The projection may lag the engine by a moment; what passes here
+ * can still be rejected when applied (ListHistory then shows CommandRejected for the object).
+ */
+function precondition(view: Pick<CoreView, "projection"> | undefined, t: Target, what: "acknowledge"): void {
+  if (view === undefined || !("object" in t)) return;
+  const key = objectKey(t.object);
+  const status = view.projection.status(key);
+  // No record: PENDING, or not configured at all — the pipeline's own check answers not_found.
+  if (status === undefined) return;
+  const state = status.state;
+  switch (state) {
+    case "OK":
+    case "UP":
+    case "PENDING":
+      throw new ConnectError(`nothing to ${what}: ${key} is ${state}`, Code.FailedPrecondition);
+    default:
+      if (status.acknowledgement !== undefined) {
+        throw new ConnectError(`${key} is already acknowledged`, Code.FailedPrecondition);
+      }
+  }
+}
+
+function targetJson(t: Target): Record<string, unknown> {
+  if ("selector" in t) return { Selector: t.selector };
+  return {
+    Object: { Host: t.object.host, ...(t.object.service === undefined ? {} : { Service: t.object.service }) },
+  };
 }
 
 function time(t: Timestamp | undefined, field: string): number {

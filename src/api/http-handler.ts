@@ -4,7 +4,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Registry } from "prom-client";
 import type { Surface } from "../auth/index.js";
 import type { Logger } from "../model/logger.js";
-import { type ApiAudit, NO_AUDIT } from "./api-audit.js";
+import { NO_AUDIT } from "./api-audit.js";
 import { admit, requestContextValues } from "./caller.js";
 import { resultsIngestOf } from "./command-service.js";
 import { ingestMethods } from "./ingest-fast-path.js";
@@ -23,8 +23,6 @@ export interface HttpHandlerOptions extends RouteOptions {
   readonly logger: Logger;
   /** Largest accepted request body; larger requests get `resource_exhausted`. */
   readonly readMaxBytes?: number;
-  /** Where API calls are audited (none when absent). */
-  readonly audit?: ApiAudit;
   /** Extra plain-HTTP routes by path (login and logout), answered before the Connect routes. */
   readonly extraRoutes?: ReadonlyMap<string, (req: NodeRequest, res: Res) => void>;
 }

@@ -1,3 +1,4 @@
+import { ConnectError } from "@connectrpc/connect";
 import type { ApiAudit } from "./api-audit.js";
 import { decodeRequest, type IngestAnswer, type ResultsIngest } from "./results-ingest.js";
 import type { UnaryMethod as Method, UnaryCall, UnaryMethod, UnaryOutcome } from "./unary-fast-path.js";
@@ -23,7 +24,17 @@ export function ingestMethods(
     json: true,
     // The answers are far below the size Connect compresses, whatever the client accepts.
     grpcCompression: true,
-    ...(authorize === undefined ? {} : { authorize }),
+    ...(authorize === undefined
+      ? {}
+      : {
+          authorize(credentials, peer) {
+            const admitted = authorize(credentials, peer);
+            // Refused writes are audited, as the router's gate does.
+            if (admitted instanceof ConnectError)
+              audit.call({ peer }, `/${SERVICE}/${name}`, { Type: name }, admitted);
+            return admitted;
+          },
+        }),
     check: (format, body) => void decodeRequest(batch, format, body),
     async serve(call, body, caller) {
       const result = await ingest.submit(batch, call.format, body);

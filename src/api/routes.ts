@@ -1,5 +1,6 @@
 import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
 import type { AuthGate } from "../auth/index.js";
+import type { ApiAudit } from "./api-audit.js";
 import { gateInterceptor } from "./caller.js";
 import { AdminService } from "./gen/svc/v1/admin_service_pb.js";
 import { CommandService } from "./gen/svc/v1/command_service_pb.js";
@@ -12,6 +13,8 @@ export interface RouteOptions {
   readonly authConfigured: boolean;
   /** Who may use which service (src/auth/gate.ts); every route and fast path asks it. */
   readonly gate: AuthGate;
+  /** Where refused writes are audited (accepted ones are audited by the services). */
+  readonly audit?: ApiAudit;
   readonly query: Partial<ServiceImpl<typeof QueryService>>;
   readonly command: Partial<ServiceImpl<typeof CommandService>>;
   readonly admin: Partial<ServiceImpl<typeof AdminService>>;
@@ -34,7 +37,10 @@ export function registerRoutes(router: ConnectRouter, o: RouteOptions): void {
   const m = mountedServices(o);
   router.service(QueryService, o.query, { interceptors: [gateInterceptor(o.gate, "query")] });
   if (m.command) {
-    router.service(CommandService, o.command, { interceptors: [gateInterceptor(o.gate, "command")] });
+    router.service(CommandService, o.command, {
+      interceptors: [gateInterceptor(o.gate, "command", o.audit)],
+    });
   }
-  if (m.admin) router.service(AdminService, o.admin, { interceptors: [gateInterceptor(o.gate, "admin")] });
+  if (m.admin)
+    router.service(AdminService, o.admin, { interceptors: [gateInterceptor(o.gate, "admin", o.audit)] });
 }

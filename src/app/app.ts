@@ -9,6 +9,7 @@ import {
   DualProtocolServer,
 } from "../api/index.js";
 import { Core } from "../core/core.js";
+import { type CommandFile, CommandFileError, startCommandFile } from "../extcmd/index.js";
 import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import { placeholderPage } from "../web/index.js";
@@ -50,6 +51,7 @@ export class App {
   readonly #reloader: Reloader;
   readonly #loads: AbortController;
   readonly #auth: AuthWiring;
+  readonly #commandFile: CommandFile | undefined;
 
   private constructor(
     address: AddressInfo,
@@ -62,6 +64,7 @@ export class App {
       reloader: Reloader;
       loads: AbortController;
       auth: AuthWiring;
+      commandFile: CommandFile | undefined;
     },
   ) {
     this.address = address;
@@ -73,6 +76,7 @@ export class App {
     this.#reloader = parts.reloader;
     this.#loads = parts.loads;
     this.#auth = parts.auth;
+    this.#commandFile = parts.commandFile;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -164,6 +168,23 @@ export class App {
       page: () => placeholderPage(version),
       logger,
     });
+    let commandFile: CommandFile | undefined;
+    if (o.commandFile !== "") {
+      try {
+        commandFile = await startCommandFile({
+          path: o.commandFile,
+          core,
+          audit: auth.auditLog,
+          clock,
+          logger: logger.child({ component: "extcmd" }),
+        });
+      } catch (e) {
+        await checks.stop();
+        await core.close();
+        auth.auditLog.close();
+        throw e instanceof CommandFileError ? new StartupError(e.message) : e;
+      }
+    }
     const server = new DualProtocolServer(handler);
     const listen = parseListen(o.listen);
     if (listen === undefined) throw new StartupError(`-listen ${o.listen}: want host:port`);
@@ -171,6 +192,7 @@ export class App {
     try {
       address = await server.listen(listen.port, listen.host);
     } catch (e) {
+      commandFile?.stop();
       await checks.stop();
       await core.close();
       auth.auditLog.close();
@@ -186,7 +208,7 @@ export class App {
       hosts: loaded.config.hosts.size,
       memory: memorySettings(),
     });
-    return new App(address, metrics, { server, logger, core, checks, reloader, loads, auth });
+    return new App(address, metrics, { server, logger, core, checks, reloader, loads, auth, commandFile });
   }
 
   /**
@@ -206,6 +228,8 @@ export class App {
     this.#logger.info("shutting down");
     this.#loads.abort(new Error("lookout is stopping"));
     await this.#server.close();
+    this.#commandFile?.stop();
+    await this.#commandFile?.idle();
     await this.#checks.stop();
     await this.#core.close();
     this.#auth.auditLog.close();

@@ -209,6 +209,7 @@ describe("stopping during a reload", () => {
           apiToken: "",
           sessionSecret: "",
           configProfile: "",
+          commandFile: "",
           dataDir: join(dir, "data"),
           logLevel: "error",
         },

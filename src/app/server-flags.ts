@@ -42,6 +42,12 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     default: "",
     usage: `"demo" narrows what the config validator accepts (no processes, no local files)`,
   },
+  {
+    name: "command-file",
+    kind: "string",
+    default: "",
+    usage: "path of the external command file: a named pipe created and read for [epoch] COMMAND;args lines",
+  },
   { name: "data-dir", kind: "string", default: "data", usage: "directory of the embedded event log" },
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
 ];
@@ -55,6 +61,8 @@ export interface ServerOptions {
   readonly apiToken: string;
   readonly sessionSecret: string;
   readonly configProfile: "" | "demo";
+  /** -command-file; empty: none. */
+  readonly commandFile: string;
   readonly dataDir: string;
   readonly logLevel: LogLevel;
 }
@@ -73,6 +81,9 @@ export function decodeServerOptions(
   if (parseListen(s("listen")) === undefined) {
     return { ok: false, error: `invalid value "${s("listen")}" for -listen: want host:port` };
   }
+  if (s("command-file") !== "" && v["read-only"] === true) {
+    return { ok: false, error: "-command-file is a write surface: it cannot be used with -read-only" };
+  }
   return {
     ok: true,
     options: {
@@ -83,6 +94,7 @@ export function decodeServerOptions(
       apiToken: s("api-token"),
       sessionSecret: s("session-secret"),
       configProfile: profile,
+      commandFile: s("command-file"),
       dataDir: s("data-dir"),
       logLevel: level,
     },

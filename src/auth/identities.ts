@@ -59,7 +59,8 @@ export function loadIdentities(file: string, text: string): LoadIdentitiesResult
       fail(
         errors.map((e) => {
           const pos = e.positions.find((p) => p.file === file) ?? locator.at(e.path);
-          return { message: `${formatPath(e.path)}: ${e.message}`, file, line: pos.line, column: pos.column };
+          const message = e.path.length === 0 ? e.message : `${formatPath(e.path)}: ${e.message}`;
+          return { message, file, line: pos.line, column: pos.column };
         }),
       );
     if (user.errors.length > 0) return fromCue(user.errors);
