@@ -43,7 +43,7 @@ export function loginRoutes(d: LoginDeps): Map<string, (req: NodeRequest, res: R
   const login = async (req: NodeRequest, res: Res): Promise<void> => {
     const peer = peerOf(req);
     const host = req.socket.remoteAddress ?? "";
-    const allowed = d.throttle.allowed(host);
+    const allowed = d.throttle.attempt(host);
     if (!allowed.ok) {
       const seconds = Math.max(1, Math.ceil(allowed.retryAfterMs / 1000));
       send(
@@ -69,7 +69,6 @@ export function loginRoutes(d: LoginDeps): Map<string, (req: NodeRequest, res: R
     const caller = { peer };
     const rpc = LOGIN_PATH;
     if (!ok || identity === undefined) {
-      d.throttle.failed(host);
       d.audit.call(caller, rpc, { Type: "Login", Name: name }, new Error("wrong name or password"));
       d.logger.warn("failed login", { peer, name });
       send(res, 401, { code: "unauthenticated", message: "wrong name or password" });

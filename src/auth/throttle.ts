@@ -9,17 +9,18 @@ const MAX_PEERS = 10_000;
 
 /** Counts failed logins per peer address. */
 export interface LoginThrottle {
-  /** Whether the peer may try now; when not, how long until it may (ms). */
-  allowed(peer: string): { ok: true } | { ok: false; retryAfterMs: number };
-  /** Records a failed login. */
-  failed(peer: string): void;
+  /**
+   * Whether the peer may try now, counting the attempt as a failure until it succeeds (so that
+   * concurrent attempts cannot all pass before the first one fails); when not, how long until it may.
+   */
+  attempt(peer: string): { ok: true } | { ok: false; retryAfterMs: number };
   /** Forgets a peer's failures (a successful login). */
   succeeded(peer: string): void;
 }
 
 /**
  * A fixed-window counter per peer address (its host, without the port): after
- * FAILED_LOGINS_PER_WINDOW failures in a window, logins from it are refused until the window ends,
+ * FAILED_LOGINS_PER_WINDOW failed (or still running) attempts in a window, logins from it are refused until the window ends,
  * before any password is hashed — a flood of bad logins costs a map lookup each.
  */
 export function createLoginThrottle(clock: Clock): LoginThrottle {
@@ -36,13 +37,13 @@ export function createLoginThrottle(clock: Clock): LoginThrottle {
     return e;
   };
   return {
-    allowed(peer) {
+    attempt(peer) {
       const e = entry(peer);
-      if (e.failures < FAILED_LOGINS_PER_WINDOW) return { ok: true };
-      return { ok: false, retryAfterMs: e.start + THROTTLE_WINDOW_MS - clock.now() };
-    },
-    failed(peer) {
-      entry(peer).failures++;
+      if (e.failures >= FAILED_LOGINS_PER_WINDOW) {
+        return { ok: false, retryAfterMs: e.start + THROTTLE_WINDOW_MS - clock.now() };
+      }
+      e.failures++;
+      return { ok: true };
     },
     succeeded(peer) {
       peers.delete(peer);
