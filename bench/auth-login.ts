@@ -6,7 +6,7 @@
  *
  *   node dist/bench/auth-login.js [seconds=10]
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -33,6 +33,12 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
+
+/** The server process's CPU time so far (user + system), in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
 
 async function login(url: string, password: string): Promise<number> {
   const res = await fetch(`${url}/auth/login`, {
@@ -133,10 +139,15 @@ async function main(): Promise<void> {
     );
 
     await reads(url, 1000, 4); // warm up
+    const pid = srv.child.pid as number;
+    let c0 = cpuMs(pid);
     const quiet = await reads(url, seconds * 1000, 4);
+    const quietCpu = (cpuMs(pid) - c0) / seconds;
     const f = flood(url, 1000);
     await new Promise((r) => setTimeout(r, 500));
+    c0 = cpuMs(pid);
     const loaded = await reads(url, seconds * 1000, 4);
+    const loadedCpu = (cpuMs(pid) - c0) / seconds;
     const counts = await new Promise<Record<string, number>>((resolve) => {
       f.once("message", resolve);
       f.postMessage("counts");
@@ -147,6 +158,9 @@ async function main(): Promise<void> {
     console.log(line("ListStatus, quiet", quiet));
     console.log(line("ListStatus, 1,000 failed logins/s from one peer", loaded));
     console.log(`failed-login answers by HTTP status: ${JSON.stringify(counts)}`);
+    console.log(
+      `server CPU: ${quietCpu.toFixed(0)} ms/s quiet, ${loadedCpu.toFixed(0)} ms/s under the flood (per read: ${(quietCpu / (quiet.length / seconds)).toFixed(2)} / ${(loadedCpu / (loaded.length / seconds)).toFixed(2)} ms)`,
+    );
     console.log(
       `slowdown: throughput ${((1 - loaded.length / quiet.length) * 100).toFixed(1)} %, p50 ${((pct(loaded, 50) / pct(quiet, 50) - 1) * 100).toFixed(1)} %`,
     );
