@@ -40,8 +40,7 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
   const readMaxBytes = o.readMaxBytes ?? 64 * 1024 * 1024;
   const metrics = createRpcMetrics(o.metrics);
   const rpc = connectNodeAdapter({
-    routes: (router) => registerRoutes(router, o),
-    interceptors: [metrics.interceptor],
+    routes: (router) => registerRoutes(router, o, [metrics.interceptor]),
     readMaxBytes,
     contextValues: requestContextValues,
   });

@@ -1,4 +1,4 @@
-import type { ConnectRouter, ServiceImpl } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor, ServiceImpl } from "@connectrpc/connect";
 import type { AuthGate } from "../auth/index.js";
 import type { ApiAudit } from "./api-audit.js";
 import { gateInterceptor } from "./caller.js";
@@ -32,15 +32,20 @@ export function mountedServices(o: Pick<RouteOptions, "readOnly" | "authConfigur
   return { query: true, command: !o.readOnly, admin: o.authConfigured && !o.readOnly };
 }
 
-/** Registers the mounted services on a Connect router, each behind the gate for its service. */
-export function registerRoutes(router: ConnectRouter, o: RouteOptions): void {
+/**
+ * Registers the mounted services on a Connect router, each behind `first` (the RPC metrics) and
+ * then the gate for its service. A service's own interceptors replace the router's, so the ones
+ * every service needs are given here, to each.
+ */
+export function registerRoutes(
+  router: ConnectRouter,
+  o: RouteOptions,
+  first: readonly Interceptor[] = [],
+): void {
   const m = mountedServices(o);
-  router.service(QueryService, o.query, { interceptors: [gateInterceptor(o.gate, "query")] });
-  if (m.command) {
-    router.service(CommandService, o.command, {
-      interceptors: [gateInterceptor(o.gate, "command", o.audit)],
-    });
-  }
-  if (m.admin)
-    router.service(AdminService, o.admin, { interceptors: [gateInterceptor(o.gate, "admin", o.audit)] });
+  const behind = (gate: Interceptor) => ({ interceptors: [...first, gate] });
+  router.service(QueryService, o.query, behind(gateInterceptor(o.gate, "query")));
+  if (m.command)
+    router.service(CommandService, o.command, behind(gateInterceptor(o.gate, "command", o.audit)));
+  if (m.admin) router.service(AdminService, o.admin, behind(gateInterceptor(o.gate, "admin", o.audit)));
 }
