@@ -11,6 +11,7 @@ import {
   SERVER_FLAGS,
   StartupError,
 } from "./app/index.js";
+import { runAuthCli } from "./auth/cli.js";
 import { runValidateCli } from "./config/index.js";
 import { runCueCli } from "./cue/cli.js";
 
@@ -18,6 +19,7 @@ const USAGE_PREAMBLE = [
   "  lookout [flags]                                  run the server",
   "  lookout validate [-config-profile demo] FILE     check a configuration document",
   "  lookout cue export|vet FILE...                   evaluate CUE with Lookout's engine",
+  "  lookout auth hash-password|mint-token            provision the -auth-config document",
   "",
   "Flags:",
 ].join("\n");
@@ -26,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
   const io = { stdout: process.stdout, stderr: process.stderr };
   if (argv[0] === "validate") return runValidateCli(argv.slice(1), io);
   if (argv[0] === "cue") return runCueCli(argv.slice(1), io);
+  if (argv[0] === "auth") return runAuthCli(argv.slice(1), { ...io, stdin: process.stdin });
   const parsed = parseFlags(SERVER_FLAGS, argv, process.env);
   if (!parsed.ok) {
     if (!parsed.help) process.stderr.write(`${parsed.error}\n`);

@@ -1,9 +1,12 @@
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import type { Core } from "../core/core.js";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { Core, CoreView } from "../core/core.js";
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import type { Logger } from "../model/logger.js";
+import { objectKey } from "../model/object-ref.js";
+import { type ApiAudit, NO_AUDIT } from "./api-audit.js";
+import { callerKey } from "./caller.js";
 import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
 import { toConnectError } from "./pipeline-errors.js";
@@ -11,8 +14,13 @@ import { checkResult, createResultsIngest, prepareResults, type ResultsIngest } 
 
 export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
-  readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "clock">;
+  readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "clock"> & {
+    /** The projection, for the checks whose answer is already known (acknowledging an OK object). */
+    readonly view?: Pick<CoreView, "projection">;
+  };
   readonly logger?: Logger;
+  /** Where every call is audited, accepted or refused (none when absent). */
+  readonly audit?: ApiAudit;
 }
 
 /** The fast-path submissions of the services made here, by service. */
@@ -39,6 +47,26 @@ export function resultsIngestOf(
 export function createCommandService(deps?: CommandServiceDeps): Partial<ServiceImpl<typeof CommandService>> {
   if (deps === undefined) return {};
   const { core, logger } = deps;
+  const audit = deps.audit ?? NO_AUDIT;
+  /** Runs one call and audits it: `command` is what the record shows (capitalized keys). */
+  const audited = async <T>(
+    ctx: HandlerContext,
+    command: () => Record<string, unknown>,
+    run: () => Promise<T>,
+  ): Promise<T> => {
+    const caller = ctx.values.get(callerKey);
+    const rpc = `/${ctx.service.typeName}/${ctx.method.name}`;
+    let shown: Record<string, unknown> = { Type: ctx.method.name };
+    try {
+      shown = command();
+      const out = await run();
+      audit.call(caller, rpc, shown);
+      return out;
+    } catch (e) {
+      audit.call(caller, rpc, shown, e);
+      throw e;
+    }
+  };
   // Not async: the commands are serialized by the time core.submit returns, and nothing here keeps
   // them alive while the batch waits for the disk.
   const submit = (commands: SubmittedCommand[], what?: string): Promise<void> =>
@@ -46,54 +74,115 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
       throw toConnectError(e, logger, what);
     });
   const service: Partial<ServiceImpl<typeof CommandService>> = {
-    async processCheckResult(req) {
-      await submit([checkResult(req, core.clock.now())]);
-      return {};
+    processCheckResult(req, ctx) {
+      return audited(
+        ctx,
+        () => ({ Type: "ProcessCheckResult" }),
+        async () => {
+          await submit([checkResult(req, core.clock.now())]);
+          return {};
+        },
+      );
     },
-    async processCheckResults(req) {
+    processCheckResults(req, ctx) {
       const accepted = req.results.length;
-      // Prepared and serialized in one go, and then let go of before waiting for the disk: a batch
-      // whose objects outlive a young-generation collection is copied, and promoted on the second,
-      // and under full-speed ingestion those copies were most of the reader thread's GC pauses.
-      const enqueued = submit(prepareResults(req.results, core.clock.now()), "results");
-      req.results = [];
-      await enqueued;
-      return { accepted };
-    },
-    async acknowledgeProblem(req) {
-      await submit([
-        {
-          type: "AcknowledgeProblem",
-          target: target(req.target),
-          sticky: req.sticky,
-          author: req.author,
-          comment: req.comment,
+      return audited(
+        ctx,
+        () => ({ Type: "ProcessCheckResults", Accepted: accepted }),
+        async () => {
+          // Prepared and serialized in one go, and then let go of before waiting for the disk: a
+          // batch whose objects outlive a young-generation collection is copied, and promoted on
+          // the second, and under full-speed ingestion those copies were most of the reader
+          // thread's GC pauses.
+          const enqueued = submit(prepareResults(req.results, core.clock.now()), "results");
+          req.results = [];
+          await enqueued;
+          return { accepted };
         },
-      ]);
-      return {};
+      );
     },
-    async removeAcknowledgement(req) {
-      await submit([{ type: "RemoveAcknowledgement", target: target(req.target) }]);
-      return {};
-    },
-    async scheduleDowntime(req) {
-      const id = core.newDowntimeId();
-      await submit([
-        {
-          type: "ScheduleDowntime",
-          id,
-          target: target(req.target),
-          start: time(req.start, "start"),
-          end: time(req.end, "end"),
-          author: req.author,
-          comment: req.comment,
+    acknowledgeProblem(req, ctx) {
+      let t: Target;
+      return audited(
+        ctx,
+        () => {
+          t = target(req.target);
+          return {
+            Type: "AcknowledgeProblem",
+            Target: targetJson(t),
+            Sticky: req.sticky,
+            Author: req.author,
+            Comment: req.comment,
+          };
         },
-      ]);
-      return { id };
+        async () => {
+          precondition(core.view, t, "acknowledge");
+          await submit([
+            {
+              type: "AcknowledgeProblem",
+              target: t,
+              sticky: req.sticky,
+              author: req.author,
+              comment: req.comment,
+            },
+          ]);
+          return {};
+        },
+      );
     },
-    async deleteDowntime(req) {
-      await submit([{ type: "DeleteDowntime", id: req.id }]);
-      return {};
+    removeAcknowledgement(req, ctx) {
+      let t: Target;
+      return audited(
+        ctx,
+        () => {
+          t = target(req.target);
+          return { Type: "RemoveAcknowledgement", Target: targetJson(t) };
+        },
+        async () => {
+          await submit([{ type: "RemoveAcknowledgement", target: t }]);
+          return {};
+        },
+      );
+    },
+    scheduleDowntime(req, ctx) {
+      let cmd: Extract<SubmittedCommand, { type: "ScheduleDowntime" }>;
+      return audited(
+        ctx,
+        () => {
+          cmd = {
+            type: "ScheduleDowntime",
+            id: core.newDowntimeId(),
+            target: target(req.target),
+            start: time(req.start, "start"),
+            end: time(req.end, "end"),
+            author: req.author,
+            comment: req.comment,
+          };
+          return {
+            Type: "ScheduleDowntime",
+            Id: cmd.id,
+            Target: targetJson(cmd.target),
+            Start: new Date(cmd.start).toISOString(),
+            End: new Date(cmd.end).toISOString(),
+            Author: cmd.author,
+            Comment: cmd.comment,
+          };
+        },
+        async () => {
+          await submit([cmd]);
+          return { id: cmd.id };
+        },
+      );
+    },
+    deleteDowntime(req, ctx) {
+      return audited(
+        ctx,
+        () => ({ Type: "DeleteDowntime", Id: req.id }),
+        async () => {
+          await submit([{ type: "DeleteDowntime", id: req.id }]);
+          return {};
+        },
+      );
     },
   };
   ingests.set(service, createResultsIngest(core, logger));
@@ -120,6 +209,40 @@ function target(t: TargetMessage | undefined): Target {
       throw new ConnectError(`unknown target ${String(never)}`, Code.InvalidArgument);
     }
   }
+}
+
+/** A target as the audit record shows it, with capitalized keys. */
+/**
+ * Refuses, with `failed_precondition`, an acknowledgement the projection already shows cannot
+ * take: of an object in an OK/UP state, or already acknowledged — as Icinga 2's API
+ * answers 409. Only for one object: a selector's objects are each judged by the engine, which
+ * skips those without a problem. The projection may lag the engine by a moment; what passes here
+ * can still be rejected when applied (ListHistory then shows CommandRejected for the object).
+ */
+function precondition(view: Pick<CoreView, "projection"> | undefined, t: Target, what: "acknowledge"): void {
+  if (view === undefined || !("object" in t)) return;
+  const key = objectKey(t.object);
+  const status = view.projection.status(key);
+  // No record: PENDING, or not configured at all — the pipeline's own check answers not_found.
+  if (status === undefined) return;
+  const state = status.state;
+  switch (state) {
+    case "OK":
+    case "UP":
+    case "PENDING":
+      throw new ConnectError(`nothing to ${what}: ${key} is ${state}`, Code.FailedPrecondition);
+    default:
+      if (status.acknowledgement !== undefined) {
+        throw new ConnectError(`${key} is already acknowledged`, Code.FailedPrecondition);
+      }
+  }
+}
+
+function targetJson(t: Target): Record<string, unknown> {
+  if ("selector" in t) return { Selector: t.selector };
+  return {
+    Object: { Host: t.object.host, ...(t.object.service === undefined ? {} : { Service: t.object.service }) },
+  };
 }
 
 function time(t: Timestamp | undefined, field: string): number {

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { constants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { registerHeapMetrics } from "../app/heap-metrics.js";
 import { createMetricsRegistry } from "../app/metrics.js";
+import { createAuthGate } from "../auth/index.js";
 import { Core } from "../core/core.js";
 import { fleetConfig } from "../core/fleet-config.js";
 import type { Clock } from "../model/clock.js";
@@ -47,6 +48,7 @@ export async function serveCore(core: Core, port = 0): Promise<CoreTestServer> {
     createHttpHandler({
       readOnly: false,
       authConfigured: false,
+      gate: createAuthGate({ apiToken: "" }),
       query: createQueryService({ version: "dev", core }),
       command: createCommandService({ core }),
       admin: {},

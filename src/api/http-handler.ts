@@ -2,13 +2,16 @@ import type http from "node:http";
 import type http2 from "node:http2";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { Registry } from "prom-client";
+import type { Surface } from "../auth/index.js";
 import type { Logger } from "../model/logger.js";
-import { bearerTokenCheck } from "./bearer-token.js";
+import { NO_AUDIT } from "./api-audit.js";
+import { admit, requestContextValues } from "./caller.js";
 import { resultsIngestOf } from "./command-service.js";
 import { ingestMethods } from "./ingest-fast-path.js";
 import { listStatusMethod } from "./list-status-fast-path.js";
 import type { RequestHandler } from "./listener.js";
 import { statusPagerOf } from "./query-service.js";
+import type { NodeRequest } from "./request-body.js";
 import { mountedServices, type RouteOptions, registerRoutes } from "./routes.js";
 import { createRpcMetrics } from "./rpc-metrics.js";
 import { createUnaryFastPath, type UnaryMethod } from "./unary-fast-path.js";
@@ -28,6 +31,8 @@ export interface HttpHandlerOptions extends RouteOptions {
   readonly logger: Logger;
   /** Largest accepted request body; larger requests get `resource_exhausted`. */
   readonly readMaxBytes?: number;
+  /** Extra plain-HTTP routes by path (login and logout), answered before the Connect routes. */
+  readonly extraRoutes?: ReadonlyMap<string, (req: NodeRequest, res: Res) => void>;
 }
 
 type Res = http.ServerResponse | http2.Http2ServerResponse;
@@ -43,23 +48,20 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
   const readMaxBytes = o.readMaxBytes ?? 64 * 1024 * 1024;
   const metrics = createRpcMetrics(o.metrics);
   const rpc = connectNodeAdapter({
-    routes: (router) => registerRoutes(router, o),
-    interceptors: [metrics.interceptor],
+    routes: (router) => registerRoutes(router, o, [metrics.interceptor]),
     readMaxBytes,
+    contextValues: requestContextValues,
   });
   const methods: UnaryMethod[] = [];
-  // Only when the gate on writes is one it can apply itself (the -api-token check): any other
-  // interceptor keeps every call on the router.
+  // The fast paths ask the same gate as the routers' interceptors (caller.ts `admit`).
+  const authorize =
+    (surface: Surface): UnaryMethod["authorize"] =>
+    (credentials, peer) =>
+      admit(o.gate, surface, credentials, peer);
   const ingest = mountedServices(o).command ? resultsIngestOf(o.command) : undefined;
-  const authorize = o.commandAuth === undefined ? undefined : bearerTokenCheck(o.commandAuth);
-  if (ingest !== undefined && (o.commandAuth === undefined || authorize !== undefined)) {
-    methods.push(...ingestMethods(ingest, authorize));
-  }
-  // The query service has no interceptor of its own (only the metrics one, which the fast path
-  // reproduces). Should reads ever be gated (identities under -auth-config), the ListStatus fast
-  // path must apply that gate as the ingestion one applies the token, or step aside.
+  if (ingest !== undefined) methods.push(...ingestMethods(ingest, authorize("command"), o.audit ?? NO_AUDIT));
   const pager = statusPagerOf(o.query);
-  if (pager !== undefined) methods.push(listStatusMethod(pager));
+  if (pager !== undefined) methods.push(listStatusMethod(pager, authorize("query")));
   const fast = methods.length === 0 ? undefined : createUnaryFastPath({ methods, metrics, readMaxBytes });
   return (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
@@ -85,6 +87,11 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
     }
     if (path === "/" && isRead) {
       send(res, 200, "text/html; charset=utf-8", o.page());
+      return;
+    }
+    const extra = req.method === "POST" && path !== undefined ? o.extraRoutes?.get(path) : undefined;
+    if (extra !== undefined) {
+      extra(req, res);
       return;
     }
     if (fast?.(req, res)) return;

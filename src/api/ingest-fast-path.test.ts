@@ -6,11 +6,11 @@ import { after, before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { create, type MessageInitShape, toBinary, toJsonString } from "@bufbuild/protobuf";
 import { createMetricsRegistry } from "../app/metrics.js";
+import { createAuthGate } from "../auth/index.js";
 import { Core } from "../core/core.js";
 import { fleetConfig } from "../core/fleet-config.js";
 import { silentLogger } from "../model/logger.js";
 import { FakeClock } from "../testing/fake-clock.js";
-import { createBearerTokenInterceptor } from "./bearer-token.js";
 import { createCommandService } from "./command-service.js";
 import {
   ProcessCheckResultRequestSchema,
@@ -47,7 +47,7 @@ async function serve(fast: boolean, token: boolean): Promise<number> {
     createHttpHandler({
       readOnly: false,
       authConfigured: false,
-      ...(token ? { commandAuth: createBearerTokenInterceptor(TOKEN) } : {}),
+      gate: createAuthGate({ apiToken: token ? TOKEN : "" }),
       query: createQueryService({ version: "dev", core }),
       command: fast ? command : { ...command },
       admin: {},

@@ -1,6 +1,7 @@
-import type { AuthorizationCheck } from "./bearer-token.js";
+import { ConnectError } from "@connectrpc/connect";
+import type { ApiAudit } from "./api-audit.js";
 import { decodeRequest, type IngestAnswer, type ResultsIngest } from "./results-ingest.js";
-import type { UnaryCall, UnaryMethod, UnaryOutcome } from "./unary-fast-path.js";
+import type { UnaryMethod as Method, UnaryCall, UnaryMethod, UnaryOutcome } from "./unary-fast-path.js";
 
 const SERVICE = "svc.v1.CommandService";
 
@@ -8,13 +9,14 @@ const SERVICE = "svc.v1.CommandService";
  * ProcessCheckResults and ProcessCheckResult as fast-path methods (src/api/unary-fast-path.ts):
  * over gRPC and Connect unary (binary and JSON), uncompressed, this thread only frames the request
  * — the body goes to the writer's thread undecoded (ResultsIngest), where it is decoded, validated
- * and enqueued. The -api-token check (`authorize`) runs first; a deadline that passes first is
+ * and enqueued, and the call audited. The service's gate (`authorize`) runs first; a deadline that passes first is
  * answered `deadline_exceeded` (the batch may still be enqueued, as with any deadline). Answers are
  * the router's, pinned case by case in ingest-fast-path.test.ts.
  */
 export function ingestMethods(
   ingest: ResultsIngest,
-  authorize: AuthorizationCheck | undefined,
+  authorize: Method["authorize"],
+  audit: ApiAudit,
 ): UnaryMethod[] {
   const method = (name: string, batch: boolean): UnaryMethod => ({
     service: SERVICE,
@@ -22,10 +24,30 @@ export function ingestMethods(
     json: true,
     // The answers are far below the size Connect compresses, whatever the client accepts.
     grpcCompression: true,
-    ...(authorize === undefined ? {} : { authorize }),
+    ...(authorize === undefined
+      ? {}
+      : {
+          authorize(credentials, peer) {
+            const admitted = authorize(credentials, peer);
+            // Refused writes are audited, as the router's gate does.
+            if (admitted instanceof ConnectError)
+              audit.call({ peer }, `/${SERVICE}/${name}`, { Type: name }, admitted);
+            return admitted;
+          },
+        }),
     check: (format, body) => void decodeRequest(batch, format, body),
-    async serve(call, body) {
-      return outcome(call, batch, await ingest.submit(batch, call.format, body));
+    async serve(call, body, caller) {
+      const result = await ingest.submit(batch, call.format, body);
+      // The results themselves are in the undecoded body: the record names the call and its count.
+      // A body that does not decode is refused before the router's interceptors, so not audited.
+      if (result.ok || !result.decoding)
+        audit.call(
+          caller,
+          `/${SERVICE}/${name}`,
+          batch ? { Type: name, Accepted: result.ok ? result.accepted : 0 } : { Type: name },
+          result.ok ? undefined : result.error,
+        );
+      return outcome(call, batch, result);
     },
   });
   return [method("ProcessCheckResults", true), method("ProcessCheckResult", false)];

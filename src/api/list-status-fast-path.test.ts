@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { create, fromBinary, type MessageInitShape, toBinary, toJsonString } from "@bufbuild/protobuf";
 import { createMetricsRegistry } from "../app/metrics.js";
+import { createAuthGate } from "../auth/index.js";
 import { Core } from "../core/core.js";
 import { fleetConfig } from "../core/fleet-config.js";
 import { silentLogger } from "../model/logger.js";
@@ -41,6 +42,7 @@ async function serve(fast: boolean): Promise<number> {
     createHttpHandler({
       readOnly: false,
       authConfigured: false,
+      gate: createAuthGate({ apiToken: "" }),
       query: fast ? query : { ...query },
       command: createCommandService({ core }),
       admin: {},

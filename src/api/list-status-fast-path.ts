@@ -13,13 +13,14 @@ import { parseBinary, type UnaryMethod } from "./unary-fast-path.js";
  * both sides more CPU than the bytes cost on a LAN (docs/api.md). Connect responses are gzip'd when
  * the client accepts it, as the router does.
  */
-export function listStatusMethod(pager: StatusPager): UnaryMethod {
+export function listStatusMethod(pager: StatusPager, authorize: UnaryMethod["authorize"]): UnaryMethod {
   const decode = (body: Uint8Array) => parseBinary(() => fromBinary(ListStatusRequestSchema, body));
   return {
     service: "svc.v1.QueryService",
     name: "ListStatus",
     json: false,
     grpcCompression: false,
+    ...(authorize === undefined ? {} : { authorize }),
     check: (_format, body) => void decode(body),
     serve(call, body) {
       let req: ReturnType<typeof decode>;

@@ -10,7 +10,7 @@ import {
 } from "@connectrpc/connect/protocol-connect";
 import { parseTimeout as parseGrpcTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
-import type { AuthorizationCheck } from "./bearer-token.js";
+import { type Caller, peerOf } from "./caller.js";
 import { codeName } from "./connect-codes.js";
 import { type GrpcBody, type NodeRequest, readGrpcBody, readUnaryBody, tooLarge } from "./request-body.js";
 import type { RpcMetrics } from "./rpc-metrics.js";
@@ -56,15 +56,21 @@ export interface UnaryMethod {
    * uncompressed, as grpc-go and grpc-java servers do unless told otherwise.
    */
   readonly grpcCompression: boolean;
-  /** The -api-token check, run before the body is decoded; undefined: open. */
-  readonly authorize?: AuthorizationCheck;
+  /**
+   * The service's gate (caller.ts `admit`), run where the router runs its interceptors: the caller
+   * when it may pass, else the error to answer. Undefined: open.
+   */
+  readonly authorize?: (
+    credentials: { authorization: string | undefined; cookie: string | undefined },
+    peer: string,
+  ) => Caller | ConnectError;
   /**
    * Decodes a request body as Connect's serialization does, throwing its ConnectError: names what
    * is wrong with a gRPC body that is not exactly one plain message.
    */
   check(format: BodyFormat, body: Uint8Array): void;
-  /** Answers a well-formed request body. */
-  serve(call: UnaryCall, body: Uint8Array): UnaryOutcome | Promise<UnaryOutcome>;
+  /** Answers a well-formed request body from a caller the gate let in. */
+  serve(call: UnaryCall, body: Uint8Array, caller: Caller): UnaryOutcome | Promise<UnaryOutcome>;
 }
 
 /** What a fast path serves with. */
@@ -98,7 +104,7 @@ interface Call extends UnaryCall {
  * (`application/grpc`, `application/grpc+proto`, over HTTP/2) and Connect unary
  * (`application/proto`, and `application/json` where the method takes it), uncompressed — with
  * the answers, status codes, error bodies, gRPC trailers, size limits and RPC metrics of Connect;
- * a method's -api-token check runs first. A deadline (`grpc-timeout`, `connect-timeout-ms`) that
+ * a method's gate runs first. A deadline (`grpc-timeout`, `connect-timeout-ms`) that
  * passes first is answered `deadline_exceeded`. Everything else — gRPC-Web, compressed requests,
  * malformed headers, other methods — is left to the router: the handler returns false without
  * touching the request.
@@ -230,9 +236,16 @@ async function serve(
   }
   // From here on what the interceptors (metrics, then the token) would see.
   started = process.hrtime.bigint();
-  const refused = method.authorize?.(header(req, "authorization"));
-  if (refused !== undefined) {
-    answer({ error: refused, counted: true });
+  const peer = peerOf(req);
+  const caller =
+    method.authorize === undefined
+      ? { peer }
+      : method.authorize(
+          { authorization: header(req, "authorization"), cookie: header(req, "cookie") },
+          peer,
+        );
+  if (caller instanceof ConnectError) {
+    answer({ error: caller, counted: true });
     return;
   }
   // A client that has given up gets nothing done (the timer may not have had its turn yet).
@@ -245,7 +258,7 @@ async function serve(
     answer({ error: irregular(method, grpc as GrpcBody, o.readMaxBytes), counted: false });
     return;
   }
-  answer(await method.serve(call, body));
+  answer(await method.serve(call, body, caller));
 }
 
 /** The message of a gRPC body that is exactly one uncompressed envelope. */

@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import {
   createAdminService,
-  createBearerTokenInterceptor,
   createCommandService,
   createHttpHandler,
   createQueryService,
@@ -11,12 +10,15 @@ import {
 } from "../api/index.js";
 import { ConsumerHost } from "../consumers/index.js";
 import { Core } from "../core/core.js";
+import { type CommandFile, CommandFileError, startCommandFile } from "../extcmd/index.js";
 import { systemClock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import type { Notifier } from "../notify/index.js";
 import { SinkSet } from "../sinks/index.js";
 import { createStaticSite, placeholderPage } from "../web/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
+import { adminDeps } from "./admin.js";
+import { AuthSetupError, type AuthWiring, wireAuth } from "./auth-wiring.js";
 import { loadConfigFile } from "./config-file.js";
 import { registerConsumerMetrics } from "./consumer-metrics.js";
 import { registerHeapMetrics } from "./heap-metrics.js";
@@ -60,6 +62,8 @@ export class App {
   readonly notifier: Notifier;
   /** The configured sinks, each a consumer of the log. */
   readonly sinks: SinkSet;
+  readonly #auth: AuthWiring;
+  readonly #commandFile: CommandFile | undefined;
 
   private constructor(
     address: AddressInfo,
@@ -74,6 +78,8 @@ export class App {
       consumers: ConsumerHost;
       notifier: Notifier;
       sinks: SinkSet;
+      auth: AuthWiring;
+      commandFile: CommandFile | undefined;
     },
   ) {
     this.address = address;
@@ -87,6 +93,8 @@ export class App {
     this.consumers = parts.consumers;
     this.notifier = parts.notifier;
     this.sinks = parts.sinks;
+    this.#auth = parts.auth;
+    this.#commandFile = parts.commandFile;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -112,6 +120,13 @@ export class App {
     }
     const metrics = createMetricsRegistry(version);
     const clock = systemClock;
+    let auth: AuthWiring;
+    try {
+      auth = await wireAuth(o, clock, logger);
+    } catch (e) {
+      if (e instanceof AuthSetupError) throw new StartupError(e.message);
+      throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
+    }
     let core: Core;
     try {
       core = await Core.open({
@@ -122,6 +137,7 @@ export class App {
         logger: logger.child({ component: "core" }),
       });
     } catch (e) {
+      auth.auditLog.close();
       throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
     }
     registerHeapMetrics(metrics, () => core.writerStats());
@@ -201,20 +217,52 @@ export class App {
     const handler = createHttpHandler({
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
-      ...(o.apiToken === "" ? {} : { commandAuth: createBearerTokenInterceptor(o.apiToken) }),
+      gate: auth.gate,
+      audit: auth.audit,
+      extraRoutes: auth.routes,
       query: createQueryService({
         version,
         core,
         notifications: notifier,
         sinkStatus: sinkStatusOf(sinks, consumers),
       }),
-      command: createCommandService({ core, logger: logger.child({ component: "api" }) }),
-      admin: createAdminService(),
+      command: createCommandService({ core, logger: logger.child({ component: "api" }), audit: auth.audit }),
+      admin: createAdminService(
+        adminDeps({
+          configPath: o.config,
+          profile: o.configProfile,
+          reloader,
+          auditLog: auth.auditLog,
+          record: auth.audit,
+          logger: logger.child({ component: "admin" }),
+          signal: loads.signal,
+        }),
+      ),
       metrics,
       page: () => placeholderPage(version),
       site: (path, acceptEncoding) => site.serve(path, acceptEncoding),
       logger,
     });
+    let commandFile: CommandFile | undefined;
+    if (o.commandFile !== "") {
+      try {
+        commandFile = await startCommandFile({
+          path: o.commandFile,
+          core,
+          audit: auth.auditLog,
+          clock,
+          logger: logger.child({ component: "extcmd" }),
+        });
+      } catch (e) {
+        await checks.stop();
+        await notifier.stop();
+        await sinks.stop();
+        await consumers.stop();
+        await core.close();
+        auth.auditLog.close();
+        throw e instanceof CommandFileError ? new StartupError(e.message) : e;
+      }
+    }
     const server = new DualProtocolServer(handler);
     const listen = parseListen(o.listen);
     if (listen === undefined) throw new StartupError(`-listen ${o.listen}: want host:port`);
@@ -222,11 +270,13 @@ export class App {
     try {
       address = await server.listen(listen.port, listen.host);
     } catch (e) {
+      commandFile?.stop();
       await checks.stop();
       await notifier.stop();
       await sinks.stop();
       await consumers.stop();
       await core.close();
+      auth.auditLog.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
     }
     logger.info("listening", {
@@ -234,6 +284,7 @@ export class App {
       readOnly: o.readOnly,
       commandAuth: o.apiToken !== "",
       admin: o.authConfig !== "" && !o.readOnly,
+      identities: auth.identities?.current.byName.size ?? 0,
       version,
       hosts: loaded.config.hosts.size,
       memory: memorySettings(),
@@ -248,11 +299,17 @@ export class App {
       consumers,
       notifier,
       sinks,
+      auth,
+      commandFile,
     });
   }
 
-  /** Reloads -config through the one fan-out (SIGHUP); a rejected document changes nothing. */
-  reload(): Promise<ReloadResult> {
+  /**
+   * Reloads the identities (-auth-config) and -config through the one fan-out (SIGHUP); a rejected
+   * document changes nothing.
+   */
+  async reload(): Promise<ReloadResult> {
+    await this.#auth.identities?.reload();
     return this.#reloader.reload("sighup");
   }
 
@@ -264,12 +321,15 @@ export class App {
     this.#logger.info("shutting down");
     this.#loads.abort(new Error("lookout is stopping"));
     await this.#server.close();
+    this.#commandFile?.stop();
+    await this.#commandFile?.idle();
     await this.#checks.stop();
     // The notifier first: its last records and state go to consumers.db, which the host closes.
     await this.notifier.stop();
     await this.sinks.stop();
     await this.consumers.stop();
     await this.#core.close();
+    this.#auth.auditLog.close();
     this.#logger.info("stopped");
   }
 }

@@ -209,6 +209,7 @@ describe("stopping during a reload", () => {
           apiToken: "",
           sessionSecret: "",
           configProfile: "",
+          commandFile: "",
           dataDir: join(dir, "data"),
           eventRetentionMs: 0,
           logLevel: "error",

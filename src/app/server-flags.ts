@@ -44,6 +44,12 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     default: "",
     usage: `"demo" narrows what the config validator accepts (no processes, no local files)`,
   },
+  {
+    name: "command-file",
+    kind: "string",
+    default: "",
+    usage: "path of the external command file: a named pipe created and read for [epoch] COMMAND;args lines",
+  },
   { name: "data-dir", kind: "string", default: "data", usage: "directory of the embedded event log" },
   {
     name: "event-retention",
@@ -64,6 +70,8 @@ export interface ServerOptions {
   readonly apiToken: string;
   readonly sessionSecret: string;
   readonly configProfile: "" | "demo";
+  /** -command-file; empty: none. */
+  readonly commandFile: string;
   readonly dataDir: string;
   /** Ms; 0 keeps every event. */
   readonly eventRetentionMs: number;
@@ -95,6 +103,9 @@ export function decodeServerOptions(
   if (parseListen(s("listen")) === undefined) {
     return { ok: false, error: `invalid value "${s("listen")}" for -listen: want host:port` };
   }
+  if (s("command-file") !== "" && v["read-only"] === true) {
+    return { ok: false, error: "-command-file is a write surface: it cannot be used with -read-only" };
+  }
   return {
     ok: true,
     options: {
@@ -105,6 +116,7 @@ export function decodeServerOptions(
       apiToken: s("api-token"),
       sessionSecret: s("session-secret"),
       configProfile: profile,
+      commandFile: s("command-file"),
       dataDir: s("data-dir"),
       eventRetentionMs: retention,
       logLevel: level,

@@ -160,16 +160,17 @@ describe("mounting matrix", () => {
     { name: "default", args: () => [], query: "ok", command: "invalid_argument", admin: "404" },
     { name: "-read-only", args: () => ["-read-only"], query: "ok", command: "404", admin: "404" },
     {
+      // Every service needs an identity then (the auth matrix test has the rest).
       name: "-auth-config",
-      args: (d) => ["-auth-config", join(d, "auth.cue")],
-      query: "ok",
-      command: "invalid_argument",
-      admin: "unimplemented",
+      args: (d) => ["-auth-config", join(d, "auth.cue"), "-session-secret", "s"],
+      query: "unauthenticated",
+      command: "unauthenticated",
+      admin: "unauthenticated",
     },
     {
       name: "-auth-config -read-only",
-      args: (d) => ["-auth-config", join(d, "auth.cue"), "-read-only"],
-      query: "ok",
+      args: (d) => ["-auth-config", join(d, "auth.cue"), "-session-secret", "s", "-read-only"],
+      query: "unauthenticated",
       command: "404",
       admin: "404",
     },

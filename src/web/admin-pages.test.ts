@@ -19,6 +19,7 @@ import { createHttpHandler } from "../api/http-handler.js";
 import { DualProtocolServer } from "../api/listener.js";
 import { createQueryService } from "../api/query-service.js";
 import { createMetricsRegistry } from "../app/metrics.js";
+import { createAuthGate } from "../auth/index.js";
 import { Core } from "../core/core.js";
 import { fleetConfig } from "../core/fleet-config.js";
 import { silentLogger } from "../model/logger.js";
@@ -120,6 +121,8 @@ describe("admin pages in chromium", () => {
       createHttpHandler({
         readOnly: false,
         authConfigured: true,
+        // Open (no identities): the stand-in AdminService is what this test is about.
+        gate: createAuthGate({ apiToken: "" }),
         query: createQueryService({ version: "dev", core }),
         command: createCommandService({ core }),
         admin: createStandInAdmin(),

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/admin_service.proto.
  */
 export const file_svc_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvdjEvYWRtaW5fc2VydmljZS5wcm90bxIGc3ZjLnYxIjEKFVZhbGlkYXRlQ29uZmlnUmVxdWVzdBIQCgNjdWUYASABKAlIAIgBAUIGCgRfY3VlIhgKFlZhbGlkYXRlQ29uZmlnUmVzcG9uc2UiLgoSQXBwbHlDb25maWdSZXF1ZXN0EhAKA2N1ZRgBIAEoCUgAiAEBQgYKBF9jdWUiFQoTQXBwbHlDb25maWdSZXNwb25zZSISChBHZXRDb25maWdSZXF1ZXN0IiAKEUdldENvbmZpZ1Jlc3BvbnNlEgsKA2N1ZRgBIAEoCSJiChdMaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBIuCgVzaW5jZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARINCgVsaW1pdBgCIAEoBUIICgZfc2luY2UiQAoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEiQKB3JlY29yZHMYASADKAsyEy5zdmMudjEuQXVkaXRSZWNvcmQywAIKDEFkbWluU2VydmljZRJPCg5WYWxpZGF0ZUNvbmZpZxIdLnN2Yy52MS5WYWxpZGF0ZUNvbmZpZ1JlcXVlc3QaHi5zdmMudjEuVmFsaWRhdGVDb25maWdSZXNwb25zZRJGCgtBcHBseUNvbmZpZxIaLnN2Yy52MS5BcHBseUNvbmZpZ1JlcXVlc3QaGy5zdmMudjEuQXBwbHlDb25maWdSZXNwb25zZRJACglHZXRDb25maWcSGC5zdmMudjEuR2V0Q29uZmlnUmVxdWVzdBoZLnN2Yy52MS5HZXRDb25maWdSZXNwb25zZRJVChBMaXN0QXVkaXRSZWNvcmRzEh8uc3ZjLnYxLkxpc3RBdWRpdFJlY29yZHNSZXF1ZXN0GiAuc3ZjLnYxLkxpc3RBdWRpdFJlY29yZHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_v1_types]);
+  fileDesc("ChpzdmMvdjEvYWRtaW5fc2VydmljZS5wcm90bxIGc3ZjLnYxIjEKFVZhbGlkYXRlQ29uZmlnUmVxdWVzdBIQCgNjdWUYASABKAlIAIgBAUIGCgRfY3VlIhgKFlZhbGlkYXRlQ29uZmlnUmVzcG9uc2UiLgoSQXBwbHlDb25maWdSZXF1ZXN0EhAKA2N1ZRgBIAEoCUgAiAEBQgYKBF9jdWUiFQoTQXBwbHlDb25maWdSZXNwb25zZSISChBHZXRDb25maWdSZXF1ZXN0IiAKEUdldENvbmZpZ1Jlc3BvbnNlEgsKA2N1ZRgBIAEoCSJiChdMaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBIuCgVzaW5jZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARINCgVsaW1pdBgCIAEoBUIICgZfc2luY2UiQAoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEiQKB3JlY29yZHMYASADKAsyEy5zdmMudjEuQXVkaXRSZWNvcmQiLQoRUGxhbkNvbmZpZ1JlcXVlc3QSEAoDY3VlGAEgASgJSACIAQFCBgoEX2N1ZSKiAQoLUGxhblNlY3Rpb24SDAoEa2luZBgBIAEoCRINCgVhZGRlZBgCIAEoBRIPCgdyZW1vdmVkGAMgASgFEg8KB2NoYW5nZWQYBCABKAUSEwoLYWRkZWRfbmFtZXMYBSADKAkSFQoNcmVtb3ZlZF9uYW1lcxgGIAMoCRIVCg1jaGFuZ2VkX25hbWVzGAcgAygJEhEKCXRydW5jYXRlZBgIIAEoCCI7ChJQbGFuQ29uZmlnUmVzcG9uc2USJQoIc2VjdGlvbnMYASADKAsyEy5zdmMudjEuUGxhblNlY3Rpb24yhQMKDEFkbWluU2VydmljZRJPCg5WYWxpZGF0ZUNvbmZpZxIdLnN2Yy52MS5WYWxpZGF0ZUNvbmZpZ1JlcXVlc3QaHi5zdmMudjEuVmFsaWRhdGVDb25maWdSZXNwb25zZRJGCgtBcHBseUNvbmZpZxIaLnN2Yy52MS5BcHBseUNvbmZpZ1JlcXVlc3QaGy5zdmMudjEuQXBwbHlDb25maWdSZXNwb25zZRJACglHZXRDb25maWcSGC5zdmMudjEuR2V0Q29uZmlnUmVxdWVzdBoZLnN2Yy52MS5HZXRDb25maWdSZXNwb25zZRJVChBMaXN0QXVkaXRSZWNvcmRzEh8uc3ZjLnYxLkxpc3RBdWRpdFJlY29yZHNSZXF1ZXN0GiAuc3ZjLnYxLkxpc3RBdWRpdFJlY29yZHNSZXNwb25zZRJDCgpQbGFuQ29uZmlnEhkuc3ZjLnYxLlBsYW5Db25maWdSZXF1ZXN0Ghouc3ZjLnYxLlBsYW5Db25maWdSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.ValidateConfigRequest
@@ -152,6 +152,102 @@ export const ListAuditRecordsResponseSchema: GenMessage<ListAuditRecordsResponse
   messageDesc(file_svc_v1_admin_service, 7);
 
 /**
+ * @generated from message svc.v1.PlanConfigRequest
+ */
+export type PlanConfigRequest = Message<"svc.v1.PlanConfigRequest"> & {
+  /**
+   * The whole CUE document. Missing is invalid_argument without detail.
+   *
+   * @generated from field: optional string cue = 1;
+   */
+  cue?: string | undefined;
+};
+
+/**
+ * Describes the message svc.v1.PlanConfigRequest.
+ * Use `create(PlanConfigRequestSchema)` to create a new message.
+ */
+export const PlanConfigRequestSchema: GenMessage<PlanConfigRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 8);
+
+/**
+ * What changes in one kind of thing (objects, checks, contacts, ...).
+ *
+ * @generated from message svc.v1.PlanSection
+ */
+export type PlanSection = Message<"svc.v1.PlanSection"> & {
+  /**
+   * objects, checks, contacts, policies, sinks, views, commands.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: int32 added = 2;
+   */
+  added: number;
+
+  /**
+   * @generated from field: int32 removed = 3;
+   */
+  removed: number;
+
+  /**
+   * @generated from field: int32 changed = 4;
+   */
+  changed: number;
+
+  /**
+   * The names concerned (host, host!service, contact name ...), at most 100 per list, sorted.
+   *
+   * @generated from field: repeated string added_names = 5;
+   */
+  addedNames: string[];
+
+  /**
+   * @generated from field: repeated string removed_names = 6;
+   */
+  removedNames: string[];
+
+  /**
+   * @generated from field: repeated string changed_names = 7;
+   */
+  changedNames: string[];
+
+  /**
+   * Whether a list was cut at 100 names.
+   *
+   * @generated from field: bool truncated = 8;
+   */
+  truncated: boolean;
+};
+
+/**
+ * Describes the message svc.v1.PlanSection.
+ * Use `create(PlanSectionSchema)` to create a new message.
+ */
+export const PlanSectionSchema: GenMessage<PlanSection> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 9);
+
+/**
+ * @generated from message svc.v1.PlanConfigResponse
+ */
+export type PlanConfigResponse = Message<"svc.v1.PlanConfigResponse"> & {
+  /**
+   * @generated from field: repeated svc.v1.PlanSection sections = 1;
+   */
+  sections: PlanSection[];
+};
+
+/**
+ * Describes the message svc.v1.PlanConfigResponse.
+ * Use `create(PlanConfigResponseSchema)` to create a new message.
+ */
+export const PlanConfigResponseSchema: GenMessage<PlanConfigResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 10);
+
+/**
  * Configuration validate/apply/read and the audit log. Mounted only with -auth-config and
  * without -read-only; every RPC requires the admin role. Failures are Connect errors; a rejected
  * document is invalid_argument with a ConfigDiagnostics detail.
@@ -199,6 +295,17 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditRecordsRequestSchema;
     output: typeof ListAuditRecordsResponseSchema;
+  },
+  /**
+   * What ApplyConfig would change: the document is checked as by ValidateConfig (same errors) and
+   * compared with the running config. Writes nothing.
+   *
+   * @generated from rpc svc.v1.AdminService.PlanConfig
+   */
+  planConfig: {
+    methodKind: "unary";
+    input: typeof PlanConfigRequestSchema;
+    output: typeof PlanConfigResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_v1_admin_service, 0);

@@ -1,0 +1,97 @@
+import { readFile } from "node:fs/promises";
+import type { AdminCheck, AdminDeps, ApiAudit } from "../api/index.js";
+import type { AuditLog } from "../audit/index.js";
+import { loadConfigInWorker, planConfig } from "../config/index.js";
+import type { Logger } from "../model/logger.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import type { LoadOutcome, Reloader } from "./reload.js";
+
+export interface AdminWiring {
+  /** -config; empty: none (then ApplyConfig has nowhere to write: `internal`). */
+  readonly configPath: string;
+  readonly profile: "" | "demo";
+  readonly reloader: Reloader;
+  readonly auditLog: AuditLog;
+  readonly record: ApiAudit;
+  readonly logger: Logger;
+  /** Aborted when the server stops: a load in flight is ended. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The AdminService's work, wired to the one loader (on a worker thread, as for SIGHUP) and the
+ * one fan-out: ApplyConfig validates, writes the file and swaps inside one Reloader turn, so
+ * ApplyConfig calls and SIGHUP reloads never interleave and the file written is always the
+ * document that was validated.
+ */
+export function adminDeps(w: AdminWiring): AdminDeps {
+  const file = w.configPath === "" ? "config.cue" : w.configPath;
+  const load = (text: string): Promise<LoadOutcome> =>
+    loadConfigInWorker({
+      file,
+      text,
+      digest: true,
+      ...(w.profile === "" ? {} : { profile: w.profile }),
+      signal: w.signal,
+    });
+  const checked = async (text: string): Promise<AdminCheck & { outcome?: LoadOutcome }> => {
+    let outcome: LoadOutcome;
+    try {
+      outcome = await load(text);
+    } catch (e) {
+      return { ok: false, kind: "error", message: (e as Error).message };
+    }
+    if (!outcome.ok) return { ok: false, kind: "rejected", diagnostics: outcome.diagnostics };
+    return { ok: true, outcome };
+  };
+  return {
+    async validate(text) {
+      const { outcome: _, ...check } = await checked(text);
+      return check;
+    },
+    async apply(text) {
+      if (w.configPath === "") {
+        return {
+          ok: false,
+          kind: "error",
+          message: "lookout was started without -config: there is no file to write",
+        };
+      }
+      let digest: string | undefined;
+      const result = await w.reloader.reload("api", async () => {
+        const outcome = await load(text);
+        if (outcome.ok) {
+          // Written before the swap: a crash in between restarts with the new document, which
+          // is what the caller was told is served.
+          await writeFileAtomic(w.configPath, text);
+          digest = outcome.digest;
+        }
+        return outcome;
+      });
+      if (result.ok) return digest === undefined ? { ok: true } : { ok: true, digest };
+      switch (result.kind) {
+        case "rejected":
+          return { ok: false, kind: "rejected", diagnostics: result.diagnostics };
+        case "error":
+          return { ok: false, kind: "error", message: "the reload failed (see the reload log)" };
+        default: {
+          const never: never = result.kind;
+          throw new Error(`unknown reload result ${String(never)}`);
+        }
+      }
+    },
+    async read() {
+      if (w.configPath === "") return "";
+      return readFile(w.configPath, "utf8");
+    },
+    async plan(text) {
+      const c = await checked(text);
+      if (!c.ok) return c;
+      if (c.outcome === undefined || !c.outcome.ok) return { ok: true, sections: [] };
+      return { ok: true, sections: planConfig(w.reloader.current, c.outcome.config) };
+    },
+    audit: (sinceMs, limit) => w.auditLog.list(sinceMs, limit),
+    record: w.record,
+    logger: w.logger,
+  };
+}

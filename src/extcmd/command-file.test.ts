@@ -1,0 +1,289 @@
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
+import { tokenSha256 } from "../auth/index.js";
+import { runLookout, type ServerProcess, startServer } from "../testing/server-process.js";
+
+// The external command file against real senders: a shell writing into the pipe, and Debian's
+// nsca-ng server relaying send_nsca results into it (both on loopback).
+
+const run = promisify(execFile);
+const ADMIN = "extcmd-admin-token";
+const CONFIG = `hosts: web: {
+	address: "127.0.0.1"
+	check: {type: "passive", freshness_threshold: "1h"}
+	services: {
+		http: check: {type: "passive", freshness_threshold: "1h"}
+		disk: check: {type: "passive", freshness_threshold: "1h"}
+	}
+}
+`;
+
+interface Status {
+  host: string;
+  service?: string;
+  state: string;
+  output: string;
+  acknowledgement?: { author: string };
+}
+interface Audit {
+  source: string;
+  rpc?: string;
+  outcome: string;
+  reason?: string;
+  commandJson: string;
+  principal?: unknown;
+}
+
+let dir: string;
+let fifo: string;
+let srv: ServerProcess;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "lookout-extcmd-"));
+  fifo = join(dir, "lookout.cmd");
+  await writeFile(join(dir, "c.cue"), CONFIG);
+  await writeFile(
+    join(dir, "auth.cue"),
+    `identities: admin: {role: "admin", token_sha256: "${tokenSha256(ADMIN)}"}\n`,
+  );
+  srv = await startServer([
+    "-config",
+    join(dir, "c.cue"),
+    "-auth-config",
+    join(dir, "auth.cue"),
+    "-session-secret",
+    "s",
+    "-command-file",
+    fifo,
+    "-data-dir",
+    join(dir, "data"),
+  ]);
+});
+after(async () => {
+  assert.equal(await srv.stop(), 0);
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function call<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`${srv.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
+    body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+  return (await res.json()) as T;
+}
+const status = async (service: string | undefined) =>
+  (await call<{ statuses: Status[] }>("/svc.v1.QueryService/ListStatus", { host: "web" })).statuses.find(
+    (s) => s.service === service,
+  );
+const audits = async () =>
+  (await call<{ records?: Audit[] }>("/svc.v1.AdminService/ListAuditRecords", { limit: 1000 })).records ?? [];
+
+/** Polls until `ok` holds (the command is enqueued, then applied by the writer). */
+async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const v = await get();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** What a shell script does: one `printf >> pipe` per line, each opening and closing the pipe. */
+async function shell(lines: string[]): Promise<void> {
+  const script = lines.map((l) => `printf '%s\\n' "${l.replaceAll('"', '\\"')}" > "$1"`).join("\n");
+  await run("sh", ["-c", script, "sh", fifo]);
+}
+
+describe("external command file", () => {
+  test("is a named pipe", async () => {
+    const { stdout } = await run("stat", ["-c", "%F %a", fifo]);
+    assert.match(stdout, /^fifo 660/);
+  });
+
+  test("a shell's lines go through the pipeline, bad ones are audited as rejected and skipped", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await shell([
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;http;2;CRITICAL - from the shell; with a semicolon`,
+      "this is not a command",
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;nope;http;0;OK`,
+      `[${now}] RESTART_PROGRAM`,
+      `[${now}] PROCESS_HOST_CHECK_RESULT;web;0;UP from the shell`,
+    ]);
+    const http = await until(
+      "web!http",
+      () => status("http"),
+      (s) => s?.state === "STATE_CRITICAL",
+    );
+    assert.equal(http?.output, "CRITICAL - from the shell; with a semicolon");
+    await until(
+      "web",
+      () => status(undefined),
+      (s) => s?.output === "UP from the shell",
+    );
+
+    // The reader went on after each bad line; now an acknowledgement, written after the pipe was
+    // closed and reopened by every printf above.
+    await shell([`[${now}] ACKNOWLEDGE_SVC_PROBLEM;web;http;2;1;1;ops;seen from the shell`]);
+    await until(
+      "ack",
+      () => status("http"),
+      (s) => s?.acknowledgement?.author === "ops",
+    );
+
+    const records = await until(
+      "audit",
+      audits,
+      (r) => r.filter((x) => x.source === "AUDIT_SOURCE_EXTCMD").length >= 6,
+    );
+    const ext = records.filter((r) => r.source === "AUDIT_SOURCE_EXTCMD").reverse();
+    assert.deepEqual(
+      ext.map((r) => [r.rpc ?? "", r.outcome]),
+      [
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED"],
+        ["", "AUDIT_OUTCOME_REJECTED"],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_REJECTED"],
+        ["RESTART_PROGRAM", "AUDIT_OUTCOME_REJECTED"],
+        ["PROCESS_HOST_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED"],
+        ["ACKNOWLEDGE_SVC_PROBLEM", "AUDIT_OUTCOME_ACCEPTED"],
+      ],
+    );
+    assert.match(ext[2]?.reason ?? "", /"nope" is not configured/);
+    assert.match(ext[3]?.reason ?? "", /unknown command/);
+    assert.equal(ext[0]?.principal, undefined, "nothing authenticates a pipe writer");
+    assert.deepEqual(JSON.parse(ext[5]?.commandJson ?? "{}"), {
+      Type: "AcknowledgeProblem",
+      Target: { Object: { Host: "web", Service: "http" } },
+      Sticky: true,
+      Author: "ops",
+      Comment: "seen from the shell",
+    });
+    assert.match(
+      srv.stderr(),
+      /"msg":"external command refused".*"reason":"unknown command RESTART_PROGRAM"/,
+    );
+  });
+
+  test("send_nsca results relayed by a real nsca-ng server", async (t) => {
+    if (!existsSync("/usr/sbin/nsca-ng") || !existsSync("/usr/sbin/send_nsca")) {
+      t.skip("nsca-ng-server / nsca-ng-client not installed (.ci/run installs them)");
+      return;
+    }
+    const port = await freePort();
+    const cfg = join(dir, "nsca-ng.cfg");
+    await writeFile(
+      cfg,
+      [
+        `command_file = "${fifo}"`,
+        `listen = "127.0.0.1:${port}"`,
+        `pid_file = "${join(dir, "nsca-ng.pid")}"`,
+        'authorize "*" {',
+        '  password = "loopback-only"',
+        '  hosts = ".*"',
+        '  services = ".*"',
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const clientCfg = join(dir, "send_nsca.cfg");
+    await writeFile(clientCfg, `password = "loopback-only"\n`);
+    const nsca = spawn("/usr/sbin/nsca-ng", ["-F", "-c", cfg, "-l", "3"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let log = "";
+    nsca.stdout.on("data", (c: Buffer) => {
+      log += c.toString();
+    });
+    nsca.stderr.on("data", (c: Buffer) => {
+      log += c.toString();
+    });
+    try {
+      await waitForPort(port, () => log);
+      await sendNsca(clientCfg, port, "web\tdisk\t1\tWARNING - 91% used|used=91%;80;90\n");
+      await sendNsca(clientCfg, port, "web\t0\tUP via nsca-ng\n");
+      const disk = await until(
+        "web!disk",
+        () => status("disk"),
+        (s) => s?.state === "STATE_WARNING",
+      );
+      assert.equal(disk?.output, "WARNING - 91% used");
+      await until(
+        "web",
+        () => status(undefined),
+        (s) => s?.output === "UP via nsca-ng",
+      );
+      const ext = (await audits()).filter((r) => r.source === "AUDIT_SOURCE_EXTCMD");
+      assert.ok(
+        ext.some(
+          (r) => r.rpc === "PROCESS_SERVICE_CHECK_RESULT" && r.commandJson.includes('"Service":"disk"'),
+        ),
+      );
+    } finally {
+      nsca.kill("SIGTERM");
+      await new Promise((r) => nsca.once("exit", r));
+    }
+  });
+
+  test("an existing regular file at the path is a start-up error", async () => {
+    const file = join(dir, "not-a-fifo");
+    await writeFile(file, "");
+    const r = await runLookout([
+      "-listen",
+      "127.0.0.1:0",
+      "-command-file",
+      file,
+      "-data-dir",
+      join(dir, "d2"),
+    ]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /exists and is not a named pipe/);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => (typeof a === "object" && a !== null ? resolve(a.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+async function waitForPort(port: number, log: () => string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once("error", () => resolve(true));
+      s.listen(port, "127.0.0.1", () => s.close(() => resolve(false)));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) assert.fail(`nsca-ng did not listen on ${port}:\n${log()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function sendNsca(cfg: string, port: number, input: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const p = spawn("/usr/sbin/send_nsca", ["-c", cfg, "-H", "127.0.0.1", "-p", String(port)], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let err = "";
+    p.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    p.once("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`send_nsca exited ${code}: ${err}`)),
+    );
+    p.stdin.end(input);
+  });
+}

@@ -1,0 +1,219 @@
+import type { SubmittedCommand } from "../core/validate.js";
+import type { Target } from "../model/commands.js";
+import type { ExitStatus } from "../model/state.js";
+
+/** The external commands Lookout understands (Nagios/Icinga names). */
+export type ExternalCommandName =
+  | "PROCESS_SERVICE_CHECK_RESULT"
+  | "PROCESS_HOST_CHECK_RESULT"
+  | "ACKNOWLEDGE_SVC_PROBLEM"
+  | "ACKNOWLEDGE_HOST_PROBLEM"
+  | "REMOVE_SVC_ACKNOWLEDGEMENT"
+  | "REMOVE_HOST_ACKNOWLEDGEMENT"
+  | "SCHEDULE_SVC_DOWNTIME"
+  | "SCHEDULE_HOST_DOWNTIME"
+  | "DEL_SVC_DOWNTIME"
+  | "DEL_HOST_DOWNTIME";
+
+/** A parsed line: the command for Core.submit and what its audit record shows; or why not. */
+export type ParsedLine =
+  | {
+      readonly ok: true;
+      readonly name: ExternalCommandName;
+      readonly command: SubmittedCommand;
+      readonly shown: Record<string, unknown>;
+    }
+  | { readonly ok: false; readonly name: string; readonly reason: string };
+
+/** The fixed argument count of each command (the last argument of a check result may hold `;`). */
+const ARITY: Record<ExternalCommandName, number> = {
+  PROCESS_SERVICE_CHECK_RESULT: 4,
+  PROCESS_HOST_CHECK_RESULT: 3,
+  ACKNOWLEDGE_SVC_PROBLEM: 7,
+  ACKNOWLEDGE_HOST_PROBLEM: 6,
+  REMOVE_SVC_ACKNOWLEDGEMENT: 2,
+  REMOVE_HOST_ACKNOWLEDGEMENT: 1,
+  SCHEDULE_SVC_DOWNTIME: 9,
+  SCHEDULE_HOST_DOWNTIME: 8,
+  DEL_SVC_DOWNTIME: 1,
+  DEL_HOST_DOWNTIME: 1,
+};
+
+function isName(s: string): s is ExternalCommandName {
+  return Object.hasOwn(ARITY, s);
+}
+
+class LineError extends Error {
+  override readonly name = "LineError";
+}
+
+const int = (s: string, what: string): number => {
+  if (!/^-?\d+$/.test(s.trim())) throw new LineError(`${what} must be an integer, got ${JSON.stringify(s)}`);
+  return Number(s.trim());
+};
+
+const nonEmpty = (s: string, what: string): string => {
+  if (s === "") throw new LineError(`${what} is empty`);
+  return s;
+};
+
+/** Nagios writes a plugin's line breaks as the two characters `\n`. */
+const unescapeOutput = (s: string): string => s.replace(/\\n/g, "\n").replace(/\\\\/g, "\\");
+
+function exitStatus(s: string): ExitStatus {
+  const n = int(s, "return_code");
+  if (n < 0 || n > 3) throw new LineError(`return_code must be 0, 1, 2 or 3, got ${n}`);
+  return n as ExitStatus;
+}
+
+function object(host: string, service?: string): Target {
+  nonEmpty(host, "host_name");
+  if (service === undefined) return { object: { host } };
+  return { object: { host, service: nonEmpty(service, "service_description") } };
+}
+
+function targetJson(t: Target): Record<string, unknown> {
+  if ("selector" in t) return { Selector: t.selector };
+  return {
+    Object: { Host: t.object.host, ...(t.object.service === undefined ? {} : { Service: t.object.service }) },
+  };
+}
+
+/**
+ * Parses one line of the external command file, `[<epoch>] COMMAND;arg;...` (docs/auth.md, "The
+ * external command file"), into the command the API would submit for it. Pure but for
+ * `newDowntimeId`, which names a scheduled downtime; every time comes from the line itself.
+ */
+export function parseCommandLine(line: string, newDowntimeId: () => string): ParsedLine {
+  const m = /^\s*\[(\d+)\]\s+([A-Z_]+)(?:;(.*))?$/s.exec(line);
+  if (m === null) {
+    const name = /([A-Z_]{4,})/.exec(line)?.[1] ?? "";
+    return { ok: false, name, reason: "not a command line: want [<epoch seconds>] COMMAND;arg;..." };
+  }
+  const at = Number(m[1]) * 1000;
+  const name = m[2] as string;
+  if (!isName(name)) return { ok: false, name, reason: `unknown command ${name}` };
+  const arity = ARITY[name];
+  const raw = m[3] ?? "";
+  const parts = raw === "" ? [] : raw.split(";");
+  // The last argument of a check result is plugin output, which may itself contain ';'.
+  const args =
+    name.startsWith("PROCESS_") && parts.length > arity
+      ? [...parts.slice(0, arity - 1), parts.slice(arity - 1).join(";")]
+      : parts;
+  if (args.length !== arity) {
+    return { ok: false, name, reason: `${name} takes ${arity} arguments, got ${args.length}` };
+  }
+  const a = (i: number) => args[i] as string;
+  try {
+    return { ok: true, name, ...build(name, a, at, newDowntimeId) };
+  } catch (e) {
+    if (e instanceof LineError) return { ok: false, name, reason: e.message };
+    throw e;
+  }
+}
+
+function build(
+  name: ExternalCommandName,
+  a: (i: number) => string,
+  at: number,
+  newDowntimeId: () => string,
+): { command: SubmittedCommand; shown: Record<string, unknown> } {
+  switch (name) {
+    case "PROCESS_SERVICE_CHECK_RESULT":
+    case "PROCESS_HOST_CHECK_RESULT": {
+      const svc = name === "PROCESS_SERVICE_CHECK_RESULT";
+      const host = nonEmpty(a(0), "host_name");
+      const service = svc ? nonEmpty(a(1), "service_description") : undefined;
+      const status = exitStatus(a(svc ? 2 : 1));
+      const output = unescapeOutput(a(svc ? 3 : 2));
+      return {
+        command: {
+          type: "ProcessCheckResult",
+          parse: true,
+          result: {
+            host,
+            service,
+            exitStatus: status,
+            output,
+            checkedAt: at,
+            durationMs: 0,
+            source: "passive",
+          },
+        },
+        shown: {
+          Type: "ProcessCheckResult",
+          Host: host,
+          ...(service === undefined ? {} : { Service: service }),
+          ExitStatus: status,
+          CheckedAt: new Date(at).toISOString(),
+        },
+      };
+    }
+    case "ACKNOWLEDGE_SVC_PROBLEM":
+    case "ACKNOWLEDGE_HOST_PROBLEM": {
+      const svc = name === "ACKNOWLEDGE_SVC_PROBLEM";
+      const target = svc ? object(a(0), a(1)) : object(a(0));
+      const o = svc ? 2 : 1;
+      const sticky = int(a(o), "sticky");
+      if (sticky < 0 || sticky > 2) throw new LineError(`sticky must be 0, 1 or 2, got ${sticky}`);
+      int(a(o + 1), "notify");
+      int(a(o + 2), "persistent");
+      const author = a(o + 3);
+      const comment = a(o + 4);
+      return {
+        command: { type: "AcknowledgeProblem", target, sticky: sticky === 2, author, comment },
+        shown: {
+          Type: "AcknowledgeProblem",
+          Target: targetJson(target),
+          Sticky: sticky === 2,
+          Author: author,
+          Comment: comment,
+        },
+      };
+    }
+    case "REMOVE_SVC_ACKNOWLEDGEMENT":
+    case "REMOVE_HOST_ACKNOWLEDGEMENT": {
+      const target = name === "REMOVE_SVC_ACKNOWLEDGEMENT" ? object(a(0), a(1)) : object(a(0));
+      return {
+        command: { type: "RemoveAcknowledgement", target },
+        shown: { Type: "RemoveAcknowledgement", Target: targetJson(target) },
+      };
+    }
+    case "SCHEDULE_SVC_DOWNTIME":
+    case "SCHEDULE_HOST_DOWNTIME": {
+      const svc = name === "SCHEDULE_SVC_DOWNTIME";
+      const target = svc ? object(a(0), a(1)) : object(a(0));
+      const o = svc ? 2 : 1;
+      const start = int(a(o), "start_time") * 1000;
+      const end = int(a(o + 1), "end_time") * 1000;
+      if (int(a(o + 2), "fixed") !== 1) throw new LineError("only fixed downtimes (fixed=1) are supported");
+      int(a(o + 3), "trigger_id");
+      int(a(o + 4), "duration");
+      const author = a(o + 5);
+      const comment = a(o + 6);
+      const id = newDowntimeId();
+      return {
+        command: { type: "ScheduleDowntime", id, target, start, end, author, comment },
+        shown: {
+          Type: "ScheduleDowntime",
+          Id: id,
+          Target: targetJson(target),
+          Start: new Date(start).toISOString(),
+          End: new Date(end).toISOString(),
+          Author: author,
+          Comment: comment,
+        },
+      };
+    }
+    case "DEL_SVC_DOWNTIME":
+    case "DEL_HOST_DOWNTIME": {
+      const id = nonEmpty(a(0).trim(), "downtime_id");
+      return { command: { type: "DeleteDowntime", id }, shown: { Type: "DeleteDowntime", Id: id } };
+    }
+    default: {
+      const never: never = name;
+      throw new LineError(`unknown command ${String(never)}`);
+    }
+  }
+}
