@@ -5,6 +5,7 @@ import type { Registry } from "prom-client";
 import type { Logger } from "../model/logger.js";
 import { bearerTokenCheck } from "./bearer-token.js";
 import { resultsIngestOf } from "./command-service.js";
+import { answerDecodeErrorsAsInvalid } from "./decode-errors.js";
 import { ingestMethods } from "./ingest-fast-path.js";
 import { listStatusMethod } from "./list-status-fast-path.js";
 import type { RequestHandler } from "./listener.js";
@@ -35,7 +36,10 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
   const readMaxBytes = o.readMaxBytes ?? 64 * 1024 * 1024;
   const metrics = createRpcMetrics(o.metrics);
   const rpc = connectNodeAdapter({
-    routes: (router) => registerRoutes(router, o),
+    routes: (router) => {
+      registerRoutes(router, o);
+      answerDecodeErrorsAsInvalid(router);
+    },
     interceptors: [metrics.interceptor],
     readMaxBytes,
   });
