@@ -10,6 +10,7 @@ import { ingestMethods } from "./ingest-fast-path.js";
 import { listStatusMethod } from "./list-status-fast-path.js";
 import type { RequestHandler } from "./listener.js";
 import { statusPagerOf } from "./query-service.js";
+import { finishBodyAfterAnswer } from "./request-body.js";
 import { mountedServices, type RouteOptions, registerRoutes } from "./routes.js";
 import { createRpcMetrics } from "./rpc-metrics.js";
 import { createUnaryFastPath, type UnaryMethod } from "./unary-fast-path.js";
@@ -75,6 +76,7 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
       return;
     }
     if (fast?.(req, res)) return;
+    finishBodyAfterAnswer(req, res);
     rpc(req, res);
   };
 }
