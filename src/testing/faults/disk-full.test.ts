@@ -13,7 +13,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { type ServerProcess, startServer } from "../server-process.js";
-import { batchJson, loggedBatches, passiveFleet, post, reportFigures, sleep } from "./harness.js";
+import {
+  batchJson,
+  loggedBatches,
+  passiveFleet,
+  post,
+  reportFigures,
+  START_TIMEOUT_MS,
+  sleep,
+} from "./harness.js";
 
 const SHAPE = { hosts: 10, services: 5 };
 const BATCH = 50;
@@ -74,7 +82,9 @@ async function send(url: string, n: number): Promise<{ code: string; message: st
 
 describe("fault: disk full on the data directory", { skip: mounted ? false : why }, () => {
   it("refuses writes clearly, keeps reads, loses nothing acknowledged, recovers by itself", async (t) => {
-    let srv: ServerProcess | undefined = await startServer(["-config", configFile, "-data-dir", dataDir]);
+    let srv: ServerProcess | undefined = await startServer(["-config", configFile, "-data-dir", dataDir], {
+      timeoutMs: START_TIMEOUT_MS,
+    });
     const acked = new Set<number>();
     const refusals = new Map<string, number>();
     let n = 0;
@@ -141,7 +151,7 @@ describe("fault: disk full on the data directory", { skip: mounted ? false : why
         acked.add(n);
       }
       assert.equal(await srv.stop(), 0, "a clean stop after the disk was full");
-      srv = await startServer(["-config", configFile, "-data-dir", dataDir]);
+      srv = await startServer(["-config", configFile, "-data-dir", dataDir], { timeoutMs: START_TIMEOUT_MS });
       const logged = loggedBatches(dataDir);
       assert.deepEqual(
         [...acked].filter((b) => !logged.has(b)),

@@ -285,3 +285,6 @@ export async function ingest(
   }
   return { acked, failures };
 }
+
+/** How long a server may take to start: on a machine shared by many test runs, far above 15 s. */
+export const START_TIMEOUT_MS = 60_000;

@@ -16,7 +16,7 @@ import { after, before, describe, it } from "node:test";
 import { buildWat, ENDLESS_LOOP, MEMORY_HOG } from "../../checks/wasm/wat-fixtures.js";
 import { openEventLogReader } from "../../store/event-log.js";
 import { type ServerProcess, startServer } from "../server-process.js";
-import { byMode, metricsText, quantile, reportFigures, rssMiB, sleep } from "./harness.js";
+import { byMode, metricsText, quantile, reportFigures, rssMiB, START_TIMEOUT_MS, sleep } from "./harness.js";
 
 const ATTACK_S = byMode(10, 120);
 const VICTIMS = 100;
@@ -154,7 +154,9 @@ describe("fault: hostile checks", () => {
   it(`ends each at its timeout with capped output and keeps the others on schedule (${ATTACK_S} s)`, async (t) => {
     const configFile = join(dir, "hostile.cue");
     writeFileSync(configFile, config());
-    srv = await startServer(["-config", configFile, "-data-dir", join(dir, "data")], { timeoutMs: 60_000 });
+    srv = await startServer(["-config", configFile, "-data-dir", join(dir, "data")], {
+      timeoutMs: START_TIMEOUT_MS,
+    });
     // Let the schedule settle, then measure over the attack.
     await sleep(3000);
     const before = lateness(await metricsText(srv.url));
@@ -188,7 +190,9 @@ describe("fault: hostile checks", () => {
     const cleanStop = code === 0;
     if (!cleanStop) {
       await srv.kill();
-      srv = await startServer(["-config", configFile, "-data-dir", join(dir, "data")], { timeoutMs: 60_000 });
+      srv = await startServer(["-config", configFile, "-data-dir", join(dir, "data")], {
+        timeoutMs: START_TIMEOUT_MS,
+      });
       await srv.kill();
     }
     srv = undefined;

@@ -18,6 +18,7 @@ import {
   passiveFleet,
   reportFigures,
   rssMiB,
+  START_TIMEOUT_MS,
   seededRandom,
   sleep,
 } from "./harness.js";
@@ -33,7 +34,8 @@ const configFile = join(dir, "fleet.cue");
 writeFileSync(configFile, passiveFleet(SHAPE.hosts, SHAPE.services));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const start = (): Promise<ServerProcess> => startServer(["-config", configFile, "-data-dir", dataDir]);
+const start = (): Promise<ServerProcess> =>
+  startServer(["-config", configFile, "-data-dir", dataDir], { timeoutMs: START_TIMEOUT_MS });
 
 describe("fault: kill -9 during ingestion", () => {
   it(`loses no acknowledged batch over ${TRIALS} kills (seed ${SEED})`, async (t) => {

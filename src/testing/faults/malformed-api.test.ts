@@ -17,7 +17,15 @@ import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { frame } from "../../api/raw-call.js";
 import { type ServerProcess, startServer } from "../server-process.js";
-import { batchJson, batchProto, byMode, passiveFleet, reportFigures, rssMiB } from "./harness.js";
+import {
+  batchJson,
+  batchProto,
+  byMode,
+  passiveFleet,
+  reportFigures,
+  rssMiB,
+  START_TIMEOUT_MS,
+} from "./harness.js";
 
 const SHAPE = { hosts: 5, services: 4 };
 const REQUESTS = Number(process.env.FAULTS_API_REQUESTS ?? byMode(2000, 100_000));
@@ -31,7 +39,9 @@ const configFile = join(dir, "fleet.cue");
 writeFileSync(configFile, passiveFleet(SHAPE.hosts, SHAPE.services));
 let srv: ServerProcess;
 before(async () => {
-  srv = await startServer(["-config", configFile, "-data-dir", join(dir, "data")]);
+  srv = await startServer(["-config", configFile, "-data-dir", join(dir, "data")], {
+    timeoutMs: START_TIMEOUT_MS,
+  });
 });
 after(async () => {
   await srv?.stop();

@@ -11,7 +11,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { type ServerProcess, startServer } from "../server-process.js";
-import { byMode, ingest, loggedBatches, metricValue, passiveFleet, reportFigures, sleep } from "./harness.js";
+import {
+  byMode,
+  ingest,
+  loggedBatches,
+  metricValue,
+  passiveFleet,
+  reportFigures,
+  START_TIMEOUT_MS,
+  sleep,
+} from "./harness.js";
 
 const SHAPE = { hosts: 10, services: 5 };
 const HUPS = byMode(5, 50);
@@ -23,7 +32,8 @@ const configFile = join(dir, "fleet.cue");
 const valid = passiveFleet(SHAPE.hosts, SHAPE.services);
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const start = (): Promise<ServerProcess> => startServer(["-config", configFile, "-data-dir", dataDir]);
+const start = (): Promise<ServerProcess> =>
+  startServer(["-config", configFile, "-data-dir", dataDir], { timeoutMs: START_TIMEOUT_MS });
 const received = (srv: ServerProcess, signal: string): number =>
   srv.stderr().split(`"msg":"signal received","signal":"${signal}"`).length - 1;
 const reloads = async (srv: ServerProcess, result: string): Promise<number> =>
