@@ -41,10 +41,11 @@ export async function startServer(
   child.stdout?.resume();
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start:\n${log}`)),
-      opts.timeoutMs ?? 60_000,
-    );
+    const timer = setTimeout(() => {
+      // A server that never got to listen must not outlive the test (nor keep its runner waiting).
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start:\n${log}`));
+    }, opts.timeoutMs ?? 60_000);
     child.stderr?.on("data", (chunk: string) => {
       log += chunk;
       const m = /"msg":"listening","address":"[^"]*:(\d+)"/.exec(log);
