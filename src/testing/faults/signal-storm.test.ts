@@ -39,9 +39,12 @@ const received = (srv: ServerProcess, signal: string): number =>
 const reloads = async (srv: ServerProcess, result: string): Promise<number> =>
   (await metricValue(srv.url, `lookout_config_reloads_total{result="${result}"}`)) ?? Number.NaN;
 
-/** Waits until the reloads counted equal the SIGHUPs the server logged (reloads queue up). */
+/**
+ * Waits until the reloads counted equal the SIGHUPs the server logged: reloads queue up, and each
+ * takes about a second on a busy machine (a worker loads the document), so the wait grows with them.
+ */
 async function settled(srv: ServerProcess): Promise<{ success: number; rejected: number; error: number }> {
-  for (const began = performance.now(); performance.now() - began < 120_000; ) {
+  for (const began = performance.now(); performance.now() - began < 60_000 + HUPS * 2 * 5_000; ) {
     const counts = {
       success: await reloads(srv, "success"),
       rejected: await reloads(srv, "rejected"),
