@@ -7,11 +7,12 @@ import type { Logger } from "../model/logger.js";
 import { NO_AUDIT } from "./api-audit.js";
 import { admit, requestContextValues } from "./caller.js";
 import { resultsIngestOf } from "./command-service.js";
+import { answerDecodeErrorsAsInvalid } from "./decode-errors.js";
 import { ingestMethods } from "./ingest-fast-path.js";
 import { listStatusMethod } from "./list-status-fast-path.js";
 import type { RequestHandler } from "./listener.js";
 import { statusPagerOf } from "./query-service.js";
-import type { NodeRequest } from "./request-body.js";
+import { finishBodyAfterAnswer, type NodeRequest } from "./request-body.js";
 import { mountedServices, type RouteOptions, registerRoutes } from "./routes.js";
 import { createRpcMetrics } from "./rpc-metrics.js";
 import { createUnaryFastPath, type UnaryMethod } from "./unary-fast-path.js";
@@ -48,7 +49,10 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
   const readMaxBytes = o.readMaxBytes ?? 64 * 1024 * 1024;
   const metrics = createRpcMetrics(o.metrics);
   const rpc = connectNodeAdapter({
-    routes: (router) => registerRoutes(router, o, [metrics.interceptor]),
+    routes: (router) => {
+      registerRoutes(router, o, [metrics.interceptor]);
+      answerDecodeErrorsAsInvalid(router);
+    },
     readMaxBytes,
     contextValues: requestContextValues,
   });
@@ -95,6 +99,7 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
       return;
     }
     if (fast?.(req, res)) return;
+    finishBodyAfterAnswer(req, res);
     rpc(req, res);
   };
 }

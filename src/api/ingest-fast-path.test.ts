@@ -110,7 +110,15 @@ interface Case {
   /** The router answers differently (a documented change); only `want` is checked. */
   readonly differs?: boolean;
   /** HTTP status, and the Connect code (error body) or gRPC status with a message pattern. */
-  readonly want?: { status?: number; code?: string; grpc?: number; message?: RegExp; body?: string };
+  readonly want?: {
+    status?: number;
+    code?: string;
+    grpc?: number;
+    message?: RegExp;
+    body?: string;
+    /** The gRPC status in a gRPC-Web body's trailer frame. */
+    grpcWeb?: number;
+  };
 }
 
 const cases: Case[] = [
@@ -208,14 +216,14 @@ const cases: Case[] = [
     over: "h1",
     headers: PROTO_CT,
     body: proto(good).subarray(0, 7),
-    want: { status: 500, code: "internal", message: /^parse binary: / },
+    want: { status: 400, code: "invalid_argument", message: /^parse binary: / },
   },
   {
     name: "proto: invalid UTF-8",
     over: "h1",
     headers: PROTO_CT,
     body: new Uint8Array([0x0a, 0x03, 0x0a, 0x01, 0xff]),
-    want: { status: 500, code: "internal" },
+    want: { status: 400, code: "invalid_argument" },
   },
   {
     name: "proto: one result without a host",
@@ -275,7 +283,7 @@ const cases: Case[] = [
     over: "h2",
     headers: GRPC,
     body: concat(frame(new Uint8Array([0x0a, 0x09])), frame(proto(good))),
-    want: { grpc: 13 },
+    want: { grpc: 3 },
   },
   {
     name: "gRPC: a second message cut short",
@@ -296,7 +304,7 @@ const cases: Case[] = [
     over: "h2",
     headers: GRPC,
     body: frame(new Uint8Array([0x0a, 0x09])),
-    want: { grpc: 13, message: /^parse%20binary/ },
+    want: { grpc: 3, message: /^parse%20binary/ },
   },
   {
     name: "gRPC: the response encoding offered",
@@ -348,6 +356,29 @@ const cases: Case[] = [
     want: { status: 200 },
   },
   {
+    name: "gRPC-Web: a malformed message is the client's error",
+    over: "h1",
+    headers: { "content-type": "application/grpc-web+proto" },
+    body: frame(new Uint8Array([0x0a, 0x09])),
+    want: { status: 200, grpcWeb: 3 },
+  },
+  {
+    name: "proto: a malformed message to a method only the router serves",
+    over: "h1",
+    path: "/svc.v1.CommandService/AcknowledgeProblem",
+    headers: PROTO_CT,
+    body: new Uint8Array([0x0a, 0x09]),
+    want: { status: 400, code: "invalid_argument", message: /^parse binary: / },
+  },
+  {
+    name: "gRPC: a malformed message to a method only the router serves",
+    over: "h2",
+    path: "/svc.v1.CommandService/AcknowledgeProblem",
+    headers: GRPC,
+    body: frame(new Uint8Array([0x0a, 0x09])),
+    want: { grpc: 3, message: /^parse%20binary/ },
+  },
+  {
     name: "a gzip'd Connect body",
     over: "h1",
     headers: { ...JSON_CT, "content-encoding": "gzip" },
@@ -391,6 +422,8 @@ describe("the ingestion fast path answers as the Connect router did", () => {
         if (w.code !== undefined) assert.equal(err.code, w.code);
         if (w.message !== undefined) assert.match(err.message, w.message);
       }
+      if (w.grpcWeb !== undefined)
+        assert.match(body.toString("latin1"), new RegExp(`grpc-status: ?${w.grpcWeb}\r\n`));
       if (w.grpc !== undefined) {
         assert.equal(got.trailers["grpc-status"], String(w.grpc), JSON.stringify(got));
         if (w.message !== undefined) assert.match(got.trailers["grpc-message"] ?? "", w.message);

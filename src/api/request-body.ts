@@ -179,3 +179,28 @@ export async function readGrpcBody(req: NodeRequest, limit: number): Promise<Grp
     message: (e) => copyOut(chunks, e.start, e.len),
   };
 }
+
+/**
+ * Once the answer to an HTTP/1.1 request is sent, reads and drops what is left of its body, so the
+ * keep-alive connection stays usable. The router stops reading a body it has answered early (a
+ * gRPC envelope declared above the limit, a message that does not parse) and leaves the request
+ * stream paused or destroyed; node then never takes the rest off the socket, and the next request
+ * on that connection would wait forever. Node drops the body of a request nobody read in the same
+ * way (`IncomingMessage#_dump`); it skips a request the router began to read. HTTP/2 streams are
+ * independent: nothing to do there.
+ */
+export function finishBodyAfterAnswer(
+  req: NodeRequest,
+  res: { once(event: "finish", f: () => void): unknown },
+): void {
+  if (req.httpVersionMajor !== 1) return;
+  // Node detaches the socket from the request once the answer is out: keep it now.
+  const socket = (req as http.IncomingMessage).socket;
+  res.once("finish", () => {
+    if (req.complete) return;
+    // Marked dumped, node's parser drops the body's bytes instead of pushing them to the stream
+    // (and pausing the socket when nobody reads them).
+    (req as unknown as { _dump?: () => void })._dump?.();
+    socket?.resume();
+  });
+}

@@ -77,8 +77,8 @@ export function createResultsIngest(
 }
 
 /**
- * Decodes a request body as Connect's serialization does, throwing its ConnectError (a binary body
- * that does not parse is `internal`, a JSON one `invalid_argument`, protobuf-es's message kept).
+ * Decodes a request body as the router does, throwing its ConnectError (a body that does not parse,
+ * binary or JSON, is `invalid_argument`, protobuf-es's message kept).
  */
 export function decodeRequest(batch: boolean, format: BodyFormat, body: Uint8Array): unknown {
   return batch ? decodeBatch(format, body) : decodeOne(format, body);

@@ -12,6 +12,7 @@ import { parseTimeout as parseGrpcTimeout, setTrailerStatus } from "@connectrpc/
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { type Caller, peerOf } from "./caller.js";
 import { codeName } from "./connect-codes.js";
+import { PARSE_BINARY } from "./decode-errors.js";
 import { type GrpcBody, type NodeRequest, readGrpcBody, readUnaryBody, tooLarge } from "./request-body.js";
 import type { RpcMetrics } from "./rpc-metrics.js";
 
@@ -124,14 +125,17 @@ export function createUnaryFastPath(
 }
 
 /**
- * Runs a protobuf-es binary parse as Connect's serialization does: a body that does not parse is
- * `internal`, protobuf-es's message kept.
+ * Runs a protobuf-es binary parse as the router answers it (decode-errors.ts): a body that does not
+ * parse is the client's error, `invalid_argument`, protobuf-es's message kept.
  */
 export function parseBinary<T>(parse: () => T): T {
   try {
     return parse();
   } catch (e) {
-    throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
+    throw new ConnectError(
+      `${PARSE_BINARY}${e instanceof Error ? e.message : String(e)}`,
+      Code.InvalidArgument,
+    );
   }
 }
 

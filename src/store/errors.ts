@@ -19,7 +19,35 @@ export class RejectedError extends Error {
   }
 }
 
-/** The writer failed (disk full, corrupt database, closed store); the cause says why. */
+/**
+ * Why the writer failed a request: `disk_full` when the data directory's filesystem has no room
+ * (nothing was enqueued; the same request can succeed once space returns), `failed` for anything
+ * else (corrupt database, closed store).
+ */
+export type StoreFailure = "failed" | "disk_full";
+
+/** The writer failed (disk full, corrupt database, closed store); the message says why. */
 export class StoreError extends Error {
   override readonly name = "StoreError";
+  readonly reason: StoreFailure;
+  constructor(message: string, options?: ErrorOptions & { reason?: StoreFailure }) {
+    super(message, options);
+    this.reason = options?.reason ?? "failed";
+  }
+}
+
+/**
+ * Whether `e`, thrown by SQLite, says the filesystem is full. Such an error is transient: the
+ * writer keeps what it holds and tries again, instead of stopping.
+ */
+export function isDiskFull(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === "SQLITE_FULL";
+}
+
+/**
+ * Events the writer applied but could not record because the disk is full: it keeps them and
+ * records them once there is room again (Writer#applyPending).
+ */
+export class DiskFullError extends Error {
+  override readonly name = "DiskFullError";
 }

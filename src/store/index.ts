@@ -5,7 +5,7 @@
  * command is fsync'd, not yet applied; a restart replays to the identical projection. The engine is
  * plugged in by the writer thread's entry module (src/core/writer-worker.ts). See docs/storage.md.
  */
-export { RejectedError, type RejectReason, StoreError } from "./errors.js";
+export { RejectedError, type RejectReason, StoreError, type StoreFailure } from "./errors.js";
 export { type EventLogReader, type LoggedEvent, openEventLogReader } from "./event-log.js";
 export type { ObjectEntry, ObjectIndex } from "./object-index.js";
 export type { Projection, ProjectionSnapshot } from "./projection.js";

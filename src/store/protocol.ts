@@ -1,4 +1,4 @@
-import type { RejectReason } from "./errors.js";
+import type { RejectReason, StoreFailure } from "./errors.js";
 import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
 import type { PackedRecords } from "./snapshot-records.js";
@@ -143,7 +143,13 @@ export type FromWriter =
   /** The ingest with this id is in a form the writer does not decode; its body comes back. */
   | { readonly t: "undecoded"; readonly id: number; readonly body: Uint8Array }
   /** The submits/configs with these ids could not be enqueued; nothing of them was stored. */
-  | { readonly t: "failed"; readonly ids: readonly number[]; readonly message: string }
+  | {
+      readonly t: "failed";
+      readonly ids: readonly number[];
+      readonly message: string;
+      /** `disk_full`: nothing was enqueued because the filesystem is full. */
+      readonly reason?: StoreFailure;
+    }
   /**
    * The next part of what was applied (coalesced); sent in answer to a `pull`, or before a sync's
    * `done`. Once it is applied, every submit up to request id `applied` is visible (0: no news).

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { Config } from "../model/config.js";
-import { RejectedError, StoreError } from "./errors.js";
+import { RejectedError, StoreError, type StoreFailure } from "./errors.js";
 import { createObjectIndex, type ObjectIndex } from "./object-index.js";
 import { createProjection, type Projection } from "./projection.js";
 import {
@@ -304,7 +304,7 @@ export class Store {
       case "failed": {
         const failed = new Set(m.ids);
         this.#visible = this.#visible.filter((v) => !failed.has(v.id));
-        for (const id of m.ids) this.#settle(id, m.message);
+        for (const id of m.ids) this.#settle(id, m.message, 0, m.reason);
         return;
       }
       case "done":
@@ -444,11 +444,11 @@ export class Store {
     if (this.#fatal === undefined) this.#worker.postMessage({ t: "pull" } satisfies ToWriter);
   }
 
-  #settle(id: number, error?: string, accepted = 0): void {
+  #settle(id: number, error?: string, accepted = 0, reason?: StoreFailure): void {
     const w = this.#take(id);
     if (w === undefined) return;
     if (error === undefined) w.resolve(accepted);
-    else w.reject(new StoreError(error));
+    else w.reject(new StoreError(error, { reason }));
   }
 
   #take(id: number): Waiter | undefined {

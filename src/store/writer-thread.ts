@@ -11,7 +11,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { type BufferItem, createDeltaBuffer } from "./delta-buffer.js";
-import { RejectedError } from "./errors.js";
+import { DiskFullError, isDiskFull, RejectedError } from "./errors.js";
 import type { ConfigRow } from "./event-log.js";
 import { transferList } from "./packed-statuses.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
@@ -23,6 +23,9 @@ import { threadCpuMs } from "./thread-cpu.js";
 import { threadMemory } from "./thread-memory.js";
 import { lowerThreadPriority } from "./thread-priority.js";
 import { type EnqueueRow, type SnapshotStart, Writer } from "./writer.js";
+
+/** How often a writer whose events wait for room on disk tries to record them again. */
+const DISK_FULL_RETRY_MS = 250;
 
 type Pending = Extract<ToWriter, { t: "submit" | "ingest" | "config" | "sync" | "snapshot" | "close" }>;
 
@@ -55,6 +58,12 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
   let readerWaiting = false;
   let snap: Snapshotting | undefined;
   let nextBarrier = 1;
+  /**
+   * While a full disk holds applied events back: the last request id they cover (made visible once
+   * they are recorded), and the timer that tries again.
+   */
+  let heldAppliedId = 0;
+  let retry: ReturnType<typeof setTimeout> | undefined;
 
   const post = (m: FromWriter, transfer?: ArrayBuffer[]): void => port.postMessage(m, transfer);
   const deltaChunk = (): number => options?.deltaChunk ?? 500;
@@ -130,12 +139,39 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
         post(accepted === undefined ? { t: "acked", ids } : { t: "acked", ids, accepted });
         enqueuedId = ids[ids.length - 1] as number;
       } catch (e) {
-        post({ t: "failed", ids, message: String(e) });
+        post({
+          t: "failed",
+          ids,
+          message: String(e),
+          ...(isDiskFull(e) ? { reason: "disk_full" as const } : {}),
+        });
       }
       rows = [];
       configs = [];
       ids = [];
       accepted = undefined;
+    };
+    /**
+     * Applies what is enqueued and sends the delta; false while a full disk holds the events back
+     * (they stay in the writer, a retry is set, and the requests they cover stay invisible).
+     */
+    const apply = (): boolean => {
+      try {
+        sendDelta(w.applyPending(), Math.max(enqueuedId, heldAppliedId));
+        heldAppliedId = 0;
+        return true;
+      } catch (e) {
+        if (!(e instanceof DiskFullError)) throw e;
+        heldAppliedId = Math.max(enqueuedId, heldAppliedId);
+        retry ??= setTimeout(() => {
+          retry = undefined;
+          if (!scheduled) {
+            scheduled = true;
+            setImmediate(flush);
+          }
+        }, DISK_FULL_RETRY_MS);
+        return false;
+      }
     };
     const admit = (id: number, count: number): void => {
       if (accepted === undefined && count > 0) accepted = ids.map(() => 0);
@@ -168,7 +204,10 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
           }
           case "sync":
             commit();
-            sendDelta(w.applyPending(), enqueuedId);
+            if (!apply()) {
+              post({ t: "done", id: m.id, error: "the disk is full: applied events wait to be recorded" });
+              break;
+            }
             drain();
             // The next wakeup before the answer: a caller that syncs, then moves its clock, finds the
             // engine's timer already scheduled.
@@ -177,12 +216,20 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
             break;
           case "snapshot":
             commit();
-            sendDelta(w.applyPending(), enqueuedId);
-            startSnapshot(w, m.id);
+            if (apply()) startSnapshot(w, m.id);
+            else post({ t: "done", id: m.id, error: "the disk is full: no snapshot" });
             break;
           case "close":
             commit();
-            sendDelta(w.applyPending(), enqueuedId);
+            if (!apply()) {
+              // The commands are durable; their events are applied again on the next start.
+              if (retry !== undefined) clearTimeout(retry);
+              w.close();
+              closed = true;
+              post({ t: "done", id: m.id });
+              pending = [];
+              return;
+            }
             startSnapshot(w, m.id).closeAfter = true;
             // Nothing after close is served; the snapshot's completion closes the log.
             pending = [];
@@ -194,8 +241,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
         }
       }
       commit();
-      sendDelta(w.applyPending(), enqueuedId);
-      if (snap === undefined && w.snapshotDue()) startSnapshot(w);
+      if (apply() && snap === undefined && w.snapshotDue()) startSnapshot(w);
       post({ t: "applied", nextWakeup: w.nextWakeup() });
     } catch (e) {
       post({ t: "fatal", message: `writer failed: ${String(e)}` });

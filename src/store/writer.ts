@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Command } from "../model/commands.js";
 import type { EngineEvent, LookoutEvent } from "../model/events.js";
+import { DiskFullError, isDiskFull } from "./errors.js";
 import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
 import { createEventRowWriter } from "./event-row.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
@@ -100,6 +101,12 @@ export class Writer<C = unknown> {
   #configDigest: string;
   readonly #givenDigest: string;
   #queue: Queued[] = [];
+  /**
+   * Events applied (engine and fold moved on) but not yet recorded because the disk was full, with
+   * the last command they cover: recorded first by the next applyPending. Their delta is withheld
+   * until then, so the reader never shows what the log does not hold.
+   */
+  #unrecorded: { lastSeq: number; chunks: EventChunk[]; events: number } | undefined;
   /** Serializes and packs each command row's events as they come (applyPending). */
   readonly #row = createEventRowWriter();
   #lastConfigDigest: string;
@@ -243,16 +250,19 @@ export class Writer<C = unknown> {
    * the delta (undefined when nothing changed). Afterwards takes a snapshot if one is due.
    */
   applyPending(): ProjectionDelta | undefined {
-    if (this.#queue.length === 0) return undefined;
+    const stalled = this.#unrecorded;
+    if (this.#queue.length === 0 && stalled === undefined) return undefined;
     const queue: (Queued | undefined)[] = this.#queue;
     this.#queue = [];
-    const lastSeq = (queue[queue.length - 1] as Queued).seq;
-    const chunks: EventChunk[] = [];
+    const lastSeq =
+      queue.length === 0 ? (stalled?.lastSeq as number) : (queue[queue.length - 1] as Queued).seq;
+    const chunks: EventChunk[] = stalled?.chunks ?? [];
     // Each command is prepared just before it is applied, and its events are folded (not yet sent)
     // and serialized a few dozen at a time, then let go of: a group can hold tens of thousands of
     // results, and what lives to the end of a row or the group survives the young-generation
     // collections in between, to be promoted, marked and compacted (on V8's helper threads).
-    let seq = this.#log.lastEventSeq();
+    const first = this.#log.lastEventSeq() + (stalled?.events ?? 0);
+    let seq = first;
     const row = this.#row;
     for (let i = 0; i < queue.length; i++) {
       const q = queue[i] as Queued;
@@ -265,13 +275,26 @@ export class Writer<C = unknown> {
       if (count > 0) chunks.push({ cmdSeq: q.seq, at: q.at, count, body: row.take() });
       this.#eventsSinceSnapshot += count;
     }
-    // The fold's delta goes out only after the events are committed; if committing fails, the
-    // writer stops (the caller reports it fatal) and the delta is never sent.
-    this.#log.recordApplied(lastSeq, chunks);
+    // The fold's delta goes out only after the events are committed. A full disk keeps them for
+    // the next call (the commands are durable already); any other failure stops the writer (the
+    // caller reports it fatal) and the delta is never sent.
+    try {
+      this.#log.recordApplied(lastSeq, chunks);
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      this.#unrecorded = { lastSeq, chunks, events: seq - first + (stalled?.events ?? 0) };
+      throw new DiskFullError(`cannot record applied events: ${String(e)}`, { cause: e });
+    }
+    this.#unrecorded = undefined;
     this.#appliedSinceSnapshot = true;
     const delta = this.#fold.take();
     if (delta !== undefined) this.#boot?.applyDelta(delta);
     return delta;
+  }
+
+  /** Whether applied events wait for room on disk to be recorded (no snapshot may begin then). */
+  get stalled(): boolean {
+    return this.#unrecorded !== undefined;
   }
 
   /** Whether enough events or time passed since the last snapshot to take one. */

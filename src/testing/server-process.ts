@@ -19,7 +19,8 @@ export interface ServerProcess {
 
 /**
  * Starts the real `lookout` binary on a free loopback port (`-listen 127.0.0.1:0` unless args set
- * -listen) and resolves once it logs that it is listening.
+ * -listen) and resolves once it logs that it is listening (within 60 s unless `timeoutMs` says:
+ * on a machine shared by many test runs a start can take far longer than on a quiet one).
  */
 export async function startServer(
   args: readonly string[] = [],
@@ -40,10 +41,11 @@ export async function startServer(
   child.stdout?.resume();
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start:\n${log}`)),
-      opts.timeoutMs ?? 15_000,
-    );
+    const timer = setTimeout(() => {
+      // A server that never got to listen must not outlive the test (nor keep its runner waiting).
+      child.kill("SIGKILL");
+      reject(new Error(`server did not start:\n${log}`));
+    }, opts.timeoutMs ?? 60_000);
     child.stderr?.on("data", (chunk: string) => {
       log += chunk;
       const m = /"msg":"listening","address":"[^"]*:(\d+)"/.exec(log);

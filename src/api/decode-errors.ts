@@ -1,0 +1,136 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
+
+/**
+ * How connect-es words a request body that does not parse as protobuf binary (protocol/
+ * serialization.ts). It answers that `internal`, as if the server were at fault; the body is the
+ * client's, so Lookout answers it `invalid_argument` (as Connect already does for a JSON body that
+ * does not parse). The fast path (unary-fast-path.ts `parseBinary`) uses the same words and code.
+ */
+export const PARSE_BINARY = "parse binary: ";
+
+const INTERNAL = 13;
+const INVALID_ARGUMENT = 3;
+
+/**
+ * Replaces every handler of `router` with one whose answer to a request body that does not parse
+ * as protobuf binary is `invalid_argument` instead of connect-es's `internal`, in each protocol's
+ * form: a Connect unary error body (HTTP 400), a gRPC trailer, a gRPC-Web trailer frame. Every
+ * other answer passes through untouched. Call it after the routes are registered.
+ */
+export function answerDecodeErrorsAsInvalid(router: ConnectRouter): void {
+  const handlers = router.handlers;
+  for (let i = 0; i < handlers.length; i++) {
+    const h = handlers[i] as UniversalHandler;
+    const wrapped = async (req: Parameters<UniversalHandler>[0]) => rewrite(await h(req));
+    handlers[i] = Object.assign(wrapped, {
+      protocolNames: h.protocolNames,
+      service: h.service,
+      method: h.method,
+      requestPath: h.requestPath,
+      supportedContentType: h.supportedContentType,
+      allowedMethods: h.allowedMethods,
+    });
+  }
+}
+
+function rewrite(res: UniversalServerResponse): UniversalServerResponse | Promise<UniversalServerResponse> {
+  const type = res.header?.get("content-type") ?? "";
+  if (type.startsWith("application/grpc-web")) {
+    return res.body === undefined ? res : { ...res, body: grpcWebBody(res.body) };
+  }
+  if (type.startsWith("application/grpc")) {
+    if (res.header !== undefined) fixGrpcStatus(res.header);
+    return res.body === undefined || res.trailer === undefined
+      ? res
+      : { ...res, body: grpcBody(res.body, res.trailer) };
+  }
+  if (res.status === 500 && res.body !== undefined && !res.header?.has("content-encoding")) {
+    return connectUnary(res, res.body);
+  }
+  return res;
+}
+
+/** A gRPC status `internal` for an unparsable body becomes `invalid_argument`, in place. */
+function fixGrpcStatus(h: Headers): void {
+  if (h.get("grpc-status") !== String(INTERNAL)) return;
+  const message = h.get("grpc-message") ?? "";
+  if (safeDecode(message).startsWith(PARSE_BINARY)) h.set("grpc-status", String(INVALID_ARGUMENT));
+}
+
+async function* grpcBody(body: AsyncIterable<Uint8Array>, trailer: Headers): AsyncIterable<Uint8Array> {
+  yield* body;
+  // The adapter writes the trailers after the last chunk of the body.
+  fixGrpcStatus(trailer);
+}
+
+/** gRPC-Web carries its trailers as the body's last envelope (flags 0x80), one chunk of its own. */
+async function* grpcWebBody(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  for await (const chunk of body) yield fixGrpcWebTrailer(chunk);
+}
+
+function fixGrpcWebTrailer(chunk: Uint8Array): Uint8Array {
+  if (chunk.length < 5 || chunk[0] !== 0x80) return chunk;
+  const len = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength).getUint32(1);
+  if (5 + len !== chunk.length) return chunk;
+  const text = new TextDecoder().decode(chunk.subarray(5));
+  const lines = text.split("\r\n");
+  const headers = new Headers();
+  for (const line of lines) {
+    const i = line.indexOf(":");
+    if (i > 0) headers.append(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  if (headers.get("grpc-status") !== String(INTERNAL)) return chunk;
+  fixGrpcStatus(headers);
+  if (headers.get("grpc-status") === String(INTERNAL)) return chunk;
+  const out = new TextEncoder().encode(
+    lines
+      .map((line) => (/^grpc-status\s*:/i.test(line) ? `grpc-status: ${INVALID_ARGUMENT}` : line))
+      .join("\r\n"),
+  );
+  const framed = new Uint8Array(5 + out.length);
+  framed[0] = 0x80;
+  new DataView(framed.buffer).setUint32(1, out.length);
+  framed.set(out, 5);
+  return framed;
+}
+
+/** A Connect unary error body `{"code":"internal","message":"parse binary: …"}` becomes a 400. */
+async function connectUnary(
+  res: UniversalServerResponse,
+  body: AsyncIterable<Uint8Array>,
+): Promise<UniversalServerResponse> {
+  const chunks: Uint8Array[] = [];
+  for await (const c of body) chunks.push(c);
+  const bytes = Buffer.concat(chunks);
+  const same = { ...res, body: once(bytes) };
+  let error: { code?: unknown; message?: unknown };
+  try {
+    error = JSON.parse(bytes.toString("utf8")) as typeof error;
+  } catch {
+    return same;
+  }
+  if (
+    error.code !== "internal" ||
+    typeof error.message !== "string" ||
+    !error.message.startsWith(PARSE_BINARY)
+  ) {
+    return same;
+  }
+  const out = Buffer.from(JSON.stringify({ ...error, code: "invalid_argument" }));
+  const header = new Headers(res.header);
+  header.set("content-length", String(out.length));
+  return { ...res, status: 400, header, body: once(out) };
+}
+
+async function* once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  yield bytes;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
