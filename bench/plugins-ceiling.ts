@@ -202,7 +202,7 @@ for (let r = 1; r <= rounds; r++) {
   const top = await ceiling(parallel, seconds);
   process.kill(pid, "SIGCONT");
   if (helper !== undefined) process.kill(helper, "SIGCONT");
-  await sleep(3000); // let the backlog of the stopped seconds clear
+  await sleep(5000); // let the runs stopped with Lookout finish
   const n0 = await checksTotal(port);
   const c0 = procCpu(pid);
   const h0 = helper === undefined ? { self: 0, children: 0 } : procCpu(helper);

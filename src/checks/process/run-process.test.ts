@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -229,6 +229,37 @@ for (const { name: how, run } of runners)
   });
 
 describe("spawn helper", () => {
+  it("drops a run aborted before the helper started it", async () => {
+    const h = createSpawnHelper(SPAWN_HELPER_PATH);
+    try {
+      const mark = join(dir, "started");
+      const ac = new AbortController();
+      // The spawn and the kill leave in one write (requests of one turn are corked together).
+      const run = h.run(
+        {
+          file: "/bin/sh",
+          args: ["-c", 'touch "$MARK"'],
+          env: { ...cleanEnv(), MARK: mark },
+          outputCap: 1024,
+        },
+        ac.signal,
+      );
+      ac.abort();
+      assert.deepEqual((await run).end, { kind: "aborted" });
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(existsSync(mark), false, "the plugin never ran");
+      const after = await h.run({
+        file: "/bin/sh",
+        args: ["-c", "echo ok"],
+        env: cleanEnv(),
+        outputCap: 1024,
+      });
+      assert.equal(after.stdout, "ok\n");
+    } finally {
+      h.close();
+    }
+  });
+
   it("ends the runs of a helper that died as spawn errors, and starts a new one", async () => {
     const h = createSpawnHelper(SPAWN_HELPER_PATH);
     try {

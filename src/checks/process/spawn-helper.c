@@ -10,7 +10,8 @@
  * exactly the one sent, stdout and stderr are each kept up to a cap and drained past it. When the
  * child exits, the rest of its group is killed before the child is reaped (waitid WNOWAIT), so the
  * group id cannot have been reused; pipes a process outside the group still holds are abandoned
- * 500 ms after the exit. A kill request kills the group of a child not yet reaped.
+ * 500 ms after the exit. A kill request kills the group of a child not yet reaped, or drops a spawn
+ * request still waiting in the helper's queue (under overload, a timed-out check is never started).
  *
  * Wire format, little-endian (Lookout uses the in-process path on a big-endian machine):
  *   request:  u32 length of the rest, u32 id, u8 op (1 spawn, 2 kill), then for spawn:
@@ -284,9 +285,41 @@ static void do_spawn(uint32_t id, const unsigned char *p, uint32_t n) {
   }
 }
 
+/* Spawn requests read but not started yet, oldest first. */
+struct queued {
+  struct queued *next;
+  uint32_t id;
+  uint32_t len;
+  unsigned char data[];
+};
+static struct queued *queue_head, *queue_tail;
+
+static void enqueue_spawn(uint32_t id, const unsigned char *p, uint32_t n) {
+  struct queued *q = malloc(sizeof *q + n);
+  if (q == NULL) die("malloc");
+  q->next = NULL;
+  q->id = id;
+  q->len = n;
+  memcpy(q->data, p, n);
+  if (queue_tail) queue_tail->next = q;
+  else queue_head = q;
+  queue_tail = q;
+}
+
+/* Kills the group of a running child; a request still queued is dropped unstarted and answered
+ * as killed (Lookout reports the timeout or abort that asked for the kill). */
 static void do_kill(uint32_t id) {
   for (uint32_t i = 0; i < njobs; i++)
     if (jobs[i].used && jobs[i].id == id && jobs[i].pid != 0) kill(-jobs[i].pid, SIGKILL);
+  for (struct queued **pp = &queue_head, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
+    struct queued *q = *pp;
+    if (q->id != id) continue;
+    *pp = q->next;
+    if (queue_tail == q) queue_tail = prev;
+    free(q);
+    answer(id, END_SIGNALED, SIGKILL, 0, NULL, NULL);
+    return;
+  }
 }
 
 static void reap(void) {
@@ -365,32 +398,33 @@ int main(void) {
   unsigned char *in = malloc(cap);
   if (in == NULL) die("malloc");
   int eof = 0;
-  size_t at = 0; /* requests before this offset of `in` are done */
   struct epoll_event evs[256];
   for (;;) {
-    /* At most SPAWNS_PER_TURN spawns, then a look at exits and output (kills are cheap: all of them). */
-    int spawned = 0;
-    while (len - at >= 9 && spawned < SPAWNS_PER_TURN) {
+    /* Whole requests become queued spawns, kills act at once (a queued spawn is dropped). */
+    size_t at = 0;
+    while (whole_request(in + at, len - at)) {
       uint32_t rest, id;
       memcpy(&rest, in + at, 4);
-      if (len - at - 4 < rest) break;
       memcpy(&id, in + at + 4, 4);
       unsigned char op = in[at + 8];
-      if (rest >= 5 && op == OP_SPAWN) {
-        do_spawn(id, in + at + 9, rest - 5);
-        spawned++;
-      } else if (rest >= 5 && op == OP_KILL) {
-        do_kill(id);
-      }
+      if (rest >= 5 && op == OP_SPAWN) enqueue_spawn(id, in + at + 9, rest - 5);
+      else if (rest >= 5 && op == OP_KILL) do_kill(id);
       at += 4 + rest;
     }
-    int more = whole_request(in + at, len - at);
-    if (at > 0 && (!more || at > cap / 2)) {
+    if (at > 0) {
       memmove(in, in + at, len - at);
       len -= at;
-      at = 0;
     }
     if (eof) break;
+    /* At most SPAWNS_PER_TURN spawns, then a look at exits and output. */
+    for (int k = 0; k < SPAWNS_PER_TURN && queue_head != NULL; k++) {
+      struct queued *q = queue_head;
+      queue_head = q->next;
+      if (queue_head == NULL) queue_tail = NULL;
+      do_spawn(q->id, q->data, q->len);
+      free(q);
+    }
+    int more = queue_head != NULL;
     int next = -1;
     abandon_due(now_ms(), &next);
     if (more) next = 0;
