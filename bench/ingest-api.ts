@@ -5,7 +5,11 @@
  * thread (reader = the thread that decodes requests and serves reads; writer = engine + log), its
  * RSS per service, and its live heaps. CPU per result is the figure that survives a busy machine.
  *
- *   node dist/bench/ingest-api.js [seconds=10] [concurrency=8]
+ *   node dist/bench/ingest-api.js [seconds=10] [concurrency=8] [batch=1000]
+ *
+ * With batch = 1 every call is a unary ProcessCheckResult with one result (`npm run
+ * bench:ingest:single`: 50 in flight, Connect JSON over HTTP/1.1 keep-alive and gRPC on one HTTP/2
+ * connection), and the latency per call is printed too.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,6 +20,7 @@ import { type HarnessStats, startHarnessServer } from "./fleet-load.js";
 
 const seconds = process.argv[2] ?? "10";
 const concurrency = process.argv[3] ?? "8";
+const batch = process.argv[4] ?? "1000";
 const HOSTS = "1000";
 const SERVICES = "100";
 const OBJECTS = Number(HOSTS) * (Number(SERVICES) + 1);
@@ -30,7 +35,9 @@ console.log(
   `server ready on ${srv.port} with ${OBJECTS} objects (the launcher's settings: ${srv.settings}); ${describe(await srv.stats())}`,
 );
 
-function client(protocol: string): Promise<{ results: number; seconds: number; rate: number }> {
+function client(
+  protocol: string,
+): Promise<{ results: number; seconds: number; rate: number; p50Ms: number; p99Ms: number }> {
   return new Promise((resolve, reject) => {
     const c = spawn(
       process.execPath,
@@ -42,6 +49,8 @@ function client(protocol: string): Promise<{ results: number; seconds: number; r
         concurrency,
         HOSTS,
         SERVICES,
+        "0",
+        batch,
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
@@ -64,7 +73,9 @@ for (const protocol of ["grpc", "connect-json"]) {
   const perResult = (ms0: number | undefined, ms1: number | undefined): string =>
     ms0 === undefined || ms1 === undefined ? "?" : (((ms1 - ms0) * 1000) / r.results).toFixed(1);
   console.log(
-    `${protocol}: ${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable); ` +
+    `${protocol}, ${batch === "1" ? "one result per call" : `batches of ${batch}`}, ${concurrency} in flight: ` +
+      `${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable), ` +
+      `call latency p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms; ` +
       `server CPU ${cpu.toFixed(1)} s = ${Math.round(r.results / cpu)} results per server CPU-second ` +
       `(µs per result: reader ${perResult(s0.readerCpuMs, s1.readerCpuMs)}, writer ${perResult(s0.writerCpuMs, s1.writerCpuMs)}, ` +
       `all ${((cpu * 1e6) / r.results).toFixed(1)}); after: ${describe(s1)}; load average ${loadavg()[0]?.toFixed(1)}`,

@@ -2,7 +2,9 @@
  * An ingestion client process: ProcessCheckResults in batches of 1,000 (or `batch`) over gRPC
  * (HTTP/2) or Connect JSON (HTTP/1.1), `concurrency` calls in flight, for `seconds`, as fast as the
  * server answers or paced to `rate` results per second. Prints one JSON line:
- * {"results": n, "seconds": s, "rate": r}. With seconds = 0 it sends one result for every service once.
+ * {"results": n, "seconds": s, "rate": r, "p50Ms": …, "p99Ms": …} (latency per call). With seconds = 0 it
+ * sends one result for every service once. With batch = 1 each call is a unary ProcessCheckResult
+ * carrying one result, as agents and NSCA-style senders send.
  *
  *   node dist/bench/ingest-client.js <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost> [rate] [batch] [points]
  *
@@ -64,6 +66,20 @@ function batch(): MessageInitShape<typeof ProcessCheckResultsRequestSchema> {
 
 let sent = 0;
 let batches = 0;
+const latencies: number[] = [];
+/** One result per call: ProcessCheckResult. */
+async function single(): Promise<number> {
+  const i = next++ % (hosts * services);
+  const bad = next % 97 === 0;
+  await client.processCheckResult({
+    host: fleetHost(Math.floor(i / services)),
+    service: fleetService(i % services),
+    exitStatus: bad ? 2 : 0,
+    output: bad ? "CRITICAL - broken | time=1.5s;1;2;0" : "OK - all good | time=0.012s;1;2;0",
+    checkedAt: timestampFromMs(Date.now()),
+  });
+  return 1;
+}
 const start = performance.now();
 const deadline = start + seconds * 1000;
 await Promise.all(
@@ -76,12 +92,16 @@ await Promise.all(
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         if (performance.now() >= deadline) break;
       }
-      const r = await client.processCheckResults(batch());
-      sent += r.accepted;
+      const t = performance.now();
+      sent += BATCH === 1 ? await single() : (await client.processCheckResults(batch())).accepted;
+      latencies.push(performance.now() - t);
     }
   }),
 );
 const elapsed = (performance.now() - start) / 1000;
+latencies.sort((a, b) => a - b);
+const pct = (q: number): number =>
+  latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
 process.stdout.write(
-  `${JSON.stringify({ results: sent, seconds: elapsed, rate: Math.round(sent / elapsed) })}\n`,
+  `${JSON.stringify({ results: sent, seconds: elapsed, rate: Math.round(sent / elapsed), p50Ms: pct(0.5), p99Ms: pct(0.99) })}\n`,
 );

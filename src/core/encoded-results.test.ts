@@ -166,6 +166,8 @@ describe("Core.submitEncoded", () => {
     it(c.name, async () => {
       const sent = c.body.slice();
       const outcome = core.submitEncoded(c.form, c.body);
+      // Ingests of one turn travel together, at the end of the turn.
+      await new Promise((r) => setImmediate(r));
       assert.equal(c.body.byteLength, 0, "the body is transferred to the writer");
       if (typeof c.want === "number") {
         assert.deepEqual(await outcome, { kind: "enqueued", accepted: c.want });

@@ -83,6 +83,17 @@ export type ToWriter =
       readonly kind: string;
       readonly body: Uint8Array;
     }
+  /** Several ingests of one turn of the owning thread, in order; each answered as on its own. */
+  | {
+      readonly t: "ingests";
+      readonly items: readonly {
+        readonly t: "ingest";
+        readonly id: number;
+        readonly at: number;
+        readonly kind: string;
+        readonly body: Uint8Array;
+      }[];
+    }
   | {
       readonly t: "config";
       readonly id: number;

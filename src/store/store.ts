@@ -89,6 +89,12 @@ export class Store {
   /** Callbacks of submits waiting to be visible, in request id order. */
   #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
+  /**
+   * Ingests of this turn, sent to the writer together (one message instead of one per request:
+   * a request carrying one result then costs this thread as little as a batch does).
+   */
+  #ingests: Extract<ToWriter, { t: "ingest" }>[] = [];
+  #ingestBuffers: ArrayBuffer[] = [];
   #fatal: string | undefined;
   /** Messages waiting for the delta being applied in steps; undefined while none is. */
   #held: FromWriter[] | undefined;
@@ -193,9 +199,11 @@ export class Store {
         reject,
         undecoded: (returned) => resolve({ kind: "undecoded", body: returned }),
       });
-      this.#worker.postMessage({ t: "ingest", id, at, kind, body } satisfies ToWriter, [
-        body.buffer as ArrayBuffer,
-      ]);
+      this.#ingests.push({ t: "ingest", id, at, kind, body });
+      this.#ingestBuffers.push(body.buffer as ArrayBuffer);
+      // After the I/O of this turn (setImmediate, not a microtask): requests read from several
+      // connections in one poll phase then travel in one message.
+      if (this.#ingests.length === 1) setImmediate(() => this.#flushIngests());
     });
   }
 
@@ -233,7 +241,7 @@ export class Store {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#trimWaiters.set(id, { resolve, reject });
-      this.#worker.postMessage({ t: "trim", id, floor, before } satisfies ToWriter);
+      this.#post({ t: "trim", id, floor, before } satisfies ToWriter);
     });
   }
 
@@ -253,7 +261,7 @@ export class Store {
     const id = this.#nextId++;
     return new Promise((resolve) => {
       this.#statsWaiters.set(id, resolve);
-      this.#worker.postMessage({ t: "stats", id, collect } satisfies ToWriter);
+      this.#post({ t: "stats", id, collect } satisfies ToWriter);
     });
   }
 
@@ -269,12 +277,32 @@ export class Store {
     await this.#worker.terminate();
   }
 
+  /** Sends the ingests waiting for the end of the turn (before any other message, to keep order). */
+  #flushIngests(): void {
+    const items = this.#ingests;
+    if (items.length === 0) return;
+    const transfer = this.#ingestBuffers;
+    this.#ingests = [];
+    this.#ingestBuffers = [];
+    if (this.#fatal !== undefined) return; // their waiters were failed with the store
+    this.#worker.postMessage(
+      items.length === 1 ? items[0] : ({ t: "ingests", items } satisfies ToWriter),
+      transfer,
+    );
+  }
+
+  /** Every message to the writer but `init` and the ingests goes through here, behind the ingests. */
+  #post(m: ToWriter, transfer?: ArrayBuffer[]): void {
+    this.#flushIngests();
+    this.#worker.postMessage(m, transfer);
+  }
+
   #send(make: (id: number) => ToWriter, transfer?: ArrayBuffer[]): Promise<void> {
     if (this.#fatal !== undefined) return Promise.reject(new StoreError(this.#fatal));
     const id = this.#nextId++;
     return new Promise<void>((resolve, reject) => {
       this.#waiters.set(id, { resolve: () => resolve(), reject });
-      this.#worker.postMessage(make(id), transfer);
+      this.#post(make(id), transfer);
     });
   }
 
@@ -354,7 +382,7 @@ export class Store {
     const p = this.#projection;
     const { eventSeq, keys, history, downtimes } = p.captureFrame();
     const post = (m: ToWriter, transfer?: ArrayBuffer[]): void => {
-      if (this.#fatal === undefined) this.#worker.postMessage(m, transfer);
+      if (this.#fatal === undefined) this.#post(m, transfer);
     };
     const text =
       (t: string, last = false) =>
@@ -441,7 +469,7 @@ export class Store {
   }
 
   #pull(): void {
-    if (this.#fatal === undefined) this.#worker.postMessage({ t: "pull" } satisfies ToWriter);
+    if (this.#fatal === undefined) this.#post({ t: "pull" } satisfies ToWriter);
   }
 
   #settle(id: number, error?: string, accepted = 0, reason?: StoreFailure): void {

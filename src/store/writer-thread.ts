@@ -110,6 +110,13 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       case "projection-records":
         onProjectionRecords(m.id, m.records);
         return;
+      case "ingests":
+        for (const item of m.items) pending.push(item);
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+        return;
       default:
         pending.push(m);
         if (!scheduled) {

@@ -1,12 +1,28 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { DEFAULT_OUTPUT_CAP, type ProcessResult, runProcess } from "./run-process.js";
+import { fileURLToPath } from "node:url";
+import {
+  cleanEnv,
+  DEFAULT_OUTPUT_CAP,
+  type ProcessResult,
+  type ProcessSpec,
+  runProcess,
+  runProcessInProcess,
+  SPAWN_HELPER_PATH,
+  spawnMode,
+} from "./run-process.js";
+import { createSpawnHelper } from "./spawn-helper.js";
 
 let dir = "";
 before(() => {
+  // The helper is built by `npm run build`; a bare `tsc` leaves it out, so build it here if needed.
+  const root = fileURLToPath(new URL("../../../../", import.meta.url));
+  const b = spawnSync(process.execPath, ["scripts/build-spawn-helper.mjs", "--if-stale"], { cwd: root });
+  assert.equal(b.status, 0, String(b.stderr));
   dir = mkdtempSync(join(tmpdir(), "lookout-proc-"));
   // A secret in Lookout's own environment must never reach a child.
   process.env.LOOKOUT_TEST_SECRET = "hunter2";
@@ -138,54 +154,137 @@ const cases: {
   },
 ];
 
-describe("runProcess", () => {
-  for (const c of cases) {
-    it(c.name, async () => {
-      const pidFile = join(dir, `${c.name.replaceAll(/\W/g, "_")}.pid`);
-      const ac = new AbortController();
-      if (c.abortAfterMs !== undefined) setTimeout(() => ac.abort(), c.abortAfterMs);
-      const spec = sh(c.script, c.timeoutMs);
-      const t0 = performance.now();
-      const r = await runProcess({ ...spec, env: { PATH: "/usr/bin:/bin", PIDFILE: pidFile } }, ac.signal);
-      const took = performance.now() - t0;
-      assert.ok(took < c.maxMs, `took ${took} ms`);
-      c.check(r);
-      if (c.pidFile) {
-        const pid = Number(readFileSync(pidFile, "utf8").trim());
-        assert.ok(pid > 0);
-        if (c.escaped) process.kill(pid, "SIGKILL");
-        assert.ok(await waitDead(pid), `grandchild ${pid} still alive`);
-      }
+type Runner = (spec: ProcessSpec, signal?: AbortSignal) => Promise<ProcessResult>;
+/** Every case runs both ways a child can be started: the contract is the same. */
+const runners: { name: string; run: Runner }[] = [
+  { name: "in-process", run: runProcessInProcess },
+  // runProcess itself: through the spawn helper, which before() has built.
+  { name: "spawn helper", run: runProcess },
+];
+
+it("runProcess uses the spawn helper once it is built", () => {
+  assert.equal(spawnMode(), "helper");
+});
+
+for (const { name: how, run } of runners)
+  describe(`runProcess (${how})`, () => {
+    for (const c of cases) {
+      it(c.name, async () => {
+        const pidFile = join(dir, `${c.name.replaceAll(/\W/g, "_")}.pid`);
+        const ac = new AbortController();
+        if (c.abortAfterMs !== undefined) setTimeout(() => ac.abort(), c.abortAfterMs);
+        const spec = sh(c.script, c.timeoutMs);
+        const t0 = performance.now();
+        const r = await run({ ...spec, env: { PATH: "/usr/bin:/bin", PIDFILE: pidFile } }, ac.signal);
+        const took = performance.now() - t0;
+        assert.ok(took < c.maxMs, `took ${took} ms`);
+        c.check(r);
+        if (c.pidFile) {
+          const pid = Number(readFileSync(pidFile, "utf8").trim());
+          assert.ok(pid > 0);
+          if (c.escaped) process.kill(pid, "SIGKILL");
+          assert.ok(await waitDead(pid), `grandchild ${pid} still alive`);
+        }
+      });
+    }
+
+    it("uses the clean environment by default", async () => {
+      const r = await run({ file: "/usr/bin/env", args: [] });
+      assert.ok(!r.stdout.includes("hunter2"));
+      assert.deepEqual(
+        r.stdout.trim().split("\n").sort(),
+        [
+          "LANG=C",
+          "LC_ALL=C",
+          "PATH=/usr/local/bin:/usr/bin:/bin",
+          ...(process.env.TZ ? [`TZ=${process.env.TZ}`] : []),
+        ].sort(),
+      );
     });
-  }
 
-  it("uses the clean environment by default", async () => {
-    const r = await runProcess({ file: "/usr/bin/env", args: [] });
-    assert.ok(!r.stdout.includes("hunter2"));
-    assert.deepEqual(
-      r.stdout.trim().split("\n").sort(),
-      [
-        "LANG=C",
-        "LC_ALL=C",
-        "PATH=/usr/local/bin:/usr/bin:/bin",
-        ...(process.env.TZ ? [`TZ=${process.env.TZ}`] : []),
-      ].sort(),
-    );
+    it("reports a missing program as a spawn error", async () => {
+      const r = await run({ file: "/nonexistent/plugin", args: [] });
+      assert.equal(r.end.kind, "spawn-error");
+      assert.match(r.end.kind === "spawn-error" ? r.end.message : "", /ENOENT/);
+    });
+
+    it("passes arguments without a shell", async () => {
+      const r = await run({
+        file: "/usr/bin/printf",
+        args: ["%s|", "a b", "$(id)", "`id`", "x;y", ""],
+      });
+      assert.equal(r.stdout, "a b|$(id)|`id`|x;y||");
+    });
+
+    it("looks a bare name up in the child's PATH", async () => {
+      const r = await run({ file: "printf", args: ["%s", "found"] });
+      assert.deepEqual(r.end, { kind: "exited", code: 0 });
+      assert.equal(r.stdout, "found");
+    });
+
+    it("returns at once when the signal is already aborted", async () => {
+      const r = await run({ file: "/bin/sleep", args: ["10"] }, AbortSignal.abort());
+      assert.deepEqual(r.end, { kind: "aborted" });
+    });
   });
 
-  it("reports a missing program as a spawn error", async () => {
-    const r = await runProcess({ file: "/nonexistent/plugin", args: [] });
-    assert.equal(r.end.kind, "spawn-error");
-    assert.match(r.end.kind === "spawn-error" ? r.end.message : "", /ENOENT/);
+describe("spawn helper", () => {
+  it("drops a run aborted before the helper started it", async () => {
+    const h = createSpawnHelper(SPAWN_HELPER_PATH);
+    try {
+      const mark = join(dir, "started");
+      const ac = new AbortController();
+      // The spawn and the kill leave in one write (requests of one turn are corked together).
+      const run = h.run(
+        {
+          file: "/bin/sh",
+          args: ["-c", 'touch "$MARK"'],
+          env: { ...cleanEnv(), MARK: mark },
+          outputCap: 1024,
+        },
+        ac.signal,
+      );
+      ac.abort();
+      assert.deepEqual((await run).end, { kind: "aborted" });
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(existsSync(mark), false, "the plugin never ran");
+      const after = await h.run({
+        file: "/bin/sh",
+        args: ["-c", "echo ok"],
+        env: cleanEnv(),
+        outputCap: 1024,
+      });
+      assert.equal(after.stdout, "ok\n");
+    } finally {
+      h.close();
+    }
   });
 
-  it("passes arguments without a shell", async () => {
-    const r = await runProcess({ file: "/usr/bin/printf", args: ["%s|", "a b", "$(id)", "`id`", "x;y", ""] });
-    assert.equal(r.stdout, "a b|$(id)|`id`|x;y||");
-  });
-
-  it("returns at once when the signal is already aborted", async () => {
-    const r = await runProcess({ file: "/bin/sleep", args: ["10"] }, AbortSignal.abort());
-    assert.deepEqual(r.end, { kind: "aborted" });
+  it("ends the runs of a helper that died as spawn errors, and starts a new one", async () => {
+    const h = createSpawnHelper(SPAWN_HELPER_PATH);
+    try {
+      const pidFile = join(dir, "orphan.pid");
+      const spec = {
+        file: "/bin/sh",
+        args: ["-c", 'echo $$ > "$PIDFILE"; exec sleep 30'],
+        env: { ...cleanEnv(), PIDFILE: pidFile },
+        outputCap: 1024,
+      };
+      const running = h.run(spec);
+      // The helper is the plugin's parent: find it through a second, quick run.
+      const probe = await h.run({ ...spec, args: ["-c", "echo $PPID"] });
+      const helperPid = Number(probe.stdout.trim());
+      assert.ok(helperPid > 1);
+      process.kill(helperPid, "SIGKILL");
+      const r = await running;
+      assert.equal(r.end.kind, "spawn-error");
+      // A helper killed outright cannot kill its children's groups: the test stops its own.
+      process.kill(-Number(readFileSync(pidFile, "utf8").trim()), "SIGKILL");
+      const again = await h.run({ ...spec, args: ["-c", "echo again"] });
+      assert.deepEqual(again.end, { kind: "exited", code: 0 });
+      assert.equal(again.stdout, "again\n");
+    } finally {
+      h.close();
+    }
   });
 });

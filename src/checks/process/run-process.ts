@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { endianness } from "node:os";
+import { fileURLToPath } from "node:url";
+import { createSpawnHelper, helperUsable, type SpawnHelper } from "./spawn-helper.js";
 
 /** Bytes of stdout (and, separately, stderr) kept from one run, as Icinga 2 keeps; the rest is drained. */
 export const DEFAULT_OUTPUT_CAP = 64 * 1024;
@@ -88,6 +91,53 @@ function signalName(sig: NodeJS.Signals | null): string {
 }
 
 /**
+ * Where `npm run build` puts lookout-spawn-helper (scripts/build-spawn-helper.mjs): beside this
+ * module in dist/.
+ */
+export const SPAWN_HELPER_PATH = fileURLToPath(new URL("./lookout-spawn-helper", import.meta.url));
+
+let helper: SpawnHelper | undefined;
+let helperChecked = false;
+
+/**
+ * The spawn helper when it is built (and the machine is little-endian, as its wire format is);
+ * `LOOKOUT_SPAWN_HELPER=0` in Lookout's environment turns it off.
+ */
+function sharedHelper(): SpawnHelper | undefined {
+  if (!helperChecked) {
+    helperChecked = true;
+    if (
+      process.env.LOOKOUT_SPAWN_HELPER !== "0" &&
+      endianness() === "LE" &&
+      helperUsable(SPAWN_HELPER_PATH)
+    ) {
+      helper = createSpawnHelper(SPAWN_HELPER_PATH);
+    }
+  }
+  return helper;
+}
+
+/** Which way runProcess starts children: through the spawn helper, or from this process. */
+export function spawnMode(): "helper" | "in-process" {
+  return sharedHelper() === undefined ? "in-process" : "helper";
+}
+
+/**
+ * Runs a child process without a shell, in its own process group, with a clean environment, and
+ * settles when it has exited and its output is read. Never rejects. The child is started by the
+ * spawn helper (spawn-helper.c) when it is built, else from this process (runProcessInProcess);
+ * both keep the same contract.
+ */
+export function runProcess(spec: ProcessSpec, signal?: AbortSignal): Promise<ProcessResult> {
+  const h = sharedHelper();
+  if (h === undefined) return runProcessInProcess(spec, signal);
+  return h.run(
+    { ...spec, env: spec.env ?? cleanEnv(), outputCap: spec.outputCap ?? DEFAULT_OUTPUT_CAP },
+    signal,
+  );
+}
+
+/**
  * Runs a child process without a shell, in its own process group, with a clean environment, and
  * settles when it has exited and its output is read. Never rejects.
  *
@@ -97,7 +147,7 @@ function signalName(sig: NodeJS.Signals | null): string {
  * open would otherwise delay the result. A grandchild that escaped the group (setsid) cannot hold the
  * result: the pipes are abandoned 500 ms after the child exited.
  */
-export function runProcess(spec: ProcessSpec, signal?: AbortSignal): Promise<ProcessResult> {
+export function runProcessInProcess(spec: ProcessSpec, signal?: AbortSignal): Promise<ProcessResult> {
   const started = performance.now();
   const cap = spec.outputCap ?? DEFAULT_OUTPUT_CAP;
   return new Promise((resolve) => {

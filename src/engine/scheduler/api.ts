@@ -8,6 +8,8 @@ import type { ExitStatus } from "../../model/state.js";
 /** Where the scheduler reports trouble that is not a check result (a checker that hangs, a bad hook). */
 export interface SchedulerLogger {
   warn(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** News that needs no action, such as the end of an overload; dropped when absent. */
+  info?(message: string, fields?: Readonly<Record<string, unknown>>): void;
 }
 
 export interface SchedulerOptions {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { CheckType } from "../../model/config.js";
+import type { OverloadSample } from "./overload.js";
 
 /** How a run ended, as the `result` label of `lookout_checks_total` says it. */
 export type RunResult = "ok" | "warning" | "critical" | "unknown" | "timeout";
@@ -12,6 +13,8 @@ export interface SchedulerMetrics {
   scheduled(n: number): void;
   /** Slots passed over because the object's previous run ended after its next slot. */
   skipped(type: CheckType, slots: number): void;
+  /** The latest sample of the queue (src/engine/scheduler/overload.ts). */
+  overload(sample: OverloadSample): void;
 }
 
 /** Metrics that go nowhere, for a scheduler created without a registry. */
@@ -21,6 +24,7 @@ export const noMetrics: SchedulerMetrics = {
   inFlight() {},
   scheduled() {},
   skipped() {},
+  overload() {},
 };
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -65,6 +69,25 @@ export function createSchedulerMetrics(registry: Registry): SchedulerMetrics {
     registers,
   });
 
+  const gauge = (name: string, help: string): Gauge => new Gauge({ name, help, registers });
+  const backlog = gauge("lookout_schedule_backlog", "Due active checks waiting for a concurrency slot.");
+  const oldestWait = gauge(
+    "lookout_schedule_oldest_wait_seconds",
+    "How long the due check that has waited longest has waited for a slot (0 when none waits).",
+  );
+  const demand = gauge(
+    "lookout_schedule_demand_per_second",
+    "Active checks per second the schedule asks for: the sum of 1 / check_interval.",
+  );
+  const startRate = gauge(
+    "lookout_schedule_started_per_second",
+    "Active check runs started per second, over the last few seconds.",
+  );
+  const shortfall = gauge(
+    "lookout_schedule_shortfall_per_second",
+    "Demand the scheduler does not start, per second, while due checks wait longer than 1 s (else 0).",
+  );
+
   // prom-client hashes label values on every call; keep one child per label set instead.
   const checkChildren = new Map<string, Counter.Internal>();
   const durationChildren = new Map<string, Histogram.Internal<"type">>();
@@ -96,6 +119,13 @@ export function createSchedulerMetrics(registry: Registry): SchedulerMetrics {
     },
     skipped(type, slots) {
       skipped.inc({ type }, slots);
+    },
+    overload(s) {
+      backlog.set(s.backlog);
+      oldestWait.set(s.oldestWaitSeconds);
+      demand.set(s.demandPerSecond);
+      startRate.set(s.startedPerSecond);
+      shortfall.set(s.shortfallPerSecond);
     },
   };
 }

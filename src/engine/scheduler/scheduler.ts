@@ -12,6 +12,7 @@ import {
   runResultOf,
   timeoutOutcome,
 } from "./outcomes.js";
+import { createOverloadWatch, overloadFields } from "./overload.js";
 import type { PlannedCheck } from "./plan.js";
 import { diffSteps, emptyDiff, type ScheduleDiff } from "./schedule-diff.js";
 import { slotAtOrAfter } from "./slots.js";
@@ -77,6 +78,33 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   let timerAt = Number.POSITIVE_INFINITY;
   let stopPromise: Promise<void> | undefined;
   let resolveStop: (() => void) | undefined;
+  /** Checks per second the schedule asks for (on check_interval), summed at every apply. */
+  let demandPerSecond = 0;
+  const overload = createOverloadWatch(clock.now());
+
+  /** Samples the queue for the overload figures (O(objects), at most every few seconds). */
+  const sampleOverload = (now: number): void => {
+    let backlog = 0;
+    let oldestDue = Number.POSITIVE_INFINITY;
+    for (const e of heap.items()) {
+      if (e.due > now) continue;
+      backlog++;
+      if (e.due < oldestDue) oldestDue = e.due;
+    }
+    const { sample, news } = overload.sample({
+      now,
+      backlog,
+      oldestDue,
+      objects: entries.size,
+      demandPerSecond,
+      inFlight,
+      concurrency,
+    });
+    metrics.overload(sample);
+    if (news === "behind") log.warn("active checks are due faster than they can run", overloadFields(sample));
+    else if (news === "recovered")
+      log.info?.("active checks keep their schedule again", overloadFields(sample));
+  };
 
   const askRetry = (key: string): boolean => {
     try {
@@ -137,6 +165,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       heap.pop();
       startRun(top, now);
     }
+    if (overload.due(now)) sampleOverload(now);
     arm();
   };
 
@@ -158,6 +187,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     entry.lastDue = entry.due;
     runs.add(run);
     inFlight++;
+    overload.started();
     metrics.inFlight(inFlight);
     metrics.runStarted(now - run.due);
     run.timeout = clock.setTimer(plan.timeoutMs, () => onTimeout(run));
@@ -350,6 +380,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         log.warn("no checker for a check type in use; its runs report UNKNOWN", { type });
     }
     metrics.scheduled(entries.size);
+    demandPerSecond = 0;
+    for (const e of entries.values()) demandPerSecond += 1000 / e.plan.checkIntervalMs;
     arm();
     return { added, changed, removed: diff.removed.length, unchanged };
   };
