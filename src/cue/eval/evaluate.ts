@@ -9,6 +9,7 @@ import {
   addConjunct,
   childCtx,
   inDefinition as inDefinitionV,
+  lateFields,
   meetScalar,
   setErr,
   unshare,
@@ -42,6 +43,7 @@ import {
 export function evaluate(v: Vertex): void {
   if (v.status !== NEW) {
     if (v.status === COLLECTING) engine().cycles++;
+    else if (v.lateConjuncts && lateFields.has(v)) refresh(v);
     return;
   }
   const e = engine();
