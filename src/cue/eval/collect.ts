@@ -326,6 +326,8 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   const embedLike = c.embed || c.open === true;
   if (!r.isLet && inDefinition(r) && !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
     const cc = new CloseCtx(true);
+    cc.def = r;
+    cc.defAt = v;
     if (embedLike) cc.skipAt = v;
     if (c.embed) cc.andScope = c.andScope;
     ctx = withCtx(ctx, cc);
