@@ -101,9 +101,10 @@ export function checkDirectives(
     if (d.todo && r.status === "failed") {
       r = { status: "unsupported", reason: `expected failure (@test(todo)): ${r.reason}` };
     }
-    if (r.status === "failed" && !r.reason?.startsWith("engine threw")) {
+    // An export that fails where CUE has concrete data is an error the user sees.
+    if (r.status === "failed" && !/^(engine threw|export failed)/.test(r.reason ?? "")) {
       const at = d.name === "permute" ? d.structPath : [...d.path, ...pathOption(d, "at")];
-      if (!engineErrsAt(root, at)) r = { ...r, silent: true };
+      if (!engineErrsAt(root, at, engine)) r = { ...r, silent: true };
     }
     results.push({ name, ...r });
   }

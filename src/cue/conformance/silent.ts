@@ -6,19 +6,19 @@
  * error, and is only a failure).
  */
 
-import type { EngineError, EngineValue } from "./engine.js";
+import type { Engine, EngineError, EngineValue } from "./engine.js";
 
 /** Whether the engine reports any error related to `path` (an ancestor, the path, or below it). */
-export function engineErrsAt(root: EngineValue, path: readonly string[]): boolean {
+export function engineErrsAt(root: EngineValue, path: readonly string[], engine?: Engine): boolean {
   try {
-    return errsAt(root, path);
+    return errsAt(root, path, engine);
   } catch {
     // An engine that throws while looking is not silent.
     return true;
   }
 }
 
-function errsAt(root: EngineValue, path: readonly string[]): boolean {
+function errsAt(root: EngineValue, path: readonly string[], engine: Engine | undefined): boolean {
   const related = (e: EngineError): boolean => {
     const n = Math.min(e.path.length, path.length);
     for (let i = 0; i < n; i++) if (e.path[i] !== path[i]) return false;
@@ -33,6 +33,9 @@ function errsAt(root: EngineValue, path: readonly string[]): boolean {
     if (v.validate({ concrete: false }).length > 0) return true;
     const x = v.export();
     if (!x.ok && x.errors.some((e) => e.code !== "incomplete")) return true;
+    // An incomplete error is an error only where the value is one (`_|_` in its rendering), not
+    // where it is merely not concrete (`int`).
+    if (!x.ok && engine?.describe !== undefined && engine.describe(v).includes("_|_")) return true;
     return false;
   }
   return false;
