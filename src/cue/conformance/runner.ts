@@ -174,7 +174,8 @@ export function runArchive(
   }
   const name = `${archive} (${golden.name})`;
   if (outcome.status === "passed") return [{ name, status: "passed" }];
-  const silent = outcome.status === "failed" && outcome.at !== undefined && !engineErrsAt(root, outcome.at, engine);
+  const silent =
+    outcome.status === "failed" && outcome.at !== undefined && !engineErrsAt(root, outcome.at, engine);
   return [
     { name, status: outcome.status, reason: outcome.reason, ...(silent ? { silent: true as const } : {}) },
   ];

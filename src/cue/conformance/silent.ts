@@ -33,9 +33,9 @@ function errsAt(root: EngineValue, path: readonly string[], engine: Engine | und
     if (v.validate({ concrete: false }).length > 0) return true;
     const x = v.export();
     if (!x.ok && x.errors.some((e) => e.code !== "incomplete")) return true;
-    // An incomplete error is an error only where the value is one (`_|_` in its rendering), not
-    // where it is merely not concrete (`int`).
-    if (!x.ok && engine?.describe !== undefined && engine.describe(v).includes("_|_")) return true;
+    // An incomplete error is an error only where the value is one (`_|_` in its rendering, also
+    // in definitions, which export leaves out), not where it is merely not concrete (`int`).
+    if (engine?.describe?.(v).includes("_|_")) return true;
     return false;
   }
   return false;
