@@ -177,7 +177,7 @@ export function diagnosticsFromCueErrors(
 }
 
 /** At most this many diagnostics are returned (the last one says how many more there were). */
-export const MAX_DIAGNOSTICS = 100;
+export const MAX_DIAGNOSTICS = 1000;
 
 /** The host a document path is about (`hosts.<name>…`), or "" for other paths. */
 function hostOf(path: DocPath): string {
