@@ -39,6 +39,8 @@ export interface FailedDocument {
 }
 
 interface Context {
+  /** The definitions that closed structs, by struct path, from the errors of the whole document. */
+  readonly closers: ReadonlyMap<string, CueError["closedBy"]>;
   readonly doc: FailedDocument;
   readonly raw: unknown;
   readonly locator: Locator;
@@ -61,7 +63,11 @@ export function diagnosticsFromCueErrors(
   const exported = exportRaw(doc.user, errors);
   const raw = exported?.data;
   const locator = createLocator(raw, exported?.positions, doc.file, doc.text);
-  const ctx: Context = { doc, raw, locator };
+  const closers = new Map<string, CueError["closedBy"]>();
+  for (const e of errors) {
+    if (e.closedBy !== undefined) closers.set(e.path.slice(0, -1).join("\0"), e.closedBy);
+  }
+  const ctx: Context = { closers, doc, raw, locator };
   const out: ConfigDiagnostic[] = [];
   const refused = checkTypes(raw, doc.profile);
   for (const r of refused) out.push(at(locator.at(r.reportAt), r.reportAt, r.message));
@@ -81,16 +87,45 @@ export function diagnosticsFromCueErrors(
     byUnion.set(key, g);
   }
   let rechecks = 0;
+  // Members with the same errors at the same source positions (one template used by many hosts)
+  // are re-checked once: the others reuse that answer under their own path.
+  const bySignature = new Map<string, { root: readonly string[]; precise: CueError[] }>();
   for (const g of byUnion.values()) {
-    const precise = rechecks++ < MAX_RECHECKS ? recheckBranch(g.kind, g.root, doc) : undefined;
+    const sig = signature(g.errors, g.root);
+    const known = bySignature.get(sig);
+    let precise: CueError[] | undefined;
+    if (known !== undefined) {
+      precise = known.precise.map((e) => ({ ...e, path: [...g.root, ...e.path.slice(known.root.length)] }));
+    } else if (rechecks++ < MAX_RECHECKS) {
+      precise = recheckBranch(g.kind, g.root, doc);
+      if (precise !== undefined && precise.length > 0) bySignature.set(sig, { root: g.root, precise });
+    }
     const chosen = precise !== undefined && precise.length > 0 ? precise : g.errors;
     plain.push(...chosen.filter((e) => !explainedBy(refused, e.path)));
   }
 
   const seenPath = new Set<string>();
-  const seenAt = new Set<string>();
+  // Diagnostics by source position and message: the same problem in many places (a template)
+  // is one diagnostic that counts the others.
+  const seenAt = new Map<string, { index: number; more: number; hosts: Set<string> }>();
+  // Fields the schema adds (defaults) to a struct a user's definition closed: one diagnostic per
+  // struct, naming them all.
+  const added = new Map<
+    string,
+    { parent: DocPath; names: string[]; by: { name: string; pos: SourcePosition } }
+  >();
   for (const e of withoutNoise(plain, raw)) {
     const { pos, path } = placeOf(e, ctx);
+    const by = /not allowed/.test(e.message) ? closerOf(e, ctx) : undefined;
+    if (by !== undefined && path.length > 1 && !writtenByUser(e, ctx, path)) {
+      const parent = path.slice(0, -1);
+      const key = parent.join("\0");
+      const g = added.get(key) ?? { parent, names: [], by };
+      const name = String(path[path.length - 1]);
+      if (!g.names.includes(name)) g.names.push(name);
+      added.set(key, g);
+      continue;
+    }
     const d = translate(e, ctx, pos, path);
     const pathKey = path.join("\0");
     const prefix = `${formatPath(e.path)}: `;
@@ -98,19 +133,82 @@ export function diagnosticsFromCueErrors(
     const atKey = `${d.file}:${d.line}:${d.column}:${detail}`;
     // One diagnostic per problem: an error the engine repeats for every field that refers to the
     // failing one (low_threshold's bound on a broken high_threshold) is the same problem.
-    const repeated = seenPath.has(pathKey) || seenAt.has(atKey);
+    if (seenPath.has(pathKey)) continue;
     seenPath.add(pathKey);
-    seenAt.add(atKey);
-    if (!repeated) out.push(d);
+    const first = seenAt.get(atKey);
+    if (first === undefined) {
+      seenAt.set(atKey, { index: out.length, more: 0, hosts: new Set([hostOf(path)]) });
+      out.push(d);
+      continue;
+    }
+    first.more++;
+    first.hosts.add(hostOf(path));
   }
-  return out;
+  for (const g of seenAt.values()) {
+    if (g.more === 0) continue;
+    const d = out[g.index] as ConfigDiagnostic;
+    const hosts = g.hosts.size - 1;
+    const what =
+      hosts > 0 && !g.hosts.has("")
+        ? `${hosts.toLocaleString("en-US")} more host${hosts === 1 ? "" : "s"}`
+        : `${g.more.toLocaleString("en-US")} more place${g.more === 1 ? "" : "s"}`;
+    out[g.index] = { ...d, message: `${d.message} (and ${what})` };
+  }
+  for (const g of added.values()) {
+    const names = g.names.map((n) => `"${n}"`).join(", ");
+    const where = `${g.by.pos.file}:${g.by.pos.line}:${g.by.pos.column}`;
+    out.push(
+      at(
+        g.by.pos,
+        g.parent,
+        `field not allowed: Lookout's schema adds ${names} (${g.names.length === 1 ? "a default" : "defaults"}), but the struct is closed by definition ${g.by.name} (${where}); declare ${g.names.length === 1 ? "it" : "them"} there or leave the struct open with ...`,
+      ),
+    );
+  }
+  if (out.length <= MAX_DIAGNOSTICS) return out;
+  const rest = out.length - MAX_DIAGNOSTICS + 1;
+  const shown = out.slice(0, MAX_DIAGNOSTICS - 1);
+  const last = shown[shown.length - 1] as ConfigDiagnostic;
+  shown.push({
+    ...last,
+    message: `${rest.toLocaleString("en-US")} more problems not shown (fix these first)`,
+  });
+  return shown;
+}
+
+/** At most this many diagnostics are returned (the last one says how many more there were). */
+export const MAX_DIAGNOSTICS = 1000;
+
+/** The host a document path is about (`hosts.<name>…`), or "" for other paths. */
+function hostOf(path: DocPath): string {
+  return path[0] === "hosts" && path.length > 1 ? String(path[1]) : "";
+}
+
+/** The errors of a union member as code, message and positions, its own path made relative. */
+function signature(errors: readonly CueError[], root: readonly string[]): string {
+  return errors
+    .map((e) => {
+      const rel = e.path.slice(root.length).join(".");
+      const pos = e.positions.map((p) => `${p.file}:${p.line}:${p.column}`).join(",");
+      const prefix = `${formatPath(e.path)}: `;
+      const msg = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+      return `${rel}|${e.code}|${msg}|${pos}`;
+    })
+    .sort()
+    .join("\n");
+}
+
+/** The user's definition that closed the struct of a "field not allowed" error, if one did. */
+function closerOf(e: CueError, ctx: Context): { name: string; pos: SourcePosition } | undefined {
+  return userDefinition(ctx.closers.get(e.path.slice(0, -1).join("\0")) ?? e.closedBy, ctx.doc.file);
+}
+
+/** Whether the user's document writes the field an error is about. */
+function writtenByUser(e: CueError, ctx: Context, path: DocPath): boolean {
+  return ctx.locator.exact(path) !== undefined || userPosition(e, ctx.doc.file) !== undefined;
 }
 
 const SUMMARY = /^\d+ errors in empty disjunction:*$/;
-
-function isPrefix(prefix: readonly string[], path: readonly string[]): boolean {
-  return prefix.length <= path.length && prefix.every((k, i) => k === path[i]);
-}
 
 /**
  * Drops what the engine reports beside the real problem, the way `cue` does too: the
@@ -119,9 +217,19 @@ function isPrefix(prefix: readonly string[], path: readonly string[]): boolean {
  * one written must be absent.
  */
 function withoutNoise(errors: readonly CueError[], raw: unknown): CueError[] {
+  // Every path prefix of an error that is not a summary: a summary at one of them is noise.
+  const below = new Set<string>();
+  for (const o of errors) {
+    if (SUMMARY.test(o.message)) continue;
+    let key = "";
+    below.add(key);
+    for (const k of o.path) {
+      key += `${k}\0`;
+      below.add(key);
+    }
+  }
   return errors.filter((e) => {
-    if (SUMMARY.test(e.message))
-      return !errors.some((o) => o !== e && !SUMMARY.test(o.message) && isPrefix(e.path, o.path));
+    if (SUMMARY.test(e.message)) return !below.has(e.path.map((k) => `${k}\0`).join(""));
     const last = e.path[e.path.length - 1];
     if ((last === "community" || last === "user") && /_\|_/.test(e.message)) {
       let check: unknown = raw;
@@ -178,6 +286,16 @@ function normalizePath(path: readonly string[], raw: unknown): (string | number)
   return out;
 }
 
+/** The user's definition that closed the struct of a "field not allowed" error, if one did. */
+function userDefinition(
+  by: CueError["closedBy"],
+  file: string,
+): { name: string; pos: SourcePosition } | undefined {
+  const p = by?.positions.find((x) => x.file === file);
+  if (by === undefined || p === undefined) return undefined;
+  return { name: by.definition, pos: p };
+}
+
 /** The user's position among the engine's, if any. */
 function userPosition(e: CueError, file: string): SourcePosition | undefined {
   for (const p of e.positions) if (p.file === file) return p;
@@ -232,6 +350,16 @@ function translate(e: CueError, ctx: Context, pos: SourcePosition, path: DocPath
   const last = String(path[path.length - 1]);
   const parent = path.slice(0, -1);
   if (/not allowed/.test(e.message)) {
+    const closer = closerOf(e, ctx);
+    if (closer !== undefined) {
+      // A definition of the user's closed the struct: say what CUE says and point at it.
+      const where = `${closer.pos.file}:${closer.pos.line}:${closer.pos.column}`;
+      return at(
+        pos,
+        path,
+        `field not allowed: the struct is closed by definition ${closer.name} (${where}), which does not declare "${last}"`,
+      );
+    }
     if (parent.length === 0)
       return at(pos, path, `unknown top-level field "${last}"${unknownFieldAdvice([], last, raw)}`);
     if (parent.length === 1 && parent[0] === "resources") {

@@ -79,6 +79,20 @@ export const INVALID_CASES: readonly InvalidCase[] = [
     message: `unknown field "adress"`,
   },
   {
+    name: "field a user definition does not declare",
+    doc: `#Labels: {env: string}
+hosts: web1: {address: "a", labels: #Labels & {env: "prod", »team: "x"}, check: ${TCP}}
+`,
+    message: `hosts.web1.labels.team: field not allowed: the struct is closed by definition #Labels (case.cue:1:1), which does not declare "team"`,
+  },
+  {
+    name: "fields the schema adds to a user definition's struct, in one diagnostic",
+    doc: `»#Check: {type: "tcp", address: string}
+hosts: web1: {address: "a", check: #Check & {address: "10.0.0.1:80"}}
+`,
+    message: `hosts.web1.check: field not allowed: Lookout's schema adds "check_interval", `,
+  },
+  {
     name: "label key",
     doc: `hosts: web1: {address: "a", labels: {»Env: "prod"}, check: ${TCP}}\n`,
     message: `label key "Env" must match`,

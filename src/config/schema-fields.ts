@@ -158,7 +158,9 @@ function distance(a: string, b: string): number {
 export function unknownFieldAdvice(parent: DocPath, name: string, raw: unknown): string {
   const def = definitionAt(parent, raw);
   const fields = def === undefined ? undefined : DEFINITION_FIELDS[def];
-  if (fields === undefined) return "";
+  // A field the schema allows was refused by something else (a closed struct of the user's):
+  // suggesting the same name would help no one.
+  if (fields === undefined || fields.includes(name)) return "";
   let best: string | undefined;
   let bestDistance = 3;
   for (const f of fields) {

@@ -20,6 +20,11 @@ export interface CaseResult {
   readonly name: string;
   readonly status: "passed" | "failed" | "unsupported";
   readonly reason?: string;
+  /**
+   * On a failure: the engine reported no error on the asserted path, so the user would get a value
+   * where CUE errors, or a different value, with no error (see `silent.ts`).
+   */
+  readonly silent?: true;
 }
 
 /** One `@test` attribute with where it applies. */

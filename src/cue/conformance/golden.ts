@@ -16,7 +16,14 @@ import { diffPlain, type Plain, plainFromJSON } from "./plain.js";
 export { type DebugNode, parseDebug, parseErrorListing, toCue } from "./debug-format.js";
 
 /** The outcome of comparing a golden section. */
-export type GoldenOutcome = { status: "passed" } | { status: "failed" | "unsupported"; reason: string };
+export type GoldenOutcome =
+  | { status: "passed" }
+  | {
+      status: "failed" | "unsupported";
+      reason: string;
+      /** The path the failure is about (for telling a silent wrong answer; the root when unknown). */
+      at?: readonly string[];
+    };
 
 /**
  * Compares a debug tree with the evaluated value. Trees with non-concrete parts are compared with
@@ -39,6 +46,7 @@ export function compareDebug(engine: Engine, root: EngineValue, node: DebugNode)
       return {
         status: "failed",
         reason: `exports as expected but not equal to ${(text ?? "").slice(0, 200)}`,
+        at: [],
       };
     }
     return r;
@@ -64,7 +72,11 @@ export function compareDebug(engine: Engine, root: EngineValue, node: DebugNode)
     } catch {
       got = "";
     }
-    return { status: "failed", reason: `not equal to ${text.replace(/\s+/g, " ").slice(0, 200)}${got}` };
+    return {
+      status: "failed",
+      reason: `not equal to ${text.replace(/\s+/g, " ").slice(0, 200)}${got}`,
+      at: [],
+    };
   }
   return checkErrorLeaves(root, [], node);
 }
@@ -132,7 +144,8 @@ function compareNode(root: EngineValue, path: readonly string[], n: DebugNode): 
       const x = v.export();
       if (!x.ok) errs.push(...x.errors);
     }
-    if (errs.length === 0) return { status: "failed", reason: `${at}: expected an error [${n.code}]` };
+    if (errs.length === 0)
+      return { status: "failed", reason: `${at}: expected an error [${n.code}]`, at: path };
     const code = n.code === "structural cycle" ? "structural cycle" : n.code;
     if (!errs.some((e) => e.code === code)) {
       return {
@@ -149,7 +162,7 @@ function compareNode(root: EngineValue, path: readonly string[], n: DebugNode): 
   }
   if (!containsError(n)) {
     const v = root.lookup(path);
-    if (v === undefined) return { status: "failed", reason: `${at}: not found` };
+    if (v === undefined) return { status: "failed", reason: `${at}: not found`, at: path };
     const j = v.toJSON(0);
     if (!j.ok) {
       const e = j.errors[0];
@@ -157,7 +170,7 @@ function compareNode(root: EngineValue, path: readonly string[], n: DebugNode): 
     }
     const want = toPlain(n);
     const d = diffPlain(want, plainFromJSON(j.text), path);
-    if (d !== undefined) return { status: "failed", reason: d };
+    if (d !== undefined) return { status: "failed", reason: d, at: path };
     // Hidden fields and definitions are not exported: check them by lookup.
     return compareHidden(root, path, n);
   }
@@ -207,12 +220,17 @@ export function compareErrorListing(root: EngineValue, want: readonly string[]):
   const w = new Set(want);
   const missing = [...w].filter((p) => !got.has(p));
   const extra = [...got].filter((p) => !w.has(p));
+  const at = missing[0] === undefined ? undefined : missing[0] === "" ? [] : missing[0].split("\u0000");
   if (missing.length === 0 && extra.length === 0) return { status: "passed" };
   const parts = [
     missing.length > 0 ? `missing errors at [${missing.map(show).join(", ")}]` : "",
     extra.length > 0 ? `unexpected errors at [${extra.map(show).join(", ")}]` : "",
   ].filter((x) => x !== "");
-  return { status: "failed", reason: `error paths differ: ${parts.join("; ")}` };
+  return {
+    status: "failed",
+    reason: `error paths differ: ${parts.join("; ")}`,
+    ...(at === undefined ? {} : { at }),
+  };
 }
 
 function show(p: string): string {

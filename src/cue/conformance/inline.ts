@@ -8,10 +8,11 @@
 
 import { checkEq } from "./check-eq.js";
 import { checkErr } from "./check-err.js";
-import { type CaseResult, type CheckOptions, type Directive, stringArg } from "./directive.js";
+import { type CaseResult, type CheckOptions, type Directive, pathOption, stringArg } from "./directive.js";
 import type { AllowsSelector, Engine, EngineOptions, EngineValue } from "./engine.js";
 import { checkPermute } from "./permute.js";
 import { plainFromJSON } from "./plain.js";
+import { engineErrsAt } from "./silent.js";
 
 export {
   type CaseResult,
@@ -99,6 +100,11 @@ export function checkDirectives(
     }
     if (d.todo && r.status === "failed") {
       r = { status: "unsupported", reason: `expected failure (@test(todo)): ${r.reason}` };
+    }
+    // An export that fails where CUE has concrete data is an error the user sees.
+    if (r.status === "failed" && !/^(engine threw|export failed)/.test(r.reason ?? "")) {
+      const at = d.name === "permute" ? d.structPath : [...d.path, ...pathOption(d, "at")];
+      if (!engineErrsAt(root, at, engine)) r = { ...r, silent: true };
     }
     results.push({ name, ...r });
   }

@@ -2,8 +2,9 @@
  * Conformance runner entry point:
  *   node dist/src/cue/conformance/main.js [corpusDir] [--verbose] [--filter X] [--list-failures]
  *        [--markdown] [--max-steps N] [--timeout SECONDS] [--slowest N] [--reasons] [--strict-pos]
- * Prints `dir: P passed / F failed / U unsupported` per directory and, last, `N passed, N failed,
- * N skipped` (skipped = unsupported). Always exits 0: it reports, it does not gate.
+ * Prints `dir: P passed / F failed / U unsupported / W silently wrong` per directory (silently wrong
+ * failures are counted in failed too, see `silent.ts`), the silent total, and, last, `N passed, N
+ * failed, N skipped` (skipped = unsupported). Always exits 0: it reports, it does not gate.
  */
 
 import { existsSync } from "node:fs";
@@ -130,7 +131,8 @@ async function main(): Promise<void> {
     for (const r of results) {
       for (const c of r.cases) {
         if (args.verbose || c.status === "failed") {
-          console.log(`${c.status.toUpperCase()} ${c.name}${c.reason ? `: ${c.reason}` : ""}`);
+          const status = c.silent === true ? "SILENT" : c.status.toUpperCase();
+          console.log(`${status} ${c.name}${c.reason ? `: ${c.reason}` : ""}`);
         }
       }
     }
@@ -161,13 +163,18 @@ async function main(): Promise<void> {
   let p = 0;
   let f = 0;
   let u = 0;
+  let w = 0;
   for (const [dir, t] of totalsByDir(results)) {
-    console.log(`${dir}: ${t.passed} passed / ${t.failed} failed / ${t.unsupported} unsupported`);
+    console.log(
+      `${dir}: ${t.passed} passed / ${t.failed} failed / ${t.unsupported} unsupported / ${t.silent} silently wrong`,
+    );
     p += t.passed;
     f += t.failed;
     u += t.unsupported;
+    w += t.silent;
   }
   console.log(targetSummary(results));
+  console.log(`Silently wrong (a value where CUE errors, or a different value, with no error): ${w}`);
   console.log(`${p} passed, ${f} failed, ${u} skipped`);
 }
 
@@ -198,15 +205,20 @@ function markdown(results: readonly ArchiveResult[], ms: number): string {
   let p = 0;
   let f = 0;
   let u = 0;
+  let w = 0;
   for (const [dir, t] of totalsByDir(results)) {
-    rows.push([dir, String(t.passed), String(t.failed), String(t.unsupported)]);
+    rows.push([dir, String(t.passed), String(t.failed), String(t.unsupported), String(t.silent)]);
     p += t.passed;
     f += t.failed;
     u += t.unsupported;
+    w += t.silent;
   }
-  rows.push(["**total**", String(p), String(f), String(u)]);
+  rows.push(["**total**", String(p), String(f), String(u), String(w)]);
   lines.push(
-    ...table(["directory", "passed", "failed", "unsupported"], rows),
+    ...table(["directory", "passed", "failed", "unsupported", "silently wrong"], rows),
+    "",
+    "*Silently wrong* counts the failures (included in *failed*) where the engine reported no error on",
+    "the asserted path: a value where CUE errors, or a different value, with no error. It must be 0.",
     "",
     `${targetSummary(results)} Run time: ${(ms / 1000).toFixed(1)} s.`,
     "",
@@ -221,7 +233,7 @@ function markdown(results: readonly ArchiveResult[], ms: number): string {
     for (const c of failures) {
       // Reasons quote CUE (`*1 | 2`): keep them in code spans so markdown leaves them alone.
       const reason = (c.reason ?? "").replace(/\s+/g, " ").replace(/`/g, "'").slice(0, 300).trim();
-      lines.push(`- \`${c.name}\`: \`${reason}\``);
+      lines.push(`- ${c.silent === true ? "**silent** " : ""}\`${c.name}\`: \`${reason}\``);
     }
     if (failures.length > 0) lines.push("");
   }

@@ -355,3 +355,47 @@ describe("helpers", () => {
     );
   });
 });
+
+describe("silent wrong answers", () => {
+  // [name, archive, expected [case, status, silent]]
+  const cases: [string, string, [string, string, boolean][]][] = [
+    ["a different value, no error", "-- in.cue --\na: 1 @test(eq, 2)\n", [["a eq", "failed", true]]],
+    ["a value where CUE errors", "-- in.cue --\nv: 1 @test(err)\n", [["v err", "failed", true]]],
+    [
+      "an error of another code is not silent",
+      "-- in.cue --\ne: _|_ @test(err, code=incomplete)\n",
+      [["e err", "failed", false]],
+    ],
+    [
+      "an error where CUE has a value is not silent",
+      "-- in.cue --\ns: {b: _|_} @test(eq, {b: 1})\n",
+      [["s eq", "failed", false]],
+    ],
+    [
+      "an error on a sibling does not make it loud",
+      "-- in.cue --\ns: {b: 1 @test(eq, 2), c: _|_}\n",
+      [["s.b eq", "failed", true]],
+    ],
+    ["a pass is not silent", "-- in.cue --\na: 1 @test(eq, 1)\n", [["a eq", "passed", false]]],
+    [
+      "golden: a value where the golden has an error",
+      "-- in.cue --\na: 1\n-- out/eval --\n(struct){\n  a: (_|_){\n    // [eval] x\n  }\n}\n",
+      [["t.txtar (out/eval)", "failed", true]],
+    ],
+    [
+      "golden: a different value",
+      "-- in.cue --\na: 1\n-- out/eval --\n(struct){\n  a: (int){ 2 }\n}\n",
+      [["t.txtar (out/eval)", "failed", true]],
+    ],
+  ];
+  for (const [name, archive, want] of cases) {
+    it(name, () => {
+      const got = runArchive(fakeEngine, archive, "t.txtar", {}).map((c) => [
+        c.name.replace(/^t\.txtar: /, ""),
+        c.status,
+        c.silent === true,
+      ]);
+      assert.deepEqual(got, want);
+    });
+  }
+});

@@ -24,6 +24,7 @@ import {
   type Directive,
   hasInlineTests,
 } from "./inline.js";
+import { engineErrsAt } from "./silent.js";
 import { parseTxtar } from "./txtar.js";
 import { countWrittenAssertions } from "./written.js";
 
@@ -171,7 +172,13 @@ export function runArchive(
   } catch (e) {
     outcome = { status: "failed", reason: `engine threw: ${(e as Error)?.message}` };
   }
-  return [{ name: `${archive} (${golden.name})`, ...outcome }];
+  const name = `${archive} (${golden.name})`;
+  if (outcome.status === "passed") return [{ name, status: "passed" }];
+  const silent =
+    outcome.status === "failed" && outcome.at !== undefined && !engineErrsAt(root, outcome.at, engine);
+  return [
+    { name, status: outcome.status, reason: outcome.reason, ...(silent ? { silent: true as const } : {}) },
+  ];
 }
 
 /** Per-directory totals. */
@@ -179,13 +186,18 @@ export interface Totals {
   passed: number;
   failed: number;
   unsupported: number;
+  /** Failures that are silent wrong answers (counted in `failed` too). */
+  silent: number;
 }
 
 export function totalsByDir(results: readonly ArchiveResult[]): Map<string, Totals> {
   const m = new Map<string, Totals>();
   for (const r of results) {
-    const t = m.get(r.dir) ?? { passed: 0, failed: 0, unsupported: 0 };
-    for (const c of r.cases) t[c.status]++;
+    const t = m.get(r.dir) ?? { passed: 0, failed: 0, unsupported: 0, silent: 0 };
+    for (const c of r.cases) {
+      t[c.status]++;
+      if (c.status === "failed" && c.silent === true) t.silent++;
+    }
     m.set(r.dir, t);
   }
   return m;

@@ -8,13 +8,17 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { identLabel } from "../syntax/derived-nodes.js";
+import type { Pos } from "../syntax/position.js";
 import { appendTo } from "./collect.js";
+import { type ClosedBy, normalizePositions, toPosition } from "./errors.js";
 import { patternMatches } from "./evaluate.js";
 import {
   CloseCtx,
   type CloseSet,
   type Group,
   type PatternEntry,
+  posArray,
   staticLabels,
   type Vertex,
 } from "./vertex.js";
@@ -161,6 +165,68 @@ function sameSet(xs: readonly unknown[]): boolean {
 const NONE: Closing = [];
 /** A context that belongs to every record (its `ctx` is never consulted). */
 const EVERY_RECORD: Closing = [{ ctx: new CloseCtx(true), mask: -1, open: false, lits: 0, patterns: false }];
+
+/**
+ * The definition that refuses `label` at `v` (from {@link closingContexts}), with where the closed
+ * struct is declared in it, for "field not allowed" messages; undefined when no definition did
+ * (`close()`, an embedding).
+ */
+export function closingDefinition(v: Vertex, closing: Closing, label: string): ClosedBy | undefined {
+  const xs = v.closeItems;
+  if (xs === undefined) return undefined;
+  let ctx: CloseCtx | undefined;
+  if (closing === EVERY_RECORD) {
+    for (const c of xs[0] as CloseSet) if (c.def !== undefined && c.skipAt !== v) ctx = c;
+  } else {
+    for (const x of closing) {
+      if (x.ctx.def !== undefined && !allowedBy(xs, x, label)) ctx = x.ctx;
+    }
+  }
+  const def = ctx?.def;
+  if (ctx === undefined || def === undefined) return undefined;
+  // The field of the definition that corresponds to `v`: follow v's path below the reference in
+  // the definition's syntax (its vertices may not be evaluated, or already released).
+  const here = v.path();
+  const top = ctx.defAt?.path();
+  // Outside the reference's tree (a value unified on its own), only the definition is known.
+  const rel = top?.every((l, i) => here[i] === l) ? here.slice(top.length) : [];
+  let exprs: ast.Expr[] = [];
+  for (const c of def.conjuncts) if (c.expr !== undefined) exprs.push(c.expr);
+  let pos: Pos[] = posArray(def.declPos);
+  for (const l of rel) {
+    const next: ast.Expr[] = [];
+    const here: Pos[] = [];
+    for (const e of exprs) fieldsNamed(e, l, next, here);
+    if (here.length === 0) break;
+    exprs = next;
+    pos = here;
+  }
+  return { definition: def.path().join("."), positions: normalizePositions(pos).map(toPosition) };
+}
+
+/** The values (and label positions) of the fields named `label` a struct expression declares. */
+function fieldsNamed(e: ast.Expr, label: string, values: ast.Expr[], pos: Pos[]): void {
+  switch (e.kind) {
+    case "Paren":
+      fieldsNamed(e.expr, label, values, pos);
+      return;
+    case "Binary":
+      if (e.op !== "&") return;
+      fieldsNamed(e.left, label, values, pos);
+      fieldsNamed(e.right, label, values, pos);
+      return;
+    case "Struct":
+      for (const d of e.decls) {
+        if (d.kind === "Field" && identLabel(d) === label) {
+          values.push(d.value);
+          pos.push(d.alias === undefined ? d.pos : d.label.pos);
+        } else if (d.kind === "Embed") fieldsNamed(d.expr, label, values, pos);
+      }
+      return;
+    default:
+      return;
+  }
+}
 
 /** Whether `label` is allowed at `v` by every closing context (from {@link closingContexts}). */
 export function allows(v: Vertex, closing: Closing, label: string): boolean {

@@ -326,6 +326,8 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   const embedLike = c.embed || c.open === true;
   if (!r.isLet && inDefinition(r) && !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
     const cc = new CloseCtx(true);
+    cc.def = r;
+    cc.defAt = v;
     if (embedLike) cc.skipAt = v;
     if (c.embed) cc.andScope = c.andScope;
     ctx = withCtx(ctx, cc);
@@ -658,6 +660,31 @@ function fieldType(d: ast.Field): number {
 }
 
 /** Adds a field declaration `label: value` to `v`. */
+/**
+ * Structs whose own fields are all collected while their comprehensions run: an optional field of
+ * theirs that has no regular conjunct by then is absent (`if a != _|_` on `a?: int` is false).
+ */
+export const fieldsCollected = new Set<Vertex>();
+
+/**
+ * Fields that a dynamic label or a comprehension added to after they were evaluated: evaluating
+ * them again (not only referencing them) redoes them (see `evaluate`).
+ */
+export const lateFields = new WeakSet<Vertex>();
+
+/** Above 0 while the output of a struct's comprehension is being added (see `addField`). */
+let comprehensionOutput = 0;
+
+/** Runs `f` as the addition of a comprehension's output. */
+export function asComprehensionOutput(f: () => void): void {
+  comprehensionOutput++;
+  try {
+    f();
+  } finally {
+    comprehensionOutput--;
+  }
+}
+
 export function addField(
   v: Vertex,
   name: string,
@@ -685,6 +712,13 @@ export function addField(
     pos: d.value.pos,
     embed: false,
   });
+  // A dynamic label or a comprehension may add to a field that was already evaluated (its value
+  // decided the label, or the comprehension read it): it is evaluated again with the new conjunct.
+  // (Embeddings that add late keep the earlier value: their closedness is not redone by a refresh.)
+  if (a.status === EVALUATED && (dynamic || comprehensionOutput > 0)) {
+    a.lateConjuncts = true;
+    lateFields.add(a);
+  }
   // Declarations outside definitions (the user's) come first in positions.
   const pos = labelPos(d);
   a.declPos = ctx.length === 0 ? prependPos(a.declPos, pos) : appendPos(a.declPos, pos);

@@ -5,7 +5,7 @@
 
 import type * as ast from "../syntax/ast.js";
 import { identLabel } from "../syntax/index.js";
-import { addConjunct, addField, newArc, setErr } from "./collect.js";
+import { addConjunct, addField, asComprehensionOutput, fieldsCollected, newArc, setErr } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { evaluate } from "./evaluate.js";
 import { evalExpr } from "./expr.js";
@@ -206,6 +206,17 @@ function hasAbsent(w: Vertex, depth: number): boolean {
 
 /** Runs postponed comprehensions and dynamic fields of `v`. */
 export function runDeferred(v: Vertex): void {
+  if (v.deferred === undefined || v.deferred.length === 0) return;
+  const added = !fieldsCollected.has(v);
+  if (added) fieldsCollected.add(v);
+  try {
+    runDeferredInner(v);
+  } finally {
+    if (added) fieldsCollected.delete(v);
+  }
+}
+
+function runDeferredInner(v: Vertex): void {
   while (v.deferred !== undefined && v.deferred.length > 0) {
     const list = v.deferred;
     v.deferred = undefined;
@@ -213,14 +224,16 @@ export function runDeferred(v: Vertex): void {
       if (d.decl.kind === "Comprehension") {
         const comp = d.decl;
         runComprehension(v, comp, d.env, (f, body) => {
-          addConjunct(v, {
-            expr: body,
-            env: f,
-            ctx: d.ctx,
-            value: undefined,
-            pos: body.pos,
-            embed: true,
-          });
+          asComprehensionOutput(() =>
+            addConjunct(v, {
+              expr: body,
+              env: f,
+              ctx: d.ctx,
+              value: undefined,
+              pos: body.pos,
+              embed: true,
+            }),
+          );
         });
         continue;
       }

@@ -34,6 +34,14 @@ export interface ErrInfo {
   absent?: boolean;
   /** Made by `x?` for an absent x: the enclosing try clause produces nothing. */
   tryAbsent?: boolean;
+  /** "field not allowed": the definition that closed the struct, when one did. */
+  closedBy?: ClosedBy;
+}
+
+/** The definition that closed a struct: its path and where the closed struct is declared in it. */
+export interface ClosedBy {
+  readonly definition: string;
+  readonly positions: readonly Position[];
 }
 
 /** A public position: 1-based line and column (UTF-16 code units). */
@@ -49,6 +57,8 @@ export interface CueError {
   readonly code: ErrCode;
   readonly message: string;
   readonly positions: readonly Position[];
+  /** Only on "field not allowed" in a struct a definition closed: that definition. */
+  readonly closedBy?: ClosedBy;
 }
 
 export function toPosition(p: Pos): Position {
@@ -83,6 +93,7 @@ export function toCueError(e: ErrInfo, path: readonly string[]): CueError {
     code: e.code,
     message: e.message,
     positions: normalizePositions(e.positions).map(toPosition),
+    ...(e.closedBy === undefined ? {} : { closedBy: e.closedBy }),
   };
 }
 

@@ -293,6 +293,37 @@ const cases: Case[] = [
     ].join("\n"),
     json: '{"a":{"n":"a","m":2,"x":2},"b":5,"l":[1,2],"d":{"x":3}}',
   },
+  // Silent wrong answers of issue 20: each used to export a value CUE does not give.
+  {
+    name: "an unset optional field is _|_ in a comprehension of its own struct",
+    src: "a?: int\nif a != _|_ { yes: true }\nif a == _|_ { no: true }\ns: {b?: 1, if b != _|_ {c: 1}}",
+    json: '{"s":{},"no":true}',
+  },
+  {
+    name: "an optional field made regular is not _|_",
+    src: "a?: int\na: 1\nif a != _|_ { yes: true }",
+    json: '{"a":1,"yes":true}',
+  },
+  {
+    name: "a dynamic label naming the field it is computed from conflicts",
+    src: 'x: "x"\n(x): "foo"',
+    err: { path: "x", code: "eval", msg: 'conflicting values "x" and "foo"' },
+  },
+  {
+    name: "a dynamic label naming the field it is computed from unifies",
+    src: 'x: "x"\n(x): string',
+    json: '{"x":"x"}',
+  },
+  {
+    name: "a comprehension adding below the struct it ranges over",
+    src: "params: x.y\nx: y: {}\nfor _ in x { if true { x: y: a: {} } }",
+    json: '{"params":{"a":{}},"x":{"y":{"a":{}}}}',
+  },
+  {
+    name: "an embedded definition adding late to a field keeps its value",
+    src: "root: input: #deps: root: {}\n{root.input.#deps}",
+    json: '{"root":{"input":{}}}',
+  },
 ];
 
 describe("cue evaluator", () => {

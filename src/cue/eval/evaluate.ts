@@ -4,11 +4,12 @@
  * children are evaluated on demand (by references, by export, or by disjunct elimination).
  */
 
-import { allows, andScopeRejects, closingContexts } from "./closedness.js";
+import { allows, andScopeRejects, closingContexts, closingDefinition } from "./closedness.js";
 import {
   addConjunct,
   childCtx,
   inDefinition as inDefinitionV,
+  lateFields,
   meetScalar,
   setErr,
   unshare,
@@ -42,6 +43,7 @@ import {
 export function evaluate(v: Vertex): void {
   if (v.status !== NEW) {
     if (v.status === COLLECTING) engine().cycles++;
+    else if (v.lateConjuncts && lateFields.has(v)) refresh(v);
     return;
   }
   const e = engine();
@@ -106,7 +108,10 @@ function evaluateInner(v: Vertex): void {
     if (!isAtom(v.scalar) && v.structMark === 0 && !v.isList) setErr(v, v.cycleErr);
     v.cycleErr = undefined;
   }
-  if (v.pending !== undefined && resolveDisjunctions(v)) {
+  // A struct whose comprehensions are still to run resolves its disjunctions after them: a
+  // discriminating field they add (`if k.kind == "tcp" {type: "tcp"}`) then drops the other terms
+  // without evaluating each one.
+  if (v.pending !== undefined && v.deferred === undefined && resolveDisjunctions(v)) {
     v.status = EVALUATED;
     return;
   }
@@ -274,7 +279,10 @@ function checkClosed(v: Vertex): void {
       arcs.delete(label);
       continue;
     }
-    setErr(a, bottom("eval", "field not allowed", posArray(a.declPos)));
+    const err = bottom("eval", "field not allowed", posArray(a.declPos));
+    const by = closingDefinition(v, closing, label);
+    if (by !== undefined) err.err.closedBy = by;
+    setErr(a, err);
     a.notAllowed = true;
   }
 }

@@ -6,7 +6,7 @@
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
 import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
-import { addConjunct, postfixWithoutExperiment } from "./collect.js";
+import { addConjunct, fieldsCollected, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { engine, step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
@@ -255,7 +255,8 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
 function optionalRef(a: Vertex, x: ast.Expr): RefResult | undefined {
   if (a.fieldType !== OPTIONAL || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
     return undefined;
-  if (a.parent !== undefined && a.parent.status === COLLECTING) return undefined;
+  if (a.parent !== undefined && a.parent.status === COLLECTING && !fieldsCollected.has(a.parent))
+    return undefined;
   const b = bottom("incomplete", `cannot reference optional field: ${displayLabel(a.label)}`, [x.pos]);
   b.err.absent = true;
   return { t: "value", v: b };

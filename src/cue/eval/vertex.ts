@@ -62,6 +62,9 @@ export class CloseCtx {
    * other operands declare at the embedding struct must be allowed by it too.
    */
   andScope: AndScope | undefined;
+  /** For a reference to a definition: the definition, and the vertex the reference was expanded at. */
+  def: Vertex | undefined = undefined;
+  defAt: Vertex | undefined = undefined;
   #children: Map<string, CloseCtx> | undefined;
   constructor(recursive: boolean) {
     this.recursive = recursive;
