@@ -125,12 +125,14 @@ export function spawnMode(): "helper" | "in-process" {
 /**
  * Runs a child process without a shell, in its own process group, with a clean environment, and
  * settles when it has exited and its output is read. Never rejects. The child is started by the
- * spawn helper (spawn-helper.c) when it is built, else from this process (runProcessInProcess);
- * both keep the same contract.
+ * spawn helper (spawn-helper.c) when it is built and the child needs no stdin, else from this
+ * process (runProcessInProcess); both keep the same contract.
  */
 export function runProcess(spec: ProcessSpec, signal?: AbortSignal): Promise<ProcessResult> {
   const h = sharedHelper();
-  if (h === undefined) return runProcessInProcess(spec, signal);
+  // The helper's wire format carries no input: a child that reads stdin (an exec sink's batch) is
+  // started from this process. Plugins, the many, never read stdin.
+  if (h === undefined || spec.stdin !== undefined) return runProcessInProcess(spec, signal);
   return h.run(
     { ...spec, env: spec.env ?? cleanEnv(), outputCap: spec.outputCap ?? DEFAULT_OUTPUT_CAP },
     signal,
