@@ -129,10 +129,10 @@ export function spawnMode(): "helper" | "in-process" {
  * process (runProcessInProcess); both keep the same contract.
  */
 export function runProcess(spec: ProcessSpec, signal?: AbortSignal): Promise<ProcessResult> {
-  const h = sharedHelper();
   // The helper's wire format carries no input: a child that reads stdin (an exec sink's batch) is
   // started from this process. Plugins, the many, never read stdin.
-  if (h === undefined || spec.stdin !== undefined) return runProcessInProcess(spec, signal);
+  const h = spec.stdin === undefined ? sharedHelper() : undefined;
+  if (h === undefined) return runProcessInProcess(spec, signal);
   return h.run(
     { ...spec, env: spec.env ?? cleanEnv(), outputCap: spec.outputCap ?? DEFAULT_OUTPUT_CAP },
     signal,
