@@ -22,6 +22,7 @@ import { memorySettings } from "./memory-settings.js";
 import { createMetricsRegistry } from "./metrics.js";
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
+import { startServerZones } from "./zones.js";
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -124,14 +125,29 @@ export class App {
     });
     core.onCommitted(() => consumers.notify());
     registerConsumerMetrics(metrics, consumers);
-    const checks = startActiveChecks({
-      core,
-      config: loaded.config,
-      clock,
-      logger: logger.child({ component: "scheduler" }),
-      metrics,
-      concurrency: CHECK_CONCURRENCY,
-    });
+    const checks =
+      o.nats !== undefined && o.nats !== ""
+        ? await startServerZones({
+            nats: o.nats,
+            localZones: o.localZones ?? ["default"],
+            replicas: o.natsReplicas ?? 1,
+            leaderElection: o.leaderElection === true,
+            core,
+            consumers,
+            config: loaded.config,
+            clock,
+            logger,
+            metrics,
+            concurrency: CHECK_CONCURRENCY,
+          })
+        : startActiveChecks({
+            core,
+            config: loaded.config,
+            clock,
+            logger: logger.child({ component: "scheduler" }),
+            metrics,
+            concurrency: CHECK_CONCURRENCY,
+          });
     // Stopping ends a reload's worker rather than waiting for its evaluation.
     const loads = new AbortController();
     const reloader = new Reloader(loaded.config, {

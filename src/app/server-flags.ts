@@ -51,6 +51,30 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     usage: "keep events this long, and longer while a sink or the notifier has not read them (0s: keep all)",
   },
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
+  {
+    name: "nats",
+    kind: "string",
+    default: "",
+    usage: "NATS server URL(s), comma-separated: run other zones' checks on workers (docs/zones.md)",
+  },
+  {
+    name: "local-zones",
+    kind: "string",
+    default: "default",
+    usage: "comma-separated zones whose checks this server runs itself (with -nats)",
+  },
+  {
+    name: "nats-replicas",
+    kind: "string",
+    default: "1",
+    usage: "JetStream replicas of Lookout's streams: 1, 3 or 5",
+  },
+  {
+    name: "leader-election",
+    kind: "bool",
+    default: false,
+    usage: "with -nats: schedule and ingest only while holding the leader lease (a standby waits)",
+  },
 ];
 
 /** The server's settings, decoded from its flags. */
@@ -66,6 +90,13 @@ export interface ServerOptions {
   /** Ms; 0 keeps every event. */
   readonly eventRetentionMs: number;
   readonly logLevel: LogLevel;
+  /** NATS URLs; "" or absent: every zone runs here (docs/zones.md). */
+  readonly nats?: string;
+  /** Zones run here when `nats` is set; absent: `default`. */
+  readonly localZones?: readonly string[];
+  /** Absent: 1. */
+  readonly natsReplicas?: number;
+  readonly leaderElection?: boolean;
 }
 
 /** Checks flag values that have a closed set or a shape. */
@@ -89,6 +120,17 @@ export function decodeServerOptions(
   if (parseListen(s("listen")) === undefined) {
     return { ok: false, error: `invalid value "${s("listen")}" for -listen: want host:port` };
   }
+  const replicas = Number(s("nats-replicas"));
+  if (replicas !== 1 && replicas !== 3 && replicas !== 5) {
+    return { ok: false, error: `invalid value "${s("nats-replicas")}" for -nats-replicas: want 1, 3 or 5` };
+  }
+  const localZones = s("local-zones")
+    .split(",")
+    .map((z) => z.trim())
+    .filter((z) => z !== "");
+  if (v["leader-election"] === true && s("nats") === "") {
+    return { ok: false, error: "-leader-election needs -nats" };
+  }
   return {
     ok: true,
     options: {
@@ -102,6 +144,10 @@ export function decodeServerOptions(
       dataDir: s("data-dir"),
       eventRetentionMs: retention,
       logLevel: level,
+      nats: s("nats"),
+      localZones,
+      natsReplicas: replicas,
+      leaderElection: v["leader-election"] === true,
     },
   };
 }

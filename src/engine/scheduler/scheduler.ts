@@ -66,6 +66,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger ?? { warn() {} };
   const metrics = opts.metrics ? createSchedulerMetrics(opts.metrics) : noMetrics;
   const diffStep = opts.diffStep ?? nextMacrotask;
+  const route = opts.route;
 
   const entries = new Map<string, Entry>();
   const heap = createDueHeap<Entry>();
@@ -135,9 +136,26 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const top = heap.peek();
       if (top === undefined || top.due > now) break;
       heap.pop();
+      if (route !== undefined && routeRun(top, now)) continue;
       startRun(top, now);
     }
     arm();
+  };
+
+  /** Offers a due run to `route`; when taken, the entry is due again at its next slot. */
+  const routeRun = (entry: Entry, now: number): boolean => {
+    let taken = false;
+    try {
+      taken = route?.(entry.plan, entry.due) === true;
+    } catch (err) {
+      log.warn("route threw; running the check here", { key: entry.plan.key, err });
+    }
+    if (!taken) return false;
+    entry.lastDue = entry.due;
+    entry.retrying = askRetry(entry.plan.key);
+    entry.due = nextDue(entry, entry.lastDue, now);
+    heap.push(entry);
+    return true;
   };
 
   const startRun = (entry: Entry, now: number): void => {
