@@ -35,6 +35,8 @@ export function startActiveChecks(o: {
   readonly concurrency: number;
   /** Hands due checks of zones that do not run here to their workers (src/zones/). */
   readonly route?: (plan: PlannedCheck, due: number) => boolean;
+  /** See SchedulerOptions.catchUpMs (a standby taking over). */
+  readonly catchUpMs?: number;
 }): ActiveChecks {
   const { core, clock, logger } = o;
   const checkers = createCheckers({ clock });
@@ -60,6 +62,7 @@ export function startActiveChecks(o: {
     metrics: o.metrics,
     logger,
     ...(o.route === undefined ? {} : { route: o.route }),
+    ...(o.catchUpMs === undefined ? {} : { catchUpMs: o.catchUpMs }),
   });
   scheduler.applyConfig(o.config);
   scheduler.start();

@@ -132,6 +132,7 @@ export class App {
             localZones: o.localZones ?? ["default"],
             replicas: o.natsReplicas ?? 1,
             leaderElection: o.leaderElection === true,
+            leaseMs: o.leaderLeaseMs ?? 10_000,
             core,
             consumers,
             config: loaded.config,

@@ -75,6 +75,12 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     default: false,
     usage: "with -nats: schedule and ingest only while holding the leader lease (a standby waits)",
   },
+  {
+    name: "leader-lease",
+    kind: "string",
+    default: "10s",
+    usage: "how long the leader lease outlives the leader's last renewal (with -leader-election)",
+  },
 ];
 
 /** The server's settings, decoded from its flags. */
@@ -97,6 +103,8 @@ export interface ServerOptions {
   /** Absent: 1. */
   readonly natsReplicas?: number;
   readonly leaderElection?: boolean;
+  /** Ms; absent: 10 s. */
+  readonly leaderLeaseMs?: number;
 }
 
 /** Checks flag values that have a closed set or a shape. */
@@ -131,6 +139,13 @@ export function decodeServerOptions(
   if (v["leader-election"] === true && s("nats") === "") {
     return { ok: false, error: "-leader-election needs -nats" };
   }
+  const lease = parseDurationMs(s("leader-lease"));
+  if (lease === undefined || lease < 1_000) {
+    return {
+      ok: false,
+      error: `invalid value "${s("leader-lease")}" for -leader-lease: want a duration of 1s or more`,
+    };
+  }
   return {
     ok: true,
     options: {
@@ -148,6 +163,7 @@ export function decodeServerOptions(
       localZones,
       natsReplicas: replicas,
       leaderElection: v["leader-election"] === true,
+      leaderLeaseMs: lease,
     },
   };
 }

@@ -43,6 +43,8 @@ export async function startServerZones(o: {
   readonly localZones: readonly string[];
   readonly replicas: number;
   readonly leaderElection: boolean;
+  /** The leader lease's TTL. */
+  readonly leaseMs: number;
   readonly core: Core;
   readonly consumers: ConsumerHost;
   readonly config: Config;
@@ -64,6 +66,7 @@ export async function startServerZones(o: {
   let nc: NatsConnection | undefined;
   let stopped = false;
   const startedAt = clock.now();
+  const renewMs = Math.max(200, Math.floor(o.leaseMs / 5));
 
   // The durable key/value store of the log's consumers: the results position lives there too.
   const state = o.consumers.state;
@@ -99,6 +102,8 @@ export async function startServerZones(o: {
       metrics: o.metrics,
       concurrency: o.concurrency,
       route,
+      // A standby that takes over runs at once what the dead leader may have missed: one lease.
+      ...(token > 0 ? { catchUpMs: o.leaseMs + renewMs } : {}),
     });
     leaderToken = token;
     await startIngest();
@@ -168,6 +173,8 @@ export async function startServerZones(o: {
         logger: logger.child({ component: "leader" }),
         onElected: lead,
         onLost: follow,
+        ttlMs: o.leaseMs,
+        renewMs,
       });
     } else {
       // Leading since start: ingestion joins now that NATS answers.

@@ -151,6 +151,36 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
     );
   }, o.pollMs ?? POLL_MS);
 
+  /**
+   * Publishes a job, retrying (same message id, so JetStream keeps one) while a stream leader is
+   * being elected, until the job would have expired.
+   */
+  const publish = async (
+    zone: string,
+    key: string,
+    subject: string,
+    data: Uint8Array,
+    msgID: string,
+    expiresAt: number,
+  ): Promise<void> => {
+    for (;;) {
+      try {
+        const ack = await js.publish(subject, data, { msgID, timeout: 2_000 });
+        metrics.published(zone);
+        logger.debug("job published", { object: key, seq: ack.seq, duplicate: ack.duplicate });
+        return;
+      } catch (e) {
+        // While a stream leader is being elected publishes fail fast: retry until the job is stale.
+        if (stopped || clock.now() + 1_000 > expiresAt) {
+          metrics.dropped(zone, "publish_failed");
+          logger.debug("cannot publish a job", { object: key, error: String(e) });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
+
   const noWorker = (plan: PlannedCheck, zone: string): void => {
     const now = clock.now();
     const base = {
@@ -173,11 +203,13 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
       const now = clock.now();
       if (now - (lastSeen.get(zone) ?? startedAt) > graceMs) {
         metrics.dropped(zone, "no_worker");
+        logger.debug("no worker for the zone", { zone, object: plan.key });
         noWorker(plan, zone);
         return true;
       }
       if (!connected || nc.isClosed()) {
         metrics.dropped(zone, "nats_unreachable");
+        logger.debug("NATS unreachable: job dropped", { zone, object: plan.key });
         return true;
       }
       if (pending >= MAX_PENDING_PUBLISHES) {
@@ -196,17 +228,9 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
         target: plan.target,
       });
       pending++;
-      js.publish(subject, encodeJob(job), { msgID: jobMsgId(subject, due) }).then(
-        () => {
-          pending--;
-          metrics.published(zone);
-        },
-        (e: unknown) => {
-          pending--;
-          metrics.dropped(zone, "publish_failed");
-          logger.debug("cannot publish a job", { object: plan.key, error: String(e) });
-        },
-      );
+      publish(zone, plan.key, subject, encodeJob(job), jobMsgId(subject, due), job.expiresAt).finally(() => {
+        pending--;
+      });
       return true;
     },
     async applyConfig(config) {

@@ -23,7 +23,7 @@ export const JOBS_MAX_AGE_MS = 600_000;
 /** A result the leader has not read is kept this long (the leader's longest outage it survives). */
 export const RESULTS_MAX_AGE_MS = 86_400_000;
 /** How long a job a worker took may stay unacknowledged beyond its zone's longest check timeout. */
-export const ACK_WAIT_MARGIN_MS = 2_000;
+export const ACK_WAIT_MARGIN_MS = 500;
 /** How long the leader may hold a result between reading and acknowledging it. */
 export const RESULTS_ACK_WAIT_MS = 30_000;
 

@@ -143,14 +143,29 @@ export async function startWorker(o: WorkerOptions): Promise<Worker> {
     }
     const outcome = await runCheck(job);
     const result = makeResult(job, o.id, startedAtMs, clock.now() - startedAtMs, outcome);
-    try {
-      await js.publish(subject, encodeResult(result), { msgID: jobMsgId(m.subject, job.due) });
-      m.ack();
-      done++;
-    } catch (e) {
-      // The job stays: it goes to a worker again after the ack wait, and its result's id drops a twin.
-      logger.warn("cannot publish a result", { object: job.key, error: String(e) });
-      m.nak();
+    const msgID = jobMsgId(m.subject, job.due);
+    const data = encodeResult(result);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const ack = await js.publish(subject, data, { msgID, timeout: 2_000 });
+        m.ack();
+        done++;
+        logger.debug("result published", {
+          object: job.key,
+          checkedAt: result.checkedAt,
+          seq: ack.seq,
+          duplicate: ack.duplicate,
+        });
+        return;
+      } catch (e) {
+        if (attempt >= 20 || stopping) {
+          // The job stays: it goes to a worker again, and its result's id drops a twin.
+          logger.warn("cannot publish a result", { object: job.key, error: String(e) });
+          m.nak();
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 500));
+      }
     }
   };
 

@@ -52,6 +52,12 @@ export interface SchedulerOptions {
    * false (and is logged). Must not call the scheduler.
    */
   readonly route?: (plan: PlannedCheck, due: number) => boolean;
+  /**
+   * For the first config applied only: an object whose grid slot fell within this many ms before
+   * now runs at once instead of at its next slot. A standby taking over from a dead leader passes
+   * the time the leader may have been dead, so the runs it missed happen now (0 unless set).
+   */
+  readonly catchUpMs?: number;
 }
 
 /** What `applyConfig` did, counted in objects. */

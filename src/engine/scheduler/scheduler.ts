@@ -67,6 +67,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const metrics = opts.metrics ? createSchedulerMetrics(opts.metrics) : noMetrics;
   const diffStep = opts.diffStep ?? nextMacrotask;
   const route = opts.route;
+  const catchUpMs = opts.catchUpMs ?? 0;
 
   const entries = new Map<string, Entry>();
   const heap = createDueHeap<Entry>();
@@ -354,6 +355,10 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         heapSeq: 0,
       };
       entry.due = slotFromNow(entry, now);
+      if (catchUpMs > 0 && generation === 1) {
+        // Left in the past (the run starts at once) so that the next run keeps to the grid.
+        entry.due = slotAtOrAfter(plan.key, intervalOf(entry), now - catchUpMs);
+      }
       entries.set(plan.key, entry);
       heap.push(entry);
     }
@@ -401,7 +406,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       // Slots that passed between applyConfig and start would all fall due at once: move objects
       // that never ran to their next slot instead, so a slow start-up does not become a burst.
       const now = clock.now();
-      const late = heap.items().filter((e) => e.due < now && Number.isNaN(e.lastDue));
+      const late = heap.items().filter((e) => e.due < now - catchUpMs && Number.isNaN(e.lastDue));
       for (const e of late) {
         heap.remove(e);
         e.due = slotAtOrAfter(e.plan.key, intervalOf(e), now);
