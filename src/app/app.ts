@@ -133,6 +133,7 @@ export class App {
             replicas: o.natsReplicas ?? 1,
             leaderElection: o.leaderElection === true,
             leaseMs: o.leaderLeaseMs ?? 10_000,
+            graceMs: o.noWorkerGraceMs ?? 30_000,
             core,
             consumers,
             config: loaded.config,

@@ -76,6 +76,12 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     usage: "with -nats: schedule and ingest only while holding the leader lease (a standby waits)",
   },
   {
+    name: "no-worker-grace",
+    kind: "string",
+    default: "30s",
+    usage: "with -nats: after this long without a live worker, a zone's objects go UNKNOWN",
+  },
+  {
     name: "leader-lease",
     kind: "string",
     default: "10s",
@@ -105,6 +111,8 @@ export interface ServerOptions {
   readonly leaderElection?: boolean;
   /** Ms; absent: 10 s. */
   readonly leaderLeaseMs?: number;
+  /** Ms; absent: 30 s. */
+  readonly noWorkerGraceMs?: number;
 }
 
 /** Checks flag values that have a closed set or a shape. */
@@ -146,6 +154,13 @@ export function decodeServerOptions(
       error: `invalid value "${s("leader-lease")}" for -leader-lease: want a duration of 1s or more`,
     };
   }
+  const grace = parseDurationMs(s("no-worker-grace"));
+  if (grace === undefined || grace < 0) {
+    return {
+      ok: false,
+      error: `invalid value "${s("no-worker-grace")}" for -no-worker-grace: want a duration`,
+    };
+  }
   return {
     ok: true,
     options: {
@@ -164,6 +179,7 @@ export function decodeServerOptions(
       natsReplicas: replicas,
       leaderElection: v["leader-election"] === true,
       leaderLeaseMs: lease,
+      noWorkerGraceMs: grace,
     },
   };
 }

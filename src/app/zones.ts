@@ -45,6 +45,8 @@ export async function startServerZones(o: {
   readonly leaderElection: boolean;
   /** The leader lease's TTL. */
   readonly leaseMs: number;
+  /** How long a remote zone may have no live worker before its objects go UNKNOWN. */
+  readonly graceMs: number;
   readonly core: Core;
   readonly consumers: ConsumerHost;
   readonly config: Config;
@@ -76,7 +78,7 @@ export async function startServerZones(o: {
     const zone = zoneOf(plan);
     if (local.has(zone)) return false;
     zoneMetrics.dropped(zone, "nats_unreachable");
-    if (clock.now() - startedAt > 30_000) {
+    if (clock.now() - startedAt > o.graceMs) {
       const base = {
         exitStatus: 3 as const,
         output: `no worker for zone ${zone} (NATS unreachable)`,
@@ -163,6 +165,7 @@ export async function startServerZones(o: {
       submit: (r) => checks?.submit(r),
       replicas: o.replicas,
       token: () => leaderToken,
+      graceMs: o.graceMs,
     });
     await dispatcher.applyConfig(config);
     if (o.leaderElection) {
