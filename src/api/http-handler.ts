@@ -20,6 +20,8 @@ export interface HttpHandlerOptions extends RouteOptions {
   readonly logger: Logger;
   /** Largest accepted request body; larger requests get `resource_exhausted`. */
   readonly readMaxBytes?: number;
+  /** JSON documents served on GET at these paths (`/zones/workers`); nothing secret goes here. */
+  readonly documents?: ReadonlyMap<string, () => unknown>;
 }
 
 type Res = http.ServerResponse | http2.Http2ServerResponse;
@@ -64,6 +66,11 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
           send(res, 500, "text/plain; charset=utf-8", "metrics collection failed\n");
         },
       );
+      return;
+    }
+    const document = isRead && path !== undefined ? o.documents?.get(path) : undefined;
+    if (document !== undefined) {
+      send(res, 200, "application/json", `${JSON.stringify(document())}\n`);
       return;
     }
     if (path === "/" && isRead) {

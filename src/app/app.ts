@@ -125,7 +125,7 @@ export class App {
     });
     core.onCommitted(() => consumers.notify());
     registerConsumerMetrics(metrics, consumers);
-    const checks =
+    const zones =
       o.nats !== undefined && o.nats !== ""
         ? await startServerZones({
             nats: o.nats,
@@ -142,14 +142,17 @@ export class App {
             metrics,
             concurrency: CHECK_CONCURRENCY,
           })
-        : startActiveChecks({
-            core,
-            config: loaded.config,
-            clock,
-            logger: logger.child({ component: "scheduler" }),
-            metrics,
-            concurrency: CHECK_CONCURRENCY,
-          });
+        : undefined;
+    const checks =
+      zones ??
+      startActiveChecks({
+        core,
+        config: loaded.config,
+        clock,
+        logger: logger.child({ component: "scheduler" }),
+        metrics,
+        concurrency: CHECK_CONCURRENCY,
+      });
     // Stopping ends a reload's worker rather than waiting for its evaluation.
     const loads = new AbortController();
     const reloader = new Reloader(loaded.config, {
@@ -174,6 +177,13 @@ export class App {
       metrics,
       page: () => placeholderPage(version),
       logger,
+      ...(zones === undefined
+        ? {}
+        : {
+            documents: new Map([
+              ["/zones/workers", () => ({ leading: zones.leading, workers: zones.workers() })],
+            ]),
+          }),
     });
     const server = new DualProtocolServer(handler);
     const listen = parseListen(o.listen);

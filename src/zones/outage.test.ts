@@ -134,6 +134,15 @@ test("no worker: one job per object waits, then UNKNOWN; a worker heals it; NATS
       .every((x) => x.output?.startsWith("TCP") === true),
   );
   assert.equal(await metric(s.url, 'lookout_zone_workers{zone="dc2"}'), 1);
+  const listed = (await (await fetch(`${s.url}/zones/workers`)).json()) as {
+    leading: boolean;
+    workers: { id: string; zone: string }[];
+  };
+  assert.equal(listed.leading, true);
+  assert.deepEqual(
+    listed.workers.map((w) => [w.id, w.zone]),
+    [["w1", "dc2"]],
+  );
 
   // NATS goes away: the local zone keeps running.
   await nats.nodes[0]?.kill();
