@@ -183,8 +183,10 @@ try {
         longOutput: "",
         perfdata: [],
       });
-      acks.push(js.publish(names.resultSubject(ZONE), encodeResult(r), { msgID: `bench-${i}` }));
-      if (acks.length >= 10_000) await Promise.all(acks.splice(0));
+      acks.push(
+        js.publish(names.resultSubject(ZONE), encodeResult(r), { msgID: `bench-${i}`, timeout: 60_000 }),
+      );
+      if (acks.length >= 2_000) await Promise.all(acks.splice(0));
     }
     await Promise.all(acks);
     const sp = (performance.now() - t0) / 1000;
