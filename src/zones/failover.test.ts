@@ -92,6 +92,18 @@ async function waitFor(what: string, f: () => boolean, timeoutMs = 30_000): Prom
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits until the leader has ingested every published result (its pending gauge reads 0 twice). */
+async function drained(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let zeros = 0;
+  while (zeros < 2) {
+    if (Date.now() > deadline) throw new Error("results still pending after 60 s");
+    await sleep(2_500);
+    const text = await (await fetch(`${url}/metrics`)).text();
+    zeros = /^lookout_zone_results_pending 0$/m.test(text) ? zeros + 1 : 0;
+  }
+}
+
 /** Every active result in a data dir's event log, as "key@checkedAt", once per time it was applied. */
 function loggedResults(dataDir: string): string[] {
   const reader = openEventLogReader(dataDir);
@@ -181,7 +193,7 @@ test("a worker, a NATS node and the primary die: checks go on, no acknowledged r
   // Stop the workers first, give the standby time to ingest what they published, then stop it.
   for (const w of workers.slice(1)) w.child.kill("SIGTERM");
   for (const w of workers.slice(1)) if (w.child.exitCode === null) await once(w.child, "exit");
-  await sleep(3_000);
+  await drained(standby.url);
   await standby.stop();
 
   if (process.env.ZONES_TEST_LOGS !== undefined) {

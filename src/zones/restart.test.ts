@@ -33,6 +33,18 @@ hosts: r: {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Waits until the leader has ingested every published result (its pending gauge reads 0 twice). */
+async function drained(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let zeros = 0;
+  while (zeros < 2) {
+    if (Date.now() > deadline) throw new Error("results still pending after 60 s");
+    await sleep(2_500);
+    const text = await (await fetch(`${url}/metrics`)).text();
+    zeros = /^lookout_zone_results_pending 0$/m.test(text) ? zeros + 1 : 0;
+  }
+}
+
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "lookout-zones-"));
   listener = createServer((s) => s.destroy());
@@ -73,7 +85,7 @@ test("a server killed while ingesting neither skips nor repeats a result after i
   await sleep(3_000);
   worker.kill("SIGTERM");
   await once(worker, "exit");
-  await sleep(3_000);
+  await drained(server.url);
   await server.stop();
 
   const published = log
