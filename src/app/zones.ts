@@ -104,8 +104,9 @@ export async function startServerZones(o: {
       metrics: o.metrics,
       concurrency: o.concurrency,
       route,
-      // A standby that takes over runs at once what the dead leader may have missed: one lease.
-      ...(token > 0 ? { catchUpMs: o.leaseMs + renewMs } : {}),
+      // A standby that takes over runs at once what the dead leader may have missed: its lease, and
+      // as much again for a takeover slowed by load (runs it did publish are de-duplicated).
+      ...(token > 0 ? { catchUpMs: 2 * o.leaseMs + renewMs } : {}),
     });
     leaderToken = token;
     await startIngest();
