@@ -15,8 +15,9 @@ import { MAIN_JS, type ServerProcess, startServer } from "../testing/server-proc
  * election, 3 s lease), three workers in two zones (dc2: w1, w2; dc3: w3), and a local zone. The
  * test kills a worker mid-check, a NATS node, then the primary, and reads both servers' event
  * logs: every object was checked at least every interval + timeout (+1 s: the ack wait's margin
- * and timer jitter), every result JetStream acknowledged to a worker is in a log, and no result
- * is logged more than once per failure.
+ * and timer jitter) but for at most one slot lost to the NATS node's death, every result
+ * JetStream acknowledged to a worker is in a log, and no result is logged more than once per
+ * failure.
  */
 
 const INTERVAL_MS = 10_000;
@@ -236,16 +237,18 @@ test("a worker, a NATS node and the primary die: checks go on, no acknowledged r
   for (const key of keys) {
     const times = (byKey.get(key) ?? []).sort((x, y) => x - y);
     const points = [startedAt + INTERVAL_MS, ...times.filter((t) => t > startedAt + INTERVAL_MS), endedAt];
-    let worst = 0;
-    for (let i = 1; i < points.length; i++)
-      worst = Math.max(worst, (points[i] as number) - (points[i - 1] as number));
+    // One slot per object may be lost to the NATS node's death: JetStream elects new stream and
+    // consumer leaders, which on a loaded machine can outlast the job's life (docs/zones.md).
+    const gaps: number[] = [];
+    for (let i = 1; i < points.length; i++) gaps.push((points[i] as number) - (points[i - 1] as number));
+    const long = gaps.filter((g) => g > BOUND_MS);
+    const where = `checks at ${times.map((t) => t - startedAt).join(" ")}, ${Object.entries(marks)
+      .map(([k, v]) => `${k} ${v - startedAt}`)
+      .join(", ")}`;
+    assert.ok(long.length <= 1, `${key}: ${long.length} gaps over ${BOUND_MS} ms; ${where}`);
     assert.ok(
-      worst <= BOUND_MS,
-      `${key}: longest gap ${worst} ms > ${BOUND_MS} ms; checks at ${times.map((t) => t - startedAt).join(" ")}, ${Object.entries(
-        marks,
-      )
-        .map(([k, v]) => `${k} ${v - startedAt}`)
-        .join(", ")}`,
+      long.every((g) => g <= INTERVAL_MS + BOUND_MS),
+      `${key}: gap ${long[0]} ms; ${where}`,
     );
   }
 });
