@@ -11,6 +11,7 @@ import {
   SERVER_FLAGS,
   StartupError,
 } from "./app/index.js";
+import { runWorkerCli } from "./app/worker-command.js";
 import { runAuthCli } from "./auth/cli.js";
 import { runValidateCli } from "./config/index.js";
 import { runCueCli } from "./cue/cli.js";
@@ -29,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "validate") return runValidateCli(argv.slice(1), io);
   if (argv[0] === "cue") return runCueCli(argv.slice(1), io);
   if (argv[0] === "auth") return runAuthCli(argv.slice(1), { ...io, stdin: process.stdin });
+  if (argv[0] === "worker") return runWorkerCli(argv.slice(1), io);
   const parsed = parseFlags(SERVER_FLAGS, argv, process.env);
   if (!parsed.ok) {
     if (!parsed.help) process.stderr.write(`${parsed.error}\n`);

@@ -34,6 +34,8 @@ export interface HttpHandlerOptions extends RouteOptions {
   readonly readMaxBytes?: number;
   /** Extra plain-HTTP routes by path (login and logout), answered before the Connect routes. */
   readonly extraRoutes?: ReadonlyMap<string, (req: NodeRequest, res: Res) => void>;
+  /** JSON documents served on GET at these paths (`/zones/workers`); nothing secret goes here. */
+  readonly documents?: ReadonlyMap<string, () => unknown>;
 }
 
 type Res = http.ServerResponse | http2.Http2ServerResponse;
@@ -87,6 +89,11 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
     if (asset !== undefined) {
       res.writeHead(200, asset.headers);
       (res as http.ServerResponse).end(req.method === "HEAD" ? undefined : asset.body);
+      return;
+    }
+    const document = isRead && path !== undefined ? o.documents?.get(path) : undefined;
+    if (document !== undefined) {
+      send(res, 200, "application/json", `${JSON.stringify(document())}\n`);
       return;
     }
     if (path === "/" && isRead) {

@@ -1,6 +1,6 @@
 import type { Registry } from "prom-client";
 import type { Core } from "../core/core.js";
-import { createScheduler, type Scheduler } from "../engine/scheduler/index.js";
+import { createScheduler, type PlannedCheck, type Scheduler } from "../engine/scheduler/index.js";
 import type { CheckResult } from "../model/check-result.js";
 import type { Clock } from "../model/clock.js";
 import type { Config } from "../model/config.js";
@@ -15,6 +15,10 @@ export interface ActiveChecks {
    */
   applyConfig(config: Config): Promise<void>;
   stop(): Promise<void>;
+  /** Submits a result as the scheduler does (zones: "no worker for zone X"). */
+  submit(result: CheckResult): void;
+  /** Tells the scheduler a result that arrived another way (a zone's worker) is visible. */
+  resultApplied(key: string): void;
 }
 
 /**
@@ -29,6 +33,10 @@ export function startActiveChecks(o: {
   readonly logger: Logger;
   readonly metrics: Registry;
   readonly concurrency: number;
+  /** Hands due checks of zones that do not run here to their workers (src/zones/). */
+  readonly route?: (plan: PlannedCheck, due: number) => boolean;
+  /** See SchedulerOptions.catchUpMs (a standby taking over). */
+  readonly catchUpMs?: number;
 }): ActiveChecks {
   const { core, clock, logger } = o;
   const checkers = createCheckers({ clock });
@@ -53,6 +61,8 @@ export function startActiveChecks(o: {
     concurrency: o.concurrency,
     metrics: o.metrics,
     logger,
+    ...(o.route === undefined ? {} : { route: o.route }),
+    ...(o.catchUpMs === undefined ? {} : { catchUpMs: o.catchUpMs }),
   });
   scheduler.applyConfig(o.config);
   scheduler.start();
@@ -62,6 +72,8 @@ export function startActiveChecks(o: {
       if (prepared === undefined || scheduler === undefined || stopping) return; // stopped meanwhile
       logger.info("schedule updated", { ...scheduler.applyPrepared(prepared) });
     },
+    submit,
+    resultApplied: (key) => scheduler?.resultApplied(key),
     async stop() {
       stopping = true;
       await scheduler?.stop();

@@ -28,6 +28,7 @@ import { DEFAULT_NOTIFY_OPTIONS, startNotifier, TimeZoneError } from "./notifier
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
 import { registerSinkMetrics, sinkStatusOf } from "./sink-metrics.js";
+import { startServerZones } from "./zones.js";
 
 export interface AppDeps {
   readonly logger: Logger;
@@ -170,14 +171,34 @@ export class App {
     );
     await sinks.start(loaded.config);
     registerSinkMetrics(metrics, sinks, consumers);
-    const checks = startActiveChecks({
-      core,
-      config: loaded.config,
-      clock,
-      logger: logger.child({ component: "scheduler" }),
-      metrics,
-      concurrency: CHECK_CONCURRENCY,
-    });
+    const zones =
+      o.nats !== undefined && o.nats !== ""
+        ? await startServerZones({
+            nats: o.nats,
+            localZones: o.localZones ?? ["default"],
+            replicas: o.natsReplicas ?? 1,
+            leaderElection: o.leaderElection === true,
+            leaseMs: o.leaderLeaseMs ?? 10_000,
+            graceMs: o.noWorkerGraceMs ?? 30_000,
+            core,
+            consumers,
+            config: loaded.config,
+            clock,
+            logger,
+            metrics,
+            concurrency: CHECK_CONCURRENCY,
+          })
+        : undefined;
+    const checks =
+      zones ??
+      startActiveChecks({
+        core,
+        config: loaded.config,
+        clock,
+        logger: logger.child({ component: "scheduler" }),
+        metrics,
+        concurrency: CHECK_CONCURRENCY,
+      });
     // Stopping ends a reload's worker rather than waiting for its evaluation.
     const loads = new AbortController();
     const reloader = new Reloader(loaded.config, {
@@ -242,6 +263,13 @@ export class App {
       page: () => placeholderPage(version),
       site: (path, acceptEncoding) => site.serve(path, acceptEncoding),
       logger,
+      ...(zones === undefined
+        ? {}
+        : {
+            documents: new Map([
+              ["/zones/workers", () => ({ leading: zones.leading, workers: zones.workers() })],
+            ]),
+          }),
     });
     let commandFile: CommandFile | undefined;
     if (o.commandFile !== "") {

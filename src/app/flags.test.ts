@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type FlagSpec, formatUsage, parseFlags } from "./flags.js";
-import { parseListen } from "./server-flags.js";
+import { decodeServerOptions, parseListen, SERVER_FLAGS, type ServerOptions } from "./server-flags.js";
 
 const SPECS: FlagSpec[] = [
   { name: "listen", kind: "string", default: "127.0.0.1:8080", usage: "addr" },
@@ -87,4 +87,59 @@ test("parseListen", () => {
     ["h:", undefined],
   ];
   for (const [addr, want] of cases) assert.deepEqual(parseListen(addr), want, addr);
+});
+
+test("decodeServerOptions: the zone flags", () => {
+  const cases: { argv: string[]; want?: Partial<ServerOptions>; error?: RegExp }[] = [
+    {
+      argv: [],
+      want: {
+        nats: "",
+        localZones: ["default"],
+        natsReplicas: 1,
+        leaderElection: false,
+        leaderLeaseMs: 10_000,
+        noWorkerGraceMs: 30_000,
+      },
+    },
+    {
+      argv: [
+        "-nats",
+        "nats://a:4222,nats://b:4222",
+        "-local-zones",
+        "default, dc1,",
+        "-nats-replicas",
+        "3",
+        "-leader-election",
+        "-leader-lease",
+        "6s",
+        "-no-worker-grace",
+        "1m",
+      ],
+      want: {
+        nats: "nats://a:4222,nats://b:4222",
+        localZones: ["default", "dc1"],
+        natsReplicas: 3,
+        leaderElection: true,
+        leaderLeaseMs: 6_000,
+        noWorkerGraceMs: 60_000,
+      },
+    },
+    { argv: ["-nats-replicas", "2"], error: /-nats-replicas: want 1, 3 or 5/ },
+    { argv: ["-leader-election"], error: /-leader-election needs -nats/ },
+    { argv: ["-nats", "nats://a", "-leader-lease", "500ms"], error: /-leader-lease/ },
+    { argv: ["-no-worker-grace", "soon"], error: /-no-worker-grace/ },
+  ];
+  for (const c of cases) {
+    const parsed = parseFlags(SERVER_FLAGS, c.argv);
+    assert.ok(parsed.ok, c.argv.join(" "));
+    const d = decodeServerOptions(parsed.values);
+    if (c.error !== undefined) {
+      assert.ok(!d.ok && c.error.test(d.error), `${c.argv.join(" ")}: ${d.ok ? "accepted" : d.error}`);
+      continue;
+    }
+    assert.ok(d.ok, c.argv.join(" "));
+    for (const [k, v] of Object.entries(c.want ?? {}))
+      assert.deepEqual(d.options[k as keyof ServerOptions], v, k);
+  }
 });

@@ -59,6 +59,42 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   },
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
   ...NOTIFY_FLAGS,
+  {
+    name: "nats",
+    kind: "string",
+    default: "",
+    usage: "NATS server URL(s), comma-separated: run other zones' checks on workers (docs/zones.md)",
+  },
+  {
+    name: "local-zones",
+    kind: "string",
+    default: "default",
+    usage: "comma-separated zones whose checks this server runs itself (with -nats)",
+  },
+  {
+    name: "nats-replicas",
+    kind: "string",
+    default: "1",
+    usage: "JetStream replicas of Lookout's streams: 1, 3 or 5",
+  },
+  {
+    name: "leader-election",
+    kind: "bool",
+    default: false,
+    usage: "with -nats: schedule and ingest only while holding the leader lease (a standby waits)",
+  },
+  {
+    name: "no-worker-grace",
+    kind: "string",
+    default: "30s",
+    usage: "with -nats: after this long without a live worker, a zone's objects go UNKNOWN",
+  },
+  {
+    name: "leader-lease",
+    kind: "string",
+    default: "10s",
+    usage: "how long the leader lease outlives the leader's last renewal (with -leader-election)",
+  },
 ];
 
 /** The server's settings, decoded from its flags. */
@@ -78,6 +114,17 @@ export interface ServerOptions {
   readonly logLevel: LogLevel;
   /** The notifier's settings; defaults when absent (tests that build options by hand). */
   readonly notify?: NotifyOptions;
+  /** NATS URLs; "" or absent: every zone runs here (docs/zones.md). */
+  readonly nats?: string;
+  /** Zones run here when `nats` is set; absent: `default`. */
+  readonly localZones?: readonly string[];
+  /** Absent: 1. */
+  readonly natsReplicas?: number;
+  readonly leaderElection?: boolean;
+  /** Ms; absent: 10 s. */
+  readonly leaderLeaseMs?: number;
+  /** Ms; absent: 30 s. */
+  readonly noWorkerGraceMs?: number;
 }
 
 /** Checks flag values that have a closed set or a shape. */
@@ -106,6 +153,31 @@ export function decodeServerOptions(
   if (s("command-file") !== "" && v["read-only"] === true) {
     return { ok: false, error: "-command-file is a write surface: it cannot be used with -read-only" };
   }
+  const replicas = Number(s("nats-replicas"));
+  if (replicas !== 1 && replicas !== 3 && replicas !== 5) {
+    return { ok: false, error: `invalid value "${s("nats-replicas")}" for -nats-replicas: want 1, 3 or 5` };
+  }
+  const localZones = s("local-zones")
+    .split(",")
+    .map((z) => z.trim())
+    .filter((z) => z !== "");
+  if (v["leader-election"] === true && s("nats") === "") {
+    return { ok: false, error: "-leader-election needs -nats" };
+  }
+  const lease = parseDurationMs(s("leader-lease"));
+  if (lease === undefined || lease < 1_000) {
+    return {
+      ok: false,
+      error: `invalid value "${s("leader-lease")}" for -leader-lease: want a duration of 1s or more`,
+    };
+  }
+  const grace = parseDurationMs(s("no-worker-grace"));
+  if (grace === undefined || grace < 0) {
+    return {
+      ok: false,
+      error: `invalid value "${s("no-worker-grace")}" for -no-worker-grace: want a duration`,
+    };
+  }
   return {
     ok: true,
     options: {
@@ -121,6 +193,12 @@ export function decodeServerOptions(
       eventRetentionMs: retention,
       logLevel: level,
       notify: notify.options,
+      nats: s("nats"),
+      localZones,
+      natsReplicas: replicas,
+      leaderElection: v["leader-election"] === true,
+      leaderLeaseMs: lease,
+      noWorkerGraceMs: grace,
     },
   };
 }

@@ -4,6 +4,7 @@ import type { CheckResult } from "../../model/check-result.js";
 import type { Clock } from "../../model/clock.js";
 import type { CheckType, Config } from "../../model/config.js";
 import type { ExitStatus } from "../../model/state.js";
+import type { PlannedCheck } from "./plan.js";
 
 /** Where the scheduler reports trouble that is not a check result (a checker that hangs, a bad hook). */
 export interface SchedulerLogger {
@@ -45,6 +46,20 @@ export interface SchedulerOptions {
    * I/O and the API run between steps.
    */
   readonly diffStep?: (objects: number) => Promise<void>;
+  /**
+   * Asked for each due check before it would start: true means the run was handed elsewhere (to a
+   * zone's workers, src/zones/), and the object goes straight back on the schedule for its next
+   * run, holding no concurrency slot; its result arrives later through the pipeline, and the
+   * caller then calls `resultApplied`. Absent, or false: the check runs here. A throw counts as
+   * false (and is logged). Must not call the scheduler.
+   */
+  readonly route?: (plan: PlannedCheck, due: number) => boolean;
+  /**
+   * For the first config applied only: an object whose grid slot fell within this many ms before
+   * now runs at once instead of at its next slot. A standby taking over from a dead leader passes
+   * the time the leader may have been dead, so the runs it missed happen now (0 unless set).
+   */
+  readonly catchUpMs?: number;
 }
 
 /** What `applyConfig` did, counted in objects. */

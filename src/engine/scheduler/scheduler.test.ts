@@ -425,3 +425,56 @@ test("an interval longer than a Node timer can hold does not spin", async () => 
   assert.ok(armed.length < 10, `${armed.length} timers armed`);
   await s.stop();
 });
+
+test("route: runs handed elsewhere hold no slot, keep the grid, and the rest run here", async () => {
+  const objects = Array.from({ length: 40 }, (_, i) => ({ host: `h${i}`, service: "s" }));
+  const clock = new FakeClock();
+  const t0 = clock.now();
+  const h = createHarness({ clock, behave: () => ({ status: 0, takesMs: 0 }) });
+  const routed: { key: string; due: number }[] = [];
+  const s = createScheduler({
+    ...h.options,
+    // Even-numbered hosts are in another zone; a throwing route runs the check here.
+    route: (plan, due) => {
+      if (plan.host === "h1") throw new Error("broken hook");
+      if (Number(plan.host.slice(1)) % 2 !== 0) return false;
+      routed.push({ key: plan.key, due });
+      return true;
+    },
+  });
+  s.applyConfig(fixtureConfig(objects));
+  s.start();
+  await runFor(clock, 120_000, 1_000);
+  assert.equal(routed.length, 40, "20 remote objects, twice each");
+  for (const r of routed) assert.equal(r.due, slotAtOrAfter(r.key, 60_000, r.due), "due on the grid");
+  assert.equal(h.results.length, 40, "20 local objects (h1 among them), twice each, ran here");
+  assert.ok(h.results.every((r) => Number(r.host.slice(1)) % 2 === 1));
+  const key = "h0!s";
+  assert.equal(s.nextRunAt(key), slotAtOrAfter(key, 60_000, t0 + 120_000));
+  await s.stop();
+});
+
+test("catchUpMs: a taking-over leader runs at once what fell due in the window, then keeps the grid", async () => {
+  const objects = Array.from({ length: 600 }, (_, i) => ({ host: "h", service: `svc${i}` }));
+  for (const catchUpMs of [0, 10_000]) {
+    const clock = new FakeClock();
+    const t0 = clock.now();
+    const h = createHarness({ clock });
+    const s = createScheduler({ ...h.options, catchUpMs });
+    s.applyConfig(fixtureConfig(objects));
+    s.start();
+    await runFor(clock, 1, 1);
+    const missed = objects.filter((o) => {
+      const key = `h!${o.service}`;
+      return slotAtOrAfter(key, 60_000, t0 - catchUpMs) < t0;
+    }).length;
+    assert.equal(h.results.length, missed, `catchUpMs ${catchUpMs}: runs at once`);
+    if (catchUpMs > 0) assert.ok(missed > 50 && missed < 150, `${missed} of 600 in a 10 s window of 60 s`);
+    await runFor(clock, 59_999, 1_000);
+    for (const o of objects) {
+      const key = `h!${o.service}`;
+      assert.equal(s.nextRunAt(key), slotAtOrAfter(key, 60_000, t0 + 60_000), `${key} back on its grid`);
+    }
+    await s.stop();
+  }
+});

@@ -67,6 +67,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger ?? { warn() {} };
   const metrics = opts.metrics ? createSchedulerMetrics(opts.metrics) : noMetrics;
   const diffStep = opts.diffStep ?? nextMacrotask;
+  const route = opts.route;
+  const catchUpMs = opts.catchUpMs ?? 0;
 
   const entries = new Map<string, Entry>();
   const heap = createDueHeap<Entry>();
@@ -163,10 +165,27 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const top = heap.peek();
       if (top === undefined || top.due > now) break;
       heap.pop();
+      if (route !== undefined && routeRun(top, now)) continue;
       startRun(top, now);
     }
     if (overload.due(now)) sampleOverload(now);
     arm();
+  };
+
+  /** Offers a due run to `route`; when taken, the entry is due again at its next slot. */
+  const routeRun = (entry: Entry, now: number): boolean => {
+    let taken = false;
+    try {
+      taken = route?.(entry.plan, entry.due) === true;
+    } catch (err) {
+      log.warn("route threw; running the check here", { key: entry.plan.key, err });
+    }
+    if (!taken) return false;
+    entry.lastDue = entry.due;
+    entry.retrying = askRetry(entry.plan.key);
+    entry.due = nextDue(entry, entry.lastDue, now);
+    heap.push(entry);
+    return true;
   };
 
   const startRun = (entry: Entry, now: number): void => {
@@ -366,6 +385,10 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         heapSeq: 0,
       };
       entry.due = slotFromNow(entry, now);
+      if (catchUpMs > 0 && generation === 1) {
+        // Left in the past (the run starts at once) so that the next run keeps to the grid.
+        entry.due = slotAtOrAfter(plan.key, intervalOf(entry), now - catchUpMs);
+      }
       entries.set(plan.key, entry);
       heap.push(entry);
     }
@@ -415,7 +438,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       // Slots that passed between applyConfig and start would all fall due at once: move objects
       // that never ran to their next slot instead, so a slow start-up does not become a burst.
       const now = clock.now();
-      const late = heap.items().filter((e) => e.due < now && Number.isNaN(e.lastDue));
+      const late = heap.items().filter((e) => e.due < now - catchUpMs && Number.isNaN(e.lastDue));
       for (const e of late) {
         heap.remove(e);
         e.due = slotAtOrAfter(e.plan.key, intervalOf(e), now);

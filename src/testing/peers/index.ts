@@ -8,6 +8,7 @@
 export * from "./certs.js";
 export * from "./dns.js";
 export * from "./http.js";
+export * from "./nats.js";
 export * from "./netns.js";
 export * from "./peer.js";
 export * from "./tcp.js";

@@ -1,0 +1,219 @@
+import { hostname } from "node:os";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { Registry } from "prom-client";
+import type { ConsumerHost } from "../consumers/index.js";
+import type { Core } from "../core/core.js";
+import type { PlannedCheck } from "../engine/scheduler/index.js";
+import type { Clock } from "../model/clock.js";
+import type { Config } from "../model/config.js";
+import type { Logger } from "../model/logger.js";
+import {
+  createDispatcher,
+  createZoneMetrics,
+  type Dispatcher,
+  type LeaderElection,
+  type LiveWorker,
+  loggedResultSeq,
+  type ResultsIngest,
+  startLeaderElection,
+  startResultsIngest,
+  zoneOf,
+} from "../zones/index.js";
+import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
+
+/** The consumers.db entry (consumer "zones") holding the results stream position. */
+const POSITION_CONSUMER = "zones";
+const POSITION_KEY = "results-position";
+
+export interface ServerZones extends ActiveChecks {
+  /** The live workers as of the last poll (empty until connected). */
+  workers(): readonly LiveWorker[];
+  /** Whether this server schedules and ingests now (always, without leader election). */
+  readonly leading: boolean;
+}
+
+/**
+ * Runs the active checks with zones on NATS (docs/zones.md): the zones in `localZones` run here;
+ * due checks of the others are published as jobs and their results ingested from the results
+ * stream. With `leaderElection`, both happen only while this server holds the leader lease; a
+ * standby serves reads and waits. Without it, a NATS outage leaves local zones running.
+ */
+export async function startServerZones(o: {
+  readonly nats: string;
+  readonly localZones: readonly string[];
+  readonly replicas: number;
+  readonly leaderElection: boolean;
+  /** The leader lease's TTL. */
+  readonly leaseMs: number;
+  /** How long a remote zone may have no live worker before its objects go UNKNOWN. */
+  readonly graceMs: number;
+  readonly core: Core;
+  readonly consumers: ConsumerHost;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: Registry;
+  readonly concurrency: number;
+  readonly id?: string;
+}): Promise<ServerZones> {
+  const { core, clock, logger } = o;
+  const local = new Set(o.localZones);
+  const zoneMetrics = createZoneMetrics(o.metrics);
+  const id = o.id ?? `${hostname()}-${process.pid}`;
+  let config = o.config;
+  let checks: ActiveChecks | undefined;
+  let ingest: ResultsIngest | undefined;
+  let dispatcher: Dispatcher | undefined;
+  let election: LeaderElection | undefined;
+  let nc: NatsConnection | undefined;
+  let stopped = false;
+  const startedAt = clock.now();
+  const renewMs = Math.max(200, Math.floor(o.leaseMs / 5));
+
+  // The durable key/value store of the log's consumers: the results position lives there too.
+  const state = o.consumers.state;
+  /** Before NATS is reached: remote runs are dropped, and UNKNOWN once the grace is over. */
+  const route = (plan: PlannedCheck, due: number): boolean => {
+    if (dispatcher !== undefined) return dispatcher.route(plan, due);
+    const zone = zoneOf(plan);
+    if (local.has(zone)) return false;
+    zoneMetrics.dropped(zone, "nats_unreachable");
+    if (clock.now() - startedAt > o.graceMs) {
+      const base = {
+        exitStatus: 3 as const,
+        output: `no worker for zone ${zone} (NATS unreachable)`,
+        longOutput: "",
+        perfdata: [],
+        host: plan.host,
+        checkedAt: clock.now(),
+        durationMs: 0,
+        source: "active" as const,
+      };
+      checks?.submit(plan.service === undefined ? base : { ...base, service: plan.service });
+    }
+    return true;
+  };
+
+  const lead = async (token: number): Promise<void> => {
+    if (stopped || checks !== undefined) return;
+    checks = startActiveChecks({
+      core,
+      config,
+      clock,
+      logger: logger.child({ component: "scheduler" }),
+      metrics: o.metrics,
+      concurrency: o.concurrency,
+      route,
+      // A standby that takes over runs at once what the dead leader may have missed: its lease, and
+      // as much again for a takeover slowed by load (runs it did publish are de-duplicated).
+      ...(token > 0 ? { catchUpMs: 2 * o.leaseMs + renewMs } : {}),
+    });
+    leaderToken = token;
+    await startIngest();
+    logger.info("scheduling", { token, localZones: [...local] });
+  };
+  /** Starts reading results once this server schedules and NATS is reached (either may come first). */
+  const startIngest = async (): Promise<void> => {
+    if (checks === undefined || ingest !== undefined || nc === undefined) return;
+    const fromLog = loggedResultSeq(core.dataDir) ?? 0;
+    const stored = Number(state.get(POSITION_CONSUMER, POSITION_KEY) ?? 0);
+    ingest = await startResultsIngest({
+      nc,
+      submit: (commands, onVisible) => core.submit(commands, { onVisible }),
+      known: (host, service) => {
+        const h = core.view.index.config.hosts.get(host);
+        return h !== undefined && (service === undefined || h.services.has(service));
+      },
+      applied: (key) => checks?.resultApplied(key),
+      position: Math.max(fromLog, stored),
+      store: {
+        load: () => Number(state.get(POSITION_CONSUMER, POSITION_KEY) ?? 0),
+        save: (seq) => state.put(POSITION_CONSUMER, [{ key: POSITION_KEY, value: String(seq) }]),
+      },
+      logger: logger.child({ component: "zones" }),
+      metrics: zoneMetrics,
+      now: () => clock.now(),
+    });
+    logger.info("ingesting results", { position: Math.max(fromLog, stored) });
+  };
+  const follow = async (): Promise<void> => {
+    const i = ingest;
+    const c = checks;
+    ingest = undefined;
+    checks = undefined;
+    await i?.stop();
+    await c?.stop();
+  };
+  let leaderToken = 0;
+
+  const connectNats = async (): Promise<NatsConnection> =>
+    connect({
+      servers: o.nats.split(",").map((s) => s.trim()),
+      name: `lookout-${id}`,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1_000,
+      waitOnFirstConnect: true,
+    });
+
+  const setUp = async (): Promise<void> => {
+    nc = await connectNats();
+    dispatcher = await createDispatcher({
+      nc,
+      localZones: local,
+      clock,
+      logger: logger.child({ component: "zones" }),
+      metrics: zoneMetrics,
+      submit: (r) => checks?.submit(r),
+      replicas: o.replicas,
+      token: () => leaderToken,
+      graceMs: o.graceMs,
+    });
+    await dispatcher.applyConfig(config);
+    if (o.leaderElection) {
+      election = await startLeaderElection({
+        nc,
+        id,
+        replicas: o.replicas,
+        logger: logger.child({ component: "leader" }),
+        onElected: lead,
+        onLost: follow,
+        ttlMs: o.leaseMs,
+        renewMs,
+      });
+    } else {
+      // Leading since start: ingestion joins now that NATS answers.
+      await startIngest();
+    }
+  };
+
+  if (o.leaderElection) {
+    await setUp();
+  } else {
+    // Local zones run at once, whatever NATS does; remote ones join once it answers.
+    await lead(0);
+    setUp().catch((e: unknown) => logger.error("cannot set up zones on NATS", { error: String(e) }));
+  }
+
+  return {
+    get leading() {
+      return checks !== undefined;
+    },
+    workers: () => dispatcher?.workers() ?? [],
+    submit: (r) => checks?.submit(r),
+    resultApplied: (key) => checks?.resultApplied(key),
+    async applyConfig(c) {
+      config = c;
+      await checks?.applyConfig(c);
+      await dispatcher
+        ?.applyConfig(c)
+        .catch((e: unknown) => logger.warn("cannot update zone consumers", { error: String(e) }));
+    },
+    async stop() {
+      stopped = true;
+      await election?.stop();
+      await follow();
+      await dispatcher?.stop();
+      await nc?.close();
+    },
+  };
+}

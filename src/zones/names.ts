@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Every JetStream name Lookout uses — streams, consumers, KV buckets and subjects — and nothing
+ * else. docs/zones.md documents each one; change them here and there together. Zone names are
+ * free text in the config, so subjects and consumer names carry a token derived from the zone
+ * (`zoneToken`), never the raw name.
+ */
+
+/** The work-queue stream of jobs: one subject per object, so a newer job replaces one nobody took. */
+export const JOBS_STREAM = "LOOKOUT_JOBS";
+/** Every job subject: `lookout.job.<zone token>.<object token>`. */
+export const JOBS_SUBJECTS = "lookout.job.>";
+/** The stream of results workers publish, read by the leader through `RESULTS_CONSUMER`. */
+export const RESULTS_STREAM = "LOOKOUT_RESULTS";
+export const RESULTS_SUBJECTS = "lookout.result.>";
+/** The leader's durable pull consumer on `RESULTS_STREAM`. */
+export const RESULTS_CONSUMER = "lookout-primary";
+/** KV bucket of live workers: key `<zone token>.<worker id>`, value the worker's description. */
+export const WORKERS_BUCKET = "lookout_workers";
+/** KV bucket holding the leader lease under `LEADER_KEY`. */
+export const LEADER_BUCKET = "lookout_leader";
+export const LEADER_KEY = "leader";
+
+/**
+ * A subject token for a zone: its name when made of `[A-Za-z0-9_-]` (at most 64 characters),
+ * otherwise `z` and 16 hex digits of its SHA-256. Tokens never contain `.`, `*`, `>` or spaces.
+ */
+export function zoneToken(zone: string): string {
+  if (/^[A-Za-z0-9_-]{1,64}$/.test(zone)) return zone;
+  return `z${createHash("sha256").update(zone).digest("hex").slice(0, 16)}`;
+}
+
+/** The durable pull consumer a zone's workers share on `JOBS_STREAM`. */
+export function jobsConsumer(zone: string): string {
+  return `lookout-zone-${zoneToken(zone)}`;
+}
+
+/** All job subjects of a zone: the filter of its consumer. */
+export function zoneJobsFilter(zone: string): string {
+  return `lookout.job.${zoneToken(zone)}.>`;
+}
+
+/**
+ * The subject of one object's job: 20 hex digits of the SHA-256 of its key (`host` or
+ * `host!service`), so any key fits in one token.
+ */
+export function jobSubject(zone: string, objectKey: string): string {
+  const h = createHash("sha256").update(objectKey).digest("hex").slice(0, 20);
+  return `lookout.job.${zoneToken(zone)}.${h}`;
+}
+
+/** Where a zone's workers publish results. */
+export function resultSubject(zone: string): string {
+  return `lookout.result.${zoneToken(zone)}`;
+}
+
+/** The key of a worker in `WORKERS_BUCKET`. */
+export function workerKey(zone: string, worker: string): string {
+  return `${zoneToken(zone)}.${worker}`;
+}
+
+/** A job's message id (JetStream de-duplication): the object's subject and the due time of its run. */
+export function jobMsgId(subject: string, due: number): string {
+  return `${subject}@${due}`;
+}
