@@ -11,7 +11,7 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   /** Everything the server logged so far (JSON lines). */
   stderr(): string;
-  /** SIGTERM, then SIGKILL after 5 s; resolves with the exit code (null when killed). */
+  /** SIGTERM, then SIGKILL after 30 s (a graceful stop applies what is queued and snapshots, which takes seconds on a loaded machine); resolves with the exit code (null when killed). */
   stop(): Promise<number | null>;
   /** SIGKILL at once, as a crash would. */
   kill(): Promise<void>;
@@ -66,7 +66,7 @@ export async function startServer(
     stderr: () => log,
     async stop() {
       child.kill("SIGTERM");
-      const t = setTimeout(() => child.kill("SIGKILL"), 5_000);
+      const t = setTimeout(() => child.kill("SIGKILL"), 30_000);
       const code = await exited;
       clearTimeout(t);
       return code;
