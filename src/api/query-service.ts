@@ -2,7 +2,7 @@ import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { CoreView } from "../core/core.js";
 import { parseObjectKey } from "../model/object-ref.js";
-import type { ObjectState } from "../model/state.js";
+import { HOST_STATES, type ObjectState, SERVICE_STATES } from "../model/state.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import { listHistory, listObjects, listPositions } from "../store/read-model.js";
 import type { HistoryRecord } from "../store/records.js";
@@ -267,27 +267,14 @@ function historyEntry(h: HistoryRecord) {
 }
 
 /** A request's hypothetical state; undefined for unspecified. */
+/** The model state of each API state: stateOf (status-message.ts) read backwards. */
+const MODEL_STATE_OF = new Map<State, ObjectState>(
+  (["PENDING", ...SERVICE_STATES, ...HOST_STATES] as const).map((m) => [stateOf(m), m]),
+);
+
 function hypotheticalState(s: State): ObjectState | undefined {
-  switch (s) {
-    case State.UNSPECIFIED:
-      return undefined;
-    case State.PENDING:
-      return "PENDING";
-    case State.OK:
-      return "OK";
-    case State.WARNING:
-      return "WARNING";
-    case State.CRITICAL:
-      return "CRITICAL";
-    case State.UNKNOWN:
-      return "UNKNOWN";
-    case State.UP:
-      return "UP";
-    case State.DOWN:
-      return "DOWN";
-    case State.UNREACHABLE:
-      return "UNREACHABLE";
-    default:
-      throw new ConnectError(`unknown state ${s}`, Code.InvalidArgument);
-  }
+  if (s === State.UNSPECIFIED) return undefined;
+  const m = MODEL_STATE_OF.get(s);
+  if (m === undefined) throw new ConnectError(`unknown state ${s}`, Code.InvalidArgument);
+  return m;
 }
