@@ -22,7 +22,31 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ["--test", "--test-concurrency=2", "--test-reporter=spec", ...files], {
+// No test may hang the suite: one test gets at most 10 minutes (the longest take ~100 s on a quiet
+// machine), a file whose tests are done exits even if something it started still holds the event
+// loop, and the whole run is stopped after LOOKOUT_TEST_WATCHDOG_MIN minutes (default 40; CI gives
+// both legs 90 in all).
+const TEST_TIMEOUT_MS = 600_000;
+const watchdogMin = Number(process.env.LOOKOUT_TEST_WATCHDOG_MIN ?? 40);
+const args = [
+  "--test",
+  "--test-concurrency=2",
+  `--test-timeout=${TEST_TIMEOUT_MS}`,
+  "--test-force-exit",
+  "--test-reporter=spec",
+  ...files,
+];
+const started = Date.now();
+const r = spawnSync(process.execPath, args, {
   stdio: "inherit",
+  timeout: watchdogMin * 60_000,
+  killSignal: "SIGKILL",
 });
+if (r.error !== undefined || r.signal !== null) {
+  const why = r.error?.message ?? `signal ${r.signal}`;
+  console.error(
+    `run-tests: the suite did not finish within ${watchdogMin} min (${Math.round((Date.now() - started) / 1000)} s): ${why}`,
+  );
+  process.exit(1);
+}
 process.exit(r.status ?? 1);

@@ -99,7 +99,9 @@ describe("the launcher's --max-semi-space-size=1", () => {
     const withFlags = youngAfterChurn(true);
     const what = JSON.stringify({ without, withFlags });
     assert.ok(without.main <= 8 && withFlags.main <= 8, `main thread capped: ${what}`);
-    assert.ok(without.worker <= 8, `the flag caps a worker too: ${what}`);
+    // How far the start-time flag alone holds a worker back is V8's business (Node 20 and 24.11: to
+    // 2-6.25 MiB; Node 24.21: to 12.75): what v8-heap.js must do is give the worker back its limit.
+    assert.ok(without.worker < withFlags.worker, `the flag holds a worker back: ${what}`);
     assert.ok(withFlags.worker > 16, `v8-heap.js leaves the worker its own limit: ${what}`);
   });
 });

@@ -390,16 +390,18 @@ export function runSinkContract(c: SinkContract): void {
       const be = await c.backend(`r${++serial}_${process.pid}`, dir);
       const input = be.metrics === false ? { input: "events" as const } : {};
       const config: Config = { ...base, sinks: new Map([["s", sinkConfig(c.type, be.fields, input)]]) };
+      let rig: Rig | undefined;
       try {
-        let rig = await openRig(join(dir, "data"), config);
+        rig = await openRig(join(dir, "data"), config);
         const first = await submitResults(rig.core, 0, 4);
         await gotAll(be, first);
         await rig.close();
+        rig = undefined;
         rig = await openRig(join(dir, "data"), config);
         const second = await submitResults(rig.core, 4, 4);
         await gotAll(be, [...first, ...second]);
-        await rig.close();
       } finally {
+        await rig?.close();
         await be.stop();
       }
     });

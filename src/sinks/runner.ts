@@ -46,6 +46,33 @@ export interface SinkRunnerOptions {
   /** First retry delay (default 250 ms), doubled per failure up to `maxBackoffMs` (default 10 s). */
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
+  /** How long a send in flight may finish after a stop (default `STOP_GRACE_MS`). */
+  readonly stopGraceMs?: number;
+}
+
+/**
+ * How long a send already in flight may go on after the sink is stopped (a reload that removes it, a
+ * shutdown). A backend that has taken the batch is given the time to say so, so that a restart does
+ * not send it again; one still busy after this is aborted and the batch is repeated after the restart.
+ */
+export const STOP_GRACE_MS = 5_000;
+
+/** The signal a send gets: aborted `graceMs` after `stop` is. */
+function graceSignal(stop: AbortSignal, graceMs: number): { signal: AbortSignal; dispose(): void } {
+  const ac = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onStop = (): void => {
+    timer = setTimeout(() => ac.abort(stop.reason), graceMs);
+  };
+  if (stop.aborted) onStop();
+  else stop.addEventListener("abort", onStop, { once: true });
+  return {
+    signal: ac.signal,
+    dispose() {
+      stop.removeEventListener("abort", onStop);
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
 }
 
 /** The longest Retry-After honoured; a backend asking for more is asked again after this. */
@@ -86,10 +113,13 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
     for (let failures = 0; ; failures++) {
       if (signal.aborted) return false;
       let outcome: Awaited<ReturnType<Sink["send"]>>;
+      const send = graceSignal(signal, o.stopGraceMs ?? STOP_GRACE_MS);
       try {
-        outcome = await o.sink.send(batch, signal);
+        outcome = await o.sink.send(batch, send.signal);
       } catch (e) {
         outcome = { kind: "retry", error: e instanceof Error ? e.message : String(e) };
+      } finally {
+        send.dispose();
       }
       if (signal.aborted && outcome.kind !== "delivered") return false;
       switch (outcome.kind) {
