@@ -1,5 +1,5 @@
 import { Code } from "@connectrpc/connect";
-import { admin, codeOf, token } from "./api.js";
+import { admin, codeOf, session, token } from "./api.js";
 import { createStore } from "./store.js";
 
 /** What the server lets this user do, learned from its answers (there is no "who am I" RPC). */
@@ -76,3 +76,4 @@ function update(p: Partial<Access>): void {
 }
 
 token.subscribe(() => resetAccess());
+session.subscribe(() => resetAccess());

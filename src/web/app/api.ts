@@ -24,6 +24,61 @@ token.subscribe((t) => {
   else sessionStorage.setItem(TOKEN_KEY, t);
 });
 
+const SESSION_KEY = "lookout.session";
+
+/** Who signed in with a name and password: shown in the header; the credential is the cookie. */
+export interface SessionUser {
+  readonly name: string;
+  readonly role: string;
+}
+
+function storedSession(): SessionUser | undefined {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? "null") as SessionUser | null;
+    return v !== null && typeof v.name === "string" && typeof v.role === "string" ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The identity signed in through /auth/login in this tab (the session cookie is HttpOnly). */
+export const session = createStore<SessionUser | undefined>(storedSession());
+session.subscribe((s) => {
+  if (s === undefined) sessionStorage.removeItem(SESSION_KEY);
+  else sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+});
+
+/**
+ * Signs in with a name and password (POST /auth/login, docs/auth.md): the server sets the session
+ * cookie that every later call carries. Resolves to an error message for the user, or undefined.
+ */
+export async function login(name: string, password: string): Promise<string | undefined> {
+  let res: Response;
+  try {
+    res = await trackedFetch("/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name, password }),
+    });
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+  const body = (await res.json().catch(() => ({}))) as { name?: string; role?: string; message?: string };
+  if (!res.ok) return body.message ?? `HTTP ${res.status}`;
+  token.set("");
+  session.set({ name: body.name ?? name, role: body.role ?? "" });
+  return undefined;
+}
+
+/** Signs out: ends the server's session (if any) and forgets the token. */
+export async function logout(): Promise<void> {
+  if (session.get() !== undefined) {
+    await trackedFetch("/auth/logout", { method: "POST" }).catch(() => undefined);
+    session.set(undefined);
+  }
+  token.set("");
+}
+
 const bearer: Interceptor = (next) => (req) => {
   const t = token.get();
   if (t !== "") req.header.set("Authorization", `Bearer ${t}`);

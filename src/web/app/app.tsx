@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import type { View } from "../../api/gen/svc/v1/query_service_pb.js";
 import { access, loginWanted, probeAdmin } from "./access.js";
-import { connection, query, token } from "./api.js";
+import { connection, logout, query, session, token } from "./api.js";
 import { ActionDialog, type PendingAction } from "./components/action-dialog.js";
 import { AuditPage } from "./pages/audit.js";
 import { ConfigPage } from "./pages/config.js";
@@ -46,6 +46,7 @@ function Banner() {
 function Nav(props: { route: Route }) {
   const a = useStore(access);
   const t = useStore(token);
+  const who = useStore(session);
   const link = (page: string, title: string) => (
     <a href={`#/${page}`} aria-current={props.route.page === page ? "page" : undefined}>
       {title}
@@ -64,10 +65,17 @@ function Nav(props: { route: Route }) {
         {a.admin === "yes" && link("audit", "Audit")}
       </nav>
       <span class="who">
-        {t !== "" ? (
-          <button type="button" onClick={() => token.set("")}>
-            Sign out
-          </button>
+        {t !== "" || who !== undefined ? (
+          <>
+            {who !== undefined && (
+              <span class="muted">
+                {who.name} ({who.role})
+              </span>
+            )}
+            <button type="button" onClick={() => void logout()}>
+              Sign out
+            </button>
+          </>
         ) : (
           loginWanted(a) && link("login", "Sign in")
         )}

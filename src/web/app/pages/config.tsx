@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { PlanSection } from "../../../api/gen/svc/v1/admin_service_pb.js";
 import { type ConfigDiagnostic, ConfigDiagnosticsSchema } from "../../../api/gen/svc/v1/types_pb.js";
 import { access } from "../access.js";
 import { admin, messageOf } from "../api.js";
@@ -30,14 +31,15 @@ function lineChanges(before: string, after: string): { added: number; removed: n
 
 type Outcome =
   | { kind: "none" }
-  | { kind: "valid" }
+  | { kind: "valid"; plan: readonly PlanSection[] }
   | { kind: "applied" }
   | { kind: "rejected"; diagnostics: ConfigDiagnostic[] }
   | { kind: "error"; message: string };
 
 /**
  * The config page (admins): the served document from GetConfig in an editor with line numbers,
- * ValidateConfig with each diagnostic shown at its line and column, and ApplyConfig.
+ * ValidateConfig with each diagnostic shown at its line and column, the plan of what the document
+ * would change (PlanConfig), and ApplyConfig.
  */
 export function ConfigPage() {
   const a = useStore(access);
@@ -85,7 +87,8 @@ function ConfigEditor() {
     try {
       if (kind === "validate") {
         await admin.validateConfig({ cue: text });
-        setOutcome({ kind: "valid" });
+        const plan = await admin.planConfig({ cue: text });
+        setOutcome({ kind: "valid", plan: plan.sections });
       } else {
         await admin.applyConfig({ cue: text });
         setOutcome({ kind: "applied" });
@@ -146,7 +149,12 @@ function ConfigEditor() {
         )}
       </div>
       <div role="status" aria-live="polite" class="outcome">
-        {outcome.kind === "valid" && <p class="ok">The document is valid; nothing was written.</p>}
+        {outcome.kind === "valid" && (
+          <>
+            <p class="ok">The document is valid; nothing was written.</p>
+            <PlanTable plan={outcome.plan} />
+          </>
+        )}
         {outcome.kind === "applied" && <p class="ok">Applied: the file is rewritten and reloaded.</p>}
         {outcome.kind === "error" && <p class="error">{outcome.message}</p>}
         {outcome.kind === "rejected" && (
@@ -187,5 +195,46 @@ function ConfigEditor() {
         </div>
       )}
     </>
+  );
+}
+
+/** What applying the document would change, per kind (PlanConfig). */
+function PlanTable(props: { plan: readonly PlanSection[] }) {
+  const changed = props.plan.filter((p) => p.added + p.removed + p.changed > 0);
+  if (changed.length === 0) return <p class="muted">Applying it would change nothing.</p>;
+  const names = (label: string, ns: readonly string[]) =>
+    ns.length === 0 ? undefined : (
+      <div>
+        {label}: {ns.join(", ")}
+      </div>
+    );
+  return (
+    <table class="plan" aria-label="Plan of changes">
+      <thead>
+        <tr>
+          <th scope="col">Kind</th>
+          <th scope="col">Added</th>
+          <th scope="col">Removed</th>
+          <th scope="col">Changed</th>
+          <th scope="col">Names</th>
+        </tr>
+      </thead>
+      <tbody>
+        {changed.map((p) => (
+          <tr key={p.kind}>
+            <th scope="row">{p.kind}</th>
+            <td>{p.added}</td>
+            <td>{p.removed}</td>
+            <td>{p.changed}</td>
+            <td class="small">
+              {names("added", p.addedNames)}
+              {names("removed", p.removedNames)}
+              {names("changed", p.changedNames)}
+              {p.truncated && <div class="muted">(the first 100 of each list)</div>}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
