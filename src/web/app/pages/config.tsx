@@ -209,7 +209,7 @@ function PlanTable(props: { plan: readonly PlanSection[] }) {
       </div>
     );
   return (
-    <table class="plan" aria-label="Plan of changes">
+    <table class="plain plan" aria-label="Plan of changes">
       <thead>
         <tr>
           <th scope="col">Kind</th>
