@@ -25,7 +25,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fleetHost, fleetService } from "../src/core/fleet-config.js";
+import { fleetDocument } from "../src/core/fleet-config.js";
 import { MAIN_JS } from "../src/testing/server-process.js";
 import { startHarnessServer } from "./fleet-load.js";
 
@@ -36,29 +36,6 @@ const SERVICE_COUNT = HOSTS * SERVICES;
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 const mib = (b: number): string => (b / 1048576).toFixed(1);
 const perService = (b: number): string => `${(b / SERVICE_COUNT).toFixed(0)} B/service`;
-
-/** The fleet of fleetConfig() as a CUE document: every object has its own check and labels. */
-function fleetDocument(): string {
-  const check = `{type: "passive", freshness_threshold: "24h"}`;
-  const out = ["hosts: {"];
-  for (let i = 0; i < HOSTS; i++) {
-    out.push(
-      `\t"${fleetHost(i)}": {`,
-      `\t\taddress: "10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}"`,
-      `\t\tlabels: {env: "${i % 2 === 0 ? "prod" : "dev"}", rack: "r${i % 10}"}`,
-      `\t\tcheck: ${check}`,
-      `\t\tservices: {`,
-    );
-    for (let j = 0; j < SERVICES; j++) {
-      out.push(
-        `\t\t\t"${fleetService(j)}": {check: ${check}, labels: {tier: "${j % 2 === 0 ? "web" : "db"}"}}`,
-      );
-    }
-    out.push("\t\t}", "\t}");
-  }
-  out.push("}", "");
-  return out.join("\n");
-}
 
 /** The kernel's view of a process's memory (bytes), from /proc/<pid>/status. */
 interface ProcMemory {
@@ -243,7 +220,7 @@ function startEntry(command: string, args: readonly string[], env: NodeJS.Proces
 
 async function measureBinary(dir: string): Promise<Record<string, number>> {
   const configFile = join(dir, "fleet.cue");
-  writeFileSync(configFile, fleetDocument());
+  writeFileSync(configFile, fleetDocument({ hosts: HOSTS, servicesPerHost: SERVICES, serviceLabels: true }));
   const t0 = performance.now();
   // The node running the bench is the one the launcher's `env` finds first.
   const env: NodeJS.ProcessEnv = {

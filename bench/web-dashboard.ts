@@ -14,30 +14,12 @@ import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { CommandService } from "../src/api/gen/svc/v1/command_service_pb.js";
-import { fleetHost, fleetService } from "../src/core/fleet-config.js";
+import { fleetDocument, fleetHost, fleetService } from "../src/core/fleet-config.js";
 import { startServer } from "../src/testing/server-process.js";
 import { launchChromium } from "../src/web/chromium.js";
 
 const HOSTS = Number(process.argv[2] ?? 1000);
 const SERVICES = Number(process.argv[3] ?? 100);
-
-function fleetDocument(): string {
-  const check = `{type: "passive", freshness_threshold: "24h"}`;
-  const out = ["hosts: {"];
-  for (let i = 0; i < HOSTS; i++) {
-    out.push(
-      `\t"${fleetHost(i)}": {`,
-      `\t\taddress: "10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}"`,
-      `\t\tlabels: {env: "${i % 2 === 0 ? "prod" : "dev"}", rack: "r${i % 10}"}`,
-      `\t\tcheck: ${check}`,
-      `\t\tservices: {`,
-    );
-    for (let j = 0; j < SERVICES; j++) out.push(`\t\t\t"${fleetService(j)}": {check: ${check}}`);
-    out.push("\t\t}", "\t}");
-  }
-  out.push("}", `views: "Rack 3": {selector: "rack=r3", description: "one tenth of the fleet"}`, "");
-  return out.join("\n");
-}
 
 const pct = (xs: number[], p: number): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -47,7 +29,14 @@ const f1 = (n: number): string => n.toFixed(1);
 
 const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-web-bench-"));
 try {
-  writeFileSync(join(dir, "fleet.cue"), fleetDocument());
+  writeFileSync(
+    join(dir, "fleet.cue"),
+    fleetDocument({
+      hosts: HOSTS,
+      servicesPerHost: SERVICES,
+      extra: `views: "Rack 3": {selector: "rack=r3", description: "one tenth of the fleet"}`,
+    }),
+  );
   console.log(
     `${HOSTS} hosts × ${SERVICES} services; load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} CPUs`,
   );

@@ -202,6 +202,26 @@ async function active(services: number): Promise<void> {
   }
 }
 
+/** Records what a sender achieved: results accepted per second and, when measured, request p99. */
+function recordSent(
+  workload: string,
+  system: string,
+  s: { ok: number; seconds: number; p99Ms?: number },
+  round: number,
+): void {
+  record({
+    workload,
+    system,
+    metric: "results/s",
+    value: s.ok / s.seconds,
+    unit: "/s",
+    better: "higher",
+    round,
+  });
+  if (s.p99Ms !== undefined)
+    record({ workload, system, metric: "request p99", value: s.p99Ms, unit: "ms", better: "lower", round });
+}
+
 /** Passive results accepted per second at full speed, and p99 request latency. */
 async function passive(services: number): Promise<void> {
   const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "passive", intervalS: 60 };
@@ -218,49 +238,11 @@ async function passive(services: number): Promise<void> {
               ["batches of 1,000", 1000, 8],
             ] as const) {
               const s = await sendLookout(lookoutUrl(r), fleet, WINDOW_MS / (QUICK ? 3 : 1), inFlight, batch);
-              record({
-                workload: w,
-                system: `lookout (${form})`,
-                metric: "results/s",
-                value: s.ok / s.seconds,
-                unit: "/s",
-                better: "higher",
-                round,
-              });
-              if (s.p99Ms !== undefined) {
-                record({
-                  workload: w,
-                  system: `lookout (${form})`,
-                  metric: "request p99",
-                  value: s.p99Ms,
-                  unit: "ms",
-                  better: "lower",
-                  round,
-                });
-              }
+              recordSent(w, `lookout (${form})`, s, round);
             }
           } else if (p.name === "icinga2") {
             const s = await sendIcinga(icingaPort(dir), fleet, WINDOW_MS, 50);
-            record({
-              workload: w,
-              system: "icinga2 (REST, one per request)",
-              metric: "results/s",
-              value: s.ok / s.seconds,
-              unit: "/s",
-              better: "higher",
-              round,
-            });
-            if (s.p99Ms !== undefined) {
-              record({
-                workload: w,
-                system: "icinga2 (REST, one per request)",
-                metric: "request p99",
-                value: s.p99Ms,
-                unit: "ms",
-                better: "lower",
-                round,
-              });
-            }
+            recordSent(w, "icinga2 (REST, one per request)", s, round);
           } else {
             await sendNagios(nagiosCommandFile(dir), fleet, WINDOW_MS);
             // What Nagios processed in the last minute, by its own count (status.dat every 5 s).

@@ -11,22 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { toJson } from "@bufbuild/protobuf";
-import { createClient, createRouterTransport } from "@connectrpc/connect";
-import { loadConfigFile } from "../app/config-file.js";
-import { fleetHost, fleetService } from "../core/fleet-config.js";
-import type { CoreView } from "../core/index.js";
+import { fleetDocument, fleetHost, fleetService } from "../core/fleet-config.js";
 import { openEventLogReader } from "../store/event-log.js";
-import { createObjectIndex } from "../store/object-index.js";
-import { createProjection } from "../store/projection.js";
-import { replayProjection } from "../store/replay.js";
+import { replayReference } from "../testing/faults/replay-compare.js";
 import { type ServerProcess, startServer } from "../testing/server-process.js";
 import { connectJson, type JsonBody } from "./core-test-server.js";
-import {
-  ListHistoryResponseSchema,
-  ListStatusResponseSchema,
-  QueryService,
-} from "./gen/svc/v1/query_service_pb.js";
-import { createQueryService } from "./query-service.js";
+import { ListHistoryResponseSchema, ListStatusResponseSchema } from "./gen/svc/v1/query_service_pb.js";
 
 const HOSTS = 20;
 const SERVICES = 10;
@@ -36,24 +26,8 @@ const dataDir = join(dir, "data");
 const configFile = join(dir, "fleet.cue");
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A passive fleet (no timer fires during the test), with labels so that selectors have work. */
-function fleetDocument(): string {
-  const check = `{type: "passive", freshness_threshold: "24h"}`;
-  const out = ["hosts: {"];
-  for (let i = 0; i < HOSTS; i++) {
-    out.push(`\t"${fleetHost(i)}": {`, `\t\taddress: "127.0.0.${i + 1}"`);
-    out.push(
-      `\t\tlabels: {env: "${i % 2 === 0 ? "prod" : "dev"}"}`,
-      `\t\tcheck: ${check}`,
-      `\t\tservices: {`,
-    );
-    for (let j = 0; j < SERVICES; j++) out.push(`\t\t\t"${fleetService(j)}": {check: ${check}}`);
-    out.push("\t\t}", "\t}");
-  }
-  out.push("}", "");
-  return out.join("\n");
-}
-writeFileSync(configFile, fleetDocument());
+// A passive fleet (no timer fires during the test), with labels so that selectors have work.
+writeFileSync(configFile, fleetDocument({ hosts: HOSTS, servicesPerHost: SERVICES }));
 
 const start = (): Promise<ServerProcess> => startServer(["-config", configFile, "-data-dir", dataDir]);
 
@@ -162,18 +136,7 @@ describe("crash recovery of the real server", () => {
       assert.deepEqual(missing, [], "every batch answered OK was applied");
 
       // The reference: a fresh replay of the log, served by the same QueryService code in-process.
-      const loaded = await loadConfigFile(configFile, "");
-      assert.ok(loaded.ok);
-      const view: CoreView = {
-        index: createObjectIndex(loaded.config),
-        projection: createProjection(replayProjection(dataDir)),
-      };
-      const reference = createClient(
-        QueryService,
-        createRouterTransport((router) =>
-          router.service(QueryService, createQueryService({ version: "dev", core: { view } })),
-        ),
-      );
+      const reference = await replayReference(configFile, dataDir);
       const over = (path: string, req: object): Promise<JsonBody> =>
         connectJson(srv.url, path, req).then((r) => {
           assert.equal(r.status, 200, JSON.stringify(r.body));

@@ -78,3 +78,35 @@ export function fleetConfig(shape: FleetShape): Config {
   }
   return { ...EMPTY_CONFIG, hosts };
 }
+
+/**
+ * The passive fleet of `fleetConfig` as a CUE document, for tests and benchmarks that start the real
+ * binary: hosts labelled `env` (prod for even hosts, dev for odd) and `rack` (r0–r9), addresses on
+ * loopback (passive checks never connect), services optionally labelled `tier` (web for even, db for
+ * odd), and `extra` CUE appended (views, say).
+ */
+export function fleetDocument(o: {
+  readonly hosts: number;
+  readonly servicesPerHost: number;
+  readonly serviceLabels?: boolean;
+  readonly extra?: string;
+}): string {
+  const check = `{type: "passive", freshness_threshold: "24h"}`;
+  const out = ["hosts: {"];
+  for (let i = 0; i < o.hosts; i++) {
+    out.push(
+      `\t"${fleetHost(i)}": {`,
+      `\t\taddress: "127.${(i >> 16) & 255}.${(i >> 8) & 255}.${(i & 255) + 1}"`,
+      `\t\tlabels: {env: "${i % 2 === 0 ? "prod" : "dev"}", rack: "r${i % 10}"}`,
+      `\t\tcheck: ${check}`,
+      `\t\tservices: {`,
+    );
+    for (let j = 0; j < o.servicesPerHost; j++) {
+      const labels = o.serviceLabels === true ? `, labels: {tier: "${j % 2 === 0 ? "web" : "db"}"}` : "";
+      out.push(`\t\t\t"${fleetService(j)}": {check: ${check}${labels}}`);
+    }
+    out.push("\t\t}", "\t}");
+  }
+  out.push("}", o.extra ?? "", "");
+  return out.join("\n");
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { toJson } from "@bufbuild/protobuf";
-import { createClient, createRouterTransport } from "@connectrpc/connect";
+import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { ListStatusResponseSchema, QueryService } from "../../api/gen/svc/v1/query_service_pb.js";
 import { createQueryService } from "../../api/query-service.js";
 import { loadConfigFile } from "../../app/config-file.js";
@@ -25,6 +25,28 @@ async function allStatuses(
 }
 
 /**
+ * The reference a restarted server is compared with: a fresh replay of the log in `dataDir` under
+ * the config in `configFile`, served in-process by the same QueryService code.
+ */
+export async function replayReference(
+  configFile: string,
+  dataDir: string,
+): Promise<Client<typeof QueryService>> {
+  const loaded = await loadConfigFile(configFile, "");
+  assert.ok(loaded.ok);
+  const view: CoreView = {
+    index: createObjectIndex(loaded.config),
+    projection: createProjection(replayProjection(dataDir)),
+  };
+  return createClient(
+    QueryService,
+    createRouterTransport((router) =>
+      router.service(QueryService, createQueryService({ version: "dev", core: { view } })),
+    ),
+  );
+}
+
+/**
  * Asserts that the server at `url` (just restarted on `dataDir`, nothing ingested since) serves
  * exactly the ListStatus a fresh replay of the log gives, served by the same QueryService code
  * in-process; returns the statuses served.
@@ -34,18 +56,7 @@ export async function assertServesReplay(
   configFile: string,
   dataDir: string,
 ): Promise<unknown[]> {
-  const loaded = await loadConfigFile(configFile, "");
-  assert.ok(loaded.ok);
-  const view: CoreView = {
-    index: createObjectIndex(loaded.config),
-    projection: createProjection(replayProjection(dataDir)),
-  };
-  const reference = createClient(
-    QueryService,
-    createRouterTransport((router) =>
-      router.service(QueryService, createQueryService({ version: "dev", core: { view } })),
-    ),
-  );
+  const reference = await replayReference(configFile, dataDir);
   const served = await allStatuses(async (pageToken) => {
     const r = await post(
       url,
