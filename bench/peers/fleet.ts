@@ -12,6 +12,12 @@ export interface FleetSpec {
   /** `active`: check_dummy every `intervalS`; `passive`: results come from outside. */
   readonly mode: "active" | "passive";
   readonly intervalS: number;
+  /**
+   * Probes: the first `services` services of the fleet run `plugin <host>/<service>` actively every
+   * `intervalS` whatever `mode` says (the reload workload: the plugin logs each run, so a check
+   * that is late or runs twice across a reload shows).
+   */
+  readonly probe?: { readonly services: number; readonly plugin: string; readonly intervalS: number };
 }
 
 export function hostName(i: number): string {
@@ -33,6 +39,9 @@ export function* objects(f: FleetSpec): Generator<{ host: string; service: strin
   }
 }
 
+/** Whether the service at position n of objects(f) is a probe. */
+const isProbe = (f: FleetSpec, n: number): boolean => n < (f.probe?.services ?? 0);
+
 function hostsOf(f: FleetSpec): Map<string, string[]> {
   const m = new Map<string, string[]>();
   for (const o of objects(f)) {
@@ -50,12 +59,19 @@ export function lookoutFleet(f: FleetSpec, extra = ""): string {
       ? `{type: "legacy", path: "${CHECK_DUMMY}", args: ["0", "ok"], check_interval: "${f.intervalS}s", retry_interval: "${f.intervalS}s"}`
       : `{type: "passive", freshness_threshold: "24h"}`;
   const out: string[] = ["hosts: {"];
+  let n = 0;
   for (const [host, services] of hostsOf(f)) {
     out.push(`\t${host}: {`);
     out.push(`\t\taddress: "127.0.0.1"`);
     out.push(`\t\tcheck: {type: "passive", freshness_threshold: "24h"}`);
     out.push(`\t\tservices: {`);
-    for (const s of services) out.push(`\t\t\t${s}: check: ${svcCheck}`);
+    for (const s of services) {
+      const check =
+        f.probe !== undefined && isProbe(f, n++)
+          ? `{type: "legacy", path: "${f.probe.plugin}", args: ["${host}/${s}"], check_interval: "${f.probe.intervalS}s", retry_interval: "${f.probe.intervalS}s"}`
+          : svcCheck;
+      out.push(`\t\t\t${s}: check: ${check}`);
+    }
     out.push("\t\t}");
     out.push("\t}");
   }
@@ -73,10 +89,20 @@ export function icingaFleet(f: FleetSpec, extra = ""): string {
       `check_interval = ${f.intervalS}s; retry_interval = ${f.intervalS}s; max_check_attempts = 3; ` +
       `enable_active_checks = ${active}; enable_notifications = false }`,
   ];
+  if (f.probe !== undefined)
+    out.push(
+      `object CheckCommand "bench-probe" { command = [ "${f.probe.plugin}", "$host.name$/$service.name$" ] }`,
+    );
+  let n = 0;
   for (const [host, services] of hostsOf(f)) {
     out.push(`object Host "${host}" { import "bench-host"; address = "127.0.0.1" }`);
-    for (const s of services)
-      out.push(`object Service "${s}" { import "bench-service"; host_name = "${host}" }`);
+    for (const s of services) {
+      const probe =
+        f.probe !== undefined && isProbe(f, n++)
+          ? `; check_command = "bench-probe"; enable_active_checks = true; check_interval = ${f.probe.intervalS}s; retry_interval = ${f.probe.intervalS}s`
+          : "";
+      out.push(`object Service "${s}" { import "bench-service"; host_name = "${host}"${probe} }`);
+    }
   }
   out.push(extra);
   return `${out.join("\n")}\n`;
@@ -92,10 +118,21 @@ export function nagiosFleet(f: FleetSpec, extra = ""): string {
     "define host {\n name bench-host\n register 0\n check_command check_dummy!0!ok\n active_checks_enabled 0\n passive_checks_enabled 1\n max_check_attempts 3\n check_period 24x7\n notification_period 24x7\n contacts bench\n notifications_enabled 0\n}",
     `define service {\n name bench-service\n register 0\n check_command check_dummy!0!ok\n check_interval ${f.intervalS}\n retry_interval ${f.intervalS}\n max_check_attempts 3\n active_checks_enabled ${active}\n passive_checks_enabled 1\n check_period 24x7\n notification_period 24x7\n contacts bench\n notifications_enabled 0\n}`,
   ];
+  if (f.probe !== undefined)
+    out.push(
+      `define command {\n command_name bench-probe\n command_line ${f.probe.plugin} $HOSTNAME$/$SERVICEDESC$\n}`,
+    );
+  let n = 0;
   for (const [host, services] of hostsOf(f)) {
     out.push(`define host {\n use bench-host\n host_name ${host}\n address 127.0.0.1\n}`);
     for (const s of services) {
-      out.push(`define service {\n use bench-service\n host_name ${host}\n service_description ${s}\n}`);
+      const probe =
+        f.probe !== undefined && isProbe(f, n++)
+          ? `\n check_command bench-probe\n active_checks_enabled 1\n check_interval ${f.probe.intervalS}\n retry_interval ${f.probe.intervalS}`
+          : "";
+      out.push(
+        `define service {\n use bench-service\n host_name ${host}\n service_description ${s}${probe}\n}`,
+      );
     }
   }
   out.push(extra);

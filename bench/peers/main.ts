@@ -266,25 +266,85 @@ async function passive(services: number): Promise<void> {
   }
 }
 
+/** How many services run the probe plugin in the reload workload, and how often. */
+const PROBES = 200;
+const PROBE_INTERVAL_S = 10;
+
 /**
- * Reload: the fleet is running (every service passive); the configuration gains one service whose
- * plugin records when it first runs; the daemon gets SIGHUP. The figure is the time from the signal
- * to that first run: the reload itself plus the wait for the new check's first slot (all three
- * spread a new check's first run within its 10 s interval).
+ * The probes' runs across a reload at `t` (seconds since the epoch): for each probe, the gap
+ * between its last run before `t` and its first after. Late: a gap longer than the interval plus
+ * 2 s (the reload held it back); twice: a gap shorter than half the interval (it ran again at once).
+ */
+export function probeGaps(
+  log: string,
+  t: number,
+  intervalS: number,
+): { probes: number; late: number; twice: number; maxGapS: number } {
+  const runs = new Map<string, number[]>();
+  for (const line of log.split("\n")) {
+    const [at, key] = line.split(" ");
+    if (at === undefined || key === undefined || at === "") continue;
+    const list = runs.get(key) ?? [];
+    list.push(Number(at));
+    runs.set(key, list);
+  }
+  let late = 0;
+  let twice = 0;
+  let maxGapS = 0;
+  let probes = 0;
+  for (const ts of runs.values()) {
+    ts.sort((a, b) => a - b);
+    const before = ts.filter((x) => x < t).at(-1);
+    const after = ts.find((x) => x >= t);
+    if (before === undefined || after === undefined) continue;
+    probes++;
+    const gap = after - before;
+    maxGapS = Math.max(maxGapS, gap);
+    if (gap > intervalS + 2) late++;
+    else if (gap < intervalS / 2) twice++;
+  }
+  return { probes, late, twice, maxGapS };
+}
+
+/**
+ * Reload: the fleet is running (every service passive but PROBES probes, which run a plugin that
+ * logs each run every 10 s); the configuration gains one service whose plugin records when it
+ * first runs; the daemon gets SIGHUP. Figures: the time from the signal to that first run (the
+ * reload itself plus the wait for the new check's first slot: all three spread a new check's first
+ * run within its 10 s interval), and how many probes were late or ran twice across the reload.
  */
 async function reload(services: number): Promise<void> {
-  const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "passive", intervalS: 60 };
   for (let round = 0; round < ROUNDS; round++) {
     for (const p of peers) {
       await withDir(async (dir) => {
+        const probeLog = join(dir, "probe-runs.log");
+        const probePlugin = join(dir, "probe.sh");
+        writeFileSync(
+          probePlugin,
+          `#!/bin/sh\nprintf '%s %s\\n' "$(/bin/date +%s.%N)" "$1" >> '${probeLog}'\necho OK\n`,
+          {
+            mode: 0o755,
+          },
+        );
+        const fleet: FleetSpec = {
+          services,
+          servicesPerHost: 10,
+          mode: "passive",
+          intervalS: 60,
+          probe: { services: Math.min(PROBES, services), plugin: probePlugin, intervalS: PROBE_INTERVAL_S },
+        };
         const r = await p.start(dir, fleet);
         try {
-          await sleep(QUICK ? 5_000 : 15_000);
+          // Every probe has run at least once before the reload.
+          await sleep((PROBE_INTERVAL_S + (QUICK ? 5 : 15)) * 1000);
           const mark = join(dir, "first-run");
           const plugin = join(dir, "new-check.sh");
-          writeFileSync(plugin, `#!/bin/sh\n[ -e '${mark}' ] || date +%s.%N > '${mark}'\necho OK\n`, {
-            mode: 0o755,
-          });
+          // Written whole and renamed, so that the mark is never seen half written.
+          writeFileSync(
+            plugin,
+            `#!/bin/sh\n[ -e '${mark}' ] || { /bin/date +%s.%N > '${mark}.tmp' && mv '${mark}.tmp' '${mark}'; }\necho OK\n`,
+            { mode: 0o755 },
+          );
           p.addService(dir, fleet, plugin);
           const t0 = Date.now() / 1000;
           r.reload();
@@ -296,8 +356,9 @@ async function reload(services: number): Promise<void> {
             }
             await sleep(50);
           }
+          const workload = `reload ${services}`;
           record({
-            workload: `reload ${services}`,
+            workload,
             system: p.name,
             metric: "change to new check run",
             value: seconds ?? Number.NaN,
@@ -305,6 +366,28 @@ async function reload(services: number): Promise<void> {
             better: "lower",
             round,
           });
+          // Two more intervals, so that every probe has run after the reload (or is counted late).
+          await sleep(2 * PROBE_INTERVAL_S * 1000 + 3_000);
+          const g = probeGaps(
+            existsSync(probeLog) ? readFileSync(probeLog, "utf8") : "",
+            t0,
+            PROBE_INTERVAL_S,
+          );
+          const base = { workload, system: p.name, better: "lower" as const, round };
+          console.log(`reload ${p.name}: ${g.probes} probes ran before and after the reload`);
+          record({
+            ...base,
+            metric: "probes late across the reload",
+            value: g.late,
+            unit: "",
+          });
+          record({
+            ...base,
+            metric: "probes run twice across the reload",
+            value: g.twice,
+            unit: "",
+          });
+          record({ ...base, metric: "longest probe gap across the reload", value: g.maxGapS, unit: "s" });
         } finally {
           await r.daemon.stop();
         }
