@@ -379,13 +379,13 @@ async function reload(services: number): Promise<void> {
             ...base,
             metric: "probes late across the reload",
             value: g.late,
-            unit: "",
+            unit: `of ${g.probes}`,
           });
           record({
             ...base,
             metric: "probes run twice across the reload",
             value: g.twice,
-            unit: "",
+            unit: `of ${g.probes}`,
           });
           record({ ...base, metric: "longest probe gap across the reload", value: g.maxGapS, unit: "s" });
         } finally {
