@@ -31,10 +31,10 @@ export interface ConsumerHostOptions {
 const BACKOFF_START_MS = 1000;
 const BACKOFF_MAX_MS = 30_000;
 /**
- * Decoded events the default reader keeps (about 20 rows of 1,000 results): consumers at different
+ * Decoded events the default reader keeps (about 10 rows of 1,000 results): consumers at different
  * positions near the head (the notifier, each sink) decode each row of the log once between them.
  */
-const READ_CACHE_EVENTS = 20_000;
+const READ_CACHE_EVENTS = 10_000;
 
 /**
  * Runs the log's consumers (the notifier, the sinks) on the main thread: each one is offered the
