@@ -189,6 +189,11 @@ export class ConsumerHost {
     return this.#reader.eventsAfter(after, limit);
   }
 
+  /** @internal The log's last event sequence number. */
+  lastSeq(): number {
+    return this.#reader.lastSeq();
+  }
+
   /** @internal */
   get clock(): Clock {
     return this.#clock;
@@ -286,6 +291,15 @@ class Runner {
     let lastIdle = clock.now();
     let waitingSince: number | undefined;
     while (!signal.aborted) {
+      // Waiting for a full batch: a commit that does not complete it is not worth a read.
+      if (waitingSince !== undefined) {
+        const left = this.#maxWaitMs - (clock.now() - waitingSince);
+        const idleDue = this.#consumer.idle !== undefined && clock.now() - lastIdle >= this.#idleMs;
+        if (left > 0 && !idleDue && this.#host.lastSeq() - this.position < this.#maxBatch) {
+          await this.#sleep(Math.max(1, Math.min(this.#idleMs, left)), true);
+          continue;
+        }
+      }
       const batch = this.#host.read(this.position, this.#maxBatch);
       const now = clock.now();
       if (batch.length === 0 || (batch.length < this.#maxBatch && this.#maxWaitMs > 0)) {
