@@ -15,7 +15,7 @@
  * as NODE_OPTIONS (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -137,6 +137,35 @@ async function sinkGauge(srv: ServerProcess, metric: string): Promise<Map<string
 const rssMiB = (pid: number): number =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
+/** CPU seconds (user + system, every thread) the process has used. */
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 (utime, stime), in clock ticks of 1/100 s on Linux.
+  return (Number(rest[11]) + Number(rest[12])) / 100;
+}
+
+/** CPU seconds of the main thread and of the rest (the writer worker, V8's and libuv's helpers). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const f = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8");
+      const name = t === String(pid) ? "main thread" : "other threads";
+      const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      out.set(name, (out.get(name) ?? 0) + (Number(rest[11]) + Number(rest[12])) / 100);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+/** The CPU seconds each kind of thread used since `before`. */
+function threadsSince(pid: number, before: Map<string, number>): string {
+  return [...threadCpu(pid)].map(([n, v]) => `${n} ${(v - (before.get(n) ?? 0)).toFixed(1)} s`).join(", ");
+}
+
 /** The event log's bytes on disk (database and WAL). */
 function dbSize(dir: string): number {
   let n = 0;
@@ -178,9 +207,15 @@ async function drain(srv: ServerProcess, ms: number, expected: number): Promise<
 let aRate = Number.NaN;
 if (phases.includes("A")) {
   const { srv, dir } = await open(false);
+  const cpu0 = cpuSeconds(srv.child.pid as number);
+  const threads0 = threadCpu(srv.child.pid as number);
   const a = await ingest(srv, seconds, 0);
+  const cpu = cpuSeconds(srv.child.pid as number) - cpu0;
+  const threads = threadsSince(srv.child.pid as number, threads0);
   aRate = a.rate;
-  console.log(`A  no sinks: ${a.rate} results/s (${a.results} in ${a.seconds.toFixed(1)} s)`);
+  console.log(
+    `A  no sinks: ${a.rate} results/s (${a.results} in ${a.seconds.toFixed(1)} s); server CPU ${((cpu * 1e6) / a.results).toFixed(0)} µs/result (${threads})`,
+  );
   await srv.stop();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -197,12 +232,16 @@ if (phases.includes("B")) {
       })
       .catch(() => {});
   }, 500);
+  const cpu0 = cpuSeconds(srv.child.pid as number);
+  const threads0 = threadCpu(srv.child.pid as number);
   const b = await ingest(srv, seconds, 0);
   const drainB = await drain(srv, 300_000, b.results * POINTS);
+  const cpu = cpuSeconds(srv.child.pid as number) - cpu0;
+  const threads = threadsSince(srv.child.pid as number, threads0);
   const fileBytes = statSync(join(dir, "perfdata.ndjson")).size;
   clearInterval(sampler);
   console.log(
-    `B  file + remote_write: ${b.rate} results/s = ${((100 * b.rate) / aRate).toFixed(0)} % of A; worst sink lag ${worstLag.toFixed(1)} s; every point delivered ${(drainB / 1000).toFixed(1)} s after the load; points at the receiver ${samples} of ${b.results * POINTS}`,
+    `B  file + remote_write: ${b.rate} results/s = ${((100 * b.rate) / aRate).toFixed(0)} % of A; worst sink lag ${worstLag.toFixed(1)} s; every point delivered ${(drainB / 1000).toFixed(1)} s after the load; points at the receiver ${samples} of ${b.results * POINTS}; server CPU ${((cpu * 1e6) / b.results).toFixed(0)} µs/result until delivered (${threads})`,
   );
   await srv.stop();
   // After a clean stop (the WAL checkpointed): the log's bytes per result.
