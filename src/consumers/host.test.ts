@@ -159,6 +159,47 @@ describe("ConsumerHost", () => {
     }
   });
 
+  it("a consumer waiting for a full batch reads at its interval, not at every commit", async () => {
+    const dir = tempDir();
+    const core = await Core.open({ dataDir: dir, config, clock: systemClock });
+    const real = openEventLogReader(dir);
+    let reads = 0;
+    const host = ConsumerHost.open({
+      dataDir: dir,
+      clock: systemClock,
+      logger: silentLogger,
+      reader: {
+        ...real,
+        eventsAfter: (after, limit) => {
+          reads++;
+          return real.eventsAfter(after, limit);
+        },
+      },
+    });
+    const off = core.onCommitted(() => host.notify());
+    try {
+      const c = recorder("c");
+      host.add(c, { start: { kind: "end" }, maxBatch: 1000, maxWaitMs: 1500, idleMs: 1000 });
+      await core.submit([result(0, 0)]);
+      await core.flush();
+      await until(() => reads >= 2);
+      const before = reads;
+      // Twenty commits, each waking the consumer, none completing its batch.
+      for (let i = 1; i <= 20; i++) {
+        await core.submit([result(i, 0)]);
+        await core.flush();
+      }
+      assert.ok(reads - before <= 3, `${reads - before} reads for 20 commits`);
+      await until(() => c.seen.some((e) => e.event.type === "CheckResultProcessed"));
+      assert.equal(c.calls, 1, "one batch after flush_interval");
+      assert.equal(c.seen.filter((e) => e.event.type === "CheckResultProcessed").length, 21);
+    } finally {
+      off();
+      await host.stop();
+      await core.close();
+    }
+  });
+
   it("backs off a consumer without progress while another keeps going", async () => {
     const dir = tempDir();
     const s = await open(dir);
