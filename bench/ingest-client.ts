@@ -93,7 +93,10 @@ await Promise.all(
         if (performance.now() >= deadline) break;
       }
       const t = performance.now();
-      sent += BATCH === 1 ? await single() : (await client.processCheckResults(batch())).accepted;
+      // Awaited first: `sent += await …` would read `sent` before the await and lose the other
+      // calls' counts that land meanwhile.
+      const n = BATCH === 1 ? await single() : (await client.processCheckResults(batch())).accepted;
+      sent += n;
       latencies.push(performance.now() - t);
     }
   }),

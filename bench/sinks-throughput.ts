@@ -10,9 +10,12 @@
  *      the ingest rate). Also prints the event log's bytes per result (the disk cost of retention).
  *
  *   node dist/bench/sinks-throughput.js [seconds=20] [outage=120] [rate=10000] [concurrency=4]
+ *
+ * SINKS_BENCH_PHASES picks the phases (default "ABC"); SERVER_NODE_OPTIONS is passed to the server
+ * as NODE_OPTIONS (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -30,6 +33,11 @@ const concurrency = process.argv[5] ?? "4";
 const HOSTS = 100;
 const SERVICES = 100;
 const POINTS = 4;
+const phases = process.env.SINKS_BENCH_PHASES ?? "ABC";
+const serverEnv: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  ...(process.env.SERVER_NODE_OPTIONS === undefined ? {} : { NODE_OPTIONS: process.env.SERVER_NODE_OPTIONS }),
+};
 const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 
 /** Samples in a snappy-compressed WriteRequest. */
@@ -129,6 +137,35 @@ async function sinkGauge(srv: ServerProcess, metric: string): Promise<Map<string
 const rssMiB = (pid: number): number =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
+/** CPU seconds (user + system, every thread) the process has used. */
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 (utime, stime), in clock ticks of 1/100 s on Linux.
+  return (Number(rest[11]) + Number(rest[12])) / 100;
+}
+
+/** CPU seconds of the main thread and of the rest (the writer worker, V8's and libuv's helpers). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const f = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8");
+      const name = t === String(pid) ? "main thread" : "other threads";
+      const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      out.set(name, (out.get(name) ?? 0) + (Number(rest[11]) + Number(rest[12])) / 100);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+/** The CPU seconds each kind of thread used since `before`. */
+function threadsSince(pid: number, before: Map<string, number>): string {
+  return [...threadCpu(pid)].map(([n, v]) => `${n} ${(v - (before.get(n) ?? 0)).toFixed(1)} s`).join(", ");
+}
+
 /** The event log's bytes on disk (database and WAL). */
 function dbSize(dir: string): number {
   let n = 0;
@@ -146,6 +183,7 @@ async function open(sinks: boolean): Promise<{ srv: ServerProcess; dir: string }
   const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-sinks-bench-"));
   const srv = await startServer(["-config", config(dir, sinks), "-data-dir", join(dir, "data")], {
     timeoutMs: 180_000,
+    env: serverEnv,
   });
   return { srv, dir };
 }
@@ -166,56 +204,74 @@ async function drain(srv: ServerProcess, ms: number, expected: number): Promise<
 }
 
 // A. No sinks.
-let { srv, dir } = await open(false);
-const a = await ingest(srv, seconds, 0);
-console.log(`A  no sinks: ${a.rate} results/s (${a.results} in ${a.seconds.toFixed(1)} s)`);
-await srv.stop();
-rmSync(dir, { recursive: true, force: true });
+let aRate = Number.NaN;
+if (phases.includes("A")) {
+  const { srv, dir } = await open(false);
+  const cpu0 = cpuSeconds(srv.child.pid as number);
+  const threads0 = threadCpu(srv.child.pid as number);
+  const a = await ingest(srv, seconds, 0);
+  const cpu = cpuSeconds(srv.child.pid as number) - cpu0;
+  const threads = threadsSince(srv.child.pid as number, threads0);
+  aRate = a.rate;
+  console.log(
+    `A  no sinks: ${a.rate} results/s (${a.results} in ${a.seconds.toFixed(1)} s); server CPU ${((cpu * 1e6) / a.results).toFixed(0)} µs/result (${threads})`,
+  );
+  await srv.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
 
 // B. file + remote_write.
-({ srv, dir } = await open(true));
-samples = 0;
-let worstLag = 0;
-const sampler = setInterval(() => {
-  sinkGauge(srv, "lookout_sink_lag_seconds")
-    .then((m) => {
-      for (const v of m.values()) worstLag = Math.max(worstLag, v);
-    })
-    .catch(() => {});
-}, 500);
-const b = await ingest(srv, seconds, 0);
-const drainB = await drain(srv, 300_000, b.results * POINTS);
-const fileBytes = statSync(join(dir, "perfdata.ndjson")).size;
-clearInterval(sampler);
-console.log(
-  `B  file + remote_write: ${b.rate} results/s = ${((100 * b.rate) / a.rate).toFixed(0)} % of A; worst sink lag ${worstLag.toFixed(1)} s; every point delivered ${(drainB / 1000).toFixed(1)} s after the load; points at the receiver ${samples} of ${b.results * POINTS}`,
-);
-await srv.stop();
-// After a clean stop (the WAL checkpointed): the log's bytes per result.
-const logBytes = dbSize(dir);
-console.log(
-  `   event log: ${(logBytes / 1048576).toFixed(0)} MiB for ${b.results} results = ${(logBytes / b.results).toFixed(0)} B/result = ${(((logBytes / b.results) * 1e6) / 1073741824).toFixed(2)} GiB per million results (4 points each); the file sink wrote ${(fileBytes / b.results).toFixed(0)} B/result`,
-);
-rmSync(dir, { recursive: true, force: true });
+if (phases.includes("B")) {
+  const { srv, dir } = await open(true);
+  samples = 0;
+  let worstLag = 0;
+  const sampler = setInterval(() => {
+    sinkGauge(srv, "lookout_sink_lag_seconds")
+      .then((m) => {
+        for (const v of m.values()) worstLag = Math.max(worstLag, v);
+      })
+      .catch(() => {});
+  }, 500);
+  const cpu0 = cpuSeconds(srv.child.pid as number);
+  const threads0 = threadCpu(srv.child.pid as number);
+  const b = await ingest(srv, seconds, 0);
+  const drainB = await drain(srv, 300_000, b.results * POINTS);
+  const cpu = cpuSeconds(srv.child.pid as number) - cpu0;
+  const threads = threadsSince(srv.child.pid as number, threads0);
+  const fileBytes = statSync(join(dir, "perfdata.ndjson")).size;
+  clearInterval(sampler);
+  console.log(
+    `B  file + remote_write: ${b.rate} results/s = ${((100 * b.rate) / aRate).toFixed(0)} % of A; worst sink lag ${worstLag.toFixed(1)} s; every point delivered ${(drainB / 1000).toFixed(1)} s after the load; points at the receiver ${samples} of ${b.results * POINTS}; server CPU ${((cpu * 1e6) / b.results).toFixed(0)} µs/result until delivered (${threads})`,
+  );
+  await srv.stop();
+  // After a clean stop (the WAL checkpointed): the log's bytes per result.
+  const logBytes = dbSize(dir);
+  console.log(
+    `   event log: ${(logBytes / 1048576).toFixed(0)} MiB for ${b.results} results = ${(logBytes / b.results).toFixed(0)} B/result = ${(((logBytes / b.results) * 1e6) / 1073741824).toFixed(2)} GiB per million results (4 points each); the file sink wrote ${(fileBytes / b.results).toFixed(0)} B/result`,
+  );
+  rmSync(dir, { recursive: true, force: true });
+}
 
 // C. remote_write down for `outage` seconds at `paced` results/s.
-({ srv, dir } = await open(true));
-samples = 0;
-const pid = srv.child.pid as number;
-const warm = await ingest(srv, 5, paced);
-await drain(srv, 120_000, warm.results * POINTS);
-const before = samples;
-const rss0 = rssMiB(pid);
-down = true;
-const c = await ingest(srv, outage, paced);
-const rss1 = rssMiB(pid);
-const backlog = (await sinkGauge(srv, "lookout_sink_lag_events")).get("rw") ?? 0;
-down = false;
-const catchUpMs = await drain(srv, 600_000, before + c.results * POINTS);
-const points = samples - before;
-console.log(
-  `C  remote_write down ${outage} s at ${c.rate} results/s: ${c.results} results; points lost ${c.results * POINTS - points} (receiver ${points} of ${c.results * POINTS}); RSS ${rss0.toFixed(0)} → ${rss1.toFixed(0)} MiB (+${(rss1 - rss0).toFixed(0)}); backlog ${backlog} events caught up in ${(catchUpMs / 1000).toFixed(1)} s = ${(c.results / (catchUpMs / 1000) / c.rate).toFixed(1)}× the ingest rate`,
-);
-await srv.stop();
-rmSync(dir, { recursive: true, force: true });
+if (phases.includes("C")) {
+  const { srv, dir } = await open(true);
+  samples = 0;
+  const pid = srv.child.pid as number;
+  const warm = await ingest(srv, 5, paced);
+  await drain(srv, 120_000, warm.results * POINTS);
+  const before = samples;
+  const rss0 = rssMiB(pid);
+  down = true;
+  const c = await ingest(srv, outage, paced);
+  const rss1 = rssMiB(pid);
+  const backlog = (await sinkGauge(srv, "lookout_sink_lag_events")).get("rw") ?? 0;
+  down = false;
+  const catchUpMs = await drain(srv, 600_000, before + c.results * POINTS);
+  const points = samples - before;
+  console.log(
+    `C  remote_write down ${outage} s at ${c.rate} results/s: ${c.results} results; points lost ${c.results * POINTS - points} (receiver ${points} of ${c.results * POINTS}); RSS ${rss0.toFixed(0)} → ${rss1.toFixed(0)} MiB (+${(rss1 - rss0).toFixed(0)}); backlog ${backlog} events caught up in ${(catchUpMs / 1000).toFixed(1)} s = ${(c.results / (catchUpMs / 1000) / c.rate).toFixed(1)}× the ingest rate`,
+  );
+  await srv.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
 receiver.close();

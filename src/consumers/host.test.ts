@@ -11,7 +11,7 @@ import type { LookoutEvent } from "../model/events.js";
 import { silentLogger } from "../model/logger.js";
 import type { ExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
-import type { LoggedEvent } from "../store/index.js";
+import { type LoggedEvent, openEventLogReader } from "../store/index.js";
 import type { LogConsumer } from "./consumer.js";
 import { ConsumerHost } from "./host.js";
 
@@ -159,6 +159,47 @@ describe("ConsumerHost", () => {
     }
   });
 
+  it("a consumer waiting for a full batch reads at its interval, not at every commit", async () => {
+    const dir = tempDir();
+    const core = await Core.open({ dataDir: dir, config, clock: systemClock });
+    const real = openEventLogReader(dir);
+    let reads = 0;
+    const host = ConsumerHost.open({
+      dataDir: dir,
+      clock: systemClock,
+      logger: silentLogger,
+      reader: {
+        ...real,
+        eventsAfter: (after, limit) => {
+          reads++;
+          return real.eventsAfter(after, limit);
+        },
+      },
+    });
+    const off = core.onCommitted(() => host.notify());
+    try {
+      const c = recorder("c");
+      host.add(c, { start: { kind: "end" }, maxBatch: 1000, maxWaitMs: 1500, idleMs: 1000 });
+      await core.submit([result(0, 0)]);
+      await core.flush();
+      await until(() => reads >= 2);
+      const before = reads;
+      // Twenty commits, each waking the consumer, none completing its batch.
+      for (let i = 1; i <= 20; i++) {
+        await core.submit([result(i, 0)]);
+        await core.flush();
+      }
+      assert.ok(reads - before <= 3, `${reads - before} reads for 20 commits`);
+      await until(() => c.seen.some((e) => e.event.type === "CheckResultProcessed"));
+      assert.equal(c.calls, 1, "one batch after flush_interval");
+      assert.equal(c.seen.filter((e) => e.event.type === "CheckResultProcessed").length, 21);
+    } finally {
+      off();
+      await host.stop();
+      await core.close();
+    }
+  });
+
   it("backs off a consumer without progress while another keeps going", async () => {
     const dir = tempDir();
     const s = await open(dir);
@@ -266,6 +307,46 @@ describe("ConsumerHost", () => {
       );
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe("the event log reader's row cache", () => {
+  it("reads what an uncached reader reads, from every position and limit, before and after a trim", async () => {
+    const dir = tempDir();
+    const core = await Core.open({ dataDir: dir, config, clock: systemClock });
+    try {
+      // Rows of 1 to 4 results: reads start and end inside rows and across them.
+      for (let i = 0; i < 12; i++)
+        await core.submit(Array.from({ length: 1 + (i % 4) }, (_, k) => result(i * 10 + k, (i + k) % 3)));
+      await core.flush();
+      const plain = openEventLogReader(dir);
+      // Smaller than one row: every read evicts, so both the hit and the miss path run.
+      const cached = [
+        openEventLogReader(dir, { cacheEvents: 3 }),
+        openEventLogReader(dir, { cacheEvents: 1000 }),
+      ];
+      const compare = (): number => {
+        const last = plain.lastSeq();
+        let reads = 0;
+        for (const limit of [1, 2, 7, 1000])
+          for (let after = 0; after <= last + 1; after++) {
+            const want = plain.eventsAfter(after, limit);
+            for (const r of cached)
+              assert.deepEqual(r.eventsAfter(after, limit), want, `after ${after}, limit ${limit}`);
+            reads += want.length;
+          }
+        return reads;
+      };
+      assert.ok(compare() > 0);
+      assert.ok(plain.lastSeq() > 12, "rows of several events");
+      const dropped = await core.trimEvents(Math.floor(plain.lastSeq() / 2), Date.now() + 1);
+      assert.ok(dropped > 0, "the trim dropped rows the caches hold");
+      assert.ok(plain.firstSeq() > 1);
+      compare();
+      for (const r of [plain, ...cached]) r.close();
+    } finally {
+      await core.close();
     }
   });
 });

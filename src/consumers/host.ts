@@ -30,8 +30,11 @@ export interface ConsumerHostOptions {
 
 const BACKOFF_START_MS = 1000;
 const BACKOFF_MAX_MS = 30_000;
-/** Full reads kept for consumers at the same position (a notifier and sinks reading the same events). */
-const READ_CACHE_ENTRIES = 4;
+/**
+ * Decoded events the default reader keeps (about 10 rows of 1,000 results): consumers at different
+ * positions near the head (the notifier, each sink) decode each row of the log once between them.
+ */
+const READ_CACHE_EVENTS = 10_000;
 
 /**
  * Runs the log's consumers (the notifier, the sinks) on the main thread: each one is offered the
@@ -53,7 +56,6 @@ export class ConsumerHost {
   readonly #logger: Logger;
   readonly #retention: RetentionOptions | undefined;
   readonly #runners = new Map<string, Runner>();
-  readonly #cache = new Map<string, LoggedEvent[]>();
   #retentionTimer: TimerHandle | undefined;
   #trimming: Promise<void> | undefined;
   #stopped = false;
@@ -69,7 +71,7 @@ export class ConsumerHost {
 
   /** Opens the log reader and the consumers' state. The event log must exist (Core opened it). */
   static open(o: ConsumerHostOptions): ConsumerHost {
-    const reader = o.reader ?? openEventLogReader(o.dataDir);
+    const reader = o.reader ?? openEventLogReader(o.dataDir, { cacheEvents: READ_CACHE_EVENTS });
     const state = o.state ?? openConsumerState(o.dataDir);
     return new ConsumerHost(o, reader, state);
   }
@@ -182,19 +184,14 @@ export class ConsumerHost {
     return dropped;
   }
 
-  /** @internal Events after `after`, at most `limit`; full reads are shared between consumers. */
+  /** @internal Events after `after`, at most `limit` (the reader shares decoded rows between consumers). */
   read(after: number, limit: number): LoggedEvent[] {
-    const key = `${after}:${limit}`;
-    const hit = this.#cache.get(key);
-    if (hit !== undefined) return hit;
-    const events = this.#reader.eventsAfter(after, limit);
-    // Only a full read is final: a shorter one may grow as events arrive.
-    if (events.length === limit) {
-      this.#cache.set(key, events);
-      if (this.#cache.size > READ_CACHE_ENTRIES)
-        this.#cache.delete(this.#cache.keys().next().value as string);
-    }
-    return events;
+    return this.#reader.eventsAfter(after, limit);
+  }
+
+  /** @internal The log's last event sequence number. */
+  lastSeq(): number {
+    return this.#reader.lastSeq();
   }
 
   /** @internal */
@@ -294,6 +291,15 @@ class Runner {
     let lastIdle = clock.now();
     let waitingSince: number | undefined;
     while (!signal.aborted) {
+      // Waiting for a full batch: a commit that does not complete it is not worth a read.
+      if (waitingSince !== undefined) {
+        const left = this.#maxWaitMs - (clock.now() - waitingSince);
+        const idleDue = this.#consumer.idle !== undefined && clock.now() - lastIdle >= this.#idleMs;
+        if (left > 0 && !idleDue && this.#host.lastSeq() - this.position < this.#maxBatch) {
+          await this.#sleep(Math.max(1, Math.min(this.#idleMs, left)), true);
+          continue;
+        }
+      }
       const batch = this.#host.read(this.position, this.#maxBatch);
       const now = clock.now();
       if (batch.length === 0 || (batch.length < this.#maxBatch && this.#maxWaitMs > 0)) {

@@ -26,7 +26,18 @@ export function recordJson(r: SinkRecord): string {
 const seriesParts = new WeakMap<object, Map<string, string>>();
 const MAX_SERIES_PER_LABELS = 100_000;
 
+/** The same, by MetricPoint.series. */
+const seriesPartsBySeries = new WeakMap<object, string>();
+
 function seriesPart(p: MetricPoint): string {
+  if (p.series !== undefined) {
+    let part = seriesPartsBySeries.get(p.series);
+    if (part === undefined) {
+      part = seriesText(p);
+      seriesPartsBySeries.set(p.series, part);
+    }
+    return part;
+  }
   let byKey = seriesParts.get(p.labels);
   if (byKey === undefined) {
     byKey = new Map();
@@ -36,10 +47,14 @@ function seriesPart(p: MetricPoint): string {
   let part = byKey.get(key);
   if (part === undefined) {
     if (byKey.size >= MAX_SERIES_PER_LABELS) byKey.clear();
-    part = `,"host":${JSON.stringify(p.host)},"service":${JSON.stringify(p.service)},"zone":${JSON.stringify(p.zone)},"labels":${JSON.stringify(p.labels)},"name":${JSON.stringify(p.name)}`;
+    part = seriesText(p);
     byKey.set(key, part);
   }
   return part;
+}
+
+function seriesText(p: MetricPoint): string {
+  return `,"host":${JSON.stringify(p.host)},"service":${JSON.stringify(p.service)},"zone":${JSON.stringify(p.zone)},"labels":${JSON.stringify(p.labels)},"name":${JSON.stringify(p.name)}`;
 }
 
 /** A JSON number, or the string "NaN"/"Infinity" JSON has no number for. */

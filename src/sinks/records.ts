@@ -72,6 +72,32 @@ export function createRecordMapper(
     "host" in ev && typeof ev.host === "string" && "key" in ev
       ? lookup()(ev.host, (ev as { service?: string }).service)
       : undefined;
+  // One series object per (object, service, perfdata label, unit), made on first use
+  // (MetricPoint.series). The service too: a service the configuration lost has its host's info.
+  const seriesIds = new WeakMap<ObjectInfo, Map<string, Map<string, Map<string, object>>>>();
+  const seriesOf = (info: ObjectInfo, service: string, name: string, unit: string): object => {
+    let byService = seriesIds.get(info);
+    if (byService === undefined) {
+      byService = new Map();
+      seriesIds.set(info, byService);
+    }
+    let byName = byService.get(service);
+    if (byName === undefined) {
+      byName = new Map();
+      byService.set(service, byName);
+    }
+    let byUnit = byName.get(name);
+    if (byUnit === undefined) {
+      byUnit = new Map();
+      byName.set(name, byUnit);
+    }
+    let id = byUnit.get(unit);
+    if (id === undefined) {
+      id = {};
+      byUnit.set(unit, id);
+    }
+    return id;
+  };
   switch (input) {
     case "metrics":
       return {
@@ -101,6 +127,7 @@ export function createRecordMapper(
             };
             if (p.min !== undefined) m.min = p.min;
             if (p.max !== undefined) m.max = p.max;
+            if (info !== undefined) m.series = seriesOf(info, service, p.label, p.uom);
             out.push(m);
           }
           return r.perfdata.length;

@@ -123,4 +123,48 @@ describe("sink runner", () => {
     const done = await drive(r.clock, p, 100);
     assert.equal(done, 4);
   });
+  it("encodes the next batch while one is in flight, and sends one at a time in order", async () => {
+    const clock = new FakeClock();
+    const log: string[] = [];
+    let inFlight = 0;
+    const span = (b: SinkBatch): string => `${b.firstSeq}-${b.lastSeq}`;
+    const runner = createSinkRunner({
+      name: "s",
+      sink: {
+        encode(b) {
+          log.push(`encode ${span(b)}`);
+          return new TextEncoder().encode(span(b));
+        },
+        async send(b) {
+          assert.equal(++inFlight, 1, "one send at a time");
+          log.push(`send ${span(b)} ${new TextDecoder().decode(b.encoded)}`);
+          // The backend takes a few turns to answer: the runner encodes meanwhile.
+          for (let i = 0; i < 3; i++) await new Promise((res) => setImmediate(res));
+          log.push(`acked ${span(b)}`);
+          inFlight--;
+          return { kind: "delivered" };
+        },
+        close: async () => {},
+      },
+      mapper,
+      batchSize: 4,
+      clock,
+      logger: silentLogger,
+      stats: newSinkStats(),
+      record: () => {},
+    });
+    const done = await drive(clock, runner.handle(events(9), new AbortController().signal));
+    assert.equal(done, 9);
+    assert.deepEqual(log, [
+      "encode 1-4",
+      "send 1-4 1-4",
+      "encode 5-7",
+      "acked 1-4",
+      "send 5-7 5-7",
+      "encode 8-9",
+      "acked 5-7",
+      "send 8-9 8-9",
+      "acked 8-9",
+    ]);
+  });
 });

@@ -43,7 +43,7 @@ export interface SinkRunnerOptions {
   readonly record: (events: RecordedEvent[]) => void;
   /** Stores the position after each send inside one offered batch (the host stores the last one). */
   readonly state?: ConsumerState;
-  /** First retry delay (default 250 ms), doubled per failure up to `maxBackoffMs` (default 10 s). */
+  /** First retry delay (default 250 ms), doubled per failure up to `maxBackoffMs` (default 5 s). */
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
   /** How long a send in flight may finish after a stop (default `STOP_GRACE_MS`). */
@@ -84,13 +84,15 @@ const MAX_RETRY_AFTER_MS = 60_000;
  * (retrying with capped exponential backoff, or after Retry-After) or refuses it for good (the
  * records are counted as dropped and a SinkDropped event says which). It reports the position of the
  * last event whose records are all delivered or dropped, so the log is the queue: nothing waits in
- * memory beyond the batch in flight, and a restart repeats at most that batch. It records SinkFailed
+ * memory beyond the batch in flight and the next one (mapped and encoded while the first waits for
+ * its backend, sent only after it is acknowledged), and a restart repeats at most the batch in flight. It records SinkFailed
  * when the backend starts failing and SinkFlushed when it recovers, never an event per delivery.
  */
 export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
   const consumer = `sink:${o.name}`;
   const minBackoff = o.minBackoffMs ?? 250;
-  const maxBackoff = o.maxBackoffMs ?? 10_000;
+  // Prometheus's own remote-write queue stops at 5 s too: a backend that is back is found within 5 s.
+  const maxBackoff = o.maxBackoffMs ?? 5_000;
   const stats = o.stats;
   const log = o.logger;
 
@@ -191,21 +193,43 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
     }
   };
 
+  /** The batch with its body encoded ahead when the sink can (an encoder that throws: send encodes). */
+  const prepare = (batch: SinkBatch): SinkBatch => {
+    if (o.sink.encode === undefined) return batch;
+    try {
+      return { ...batch, encoded: o.sink.encode(batch) };
+    } catch {
+      return batch;
+    }
+  };
+
   return {
     name: consumer,
     async handle(events: readonly LoggedEvent[], signal: AbortSignal): Promise<number> {
       const first = events[0];
       if (first === undefined) return 0;
+      // Everything up to `done` is delivered or dropped; `records` (events firstSeq..upTo) wait.
       let done = first.seq - 1;
       let records: SinkRecord[] = [];
       let firstSeq = 0;
       let upTo = done;
-      const flush = async (last: boolean): Promise<boolean> => {
-        const ok = await deliver({ records, firstSeq, lastSeq: upTo }, signal);
-        if (!ok) return false;
-        done = upTo;
+      // The one send in flight: the next batch is mapped and encoded while it waits for the backend,
+      // and sent only once it is acknowledged (order kept, at most one batch in flight).
+      let inflight: { delivered: Promise<boolean>; upTo: number } | undefined;
+      const settle = async (): Promise<boolean> => {
+        const f = inflight;
+        if (f === undefined) return true;
+        inflight = undefined;
+        if (!(await f.delivered)) return false;
+        done = f.upTo;
+        o.state?.put(consumer, [], done);
+        return true;
+      };
+      const flush = async (): Promise<boolean> => {
+        const batch = prepare({ records, firstSeq, lastSeq: upTo });
         records = [];
-        if (!last) o.state?.put(consumer, [], done);
+        if (!(await settle())) return false;
+        inflight = { delivered: deliver(batch, signal).catch(() => false), upTo: batch.lastSeq };
         return true;
       };
       const scratch: SinkRecord[] = [];
@@ -213,18 +237,19 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
         scratch.length = 0;
         const n = o.mapper.map(e, scratch);
         if (n === 0) {
-          if (records.length === 0) done = e.seq;
+          if (records.length === 0 && inflight === undefined) done = e.seq;
           else upTo = e.seq;
           continue;
         }
         if (records.length > 0 && records.length + n > o.batchSize) {
-          if (!(await flush(false))) return done;
+          if (!(await flush())) return done;
         }
         if (records.length === 0) firstSeq = e.seq;
         for (const r of scratch) records.push(r);
         upTo = e.seq;
       }
-      if (records.length > 0 && !(await flush(true))) return done;
+      if (records.length > 0 && !(await flush())) return done;
+      if (!(await settle())) return done;
       return Math.max(done, upTo);
     },
   };

@@ -22,6 +22,12 @@ export interface MetricPoint {
   readonly crit: string;
   readonly min?: number;
   readonly max?: number;
+  /**
+   * The same object for every point of one series (object, name, unit) under one configuration,
+   * when the mapper knows the object: encoders keep what they derive from a series by it instead of
+   * by a key string built per point. Absent: key by the fields.
+   */
+  readonly series?: object;
 }
 
 /** One event of the log, as the `events` input gives it to a sink. */
@@ -39,6 +45,11 @@ export interface SinkBatch {
   /** The first and last event log sequence numbers the batch covers (the archive names segments by them). */
   readonly firstSeq: number;
   readonly lastSeq: number;
+  /**
+   * The body the sink's `encode` made of these records, when it has one: the runner encodes a
+   * batch while the one before it is still in flight, and `send` uses this instead of encoding.
+   */
+  readonly encoded?: Uint8Array;
 }
 
 /**
@@ -61,6 +72,12 @@ export type SendOutcome =
  */
 export interface Sink {
   send(batch: SinkBatch, signal: AbortSignal): Promise<SendOutcome>;
+  /**
+   * Optional: the bytes `send` would build from a batch (CPU only: no I/O, no state). The runner
+   * calls it for the next batch while the previous send waits for its backend, and hands the
+   * result to `send` as `batch.encoded`; `send` must still encode a batch that has none.
+   */
+  encode?(batch: SinkBatch): Uint8Array;
   close(): Promise<void>;
 }
 

@@ -308,8 +308,19 @@ export interface EventLogReader {
   close(): void;
 }
 
+/** How a reader keeps what it decoded. */
+export interface EventLogReaderOptions {
+  /**
+   * Keep the decoded events of recently read rows, up to about this many events (0, the default:
+   * none). Rows never change once committed, so consumers at different positions (the notifier,
+   * each sink) that read the same rows inflate and parse each row once instead of once per read;
+   * the cached events are shared and must not be mutated.
+   */
+  readonly cacheEvents?: number;
+}
+
 /** Opens the event log in dataDir read-only. */
-export function openEventLogReader(dataDir: string): EventLogReader {
+export function openEventLogReader(dataDir: string, o: EventLogReaderOptions = {}): EventLogReader {
   const db = new Database(join(dataDir, "lookout.db"), { readonly: true, fileMustExist: true });
   const last = db.prepare("SELECT coalesce(max(last_seq), 0) AS s FROM events");
   const first = db.prepare("SELECT coalesce(min(first_seq), 0) AS s FROM events");
@@ -317,13 +328,70 @@ export function openEventLogReader(dataDir: string): EventLogReader {
   const timeOf = db.prepare(
     "SELECT at FROM events WHERE last_seq >= ? AND first_seq <= ? ORDER BY last_seq LIMIT 1",
   );
+  const cacheEvents = o.cacheEvents ?? 0;
+  const read =
+    cacheEvents > 0
+      ? cachedReader(db, cacheEvents)
+      : (after: number, limit: number) => readEvents(db, after, limit);
   return {
-    eventsAfter: (after, limit = 1000) => readEvents(db, after, limit),
+    eventsAfter: (after, limit = 1000) => read(after, limit),
     lastSeq: () => (last.get() as { s: number }).s,
     firstSeq: () => (first.get() as { s: number }).s,
     seqBefore: (at) => (before.get(at) as { s: number }).s,
     timeOf: (seq) => (timeOf.get(seq, seq) as { at: number } | undefined)?.at,
     close: () => db.close(),
+  };
+}
+
+/**
+ * readEvents with a cache of decoded rows by last_seq, least recently used first out, bounded by
+ * the events it holds: the row index is read without the bodies, and only a row not in the cache
+ * has its body fetched, inflated and parsed.
+ */
+function cachedReader(db: Database, maxEvents: number): (after: number, limit: number) => LoggedEvent[] {
+  const index = db.prepare(
+    "SELECT last_seq AS lastSeq, first_seq AS firstSeq, cmd_seq AS cmdSeq FROM events WHERE last_seq > ? ORDER BY last_seq LIMIT 32",
+  );
+  const body = db.prepare("SELECT body FROM events WHERE last_seq = ?");
+  const rows = new Map<number, LookoutEvent[]>();
+  let held = 0;
+  const eventsOf = (lastSeq: number): LookoutEvent[] | undefined => {
+    const hit = rows.get(lastSeq);
+    if (hit !== undefined) {
+      // Most recently used last.
+      rows.delete(lastSeq);
+      rows.set(lastSeq, hit);
+      return hit;
+    }
+    const r = body.get(lastSeq) as { body: Buffer } | undefined;
+    if (r === undefined) return undefined;
+    const events = JSON.parse(unpack(r.body)) as LookoutEvent[];
+    rows.set(lastSeq, events);
+    held += events.length;
+    for (const [k, v] of rows) {
+      if (held <= maxEvents || k === lastSeq) break;
+      rows.delete(k);
+      held -= v.length;
+    }
+    return events;
+  };
+  return (after, limit) => {
+    const out: LoggedEvent[] = [];
+    // The index a few rows at a time (a statement cannot run while another one iterates).
+    for (let from = after; out.length < limit; ) {
+      const page = index.all(from) as { lastSeq: number; firstSeq: number; cmdSeq: number }[];
+      for (const row of page) {
+        // Trimmed between the index and the body: the rest is read next time.
+        const events = eventsOf(row.lastSeq);
+        if (events === undefined) return out;
+        for (let i = Math.max(0, after + 1 - row.firstSeq); i < events.length && out.length < limit; i++)
+          out.push({ seq: row.firstSeq + i, cmdSeq: row.cmdSeq, event: events[i] as LookoutEvent });
+        if (out.length >= limit) return out;
+        from = row.lastSeq;
+      }
+      if (page.length < 32) break;
+    }
+    return out;
   };
 }
 

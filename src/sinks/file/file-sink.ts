@@ -81,8 +81,9 @@ export function createFileSink(o: { path: string; rotateBytes: number; clock: Cl
     await h?.close();
   };
   return {
+    encode: (batch) => ndjson(batch.records),
     async send(batch) {
-      const bytes = ndjson(batch.records);
+      const bytes = batch.encoded ?? ndjson(batch.records);
       try {
         let h = await openFile();
         if (size > 0 && size + bytes.length > o.rotateBytes) {

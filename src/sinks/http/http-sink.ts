@@ -10,8 +10,14 @@ import type { Sink } from "../sink.js";
 export function createHttpSink(o: { url: string; headers: Readonly<Record<string, string>> }): Sink {
   const ep = endpoint(o.url, o.headers);
   return {
+    encode: (batch) => ndjson(batch.records),
     send: (batch, signal) =>
-      postBytes(ep, ndjson(batch.records), { "Content-Type": "application/x-ndjson" }, signal),
+      postBytes(
+        ep,
+        batch.encoded ?? ndjson(batch.records),
+        { "Content-Type": "application/x-ndjson" },
+        signal,
+      ),
     close: async () => {},
   };
 }

@@ -1,6 +1,6 @@
 import { endpoint, postBytes } from "../http-post.js";
 import { recordJson } from "../ndjson.js";
-import type { EventRecord, MetricPoint, SendOutcome, Sink } from "../sink.js";
+import type { EventRecord, MetricPoint, SendOutcome, Sink, SinkBatch } from "../sink.js";
 import { encodeLogs, encodeMetrics } from "./otlp-encode.js";
 
 /** The signal path under the configured base URL (a URL already ending in it is used as it is). */
@@ -39,15 +39,17 @@ export function createOtlpSink(o: {
   input: "metrics" | "events";
 }): Sink {
   const ep = endpoint(otlpUrl(o.url, o.input), o.headers);
+  const encode = (batch: SinkBatch): Uint8Array =>
+    o.input === "metrics"
+      ? encodeMetrics(batch.records.filter((r): r is MetricPoint => r.kind === "metric"))
+      : encodeLogs(
+          batch.records.filter((r): r is EventRecord => r.kind === "event"),
+          recordJson,
+        );
   return {
+    encode,
     async send(batch, signal) {
-      const body =
-        o.input === "metrics"
-          ? encodeMetrics(batch.records.filter((r): r is MetricPoint => r.kind === "metric"))
-          : encodeLogs(
-              batch.records.filter((r): r is EventRecord => r.kind === "event"),
-              recordJson,
-            );
+      const body = batch.encoded ?? encode(batch);
       return postBytes(ep, body, { "Content-Type": "application/x-protobuf" }, signal, {
         outcome: otlpOutcome,
       });

@@ -1,6 +1,6 @@
 import { compress } from "snappyjs";
 import { endpoint, postBytes } from "../http-post.js";
-import type { MetricPoint, Sink } from "../sink.js";
+import type { MetricPoint, Sink, SinkBatch } from "../sink.js";
 import { encodeWriteRequest } from "./write-request.js";
 
 const HEADERS = {
@@ -18,11 +18,13 @@ const HEADERS = {
  */
 export function createRemoteWriteSink(o: { url: string }): Sink {
   const ep = endpoint(o.url);
+  const encode = (batch: SinkBatch): Uint8Array =>
+    compress(encodeWriteRequest(batch.records.filter((r): r is MetricPoint => r.kind === "metric")));
   return {
+    encode,
     async send(batch, signal) {
-      const points = batch.records.filter((r): r is MetricPoint => r.kind === "metric");
-      if (points.length === 0) return { kind: "delivered" };
-      const body = compress(encodeWriteRequest(points));
+      if (!batch.records.some((r) => r.kind === "metric")) return { kind: "delivered" };
+      const body = batch.encoded ?? encode(batch);
       return postBytes(ep, body, HEADERS, signal, {
         outcome: (status, text, retryAfter) => {
           if (status >= 200 && status < 300) return { kind: "delivered" };

@@ -40,7 +40,18 @@ export function seriesLabels(p: MetricPoint): [string, string][] {
 const labelBytes = new WeakMap<object, Map<string, Uint8Array>>();
 const MAX_SERIES_PER_LABELS = 100_000;
 
-function seriesOf(p: MetricPoint): { key: string; labels: Uint8Array } {
+/** A series' encoded labels by MetricPoint.series. */
+const labelBytesBySeries = new WeakMap<object, { key: object; labels: Uint8Array }>();
+
+function seriesOf(p: MetricPoint): { key: string | object; labels: Uint8Array } {
+  if (p.series !== undefined) {
+    let s = labelBytesBySeries.get(p.series);
+    if (s === undefined) {
+      s = { key: p.series, labels: encodeLabels(p) };
+      labelBytesBySeries.set(p.series, s);
+    }
+    return s;
+  }
   let byKey = labelBytes.get(p.labels);
   if (byKey === undefined) {
     byKey = new Map();
@@ -50,17 +61,21 @@ function seriesOf(p: MetricPoint): { key: string; labels: Uint8Array } {
   let labels = byKey.get(key);
   if (labels === undefined) {
     if (byKey.size >= MAX_SERIES_PER_LABELS) byKey.clear();
-    const w = new BinaryWriter();
-    for (const [name, value] of seriesLabels(p)) {
-      w.tag(1, WireType.LengthDelimited).fork();
-      w.tag(1, WireType.LengthDelimited).string(name);
-      w.tag(2, WireType.LengthDelimited).string(value);
-      w.join();
-    }
-    labels = w.finish();
+    labels = encodeLabels(p);
     byKey.set(key, labels);
   }
   return { key, labels };
+}
+
+function encodeLabels(p: MetricPoint): Uint8Array {
+  const w = new BinaryWriter();
+  for (const [name, value] of seriesLabels(p)) {
+    w.tag(1, WireType.LengthDelimited).fork();
+    w.tag(1, WireType.LengthDelimited).string(name);
+    w.tag(2, WireType.LengthDelimited).string(value);
+    w.join();
+  }
+  return w.finish();
 }
 
 /**
@@ -68,7 +83,7 @@ function seriesOf(p: MetricPoint): { key: string; labels: Uint8Array } {
  * the order given (points of one series arrive in check-time order from the log).
  */
 export function encodeWriteRequest(points: readonly MetricPoint[]): Uint8Array {
-  const series = new Map<object, Map<string, { labels: Uint8Array; samples: MetricPoint[] }>>();
+  const series = new Map<object, Map<string | object, { labels: Uint8Array; samples: MetricPoint[] }>>();
   for (const p of points) {
     const { key, labels } = seriesOf(p);
     let byKey = series.get(p.labels);
