@@ -324,7 +324,11 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
   const embedLike = c.embed || c.open === true;
-  if (!r.isLet && inDefinition(r) && !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
+  if (
+    !r.isLet &&
+    (inDefinition(r) || embedsDefinition(r)) &&
+    !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))
+  ) {
     const cc = new CloseCtx(true);
     cc.def = r;
     cc.defAt = v;
@@ -358,6 +362,20 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     expStackV.length = depth;
     expStackR.length = depth;
   }
+}
+
+/**
+ * Whether a regular field's own struct literal embeds a definition (`a: {x: q: 2, #D}`): such a
+ * struct is closed like a definition, so a reference to it closes recursively (cue's
+ * ClosedRecursive), though the field itself keeps its nested structs open.
+ */
+function embedsDefinition(r: Vertex): boolean {
+  const cs = r.conjuncts;
+  for (let i = 0; i < cs.length; i++) {
+    const e = (cs[i] as Conjunct).expr;
+    if (e !== undefined && e.kind === "Struct" && (infoOf(e) & CLOSING_EMBED) !== 0) return true;
+  }
+  return false;
 }
 
 // The expansions in progress, innermost last: (vertex, referenced vertex) pairs. A reference cycle

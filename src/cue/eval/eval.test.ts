@@ -320,6 +320,26 @@ const cases: Case[] = [
     json: '{"params":{"a":{}},"x":{"y":{"a":{}}}}',
   },
   {
+    name: "a required field is not a value in arithmetic",
+    src: "a!: 1\nb: a + 1",
+    err: { path: "a", code: "incomplete", msg: "field is required but not present" },
+  },
+  {
+    name: "a reference to a struct that embeds a definition closes its nested structs",
+    src: "#close: {}\na: {x: q: 2, #close}\nb: a\nb: x: r: 4",
+    err: { path: "b.x.r", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a reference to a struct that embeds a definition refuses new fields at its top",
+    src: "#close: {}\na: {q: 2, #close}\nb: a\nb: r: 4",
+    err: { path: "b.r", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a struct that embeds a definition keeps its own nested structs open",
+    src: "#close: {}\na: {x: q: 2, #close}\na: x: r: 4\nz: a.x\nz: s: 5",
+    json: '{"a":{"x":{"q":2,"r":4}},"z":{"q":2,"r":4,"s":5}}',
+  },
+  {
     name: "an embedded definition adding late to a field keeps its value",
     src: "root: input: #deps: root: {}\n{root.input.#deps}",
     json: '{"root":{"input":{}}}',
