@@ -320,6 +320,11 @@ const cases: Case[] = [
     json: '{"params":{"a":{}},"x":{"y":{"a":{}}}}',
   },
   {
+    name: "interpolated bytes replace each run of invalid UTF-8 with one U+FFFD",
+    src: "b: 'a\\x80\\x95a\\xe2\\x82'\ns: \"\\(b)\"",
+    json: '{"b":"YYCVYeKC","s":"a\uFFFDa\uFFFD"}',
+  },
+  {
     name: "a required field is not a value in arithmetic",
     src: "a!: 1\nb: a + 1",
     err: { path: "a", code: "incomplete", msg: "field is required but not present" },

@@ -16,6 +16,7 @@ import { meet } from "./meet.js";
 import { binaryOp, unaryOp, unresolved } from "./ops.js";
 import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
+import { validUtf8 } from "./valid-utf8.js";
 import { bottom, formatValue, isAtom, literalAtom, typeName, type Value } from "./values.js";
 import {
   CloseCtx,
@@ -581,7 +582,7 @@ function interpolationText(v: Value, bytes: boolean): string | undefined {
     case "bool":
       return String(v.v);
     case "bytes":
-      return bytes ? Buffer.from(v.v).toString("latin1") : Buffer.from(v.v).toString("utf8");
+      return bytes ? Buffer.from(v.v).toString("latin1") : validUtf8(v.v);
     default:
       return undefined;
   }
