@@ -325,6 +325,34 @@ const cases: Case[] = [
     json: '{"b":"YYCVYeKC","s":"a\uFFFDa\uFFFD"}',
   },
   {
+    name: "a condition on its own struct that its comprehension makes false is a cycle",
+    src: "a: {\n\tif a.b == _|_ {b: 1}\n}",
+    err: {
+      path: "a",
+      code: "cycle",
+      msg: "circular dependency in evaluation of conditionals: a.b changed after evaluation",
+    },
+  },
+  {
+    name: "a condition that another comprehension of its struct makes true runs its comprehension",
+    src: "b: {\n\tif ret != _|_ {foo: 1}\n\traises?: {}\n\tif raises == _|_ {ret: a: 1}\n\tret?: {}\n}",
+    json: '{"b":{"ret":{"a":1},"foo":1}}',
+  },
+  {
+    name: "comprehensions that add what each other's conditions test are a cycle",
+    src: "p: {\n\tret?: {}\n\tif ret != _|_ {raises: a: 1}\n\traises?: {}\n\tif raises == _|_ {ret: a: 1}\n}",
+    err: {
+      path: "p",
+      code: "cycle",
+      msg: "circular dependency in evaluation of conditionals: raises changed after evaluation",
+    },
+  },
+  {
+    name: "a condition on another struct still collecting is not decided by its absent field",
+    src: 'a: { if b.foo == _|_ { bar: "" } }\nb: { if a.bar == _|_ { new: "" } }',
+    json: '{"a":{"bar":""},"b":{}}',
+  },
+  {
     name: "a required field is not a value in arithmetic",
     src: "a!: 1\nb: a + 1",
     err: { path: "a", code: "incomplete", msg: "field is required but not present" },

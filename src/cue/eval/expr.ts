@@ -233,10 +233,17 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
   return selectArc(v, strLabel(iv.v), x);
 }
 
+/**
+ * The struct whose comprehension condition is being evaluated. Its static fields are all known, so
+ * a label it lacks is absent so far (the condition is checked again once the struct is complete);
+ * another struct still collecting may yet gain it.
+ */
+export const conditionOwner: { v: Vertex | undefined } = { v: undefined };
+
 function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
   const a = v.arcs?.get(sel);
   if (a === undefined || a.notAllowed) {
-    if (v.status === COLLECTING) {
+    if (v.status === COLLECTING && !(a === undefined && v === conditionOwner.v && fieldsCollected.has(v))) {
       engine().cycles++;
       return { t: "vertex", v: v.arc(sel) };
     }
