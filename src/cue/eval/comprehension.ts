@@ -238,10 +238,9 @@ export function runDeferred(v: Vertex): void {
 
 function runDeferredInner(v: Vertex): void {
   let decided: DecidedCondition[] = [];
-  const deferredOf = new Map<ast.Comprehension, import("./vertex.js").Deferred>();
   let rerun = true;
   for (;;) {
-    runDeferredList(v, decided, deferredOf);
+    runDeferredList(v, decided);
     if (decided.length === 0 || v.err !== undefined || !rerun) return;
     // A condition that tests its own struct's fields against _|_ must hold once the struct is
     // complete (cue: "circular dependency in evaluation of conditionals"). One that became true
@@ -263,9 +262,8 @@ function runDeferredInner(v: Vertex): void {
         decided.push(d);
         continue;
       }
-      const dd = deferredOf.get(d.comp);
-      if (now.v && d.single && dd !== undefined) {
-        v.deferred = [...(v.deferred ?? []), dd];
+      if (now.v && d.single && d.deferred !== undefined) {
+        v.deferred = [...(v.deferred ?? []), d.deferred];
         rerun = true;
         continue;
       }
@@ -291,6 +289,8 @@ interface DecidedCondition {
   readonly value: boolean;
   /** The comprehension is this one `if` clause (it can run again without repeating outputs). */
   readonly single: boolean;
+  /** The comprehension as it was deferred (set by the struct that runs it). */
+  deferred?: import("./vertex.js").Deferred;
 }
 
 /** `x` of `x == _|_`, `x != _|_` (either side, or negated), else undefined. */
@@ -327,18 +327,14 @@ function refersInto(x: ast.Expr, f: import("./vertex.js").Frame, v: Vertex): boo
   return false;
 }
 
-function runDeferredList(
-  v: Vertex,
-  decided: DecidedCondition[],
-  deferredOf: Map<ast.Comprehension, import("./vertex.js").Deferred>,
-): void {
+function runDeferredList(v: Vertex, decided: DecidedCondition[]): void {
   while (v.deferred !== undefined && v.deferred.length > 0) {
     const list = v.deferred;
     v.deferred = undefined;
     for (const d of list) {
       if (d.decl.kind === "Comprehension") {
         const comp = d.decl;
-        deferredOf.set(comp, d);
+        const before = decided.length;
         runComprehension(
           v,
           comp,
@@ -357,6 +353,7 @@ function runDeferredList(
           },
           decided,
         );
+        for (let k = before; k < decided.length; k++) (decided[k] as DecidedCondition).deferred = d;
         continue;
       }
       const field = d.decl;
