@@ -353,6 +353,21 @@ const cases: Case[] = [
     json: '{"a":{"bar":""},"b":{}}',
   },
   {
+    name: "an embedded reference to a field declared later in the same struct",
+    src: "x: {\n\t#S\n\t#S: {a: 1}\n}\ny: {\n\t#T\n\t#T: {a: 1}\n}\ny: b: 2",
+    err: { path: "y.b", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "an embedded reference to a later field of its struct contributes its fields",
+    src: "x: {\n\t#S\n\t#S: {a: 1}\n}",
+    json: '{"x":{"a":1}}',
+  },
+  {
+    name: "an embedded close() keeps the embedding struct's own fields",
+    src: 'x: {\n\tc: "foo"\n\t#S\n\t#S: close({a: 1})\n}',
+    json: '{"x":{"c":"foo","a":1}}',
+  },
+  {
     name: "a required field is not a value in arithmetic",
     src: "a!: 1\nb: a + 1",
     err: { path: "a", code: "incomplete", msg: "field is required but not present" },
