@@ -12,7 +12,7 @@ import { conditionOwner, evalExpr, resolveRef } from "./expr.js";
 import { exprText } from "./print-expr.js";
 import { bindFrame } from "./scope.js";
 import { bottom, formatValue as fmt, isAtom, typeName as typeNameOf } from "./values.js";
-import { displayLabel, NO_CLOSE, OPTIONAL, REGULAR, strLabel, Vertex } from "./vertex.js";
+import { displayLabel, NO_CLOSE, OPTIONAL, posArray, REGULAR, REQUIRED, strLabel, Vertex } from "./vertex.js";
 
 /** Runs a comprehension's clauses, calling `yieldFn` with the environment of each result. */
 export function runComprehension(
@@ -170,6 +170,17 @@ export function runComprehension(
         }
         if (sv.arcs === undefined) return;
         for (const [label, el] of [...sv.arcs]) {
+          if (el.fieldType === REQUIRED && !label.startsWith("_") && !label.startsWith("#")) {
+            // A required field not given is not a value to range over (cue: incomplete).
+            setErr(
+              v,
+              bottom("incomplete", `missing required field in for comprehension: ${displayLabel(label)}`, [
+                ...posArray(el.declPos),
+                cl.source.pos,
+              ]),
+            );
+            return;
+          }
           if (el.fieldType !== REGULAR) continue;
           if (label.startsWith("_") || label.startsWith("#")) continue;
           const binds = new Map<string, import("./vertex.js").Binding>();

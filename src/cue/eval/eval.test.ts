@@ -373,6 +373,11 @@ const cases: Case[] = [
     json: '{"x":{"c":"foo","a":1}}',
   },
   {
+    name: "a for comprehension over a struct with a required field not given",
+    src: '#x: {\n\ta!: string\n\tc: string\n}\ny: {\n\tfor k, v in #x {(k): "exists"}\n}',
+    err: { path: "y", code: "incomplete", msg: "missing required field in for comprehension: a" },
+  },
+  {
     name: "a required field is not a value in arithmetic",
     src: "a!: 1\nb: a + 1",
     err: { path: "a", code: "incomplete", msg: "field is required but not present" },
