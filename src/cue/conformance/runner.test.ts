@@ -143,6 +143,14 @@ describe("runArchive with inline assertions", () => {
       "-- in.cue --\na: 1 @test(eq, 1) @test(eq:todo, 2)\n",
       [["a eq", "passed"]],
     ],
+    [
+      "the answer a todo form marks as intended is not a failure, nor a pass",
+      "-- in.cue --\na: 1 @test(eq, 2) @test(eq:todo, 1)\nb: 1 @test(eq, 2) @test(eq:todo, 3)\n",
+      [
+        ["a eq", "unsupported"],
+        ["b eq", "failed"],
+      ],
+    ],
     ["v3 overrides", "-- in.cue --\na: 1 @test(eq, 2) @test(eq:v3, 1)\n", [["a eq", "passed"]]],
     [
       "expected failure under @test(todo) is not a failure",

@@ -35,6 +35,7 @@ import {
   prependPos,
   REGULAR,
   REQUIRED,
+  staticLabels,
   strLabel,
   Vertex,
 } from "./vertex.js";
@@ -175,7 +176,13 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
       ) {
         const a = x.args[0];
         if (a !== undefined) {
-          const ctx = c.open === true ? c.ctx : [...c.ctx, new CloseCtx(false)];
+          let ctx = c.ctx;
+          if (c.open !== true) {
+            const cc = new CloseCtx(false);
+            // An embedded close() closes what it declares, not the fields of the embedding struct.
+            if (c.embed) cc.skipAt = v;
+            ctx = [...c.ctx, cc];
+          }
           // Like every builtin, close() takes the default of a disjunction (`close(*{} | 0)`).
           addConjunct(v, { ...c, expr: markedDefault(a) ?? a, ctx });
           return;
@@ -324,7 +331,11 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   // An embedded definition inside a closed (definition) context merges into that context;
   // elsewhere it closes what it defines below the embedding struct.
   const embedLike = c.embed || c.open === true;
-  if (!r.isLet && inDefinition(r) && !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))) {
+  if (
+    !r.isLet &&
+    (inDefinition(r) || embedsDefinition(r)) &&
+    !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))
+  ) {
     const cc = new CloseCtx(true);
     cc.def = r;
     cc.defAt = v;
@@ -358,6 +369,20 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     expStackV.length = depth;
     expStackR.length = depth;
   }
+}
+
+/**
+ * Whether a regular field's own struct literal embeds a definition (`a: {x: q: 2, #D}`): such a
+ * struct is closed like a definition, so a reference to it closes recursively (cue's
+ * ClosedRecursive), though the field itself keeps its nested structs open.
+ */
+function embedsDefinition(r: Vertex): boolean {
+  const cs = r.conjuncts;
+  for (let i = 0; i < cs.length; i++) {
+    const e = (cs[i] as Conjunct).expr;
+    if (e !== undefined && e.kind === "Struct" && (infoOf(e) & CLOSING_EMBED) !== 0) return true;
+  }
+  return false;
 }
 
 // The expansions in progress, innermost last: (vertex, referenced vertex) pairs. A reference cycle
@@ -773,7 +798,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         break;
       }
       case "Embed":
-        if (isStructural(d.expr)) {
+        if (isStructural(d.expr) && !namesLaterField(d.expr, lit, d)) {
           addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));
         } else hasEmbed = true;
         break;
@@ -799,11 +824,26 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if (hasEmbed) {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
-      if (d.kind === "Embed" && !isStructural(d.expr)) {
+      if (d.kind === "Embed" && (!isStructural(d.expr) || namesLaterField(d.expr, lit, d))) {
         addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));
       }
     }
   }
+}
+
+/**
+ * Whether an embedded reference names a field its own literal declares after it (`{#S, #S: {…}}`):
+ * it is unified once the literal's fields are in, or it would find the field still empty.
+ */
+function namesLaterField(e: ast.Expr, lit: ast.StructLit, at: ast.Decl): boolean {
+  let x = e;
+  while (x.kind === "Selector") x = x.expr;
+  if (x.kind !== "Ident" || !staticLabels(lit).has(x.name)) return false;
+  for (const d of lit.decls) {
+    if (d === at) return true;
+    if (d.kind === "Field" && identLabel(d) === x.name) return false;
+  }
+  return false;
 }
 
 /** The conjunct of an embedding (`open` only when set, so that the common shape stays one). */

@@ -8,11 +8,11 @@ import { identLabel } from "../syntax/index.js";
 import { addConjunct, addField, asComprehensionOutput, fieldsCollected, newArc, setErr } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { evaluate } from "./evaluate.js";
-import { evalExpr } from "./expr.js";
+import { conditionOwner, evalExpr, resolveRef } from "./expr.js";
 import { exprText } from "./print-expr.js";
 import { bindFrame } from "./scope.js";
 import { bottom, formatValue as fmt, isAtom, typeName as typeNameOf } from "./values.js";
-import { displayLabel, NO_CLOSE, OPTIONAL, REGULAR, strLabel, Vertex } from "./vertex.js";
+import { displayLabel, NO_CLOSE, OPTIONAL, posArray, REGULAR, REQUIRED, strLabel, Vertex } from "./vertex.js";
 
 /** Runs a comprehension's clauses, calling `yieldFn` with the environment of each result. */
 export function runComprehension(
@@ -20,6 +20,7 @@ export function runComprehension(
   comp: ast.Comprehension,
   env: import("./vertex.js").Frame,
   yieldFn: (f: import("./vertex.js").Frame, body: ast.StructLit) => void,
+  decided?: DecidedCondition[],
 ): void {
   const clauses = comp.clauses;
   const last = clauses[clauses.length - 1];
@@ -72,9 +73,28 @@ export function runComprehension(
   ): void => {
     switch (cl.kind) {
       case "If": {
-        const cond = evalExpr(cl.condition, f);
+        const owner = conditionOwner.v;
+        conditionOwner.v = v;
+        let cond: import("./values.js").Value;
+        try {
+          cond = evalExpr(cl.condition, f);
+        } finally {
+          conditionOwner.v = owner;
+        }
         const b = resolveDefaultValue(cond);
         if (b.t === "bool") {
+          if (decided !== undefined) {
+            const operand = bottomTestOperand(cl.condition);
+            if (operand !== undefined && refersInto(operand, f, v))
+              decided.push({
+                comp,
+                condition: cl.condition,
+                operand,
+                env: f,
+                value: b.v,
+                single: clauses.length === 1,
+              });
+          }
           if (b.v) loop(i + 1, f);
           return;
         }
@@ -150,6 +170,17 @@ export function runComprehension(
         }
         if (sv.arcs === undefined) return;
         for (const [label, el] of [...sv.arcs]) {
+          if (el.fieldType === REQUIRED && !label.startsWith("_") && !label.startsWith("#")) {
+            // A required field not given is not a value to range over (cue: incomplete).
+            setErr(
+              v,
+              bottom("incomplete", `missing required field in for comprehension: ${displayLabel(label)}`, [
+                ...posArray(el.declPos),
+                cl.source.pos,
+              ]),
+            );
+            return;
+          }
           if (el.fieldType !== REGULAR) continue;
           if (label.startsWith("_") || label.startsWith("#")) continue;
           const binds = new Map<string, import("./vertex.js").Binding>();
@@ -217,24 +248,123 @@ export function runDeferred(v: Vertex): void {
 }
 
 function runDeferredInner(v: Vertex): void {
+  let decided: DecidedCondition[] = [];
+  let rerun = true;
+  for (;;) {
+    runDeferredList(v, decided);
+    if (decided.length === 0 || v.err !== undefined || !rerun) return;
+    // A condition that tests its own struct's fields against _|_ must hold once the struct is
+    // complete (cue: "circular dependency in evaluation of conditionals"). One that became true
+    // runs its comprehension now; one that became false cannot take back what it added.
+    const checks = decided;
+    decided = [];
+    rerun = false;
+    for (const d of checks) {
+      const owner = conditionOwner.v;
+      conditionOwner.v = v;
+      let now: import("./values.js").Value;
+      try {
+        now = resolveDefaultValue(evalExpr(d.condition, d.env));
+      } finally {
+        conditionOwner.v = owner;
+      }
+      if (now.t !== "bool" || now.v === d.value) {
+        // Still to hold after what a comprehension run again adds.
+        decided.push(d);
+        continue;
+      }
+      if (now.v && d.single && d.deferred !== undefined) {
+        v.deferred = [...(v.deferred ?? []), d.deferred];
+        rerun = true;
+        continue;
+      }
+      setErr(
+        v,
+        bottom(
+          "cycle",
+          `circular dependency in evaluation of conditionals: ${exprText(d.operand)} changed after evaluation`,
+          [d.operand.pos],
+        ),
+      );
+      return;
+    }
+  }
+}
+
+/** A comprehension's `if` condition that compared a field of its struct with `_|_`. */
+interface DecidedCondition {
+  readonly comp: ast.Comprehension;
+  readonly condition: ast.Expr;
+  readonly operand: ast.Expr;
+  readonly env: import("./vertex.js").Frame;
+  readonly value: boolean;
+  /** The comprehension is this one `if` clause (it can run again without repeating outputs). */
+  readonly single: boolean;
+  /** The comprehension as it was deferred (set by the struct that runs it). */
+  deferred?: import("./vertex.js").Deferred;
+}
+
+/** `x` of `x == _|_`, `x != _|_` (either side, or negated), else undefined. */
+function bottomTestOperand(e: ast.Expr): ast.Expr | undefined {
+  switch (e.kind) {
+    case "Paren":
+      return bottomTestOperand(e.expr);
+    case "Unary":
+      return e.op === "!" ? bottomTestOperand(e.expr) : undefined;
+    case "Binary":
+      if (e.op !== "==" && e.op !== "!=") return undefined;
+      if (e.right.kind === "Bottom") return e.left;
+      if (e.left.kind === "Bottom") return e.right;
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether `x` (a name or a selector) names a field of `v` or of a struct below it. */
+function refersInto(x: ast.Expr, f: import("./vertex.js").Frame, v: Vertex): boolean {
+  let base: Vertex | undefined;
+  if (x.kind === "Selector" && (x.expr.kind === "Ident" || x.expr.kind === "Selector")) {
+    const b = resolveRef(x.expr, f);
+    if (b.t !== "vertex") return false;
+    base = b.v;
+  } else if (x.kind === "Ident") {
+    const b = resolveRef(x, f);
+    // An unset optional field of the struct reads as an error rather than as its vertex.
+    if (b.t !== "vertex") return v.arcs?.get(x.name)?.fieldType === OPTIONAL;
+    base = b.v.parent;
+  } else return false;
+  for (let a = base; a !== undefined; a = a.parent) if (a === v) return true;
+  return false;
+}
+
+function runDeferredList(v: Vertex, decided: DecidedCondition[]): void {
   while (v.deferred !== undefined && v.deferred.length > 0) {
     const list = v.deferred;
     v.deferred = undefined;
     for (const d of list) {
       if (d.decl.kind === "Comprehension") {
         const comp = d.decl;
-        runComprehension(v, comp, d.env, (f, body) => {
-          asComprehensionOutput(() =>
-            addConjunct(v, {
-              expr: body,
-              env: f,
-              ctx: d.ctx,
-              value: undefined,
-              pos: body.pos,
-              embed: true,
-            }),
-          );
-        });
+        const before = decided.length;
+        runComprehension(
+          v,
+          comp,
+          d.env,
+          (f, body) => {
+            asComprehensionOutput(() =>
+              addConjunct(v, {
+                expr: body,
+                env: f,
+                ctx: d.ctx,
+                value: undefined,
+                pos: body.pos,
+                embed: true,
+              }),
+            );
+          },
+          decided,
+        );
+        for (let k = before; k < decided.length; k++) (decided[k] as DecidedCondition).deferred = d;
         continue;
       }
       const field = d.decl;

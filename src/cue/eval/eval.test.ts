@@ -17,6 +17,11 @@ const cases: Case[] = [
     src: "a: 1\nb: 1.0\nc: 4 / 2\nd: 3 * 2\ne: 1 + 0.5",
     json: '{"a":1,"b":1.0,"c":2.0,"d":6,"e":1.5}',
   },
+  {
+    name: "float arithmetic in decimals (34 digits)",
+    src: "a: 123.45 - 987.65\nb: 1 / 3\nc: 7 / 2\nd: 123.45 * 987.65\ne: 0.1 + 0.2\nf: 1.0 / 0.25",
+    json: '{"a":-864.20,"b":0.3333333333333333333333333333333333,"c":3.5,"d":121925.3925,"e":0.3,"f":4.0}',
+  },
   { name: "big ints", src: "a: 12345678901234567890123 * 10", json: '{"a":123456789012345678901230}' },
   {
     name: "div mod quo rem",
@@ -318,6 +323,79 @@ const cases: Case[] = [
     name: "a comprehension adding below the struct it ranges over",
     src: "params: x.y\nx: y: {}\nfor _ in x { if true { x: y: a: {} } }",
     json: '{"params":{"a":{}},"x":{"y":{"a":{}}}}',
+  },
+  {
+    name: "interpolated bytes replace each run of invalid UTF-8 with one U+FFFD",
+    src: "b: 'a\\x80\\x95a\\xe2\\x82'\ns: \"\\(b)\"",
+    json: '{"b":"YYCVYeKC","s":"a\uFFFDa\uFFFD"}',
+  },
+  {
+    name: "a condition on its own struct that its comprehension makes false is a cycle",
+    src: "a: {\n\tif a.b == _|_ {b: 1}\n}",
+    err: {
+      path: "a",
+      code: "cycle",
+      msg: "circular dependency in evaluation of conditionals: a.b changed after evaluation",
+    },
+  },
+  {
+    name: "a condition that another comprehension of its struct makes true runs its comprehension",
+    src: "b: {\n\tif ret != _|_ {foo: 1}\n\traises?: {}\n\tif raises == _|_ {ret: a: 1}\n\tret?: {}\n}",
+    json: '{"b":{"ret":{"a":1},"foo":1}}',
+  },
+  {
+    name: "comprehensions that add what each other's conditions test are a cycle",
+    src: "p: {\n\tret?: {}\n\tif ret != _|_ {raises: a: 1}\n\traises?: {}\n\tif raises == _|_ {ret: a: 1}\n}",
+    err: {
+      path: "p",
+      code: "cycle",
+      msg: "circular dependency in evaluation of conditionals: raises changed after evaluation",
+    },
+  },
+  {
+    name: "a condition on another struct still collecting is not decided by its absent field",
+    src: 'a: { if b.foo == _|_ { bar: "" } }\nb: { if a.bar == _|_ { new: "" } }',
+    json: '{"a":{"bar":""},"b":{}}',
+  },
+  {
+    name: "an embedded reference to a field declared later in the same struct",
+    src: "x: {\n\t#S\n\t#S: {a: 1}\n}\ny: {\n\t#T\n\t#T: {a: 1}\n}\ny: b: 2",
+    err: { path: "y.b", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "an embedded reference to a later field of its struct contributes its fields",
+    src: "x: {\n\t#S\n\t#S: {a: 1}\n}",
+    json: '{"x":{"a":1}}',
+  },
+  {
+    name: "an embedded close() keeps the embedding struct's own fields",
+    src: 'x: {\n\tc: "foo"\n\t#S\n\t#S: close({a: 1})\n}',
+    json: '{"x":{"c":"foo","a":1}}',
+  },
+  {
+    name: "a for comprehension over a struct with a required field not given",
+    src: '#x: {\n\ta!: string\n\tc: string\n}\ny: {\n\tfor k, v in #x {(k): "exists"}\n}',
+    err: { path: "y", code: "incomplete", msg: "missing required field in for comprehension: a" },
+  },
+  {
+    name: "a required field is not a value in arithmetic",
+    src: "a!: 1\nb: a + 1",
+    err: { path: "a", code: "incomplete", msg: "field is required but not present" },
+  },
+  {
+    name: "a reference to a struct that embeds a definition closes its nested structs",
+    src: "#close: {}\na: {x: q: 2, #close}\nb: a\nb: x: r: 4",
+    err: { path: "b.x.r", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a reference to a struct that embeds a definition refuses new fields at its top",
+    src: "#close: {}\na: {q: 2, #close}\nb: a\nb: r: 4",
+    err: { path: "b.r", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a struct that embeds a definition keeps its own nested structs open",
+    src: "#close: {}\na: {x: q: 2, #close}\na: x: r: 4\nz: a.x\nz: s: 5",
+    json: '{"a":{"x":{"q":2,"r":4}},"z":{"q":2,"r":4,"s":5}}',
   },
   {
     name: "an embedded definition adding late to a field keeps its value",

@@ -16,6 +16,7 @@ import { meet } from "./meet.js";
 import { binaryOp, unaryOp, unresolved } from "./ops.js";
 import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
+import { validUtf8 } from "./valid-utf8.js";
 import { bottom, formatValue, isAtom, literalAtom, typeName, type Value } from "./values.js";
 import {
   CloseCtx,
@@ -232,10 +233,17 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
   return selectArc(v, strLabel(iv.v), x);
 }
 
+/**
+ * The struct whose comprehension condition is being evaluated. Its static fields are all known, so
+ * a label it lacks is absent so far (the condition is checked again once the struct is complete);
+ * another struct still collecting may yet gain it.
+ */
+export const conditionOwner: { v: Vertex | undefined } = { v: undefined };
+
 function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
   const a = v.arcs?.get(sel);
   if (a === undefined || a.notAllowed) {
-    if (v.status === COLLECTING) {
+    if (v.status === COLLECTING && !(a === undefined && v === conditionOwner.v && fieldsCollected.has(v))) {
       engine().cycles++;
       return { t: "vertex", v: v.arc(sel) };
     }
@@ -581,7 +589,7 @@ function interpolationText(v: Value, bytes: boolean): string | undefined {
     case "bool":
       return String(v.v);
     case "bytes":
-      return bytes ? Buffer.from(v.v).toString("latin1") : Buffer.from(v.v).toString("utf8");
+      return bytes ? Buffer.from(v.v).toString("latin1") : validUtf8(v.v);
     default:
       return undefined;
   }

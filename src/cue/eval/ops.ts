@@ -121,12 +121,20 @@ function arith(op: "+" | "-" | "*" | "/", a: Value, b: Value, x: ast.Binary): Va
         return { t: "int", v: a.v * b.v };
       case "/":
         if (b.v === 0n) return divZero(a, x);
-        return float(Number(a.v) / Number(b.v));
+        return decimalOp("/", a, b) ?? float(Number(a.v) / Number(b.v));
     }
   }
   const x1 = num(a);
   const y1 = num(b);
   if (x1 !== undefined && y1 !== undefined) {
+    if (
+      (op === "+" || op === "-" || op === "*" || op === "/") &&
+      (a.t === "int" || a.t === "float") &&
+      (b.t === "int" || b.t === "float")
+    ) {
+      const d = decimalOp(op, a, b);
+      if (d !== undefined) return d;
+    }
     switch (op) {
       case "+":
         return float(x1 + y1);
@@ -212,6 +220,7 @@ function vertexEqual(a: Vertex, b: Vertex, op: "==" | "!="): boolean | Value {
   return true;
 }
 
+import { decimalOp } from "./decimal.js";
 import type { CueError } from "./errors.js";
 import { vertexValue as vertexValueLazy } from "./evaluate.js";
 import { exportTree } from "./export.js";
