@@ -379,14 +379,6 @@ function violation(r: Req, a: Ans): string | undefined {
     return [404, 405, 415].includes(a.status) ? undefined : `plain HTTP ${a.status}`;
   }
   if (!GRPC_NAMES.includes(a.code)) return `unknown code ${a.code}`;
-  // A compressed flag without an encoding is `internal` in the gRPC implementations (grpc-go,
-  // connect-es) alike; Lookout keeps their answer.
-  if (
-    a.code === "internal" &&
-    a.message === "received compressed envelope, but do not know how to decompress"
-  ) {
-    return undefined;
-  }
   if (SERVER_FAULTS.has(a.code)) return `${a.code}: ${a.message}`;
   if (a.code === "ok" && r.protocol !== "connect-json" && a.status !== 200) return `OK with HTTP ${a.status}`;
   return undefined;
