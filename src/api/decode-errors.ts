@@ -9,12 +9,26 @@ import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/conn
  */
 export const PARSE_BINARY = "parse binary: ";
 
+/**
+ * How connect-es words a gRPC or gRPC-Web message whose compressed flag is set while the request
+ * names no encoding (protocol/envelope.ts). It answers that `internal` too (so does grpc-go); the
+ * flag is the client's mistake, so Lookout answers it `invalid_argument`, as connect-es's own doc
+ * comment of envelopeDecompress says it should. The fast path uses the same words and code.
+ */
+export const COMPRESSED_WITHOUT_ENCODING = "received compressed envelope, but do not know how to decompress";
+
+/** Whether an `internal` answer of connect-es is in fact about the client's body. */
+function isClientBody(message: string): boolean {
+  return message.startsWith(PARSE_BINARY) || message === COMPRESSED_WITHOUT_ENCODING;
+}
+
 const INTERNAL = 13;
 const INVALID_ARGUMENT = 3;
 
 /**
  * Replaces every handler of `router` with one whose answer to a request body that does not parse
- * as protobuf binary is `invalid_argument` instead of connect-es's `internal`, in each protocol's
+ * as protobuf binary, or to a message flagged compressed without an encoding, is
+ * `invalid_argument` instead of connect-es's `internal`, in each protocol's
  * form: a Connect unary error body (HTTP 400), a gRPC trailer, a gRPC-Web trailer frame. Every
  * other answer passes through untouched. Call it after the routes are registered.
  */
@@ -51,11 +65,11 @@ function rewrite(res: UniversalServerResponse): UniversalServerResponse | Promis
   return res;
 }
 
-/** A gRPC status `internal` for an unparsable body becomes `invalid_argument`, in place. */
+/** A gRPC status `internal` for the client's body becomes `invalid_argument`, in place. */
 function fixGrpcStatus(h: Headers): void {
   if (h.get("grpc-status") !== String(INTERNAL)) return;
   const message = h.get("grpc-message") ?? "";
-  if (safeDecode(message).startsWith(PARSE_BINARY)) h.set("grpc-status", String(INVALID_ARGUMENT));
+  if (isClientBody(safeDecode(message))) h.set("grpc-status", String(INVALID_ARGUMENT));
 }
 
 async function* grpcBody(body: AsyncIterable<Uint8Array>, trailer: Headers): AsyncIterable<Uint8Array> {
@@ -110,11 +124,7 @@ async function connectUnary(
   } catch {
     return same;
   }
-  if (
-    error.code !== "internal" ||
-    typeof error.message !== "string" ||
-    !error.message.startsWith(PARSE_BINARY)
-  ) {
+  if (error.code !== "internal" || typeof error.message !== "string" || !isClientBody(error.message)) {
     return same;
   }
   const out = Buffer.from(JSON.stringify({ ...error, code: "invalid_argument" }));

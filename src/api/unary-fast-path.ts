@@ -12,7 +12,7 @@ import { parseTimeout as parseGrpcTimeout, setTrailerStatus } from "@connectrpc/
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { type Caller, peerOf } from "./caller.js";
 import { codeName } from "./connect-codes.js";
-import { PARSE_BINARY } from "./decode-errors.js";
+import { COMPRESSED_WITHOUT_ENCODING, PARSE_BINARY } from "./decode-errors.js";
 import { type GrpcBody, type NodeRequest, readGrpcBody, readUnaryBody, tooLarge } from "./request-body.js";
 import type { RpcMetrics } from "./rpc-metrics.js";
 
@@ -289,10 +289,7 @@ function irregular(method: UnaryMethod, body: GrpcBody, limit: number): ConnectE
   }
   const messageError = (e: typeof first): ConnectError | undefined => {
     if ((e.flags & 1) !== 0) {
-      return new ConnectError(
-        "received compressed envelope, but do not know how to decompress",
-        Code.Internal,
-      );
+      return new ConnectError(COMPRESSED_WITHOUT_ENCODING, Code.InvalidArgument);
     }
     try {
       method.check("proto", body.message(e));

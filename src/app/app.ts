@@ -136,6 +136,7 @@ export class App {
         ...(loaded.digest === undefined ? {} : { configDigest: loaded.digest }),
         clock,
         logger: logger.child({ component: "core" }),
+        ...(o.writerPriority === undefined ? {} : { writer: { priority: o.writerPriority } }),
       });
     } catch (e) {
       auth.auditLog.close();

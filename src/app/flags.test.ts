@@ -89,7 +89,7 @@ test("parseListen", () => {
   for (const [addr, want] of cases) assert.deepEqual(parseListen(addr), want, addr);
 });
 
-test("decodeServerOptions: the zone flags", () => {
+test("decodeServerOptions: the zone flags and -writer-priority", () => {
   const cases: { argv: string[]; want?: Partial<ServerOptions>; error?: RegExp }[] = [
     {
       argv: [],
@@ -129,6 +129,9 @@ test("decodeServerOptions: the zone flags", () => {
     { argv: ["-leader-election"], error: /-leader-election needs -nats/ },
     { argv: ["-nats", "nats://a", "-leader-lease", "500ms"], error: /-leader-lease/ },
     { argv: ["-no-worker-grace", "soon"], error: /-no-worker-grace/ },
+    { argv: [], want: { writerPriority: "idle" } },
+    { argv: ["-writer-priority", "nice"], want: { writerPriority: "nice" } },
+    { argv: ["-writer-priority", "realtime"], error: /-writer-priority: want idle or nice/ },
   ];
   for (const c of cases) {
     const parsed = parseFlags(SERVER_FLAGS, c.argv);

@@ -1,4 +1,5 @@
 import { parseDurationMs } from "../config/duration.js";
+import type { WriterOptions } from "../store/index.js";
 import type { FlagSpec, FlagValues } from "./flags.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
 import { decodeNotifyOptions, NOTIFY_FLAGS, type NotifyOptions } from "./notify-flags.js";
@@ -57,6 +58,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     default: "48h",
     usage: "keep events this long, and longer while a sink or the notifier has not read them (0s: keep all)",
   },
+  {
+    name: "writer-priority",
+    kind: "string",
+    default: "idle",
+    usage:
+      "the store writer thread's CPU policy: idle (SCHED_IDLE: reads first) or nice (nice 10: writes keep a share of a saturated machine)",
+  },
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
   ...NOTIFY_FLAGS,
   {
@@ -111,6 +119,11 @@ export interface ServerOptions {
   readonly dataDir: string;
   /** Ms; 0 keeps every event. */
   readonly eventRetentionMs: number;
+  /**
+   * The writer thread's CPU policy (docs/storage.md, Latency); absent: `idle`. `nice` is the lever
+   * for a machine saturated by other work, where SCHED_IDLE leaves acknowledgements waiting.
+   */
+  readonly writerPriority?: WriterOptions["priority"];
   readonly logLevel: LogLevel;
   /** The notifier's settings; defaults when absent (tests that build options by hand). */
   readonly notify?: NotifyOptions;
@@ -144,6 +157,10 @@ export function decodeServerOptions(
       ok: false,
       error: `invalid value "${s("event-retention")}" for -event-retention: want a duration like 48h`,
     };
+  }
+  const writerPriority = s("writer-priority");
+  if (writerPriority !== "idle" && writerPriority !== "nice") {
+    return { ok: false, error: `invalid value "${writerPriority}" for -writer-priority: want idle or nice` };
   }
   const notify = decodeNotifyOptions(v);
   if (!notify.ok) return notify;
@@ -191,6 +208,7 @@ export function decodeServerOptions(
       commandFile: s("command-file"),
       dataDir: s("data-dir"),
       eventRetentionMs: retention,
+      writerPriority,
       logLevel: level,
       notify: notify.options,
       nats: s("nats"),

@@ -8,8 +8,8 @@ import type { CompactResult } from "./plugin-result.js";
  *
  * It decodes exactly what @bufbuild/protobuf's `fromBinary` gives — fields in any order, a
  * singular field repeated (the last one wins, a repeated `checked_at` merges), unknown fields
- * skipped — and gives up (undefined) on everything else: malformed input, invalid UTF-8, a known
- * field with another wire type, groups, bytes a field would read past its message's end. The
+ * skipped (groups too) — and gives up (undefined) on everything else: malformed input, invalid
+ * UTF-8, a known field with another wire type, groups nested deeper than protobuf-es skips, bytes a field would read past its message's end. The
  * caller then decodes the body with protobuf-es itself, so errors and odd corners stay exactly
  * those of protobuf-es. Pinned against protobuf-es by results-binary.test.ts.
  */
@@ -43,7 +43,7 @@ export function decodeResultsBinary(
         out.push(result(lengthEnd(end), now));
       } else {
         if (tag >>> 3 === 1) throw GIVE_UP;
-        skip(tag, end);
+        skip(tag, end, 1);
       }
     }
     return out;
@@ -88,13 +88,13 @@ function result(end: number, now: number): CompactResult {
           if (t === 0x08) seconds = readInt64(stop);
           else if (t === 0x10) nanos = readInt32(stop);
           else if (t >>> 3 === 1 || t >>> 3 === 2) throw GIVE_UP;
-          else skip(t, stop);
+          else skip(t, stop, 3);
         }
         break;
       }
       default:
         if (tag >>> 3 <= 5) throw GIVE_UP;
-        skip(tag, end);
+        skip(tag, end, 2);
     }
   }
   // timestampMs of @bufbuild/protobuf/wkt, operation for operation.
@@ -195,8 +195,19 @@ function readString(end: number): string {
   return buf.toString("latin1", start, stop);
 }
 
-/** Skips an unknown field's value; groups (deprecated, never sent for this message) give up. */
-function skip(tag: number, end: number): void {
+/**
+ * protobuf-es's recursion limit, which counts messages and groups alike: the request is at depth 1,
+ * a result 2, its timestamp 3, each group one deeper than what holds it; a group at 100 is refused.
+ */
+const GROUP_DEPTH = 100;
+
+/**
+ * Skips an unknown field's value as protobuf-es does, groups included (deprecated, never sent for
+ * this message, but a body made of them once came back undecoded and cost the thread serving reads
+ * seconds in protobuf-es). A group's end tag must name its field; at GROUP_DEPTH it gives up.
+ * `depth` is that of the message the field is in (the request 1, a result 2, a timestamp 3).
+ */
+function skip(tag: number, end: number, depth: number): void {
   switch (tag & 7) {
     case 0:
       readInt32(end);
@@ -207,6 +218,16 @@ function skip(tag: number, end: number): void {
     case 2:
       pos = lengthEnd(end);
       return;
+    case 3:
+      if (depth >= GROUP_DEPTH) throw GIVE_UP;
+      for (;;) {
+        const t = readTag(end);
+        if ((t & 7) === 4) {
+          if (t >>> 3 !== tag >>> 3) throw GIVE_UP;
+          return;
+        }
+        skip(t, end, depth + 1);
+      }
     case 5:
       pos += 4;
       break;

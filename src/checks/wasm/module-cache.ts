@@ -1,4 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
+import { applyWasmCompilerFlags } from "./compiler-flags.js";
 import { capMemory } from "./memory-cap.js";
 import { type WasmModule, wasmApi } from "./webassembly-api.js";
 
@@ -22,6 +23,7 @@ export interface ModuleCache {
  * compilation. Each module's memory is capped at `maxMemoryPages` before compiling.
  */
 export function createModuleCache(maxMemoryPages: number): ModuleCache {
+  applyWasmCompilerFlags();
   const entries = new Map<string, Entry>();
   let compiles = 0;
   return {

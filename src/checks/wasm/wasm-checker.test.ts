@@ -233,6 +233,24 @@ describe("wasm checker", () => {
     );
   });
 
+  // A module growing its memory a page at a time (it takes a minute to reach the 256 MiB cap)
+  // ignored worker.terminate() under V8's default tiering: the pool never lost the thread, and
+  // neither a stop nor process.exit could end it (compiler-flags.ts).
+  it("terminates a worker that grows its memory in a loop, so close() ends", async () => {
+    const c = createWasmChecker({ workers: 1 });
+    const o = await c.run(checkTarget(probe("hog"), { timeoutMs: 300 }), AbortSignal.timeout(5000));
+    assert.match(o.output, /timed out after 0\.3s; its worker was terminated$/);
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      c.close().then(() => "closed"),
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve("still running after 10 s"), 10_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    assert.equal(closed, "closed");
+  });
+
   it("recompiles a module when its file changes", async () => {
     const path = await buildWat(dir, "changing", printAndExit("OK - version one", 0));
     const c = createWasmChecker({ workers: 1 });

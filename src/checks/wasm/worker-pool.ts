@@ -28,6 +28,8 @@ export class WasmWorkerPool {
   readonly #idle: Worker[] = [];
   readonly #running = new Map<Worker, Pending>();
   readonly #queue: Pending[] = [];
+  /** Workers being terminated: close() waits for them too, so a stopped pool holds no thread. */
+  readonly #ending = new Set<Promise<number>>();
   #nextId = 1;
   #closed = false;
 
@@ -79,11 +81,11 @@ export class WasmWorkerPool {
     for (const p of this.#running.values())
       p.settle({ kind: "crashed", message: "the wasm worker pool closed" });
     this.#running.clear();
-    await Promise.all(all.map((w) => w.terminate()));
+    await Promise.all([...all.map((w) => w.terminate()), ...this.#ending]);
   }
 
   #pump(): void {
-    while (this.#queue.length > 0) {
+    while (!this.#closed && this.#queue.length > 0) {
       let w = this.#idle.pop();
       if (w === undefined) {
         if (this.#running.size >= this.#size) return;
@@ -131,7 +133,9 @@ export class WasmWorkerPool {
   #discard(w: Worker): void {
     this.#running.delete(w);
     w.removeAllListeners("message");
-    void w.terminate();
+    const ending = w.terminate();
+    this.#ending.add(ending);
+    void ending.finally(() => this.#ending.delete(ending));
     this.#pump();
   }
 }
