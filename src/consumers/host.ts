@@ -197,6 +197,11 @@ export class ConsumerHost {
     return events;
   }
 
+  /** @internal The log's last sequence number (no events read). */
+  lastSeq(): number {
+    return this.#reader.lastSeq();
+  }
+
   /** @internal */
   get clock(): Clock {
     return this.#clock;
@@ -294,6 +299,13 @@ class Runner {
     let lastIdle = clock.now();
     let waitingSince: number | undefined;
     while (!signal.aborted) {
+      if (this.#consumer.active?.() === false) {
+        this.#follow();
+        await this.#sleep(this.#idleMs, false);
+        lastIdle = clock.now();
+        waitingSince = undefined;
+        continue;
+      }
       const batch = this.#host.read(this.position, this.#maxBatch);
       const now = clock.now();
       if (batch.length === 0 || (batch.length < this.#maxBatch && this.#maxWaitMs > 0)) {
@@ -345,6 +357,14 @@ class Runner {
         await this.#sleep(ms, false);
       }
     }
+  }
+
+  /** An inactive consumer: its position moves to the end of the log, without reading events. */
+  #follow(): void {
+    const end = this.#host.lastSeq();
+    if (end <= this.position) return;
+    this.position = end;
+    this.#host.state.put(this.#consumer.name, [], end);
   }
 
   /** Waits ms (by the host's clock), or until stopped; `wakeable`: also until new events arrive. */

@@ -12,7 +12,7 @@ import type { Config, ContactType } from "../model/config.js";
 import type { RecordedEvent } from "../model/events.js";
 import { silentLogger } from "../model/logger.js";
 import type { LoggedEvent } from "../store/index.js";
-import { Notifier } from "./notifier.js";
+import { hasPolicy, Notifier } from "./notifier.js";
 import { createNotifyZone } from "./period.js";
 import type { Sender, SendOutcome } from "./sender.js";
 
@@ -168,5 +168,34 @@ describe("the notifier", () => {
       `${recovery.find((e) => e.event.type === "StateChange")?.seq}.RECOVERY.live`,
     ]);
     await n2.stop();
+  });
+
+  it("is inactive while no object has a policy, and active once one has (reload)", async () => {
+    const lines = (withPolicy: boolean) =>
+      buildConfig(
+        [
+          "contact live type=webhook",
+          ...(withPolicy ? ["policy p", "level p contacts=live"] : []),
+          "host web",
+          `service web/s0 max_attempts=1 flap=off${withPolicy ? " notification=p" : ""}`,
+        ].map((l, i) => ({ text: tokenize(l), line: i + 1 })),
+      );
+    const cases: { name: string; config: Config; want: boolean }[] = [
+      { name: "no policy", config: lines(false), want: false },
+      { name: "a service with a policy", config: lines(true), want: true },
+      { name: "the test fleet", config, want: true },
+    ];
+    for (const c of cases) assert.equal(hasPolicy(c.config), c.want, c.name);
+    const recorded: RecordedEvent[] = [];
+    const n = notifier(join(dir, "c"), {}, recorded);
+    try {
+      assert.equal(n.active(), true);
+      await n.applyConfig(lines(false));
+      assert.equal(n.active(), false, "policies removed by a reload");
+      await n.applyConfig(lines(true));
+      assert.equal(n.active(), true, "a policy added by a reload");
+    } finally {
+      await n.stop();
+    }
   });
 });

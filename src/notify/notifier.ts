@@ -88,10 +88,12 @@ export class Notifier implements LogConsumer {
   #flushTimer: TimerHandle | undefined;
   readonly #inFlight = new Set<Promise<void>>();
   #pending = 0;
+  #active: boolean;
 
   constructor(o: NotifierOptions) {
     this.#o = o;
     this.#config = o.config;
+    this.#active = hasPolicy(o.config);
     this.#tracker = createTracker(o.config, o.zone);
     for (const { key, value } of o.state.list(NOTIFIER_NAME, OBJ)) {
       this.#tracker.load(key.slice(OBJ.length), JSON.parse(value) as TrackedObject);
@@ -110,6 +112,14 @@ export class Notifier implements LogConsumer {
   /** The config the notifier decides with. */
   get config(): Config {
     return this.#config;
+  }
+
+  /**
+   * False while no object has a notification policy: the host then reads nothing for the notifier
+   * and its position follows the end of the log (docs/notifications.md, "No policy, no reading").
+   */
+  active(): boolean {
+    return this.#active;
   }
 
   async handle(batch: readonly LoggedEvent[]): Promise<number> {
@@ -133,6 +143,7 @@ export class Notifier implements LogConsumer {
   /** Reload: new policies apply to open problems; a removed contact's pending sends are dropped. */
   async applyConfig(config: Config): Promise<void> {
     this.#config = config;
+    this.#active = hasPolicy(config);
     const intents = this.#tracker.applyConfig(config);
     const dropped: RecordedEvent[] = [];
     const entries: { key: string; value: string | null }[] = [];
@@ -448,6 +459,18 @@ export class Notifier implements LogConsumer {
       this.#flushing = undefined;
     }
   }
+}
+
+/** Whether any host or service names a notification policy that exists. */
+export function hasPolicy(config: Config): boolean {
+  if (config.notifications.size === 0) return false;
+  for (const h of config.hosts.values()) {
+    if (h.notification !== "" && config.notifications.has(h.notification)) return true;
+    for (const s of h.services.values()) {
+      if (s.notification !== "" && config.notifications.has(s.notification)) return true;
+    }
+  }
+  return false;
 }
 
 /** The notifier's own records (and the sinks'): it never decides on them. */
