@@ -134,6 +134,8 @@ export class Notifier implements LogConsumer {
 
   async handle(batch: readonly LoggedEvent[], signal?: AbortSignal): Promise<number> {
     await this.#room(signal);
+    // Stopped while waiting for room: nothing of this batch is decided (it is offered again).
+    if (this.#stop.signal.aborted || signal?.aborted === true) return (batch[0]?.seq ?? 1) - 1;
     const intents: Intent[] = [];
     for (const le of batch) {
       if (isOwn(le.event)) continue;
