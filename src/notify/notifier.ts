@@ -233,7 +233,9 @@ export class Notifier implements LogConsumer {
     }
     // Decisions first: a crash before the put repeats them (same ids), never loses them.
     if (records.length > 0) await this.#record(records);
-    if (entries.length > 0 || position !== undefined) this.#o.state.put(NOTIFIER_NAME, entries, position);
+    // Nothing to persist: the host stores the position itself once handle resolves (one transaction
+    // per batch, not two; most batches under load are the notifier's own records).
+    if (entries.length > 0) this.#o.state.put(NOTIFIER_NAME, entries, position);
     for (const p of sends) this.#enqueue(p);
     this.#o.metrics?.setPending(this.#pending);
   }
