@@ -43,10 +43,28 @@ export interface BenchServer {
 
 /** Starts bin/lookout.js on a free loopback port and waits for "listening". */
 export async function startBenchServer(args: readonly string[], timeoutMs = 600_000): Promise<BenchServer> {
-  const child = spawn(LAUNCHER, ["-listen", "127.0.0.1:0", ...args], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: process.env,
-  });
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node itself is started with
+  // them and with the launcher's own settings (its `env -S` line), to profile the server.
+  const extra = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((a) => a !== "");
+  const child =
+    extra.length === 0
+      ? spawn(LAUNCHER, ["-listen", "127.0.0.1:0", ...args], {
+          stdio: ["ignore", "ignore", "pipe"],
+          env: process.env,
+        })
+      : spawn(
+          process.execPath,
+          [
+            "--max-semi-space-size=1",
+            "--single-threaded-gc",
+            ...extra,
+            LAUNCHER,
+            "-listen",
+            "127.0.0.1:0",
+            ...args,
+          ],
+          { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, MALLOC_ARENA_MAX: "2" } },
+        );
   let log = "";
   child.stderr?.setEncoding("utf8");
   const exited = new Promise<void>((r) => child.once("exit", () => r()));

@@ -21,6 +21,15 @@ export interface LogConsumer {
    * (renotify timers, a period that opens, the flush_interval of a partial batch). Optional.
    */
   idle?(signal: AbortSignal): Promise<void>;
+  /**
+   * Whether the consumer has work at all (optional; default true). While it answers false the host
+   * reads nothing for it and calls neither `handle` nor `idle`: its position follows the end of the
+   * log (checked and stored every `idleMs`, without reading events), so that once it answers true
+   * again it starts with the events committed from then on (give or take `idleMs`), not with the
+   * backlog of the time it had nothing to do. The notifier answers false while no object has a
+   * notification policy.
+   */
+  active?(): boolean;
 }
 
 /**

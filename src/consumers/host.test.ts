@@ -200,6 +200,67 @@ describe("ConsumerHost", () => {
     }
   });
 
+  it("reads nothing for an inactive consumer, whose position follows the end; once active it gets only newer events", async () => {
+    const dir = tempDir();
+    const s = await open(dir);
+    try {
+      let active = false;
+      const c = Object.assign(recorder("c"), { active: () => active });
+      // A stored position far behind the end: an inactive consumer must not read that backlog.
+      await s.core.submit([result(0, 2), result(1, 0)]);
+      await s.core.flush();
+      s.host.add(c, { start: { kind: "oldest" }, idleMs: 20 });
+      await s.core.submit([result(2, 2)]);
+      await s.core.flush();
+      const end = s.host.status("c")?.lastSeq ?? 0;
+      await until(() => s.host.status("c")?.position === end);
+      assert.equal(c.calls, 0, "no batch offered while inactive");
+      assert.equal(s.host.state.position("c"), end, "the followed position is stored");
+      active = true;
+      await new Promise((r) => setTimeout(r, 60));
+      await s.core.submit([result(3, 0)]);
+      await s.core.flush();
+      await until(() => s.host.status("c")?.lagEvents === 0 && c.seen.length > 0);
+      assert.ok(
+        c.seen.every((e) => e.seq > end),
+        "nothing from the time it was inactive",
+      );
+      assert.ok(c.seen.some((e) => e.event.type === "CheckResultProcessed"));
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("offers a large group in small batches, every event once and in order (the reader continues a group it stopped in)", async () => {
+    const dir = tempDir();
+    const s = await open(dir);
+    try {
+      // One command of 60 results: one group of at least 120 events, read 7 at a time.
+      await s.core.submit(Array.from({ length: 60 }, (_, i) => result(i, (i % 2) * 2)));
+      await s.core.submit([result(60, 0)]);
+      await s.core.flush();
+      const c = recorder("small");
+      s.host.add(c, { start: { kind: "oldest" }, maxBatch: 7, idleMs: 20 });
+      const end = s.host.status("small")?.lastSeq ?? 0;
+      await until(() => s.host.status("small")?.position === end);
+      const seqs = c.seen.map((e) => e.seq);
+      assert.deepEqual(
+        seqs,
+        Array.from({ length: end }, (_, i) => i + 1),
+      );
+      assert.ok(c.calls >= Math.ceil(end / 7), `${c.calls} batches`);
+      const outputs = c.seen.flatMap((e) =>
+        e.event.type === "CheckResultProcessed" ? [e.event.result.output] : [],
+      );
+      assert.deepEqual(
+        outputs,
+        Array.from({ length: 61 }, (_, i) => `result ${i}`),
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
   it("backs off a consumer without progress while another keeps going", async () => {
     const dir = tempDir();
     const s = await open(dir);

@@ -291,6 +291,13 @@ class Runner {
     let lastIdle = clock.now();
     let waitingSince: number | undefined;
     while (!signal.aborted) {
+      if (this.#consumer.active?.() === false) {
+        this.#follow();
+        await this.#sleep(this.#idleMs, false);
+        lastIdle = clock.now();
+        waitingSince = undefined;
+        continue;
+      }
       // Waiting for a full batch: a commit that does not complete it is not worth a read.
       if (waitingSince !== undefined) {
         const left = this.#maxWaitMs - (clock.now() - waitingSince);
@@ -351,6 +358,14 @@ class Runner {
         await this.#sleep(ms, false);
       }
     }
+  }
+
+  /** An inactive consumer: its position moves to the end of the log, without reading events. */
+  #follow(): void {
+    const end = this.#host.lastSeq();
+    if (end <= this.position) return;
+    this.position = end;
+    this.#host.state.put(this.#consumer.name, [], end);
   }
 
   /** Waits ms (by the host's clock), or until stopped; `wakeable`: also until new events arrive. */

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { urlToHttpOptions } from "node:url";
 
 /** What a POST came back with. The body is kept up to 64 KiB. */
 export interface PostResponse {
@@ -24,6 +25,8 @@ export interface HttpPoster {
 export function createHttpPoster(maxSockets = 64): HttpPoster {
   const http = new HttpAgent({ keepAlive: true, maxSockets });
   const https = new HttpsAgent({ keepAlive: true, maxSockets });
+  // Request options of a URL object the caller keeps (a webhook contact's), computed once.
+  const options = new WeakMap<URL, ReturnType<typeof urlToHttpOptions>>();
   return {
     close() {
       http.destroy();
@@ -32,9 +35,14 @@ export function createHttpPoster(maxSockets = 64): HttpPoster {
     post(url, headers, body, signal) {
       return new Promise((resolve, reject) => {
         const secure = url.protocol === "https:";
+        let base = options.get(url);
+        if (base === undefined) {
+          base = urlToHttpOptions(url);
+          options.set(url, base);
+        }
         const req = (secure ? httpsRequest : httpRequest)(
-          url,
           {
+            ...base,
             method: "POST",
             headers: { ...headers, "content-length": String(body.length) },
             agent: secure ? https : http,

@@ -12,7 +12,7 @@ import type { Config, ContactType } from "../model/config.js";
 import type { RecordedEvent } from "../model/events.js";
 import { silentLogger } from "../model/logger.js";
 import type { LoggedEvent } from "../store/index.js";
-import { Notifier } from "./notifier.js";
+import { hasPolicy, Notifier } from "./notifier.js";
 import { createNotifyZone } from "./period.js";
 import type { Sender, SendOutcome } from "./sender.js";
 
@@ -71,6 +71,7 @@ function notifier(
   stateDir: string,
   senders: Partial<Record<ContactType, Sender>>,
   recorded: RecordedEvent[],
+  maxQueued?: number,
 ) {
   const none: Sender = { send: async () => ({ ok: false, retryable: false, error: "unused" }) };
   return new Notifier({
@@ -86,6 +87,7 @@ function notifier(
     backoffBaseMs: 200,
     backoffCapMs: 400,
     sendTimeoutMs: 300,
+    ...(maxQueued === undefined ? {} : { maxQueued }),
   });
 }
 
@@ -168,5 +170,99 @@ describe("the notifier", () => {
       `${recovery.find((e) => e.event.type === "StateChange")?.seq}.RECOVERY.live`,
     ]);
     await n2.stop();
+  });
+
+  it("is inactive while no object has a policy, and active once one has (reload)", async () => {
+    const lines = (withPolicy: boolean) =>
+      buildConfig(
+        [
+          "contact live type=webhook",
+          ...(withPolicy ? ["policy p", "level p contacts=live"] : []),
+          "host web",
+          `service web/s0 max_attempts=1 flap=off${withPolicy ? " notification=p" : ""}`,
+        ].map((l, i) => ({ text: tokenize(l), line: i + 1 })),
+      );
+    const cases: { name: string; config: Config; want: boolean }[] = [
+      { name: "no policy", config: lines(false), want: false },
+      { name: "a service with a policy", config: lines(true), want: true },
+      { name: "the test fleet", config, want: true },
+    ];
+    for (const c of cases) assert.equal(hasPolicy(c.config), c.want, c.name);
+    const recorded: RecordedEvent[] = [];
+    const n = notifier(join(dir, "c"), {}, recorded);
+    try {
+      assert.equal(n.active(), true);
+      await n.applyConfig(lines(false));
+      assert.equal(n.active(), false, "policies removed by a reload");
+      await n.applyConfig(lines(true));
+      assert.equal(n.active(), true, "a policy added by a reload");
+    } finally {
+      await n.stop();
+    }
+  });
+
+  it("stops reading while a live contact's queue is above maxQueued, never for a dead contact", async () => {
+    const gates: (() => void)[] = [];
+    const slow: string[] = [];
+    const dead: string[] = [];
+    const recorded: RecordedEvent[] = [];
+    const n = notifier(
+      join(dir, "d"),
+      {
+        // Live but slow: each send waits for the test to release it.
+        webhook: senderOf(() => new Promise<SendOutcome>((r) => gates.push(() => r({ ok: true }))), slow),
+        email: senderOf(async () => ({ ok: false, retryable: true, error: "refused" }), dead),
+      },
+      recorded,
+      4,
+    );
+    try {
+      const problems = (from: number) =>
+        logOf(
+          Array.from({ length: 10 }, (_, i) => ({ service: `s${i}`, status: 2 as const })),
+          from,
+        );
+      const first = problems(1);
+      assert.equal(await n.handle(first), first.at(-1)?.seq);
+      await until(() => dead.length > 0 && slow.length > 0);
+      // The dead contact's 10 pending sends do not count; the slow contact's 10 do.
+      let done = false;
+      const second = problems(1000);
+      const handled = n.handle(second).then((seq) => {
+        done = true;
+        return seq;
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(done, false, "reading waits for the live contact's queue");
+      while (!done) {
+        for (const g of gates.splice(0)) g();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(await handled, second.at(-1)?.seq);
+      // With the slow contact drained, the dead one's growing queue never holds the reading.
+      const t0 = Date.now();
+      const release = setInterval(() => {
+        for (const g of gates.splice(0)) g();
+      }, 5);
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          (async () => {
+            for (let k = 2; k < 6; k++) await n.handle(problems(1000 * k));
+          })(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error("reading held back by the dead contact")), 5000);
+          }),
+        ]);
+      } finally {
+        clearInterval(release);
+        clearTimeout(timer);
+      }
+      assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
+      assert.ok(n.pending >= 40, `${n.pending} pending, most for the dead contact`);
+    } finally {
+      for (const g of gates.splice(0)) g();
+      await n.stop();
+    }
   });
 });

@@ -49,12 +49,19 @@ export interface NotifierOptions {
   readonly zone: NotifyZone;
   /** A send is aborted (and retried) after this long; default 10 s. */
   readonly sendTimeoutMs?: number;
-  /** Sends in flight per contact; default 8. */
+  /** Sends in flight per contact; default 32. */
   readonly concurrency?: number;
   /** First retry delay and its cap; default 1 s and 30 s. */
   readonly backoffBaseMs?: number;
   readonly backoffCapMs?: number;
   readonly metrics?: NotifierMetrics;
+  /**
+   * Sends queued in memory for contacts that are delivering (not backing off) above which the
+   * notifier stops reading the log until they drain to half; default 10,000. Bounds memory in a
+   * burst; a contact that is down never holds the others (docs/notifications.md, "Throughput and
+   * memory").
+   */
+  readonly maxQueued?: number;
 }
 
 const OBJ = "o/";
@@ -87,11 +94,16 @@ export class Notifier implements LogConsumer {
   #flushing: Promise<void> | undefined;
   #flushTimer: TimerHandle | undefined;
   readonly #inFlight = new Set<Promise<void>>();
+  /** The sends in flight, aborted by stop(). */
+  readonly #sending = new Set<AbortController>();
+  #roomWaiter: (() => void) | undefined;
   #pending = 0;
+  #active: boolean;
 
   constructor(o: NotifierOptions) {
     this.#o = o;
     this.#config = o.config;
+    this.#active = hasPolicy(o.config);
     this.#tracker = createTracker(o.config, o.zone);
     for (const { key, value } of o.state.list(NOTIFIER_NAME, OBJ)) {
       this.#tracker.load(key.slice(OBJ.length), JSON.parse(value) as TrackedObject);
@@ -112,7 +124,18 @@ export class Notifier implements LogConsumer {
     return this.#config;
   }
 
-  async handle(batch: readonly LoggedEvent[]): Promise<number> {
+  /**
+   * False while no object has a notification policy: the host then reads nothing for the notifier
+   * and its position follows the end of the log (docs/notifications.md, "No policy, no reading").
+   */
+  active(): boolean {
+    return this.#active;
+  }
+
+  async handle(batch: readonly LoggedEvent[], signal?: AbortSignal): Promise<number> {
+    await this.#room(signal);
+    // Stopped while waiting for room: nothing of this batch is decided (it is offered again).
+    if (this.#stop.signal.aborted || signal?.aborted === true) return (batch[0]?.seq ?? 1) - 1;
     const intents: Intent[] = [];
     for (const le of batch) {
       if (isOwn(le.event)) continue;
@@ -133,6 +156,7 @@ export class Notifier implements LogConsumer {
   /** Reload: new policies apply to open problems; a removed contact's pending sends are dropped. */
   async applyConfig(config: Config): Promise<void> {
     this.#config = config;
+    this.#active = hasPolicy(config);
     const intents = this.#tracker.applyConfig(config);
     const dropped: RecordedEvent[] = [];
     const entries: { key: string; value: string | null }[] = [];
@@ -168,6 +192,8 @@ export class Notifier implements LogConsumer {
   /** Stops sending: in-flight sends are aborted (and stay pending), the outbox is flushed. */
   async stop(): Promise<void> {
     this.#stop.abort(new Error("notifier stopping"));
+    for (const ac of this.#sending) ac.abort(this.#stop.signal.reason);
+    this.#wakeRoom();
     for (const q of this.#queues.values()) q.timer?.cancel();
     this.#flushTimer?.cancel();
     await Promise.allSettled([...this.#inFlight]);
@@ -207,7 +233,9 @@ export class Notifier implements LogConsumer {
     }
     // Decisions first: a crash before the put repeats them (same ids), never loses them.
     if (records.length > 0) await this.#record(records);
-    if (entries.length > 0 || position !== undefined) this.#o.state.put(NOTIFIER_NAME, entries, position);
+    // Nothing to persist: the host stores the position itself once handle resolves (one transaction
+    // per batch, not two; most batches under load are the notifier's own records).
+    if (entries.length > 0) this.#o.state.put(NOTIFIER_NAME, entries, position);
     for (const p of sends) this.#enqueue(p);
     this.#o.metrics?.setPending(this.#pending);
   }
@@ -282,6 +310,43 @@ export class Notifier implements LogConsumer {
     this.#pump(q);
   }
 
+  /**
+   * Sends queued or in flight for contacts that are delivering: not backing off, and whose last
+   * send did not fail (a contact that hangs or refuses never holds the reading back).
+   */
+  #queuedLive(): number {
+    const now = this.#o.clock.now();
+    let n = 0;
+    for (const q of this.#queues.values()) {
+      if (q.failures === 0 && q.backoffUntil <= now) n += q.items.length - q.head + q.inFlight;
+    }
+    return n;
+  }
+
+  /** Waits while the live contacts' queues are above `maxQueued`, until they drain to half. */
+  async #room(signal: AbortSignal | undefined): Promise<void> {
+    const high = this.#o.maxQueued ?? 10_000;
+    if (this.#queuedLive() <= high) return;
+    const onAbort = () => this.#wakeRoom();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      while (!this.#stop.signal.aborted && signal?.aborted !== true && this.#queuedLive() > high / 2) {
+        await new Promise<void>((resolve) => {
+          this.#roomWaiter = resolve;
+        });
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Wakes #room: a send finished or a contact started backing off. */
+  #wakeRoom(): void {
+    const w = this.#roomWaiter;
+    this.#roomWaiter = undefined;
+    w?.();
+  }
+
   #pump(q: ContactQueue): void {
     if (this.#stop.signal.aborted) return;
     const limit = this.#o.concurrency ?? 32;
@@ -308,6 +373,7 @@ export class Notifier implements LogConsumer {
         this.#inFlight.delete(run);
         q.inFlight--;
         this.#pump(q);
+        this.#wakeRoom();
       });
       this.#inFlight.add(run);
     }
@@ -323,14 +389,25 @@ export class Notifier implements LogConsumer {
     const sender = this.#o.senders[contact.type];
     p.attempt++;
     const started = performance.now();
-    const signal = AbortSignal.any([this.#stop.signal, AbortSignal.timeout(this.#o.sendTimeoutMs ?? 10_000)]);
+    // One controller per send, aborted by its timeout or by stop(): AbortSignal.any over the
+    // notifier's long-lived stop signal and AbortSignal.timeout cost a composite signal, a timer and
+    // a listener per send, which showed in the burst's profile and heap.
+    const ac = new AbortController();
+    this.#sending.add(ac);
+    const timeout = setTimeout(
+      () => ac.abort(new DOMException("send timed out", "TimeoutError")),
+      this.#o.sendTimeoutMs ?? 10_000,
+    );
     let outcome: SendOutcome;
     try {
-      outcome = await sender.send(p.n, contact, this.#config, signal);
+      outcome = await sender.send(p.n, contact, this.#config, ac.signal);
     } catch (e) {
       // A sender must not throw; if one does, it is a bug and the send is retried.
       outcome = { ok: false, retryable: true, error: `${contact.type}: internal error` };
       this.#o.logger.error("sender threw", { contact: contact.name, type: contact.type, error: String(e) });
+    } finally {
+      clearTimeout(timeout);
+      this.#sending.delete(ac);
     }
     if (this.#stop.signal.aborted) {
       // Stopping: the send stays pending (durably) and is retried after the restart.
@@ -448,6 +525,18 @@ export class Notifier implements LogConsumer {
       this.#flushing = undefined;
     }
   }
+}
+
+/** Whether any host or service names a notification policy that exists. */
+export function hasPolicy(config: Config): boolean {
+  if (config.notifications.size === 0) return false;
+  for (const h of config.hosts.values()) {
+    if (h.notification !== "" && config.notifications.has(h.notification)) return true;
+    for (const s of h.services.values()) {
+      if (s.notification !== "" && config.notifications.has(s.notification)) return true;
+    }
+  }
+  return false;
 }
 
 /** The notifier's own records (and the sinks'): it never decides on them. */

@@ -329,10 +329,14 @@ export function openEventLogReader(dataDir: string, o: EventLogReaderOptions = {
     "SELECT at FROM events WHERE last_seq >= ? AND first_seq <= ? ORDER BY last_seq LIMIT 1",
   );
   const cacheEvents = o.cacheEvents ?? 0;
+  const afterStmt = db.prepare(EVENTS_AFTER);
+  // The group a read stopped inside: the next read continues it without parsing it again (a
+  // consumer reading 1,000 events at a time through a group of 10,000 parsed it 10 times).
+  const memo: GroupMemo = { group: undefined };
   const read =
     cacheEvents > 0
       ? cachedReader(db, cacheEvents)
-      : (after: number, limit: number) => readEvents(db, after, limit);
+      : (from: number, limit: number) => readEvents(db, from, limit, afterStmt, memo);
   return {
     eventsAfter: (after, limit = 1000) => read(after, limit),
     lastSeq: () => (last.get() as { s: number }).s,
@@ -395,23 +399,42 @@ function cachedReader(db: Database, maxEvents: number): (after: number, limit: n
   };
 }
 
-function readEvents(db: Database, after: number, limit: number): LoggedEvent[] {
+const EVENTS_AFTER =
+  "SELECT last_seq AS lastSeq, first_seq AS firstSeq, cmd_seq AS cmdSeq, body FROM events WHERE last_seq > ? ORDER BY last_seq";
+
+/** The last group a read stopped inside, parsed (a committed group never changes). */
+interface GroupMemo {
+  group: { readonly lastSeq: number; readonly events: LookoutEvent[] } | undefined;
+}
+
+function readEvents(
+  db: Database,
+  after: number,
+  limit: number,
+  prepared?: Statement,
+  memo?: GroupMemo,
+): LoggedEvent[] {
   const out: LoggedEvent[] = [];
-  const stmt = db.prepare(
-    "SELECT last_seq AS lastSeq, first_seq AS firstSeq, cmd_seq AS cmdSeq, body FROM events WHERE last_seq > ? ORDER BY last_seq",
-  );
+  const stmt = prepared ?? db.prepare(EVENTS_AFTER);
   for (const row of stmt.iterate(after) as Iterable<{
     lastSeq: number;
     firstSeq: number;
     cmdSeq: number;
     body: Buffer;
   }>) {
-    const events = JSON.parse(unpack(row.body)) as LookoutEvent[];
-    for (let i = 0; i < events.length && out.length < limit; i++) {
-      const seq = row.firstSeq + i;
-      if (seq > after) out.push({ seq, cmdSeq: row.cmdSeq, event: events[i] as LookoutEvent });
+    const kept = memo?.group;
+    const events =
+      kept !== undefined && kept.lastSeq === row.lastSeq
+        ? kept.events
+        : (JSON.parse(unpack(row.body)) as LookoutEvent[]);
+    for (let i = Math.max(0, after - row.firstSeq + 1); i < events.length && out.length < limit; i++) {
+      out.push({ seq: row.firstSeq + i, cmdSeq: row.cmdSeq, event: events[i] as LookoutEvent });
     }
-    if (out.length >= limit) break;
+    if (out.length >= limit) {
+      if (memo !== undefined)
+        memo.group = out[out.length - 1]?.seq === row.lastSeq ? undefined : { lastSeq: row.lastSeq, events };
+      break;
+    }
   }
   return out;
 }

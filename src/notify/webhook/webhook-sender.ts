@@ -52,31 +52,31 @@ export function webhookBody(n: Notification, contact: string, now: number): Webh
 export function createWebhookSender(o: { now?: () => number } = {}): Sender {
   const now = o.now ?? Date.now;
   const poster = createHttpPoster();
+  // A contact's URL parsed once, not per send (a burst sends thousands to the same URL).
+  const targets = new Map<string, Target | string>();
+  const targetOf = (raw: string): Target | string => {
+    let t = targets.get(raw);
+    if (t === undefined) {
+      t = parseTarget(raw);
+      if (targets.size >= 256) targets.clear();
+      targets.set(raw, t);
+    }
+    return t;
+  };
   return {
     close: () => poster.close(),
     async send(n, contact, _config, signal): Promise<SendOutcome> {
       if (contact.type !== "webhook") return permanent(`webhook sender given a ${contact.type} contact`);
-      let url: URL;
-      try {
-        url = new URL(contact.url);
-      } catch {
-        return permanent("webhook: the url does not parse");
-      }
+      const target = targetOf(contact.url);
+      if (typeof target === "string") return permanent(target);
+      const { url } = target;
       const headers: Record<string, string> = {
         "content-type": "application/json",
         "idempotency-key": n.id,
         "user-agent": "lookout-notifier",
       };
-      if (url.username !== "" || url.password !== "") {
-        const user = decodeURIComponent(url.username);
-        const pass = decodeURIComponent(url.password);
-        headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
-        url.username = "";
-        url.password = "";
-      }
+      if (target.authorization !== undefined) headers.authorization = target.authorization;
       const body = Buffer.from(JSON.stringify(webhookBody(n, contact.name, now())));
-      if (url.protocol !== "https:" && url.protocol !== "http:")
-        return permanent(`webhook: unsupported scheme ${url.protocol}`);
       let res: { status: number; headers: Readonly<Record<string, string | string[] | undefined>> };
       try {
         res = await poster.post(url, headers, body, signal);
@@ -91,6 +91,33 @@ export function createWebhookSender(o: { now?: () => number } = {}): Sender {
       return permanent(`webhook: HTTP ${res.status}`);
     },
   };
+}
+
+/** Where a webhook POSTs: the URL without its user info, which becomes a Basic authorization. */
+interface Target {
+  readonly url: URL;
+  readonly authorization: string | undefined;
+}
+
+/** A contact URL as a Target, or the permanent error (never quoting the URL: it may hold a secret). */
+function parseTarget(raw: string): Target | string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return "webhook: the url does not parse";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return `webhook: unsupported scheme ${url.protocol}`;
+  let authorization: string | undefined;
+  if (url.username !== "" || url.password !== "") {
+    const user = decodeURIComponent(url.username);
+    const pass = decodeURIComponent(url.password);
+    authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+    url.username = "";
+    url.password = "";
+  }
+  return { url, authorization };
 }
 
 /** Retry-After in seconds (or an HTTP date), as ms; undefined when absent or unreadable. */
