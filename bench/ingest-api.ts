@@ -37,7 +37,7 @@ console.log(
 
 function client(
   protocol: string,
-): Promise<{ results: number; seconds: number; rate: number; p50Ms: number; p99Ms: number }> {
+): Promise<{ results: number; seconds: number; rate: number; p50Ms: number; p99Ms: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
     const c = spawn(
       process.execPath,
@@ -78,7 +78,8 @@ for (const protocol of ["grpc", "connect-json"]) {
       `call latency p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms; ` +
       `server CPU ${cpu.toFixed(1)} s = ${Math.round(r.results / cpu)} results per server CPU-second ` +
       `(µs per result: reader ${perResult(s0.readerCpuMs, s1.readerCpuMs)}, writer ${perResult(s0.writerCpuMs, s1.writerCpuMs)}, ` +
-      `all ${((cpu * 1e6) / r.results).toFixed(1)}); after: ${describe(s1)}; load average ${loadavg()[0]?.toFixed(1)}`,
+      `all ${((cpu * 1e6) / r.results).toFixed(1)}; the client's own ${((r.cpuMs * 1000) / r.results).toFixed(1)}); ` +
+      `after: ${describe(s1)}; load average ${loadavg()[0]?.toFixed(1)}`,
   );
 }
 await srv.stop();

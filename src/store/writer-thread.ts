@@ -24,6 +24,38 @@ import { threadMemory } from "./thread-memory.js";
 import { lowerThreadPriority } from "./thread-priority.js";
 import { type EnqueueRow, type SnapshotStart, Writer } from "./writer.js";
 
+/**
+ * Consecutive ingests of one group, as one command row: their elements in order, each request's
+ * receive time kept by an `at` mark (Writer's row format) where it differs from the one before.
+ * One row instead of one per request is what makes a request of one result cost the writer about
+ * what a result in a batch does: one INSERT, one JSON text and one compressed body for the
+ * commands, and one for their events, per group rather than per request.
+ */
+class MergedIngests {
+  readonly #at: number;
+  #lastAt: number;
+  #parsed: unknown[] = [];
+
+  constructor(at: number) {
+    this.#at = at;
+    this.#lastAt = at;
+  }
+
+  add(at: number, logged: readonly unknown[]): void {
+    if (at !== this.#lastAt) {
+      this.#parsed.push(at);
+      this.#lastAt = at;
+    }
+    for (let i = 0; i < logged.length; i++) this.#parsed.push(logged[i]);
+  }
+
+  row(): EnqueueRow {
+    const parsed = this.#parsed;
+    this.#parsed = [];
+    return { at: this.#at, body: JSON.stringify(parsed), parsed };
+  }
+}
+
 /** How often a writer whose events wait for room on disk tries to record them again. */
 const DISK_FULL_RETRY_MS = 250;
 
@@ -132,8 +164,13 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     if (w === undefined || closed) return;
     const batch = pending;
     pending = [];
-    let rows: EnqueueRow[] = [];
+    let rows: (EnqueueRow | MergedIngests)[] = [];
     let configs: ConfigRow[] = [];
+    /**
+     * The row the ingests of this group go into while nothing else comes between them: one log
+     * row, one set of events, however many requests (see mergeIngest). Its body is written at commit.
+     */
+    let merged: MergedIngests | undefined;
     let ids: number[] = [];
     /** Per id, how many commands an ingest decoded to; undefined while the group has no ingest. */
     let accepted: number[] | undefined;
@@ -141,8 +178,12 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     let enqueuedId = 0;
     const commit = (): void => {
       if (ids.length === 0) return;
+      merged = undefined;
       try {
-        w.enqueue(rows, configs);
+        w.enqueue(
+          rows.map((r) => (r instanceof MergedIngests ? r.row() : r)),
+          configs,
+        );
         post(accepted === undefined ? { t: "acked", ids } : { t: "acked", ids, accepted });
         enqueuedId = ids[ids.length - 1] as number;
       } catch (e) {
@@ -189,18 +230,24 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       for (const m of batch) {
         switch (m.t) {
           case "submit":
+            merged = undefined;
             rows.push({ at: m.at, body: m.body });
             admit(m.id, 0);
             break;
           case "ingest": {
-            const row = decodeIngest(w, m);
-            if (row !== undefined) {
-              rows.push(row);
-              admit(m.id, row.parsed?.length ?? 0);
+            const logged = decodeIngest(w, m);
+            if (logged !== undefined) {
+              if (merged === undefined) {
+                merged = new MergedIngests(m.at);
+                rows.push(merged);
+              }
+              merged.add(m.at, logged);
+              admit(m.id, logged.length);
             }
             break;
           }
           case "config": {
+            merged = undefined;
             const c = w.configCommand(m.config, m.at, m.digest);
             if (c !== undefined) {
               rows.push(c.row);
@@ -257,10 +304,10 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
   }
 
   /**
-   * The row an ingest enqueues, validated against the config in force at its place in the queue;
-   * undefined when it was answered instead (refused, not decodable here, or the decoder failed).
+   * The logged elements of an ingest, validated against the config in force at its place in the
+   * queue; undefined when it was answered instead (refused, not decodable here, or the decoder failed).
    */
-  function decodeIngest(w: Writer<C>, m: Extract<Pending, { t: "ingest" }>): EnqueueRow | undefined {
+  function decodeIngest(w: Writer<C>, m: Extract<Pending, { t: "ingest" }>): unknown[] | undefined {
     let logged: unknown[] | undefined;
     try {
       logged = submissions?.decode(m.kind, m.body, m.at, w.objectsInForce());
@@ -277,7 +324,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       post({ t: "undecoded", id: m.id, body: m.body }, [m.body.buffer as ArrayBuffer]);
       return undefined;
     }
-    return { at: m.at, body: JSON.stringify(logged), parsed: logged };
+    return logged;
   }
 
   /** Begins a snapshot (or joins the one under way) and puts its barrier into the delta stream. */
