@@ -2,7 +2,9 @@
  * The body of the writer's thread. Owns the Writer (SQLite + engine) so that neither fsyncs nor
  * engine work run on the thread that serves reads. Group commit falls out of the event loop: every
  * message that arrives while a flush runs waits in `pending`, and the next flush enqueues all of
- * them with one fsync'd transaction, acknowledges them, then applies them.
+ * them with one fsync'd transaction (the one-result ingests among them as one row) and
+ * acknowledges them; a task of its own then applies them, after committing whatever arrived
+ * meanwhile, so an acknowledgement waits for one commit, not for the apply of the group before.
  *
  * Deltas go to the reader by pull: the reader asks for the next part when it has applied the last
  * one, and meanwhile changes coalesce in a DeltaBuffer. A busy reader thus never finds a backlog of
@@ -96,6 +98,10 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
    */
   let heldAppliedId = 0;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  /** The last request id enqueued and not yet applied (0: none): applyPending applies up to it. */
+  let enqueuedId = 0;
+  /** The task that applies what the last flush enqueued, while it is due. */
+  let applyTask: ReturnType<typeof setImmediate> | undefined;
 
   const post = (m: FromWriter, transfer?: ArrayBuffer[]): void => port.postMessage(m, transfer);
   const deltaChunk = (): number => options?.deltaChunk ?? 500;
@@ -174,8 +180,6 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     let ids: number[] = [];
     /** Per id, how many commands an ingest decoded to; undefined while the group has no ingest. */
     let accepted: number[] | undefined;
-    /** The last request id enqueued: applyPending applies everything up to it. */
-    let enqueuedId = 0;
     const commit = (): void => {
       if (ids.length === 0) return;
       merged = undefined;
@@ -199,28 +203,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       ids = [];
       accepted = undefined;
     };
-    /**
-     * Applies what is enqueued and sends the delta; false while a full disk holds the events back
-     * (they stay in the writer, a retry is set, and the requests they cover stay invisible).
-     */
-    const apply = (): boolean => {
-      try {
-        sendDelta(w.applyPending(), Math.max(enqueuedId, heldAppliedId));
-        heldAppliedId = 0;
-        return true;
-      } catch (e) {
-        if (!(e instanceof DiskFullError)) throw e;
-        heldAppliedId = Math.max(enqueuedId, heldAppliedId);
-        retry ??= setTimeout(() => {
-          retry = undefined;
-          if (!scheduled) {
-            scheduled = true;
-            setImmediate(flush);
-          }
-        }, DISK_FULL_RETRY_MS);
-        return false;
-      }
-    };
+    const apply = (): boolean => applyEnqueued(w);
     const admit = (id: number, count: number): void => {
       if (accepted === undefined && count > 0) accepted = ids.map(() => 0);
       ids.push(id);
@@ -295,11 +278,60 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
         }
       }
       commit();
-      if (apply() && snap === undefined && w.snapshotDue()) startSnapshot(w);
+      // The group is applied in a task of its own: requests that reach this thread while the group
+      // was committed are committed (and acknowledged) before it is applied, not after.
+      applyTask ??= setImmediate(applyGroup);
+    } catch (e) {
+      post({ t: "fatal", message: `writer failed: ${String(e)}` });
+      closed = true;
+    }
+  }
+
+  /**
+   * Commits what arrived since the last flush, then applies everything enqueued, sends its delta
+   * and the engine's next wakeup, and begins a snapshot when one is due.
+   */
+  function applyGroup(): void {
+    applyTask = undefined;
+    if (pending.length > 0 && !scheduled) {
+      flush();
+      // That flush applied what it needed to (a sync or snapshot) or left the rest to here.
+      if (applyTask !== undefined) clearImmediate(applyTask);
+      applyTask = undefined;
+    }
+    const w = writer;
+    if (w === undefined || closed) return;
+    try {
+      if (applyEnqueued(w) && snap === undefined && w.snapshotDue()) startSnapshot(w);
       post({ t: "applied", nextWakeup: w.nextWakeup() });
     } catch (e) {
       post({ t: "fatal", message: `writer failed: ${String(e)}` });
       closed = true;
+    }
+  }
+
+  /**
+   * Applies what is enqueued and sends the delta; false while a full disk holds the events back
+   * (they stay in the writer, a retry is set, and the requests they cover stay invisible).
+   */
+  function applyEnqueued(w: Writer<C>): boolean {
+    try {
+      sendDelta(w.applyPending(), Math.max(enqueuedId, heldAppliedId));
+      heldAppliedId = 0;
+      enqueuedId = 0;
+      return true;
+    } catch (e) {
+      if (!(e instanceof DiskFullError)) throw e;
+      heldAppliedId = Math.max(enqueuedId, heldAppliedId);
+      enqueuedId = 0;
+      retry ??= setTimeout(() => {
+        retry = undefined;
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(flush);
+        }
+      }, DISK_FULL_RETRY_MS);
+      return false;
     }
   }
 
