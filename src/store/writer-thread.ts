@@ -29,33 +29,32 @@ import { type EnqueueRow, type SnapshotStart, Writer } from "./writer.js";
 /**
  * Consecutive ingests of one group, as one command row: their elements in order, each request's
  * receive time kept by an `at` mark (Writer's row format) where it differs from the one before.
- * One row instead of one per request is what makes a request of one result cost the writer about
+ * One row instead of one per request brings what a one-result request costs the writer close to
  * what a result in a batch does: one INSERT, one JSON text and one compressed body for the
  * commands, and one for their events, per group rather than per request.
  */
-class MergedIngests {
-  readonly #at: number;
-  #lastAt: number;
-  #parsed: unknown[] = [];
+interface MergedIngests {
+  readonly kind: "merged";
+  /** Appends the logged elements of one ingest received at `at`. */
+  add(at: number, logged: readonly unknown[]): void;
+  /** The row to enqueue (call once, at commit). */
+  row(): EnqueueRow;
+}
 
-  constructor(at: number) {
-    this.#at = at;
-    this.#lastAt = at;
-  }
-
-  add(at: number, logged: readonly unknown[]): void {
-    if (at !== this.#lastAt) {
-      this.#parsed.push(at);
-      this.#lastAt = at;
-    }
-    for (let i = 0; i < logged.length; i++) this.#parsed.push(logged[i]);
-  }
-
-  row(): EnqueueRow {
-    const parsed = this.#parsed;
-    this.#parsed = [];
-    return { at: this.#at, body: JSON.stringify(parsed), parsed };
-  }
+function createMergedIngests(at: number): MergedIngests {
+  let lastAt = at;
+  const parsed: unknown[] = [];
+  return {
+    kind: "merged",
+    add(when, logged) {
+      if (when !== lastAt) {
+        parsed.push(when);
+        lastAt = when;
+      }
+      for (let i = 0; i < logged.length; i++) parsed.push(logged[i]);
+    },
+    row: () => ({ at, body: JSON.stringify(parsed), parsed }),
+  };
 }
 
 /** How often a writer whose events wait for room on disk tries to record them again. */
@@ -174,7 +173,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     let configs: ConfigRow[] = [];
     /**
      * The row the ingests of this group go into while nothing else comes between them: one log
-     * row, one set of events, however many requests (see mergeIngest). Its body is written at commit.
+     * row, one set of events, however many requests (createMergedIngests). Its body is written at commit.
      */
     let merged: MergedIngests | undefined;
     let ids: number[] = [];
@@ -185,7 +184,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       merged = undefined;
       try {
         w.enqueue(
-          rows.map((r) => (r instanceof MergedIngests ? r.row() : r)),
+          rows.map((r) => ("kind" in r ? r.row() : r)),
           configs,
         );
         post(accepted === undefined ? { t: "acked", ids } : { t: "acked", ids, accepted });
@@ -221,7 +220,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
             const logged = decodeIngest(w, m);
             if (logged !== undefined) {
               if (merged === undefined) {
-                merged = new MergedIngests(m.at);
+                merged = createMergedIngests(m.at);
                 rows.push(merged);
               }
               merged.add(m.at, logged);
