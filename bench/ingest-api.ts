@@ -9,7 +9,9 @@
  *
  * With batch = 1 every call is a unary ProcessCheckResult with one result (`npm run
  * bench:ingest:single`: 50 in flight, Connect JSON over HTTP/1.1 keep-alive and gRPC on one HTTP/2
- * connection), and the latency per call is printed too.
+ * connection), and the latency per call is printed too. Each protocol then runs a second time from
+ * bench/ingest-lean-client (the calls written on the wire by hand): connect-es' client spends more
+ * CPU on a call than the server does, and client and server share the machine's cores.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -37,21 +39,32 @@ console.log(
 
 function client(
   protocol: string,
-): Promise<{ results: number; seconds: number; rate: number; p50Ms: number; p99Ms: number }> {
+  lean: boolean,
+): Promise<{ results: number; seconds: number; rate: number; p50Ms: number; p99Ms: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
     const c = spawn(
       process.execPath,
-      [
-        here("./ingest-client.js"),
-        `http://127.0.0.1:${srv.port}`,
-        protocol,
-        seconds,
-        concurrency,
-        HOSTS,
-        SERVICES,
-        "0",
-        batch,
-      ],
+      lean
+        ? [
+            here("./ingest-lean-client.js"),
+            `http://127.0.0.1:${srv.port}`,
+            protocol,
+            seconds,
+            concurrency,
+            HOSTS,
+            SERVICES,
+          ]
+        : [
+            here("./ingest-client.js"),
+            `http://127.0.0.1:${srv.port}`,
+            protocol,
+            seconds,
+            concurrency,
+            HOSTS,
+            SERVICES,
+            "0",
+            batch,
+          ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     let out = "";
@@ -64,21 +77,31 @@ function client(
   });
 }
 
-for (const protocol of ["grpc", "connect-json"]) {
+// One result per call: each protocol from connect-es' client, then from the lean one.
+const runs = ["grpc", "connect-json"].flatMap((protocol) =>
+  batch === "1"
+    ? [
+        { protocol, lean: false },
+        { protocol, lean: true },
+      ]
+    : [{ protocol, lean: false }],
+);
+for (const { protocol, lean } of runs) {
   const s0 = await srv.stats();
   const cpu0 = srv.cpuSeconds();
-  const r = await client(protocol);
+  const r = await client(protocol, lean);
   const cpu = srv.cpuSeconds() - cpu0;
   const s1 = await srv.stats();
   const perResult = (ms0: number | undefined, ms1: number | undefined): string =>
     ms0 === undefined || ms1 === undefined ? "?" : (((ms1 - ms0) * 1000) / r.results).toFixed(1);
   console.log(
-    `${protocol}, ${batch === "1" ? "one result per call" : `batches of ${batch}`}, ${concurrency} in flight: ` +
+    `${protocol}${lean ? " (lean client)" : ""}, ${batch === "1" ? "one result per call" : `batches of ${batch}`}, ${concurrency} in flight: ` +
       `${r.results} results in ${r.seconds.toFixed(2)} s = ${r.rate} results/s acknowledged (durable), ` +
       `call latency p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms; ` +
       `server CPU ${cpu.toFixed(1)} s = ${Math.round(r.results / cpu)} results per server CPU-second ` +
       `(µs per result: reader ${perResult(s0.readerCpuMs, s1.readerCpuMs)}, writer ${perResult(s0.writerCpuMs, s1.writerCpuMs)}, ` +
-      `all ${((cpu * 1e6) / r.results).toFixed(1)}); after: ${describe(s1)}; load average ${loadavg()[0]?.toFixed(1)}`,
+      `all ${((cpu * 1e6) / r.results).toFixed(1)}; the client's own ${((r.cpuMs * 1000) / r.results).toFixed(1)}); ` +
+      `after: ${describe(s1)}; load average ${loadavg()[0]?.toFixed(1)}`,
   );
 }
 await srv.stop();

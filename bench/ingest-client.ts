@@ -2,7 +2,8 @@
  * An ingestion client process: ProcessCheckResults in batches of 1,000 (or `batch`) over gRPC
  * (HTTP/2) or Connect JSON (HTTP/1.1), `concurrency` calls in flight, for `seconds`, as fast as the
  * server answers or paced to `rate` results per second. Prints one JSON line:
- * {"results": n, "seconds": s, "rate": r, "p50Ms": …, "p99Ms": …} (latency per call). With seconds = 0 it
+ * {"results": n, "seconds": s, "rate": r, "p50Ms": …, "p99Ms": …, "cpuMs": …} (latency per call; the
+ * client's own CPU time). With seconds = 0 it
  * sends one result for every service once. With batch = 1 each call is a unary ProcessCheckResult
  * carrying one result, as agents and NSCA-style senders send.
  *
@@ -80,6 +81,7 @@ async function single(): Promise<number> {
   });
   return 1;
 }
+const cpu0 = process.cpuUsage();
 const start = performance.now();
 const deadline = start + seconds * 1000;
 await Promise.all(
@@ -93,18 +95,20 @@ await Promise.all(
         if (performance.now() >= deadline) break;
       }
       const t = performance.now();
-      // Awaited first: `sent += await …` would read `sent` before the await and lose the other
-      // calls' counts that land meanwhile.
-      const n = BATCH === 1 ? await single() : (await client.processCheckResults(batch())).accepted;
-      sent += n;
+      // Awaited before adding: `sent += await …` would read `sent` before the call and write back
+      // over what the other calls in flight added meanwhile.
+      const accepted = BATCH === 1 ? await single() : (await client.processCheckResults(batch())).accepted;
+      sent += accepted;
       latencies.push(performance.now() - t);
     }
   }),
 );
 const elapsed = (performance.now() - start) / 1000;
+/** The client's own CPU time during the run: it shares the machine's cores with the server. */
+const cpu = process.cpuUsage(cpu0);
 latencies.sort((a, b) => a - b);
 const pct = (q: number): number =>
   latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
 process.stdout.write(
-  `${JSON.stringify({ results: sent, seconds: elapsed, rate: Math.round(sent / elapsed), p50Ms: pct(0.5), p99Ms: pct(0.99) })}\n`,
+  `${JSON.stringify({ results: sent, seconds: elapsed, rate: Math.round(sent / elapsed), p50Ms: pct(0.5), p99Ms: pct(0.99), cpuMs: Math.round((cpu.user + cpu.system) / 1000) })}\n`,
 );

@@ -6,7 +6,9 @@
  * reader's thread (where requests are served) and of the writer's: the figure that says whether a
  * one-result request costs the reader as little as a result in a batch.
  *
- *   node dist/bench/ingest-single-core.js [seconds=5] [concurrency=50]
+ *   node dist/bench/ingest-single-core.js [seconds=5] [concurrency=50] [batches=1,1000,1,1000]
+ *
+ * `batches` lists the runs' batch sizes in order (`1` alone: only one-result calls, for a profile).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -17,6 +19,7 @@ import { threadCpuMs } from "../src/store/thread-cpu.js";
 
 const seconds = Number(process.argv[2] ?? 5);
 const concurrency = Number(process.argv[3] ?? 50);
+const batches = (process.argv[4] ?? "1,1000,1,1000").split(",").map(Number);
 const HOSTS = 1000;
 const SERVICES = 100;
 const enc = new TextEncoder();
@@ -69,6 +72,6 @@ async function run(batch: number): Promise<void> {
   );
 }
 
-for (const batch of [1, 1000, 1, 1000]) await run(batch);
+for (const batch of batches) await run(batch);
 await core.close();
 rmSync(dir, { recursive: true, force: true });

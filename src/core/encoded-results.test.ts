@@ -10,6 +10,7 @@ import {
   ProcessCheckResultsRequestSchema,
 } from "../api/gen/svc/v1/command_service_pb.js";
 import { RejectedError } from "../store/errors.js";
+import { openEventLogReader } from "../store/event-log.js";
 import { replayProjection } from "../store/replay.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { Core } from "./core.js";
@@ -221,5 +222,90 @@ describe("Core.submitEncoded", () => {
     core = await Core.open({ dataDir: dirs[0] as string, config, clock });
     assert.deepEqual(core.view.projection.snapshot(), before);
     assert.deepEqual(replayProjection(dirs[0] as string), before);
+  });
+});
+
+describe("one-result ingests in the same group", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lookout-merged-"));
+  dirs.push(dir);
+  const merging = new FakeClock(Date.UTC(2026, 0, 2));
+  let c: Core;
+  before(async () => {
+    c = await Core.open({ dataDir: dir, config, clock: merging });
+  });
+  after(async () => {
+    await c.close();
+  });
+
+  it("share one log row, each applied at its own receive time, refusals apart, other commands between", async () => {
+    const reader = openEventLogReader(dir);
+    const from = reader.lastSeq();
+    const t0 = merging.now();
+    const one = (host: string, service: string, exit: number): Promise<unknown> =>
+      c.submitEncoded("result-json", body("result-json", [ok(host, service, exit)]));
+    // One turn: two requests 5 ms apart, one refused, then a command of another kind, then one more.
+    const a = one("host-00000", "svc-000", 1);
+    merging.advance(5);
+    const b = one("host-00001", "svc-000", 2);
+    const refused = assert.rejects(
+      one("nope", "svc-000", 0),
+      (e: unknown) => e instanceof RejectedError && e.reason === "not_found",
+    );
+    const between = c.submit([
+      {
+        type: "ProcessCheckResult",
+        result: {
+          host: "host-00002",
+          service: "svc-000",
+          exitStatus: 3,
+          output: "between",
+          longOutput: "",
+          perfdata: [],
+          checkedAt: merging.now(),
+          durationMs: 0,
+          source: "passive",
+        },
+      },
+    ]);
+    merging.advance(5);
+    const last = one("host-00002", "svc-001", 1);
+    assert.deepEqual(await a, { kind: "enqueued", accepted: 1 });
+    assert.deepEqual(await b, { kind: "enqueued", accepted: 1 });
+    await refused;
+    await between;
+    assert.deepEqual(await last, { kind: "enqueued", accepted: 1 });
+    await c.flush();
+
+    const results = reader
+      .eventsAfter(from, 1000)
+      .flatMap((e) =>
+        e.event.type === "CheckResultProcessed"
+          ? [{ key: e.event.key, at: e.event.at, cmdSeq: e.cmdSeq }]
+          : [],
+      );
+    reader.close();
+    const [ra, rb, rBetween, rLast] = results;
+    assert.equal(results.length, 4, JSON.stringify(results));
+    assert.deepEqual(
+      results.map((r) => [r.key, r.at - t0]),
+      [
+        ["host-00000!svc-000", 0],
+        ["host-00001!svc-000", 5],
+        ["host-00002!svc-000", 5],
+        ["host-00002!svc-001", 10],
+      ],
+    );
+    assert.equal(ra?.cmdSeq, rb?.cmdSeq, "the two requests of the turn are one row");
+    assert.notEqual(rBetween?.cmdSeq, ra?.cmdSeq, "a command of another kind is a row of its own");
+    assert.notEqual(rLast?.cmdSeq, rBetween?.cmdSeq, "and a merge does not reach across it");
+  });
+
+  it("a restart and a fresh replay give the same projection", async () => {
+    await c.flush();
+    const before = c.view.projection.snapshot();
+    await c.close();
+    c = await Core.open({ dataDir: dir, config, clock: merging });
+    assert.deepEqual(c.view.projection.snapshot(), before);
+    assert.deepEqual(replayProjection(dir), before);
   });
 });

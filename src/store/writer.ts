@@ -361,7 +361,9 @@ export class Writer<C = unknown> {
   /**
    * Applies one queue row, handing each of its events to `onEvent` as it comes. A row holds a JSON
    * array of commands — stamped with the row's `at` unless they carry their own — or one
-   * ApplyConfig naming its config by digest.
+   * ApplyConfig naming its config by digest. A number among the commands is an `at` mark: the
+   * commands after it are stamped with it instead (the writer thread merges the ingests of a group,
+   * each received at its own time, into one row this way).
    */
   #applyRow(
     body: string | Uint8Array,
@@ -400,11 +402,17 @@ export class Writer<C = unknown> {
    * The elements of a logged batch as commands to apply, each prepared when it is reached and let
    * go of by the batch (so a command lives only while it is applied).
    */
-  *#prepared(commands: unknown[], at: number): Generator<Command> {
+  *#prepared(commands: unknown[], rowAt: number): Generator<Command> {
     const prepare = this.#prepare;
+    let at = rowAt;
     for (let i = 0; i < commands.length; i++) {
       const logged = commands[i];
       commands[i] = undefined;
+      // An `at` mark: the elements after it were received then (ingests merged into one row).
+      if (typeof logged === "number") {
+        at = logged;
+        continue;
+      }
       if (prepare !== undefined) {
         yield prepare(logged, at);
       } else {
