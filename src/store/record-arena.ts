@@ -32,8 +32,13 @@ export interface RecordArena {
   keyAt(slot: number): string;
   /** The number of bytes in a slot `find` returned. */
   lengthOf(slot: number): number;
-  /** Copies the bytes of a slot `find` returned into `dst` at `at`; returns where they end. */
-  copy(slot: number, dst: Uint8Array, at: number): number;
+  /**
+   * Copies the bytes of a slot `find` returned into `dst` at `at` — all of them, or those from
+   * `from` up to `to` — and returns where they end.
+   */
+  copy(slot: number, dst: Uint8Array, at: number, from?: number, to?: number): number;
+  /** Byte `i` of a slot `find` returned (i below its length). */
+  byteAt(slot: number, i: number): number;
   keys(): IterableIterator<string>;
 }
 
@@ -183,13 +188,17 @@ export function createRecordArena(): RecordArena {
     find: (key) => slotOf.get(key) ?? -1,
     keyAt: (slot) => keyOfSlot[slot] as string,
     lengthOf: (slot) => lens[slot] as number,
-    copy(slot, dst, at) {
+    copy(slot, dst, at, from = 0, to = lens[slot] as number) {
       const page = pageOf[slot] as number;
       const src = page === -1 ? (own.get(slot) as Buffer) : (views[page] as Uint8Array);
-      const from = offsets[slot] as number;
-      const len = lens[slot] as number;
-      dst.set(src.subarray(from, from + len), at);
-      return at + len;
+      const offset = offsets[slot] as number;
+      dst.set(src.subarray(offset + from, offset + to), at);
+      return at + to - from;
+    },
+    byteAt(slot, i) {
+      const page = pageOf[slot] as number;
+      const src = page === -1 ? (own.get(slot) as Buffer) : (views[page] as Uint8Array);
+      return src[(offsets[slot] as number) + i] as number;
     },
     keys: () => slotOf.keys(),
   };
