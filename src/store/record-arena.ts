@@ -191,9 +191,12 @@ export function createRecordArena(): RecordArena {
     copy(slot, dst, at, from = 0, to = lens[slot] as number) {
       const page = pageOf[slot] as number;
       const src = page === -1 ? (own.get(slot) as Buffer) : (views[page] as Uint8Array);
-      const offset = offsets[slot] as number;
-      dst.set(src.subarray(offset + from, offset + to), at);
-      return at + to - from;
+      const start = (offsets[slot] as number) + from;
+      const n = to - from;
+      // A short run (a part of a record) byte by byte: a view for TypedArray#set is an allocation.
+      if (n <= 64) for (let i = 0; i < n; i++) dst[at + i] = src[start + i] as number;
+      else dst.set(src.subarray(start, start + n), at);
+      return at + n;
     },
     byteAt(slot, i) {
       const page = pageOf[slot] as number;
