@@ -121,7 +121,8 @@ export function createProjection(
   limits: ProjectionLimits = DEFAULT_PROJECTION_LIMITS,
 ): Projection {
   let eventSeq = from?.eventSeq ?? 0;
-  const statuses = createRecordArena();
+  // Each record's checked_by length is kept beside it: a page asks for it on every row.
+  const statuses = createRecordArena(checkedByLength);
   const downtimes = new Map<string, DowntimeRecord>();
   const history = createHistoryRing(limits.historyCapacity);
   /** The arena's copy of a key when it holds a record under it. */
@@ -195,7 +196,7 @@ export function createProjection(
     statusRefEpoch: () => statuses.generation,
     statusLength: (ref) => statuses.lengthOf(ref),
     copyStatus: (ref, dst, at, from, to) => statuses.copy(ref, dst, at, from, to),
-    statusCheckedByLength: (ref) => checkedByLength(statuses, ref),
+    statusCheckedByLength: (ref) => statuses.markOf(ref),
     size: () => statuses.size,
     history: () => history,
     downtime: (id) => downtimes.get(id),

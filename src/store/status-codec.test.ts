@@ -94,7 +94,7 @@ describe("status codec", () => {
   for (const c of cases) {
     it(`says where checked_by ends: ${c.name}`, () => {
       const bytes = Buffer.from(encodeStatus(c.record), "latin1");
-      const n = checkedByLength({ byteAt: (_, i) => bytes[i] as number }, 0);
+      const n = checkedByLength(bytes, 0, bytes.length);
       const by = c.record.checkedBy;
       if (by === undefined) {
         assert.equal(n, 0);

@@ -166,25 +166,20 @@ export function encodeStatusOf(
 }
 
 /**
- * How many of a record's first bytes are its `checked_by` field (tag, length and text), which a
- * ListStatus page puts after the object's configured fields; 0 when the record has none. The record
- * is `records.byteAt(handle, i)` for i from 0: only its first few bytes are read (no closure, no
- * copy: this runs for every row of a page).
+ * How many of a record's first bytes (`bytes[start..start + len)`) are its `checked_by` field (tag,
+ * length and text), which a ListStatus page puts after the object's configured fields; 0 when the
+ * record has none. Only the first few bytes are read.
  */
-export function checkedByLength(
-  records: { byteAt(handle: number, i: number): number },
-  handle: number,
-): number {
-  if (records.byteAt(handle, 0) !== CHECKED_BY_TAG_0 || records.byteAt(handle, 1) !== CHECKED_BY_TAG_1)
-    return 0;
+export function checkedByLength(bytes: Uint8Array, start: number, len: number): number {
+  if (len < 3 || bytes[start] !== CHECKED_BY_TAG_0 || bytes[start + 1] !== CHECKED_BY_TAG_1) return 0;
   let n = 0;
   let i = 2;
-  for (let shift = 0; ; shift += 7) {
-    const b = records.byteAt(handle, i++);
+  for (let shift = 0; i < len; shift += 7) {
+    const b = bytes[start + i++] as number;
     n += (b & 0x7f) * 2 ** shift;
     if (b < 0x80) break;
   }
-  return i + n;
+  return Math.min(len, i + n);
 }
 
 /** Proto3 implicit presence: zero is not written. */
