@@ -21,9 +21,9 @@ import {
  * src/api/status-page.test.ts pins the encoding to the generated schema.
  *
  * Field 19 (`checked_by`, the zone worker that ran the last check) comes after the configured
- * fields 17–18 in a message, so a record that has one holds it *first*, where a reader finds it
- * from the first bytes alone (`checkedByLength`): the splice copies the rest of the record, the
- * configured tail, then these bytes. A record without it is as before, so records logged and
+ * fields 17–18 in a message, so a record that has one holds it *first*, where its length can be
+ * read from the first bytes alone (`checkedByLength`; the projection's arena keeps it beside the
+ * record): the splice copies the rest of the record, the configured tail, then these bytes. A record without it is as before, so records logged and
  * snapshotted before the field existed read the same (checked by "").
  *
  * Times are whole milliseconds (a Timestamp of seconds and nanos that are a multiple of 10^6), so
