@@ -20,6 +20,8 @@ export interface BatchOptions {
   readonly problemEvery: number;
   readonly problemStatus: ExitStatus;
   readonly problemOutput: string;
+  /** When set, results are active ones run by this zone worker (their records carry checked_by). */
+  readonly executor?: string;
 }
 
 /** Returns a function that makes the next batch, continuing where the previous one stopped. */
@@ -43,7 +45,9 @@ export function createBatchMaker(o: BatchOptions): () => CommandInput[] {
           perfdata: [{ label: "time", value: k / 1000, uom: "s", warn: "1", crit: "2" }],
           checkedAt: now,
           durationMs: 0,
-          source: "passive",
+          ...(o.executor === undefined
+            ? { source: "passive" as const }
+            : { source: "active" as const, executor: o.executor }),
         },
       });
     }

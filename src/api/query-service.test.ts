@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { fleetConfig } from "../core/fleet-config.js";
 import type { Config, ContactConfig, SinkConfig } from "../model/config.js";
 import { FakeClock } from "../testing/fake-clock.js";
@@ -210,6 +210,20 @@ describe("QueryService reads", () => {
       { name: "metrics", type: "http", input: "metrics", selector: "env=prod", state: "stopped" },
     ]);
     assert.doesNotMatch(JSON.stringify(r.body), /secret|pass/);
+  });
+
+  it("ListWorkers without -nats: no workers (not an error) over Connect JSON, gRPC and gRPC-Web", async () => {
+    const r = await connectJson(srv.url, `${Q}ListWorkers`, {});
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    // A server without zones schedules everything itself.
+    assert.deepEqual(r.body, { leading: true });
+    for (const transport of [
+      createGrpcTransport({ baseUrl: srv.url }),
+      createGrpcWebTransport({ baseUrl: srv.url, httpVersion: "1.1" }),
+    ]) {
+      const w = await createClient(QueryService, transport).listWorkers({});
+      assert.deepEqual([w.workers.length, w.leading], [0, true]);
+    }
   });
 
   it("ListStatus over gRPC", async () => {

@@ -42,6 +42,32 @@ export interface QueryServiceDeps {
   readonly now?: () => number;
   /** A configured sink's state and counters (ListSinks); absent: every sink shows "stopped". */
   readonly sinkStatus?: (name: string) => SinkStatus | undefined;
+  /** The live zone workers and whether this server leads (ListWorkers); absent without -nats. */
+  readonly zoneWorkers?: () => ZoneWorkers;
+}
+
+/** What ListWorkers answers from: the zone machinery's last listing of the workers bucket. */
+export interface ZoneWorkers {
+  /** Whether this server schedules and ingests now. */
+  readonly leading: boolean;
+  readonly workers: readonly ZoneWorkerView[];
+}
+
+/**
+ * A live worker as its liveness entry describes it (src/zones/worker.ts, WorkerInfo), with when the
+ * entry was last refreshed. The entry is JSON written by whoever can reach NATS, so each field is
+ * read for what it should be and nothing else in it is shown.
+ */
+export interface ZoneWorkerView {
+  readonly id: string;
+  readonly zone: string;
+  /** Ms since the epoch. */
+  readonly seenAt: number;
+  readonly startedAt: number;
+  readonly concurrency: number;
+  readonly running: number;
+  readonly done: number;
+  readonly expired: number;
 }
 
 /** What ListSinks shows of a running sink besides its configuration (never URLs or headers). */
@@ -174,6 +200,17 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
       };
     },
   };
+  service.listWorkers = () => {
+    const z = deps.zoneWorkers?.() ?? { leading: true, workers: [] };
+    return {
+      leading: z.leading,
+      workers: z.workers
+        .map(zoneWorker)
+        .sort((a, b) =>
+          a.zone !== b.zone ? (a.zone < b.zone ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+        ),
+    };
+  };
   const previewer = deps.notifications;
   if (previewer !== undefined) {
     service.previewNotifications = (req) => {
@@ -247,6 +284,26 @@ function pageSize(n: number): number {
 
 function sortedValues<T extends { readonly name: string }>(m: ReadonlyMap<string, T>): T[] {
   return [...m.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A worker's entry as a message: each field as its type, whatever the JSON held. */
+function zoneWorker(w: ZoneWorkerView) {
+  const text = (v: unknown): string => (typeof v === "string" ? v : "");
+  const count = (v: unknown): number =>
+    typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0;
+  const time = (v: unknown) => (count(v) > 0 ? timestampFromMs(count(v)) : undefined);
+  const seen = time(w.seenAt);
+  const started = time(w.startedAt);
+  return {
+    zone: text(w.zone),
+    id: text(w.id),
+    ...(seen === undefined ? {} : { lastSeen: seen }),
+    ...(started === undefined ? {} : { startedAt: started }),
+    concurrency: Math.min(count(w.concurrency), 2 ** 31 - 1),
+    running: Math.min(count(w.running), 2 ** 31 - 1),
+    done: BigInt(count(w.done)),
+    expired: BigInt(count(w.expired)),
+  };
 }
 
 function historyEntry(h: HistoryRecord) {

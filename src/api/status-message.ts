@@ -63,6 +63,7 @@ export function objectStatus(
     inDowntime: s.inDowntime,
     checkType: check.type,
     labels: entry.labels,
+    checkedBy: s.checkedBy ?? "",
   };
 }
 

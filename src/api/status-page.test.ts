@@ -66,6 +66,22 @@ const cases: { name: string; rows: [number, Partial<StatusRecord> | undefined][]
     ],
   },
   {
+    name: "checked by workers: short and long names, beside records without one",
+    rows: [
+      [1, { checkedBy: "w1" }],
+      [2, {}],
+      [
+        3,
+        {
+          checkedBy: `wörker-${"x".repeat(300)}`,
+          acknowledgement: { author: "a", comment: "", sticky: true, setAt: T },
+        },
+      ],
+      [0, undefined],
+      [6, { checkedBy: "dc2-7", inDowntime: true }],
+    ],
+  },
+  {
     name: "a service whose labels override its host's",
     rows: [
       [6, {}],
@@ -145,6 +161,9 @@ describe("ListStatus page spliced from encoded records", () => {
     { name: "an object loses its record", remove: [1] },
     { name: "another object takes the freed place", set: [[3, { output: "in the freed slot" }]] },
     { name: "the object that lost its record gets one again", set: [[1, { state: "CRITICAL" }]] },
+    { name: "a worker runs a check", set: [[2, { state: "OK", checkedBy: "w1" }]] },
+    { name: "another worker, a longer name", set: [[2, { checkedBy: "w-two-with-a-longer-name" }]] },
+    { name: "this server runs it again", set: [[2, {}]] },
     { name: "nothing changes", set: [] },
   ];
   it("follows the projection as records are replaced, added and removed", () => {

@@ -113,8 +113,9 @@ let lens = new Int32Array(1024);
 /**
  * The bytes of a ListStatusResponse whose `statuses` are spliced from the projection's encoded
  * records instead of being built as messages: each ObjectStatus is its configured fields (host,
- * service), the record's bytes (fields 3–16, src/store/status-codec.ts), then check type and labels
- * — byte for byte what protobuf-es writes for the same message, in field order — followed by
+ * service), the record's bytes (fields 3–16, src/store/status-codec.ts), then check type and labels,
+ * then the record's `checked_by` when it has one (held first in the record) — byte for byte what
+ * protobuf-es writes for the same message, in field order — followed by
  * `next_page_token` and `total_size`. The message starts `prefix` bytes into the buffer (room for a
  * gRPC envelope's header, say), which is allocated once at its exact size: every length is known
  * before a byte is written, so nothing is moved or copied twice.
@@ -174,6 +175,15 @@ export function statusPageBytes(
     const headEnd = from + (parts.headLen[p] as number);
     at = copyBytes(src, from, headEnd, out, at);
     if (ref >= 0) {
+      // A record that names the worker that checked it holds that field (19) first: it goes after
+      // the configured tail (17–18), where field order puts it.
+      const moved = projection.statusCheckedByLength(ref);
+      if (moved > 0) {
+        at = projection.copyStatus(ref, out, at, moved, projection.statusLength(ref));
+        at = copyBytes(src, headEnd, headEnd + (parts.tailLen[p] as number), out, at);
+        at = projection.copyStatus(ref, out, at, 0, moved);
+        continue;
+      }
       at = projection.copyStatus(ref, out, at);
     } else {
       for (const b of PENDING) out[at++] = b;
@@ -198,7 +208,10 @@ export function statusPageBytes(
 }
 
 /** What a page is read from. */
-type PageSource = Pick<Projection, "statusRef" | "statusRefEpoch" | "statusLength" | "copyStatus">;
+type PageSource = Pick<
+  Projection,
+  "statusRef" | "statusRefEpoch" | "statusLength" | "copyStatus" | "statusCheckedByLength"
+>;
 
 /**
  * The ListStatus response as a message for the Connect router: the statuses spliced as by

@@ -247,6 +247,9 @@ export class App {
         core,
         notifications: notifier,
         sinkStatus: sinkStatusOf(sinks, consumers),
+        ...(zones === undefined
+          ? {}
+          : { zoneWorkers: () => ({ leading: zones.leading, workers: zones.workers() }) }),
       }),
       command: createCommandService({ core, logger: logger.child({ component: "api" }), audit: auth.audit }),
       admin: createAdminService(

@@ -99,6 +99,7 @@ const RPCS: readonly Rpc[] = [
   { service: QueryService, name: "ListViews", request: () => ({}), allowed: "ok" },
   { service: QueryService, name: "ListSinks", request: () => ({}), allowed: "ok" },
   { service: QueryService, name: "GetServerInfo", request: () => ({}), allowed: "ok" },
+  { service: QueryService, name: "ListWorkers", request: () => ({}), allowed: "ok" },
   {
     service: CommandService,
     name: "ProcessCheckResult",

@@ -35,4 +35,9 @@ export interface CheckResult extends CheckOutcome {
   readonly durationMs: number;
   /** How the result arrived. */
   readonly source: "active" | "passive" | "freshness";
+  /**
+   * Who ran the check when it was not this server: the id of the zone worker that ran it
+   * (docs/zones.md). Absent for checks this server ran, and for passive and freshness results.
+   */
+  readonly executor?: string;
 }

@@ -75,7 +75,7 @@ export function createFold(from?: FoldSnapshot): Fold {
       switch (e.type) {
         case "CheckResultProcessed":
           patches.delete(e.key);
-          statuses.set(e.key, encodeStatusOf(e.status, e.result));
+          statuses.set(e.key, encodeStatusOf(e.status, e.result, e.result.executor));
           return;
         case "StateChange":
           note(seq, e, { state: e.to, stateType: e.stateType, attempt: e.attempt, output: e.output });

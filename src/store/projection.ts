@@ -2,7 +2,7 @@ import { createHistoryRing, type FrozenHistory, type HistoryRing } from "./histo
 import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
-import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
+import { checkedByLength, decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -70,8 +70,17 @@ export interface Projection {
   statusRefEpoch(): number;
   /** The length in bytes of the encoded record behind a handle. */
   statusLength(ref: number): number;
-  /** Copies the encoded record behind a handle into `dst` at `at`; returns where it ends. */
-  copyStatus(ref: number, dst: Uint8Array, at: number): number;
+  /**
+   * Copies the encoded record behind a handle into `dst` at `at` — all of it, or its bytes from
+   * `from` up to `to` — and returns where it ends.
+   */
+  copyStatus(ref: number, dst: Uint8Array, at: number, from?: number, to?: number): number;
+  /**
+   * How many of the first bytes of the record behind a handle are its `checked_by` field, which a
+   * ListStatus page moves after the object's configured fields (src/store/status-codec.ts); 0
+   * when the record has none.
+   */
+  statusCheckedByLength(ref: number): number;
   /** Number of status records. */
   size(): number;
   /** The history feed, oldest first (a live view: it changes as deltas are applied). */
@@ -112,7 +121,8 @@ export function createProjection(
   limits: ProjectionLimits = DEFAULT_PROJECTION_LIMITS,
 ): Projection {
   let eventSeq = from?.eventSeq ?? 0;
-  const statuses = createRecordArena();
+  // Each record's checked_by length is kept beside it: a page asks for it on every row.
+  const statuses = createRecordArena(checkedByLength);
   const downtimes = new Map<string, DowntimeRecord>();
   const history = createHistoryRing(limits.historyCapacity);
   /** The arena's copy of a key when it holds a record under it. */
@@ -185,7 +195,8 @@ export function createProjection(
     statusRef: (key) => statuses.find(key),
     statusRefEpoch: () => statuses.generation,
     statusLength: (ref) => statuses.lengthOf(ref),
-    copyStatus: (ref, dst, at) => statuses.copy(ref, dst, at),
+    copyStatus: (ref, dst, at, from, to) => statuses.copy(ref, dst, at, from, to),
+    statusCheckedByLength: (ref) => statuses.markOf(ref),
     size: () => statuses.size,
     history: () => history,
     downtime: (id) => downtimes.get(id),

@@ -14,8 +14,12 @@ const bytes = (len: number, seed: number): string => {
 type Op = { set: string; len: number; seed: number; from?: number } | { delete: string };
 
 /** Applies ops to an arena and to a Map, checking after each that they agree. */
+/** A mark from the first and the last byte: it must see the stored bytes, wherever they came from. */
+const mark = (b: Uint8Array, start: number, len: number): number =>
+  len === 0 ? -1 : (b[start] as number) + ((b[start + len - 1] as number) << 8);
+
 function agree(ops: readonly Op[]): void {
-  const arena = createRecordArena();
+  const arena = createRecordArena(mark);
   const want = new Map<string, string>();
   for (const op of ops) {
     if ("set" in op) {
@@ -46,6 +50,14 @@ function agree(ops: readonly Op[]): void {
     assert.equal(arena.copy(slot, dst, 1), v.length + 1);
     assert.equal(dst.toString("latin1", 1, v.length + 1), v, `${k} copied`);
     assert.deepEqual([dst[0], dst[v.length + 1]], [0xaa, 0]);
+    const b = Buffer.from(v, "latin1");
+    assert.equal(arena.markOf(slot), mark(b, 0, b.length), `${k} marked`);
+    // A part of it: the middle third (short runs and long ones take different paths).
+    const from = Math.floor(v.length / 3);
+    const to = v.length - from;
+    const part = Buffer.alloc(to - from);
+    assert.equal(arena.copy(slot, part, 0, from, to), to - from);
+    assert.equal(part.toString("latin1"), v.slice(from, to), `${k} part copied`);
   }
   assert.equal(arena.get("absent"), undefined);
   assert.equal(arena.find("absent"), -1);

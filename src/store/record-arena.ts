@@ -32,8 +32,13 @@ export interface RecordArena {
   keyAt(slot: number): string;
   /** The number of bytes in a slot `find` returned. */
   lengthOf(slot: number): number;
-  /** Copies the bytes of a slot `find` returned into `dst` at `at`; returns where they end. */
-  copy(slot: number, dst: Uint8Array, at: number): number;
+  /**
+   * Copies the bytes of a slot `find` returned into `dst` at `at` — all of them, or those from
+   * `from` up to `to` — and returns where they end.
+   */
+  copy(slot: number, dst: Uint8Array, at: number, from?: number, to?: number): number;
+  /** The `mark` of the bytes in a slot `find` returned, as computed when they were stored (0 without one). */
+  markOf(slot: number): number;
   keys(): IterableIterator<string>;
 }
 
@@ -46,7 +51,13 @@ function capacityFor(len: number): number {
   return 2 ** Math.ceil(Math.log2(len));
 }
 
-export function createRecordArena(): RecordArena {
+/**
+ * A number an arena computes from a record's bytes (`bytes[start..start + len)`) when it stores
+ * them and keeps beside them, so that a reader needs no look at the bytes to know it.
+ */
+export type RecordMark = (bytes: Uint8Array, start: number, len: number) => number;
+
+export function createRecordArena(mark?: RecordMark): RecordArena {
   const slotOf = new Map<string, number>();
   // The key of each slot in use, so that others can hold the arena's copy instead of their own.
   const keyOfSlot: string[] = [];
@@ -55,6 +66,7 @@ export function createRecordArena(): RecordArena {
   let offsets = new Int32Array(1024);
   let lens = new Int32Array(1024);
   let caps = new Int32Array(1024);
+  let marks = new Int32Array(1024);
   let nextSlot = 0;
   let generation = 0;
   const freeSlots: number[] = [];
@@ -76,6 +88,7 @@ export function createRecordArena(): RecordArena {
     offsets = grown(offsets);
     lens = grown(lens);
     caps = grown(caps);
+    marks = grown(marks);
   };
 
   const allocate = (slot: number, cap: number): void => {
@@ -156,7 +169,9 @@ export function createRecordArena(): RecordArena {
     has: (key) => slotOf.has(key),
     set(key, bytes) {
       const slot = place(key, bytes.length);
-      bufferOf(slot).write(bytes, offsets[slot] as number, bytes.length, "latin1");
+      const buf = bufferOf(slot);
+      buf.write(bytes, offsets[slot] as number, bytes.length, "latin1");
+      if (mark !== undefined) marks[slot] = mark(buf, offsets[slot] as number, bytes.length);
     },
     setBytes(key, src, start, len) {
       const slot = place(key, len);
@@ -164,6 +179,7 @@ export function createRecordArena(): RecordArena {
       const dst = page === -1 ? (own.get(slot) as Buffer) : (views[page] as Uint8Array);
       // Byte by byte: a view for TypedArray#set would be the one allocation per record left.
       for (let i = 0, at = offsets[slot] as number; i < len; i++) dst[at + i] = src[start + i] as number;
+      if (mark !== undefined) marks[slot] = mark(dst, offsets[slot] as number, len);
     },
     delete(key) {
       const slot = slotOf.get(key);
@@ -183,14 +199,17 @@ export function createRecordArena(): RecordArena {
     find: (key) => slotOf.get(key) ?? -1,
     keyAt: (slot) => keyOfSlot[slot] as string,
     lengthOf: (slot) => lens[slot] as number,
-    copy(slot, dst, at) {
+    copy(slot, dst, at, from = 0, to = lens[slot] as number) {
       const page = pageOf[slot] as number;
       const src = page === -1 ? (own.get(slot) as Buffer) : (views[page] as Uint8Array);
-      const from = offsets[slot] as number;
-      const len = lens[slot] as number;
-      dst.set(src.subarray(from, from + len), at);
-      return at + len;
+      const start = (offsets[slot] as number) + from;
+      const n = to - from;
+      // A short run (a part of a record) byte by byte: a view for TypedArray#set is an allocation.
+      if (n <= 64) for (let i = 0; i < n; i++) dst[at + i] = src[start + i] as number;
+      else dst.set(src.subarray(start, start + n), at);
+      return at + n;
     },
+    markOf: (slot) => marks[slot] as number,
     keys: () => slotOf.keys(),
   };
 }

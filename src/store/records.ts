@@ -34,6 +34,8 @@ export interface StatusRecord {
   readonly flapPercent: number;
   readonly acknowledgement?: AckRecord;
   readonly inDowntime: boolean;
+  /** The zone worker that ran the last check (its id); absent when this server ran it, or it was passive. */
+  readonly checkedBy?: string;
 }
 
 /** One entry of the history feed: an event that matters to an operator, by its log sequence number. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { StatusRecord } from "./records.js";
-import { decodeStatus, encodeStatus } from "./status-codec.js";
+import { checkedByLength, decodeStatus, encodeStatus } from "./status-codec.js";
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 123);
 
@@ -64,6 +64,18 @@ const cases: { name: string; record: StatusRecord }[] = [
     },
   },
   { name: "zero values", record: { ...base, attempt: 0, output: "", lastCheck: 0 } },
+  { name: "checked by a worker", record: { ...base, checkedBy: "w1" } },
+  {
+    name: "checked by a worker with a long non-ASCII name, every other field set",
+    record: {
+      ...base,
+      state: "WARNING",
+      perfdata: [{ label: "time", value: 1, uom: "s", warn: "", crit: "" }],
+      acknowledgement: { author: "ops", comment: "", sticky: false, setAt: T },
+      inDowntime: true,
+      checkedBy: `wörker-${"9".repeat(200)}`,
+    },
+  },
 ];
 
 describe("status codec", () => {
@@ -77,6 +89,35 @@ describe("status codec", () => {
       assert.equal(encodeStatus(back), bytes, "encode(decode(bytes)) is bytes");
     });
   }
+
+  // checked_by (field 19) is held first, so that a ListStatus page can move it after fields 17–18.
+  for (const c of cases) {
+    it(`says where checked_by ends: ${c.name}`, () => {
+      const bytes = Buffer.from(encodeStatus(c.record), "latin1");
+      const n = checkedByLength(bytes, 0, bytes.length);
+      const by = c.record.checkedBy;
+      if (by === undefined) {
+        assert.equal(n, 0);
+        return;
+      }
+      const rest = decodeStatus(c.record.key, bytes.subarray(n).toString("latin1"));
+      assert.equal(rest.checkedBy, undefined, "the rest of the record has no checked_by");
+      assert.equal(decodeStatus(c.record.key, bytes.subarray(0, n).toString("latin1")).checkedBy, by);
+      const { checkedBy: _, ...without } = c.record;
+      assert.equal(
+        bytes.subarray(n).toString("latin1"),
+        encodeStatus(without),
+        "the rest is the record without it",
+      );
+    });
+  }
+
+  it("reads a record held before checked_by existed as checked by nobody", () => {
+    // The bytes an older build held for `base` (fields 3–16 only): decoded, no checkedBy appears.
+    const old = encodeStatus(base);
+    assert.equal(old.charCodeAt(0), 0x18, "the record starts with its state");
+    assert.equal("checkedBy" in decodeStatus(base.key, old), false);
+  });
 
   it("keeps whole milliseconds", () => {
     const r = decodeStatus("a", encodeStatus({ ...base, lastCheck: T + 0.75 }));

@@ -20,6 +20,12 @@ import {
  * configured fields (host, service before; check type, labels after) instead of building messages.
  * src/api/status-page.test.ts pins the encoding to the generated schema.
  *
+ * Field 19 (`checked_by`, the zone worker that ran the last check) comes after the configured
+ * fields 17–18 in a message, so a record that has one holds it *first*, where its length can be
+ * read from the first bytes alone (`checkedByLength`; the projection's arena keeps it beside the
+ * record): the splice copies the rest of the record, the configured tail, then these bytes. A record without it is as before, so records logged and
+ * snapshotted before the field existed read the same (checked by "").
+ *
  * Times are whole milliseconds (a Timestamp of seconds and nanos that are a multiple of 10^6), so
  * encode(decode(bytes)) is bytes.
  */
@@ -66,7 +72,12 @@ const F = {
   flapPercent: 14,
   acknowledgement: 15,
   inDowntime: 16,
+  checkedBy: 19,
 } as const;
+
+/** Field 19's tag (length-delimited) as it is written: two varint bytes. */
+const CHECKED_BY_TAG_0 = (((F.checkedBy << 3) | WIRE_LEN) & 0x7f) | 0x80;
+const CHECKED_BY_TAG_1 = ((F.checkedBy << 3) | WIRE_LEN) >>> 7;
 
 /** What a status record is made of, field by field (a StatusRecord, or the parts of an event). */
 export interface StatusFields {
@@ -85,13 +96,15 @@ export interface StatusFields {
   readonly flapPercent: number;
   readonly acknowledgement?: AckRecord | null | undefined;
   readonly inDowntime: boolean;
+  /** The zone worker that ran the last check; absent or "": this server ran it, or it was passive. */
+  readonly checkedBy?: string | undefined;
 }
 
 const shared = createWireWriter();
 
 /** The encoding of a record's fields. */
 export function encodeStatus(r: StatusFields): EncodedStatus {
-  return encodeStatusOf(r, r);
+  return encodeStatusOf(r, r, r.checkedBy);
 }
 
 /** What of a record comes from the check result rather than the object's state. */
@@ -99,11 +112,18 @@ export type OutputFields = Pick<StatusFields, "output" | "longOutput" | "perfdat
 
 /**
  * The encoding of a record whose state fields are in `s` and whose output fields are in `o` — an
- * event's status and its result — without an object that joins them (the fold encodes one per result).
+ * event's status and its result — without an object that joins them (the fold encodes one per
+ * result); `checkedBy` is the result's executor.
  */
-export function encodeStatusOf(s: Omit<StatusFields, keyof OutputFields>, o: OutputFields): EncodedStatus {
+export function encodeStatusOf(
+  s: Omit<StatusFields, keyof OutputFields | "checkedBy">,
+  o: OutputFields,
+  checkedBy?: string,
+): EncodedStatus {
   const w = shared;
   w.reset();
+  // First, not in field order: see EncodedStatus.
+  if (checkedBy !== undefined && checkedBy !== "") w.string(F.checkedBy, checkedBy);
   uint(w, F.state, STATE_NUMBER[s.state]);
   uint(w, F.stateType, STATE_TYPE_NUMBER[s.stateType]);
   uint(w, F.attempt, s.attempt);
@@ -143,6 +163,23 @@ export function encodeStatusOf(s: Omit<StatusFields, keyof OutputFields>, o: Out
   }
   if (s.inDowntime) uint(w, F.inDowntime, 1);
   return w.takeLatin1();
+}
+
+/**
+ * How many of a record's first bytes (`bytes[start..start + len)`) are its `checked_by` field (tag,
+ * length and text), which a ListStatus page puts after the object's configured fields; 0 when the
+ * record has none. Only the first few bytes are read.
+ */
+export function checkedByLength(bytes: Uint8Array, start: number, len: number): number {
+  if (len < 3 || bytes[start] !== CHECKED_BY_TAG_0 || bytes[start + 1] !== CHECKED_BY_TAG_1) return 0;
+  let n = 0;
+  let i = 2;
+  for (let shift = 0; i < len; shift += 7) {
+    const b = bytes[start + i++] as number;
+    n += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) break;
+  }
+  return Math.min(len, i + n);
 }
 
 /** Proto3 implicit presence: zero is not written. */
@@ -188,6 +225,7 @@ export function decodeStatus(key: string, bytes: EncodedStatus): StatusRecord {
   let flapPercent = 0;
   let acknowledgement: AckRecord | undefined;
   let inDowntime = false;
+  let checkedBy = "";
   while (r.pos < r.len) {
     const [field, wt] = r.tag();
     switch (field) {
@@ -233,6 +271,9 @@ export function decodeStatus(key: string, bytes: EncodedStatus): StatusRecord {
       case F.inDowntime:
         inDowntime = r.bool();
         break;
+      case F.checkedBy:
+        checkedBy = r.string();
+        break;
       default:
         r.skip(wt, field);
     }
@@ -253,6 +294,7 @@ export function decodeStatus(key: string, bytes: EncodedStatus): StatusRecord {
     flapPercent,
     ...(acknowledgement === undefined ? {} : { acknowledgement }),
     inDowntime,
+    ...(checkedBy === "" ? {} : { checkedBy }),
   };
 }
 

@@ -160,6 +160,7 @@ test("a result message becomes the active check result the server would have mad
     checkedAt: 1005,
     durationMs: 42,
     source: "active",
+    executor: "w1",
   });
 });
 

@@ -183,7 +183,10 @@ export function decodeResult(data: Uint8Array): ResultMessage | undefined {
   }
 }
 
-/** The check result a result message submits: an active result, as if run by the server. */
+/**
+ * The check result a result message submits: an active result, as if run by the server, except
+ * that it names the worker that ran it (its `executor`).
+ */
 export function checkResultOf(r: ResultMessage): CheckResult {
   const base = {
     exitStatus: r.exitStatus as CheckResult["exitStatus"],
@@ -194,6 +197,7 @@ export function checkResultOf(r: ResultMessage): CheckResult {
     checkedAt: r.checkedAt,
     durationMs: typeof r.durationMs === "number" && r.durationMs >= 0 ? r.durationMs : 0,
     source: "active" as const,
+    ...(typeof r.worker === "string" && r.worker !== "" ? { executor: r.worker } : {}),
   };
   return r.service === undefined ? base : { ...base, service: r.service };
 }

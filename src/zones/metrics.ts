@@ -35,84 +35,95 @@ export const noZoneMetrics: ZoneMetrics = {
 
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
+/** A metric's name and help text (docs/zones.md, Metrics, lists the same). */
+interface Spec {
+  readonly name: string;
+  readonly help: string;
+}
+
+/** The counters, by what increments them. */
+const COUNTERS = {
+  published: {
+    name: "lookout_zone_jobs_published_total",
+    help: "Due checks of remote zones published as jobs, by zone.",
+  },
+  dropped: {
+    name: "lookout_zone_jobs_dropped_total",
+    help: "Due checks of remote zones not published, by zone and reason (nats_unreachable, backlog, no_worker, publish_failed).",
+  },
+  ingested: {
+    name: "lookout_zone_results_ingested_total",
+    help: "Results from workers enqueued into the event log, by zone.",
+  },
+  duplicates: {
+    name: "lookout_zone_results_duplicate_total",
+    help: "Results redelivered after they were already logged, skipped by their stream sequence.",
+  },
+} as const satisfies Record<string, Spec>;
+
+/** The per-zone gauges, each set at every poll from the ZoneSnapshot field of the same name. */
+const ZONE_GAUGES: readonly (readonly [Exclude<keyof ZoneSnapshot, "resultsPending">, Spec])[] = [
+  [
+    "workers",
+    { name: "lookout_zone_workers", help: "Live workers per zone (entries in the workers bucket)." },
+  ],
+  [
+    "taken",
+    {
+      name: "lookout_zone_jobs_taken",
+      help: "Jobs the zone's consumer has delivered to workers since it was created.",
+    },
+  ],
+  [
+    "waiting",
+    { name: "lookout_zone_jobs_waiting", help: "Jobs published and not yet taken by a worker, by zone." },
+  ],
+  [
+    "expired",
+    {
+      name: "lookout_zone_jobs_expired",
+      help: "Jobs the zone's live workers dropped unrun because they had expired (sum of their counters).",
+    },
+  ],
+];
+
+const LAG: Spec = {
+  name: "lookout_zone_result_lag_seconds",
+  help: "From a remote check's due time to its result entering the event log.",
+};
+const PENDING: Spec = {
+  name: "lookout_zone_results_pending",
+  help: "Results published by workers and not yet ingested (the leader's lag in messages).",
+};
+
 /** Registers the zone metrics (docs/zones.md, Metrics). Call once per registry. */
 export function createZoneMetrics(registry: Registry): ZoneMetrics {
   const registers = [registry];
-  const published = new Counter({
-    name: "lookout_zone_jobs_published_total",
-    help: "Due checks of remote zones published as jobs, by zone.",
-    labelNames: ["zone"] as const,
-    registers,
+  const zone = ["zone"] as const;
+  const published = new Counter({ ...COUNTERS.published, labelNames: zone, registers });
+  const dropped = new Counter({ ...COUNTERS.dropped, labelNames: ["zone", "reason"] as const, registers });
+  const ingested = new Counter({ ...COUNTERS.ingested, labelNames: zone, registers });
+  const duplicates = new Counter({ ...COUNTERS.duplicates, registers });
+  const lag = new Histogram({ ...LAG, buckets: LAG_BUCKETS, registers });
+  const gauges = ZONE_GAUGES.map(([field, spec]) => {
+    const g = new Gauge({ ...spec, labelNames: zone, registers });
+    return (s: ZoneSnapshot) => {
+      g.reset();
+      for (const [z, n] of s[field]) g.set({ zone: z }, n);
+    };
   });
-  const dropped = new Counter({
-    name: "lookout_zone_jobs_dropped_total",
-    help: "Due checks of remote zones not published, by zone and reason (nats_unreachable, backlog, no_worker, publish_failed).",
-    labelNames: ["zone", "reason"] as const,
-    registers,
-  });
-  const ingested = new Counter({
-    name: "lookout_zone_results_ingested_total",
-    help: "Results from workers enqueued into the event log, by zone.",
-    labelNames: ["zone"] as const,
-    registers,
-  });
-  const duplicates = new Counter({
-    name: "lookout_zone_results_duplicate_total",
-    help: "Results redelivered after they were already logged, skipped by their stream sequence.",
-    registers,
-  });
-  const lag = new Histogram({
-    name: "lookout_zone_result_lag_seconds",
-    help: "From a remote check's due time to its result entering the event log.",
-    buckets: LAG_BUCKETS,
-    registers,
-  });
-  const workers = new Gauge({
-    name: "lookout_zone_workers",
-    help: "Live workers per zone (entries in the workers bucket).",
-    labelNames: ["zone"] as const,
-    registers,
-  });
-  const taken = new Gauge({
-    name: "lookout_zone_jobs_taken",
-    help: "Jobs the zone's consumer has delivered to workers since it was created.",
-    labelNames: ["zone"] as const,
-    registers,
-  });
-  const waiting = new Gauge({
-    name: "lookout_zone_jobs_waiting",
-    help: "Jobs published and not yet taken by a worker, by zone.",
-    labelNames: ["zone"] as const,
-    registers,
-  });
-  const expired = new Gauge({
-    name: "lookout_zone_jobs_expired",
-    help: "Jobs the zone's live workers dropped unrun because they had expired (sum of their counters).",
-    labelNames: ["zone"] as const,
-    registers,
-  });
-  const pending = new Gauge({
-    name: "lookout_zone_results_pending",
-    help: "Results published by workers and not yet ingested (the leader's lag in messages).",
-    registers,
-  });
-  const setAll = (g: Gauge<"zone">, m: ReadonlyMap<string, number>) => {
-    g.reset();
-    for (const [zone, n] of m) g.set({ zone }, n);
-  };
+  // Registered last, as before the table: /metrics lists the zone metrics in the same order.
+  const pending = new Gauge({ ...PENDING, registers });
   return {
-    published: (zone) => published.inc({ zone }),
-    dropped: (zone, reason) => dropped.inc({ zone, reason }),
-    ingested(zone, lagMs) {
-      ingested.inc({ zone });
+    published: (z) => published.inc({ zone: z }),
+    dropped: (z, reason) => dropped.inc({ zone: z, reason }),
+    ingested(z, lagMs) {
+      ingested.inc({ zone: z });
       lag.observe(Math.max(0, lagMs) / 1000);
     },
     duplicate: () => duplicates.inc(),
     snapshot(s) {
-      setAll(workers, s.workers);
-      setAll(taken, s.taken);
-      setAll(waiting, s.waiting);
-      setAll(expired, s.expired);
+      for (const set of gauges) set(s);
       pending.set(s.resultsPending);
     },
   };

@@ -6,6 +6,16 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-node";
+import {
+  ListStatusRequestSchema,
+  ListStatusResponseSchema,
+  ListWorkersRequestSchema,
+  ListWorkersResponseSchema,
+  QueryService,
+} from "../api/gen/svc/v1/query_service_pb.js";
+import { grpcUnary } from "../testing/clients.js";
 import { type NatsCluster, startNatsCluster } from "../testing/peers/index.js";
 import { MAIN_JS, type ServerProcess, startServer } from "../testing/server-process.js";
 
@@ -45,6 +55,7 @@ interface Status {
   state: string;
   output?: string;
   lastCheck?: string;
+  checkedBy?: string;
 }
 
 async function statuses(url: string): Promise<Status[]> {
@@ -124,10 +135,14 @@ test("no worker: one job per object waits, then UNKNOWN; a worker heals it; NATS
   );
 
   // A worker: results flow again (a tcp check's output, not the server's complaint).
-  worker = spawn(process.execPath, [MAIN_JS, "worker", "-nats", nats.urls, "-zone", "dc2", "-name", "w1"], {
-    stdio: ["ignore", "ignore", "ignore"],
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-  });
+  worker = spawn(
+    process.execPath,
+    [MAIN_JS, "worker", "-nats", nats.urls, "-zone", "dc2", "-name", "w1", "-concurrency", "16"],
+    {
+      stdio: ["ignore", "ignore", "ignore"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    },
+  );
   await waitFor("results from the worker", async () =>
     (await statuses(s.url))
       .filter((x) => x.host === "r" && x.service !== undefined)
@@ -143,6 +158,64 @@ test("no worker: one job per object waits, then UNKNOWN; a worker heals it; NATS
     listed.workers.map((w) => [w.id, w.zone]),
     [["w1", "dc2"]],
   );
+
+  // ListStatus names the worker that ran each remote check, and nobody for the server's own: over
+  // Connect JSON (messages built) and gRPC (the page spliced from the held records).
+  const byJson = await statuses(s.url);
+  assert.deepEqual(
+    byJson.map((x) => [x.host, x.service ?? "", x.checkedBy ?? ""]),
+    [
+      ["local", "", ""],
+      ["r", "", ""],
+      ["r", "s1", "w1"],
+      ["r", "s2", "w1"],
+      ["r", "s3", "w1"],
+    ],
+  );
+  const byGrpc = await grpcUnary(
+    `127.0.0.1:${s.port}`,
+    "/svc.v1.QueryService/ListStatus",
+    ListStatusRequestSchema,
+    ListStatusResponseSchema,
+  );
+  assert.deepEqual(
+    byGrpc.statuses.map((x) => [x.host, x.service ?? "", x.checkedBy]),
+    byJson.map((x) => [x.host, x.service ?? "", x.checkedBy ?? ""]),
+  );
+
+  // ListWorkers: the same worker under all three protocols.
+  const rpcJson = (await (
+    await fetch(`${s.url}/svc.v1.QueryService/ListWorkers`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    })
+  ).json()) as { leading: boolean; workers: Record<string, unknown>[] };
+  assert.equal(rpcJson.leading, true);
+  assert.deepEqual(
+    rpcJson.workers.map((w) => [w.zone, w.id, typeof w.lastSeen, typeof w.startedAt, w.concurrency]),
+    [["dc2", "w1", "string", "string", 16]],
+  );
+  const seen = Date.parse(String(rpcJson.workers[0]?.lastSeen));
+  assert.ok(Math.abs(Date.now() - seen) < 30_000, `last seen ${rpcJson.workers[0]?.lastSeen}`);
+  for (const w of [
+    await grpcUnary(
+      `127.0.0.1:${s.port}`,
+      "/svc.v1.QueryService/ListWorkers",
+      ListWorkersRequestSchema,
+      ListWorkersResponseSchema,
+    ),
+    await createClient(
+      QueryService,
+      createGrpcWebTransport({ baseUrl: s.url, httpVersion: "1.1" }),
+    ).listWorkers({}),
+  ]) {
+    assert.equal(w.leading, true);
+    assert.deepEqual(
+      w.workers.map((x) => [x.zone, x.id, x.concurrency]),
+      [["dc2", "w1", 16]],
+    );
+  }
 
   // NATS goes away: the local zone keeps running.
   await nats.nodes[0]?.kill();

@@ -70,6 +70,7 @@ export function ObjectPage(props: {
             <span>
               {stateTypeName(s.stateType)} {s.attempt}/{s.maxAttempts} · since{" "}
               {since(ms(s.lastStateChange), now)} · checked {since(ms(s.lastCheck), now)} ago · {s.checkType}
+              {s.checkedBy !== "" && ` · checked by ${s.checkedBy}`}
               {s.flapping && ` · flapping ${s.flapPercent.toFixed(0)} %`}
             </span>
             <Flags
