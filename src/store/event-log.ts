@@ -459,3 +459,8 @@ export function packBody(body: string | Uint8Array): Buffer {
 function unpack(blob: Buffer): string {
   return inflateRawSync(blob).toString();
 }
+
+/** A body as the log stores it, back to its JSON text (for readers outside this file). */
+export function unpackBody(blob: Uint8Array): string {
+  return unpack(Buffer.isBuffer(blob) ? blob : Buffer.from(blob));
+}

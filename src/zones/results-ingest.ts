@@ -5,6 +5,7 @@ import type { SubmittedCommand } from "../core/index.js";
 import type { Logger } from "../model/logger.js";
 import { objectKey } from "../model/object-ref.js";
 import { RejectedError } from "../store/errors.js";
+import { unpackBody } from "../store/event-log.js";
 import { Database } from "../store/sqlite.js";
 import { checkResultOf, decodeResult } from "./job.js";
 import type { ZoneMetrics } from "./metrics.js";
@@ -47,7 +48,13 @@ export function loggedResultSeq(dataDir: string): number | undefined {
     const re = new RegExp(`"${RESULT_SEQ_FIELD}":(\\d+)`, "g");
     let best: number | undefined;
     for (const r of rows) {
-      const text = typeof r.body === "string" ? r.body : Buffer.from(r.body).toString("utf8");
+      // Bodies are stored compressed (event-log.ts); a body that does not inflate is skipped.
+      let text: string;
+      try {
+        text = typeof r.body === "string" ? r.body : unpackBody(r.body);
+      } catch {
+        continue;
+      }
       if (!text.includes(RESULT_SEQ_FIELD)) continue;
       for (const m of text.matchAll(re)) {
         const n = Number(m[1]);
