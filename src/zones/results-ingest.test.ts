@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { Core, type SubmittedCommand } from "../core/index.js";
 import { fleetConfig, fleetHost, fleetService } from "../core/fleet-config.js";
+import { Core, type SubmittedCommand } from "../core/index.js";
 import { loggedResultSeq, RESULT_SEQ_FIELD } from "./results-ingest.js";
 
 const dirs: string[] = [];
