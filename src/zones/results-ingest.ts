@@ -10,7 +10,7 @@ import { Database } from "../store/sqlite.js";
 import { checkResultOf, decodeResult } from "./job.js";
 import type { ZoneMetrics } from "./metrics.js";
 import { RESULTS_CONSUMER, RESULTS_STREAM } from "./names.js";
-import { ensureResultsConsumer } from "./streams.js";
+import { recreateResultsConsumer } from "./streams.js";
 
 /**
  * The property of a logged ProcessCheckResult command that records the results stream sequence of
@@ -101,7 +101,7 @@ export interface ResultsIngest {
  */
 export async function startResultsIngest(o: ResultsIngestOptions): Promise<ResultsIngest> {
   const jsm = await jetstreamManager(o.nc);
-  await ensureResultsConsumer(jsm);
+  await recreateResultsConsumer(jsm);
   const consumer = await jetstream(o.nc).consumers.get(RESULTS_STREAM, RESULTS_CONSUMER);
   let position = o.position;
   let stopping = false;

@@ -102,18 +102,25 @@ export async function ensureZoneConsumer(
   }
 }
 
-/** Creates the leader's durable consumer on the results stream, if missing. */
-export async function ensureResultsConsumer(jsm: JetStreamManager): Promise<void> {
+/**
+ * Creates the leader's durable consumer on the results stream afresh. A consumer left by an earlier
+ * leader (this server before a crash, or a dead primary) holds messages it delivered and nobody
+ * acknowledged; JetStream would redeliver them only after the ack wait, behind newer messages, and
+ * the ingest, which skips what is at or below its logged position, would take them for logged ones.
+ * The stream is a work queue (an acknowledged message is gone), so a new consumer delivers exactly
+ * the messages still unacknowledged, in stream order, from the oldest.
+ */
+export async function recreateResultsConsumer(jsm: JetStreamManager): Promise<void> {
   try {
-    await jsm.consumers.info(RESULTS_STREAM, RESULTS_CONSUMER);
+    await jsm.consumers.delete(RESULTS_STREAM, RESULTS_CONSUMER);
   } catch (e) {
     if (!isNotFound(e)) throw e;
-    await jsm.consumers.add(RESULTS_STREAM, {
-      durable_name: RESULTS_CONSUMER,
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: nanos(RESULTS_ACK_WAIT_MS),
-      max_ack_pending: 50_000,
-      max_deliver: -1,
-    });
   }
+  await jsm.consumers.add(RESULTS_STREAM, {
+    durable_name: RESULTS_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(RESULTS_ACK_WAIT_MS),
+    max_ack_pending: 50_000,
+    max_deliver: -1,
+  });
 }
