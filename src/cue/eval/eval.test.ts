@@ -438,6 +438,11 @@ describe("cue's messages and positions", () => {
       "a: Multiplication of lists is superseded by list.Repeat; see https://cuelang.org/e/v0.11-list-arithmetic:\n    ./in.cue:1:4\n",
     ],
     ["a: >true", "a: cannot use bool for bound >:\n    ./in.cue:1:5\n"],
+    // The pattern constraint the refused field matched is listed beside the field.
+    [
+      '#T: [_]: _\n#T: close({"a": string})\nx: #T\nx: b: "foo"',
+      "x.b: field not allowed:\n    ./in.cue:1:5\n    ./in.cue:4:4\n",
+    ],
     ["a: <=null", "a: cannot use null for bound <=:\n    ./in.cue:1:6\n"],
     ['a: >"b" & <"a"', 'a: incompatible string bounds <"a" and >"b":\n    ./in.cue:1:4\n    ./in.cue:1:11\n'],
     ["a: >'b' & <'a'", "a: incompatible bytes bounds <'a' and >'b':\n    ./in.cue:1:4\n    ./in.cue:1:11\n"],

@@ -280,7 +280,10 @@ function checkClosed(v: Vertex): void {
       arcs.delete(label);
       continue;
     }
-    const err = bottom("eval", "field not allowed", posArray(a.declPos));
+    // cue lists the pattern constraints the field matched beside its declaration.
+    const at = [...posArray(a.declPos)];
+    for (const p of v.patterns ?? []) if (patternMatches(p, label)) at.push(p.field.pos);
+    const err = bottom("eval", "field not allowed", at);
     const by = closingDefinition(v, closing, label);
     if (by !== undefined) {
       allowed ??= allowedLabels(v, closing);
