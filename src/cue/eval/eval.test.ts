@@ -438,6 +438,8 @@ describe("cue's messages and positions", () => {
       "a: Multiplication of lists is superseded by list.Repeat; see https://cuelang.org/e/v0.11-list-arithmetic:\n    ./in.cue:1:4\n",
     ],
     ["a: >true", "a: cannot use bool for bound >:\n    ./in.cue:1:5\n"],
+    // A builtin's argument of the wrong type is pointed at, not the call.
+    ["a: quo(2, 1.0)", "a: cannot use 1.0 (type float) as int in argument 2 to quo:\n    ./in.cue:1:11\n"],
     // The pattern constraint the refused field matched is listed beside the field.
     [
       '#T: [_]: _\n#T: close({"a": string})\nx: #T\nx: b: "foo"',
