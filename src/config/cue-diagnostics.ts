@@ -7,7 +7,7 @@ import type { DocPath, Locator } from "./locate.js";
 import { createLocator } from "./locate.js";
 import { LABEL_KEY_PATTERN, RESOURCES_KEY_PATTERN, SINK_KEY_PATTERN, VARS_KEY_PATTERN } from "./patterns.js";
 import { exportRaw } from "./raw-document.js";
-import { branchDefinition, unknownFieldAdvice } from "./schema-fields.js";
+import { branchDefinition, nearestName, unknownFieldAdvice } from "./schema-fields.js";
 import type { ConfigProfile, UnionKind } from "./type-checks.js";
 import { allowedTypes, checkTypes, explainedBy } from "./type-checks.js";
 
@@ -199,8 +199,13 @@ function signature(errors: readonly CueError[], root: readonly string[]): string
 }
 
 /** The user's definition that closed the struct of a "field not allowed" error, if one did. */
-function closerOf(e: CueError, ctx: Context): { name: string; pos: SourcePosition } | undefined {
-  return userDefinition(ctx.closers.get(e.path.slice(0, -1).join("\0")) ?? e.closedBy, ctx.doc.file);
+function closerOf(
+  e: CueError,
+  ctx: Context,
+): { name: string; pos: SourcePosition; allowed: readonly string[] } | undefined {
+  // The error's own closer first: a field the user's definition declares can still be refused by
+  // the schema's definition that closes the same struct (then the schema is at fault, not the user's).
+  return userDefinition(e.closedBy ?? ctx.closers.get(e.path.slice(0, -1).join("\0")), ctx.doc.file);
 }
 
 /** Whether the user's document writes the field an error is about. */
@@ -290,10 +295,10 @@ function normalizePath(path: readonly string[], raw: unknown): (string | number)
 function userDefinition(
   by: CueError["closedBy"],
   file: string,
-): { name: string; pos: SourcePosition } | undefined {
+): { name: string; pos: SourcePosition; allowed: readonly string[] } | undefined {
   const p = by?.positions.find((x) => x.file === file);
   if (by === undefined || p === undefined) return undefined;
-  return { name: by.definition, pos: p };
+  return { name: by.definition, pos: p, allowed: by.allowed ?? [] };
 }
 
 /** The user's position among the engine's, if any. */
@@ -354,10 +359,11 @@ function translate(e: CueError, ctx: Context, pos: SourcePosition, path: DocPath
     if (closer !== undefined) {
       // A definition of the user's closed the struct: say what CUE says and point at it.
       const where = `${closer.pos.file}:${closer.pos.line}:${closer.pos.column}`;
+      const near = nearestName(last, closer.allowed);
       return at(
         pos,
         path,
-        `field not allowed: the struct is closed by definition ${closer.name} (${where}), which does not declare "${last}"`,
+        `field not allowed: the struct is closed by definition ${closer.name} (${where}), which does not declare "${last}"${near === undefined ? "" : `; did you mean "${near}"?`}`,
       );
     }
     if (parent.length === 0)
@@ -376,7 +382,11 @@ function translate(e: CueError, ctx: Context, pos: SourcePosition, path: DocPath
     if (holder === "labels")
       return at(pos, path, `label key "${last}" must match ${LABEL_KEY_PATTERN.source}`);
     if (holder === "vars") return at(pos, path, `vars key "${last}" must match ${VARS_KEY_PATTERN.source}`);
-    return at(pos, path, `unknown field "${last}"${unknownFieldAdvice(parent, last, raw)}`);
+    return at(
+      pos,
+      path,
+      `unknown field "${last}"${unknownFieldAdvice(parent, last, raw, e.closedBy?.definition)}`,
+    );
   }
   if ((e.code === "incomplete" || /required/.test(e.message)) && locator.exact(path) === undefined) {
     if (parent.length === 0 || locator.exact(parent) !== undefined) {

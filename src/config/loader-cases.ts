@@ -10,6 +10,8 @@ export interface InvalidCase {
   readonly doc: string;
   /** A substring of the diagnostic's message. */
   readonly message: string;
+  /** A substring the diagnostic's message must not contain. */
+  readonly notMessage?: string;
   readonly profile?: "demo";
 }
 
@@ -30,6 +32,9 @@ const hostCheck = (check: string): string => {
 /** A valid document plus extra top-level text. */
 const withHost = (extra: string): string => `hosts: web1: {address: "10.0.0.1", check: ${TCP}}
 ${extra}`;
+
+/** The check fields the schema gives defaults, declared optional so a user's closed #Check takes them. */
+const OPTIONAL_DEFAULTS = "check_interval?: _, retry_interval?: _, timeout?: _, max_attempts?: _, flap?: _";
 
 const ALL_CHECKS = "allowed types: command, dns, http, icmp, legacy, passive, snmp, tcp, tls, wasm";
 
@@ -84,6 +89,29 @@ export const INVALID_CASES: readonly InvalidCase[] = [
 hosts: web1: {address: "a", labels: #Labels & {env: "prod", »team: "x"}, check: ${TCP}}
 `,
     message: `hosts.web1.labels.team: field not allowed: the struct is closed by definition #Labels (case.cue:1:1), which does not declare "team"`,
+  },
+  {
+    name: "a schema field a user definition does not declare: named with the definition, no same-name hint",
+    doc: `#Check: {type: "tcp", address: string, ${OPTIONAL_DEFAULTS.replace("check_interval?: _, ", "")}}
+hosts: web1: {address: "a", check: #Check & {address: "10.0.0.1:80", »check_interval: "1m"}}
+`,
+    message: `hosts.web1.check.check_interval: field not allowed: the struct is closed by definition #Check (case.cue:1:1), which does not declare "check_interval"`,
+    notMessage: "did you mean",
+  },
+  {
+    name: "a typo in a user definition's struct suggests the definition's field",
+    doc: `#Check: {type: "tcp", address: string, ${OPTIONAL_DEFAULTS}}
+hosts: web1: {address: "a", check: #Check & {address: "10.0.0.1:80", »adress: "x"}}
+`,
+    message: `field not allowed: the struct is closed by definition #Check (case.cue:1:1), which does not declare "adress"; did you mean "address"?`,
+  },
+  {
+    name: "a field a user definition declares but the schema refuses is the schema's, not the definition's",
+    doc: `#Check: {type: "tcp", address: string, »port: int, ${OPTIONAL_DEFAULTS}}
+hosts: web1: {address: "a", check: #Check & {address: "10.0.0.1:80", port: 80}}
+`,
+    message: `hosts.web1.check.port: unknown field "port"; allowed fields: type, `,
+    notMessage: "#Check",
   },
   {
     name: "fields the schema adds to a user definition's struct, in one diagnostic",

@@ -31,6 +31,12 @@ describe("loadConfig rejects, one diagnostic per problem, at the user's position
       const d = r.diagnostics[0];
       assert.ok(d);
       assert.ok(d.message.includes(c.message), `message lacks ${JSON.stringify(c.message)}:\n${shown}`);
+      if (c.notMessage !== undefined) {
+        assert.ok(
+          !d.message.includes(c.notMessage),
+          `message has ${JSON.stringify(c.notMessage)}:\n${shown}`,
+        );
+      }
       assert.deepEqual([d.file, d.line, d.column], ["case.cue", line, column], shown);
     });
   }
@@ -73,6 +79,20 @@ hosts: web2: {address: "b", check: {type: "tcp", address: "b"}}
         ["1:24", "hosts.web1.address: incomplete value"],
         ["1:46", `hosts.web1.check.type: unknown check type "htp"`],
         ["2:59", `hosts.web2.check.address: invalid value "b"; want a non-empty "host:port"`],
+      ],
+    ],
+    [
+      "a user definition and the schema each refusing a field of the same struct",
+      `#Check: {type: "tcp", address: string, port: int, retry_interval?: _, timeout?: _, max_attempts?: _, flap?: _}
+hosts: web1: {address: "a", check: #Check & {address: "10.0.0.1:80", port: 80, check_interval: "1m"}}
+`,
+      [
+        // The schema's #TcpCheck refuses port, which #Check declares: not #Check's doing.
+        ["1:40", `hosts.web1.check.port: unknown field "port"; allowed fields: type, `],
+        [
+          "2:80",
+          `hosts.web1.check.check_interval: field not allowed: the struct is closed by definition #Check (many.cue:1:1), which does not declare "check_interval"`,
+        ],
       ],
     ],
   ];

@@ -153,25 +153,37 @@ function distance(a: string, b: string): number {
 
 /**
  * What to say about an unknown field `name` in the struct at `parent`: a near miss ("did you mean
- * address?") or the allowed fields; "" when the loader does not know the struct.
+ * address?") or the allowed fields; "" when the loader does not know the struct. `closedBy` is the
+ * schema definition the engine named as closing it, if any.
  */
-export function unknownFieldAdvice(parent: DocPath, name: string, raw: unknown): string {
-  const def = definitionAt(parent, raw);
+export function unknownFieldAdvice(parent: DocPath, name: string, raw: unknown, closedBy?: string): string {
+  // The definition the engine says closed the struct, when the document around it did not export.
+  const def =
+    definitionAt(parent, raw) ??
+    (closedBy !== undefined && closedBy in DEFINITION_FIELDS ? closedBy : undefined);
   const fields = def === undefined ? undefined : DEFINITION_FIELDS[def];
   // A field the schema allows was refused by something else (a closed struct of the user's):
   // suggesting the same name would help no one.
   if (fields === undefined || fields.includes(name)) return "";
+  const best = nearestName(name, fields);
+  if (best !== undefined) return `; did you mean "${best}"?`;
+  return `; allowed fields: ${fields.join(", ")}`;
+}
+
+/**
+ * The one of `candidates` close enough to `name` to be a typo of it, never `name` itself;
+ * undefined when none is.
+ */
+export function nearestName(name: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
-  for (const f of fields) {
+  for (const f of candidates) {
+    if (f === name) continue;
     const d = distance(name, f);
     if (d < bestDistance) {
       best = f;
       bestDistance = d;
     }
   }
-  if (best !== undefined && bestDistance <= Math.max(1, Math.floor(best.length / 3))) {
-    return `; did you mean "${best}"?`;
-  }
-  return `; allowed fields: ${fields.join(", ")}`;
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : undefined;
 }

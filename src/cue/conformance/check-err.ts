@@ -99,13 +99,16 @@ function isSuffix(s: readonly string[], of: readonly string[]): boolean {
   return s.length <= of.length && s.every((x, i) => x === of[of.length - s.length + i]);
 }
 
-/** `pos=[0:5, -1:3, other.cue:4:2]`: deltas are relative to the line of the `@test` attribute. */
+/**
+ * `pos=[0:5, -1:3, other.cue:4:2]`: deltas are relative to the line of the annotated field, or, for
+ * a declaration attribute, of the struct it sits in (as cue's inline tests count them).
+ */
 function expectedPositions(
   d: Directive,
   text: string,
 ): { file: string; line: number; column: number }[] | undefined {
   const inner = text.trim().replace(/^\[/, "").replace(/\]$/, "");
-  const offset = d.args[0]?.offset ?? 0;
+  const offset = d.baseOffset ?? d.args[0]?.offset ?? 0;
   let attrLine = 1;
   for (let i = 0; i < offset; i++) if (d.source.charCodeAt(i) === 10) attrLine++;
   const out: { file: string; line: number; column: number }[] = [];

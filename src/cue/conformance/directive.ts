@@ -44,6 +44,11 @@ export interface Directive {
   readonly structPath: readonly string[];
   /** For declaration attributes: ranges of the fields of the struct they sit in. */
   readonly siblings?: readonly Range[];
+  /**
+   * Offset that `pos=[line:col]` line deltas count from: the annotated field, or, for a declaration
+   * attribute, the struct it sits in (undefined: the attribute itself).
+   */
+  readonly baseOffset?: number;
   /** The imports of the file (local name and path), so expectations can use the same packages. */
   readonly imports: readonly { readonly name: string; readonly path: string }[];
   /** The field carries `@test(todo)`: failures are expected. */
@@ -72,7 +77,12 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
     attrs: readonly ast.Attribute[],
     path: readonly string[],
     unlocatable: string | undefined,
-    place: { declRange?: Range; structPath: readonly string[]; siblings?: readonly Range[] },
+    place: {
+      declRange?: Range;
+      structPath: readonly string[];
+      siblings?: readonly Range[];
+      baseOffset?: number;
+    },
   ): void => {
     const here: Directive[] = [];
     for (const a of attrs) {
@@ -106,6 +116,7 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
     path: readonly string[],
     unlocatable?: string,
     outer?: { declRange: Range; structPath: readonly string[] },
+    structStart?: number,
   ): void => {
     const siblings = decls
       .filter((d) => d.kind === "Field")
@@ -113,7 +124,11 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
     for (const d of decls) {
       switch (d.kind) {
         case "Attribute":
-          fromAttrs([d], path, unlocatable, { structPath: path, siblings });
+          fromAttrs([d], path, unlocatable, {
+            structPath: path,
+            siblings,
+            ...(structStart === undefined ? {} : { baseOffset: structStart }),
+          });
           break;
         case "Field": {
           const label = staticLabel(d.label);
@@ -121,7 +136,7 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
           const why = unlocatable ?? (label === undefined ? `dynamic label ${d.label.kind}` : undefined);
           // In `a: b: c` shorthand the unit a struct reorders is the outermost field.
           const here = outer ?? { declRange: { start: d.pos.offset, end: d.end }, structPath: path };
-          fromAttrs(d.attributes, p, why, here);
+          fromAttrs(d.attributes, p, why, { ...here, baseOffset: d.pos.offset });
           if (d.value.kind === "Struct" && d.value.implicit) walkDecls(d.value.decls, p, why, here);
           else walkExpr(d.value, p, why);
           break;
@@ -146,7 +161,7 @@ export function collectDirectives(file: ast.File, source: string): Directive[] {
   const walkExpr = (e: ast.Expr, path: readonly string[], unlocatable?: string): void => {
     switch (e.kind) {
       case "Struct":
-        walkDecls(e.decls, path, unlocatable);
+        walkDecls(e.decls, path, unlocatable, undefined, e.pos.offset);
         break;
       case "Paren":
         walkExpr(e.expr, path, unlocatable);

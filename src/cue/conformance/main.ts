@@ -124,7 +124,16 @@ async function main(): Promise<void> {
   });
   const ms = performance.now() - start;
   if (args.markdown) {
-    process.stdout.write(markdown(results, ms));
+    // The same corpus with positions compared too (`--strict-pos`), tracked as one line.
+    const strict = args.strictPos
+      ? results
+      : await runCorpusIsolated(args.corpus, {
+          filter: args.filter,
+          engineOptions: { maxSteps: args.maxSteps },
+          check: { strictPos: true },
+          timeoutMs: args.timeoutMs,
+        });
+    process.stdout.write(markdown(results, ms, strict));
     return;
   }
   if (args.verbose || args.listFailures) {
@@ -191,7 +200,7 @@ function targetSummary(results: readonly ArchiveResult[]): string {
   return `Target directories (${targetDirs.join(", ")}): ${p} of ${n} assertions passed (${pct.toFixed(1)} %).`;
 }
 
-function markdown(results: readonly ArchiveResult[], ms: number): string {
+function markdown(results: readonly ArchiveResult[], ms: number, strict: readonly ArchiveResult[]): string {
   const lines: string[] = [
     "# CUE conformance",
     "",
@@ -222,6 +231,8 @@ function markdown(results: readonly ArchiveResult[], ms: number): string {
     "",
     `${targetSummary(results)} Run time: ${(ms / 1000).toFixed(1)} s.`,
     "",
+    strictSummary(strict),
+    "",
     "Every failure in the target directories follows, with its reason.",
     "",
   );
@@ -249,6 +260,22 @@ main().then(exitFlushed, (e: unknown) => {
   console.error(e);
   exitFlushed();
 });
+
+/** One sentence on the `--strict-pos` run: totals, and how many failures are only positions. */
+function strictSummary(results: readonly ArchiveResult[]): string {
+  let p = 0;
+  let f = 0;
+  let pos = 0;
+  for (const r of results) {
+    for (const c of r.cases) {
+      if (c.status === "passed") p++;
+      if (c.status !== "failed") continue;
+      f++;
+      if (c.reason?.startsWith("positions:")) pos++;
+    }
+  }
+  return `With \`--strict-pos\` (the \`pos=\` positions of \`@test(err)\` compared too): ${p} passed, ${f} failed, of which ${pos} only on positions.`;
+}
 
 /** A markdown table aligned the way the formatter (Biome) writes it: text left, numbers right. */
 function table(header: readonly string[], rows: readonly string[][]): string[] {

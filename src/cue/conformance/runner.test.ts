@@ -4,6 +4,7 @@ import type * as ast from "../syntax/ast.js";
 import { parseFile } from "../syntax/parser.js";
 import { splitAttrArgs, splitPath } from "./attr-args.js";
 import type { Engine, EngineError, EngineValue } from "./engine.js";
+import { loadEngine } from "./engine.js";
 import { parseDebug, parseErrorListing, toCue } from "./golden.js";
 import { runArchive } from "./runner.js";
 import { parseTxtar } from "./txtar.js";
@@ -247,6 +248,40 @@ describe("strict positions", () => {
       run(archive, true).map(([, s]) => s),
       ["failed", "passed"],
     ));
+});
+
+describe("strict positions with the real engine", () => {
+  // The conflict of a is at 2:5 and 3:5 of in.cue; each pos= counts lines from where cue does.
+  const cases: [string, string, string][] = [
+    [
+      "a field attribute counts from its field",
+      "x: {\n\ta: 1\n\ta: 2 @test(err, code=eval, pos=[-1:5, 0:5])\n}\n",
+      "passed",
+    ],
+    [
+      "a declaration attribute counts from its struct",
+      "x: {\n\ta: 1\n\ta: 2\n\n\t@test(err, at=a, code=eval, pos=[1:5, 2:5])\n}\n",
+      "passed",
+    ],
+    [
+      "not from the attribute's own line",
+      "x: {\n\ta: 1\n\ta: 2\n\n\t@test(err, at=a, code=eval, pos=[-3:5, -2:5])\n}\n",
+      "failed",
+    ],
+  ];
+  for (const [name, cue, want] of cases) {
+    it(name, async () => {
+      const engine = await loadEngine();
+      assert.ok(typeof engine !== "string", String(engine));
+      if (typeof engine === "string") return;
+      const r = runArchive(engine, `-- in.cue --\n${cue}`, "t.txtar", {}, { strictPos: true });
+      assert.deepEqual(
+        r.map((c) => c.status),
+        [want],
+        JSON.stringify(r),
+      );
+    });
+  }
 });
 
 describe("runArchive with golden output", () => {

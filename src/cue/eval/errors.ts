@@ -42,6 +42,8 @@ export interface ErrInfo {
 export interface ClosedBy {
   readonly definition: string;
   readonly positions: readonly Position[];
+  /** The regular fields the closed struct has that are allowed there (for "did you mean"). */
+  readonly allowed?: readonly string[];
 }
 
 /** A public position: 1-based line and column (UTF-16 code units). */

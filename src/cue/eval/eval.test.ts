@@ -426,6 +426,42 @@ describe("cue evaluator", () => {
   }
 });
 
+describe("cue's messages and positions", () => {
+  /** [source, the whole output of formatErrors, as `cue export` prints it]. */
+  const cases: [string, string][] = [
+    [
+      "a: [1] + [2]",
+      "a: Addition of lists is superseded by list.Concat; see https://cuelang.org/e/v0.11-list-arithmetic:\n    ./in.cue:1:4\n",
+    ],
+    [
+      "a: [1] * 2",
+      "a: Multiplication of lists is superseded by list.Repeat; see https://cuelang.org/e/v0.11-list-arithmetic:\n    ./in.cue:1:4\n",
+    ],
+    ["a: >true", "a: cannot use bool for bound >:\n    ./in.cue:1:5\n"],
+    // A builtin's argument of the wrong type is pointed at, not the call.
+    ["a: quo(2, 1.0)", "a: cannot use 1.0 (type float) as int in argument 2 to quo:\n    ./in.cue:1:11\n"],
+    // The pattern constraint the refused field matched is listed beside the field.
+    [
+      '#T: [_]: _\n#T: close({"a": string})\nx: #T\nx: b: "foo"',
+      "x.b: field not allowed:\n    ./in.cue:1:5\n    ./in.cue:4:4\n",
+    ],
+    ["a: <=null", "a: cannot use null for bound <=:\n    ./in.cue:1:6\n"],
+    ['a: >"b" & <"a"', 'a: incompatible string bounds <"a" and >"b":\n    ./in.cue:1:4\n    ./in.cue:1:11\n'],
+    ["a: >'b' & <'a'", "a: incompatible bytes bounds <'a' and >'b':\n    ./in.cue:1:4\n    ./in.cue:1:11\n"],
+    ["a: >=3 & <=1", "a: incompatible number bounds <=1 and >=3:\n    ./in.cue:1:4\n    ./in.cue:1:10\n"],
+    [
+      "a: int & >=1.1 & <=1.3",
+      "a: incompatible integer bounds <=1.3 and >=1.1:\n    ./in.cue:1:4\n    ./in.cue:1:18\n",
+    ],
+  ];
+  for (const [src, want] of cases) {
+    it(src, () => {
+      const r = compile([{ name: "in.cue", text: src }]).export();
+      assert.equal(r.ok ? "" : formatErrors(r.errors), want);
+    });
+  }
+});
+
 describe("cue API", () => {
   it("unsupported imports are rejected with their position", () => {
     const v = compile([{ name: "in.cue", text: 'import "example.com/x"\na: 1' }]);

@@ -267,6 +267,7 @@ function checkClosed(v: Vertex): void {
   }
   const closing = closingContexts(v);
   if (closing.length === 0) return;
+  let allowed: string[] | undefined;
   for (const arc of arcs.values()) {
     let a = arc;
     const label = a.label;
@@ -279,12 +280,28 @@ function checkClosed(v: Vertex): void {
       arcs.delete(label);
       continue;
     }
-    const err = bottom("eval", "field not allowed", posArray(a.declPos));
+    // cue lists the pattern constraints the field matched beside its declaration.
+    const at = [...posArray(a.declPos)];
+    for (const p of v.patterns ?? []) if (patternMatches(p, label)) at.push(p.field.pos);
+    const err = bottom("eval", "field not allowed", at);
     const by = closingDefinition(v, closing, label);
-    if (by !== undefined) err.err.closedBy = by;
+    if (by !== undefined) {
+      allowed ??= allowedLabels(v, closing);
+      err.err.closedBy = { ...by, allowed };
+    }
     setErr(a, err);
     a.notAllowed = true;
   }
+}
+
+/** The regular labels of a closed struct that its closing definitions allow. */
+function allowedLabels(v: Vertex, closing: ReturnType<typeof closingContexts>): string[] {
+  const out: string[] = [];
+  for (const label of v.arcs?.keys() ?? []) {
+    const c0 = label.charCodeAt(0);
+    if (c0 !== 0x5f && c0 !== 0x23 && allows(v, closing, label)) out.push(label);
+  }
+  return out;
 }
 
 function hasRegularArcs(v: Vertex): boolean {

@@ -168,7 +168,7 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
     if (c !== undefined && (c > 0 || (c === 0 && (lo.op === ">" || hi.op === "<")))) {
       return bottom(
         "eval",
-        `incompatible number bounds ${formatBound(hi)} and ${formatBound(lo)}`,
+        `incompatible ${lo.v.t === "string" || lo.v.t === "bytes" ? lo.v.t : "number"} bounds ${formatBound(hi)} and ${formatBound(lo)}`,
         positions,
       );
     }

@@ -76,6 +76,10 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
         return incomplete(op, v, x.expr);
       }
       const b = { op: op as BoundOp, v };
+      // Bools and null have no order: cue refuses them as the operand of an ordering bound.
+      if ((op === "<" || op === "<=" || op === ">" || op === ">=") && (v.t === "bool" || v.t === "null")) {
+        return bottom("eval", `cannot use ${typeName(v)} for bound ${op}`, [x.expr.pos]);
+      }
       if ((op === "=~" || op === "!~") && v.t !== "string") break;
       if (
         op !== "!=" &&
@@ -147,12 +151,28 @@ function arith(op: "+" | "-" | "*" | "/", a: Value, b: Value, x: ast.Binary): Va
         return float(x1 / y1);
     }
   }
+  // List arithmetic left the language in v0.11; cue names the builtin that replaces it, at the
+  // expression.
+  const ta = typeName(a);
+  const tb = typeName(b);
+  if (op === "+" && ta === "list" && tb === "list") {
+    return bottom("eval", `Addition of lists is superseded by list.Concat; see ${LIST_ARITHMETIC}`, [
+      x.left.pos,
+    ]);
+  }
+  if (op === "*" && ((ta === "list" && tb === "int") || (ta === "int" && tb === "list"))) {
+    return bottom("eval", `Multiplication of lists is superseded by list.Repeat; see ${LIST_ARITHMETIC}`, [
+      x.left.pos,
+    ]);
+  }
   return bottom(
     "eval",
-    `invalid operands ${formatValue(a)} and ${formatValue(b)} to '${op}' (type ${typeName(a)} and ${typeName(b)})`,
+    `invalid operands ${formatValue(a)} and ${formatValue(b)} to '${op}' (type ${ta} and ${tb})`,
     [x.left.pos, x.right.pos],
   );
 }
+
+const LIST_ARITHMETIC = "https://cuelang.org/e/v0.11-list-arithmetic";
 
 function divZero(a: Value, x: ast.Binary): Value {
   const zero = (a.t === "int" && a.v === 0n) || (a.t === "float" && a.v === 0);

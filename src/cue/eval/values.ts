@@ -83,7 +83,8 @@ export interface FuncV {
   readonly t: "func";
   readonly name: string;
   /** Calls the function; args are evaluated values. */
-  readonly call: (args: Value[], pos: Pos | undefined) => Value;
+  /** `argPos`: where each argument is written, for an error about one argument. */
+  readonly call: (args: Value[], pos: Pos | undefined, argPos?: readonly Pos[]) => Value;
   /** When set, a reference without call is this validator (`net.IPv4`). */
   readonly asValidator?: Validator;
 }

@@ -40,6 +40,7 @@ function wrong(v: Value, want: string, i: number, fname: string): ArgError {
       "eval",
       `cannot use ${formatValue(v)} (type ${typeName(v)}) as ${want} in argument ${i + 1} to ${fname}`,
     ),
+    i,
   );
 }
 

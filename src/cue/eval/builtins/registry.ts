@@ -29,9 +29,12 @@ export type Member = BuiltinFn | { readonly kind: "value"; readonly value: Value
 export class ArgError extends Error {
   override name = "ArgError";
   readonly bottom: BottomV;
-  constructor(b: BottomV) {
+  /** The 0-based argument the error is about, when it is about one: cue points at it. */
+  readonly arg: number | undefined;
+  constructor(b: BottomV, arg?: number) {
     super(b.err.message);
     this.bottom = b;
+    this.arg = arg;
   }
 }
 
@@ -59,7 +62,7 @@ export function fn(params: number, f: (args: Value[]) => Value, opts: Partial<Bu
 const activeChecks = new Set<object>();
 
 function toFunc(qualified: string, def: BuiltinFn): FuncV {
-  const call = (args: Value[], pos: Pos | undefined): Value => {
+  const call = (args: Value[], pos: Pos | undefined, argPos?: readonly Pos[]): Value => {
     const min = def.minParams ?? def.params;
     if (def.validator && args.length === def.params - 1) {
       return {
@@ -98,7 +101,7 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
       );
     }
     for (const a of args) if (a.t === "bottom") return a;
-    return invoke(def, args, pos);
+    return invoke(def, args, pos, argPos);
   };
   const f: FuncV = { t: "func", name: qualified, call };
   if (def.validator && def.params === 1) {
@@ -124,14 +127,15 @@ function fmtArg(v: Value): string {
   return formatValue(v);
 }
 
-function invoke(def: BuiltinFn, args: Value[], pos: Pos | undefined): Value {
+function invoke(def: BuiltinFn, args: Value[], pos: Pos | undefined, argPos?: readonly Pos[]): Value {
   try {
     const r = def.fn(args);
     if (r.t === "bottom" && pos !== undefined && r.err.positions.length === 0) r.err.positions.push(pos);
     return r;
   } catch (e) {
     if (e instanceof ArgError) {
-      if (pos !== undefined && e.bottom.err.positions.length === 0) e.bottom.err.positions.push(pos);
+      const at = (e.arg === undefined ? undefined : argPos?.[e.arg]) ?? pos;
+      if (at !== undefined && e.bottom.err.positions.length === 0) e.bottom.err.positions.push(at);
       return e.bottom;
     }
     if (e instanceof RangeError) return bottom("limit", `builtin failed: ${e.message}`, pos ? [pos] : []);
@@ -172,5 +176,9 @@ export function predeclared(name: string): Value | undefined {
 
 /** Calls a function value with evaluated arguments. */
 export function callBuiltin(f: FuncV, args: Value[], x: ast.Call): Value {
-  return f.call(args, x.pos);
+  return f.call(
+    args,
+    x.pos,
+    x.args.map((a) => a.pos),
+  );
 }
