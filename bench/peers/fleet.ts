@@ -85,7 +85,10 @@ export function icingaFleet(f: FleetSpec, extra = ""): string {
   const active = f.mode === "active";
   const out: string[] = [
     `template Host "bench-host" { check_command = "dummy"; enable_active_checks = false; max_check_attempts = 3 }`,
-    `template Service "bench-service" { check_command = "dummy"; vars.dummy_state = 0; vars.dummy_text = "ok"; ` +
+    // Not the ITL's "dummy": Icinga runs that one in-process (DummyCheck), without fork and exec.
+    // check_dummy as a plugin, like Lookout's legacy check and Nagios's command.
+    `object CheckCommand "bench-check-dummy" { command = [ "${CHECK_DUMMY}", "0", "ok" ] }`,
+    `template Service "bench-service" { check_command = "bench-check-dummy"; ` +
       `check_interval = ${f.intervalS}s; retry_interval = ${f.intervalS}s; max_check_attempts = 3; ` +
       `enable_active_checks = ${active}; enable_notifications = false }`,
   ];
