@@ -42,29 +42,12 @@ function client(
   lean: boolean,
 ): Promise<{ results: number; seconds: number; rate: number; p50Ms: number; p99Ms: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
+    const common = [`http://127.0.0.1:${srv.port}`, protocol, seconds, concurrency, HOSTS, SERVICES];
     const c = spawn(
       process.execPath,
       lean
-        ? [
-            here("./ingest-lean-client.js"),
-            `http://127.0.0.1:${srv.port}`,
-            protocol,
-            seconds,
-            concurrency,
-            HOSTS,
-            SERVICES,
-          ]
-        : [
-            here("./ingest-client.js"),
-            `http://127.0.0.1:${srv.port}`,
-            protocol,
-            seconds,
-            concurrency,
-            HOSTS,
-            SERVICES,
-            "0",
-            batch,
-          ],
+        ? [here("./ingest-lean-client.js"), ...common]
+        : [here("./ingest-client.js"), ...common, "0", batch],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
     let out = "";
