@@ -42,9 +42,13 @@ export function loggedResultSeq(dataDir: string): number | undefined {
     return undefined;
   }
   try {
-    const rows = db.prepare("SELECT body FROM commands ORDER BY seq DESC LIMIT ?").all(SCAN_ROWS) as {
+    // Newest first, and the first row that carries a sequence has the highest: sequences only grow
+    // in log order. Inflating every recent row would hold a takeover up for seconds on a large log.
+    const rows = db
+      .prepare("SELECT body FROM commands ORDER BY seq DESC LIMIT ?")
+      .iterate(SCAN_ROWS) as Iterable<{
       body: Uint8Array | string;
-    }[];
+    }>;
     const re = new RegExp(`"${RESULT_SEQ_FIELD}":(\\d+)`, "g");
     let best: number | undefined;
     for (const r of rows) {
@@ -60,6 +64,7 @@ export function loggedResultSeq(dataDir: string): number | undefined {
         const n = Number(m[1]);
         if (best === undefined || n > best) best = n;
       }
+      break;
     }
     return best;
   } catch {
