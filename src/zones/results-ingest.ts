@@ -10,7 +10,7 @@ import { Database } from "../store/sqlite.js";
 import { checkResultOf, decodeResult } from "./job.js";
 import type { ZoneMetrics } from "./metrics.js";
 import { RESULTS_CONSUMER, RESULTS_STREAM } from "./names.js";
-import { recreateResultsConsumer } from "./streams.js";
+import { ensureResultsConsumer } from "./streams.js";
 
 /**
  * The property of a logged ProcessCheckResult command that records the results stream sequence of
@@ -106,7 +106,7 @@ export interface ResultsIngest {
  */
 export async function startResultsIngest(o: ResultsIngestOptions): Promise<ResultsIngest> {
   const jsm = await jetstreamManager(o.nc);
-  await recreateResultsConsumer(jsm);
+  await ensureResultsConsumer(jsm);
   const consumer = await jetstream(o.nc).consumers.get(RESULTS_STREAM, RESULTS_CONSUMER);
   let position = o.position;
   let stopping = false;
