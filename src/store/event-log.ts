@@ -329,14 +329,7 @@ export function openEventLogReader(dataDir: string, o: EventLogReaderOptions = {
     "SELECT at FROM events WHERE last_seq >= ? AND first_seq <= ? ORDER BY last_seq LIMIT 1",
   );
   const cacheEvents = o.cacheEvents ?? 0;
-  const afterStmt = db.prepare(EVENTS_AFTER);
-  // The group a read stopped inside: the next read continues it without parsing it again (a
-  // consumer reading 1,000 events at a time through a group of 10,000 parsed it 10 times).
-  const memo: GroupMemo = { group: undefined };
-  const read =
-    cacheEvents > 0
-      ? cachedReader(db, cacheEvents)
-      : (from: number, limit: number) => readEvents(db, from, limit, afterStmt, memo);
+  const read = cacheEvents > 0 ? cachedReader(db, cacheEvents) : groupMemoReader(db);
   return {
     eventsAfter: (after, limit = 1000) => read(after, limit),
     lastSeq: () => (last.get() as { s: number }).s,
@@ -405,6 +398,17 @@ const EVENTS_AFTER =
 /** The last group a read stopped inside, parsed (a committed group never changes). */
 interface GroupMemo {
   group: { readonly lastSeq: number; readonly events: LookoutEvent[] } | undefined;
+}
+
+/**
+ * readEvents remembering the group a read stopped inside: the next read continues it without
+ * parsing it again (a consumer reading 1,000 events at a time through a group of 10,000 parsed it
+ * 10 times). The cached reader needs none of this: it keeps whole decoded rows.
+ */
+function groupMemoReader(db: Database): (after: number, limit: number) => LoggedEvent[] {
+  const stmt = db.prepare(EVENTS_AFTER);
+  const memo: GroupMemo = { group: undefined };
+  return (after, limit) => readEvents(db, after, limit, stmt, memo);
 }
 
 function readEvents(

@@ -42,8 +42,8 @@ export function loggedResultSeq(dataDir: string): number | undefined {
     return undefined;
   }
   try {
-    // Newest first, and the first row that carries a sequence has the highest: sequences only grow
-    // in log order. Inflating every recent row would hold a takeover up for seconds on a large log.
+    // Newest first, and the first row that carries a sequence has the highest (sequences only grow
+    // in log order), so the scan inflates no more rows than it must.
     const rows = db
       .prepare("SELECT body FROM commands ORDER BY seq DESC LIMIT ?")
       .iterate(SCAN_ROWS) as Iterable<{

@@ -102,24 +102,18 @@ export async function ensureZoneConsumer(
   }
 }
 
-/**
- * Creates the leader's durable consumer on the results stream, if missing. (Recreating it at each
- * takeover, so that messages a dead leader took come first and in order, lost no result under load
- * in the restart test, but could leave a standby not ingesting when the delete met a NATS cluster
- * still recovering from a dead node: docs/zones.md, "Open findings".)
- */
+/** Creates the leader's durable consumer on the results stream, if missing. */
 export async function ensureResultsConsumer(jsm: JetStreamManager): Promise<void> {
   try {
     await jsm.consumers.info(RESULTS_STREAM, RESULTS_CONSUMER);
-    return;
   } catch (e) {
     if (!isNotFound(e)) throw e;
+    await jsm.consumers.add(RESULTS_STREAM, {
+      durable_name: RESULTS_CONSUMER,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: nanos(RESULTS_ACK_WAIT_MS),
+      max_ack_pending: 50_000,
+      max_deliver: -1,
+    });
   }
-  await jsm.consumers.add(RESULTS_STREAM, {
-    durable_name: RESULTS_CONSUMER,
-    ack_policy: AckPolicy.Explicit,
-    ack_wait: nanos(RESULTS_ACK_WAIT_MS),
-    max_ack_pending: 50_000,
-    max_deliver: -1,
-  });
 }
