@@ -5,7 +5,7 @@ import { silentLogger } from "../model/logger.js";
 import type { LoggedEvent } from "../store/index.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import type { RecordMapper } from "./records.js";
-import { createSinkRunner, newSinkStats } from "./runner.js";
+import { createSinkRunner, newSinkStats, STOP_GRACE_MS } from "./runner.js";
 import type { SendOutcome, SinkBatch } from "./sink.js";
 
 /** Events 1..n; event i yields i % 3 records (0, 1 or 2). */
@@ -122,6 +122,44 @@ describe("sink runner", () => {
     setTimeout(() => ac.abort(), 20);
     const done = await drive(r.clock, p, 100);
     assert.equal(done, 4);
+  });
+  it("stopped while a send is in flight: the send gets STOP_GRACE_MS to finish, then is aborted", async () => {
+    for (const [advanceMs, want] of [
+      [STOP_GRACE_MS - 1, { aborted: false, done: 4 }],
+      [STOP_GRACE_MS, { aborted: true, done: 0 }],
+    ] as const) {
+      const clock = new FakeClock();
+      let sendSignal: AbortSignal | undefined;
+      let answer: ((o: SendOutcome) => void) | undefined;
+      const runner = createSinkRunner({
+        name: "s",
+        sink: {
+          send(_b, signal) {
+            sendSignal = signal;
+            return new Promise<SendOutcome>((res) => {
+              answer = res;
+              signal.addEventListener("abort", () => res({ kind: "retry", error: "aborted" }));
+            });
+          },
+          close: async () => {},
+        },
+        mapper,
+        batchSize: 100,
+        clock,
+        logger: silentLogger,
+        stats: newSinkStats(),
+        record: () => {},
+      });
+      const stop = new AbortController();
+      const p = runner.handle(events(4), stop.signal);
+      while (answer === undefined) await new Promise((res) => setImmediate(res));
+      stop.abort();
+      clock.advance(advanceMs);
+      assert.equal(sendSignal?.aborted, want.aborted, `${advanceMs} ms after the stop`);
+      // The backend answers now: taken if the send was still going, too late if it was aborted.
+      answer({ kind: "delivered" });
+      assert.equal(await p, want.done);
+    }
   });
   it("encodes the next batch while one is in flight, and sends one at a time in order", async () => {
     const clock = new FakeClock();

@@ -57,12 +57,16 @@ export interface SinkRunnerOptions {
  */
 export const STOP_GRACE_MS = 5_000;
 
-/** The signal a send gets: aborted `graceMs` after `stop` is. */
-function graceSignal(stop: AbortSignal, graceMs: number): { signal: AbortSignal; dispose(): void } {
+/** The signal a send gets: aborted `graceMs` (by `clock`) after `stop` is. */
+function graceSignal(
+  stop: AbortSignal,
+  graceMs: number,
+  clock: Clock,
+): { signal: AbortSignal; dispose(): void } {
   const ac = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: { cancel(): void } | undefined;
   const onStop = (): void => {
-    timer = setTimeout(() => ac.abort(stop.reason), graceMs);
+    timer = clock.setTimer(graceMs, () => ac.abort(stop.reason));
   };
   if (stop.aborted) onStop();
   else stop.addEventListener("abort", onStop, { once: true });
@@ -70,7 +74,7 @@ function graceSignal(stop: AbortSignal, graceMs: number): { signal: AbortSignal;
     signal: ac.signal,
     dispose() {
       stop.removeEventListener("abort", onStop);
-      if (timer !== undefined) clearTimeout(timer);
+      timer?.cancel();
     },
   };
 }
@@ -115,7 +119,7 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
     for (let failures = 0; ; failures++) {
       if (signal.aborted) return false;
       let outcome: Awaited<ReturnType<Sink["send"]>>;
-      const send = graceSignal(signal, o.stopGraceMs ?? STOP_GRACE_MS);
+      const send = graceSignal(signal, o.stopGraceMs ?? STOP_GRACE_MS, o.clock);
       try {
         outcome = await o.sink.send(batch, send.signal);
       } catch (e) {
