@@ -13,8 +13,10 @@ import {
   type Dispatcher,
   type LeaderElection,
   type LiveWorker,
-  loggedResultSeq,
+  loggedResultSeqs,
+  parseLoggedSeqs,
   type ResultsIngest,
+  SeqSet,
   startLeaderElection,
   startResultsIngest,
   zoneOf,
@@ -115,8 +117,10 @@ export async function startServerZones(o: {
   /** Starts reading results once this server schedules and NATS is reached (either may come first). */
   const startIngest = async (): Promise<void> => {
     if (checks === undefined || ingest !== undefined || nc === undefined) return;
-    const fromLog = loggedResultSeq(core.dataDir) ?? 0;
-    const stored = Number(state.get(POSITION_CONSUMER, POSITION_KEY) ?? 0);
+    // Both are records of what is in the log (the store's saved after the log's): their union.
+    const logged = new SeqSet(loggedResultSeqs(core.dataDir));
+    const stored = parseLoggedSeqs(state.get(POSITION_CONSUMER, POSITION_KEY));
+    if (stored !== undefined) logged.union(stored);
     ingest = await startResultsIngest({
       nc,
       submit: (commands, onVisible) => core.submit(commands, { onVisible }),
@@ -125,16 +129,16 @@ export async function startServerZones(o: {
         return h !== undefined && (service === undefined || h.services.has(service));
       },
       applied: (key) => checks?.resultApplied(key),
-      position: Math.max(fromLog, stored),
+      logged: logged.toJSON(),
       store: {
-        load: () => Number(state.get(POSITION_CONSUMER, POSITION_KEY) ?? 0),
-        save: (seq) => state.put(POSITION_CONSUMER, [{ key: POSITION_KEY, value: String(seq) }]),
+        load: () => parseLoggedSeqs(state.get(POSITION_CONSUMER, POSITION_KEY)),
+        save: (seqs) => state.put(POSITION_CONSUMER, [{ key: POSITION_KEY, value: JSON.stringify(seqs) }]),
       },
       logger: logger.child({ component: "zones" }),
       metrics: zoneMetrics,
       now: () => clock.now(),
     });
-    logger.info("ingesting results", { position: Math.max(fromLog, stored) });
+    logger.info("ingesting results", { position: logged.floor, rangesAbove: logged.toJSON().above.length });
   };
   const follow = async (): Promise<void> => {
     const i = ingest;

@@ -135,7 +135,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
             at: cmd.at,
             command: cmd.type,
             key: keyOf(st.objects, i),
-            reason: "result is older than the last result applied",
+            reason: `result checked at ${new Date(r.checkedAt).toISOString()} is older than the last result applied (${new Date(st.objects.lastCheck[i] as number).toISOString()})`,
           });
         } else {
           processResult(st.objects, i, r, cmd.at, false, out);

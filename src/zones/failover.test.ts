@@ -105,7 +105,11 @@ async function drained(url: string): Promise<void> {
   }
 }
 
-/** Every active result in a data dir's event log, as "key@checkedAt", once per time it was applied. */
+/**
+ * Every active result in a data dir's event log, as "key@checkedAt", once per time it was logged:
+ * applied, or refused as older than the object's last result (a result redelivered after a newer
+ * one was applied is logged and refused, never rolls the state back).
+ */
 function loggedResults(dataDir: string): string[] {
   const reader = openEventLogReader(dataDir);
   try {
@@ -115,8 +119,13 @@ function loggedResults(dataDir: string): string[] {
       if (batch.length === 0) return out;
       for (const e of batch) {
         after = e.seq;
-        if (e.event.type !== "CheckResultProcessed" || e.event.result.source !== "active") continue;
-        out.push(`${e.event.key}@${e.event.result.checkedAt}`);
+        const ev = e.event;
+        if (ev.type === "CheckResultProcessed" && ev.result.source === "active") {
+          out.push(`${ev.key}@${ev.result.checkedAt}`);
+        } else if (ev.type === "CommandRejected" && ev.command === "ProcessCheckResult") {
+          const at = /^result checked at (\S+) is older/.exec(ev.reason)?.[1];
+          if (at !== undefined && ev.key !== undefined) out.push(`${ev.key}@${Date.parse(at)}`);
+        }
       }
     }
   } finally {

@@ -31,10 +31,13 @@ export { LEASE_TTL_MS, type LeaderElection, startLeaderElection } from "./leader
 export { createZoneMetrics, noZoneMetrics, type ZoneMetrics } from "./metrics.js";
 export * as names from "./names.js";
 export {
-  loggedResultSeq,
+  loggedResultSeqs,
+  parseLoggedSeqs,
+  RESULT_ABOVE_FIELD,
   RESULT_SEQ_FIELD,
   type ResultsIngest,
   startResultsIngest,
 } from "./results-ingest.js";
+export { type LoggedSeqs, MAX_RANGES, SeqSet } from "./seq-set.js";
 export { ensureStreams, ensureZoneConsumer } from "./streams.js";
 export { startWorker, WORKER_HEARTBEAT_MS, WORKER_TTL_MS, type Worker, type WorkerInfo } from "./worker.js";

@@ -10,31 +10,64 @@ import { Database } from "../store/sqlite.js";
 import { checkResultOf, decodeResult } from "./job.js";
 import type { ZoneMetrics } from "./metrics.js";
 import { RESULTS_CONSUMER, RESULTS_STREAM } from "./names.js";
+import { type LoggedSeqs, SeqSet } from "./seq-set.js";
 import { ensureResultsConsumer } from "./streams.js";
 
 /**
- * The property of a logged ProcessCheckResult command that records the results stream sequence of
- * its result: the last command of each batch carries it, so the log itself says how far ingestion
- * got, in the same transaction as the results.
+ * The properties of a logged ProcessCheckResult command that record which results stream sequences
+ * are in the log: the last command of each batch carries the set as it stands after the batch
+ * (`zoneResultSeq`: every sequence at or below it; `zoneResultAbove`: ranges logged above it, only
+ * when there are any), so the log itself says what ingestion logged, in the same transaction as
+ * the results. A log written before ranges existed carries the floor alone, read the same way.
  */
 export const RESULT_SEQ_FIELD = "zoneResultSeq";
+export const RESULT_ABOVE_FIELD = "zoneResultAbove";
 
 /** How many of the log's newest command rows a start-up scans for the last ingested sequence. */
 const SCAN_ROWS = 5_000;
 /** The most results one batch submits. */
 const BATCH = 2_000;
 
-/** Where the ingestion position is also kept between starts (consumers.db), besides the log. */
+/** Where the logged set is also kept between starts (consumers.db), besides the log. */
 export interface PositionStore {
-  load(): number | undefined;
-  save(seq: number): void;
+  load(): LoggedSeqs | undefined;
+  save(seqs: LoggedSeqs): void;
+}
+
+/** The stored form of a set: JSON, or (as written before ranges existed) a bare number, the floor. */
+export function parseLoggedSeqs(text: string | undefined): LoggedSeqs | undefined {
+  if (text === undefined || text === "") return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (typeof v === "number" && Number.isFinite(v)) return { floor: v, above: [] };
+    return seqsOf(v);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The set a logged command records, or undefined when it records none. */
+function seqsOf(v: unknown): LoggedSeqs | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  const floor = o[RESULT_SEQ_FIELD] ?? o.floor;
+  if (typeof floor !== "number" || !Number.isFinite(floor)) return undefined;
+  const raw = o[RESULT_ABOVE_FIELD] ?? o.above;
+  const above: [number, number][] = [];
+  if (Array.isArray(raw)) {
+    for (const r of raw) {
+      if (Array.isArray(r) && typeof r[0] === "number" && typeof r[1] === "number") above.push([r[0], r[1]]);
+    }
+  }
+  return { floor, above };
 }
 
 /**
- * The highest results stream sequence recorded in the newest command rows of the event log in
- * `dataDir`; undefined when none is there (no log yet, or none recent).
+ * The set of results stream sequences recorded by the newest command row of the event log in
+ * `dataDir` that records one (among its newest rows); undefined when none is there (no log yet, or
+ * none recent).
  */
-export function loggedResultSeq(dataDir: string): number | undefined {
+export function loggedResultSeqs(dataDir: string): LoggedSeqs | undefined {
   let db: Database;
   try {
     db = new Database(join(dataDir, "lookout.db"), { readonly: true, fileMustExist: true });
@@ -42,15 +75,12 @@ export function loggedResultSeq(dataDir: string): number | undefined {
     return undefined;
   }
   try {
-    // Newest first, and the first row that carries a sequence has the highest (sequences only grow
-    // in log order), so the scan inflates no more rows than it must.
+    // Newest first: each record is the whole set after its batch, so the first one found is it.
     const rows = db
       .prepare("SELECT body FROM commands ORDER BY seq DESC LIMIT ?")
       .iterate(SCAN_ROWS) as Iterable<{
       body: Uint8Array | string;
     }>;
-    const re = new RegExp(`"${RESULT_SEQ_FIELD}":(\\d+)`, "g");
-    let best: number | undefined;
     for (const r of rows) {
       // Bodies are stored compressed (event-log.ts); a body that does not inflate is skipped.
       let text: string;
@@ -60,13 +90,19 @@ export function loggedResultSeq(dataDir: string): number | undefined {
         continue;
       }
       if (!text.includes(RESULT_SEQ_FIELD)) continue;
-      for (const m of text.matchAll(re)) {
-        const n = Number(m[1]);
-        if (best === undefined || n > best) best = n;
+      let commands: unknown;
+      try {
+        commands = JSON.parse(text);
+      } catch {
+        continue;
       }
-      break;
+      if (!Array.isArray(commands)) continue;
+      for (let i = commands.length - 1; i >= 0; i--) {
+        const found = seqsOf(commands[i]);
+        if (found !== undefined) return found;
+      }
     }
-    return best;
+    return undefined;
   } catch {
     return undefined;
   } finally {
@@ -82,8 +118,8 @@ export interface ResultsIngestOptions {
   readonly known: (host: string, service: string | undefined) => boolean;
   /** Called once a result is applied and visible (the scheduler picks a retry interval then). */
   readonly applied: (key: string) => void;
-  /** The position recovered at start: the greater of the log's and the store's. */
-  readonly position: number;
+  /** What is logged, recovered at start: the union of the log's record and the store's. */
+  readonly logged: LoggedSeqs;
   readonly store: PositionStore;
   readonly logger: Logger;
   readonly metrics: ZoneMetrics;
@@ -91,38 +127,39 @@ export interface ResultsIngestOptions {
 }
 
 export interface ResultsIngest {
-  /** The results stream sequence up to which every result is in the log. */
-  readonly position: number;
+  /** The results stream sequences in the log. */
+  readonly logged: LoggedSeqs;
   stop(): Promise<void>;
 }
 
 /**
  * Reads the results stream through the leader's durable consumer and submits the results as
  * ProcessCheckResult commands, one batch at a time: a batch is logged (its last command carrying
- * its highest stream sequence), then the position is stored, then the messages are acknowledged.
- * A message at or below the position is already in the log (a redelivery after a crash between
- * logging and acknowledging): it is acknowledged and skipped. So a restart neither skips nor
- * repeats a result.
+ * the set of stream sequences logged so far), then the set is stored, then the messages are
+ * acknowledged. A message whose sequence is in the set is already in the log (a redelivery after a
+ * crash between logging and acknowledging): it is acknowledged and skipped. A message redelivered
+ * behind newer ones is not in the set and is logged. So a restart neither skips nor repeats a result.
  */
 export async function startResultsIngest(o: ResultsIngestOptions): Promise<ResultsIngest> {
   const jsm = await jetstreamManager(o.nc);
   await ensureResultsConsumer(jsm);
   const consumer = await jetstream(o.nc).consumers.get(RESULTS_STREAM, RESULTS_CONSUMER);
-  let position = o.position;
+  let logged = new SeqSet(o.logged);
   let stopping = false;
 
   const ingest = async (msgs: JsMsg[]): Promise<void> => {
     const commands: SubmittedCommand[] = [];
     const keys: string[] = [];
-    let high = position;
+    const next = logged.clone();
+    let givenUp = 0;
     const zones: { zone: string; lag: number }[] = [];
     for (const m of msgs) {
       const seq = m.seq;
-      if (seq <= position) {
+      if (next.has(seq)) {
         o.metrics.duplicate();
         continue;
       }
-      high = Math.max(high, seq);
+      givenUp += next.add(seq);
       const r = decodeResult(m.data);
       if (r === undefined) {
         o.logger.warn("dropping a message that is not a result", { seq });
@@ -137,11 +174,18 @@ export async function startResultsIngest(o: ResultsIngestOptions): Promise<Resul
       keys.push(objectKey(result));
       zones.push({ zone: r.zone, lag: o.now() - r.due });
     }
-    if (high > position) {
-      await submitAll(commands, keys, high);
-      o.store.save(high);
+    if (givenUp > 0) {
+      o.logger.warn("results never delivered are given up to bound the logged set", {
+        sequences: givenUp,
+        floor: next.floor,
+      });
+    }
+    if (next.high !== logged.high || next.floor !== logged.floor) {
+      const record = next.toJSON();
+      await submitAll(commands, keys, record);
+      o.store.save(record);
       for (const z of zones) o.metrics.ingested(z.zone, z.lag);
-      position = high;
+      logged = next;
     }
     for (const m of msgs) m.ack();
   };
@@ -151,12 +195,18 @@ export async function startResultsIngest(o: ResultsIngestOptions): Promise<Resul
    * meanwhile) is dropped and the rest submitted again; any other failure is retried after a pause.
    * The batch must be logged before a later one, or the position would pass results never logged.
    */
-  const submitAll = async (commands: SubmittedCommand[], keys: string[], high: number): Promise<void> => {
+  const submitAll = async (
+    commands: SubmittedCommand[],
+    keys: string[],
+    record: LoggedSeqs,
+  ): Promise<void> => {
     for (;;) {
       if (commands.length === 0) return;
       const marked = commands.slice();
       const last = marked[marked.length - 1] as SubmittedCommand;
-      marked[marked.length - 1] = { ...last, [RESULT_SEQ_FIELD]: high } as unknown as SubmittedCommand;
+      const fields: Record<string, unknown> = { [RESULT_SEQ_FIELD]: record.floor };
+      if (record.above.length > 0) fields[RESULT_ABOVE_FIELD] = record.above;
+      marked[marked.length - 1] = { ...last, ...fields } as unknown as SubmittedCommand;
       const applied = keys.slice();
       try {
         await o.submit(marked, () => {
@@ -201,8 +251,8 @@ export async function startResultsIngest(o: ResultsIngestOptions): Promise<Resul
   };
   const looping = loop();
   return {
-    get position() {
-      return position;
+    get logged() {
+      return logged.toJSON();
     },
     async stop() {
       stopping = true;

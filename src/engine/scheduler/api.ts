@@ -55,9 +55,11 @@ export interface SchedulerOptions {
    */
   readonly route?: (plan: PlannedCheck, due: number) => boolean;
   /**
-   * For the first config applied only: an object whose grid slot fell within this many ms before
-   * now runs at once instead of at its next slot. A standby taking over from a dead leader passes
-   * the time the leader may have been dead, so the runs it missed happen now (0 unless set).
+   * For the first config applied only: an object whose last grid slot fell within this many ms
+   * before now runs at once, with that slot as its due time, instead of at its next slot. A standby
+   * taking over from a dead leader passes the time the leader may have been dead, so a run it
+   * missed happens now, and one it did hand out is sent again under the same due time (which the
+   * dispatcher's de-duplication drops). Once per object, whatever the window (0 unless set).
    */
   readonly catchUpMs?: number;
 }

@@ -7,7 +7,7 @@ import { hostStateOf } from "../../model/state.js";
 import { FakeClock } from "../../testing/fake-clock.js";
 import { createHarness, type FakeBehaviour, type FixtureObject, fixtureConfig, runFor } from "./fixtures.js";
 import { createScheduler, MAX_STARTS_PER_TURN } from "./scheduler.js";
-import { slotAtOrAfter } from "./slots.js";
+import { slotAtOrAfter, slotAtOrBefore } from "./slots.js";
 
 const keyOf = (r: CheckResult) => objectKey(r);
 const startsOf = (results: readonly CheckResult[], key: string) =>
@@ -477,4 +477,38 @@ test("catchUpMs: a taking-over leader runs at once what fell due in the window, 
     }
     await s.stop();
   }
+});
+
+test("catchUpMs: the run at once carries the newest passed slot, even when older ones are in the window", async () => {
+  // A 10 s interval and a 25 s window: two or three slots passed in it; one run, for the newest.
+  const objects = Array.from({ length: 50 }, (_, i) => ({
+    host: `h${i}`,
+    service: "s",
+    schedule: { checkIntervalMs: 10_000, retryIntervalMs: 10_000 },
+  }));
+  const clock = new FakeClock();
+  const t0 = clock.now();
+  const h = createHarness({ clock });
+  const routed: { key: string; due: number; at: number }[] = [];
+  const s = createScheduler({
+    ...h.options,
+    catchUpMs: 25_000,
+    route: (plan, due) => {
+      routed.push({ key: plan.key, due, at: clock.now() });
+      return true;
+    },
+  });
+  s.applyConfig(fixtureConfig(objects));
+  s.start();
+  await runFor(clock, 1, 1);
+  assert.equal(routed.length, 50, "each object once at once");
+  for (const r of routed) {
+    assert.equal(r.at, t0);
+    assert.equal(r.due, slotAtOrBefore(r.key, 10_000, t0), `${r.key}: the newest slot`);
+  }
+  await runFor(clock, 10_000, 1_000);
+  assert.equal(routed.length, 100, "then once a slot");
+  for (const r of routed.slice(50))
+    assert.equal(r.due, slotAtOrAfter(r.key, 10_000, t0), `${r.key}: on its grid`);
+  await s.stop();
 });

@@ -15,7 +15,7 @@ import {
 import { createOverloadWatch, overloadFields } from "./overload.js";
 import type { PlannedCheck } from "./plan.js";
 import { diffSteps, emptyDiff, type ScheduleDiff } from "./schedule-diff.js";
-import { slotAtOrAfter } from "./slots.js";
+import { slotAtOrAfter, slotAtOrBefore } from "./slots.js";
 
 interface Entry extends HeapItem {
   plan: PlannedCheck;
@@ -386,8 +386,12 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       };
       entry.due = slotFromNow(entry, now);
       if (catchUpMs > 0 && generation === 1) {
-        // Left in the past (the run starts at once) so that the next run keeps to the grid.
-        entry.due = slotAtOrAfter(plan.key, intervalOf(entry), now - catchUpMs);
+        // The newest slot that passed, if it is in the window: left in the past (the run starts at
+        // once) so that the next run keeps to the grid. The newest, not the oldest: a run the dead
+        // leader did hand out carries the slot's due time and is de-duplicated by it, so catching
+        // up an older slot would re-send a run already out and still skip the one it missed.
+        const last = slotAtOrBefore(plan.key, intervalOf(entry), now);
+        if (last >= now - catchUpMs) entry.due = last;
       }
       entries.set(plan.key, entry);
       heap.push(entry);
