@@ -2,6 +2,15 @@ import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 
+/**
+ * How much an HTTP/2 session may hold (responses its client has not read yet, header tables,
+ * unacknowledged pings), in MiB, before nghttp2 refuses its new streams with ENHANCE_YOUR_CALM and,
+ * after 100 refusals, closes it. Node's default, 10, let a client that reads a few large ListStatus
+ * pages slowly lose its other calls on the same connection; 64 is the request body limit, so a
+ * session can always hold one message of the largest size served.
+ */
+export const H2_SESSION_MEMORY_MIB = 64;
+
 /** Every HTTP/2 connection with prior knowledge starts with these 24 bytes (RFC 9113 §3.4). */
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 
@@ -41,7 +50,7 @@ export class DualProtocolServer {
         if (this.#closing && n === 0) socket.end();
       });
     });
-    this.#h2 = http2.createServer({}, handler);
+    this.#h2 = http2.createServer({ maxSessionMemory: H2_SESSION_MEMORY_MIB }, handler);
     this.#h2.on("session", (s) => {
       this.#sessions.add(s);
       s.once("close", () => this.#sessions.delete(s));
