@@ -138,6 +138,12 @@ export async function startWorker(o: WorkerOptions): Promise<Worker> {
     if (!fenced) fence = Math.max(fence, job.leader ?? 0);
     if (fenced || startedAtMs > job.expiresAt) {
       expired++;
+      logger.debug(fenced ? "job of a deposed leader dropped" : "expired job dropped", {
+        object: job.key,
+        due: job.due,
+        leader: job.leader ?? 0,
+        deliveries: m.info.deliveryCount,
+      });
       m.ack();
       return;
     }
