@@ -6,7 +6,7 @@ import type { CheckResult } from "../model/check-result.js";
 import type { Clock } from "../model/clock.js";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
-import { encodeJob, makeJob } from "./job.js";
+import { jobEncoder } from "./job.js";
 import type { ZoneMetrics } from "./metrics.js";
 import {
   JOBS_STREAM,
@@ -181,6 +181,23 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
     }
   };
 
+  /**
+   * Per planned check (a new plan object comes with each config change of its object): its subject
+   * (a SHA-256) and its job encoder, made once rather than at every run.
+   */
+  const encoders = new WeakMap<PlannedCheck, { subject: string; encode: ReturnType<typeof jobEncoder> }>();
+  const encoderOf = (plan: PlannedCheck, zone: string) => {
+    let e = encoders.get(plan);
+    if (e === undefined) {
+      e = {
+        subject: jobSubject(zone, plan.key),
+        encode: jobEncoder({ key: plan.key, zone, timeoutMs: plan.timeoutMs, target: plan.target }),
+      };
+      encoders.set(plan, e);
+    }
+    return e;
+  };
+
   const noWorker = (plan: PlannedCheck, zone: string): void => {
     const now = clock.now();
     const base = {
@@ -216,19 +233,12 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
         metrics.dropped(zone, "backlog");
         return true;
       }
-      const subject = jobSubject(zone, plan.key);
-      const job = makeJob({
-        key: plan.key,
-        zone,
-        due,
-        // By then the next run's job has replaced it (one message per object's subject).
-        expiresAt: due + plan.checkIntervalMs,
-        timeoutMs: plan.timeoutMs,
-        leader: o.token(),
-        target: plan.target,
-      });
+      const { subject, encode } = encoderOf(plan, zone);
+      // By then the next run's job has replaced it (one message per object's subject).
+      const expiresAt = due + plan.checkIntervalMs;
+      const data = encode({ due, expiresAt, leader: o.token() });
       pending++;
-      publish(zone, plan.key, subject, encodeJob(job), jobMsgId(subject, due), job.expiresAt).finally(() => {
+      publish(zone, plan.key, subject, data, jobMsgId(subject, due), expiresAt).finally(() => {
         pending--;
       });
       return true;

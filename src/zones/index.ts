@@ -22,6 +22,7 @@ export {
   encodeJob,
   encodeResult,
   type Job,
+  jobEncoder,
   makeJob,
   makeResult,
   type ResultMessage,

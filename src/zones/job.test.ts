@@ -14,6 +14,7 @@ import {
   decodeResult,
   encodeJob,
   encodeResult,
+  jobEncoder,
   makeJob,
   makeResult,
   targetOfJob,
@@ -113,6 +114,15 @@ test("a job carries its check and only the secrets that check expands", () => {
     assert.deepEqual(target.service?.vars, plan.target.service?.vars);
     assert.deepEqual(target.config.resources, c.resources ?? {});
     assert.equal(target.config.hosts.size, 1);
+    // The dispatcher's per-object encoder makes the same bytes, run after run.
+    const encode = jobEncoder({ key: plan.key, zone: "dc2", timeoutMs: 10_000, target: plan.target });
+    assert.deepEqual(encode({ due: 1000, expiresAt: 61_000, leader: 7 }), encodeJob(job), c.name);
+    const later = { due: 61_000, expiresAt: 121_000, leader: 9 };
+    assert.deepEqual(
+      encode(later),
+      encodeJob(makeJob({ ...later, key: plan.key, zone: "dc2", timeoutMs: 10_000, target: plan.target })),
+      c.name,
+    );
   }
 });
 

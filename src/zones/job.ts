@@ -103,6 +103,25 @@ export function encodeJob(job: Job): Uint8Array {
   return encoder.encode(JSON.stringify(job));
 }
 
+/**
+ * Encodes the jobs of one object's runs: the part that does not change from run to run (host,
+ * service, check, command, resources) is stringified once, so each run costs a few number
+ * conversions and one UTF-8 encode. The bytes equal `encodeJob(makeJob(...))` (job.test.ts).
+ */
+export function jobEncoder(o: {
+  readonly key: string;
+  readonly zone: string;
+  readonly timeoutMs: number;
+  readonly target: CheckTarget;
+}): (run: { readonly due: number; readonly expiresAt: number; readonly leader: number }) => Uint8Array {
+  const sample = makeJob({ ...o, due: 0, expiresAt: 0, leader: 0 });
+  const { v, key, zone, due: _d, expiresAt: _e, timeoutMs, leader: _l, ...fixed } = sample;
+  const head = `{"v":${v},"key":${JSON.stringify(key)},"zone":${JSON.stringify(zone)},"due":`;
+  const tail = `,"timeoutMs":${timeoutMs},"leader":`;
+  const rest = `,${JSON.stringify(fixed).slice(1)}`;
+  return (run) => encoder.encode(`${head}${run.due},"expiresAt":${run.expiresAt}${tail}${run.leader}${rest}`);
+}
+
 /** Decodes a job; undefined when the bytes are not one (a newer format, garbage). */
 export function decodeJob(data: Uint8Array): Job | undefined {
   try {
