@@ -11,7 +11,9 @@
  *    results ingested as in 2; prints p50/p99/max of (run start − due time) of the runs that
  *    started in the measured intervals, and how many there were (N per interval if it keeps up).
  *
- *   npm run bench:zones -- [--services 100000] [--interval 60] [--rounds 1]
+ *   npm run bench:zones -- [--services 100000] [--interval 60] [--rounds 1] [--phases 123]
+ *
+ * `--phases` picks the parts to run (default all three: "123").
  */
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
@@ -52,6 +54,10 @@ const N = arg("services", 100_000);
 const INTERVAL_S = arg("interval", 60);
 const ROUNDS = arg("rounds", 1);
 const ZONE = "z";
+const PHASES = (() => {
+  const i = process.argv.indexOf("--phases");
+  return i < 0 ? "123" : String(process.argv[i + 1]);
+})();
 
 function fleet(n: number, intervalMs: number): Config {
   const check: CheckConfig = {
@@ -141,7 +147,7 @@ try {
   await dispatcher.applyConfig(config);
 
   // 1. Jobs/s.
-  {
+  if (PHASES.includes("1")) {
     const due = Date.now();
     const t0 = performance.now();
     const c0 = cpu();
@@ -162,7 +168,7 @@ try {
 
   // 2. Results/s ingested through Core.submit into a real log.
   const core = await Core.open({ dataDir: join(dir, "data"), config });
-  {
+  if (PHASES.includes("2")) {
     const js = jetstream(nc);
     const t0 = performance.now();
     const acks = [];
@@ -214,56 +220,58 @@ try {
     );
     await core.flush();
 
-    // 3. Lateness over 3 worker processes.
-    for (let w = 0; w < 3; w++) {
-      const child = fork(
-        new URL("./zones-worker-child.js", import.meta.url),
-        [nats.urls, ZONE, `w${w + 1}`, "1000"],
-        {
-          stdio: "inherit",
-        },
-      );
-      children.push(child);
-      await once(child, "message");
-    }
-    const lateness: number[] = [];
-    let measureFrom = Number.POSITIVE_INFINITY;
-    const sub = nc.subscribe(names.resultSubject(ZONE));
-    void (async () => {
-      for await (const m of sub) {
-        const r = decodeResult(m.data);
-        if (r !== undefined && r.checkedAt >= measureFrom) lateness.push(r.checkedAt - r.due);
+    // 3. Lateness over 3 worker processes (needs the ingest of 2).
+    if (PHASES.includes("3")) {
+      for (let w = 0; w < 3; w++) {
+        const child = fork(
+          new URL("./zones-worker-child.js", import.meta.url),
+          [nats.urls, ZONE, `w${w + 1}`, "1000"],
+          {
+            stdio: "inherit",
+          },
+        );
+        children.push(child);
+        await once(child, "message");
       }
-    })();
-    const scheduler = createScheduler({
-      clock: systemClock,
-      checkers: new Map(),
-      submit: () => {},
-      needsRetry: () => false,
-      concurrency: 1000,
-      route: (p, due) => dispatcher.route(p, due),
-    });
-    scheduler.applyConfig(config);
-    scheduler.start();
-    const t2 = Date.now();
-    // The first interval fills the pipeline; measure the next ones.
-    await new Promise((r) => setTimeout(r, INTERVAL_S * 1000));
-    measureFrom = Date.now();
-    counts = { published: 0, dropped: 0, ingested: 0 };
-    const c2 = cpu();
-    await new Promise((r) => setTimeout(r, ROUNDS * INTERVAL_S * 1000));
-    const cpuS = (cpu() - c2) / 1000;
-    await scheduler.stop();
-    await new Promise((r) => setTimeout(r, 2_000));
-    sub.unsubscribe();
-    lateness.sort((a, b) => a - b);
-    const q = (p: number) =>
-      lateness[Math.min(lateness.length - 1, Math.floor(p * lateness.length))] ?? Number.NaN;
-    console.log(
-      `lateness, ${N} services every ${INTERVAL_S} s over 3 workers, ${ROUNDS} interval(s) after ${Math.round((measureFrom - t2) / 1000)} s of warm-up: ` +
-        `${lateness.length} runs (${counts.published} published, ${counts.dropped} dropped, ${counts.ingested} ingested); ` +
-        `p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${lateness.at(-1)} ms; server main-thread CPU ${cpuS.toFixed(1)} s`,
-    );
+      const lateness: number[] = [];
+      let measureFrom = Number.POSITIVE_INFINITY;
+      const sub = nc.subscribe(names.resultSubject(ZONE));
+      void (async () => {
+        for await (const m of sub) {
+          const r = decodeResult(m.data);
+          if (r !== undefined && r.checkedAt >= measureFrom) lateness.push(r.checkedAt - r.due);
+        }
+      })();
+      const scheduler = createScheduler({
+        clock: systemClock,
+        checkers: new Map(),
+        submit: () => {},
+        needsRetry: () => false,
+        concurrency: 1000,
+        route: (p, due) => dispatcher.route(p, due),
+      });
+      scheduler.applyConfig(config);
+      scheduler.start();
+      const t2 = Date.now();
+      // The first interval fills the pipeline; measure the next ones.
+      await new Promise((r) => setTimeout(r, INTERVAL_S * 1000));
+      measureFrom = Date.now();
+      counts = { published: 0, dropped: 0, ingested: 0 };
+      const c2 = cpu();
+      await new Promise((r) => setTimeout(r, ROUNDS * INTERVAL_S * 1000));
+      const cpuS = (cpu() - c2) / 1000;
+      await scheduler.stop();
+      await new Promise((r) => setTimeout(r, 2_000));
+      sub.unsubscribe();
+      lateness.sort((a, b) => a - b);
+      const q = (p: number) =>
+        lateness[Math.min(lateness.length - 1, Math.floor(p * lateness.length))] ?? Number.NaN;
+      console.log(
+        `lateness, ${N} services every ${INTERVAL_S} s over 3 workers, ${ROUNDS} interval(s) after ${Math.round((measureFrom - t2) / 1000)} s of warm-up: ` +
+          `${lateness.length} runs (${counts.published} published, ${counts.dropped} dropped, ${counts.ingested} ingested); ` +
+          `p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${lateness.at(-1)} ms; server main-thread CPU ${cpuS.toFixed(1)} s`,
+      );
+    }
     await ingest.stop();
   }
   await dispatcher.stop();

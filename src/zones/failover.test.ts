@@ -142,6 +142,7 @@ before(async () => {
   port = (listener.address() as { port: number }).port;
   await writeFile(join(dir, "z.cue"), config(port));
   nats = await startNatsCluster(3);
+  for (const n of nats.nodes) logs.push({ name: `nats-${n.name}`, text: () => n.log() });
 });
 
 after(async () => {

@@ -15,6 +15,8 @@ export interface NatsNode {
   kill(): Promise<void>;
   /** Starts it again with the same ports and store (after kill). */
   restart(): Promise<void>;
+  /** What it printed (its first 1 MB; every start's). */
+  log(): string;
 }
 
 export interface NatsCluster {
@@ -56,6 +58,7 @@ export async function startNatsCluster(size = 1): Promise<NatsCluster> {
     }
     writeFileSync(conf, `${lines.join("\n")}\n`);
     let child: ChildProcess | undefined;
+    let printed = "";
     const node = {
       name,
       url: `nats://127.0.0.1:${p.client}`,
@@ -78,6 +81,7 @@ export async function startNatsCluster(size = 1): Promise<NatsCluster> {
               : /Server is ready/;
           c.stderr?.on("data", (chunk: string) => {
             if (log.length < 100_000) log += chunk;
+            if (printed.length < 1_000_000) printed += chunk;
             if (want.test(log) || (size > 1 && /Server is ready/.test(log) && restarted)) {
               clearTimeout(timer);
               resolve();
@@ -100,6 +104,7 @@ export async function startNatsCluster(size = 1): Promise<NatsCluster> {
         restarted = true;
         await node.start();
       },
+      log: () => printed,
     };
     let restarted = false;
     return node;
