@@ -69,6 +69,8 @@ export async function startServerZones(o: {
   let election: LeaderElection | undefined;
   let nc: NatsConnection | undefined;
   let stopped = false;
+  /** Whether a results consumer is being set up (startIngest runs one at a time). */
+  let starting = false;
   const startedAt = clock.now();
   const renewMs = Math.max(200, Math.floor(o.leaseMs / 5));
 
@@ -111,33 +113,62 @@ export async function startServerZones(o: {
       ...(token > 0 ? { catchUpMs: 2 * o.leaseMs + renewMs } : {}),
     });
     leaderToken = token;
-    await startIngest();
     logger.info("scheduling", { token, localZones: [...local] });
+    void keepStartingIngest();
+  };
+  /**
+   * Starts reading results, retrying every 2 s while it fails (NATS still electing leaders after a
+   * node's death): a leader that schedules must ingest, so it never gives up while it leads.
+   */
+  const keepStartingIngest = async (): Promise<void> => {
+    for (;;) {
+      try {
+        await startIngest();
+        return;
+      } catch (e) {
+        if (stopped || checks === undefined) return;
+        logger.warn("cannot start ingesting results; retrying", { error: String(e) });
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
+    }
   };
   /** Starts reading results once this server schedules and NATS is reached (either may come first). */
   const startIngest = async (): Promise<void> => {
-    if (checks === undefined || ingest !== undefined || nc === undefined) return;
+    const leading = checks;
+    if (leading === undefined || ingest !== undefined || nc === undefined || starting) return;
     // Both are records of what is in the log (the store's saved after the log's): their union.
     const logged = new SeqSet(loggedResultSeqs(core.dataDir));
     const stored = parseLoggedSeqs(state.get(POSITION_CONSUMER, POSITION_KEY));
     if (stored !== undefined) logged.union(stored);
-    ingest = await startResultsIngest({
-      nc,
-      submit: (commands, onVisible) => core.submit(commands, { onVisible }),
-      known: (host, service) => {
-        const h = core.view.index.config.hosts.get(host);
-        return h !== undefined && (service === undefined || h.services.has(service));
-      },
-      applied: (key) => checks?.resultApplied(key),
-      logged: logged.toJSON(),
-      store: {
-        load: () => parseLoggedSeqs(state.get(POSITION_CONSUMER, POSITION_KEY)),
-        save: (seqs) => state.put(POSITION_CONSUMER, [{ key: POSITION_KEY, value: JSON.stringify(seqs) }]),
-      },
-      logger: logger.child({ component: "zones" }),
-      metrics: zoneMetrics,
-      now: () => clock.now(),
-    });
+    starting = true;
+    let started: ResultsIngest;
+    try {
+      started = await startResultsIngest({
+        nc,
+        submit: (commands, onVisible) => core.submit(commands, { onVisible }),
+        known: (host, service) => {
+          const h = core.view.index.config.hosts.get(host);
+          return h !== undefined && (service === undefined || h.services.has(service));
+        },
+        applied: (key) => checks?.resultApplied(key),
+        logged: logged.toJSON(),
+        store: {
+          load: () => parseLoggedSeqs(state.get(POSITION_CONSUMER, POSITION_KEY)),
+          save: (seqs) => state.put(POSITION_CONSUMER, [{ key: POSITION_KEY, value: JSON.stringify(seqs) }]),
+        },
+        logger: logger.child({ component: "zones" }),
+        metrics: zoneMetrics,
+        now: () => clock.now(),
+      });
+    } finally {
+      starting = false;
+    }
+    if (stopped || checks !== leading) {
+      // Leadership was lost (or the server stopped) while the consumer was being set up.
+      await started.stop();
+      return;
+    }
+    ingest = started;
     logger.info("ingesting results", { position: logged.floor, rangesAbove: logged.toJSON().above.length });
   };
   const follow = async (): Promise<void> => {
@@ -186,7 +217,7 @@ export async function startServerZones(o: {
       });
     } else {
       // Leading since start: ingestion joins now that NATS answers.
-      await startIngest();
+      void keepStartingIngest();
     }
   };
 

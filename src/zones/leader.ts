@@ -74,12 +74,24 @@ export async function startLeaderElection(o: LeaderOptions): Promise<LeaderElect
     }
     try {
       revision = await kv.create(LEADER_KEY, o.id);
-      renewedAt = now();
-      token = revision;
-      o.logger.info("leadership won", { token });
-      await o.onElected(revision);
     } catch {
       // Someone holds the lease, or NATS is unreachable: stay standby.
+      return;
+    }
+    renewedAt = now();
+    token = revision;
+    o.logger.info("leadership won", { token });
+    try {
+      await o.onElected(revision);
+    } catch (e) {
+      // A leader that cannot lead must not hold the lease: a standby would wait on it forever.
+      o.logger.error("cannot lead; giving the lease back", { error: String(e) });
+      await lose("could not start leading");
+      try {
+        await kv.delete(LEADER_KEY, { previousSeq: revision });
+      } catch {
+        // It expires on its own.
+      }
     }
   };
 

@@ -30,8 +30,24 @@ export const noMetrics: SchedulerMetrics = {
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const LATENESS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** Registers the scheduler's metrics in `registry`. Call once per registry. */
+/** The instruments registered in each registry: a registry refuses a second metric of a name. */
+const made = new WeakMap<Registry, SchedulerMetrics>();
+
+/**
+ * The scheduler's metrics in `registry`, registered on the first call; later calls (a server that
+ * stops scheduling and starts again, as a leader that lost its lease and won it back does) share
+ * them.
+ */
 export function createSchedulerMetrics(registry: Registry): SchedulerMetrics {
+  let m = made.get(registry);
+  if (m === undefined) {
+    m = registerSchedulerMetrics(registry);
+    made.set(registry, m);
+  }
+  return m;
+}
+
+function registerSchedulerMetrics(registry: Registry): SchedulerMetrics {
   const registers = [registry];
   const checks = new Counter({
     name: "lookout_checks_total",

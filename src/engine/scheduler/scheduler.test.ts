@@ -512,3 +512,26 @@ test("catchUpMs: the run at once carries the newest passed slot, even when older
     assert.equal(r.due, slotAtOrAfter(r.key, 10_000, t0), `${r.key}: on its grid`);
   await s.stop();
 });
+
+test("a scheduler started again on the same registry (a leader that won its lease back) counts into the same metrics", async () => {
+  const { Registry } = await import("prom-client");
+  const registry = new Registry();
+  const objects = [{ host: "h", service: "s" }];
+  const total = async () =>
+    (await registry.getMetricsAsJSON())
+      .find((m) => m.name === "lookout_checks_total")
+      ?.values.reduce((n, v) => n + v.value, 0) ?? 0;
+  for (const round of [1, 2]) {
+    const clock = new FakeClock();
+    const h = createHarness({ clock });
+    // The second createScheduler threw "already registered" before: the leader then held its lease
+    // and scheduled nothing.
+    const s = createScheduler({ ...h.options, metrics: registry });
+    s.applyConfig(fixtureConfig(objects));
+    s.start();
+    await runFor(clock, 60_000, 1_000);
+    assert.equal(h.results.length, 1, `round ${round} ran its check`);
+    assert.equal(await total(), round);
+    await s.stop();
+  }
+});
