@@ -103,8 +103,11 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
   const poll = async (): Promise<void> => {
     const now = clock.now();
     const found: LiveWorker[] = [];
-    const keys: string[] = [];
-    for await (const k of await kv.keys()) keys.push(k);
+    // The bucket's subjects from one stream info request: `kv.keys()` would create a consumer at
+    // every poll, a cluster-wide proposal that times out while JetStream elects leaders.
+    const prefix = `$KV.${WORKERS_BUCKET}.`;
+    const info = await jsm.streams.info(`KV_${WORKERS_BUCKET}`, { subjects_filter: `${prefix}>` });
+    const keys = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
     for (const k of keys) {
       const e = await kv.get(k);
       if (e === null || e.operation !== "PUT") continue;
