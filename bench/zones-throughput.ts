@@ -42,6 +42,7 @@ import {
   makeJob,
   makeResult,
   names,
+  natsConnectOptions,
   startResultsIngest,
   type ZoneMetrics,
 } from "../src/zones/index.js";
@@ -124,7 +125,7 @@ try {
   const plans = [];
   for (const h of config.hosts.values())
     for (const s of h.services.values()) plans.push(planServiceCheck(config, h, s)!);
-  const nc = await connect({ servers: nats.urls });
+  const nc = await connect(natsConnectOptions(nats.urls, "bench-server"));
   let counts = { published: 0, dropped: 0, ingested: 0 };
   const metrics: ZoneMetrics = {
     published: () => void counts.published++,

@@ -8,14 +8,14 @@ import { connect } from "@nats-io/transport-node";
 import type { Checker } from "../src/checks/check.js";
 import { systemClock } from "../src/model/clock.js";
 import { silentLogger } from "../src/model/logger.js";
-import { startWorker } from "../src/zones/index.js";
+import { natsConnectOptions, startWorker } from "../src/zones/index.js";
 
 const [url = "", zone = "z", name = "w", concurrency = "1000"] = process.argv.slice(2);
 const dummy: Checker = {
   type: "tcp",
   run: async () => ({ exitStatus: 0, output: "TCP OK - dummy", longOutput: "", perfdata: [] }),
 };
-const nc = await connect({ servers: url });
+const nc = await connect(natsConnectOptions(url, `bench-worker-${name}`));
 const worker = await startWorker({
   nc,
   zone,

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { connect } from "@nats-io/transport-node";
 import { systemClock } from "../model/clock.js";
-import { startWorker } from "../zones/index.js";
+import { natsConnectOptions, startWorker } from "../zones/index.js";
 import { createCheckers } from "./checkers.js";
 import { type FlagSpec, formatUsage, parseFlags } from "./flags.js";
 import { createJsonLogger, isLogLevel } from "./logger.js";
@@ -61,13 +61,7 @@ export async function runWorkerCli(argv: readonly string[], io: Io): Promise<num
   }
   const id = String(v.name) === "" ? `${hostname()}-${process.pid}` : String(v.name);
   const logger = createJsonLogger(level, undefined, { component: "worker", zone, worker: id });
-  const nc = await connect({
-    servers: nats.split(",").map((s) => s.trim()),
-    name: `lookout-worker-${id}`,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 1_000,
-    waitOnFirstConnect: true,
-  });
+  const nc = await connect(natsConnectOptions(nats, `lookout-worker-${id}`));
   const checkers = createCheckers({ clock: systemClock });
   const worker = await startWorker({
     nc,

@@ -14,6 +14,7 @@ import {
   type LeaderElection,
   type LiveWorker,
   loggedResultSeqs,
+  natsConnectOptions,
   parseLoggedSeqs,
   type ResultsIngest,
   SeqSet,
@@ -182,13 +183,7 @@ export async function startServerZones(o: {
   let leaderToken = 0;
 
   const connectNats = async (): Promise<NatsConnection> =>
-    connect({
-      servers: o.nats.split(",").map((s) => s.trim()),
-      name: `lookout-${id}`,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 1_000,
-      waitOnFirstConnect: true,
-    });
+    connect(natsConnectOptions(o.nats, `lookout-${id}`));
 
   const setUp = async (): Promise<void> => {
     nc = await connectNats();

@@ -8,6 +8,7 @@
  * Every JetStream name is in names.ts.
  */
 
+export { natsConnectOptions } from "./connection.js";
 export {
   createDispatcher,
   type Dispatcher,
