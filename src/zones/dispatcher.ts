@@ -17,6 +17,7 @@ import {
   RESULTS_STREAM,
   WORKERS_BUCKET,
 } from "./names.js";
+import { createAckedPublisher } from "./publisher.js";
 import { ACK_WAIT_MARGIN_MS, ensureStreams, ensureZoneConsumer } from "./streams.js";
 import { WORKER_TTL_MS, type WorkerInfo } from "./worker.js";
 
@@ -24,6 +25,8 @@ import { WORKER_TTL_MS, type WorkerInfo } from "./worker.js";
 export const NO_WORKER_GRACE_MS = 30_000;
 /** How often the server lists live workers and reads its consumers' counters. */
 export const POLL_MS = 2_000;
+/** How long a job publish waits for JetStream's acknowledgement before it is tried again. */
+const PUBLISH_TIMEOUT_MS = 2_000;
 /** The most job publishes awaiting JetStream's acknowledgement; due jobs beyond it are dropped. */
 export const MAX_PENDING_PUBLISHES = 50_000;
 
@@ -84,6 +87,7 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
     history: 1,
     replicas: o.replicas,
   });
+  const publisher = createAckedPublisher(nc, PUBLISH_TIMEOUT_MS);
   let connected = true;
   let pending = 0;
   let live: LiveWorker[] = [];
@@ -168,7 +172,7 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
   ): Promise<void> => {
     for (;;) {
       try {
-        const ack = await js.publish(subject, data, { msgID, timeout: 2_000 });
+        const ack = await publisher.publish(subject, data, msgID);
         metrics.published(zone);
         logger.debug("job published", { object: key, seq: ack.seq, duplicate: ack.duplicate });
         return;
@@ -266,6 +270,7 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
       stopped = true;
       clearInterval(timer);
       await polling;
+      publisher.close();
     },
   };
 }
