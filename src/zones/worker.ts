@@ -10,6 +10,7 @@ import type { Logger } from "../model/logger.js";
 import { isExitStatus } from "../model/state.js";
 import { decodeJob, encodeResult, type Job, makeResult, targetOfJob } from "./job.js";
 import { JOBS_STREAM, jobMsgId, jobsConsumer, resultSubject, WORKERS_BUCKET, workerKey } from "./names.js";
+import { createAckedPublisher } from "./publisher.js";
 import { ensureStreams, ensureZoneConsumer } from "./streams.js";
 
 /** A worker's liveness entry lives this long after its last refresh (the KV bucket's max_age). */
@@ -72,6 +73,7 @@ export async function startWorker(o: WorkerOptions): Promise<Worker> {
     replicas: o.replicas ?? 1,
   });
   const consumer = await js.consumers.get(JOBS_STREAM, jobsConsumer(zone));
+  const publisher = createAckedPublisher(nc, 2_000);
   const subject = resultSubject(zone);
   const key = workerKey(zone, o.id);
   const startedAt = clock.now();
@@ -153,7 +155,7 @@ export async function startWorker(o: WorkerOptions): Promise<Worker> {
     const data = encodeResult(result);
     for (let attempt = 1; ; attempt++) {
       try {
-        const ack = await js.publish(subject, data, { msgID, timeout: 2_000 });
+        const ack = await publisher.publish(subject, data, msgID);
         m.ack();
         done++;
         logger.debug("result published", {
@@ -218,6 +220,7 @@ export async function startWorker(o: WorkerOptions): Promise<Worker> {
       wake?.();
       await looping;
       if (running > 0) await new Promise<void>((resolve) => idle.add(resolve));
+      publisher.close();
       try {
         await kv.delete(key);
       } catch {
