@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { openEventLogReader } from "../store/index.js";
+import { loggedResults } from "../testing/logged-results.js";
 import { type NatsCluster, startNatsCluster } from "../testing/peers/index.js";
 import { MAIN_JS, type ServerProcess, startServer } from "../testing/server-process.js";
 
@@ -104,34 +104,6 @@ async function drained(url: string): Promise<void> {
     await sleep(2_500);
     const text = await (await fetch(`${url}/metrics`)).text();
     zeros = /^lookout_zone_results_pending 0$/m.test(text) ? zeros + 1 : 0;
-  }
-}
-
-/**
- * Every active result in a data dir's event log, as "key@checkedAt", once per time it was logged:
- * applied, or refused as older than the object's last result (a result redelivered after a newer
- * one was applied is logged and refused, never rolls the state back).
- */
-function loggedResults(dataDir: string): string[] {
-  const reader = openEventLogReader(dataDir);
-  try {
-    const out: string[] = [];
-    for (let after = 0; ; ) {
-      const batch = reader.eventsAfter(after, 1000);
-      if (batch.length === 0) return out;
-      for (const e of batch) {
-        after = e.seq;
-        const ev = e.event;
-        if (ev.type === "CheckResultProcessed" && ev.result.source === "active") {
-          out.push(`${ev.key}@${ev.result.checkedAt}`);
-        } else if (ev.type === "CommandRejected" && ev.command === "ProcessCheckResult") {
-          const at = /^result checked at (\S+) is older/.exec(ev.reason)?.[1];
-          if (at !== undefined && ev.key !== undefined) out.push(`${ev.key}@${Date.parse(at)}`);
-        }
-      }
-    }
-  } finally {
-    reader.close();
   }
 }
 

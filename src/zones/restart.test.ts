@@ -6,13 +6,14 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { openEventLogReader } from "../store/index.js";
+import { loggedResults } from "../testing/logged-results.js";
 import { type NatsCluster, startNatsCluster } from "../testing/peers/index.js";
 import { MAIN_JS, type ServerProcess, startServer } from "../testing/server-process.js";
 
 /**
  * A server that is killed (SIGKILL) while it ingests a worker's results, and started again on the
- * same data directory: every result JetStream acknowledged to the worker is in the log exactly once.
+ * same data directory: every result JetStream acknowledged to the worker is in the log exactly once
+ * (applied, or refused as older when its redelivery came after a newer result of its object).
  */
 
 let dir = "";
@@ -96,21 +97,7 @@ test("a server killed while ingesting neither skips nor repeats a result after i
     .map((e) => `${e.object}@${e.checkedAt}`);
   assert.ok(published.length >= 20, `${published.length} results published`);
   const counts = new Map<string, number>();
-  const reader = openEventLogReader(join(dir, "data"));
-  try {
-    for (let after = 0; ; ) {
-      const batch = reader.eventsAfter(after, 1000);
-      if (batch.length === 0) break;
-      for (const e of batch) {
-        after = e.seq;
-        if (e.event.type !== "CheckResultProcessed") continue;
-        const k = `${e.event.key}@${e.event.result.checkedAt}`;
-        counts.set(k, (counts.get(k) ?? 0) + 1);
-      }
-    }
-  } finally {
-    reader.close();
-  }
+  for (const k of loggedResults(join(dir, "data"))) counts.set(k, (counts.get(k) ?? 0) + 1);
   assert.deepEqual(
     published.filter((p) => !counts.has(p)),
     [],
