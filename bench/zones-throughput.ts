@@ -149,20 +149,28 @@ try {
 
   // 1. Jobs/s.
   if (PHASES.includes("1")) {
-    const due = Date.now();
-    const t0 = performance.now();
-    const c0 = cpu();
-    let routed = 0;
-    for (const p of plans) {
-      dispatcher.route(p, due);
-      routed++;
-      if (routed % 1_000 === 0) await until(() => routed - counts.published - counts.dropped < 5_000);
+    // Two passes: the first run of each object also makes its job template and subject; the second
+    // (the next interval's run, a newer job per subject) is the steady state.
+    for (const [pass, due] of [
+      ["first run of each object", Date.now()],
+      ["steady state (next runs)", Date.now() + INTERVAL_S * 1000],
+    ] as const) {
+      counts = { published: 0, dropped: 0, ingested: 0 };
+      const t0 = performance.now();
+      const c0 = cpu();
+      let routed = 0;
+      for (const p of plans) {
+        dispatcher.route(p, due);
+        routed++;
+        if (routed % 1_000 === 0) await until(() => routed - counts.published - counts.dropped < 5_000);
+      }
+      await until(() => counts.published + counts.dropped >= routed);
+      const s = (performance.now() - t0) / 1000;
+      const cpuMs = cpu() - c0;
+      console.log(
+        `jobs scheduled, ${pass}: ${counts.published} published (${counts.dropped} dropped) in ${s.toFixed(2)} s = ${Math.round(counts.published / s)} jobs/s; CPU ${(cpuMs / 1000).toFixed(1)} s = ${Math.round((cpuMs * 1000) / routed)} µs per job`,
+      );
     }
-    await until(() => counts.published + counts.dropped >= routed);
-    const s = (performance.now() - t0) / 1000;
-    console.log(
-      `jobs scheduled: ${counts.published} published (${counts.dropped} dropped) in ${s.toFixed(2)} s = ${Math.round(counts.published / s)} jobs/s; CPU ${((cpu() - c0) / 1000).toFixed(1)} s`,
-    );
   }
   const jsm = await (await import("@nats-io/jetstream")).jetstreamManager(nc);
   await jsm.streams.purge(names.JOBS_STREAM);
