@@ -2,15 +2,15 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, beforeEach, test } from "node:test";
 import { AckPolicy, type JsMsg, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection, nanos } from "@nats-io/transport-node";
 import { fleetConfig, fleetHost, fleetService } from "../core/fleet-config.js";
 import { Core } from "../core/index.js";
 import { silentLogger } from "../model/logger.js";
-import { openEventLogReader } from "../store/index.js";
+import { loggedResults } from "../testing/logged-results.js";
 import { type NatsCluster, startNatsCluster } from "../testing/peers/index.js";
-import { type LoggedSeqs, loggedResultSeqs, startResultsIngest } from "./index.js";
+import { type LoggedSeqs, loggedResultSeqs, SeqSet, startResultsIngest } from "./index.js";
 import { encodeResult, type ResultMessage } from "./job.js";
 import { noZoneMetrics } from "./metrics.js";
 import { RESULTS_CONSUMER, RESULTS_STREAM, resultSubject } from "./names.js";
@@ -26,12 +26,19 @@ const ACK_WAIT_MS = 1_500;
 let nats: NatsCluster;
 let nc: NatsConnection;
 const dirs: string[] = [];
+const at = Date.now();
 
 before(async () => {
   nats = await startNatsCluster(1);
   nc = await connect({ servers: nats.urls });
+  await ensureStreams(await jetstreamManager(nc), 1);
+});
+
+// Each test starts from an empty stream and a fresh consumer; the stream's sequences go on.
+beforeEach(async () => {
   const jsm = await jetstreamManager(nc);
-  await ensureStreams(jsm, 1);
+  await jsm.streams.purge(RESULTS_STREAM);
+  await jsm.consumers.delete(RESULTS_STREAM, RESULTS_CONSUMER).catch(() => {});
   // The ingest creates its consumer only when missing: this one has a short ack wait for the test.
   await jsm.consumers.add(RESULTS_STREAM, {
     durable_name: RESULTS_CONSUMER,
@@ -47,7 +54,8 @@ after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function result(i: number, at: number): ResultMessage {
+/** Result `i` of the test: its own service, so no result is older than another of its object. */
+function result(i: number): ResultMessage {
   return {
     v: 1,
     key: `${fleetHost(0)}!${fleetService(i)}`,
@@ -65,42 +73,33 @@ function result(i: number, at: number): ResultMessage {
   };
 }
 
-function loggedOutputs(dir: string): string[] {
-  const reader = openEventLogReader(dir);
-  try {
-    const out: string[] = [];
-    for (let from = 0; ; ) {
-      const batch = reader.eventsAfter(from, 1000);
-      if (batch.length === 0) return out;
-      for (const e of batch) {
-        from = e.seq;
-        if (e.event.type === "CheckResultProcessed") out.push(e.event.result.output);
-      }
-    }
-  } finally {
-    reader.close();
+/** Publishes results `from`..`to`; answers their stream sequences. */
+async function publish(from: number, to: number): Promise<number[]> {
+  const seqs: number[] = [];
+  for (let i = from; i <= to; i++) {
+    seqs.push((await jetstream(nc).publish(resultSubject("dc2"), encodeResult(result(i)))).seq);
   }
+  return seqs;
 }
 
-test("results a dead leader took are logged when redelivered behind newer ones, each once", async () => {
+/** The dead leader: takes the oldest `n` results, acknowledges those `acked` says, and dies. */
+async function deadLeaderTakes(n: number, acked: (index: number) => boolean): Promise<void> {
+  const dead = await connect({ servers: nats.urls });
+  const consumer = await jetstream(dead).consumers.get(RESULTS_STREAM, RESULTS_CONSUMER);
+  let index = 0;
+  for await (const m of (await consumer.fetch({ max_messages: n, expires: 2_000 })) as AsyncIterable<JsMsg>) {
+    if (acked(index++)) await m.ackAck();
+  }
+  await dead.close();
+  assert.equal(index, n);
+}
+
+/** Ingests into a fresh log until `done` holds for what is logged; answers the log's results. */
+async function ingestUntil(
+  done: (logged: SeqSet) => boolean,
+): Promise<{ saved: LoggedSeqs[]; results: string[]; record: LoggedSeqs | undefined }> {
   const dir = mkdtempSync(join(tmpdir(), "lookout-redelivery-"));
   dirs.push(dir);
-  const js = jetstream(nc);
-  const at = Date.now();
-  for (let i = 1; i <= 5; i++) await js.publish(resultSubject("dc2"), encodeResult(result(i, at)));
-
-  // The dead leader: takes the first three and never acknowledges them.
-  const dead = await connect({ servers: nats.urls });
-  const taken: number[] = [];
-  const iter = await (await jetstream(dead).consumers.get(RESULTS_STREAM, RESULTS_CONSUMER)).fetch({
-    max_messages: 3,
-    expires: 2_000,
-  });
-  for await (const m of iter as AsyncIterable<JsMsg>) taken.push(m.seq);
-  await dead.close();
-  assert.deepEqual(taken, [1, 2, 3]);
-  for (let i = 6; i <= 8; i++) await js.publish(resultSubject("dc2"), encodeResult(result(i, at)));
-
   const core = await Core.open({ dataDir: dir, config: fleetConfig({ hosts: 1, servicesPerHost: 9 }) });
   const saved: LoggedSeqs[] = [];
   const ingest = await startResultsIngest({
@@ -116,24 +115,44 @@ test("results a dead leader took are logged when redelivered behind newer ones, 
   });
   try {
     const deadline = Date.now() + 20_000;
-    while (ingest.logged.floor < 8) {
+    while (!done(new SeqSet(ingest.logged))) {
       assert.ok(Date.now() < deadline, `logged only ${JSON.stringify(ingest.logged)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    // The newer ones came first, with a gap below them that the redelivery then closed.
-    assert.equal(saved[0]?.floor, 0, "the first batch logged above a gap");
-    assert.equal(saved[0]?.above[0]?.[0], 4);
-    assert.deepEqual(saved.at(-1), { floor: 8, above: [] });
   } finally {
     await ingest.stop();
     await core.flush();
   }
-  const outputs = loggedOutputs(dir).sort();
-  assert.deepEqual(
-    outputs,
-    [1, 2, 3, 4, 5, 6, 7, 8].map((i) => `result ${i}`),
-  );
   // The log records the whole set after the last batch, for a restart that finds no store.
-  assert.deepEqual(loggedResultSeqs(dir), { floor: 8, above: [] });
+  const record = loggedResultSeqs(dir);
+  const results = loggedResults(dir).sort();
   await core.close();
+  return { saved, results, record };
+}
+
+const logged = (...i: number[]) => i.map((n) => `${fleetHost(0)}!${fleetService(n)}@${at + n}`).sort();
+
+test("results a dead leader took are logged when redelivered behind newer ones, each once", async () => {
+  const first = await publish(1, 5);
+  await deadLeaderTakes(3, () => false);
+  const last = (await publish(6, 8)).at(-1) as number;
+  const { saved, results, record } = await ingestUntil((s) => s.floor >= last);
+  // The newer ones came first, with a gap below them that the redelivery then closed.
+  assert.equal(saved[0]?.floor, 0, "the first batch logged above a gap");
+  assert.equal(saved[0]?.above[0]?.[0], first[3]);
+  assert.deepEqual(saved.at(-1), { floor: last, above: [] });
+  assert.deepEqual(results, logged(1, 2, 3, 4, 5, 6, 7, 8));
+  assert.deepEqual(record, { floor: last, above: [] });
+});
+
+test("a redelivery that fills a gap between logged ranges is logged too", async () => {
+  // The dead leader logged and acknowledged 1 and 3 (in its own log); 2 comes back alone, between
+  // ranges of this log's set, moving neither its floor nor its highest sequence.
+  const seqs = await publish(1, 5);
+  await deadLeaderTakes(3, (index) => index !== 1);
+  const last = (await publish(6, 8)).at(-1) as number;
+  const second = seqs[1] as number;
+  const { results, record } = await ingestUntil((s) => s.has(second) && s.has(last));
+  assert.deepEqual(results, logged(2, 4, 5, 6, 7, 8));
+  assert.ok(record !== undefined && new SeqSet(record).has(second), JSON.stringify(record));
 });

@@ -151,6 +151,7 @@ export async function startResultsIngest(o: ResultsIngestOptions): Promise<Resul
     const commands: SubmittedCommand[] = [];
     const keys: string[] = [];
     const next = logged.clone();
+    let added = 0;
     let givenUp = 0;
     const zones: { zone: string; lag: number }[] = [];
     for (const m of msgs) {
@@ -160,6 +161,7 @@ export async function startResultsIngest(o: ResultsIngestOptions): Promise<Resul
         continue;
       }
       givenUp += next.add(seq);
+      added++;
       const r = decodeResult(m.data);
       if (r === undefined) {
         o.logger.warn("dropping a message that is not a result", { seq });
@@ -180,7 +182,9 @@ export async function startResultsIngest(o: ResultsIngestOptions): Promise<Resul
         floor: next.floor,
       });
     }
-    if (next.high !== logged.high || next.floor !== logged.floor) {
+    // Any sequence added changes the set, even one filling a gap between ranges (floor and high
+    // unchanged): the batch is logged with the new record.
+    if (added > 0) {
       const record = next.toJSON();
       await submitAll(commands, keys, record);
       o.store.save(record);
