@@ -17,7 +17,7 @@ import {
   RESULTS_STREAM,
   WORKERS_BUCKET,
 } from "./names.js";
-import { createAckedPublisher } from "./publisher.js";
+import { createAckedPublisher, PUBLISH_ACK_TIMEOUT_MS } from "./publisher.js";
 import { ACK_WAIT_MARGIN_MS, ensureStreams, ensureZoneConsumer } from "./streams.js";
 import { WORKER_TTL_MS, type WorkerInfo } from "./worker.js";
 
@@ -25,8 +25,6 @@ import { WORKER_TTL_MS, type WorkerInfo } from "./worker.js";
 export const NO_WORKER_GRACE_MS = 30_000;
 /** How often the server lists live workers and reads its consumers' counters. */
 export const POLL_MS = 2_000;
-/** How long a job publish waits for JetStream's acknowledgement before it is tried again. */
-const PUBLISH_TIMEOUT_MS = 2_000;
 /** The most job publishes awaiting JetStream's acknowledgement; due jobs beyond it are dropped. */
 export const MAX_PENDING_PUBLISHES = 50_000;
 
@@ -87,7 +85,7 @@ export async function createDispatcher(o: DispatcherOptions): Promise<Dispatcher
     history: 1,
     replicas: o.replicas,
   });
-  const publisher = createAckedPublisher(nc, PUBLISH_TIMEOUT_MS);
+  const publisher = createAckedPublisher(nc, PUBLISH_ACK_TIMEOUT_MS);
   let connected = true;
   let pending = 0;
   let live: LiveWorker[] = [];

@@ -60,6 +60,15 @@ export async function startLeaderElection(o: LeaderOptions): Promise<LeaderElect
     await o.onLost();
   };
 
+  /** Deletes the lease this server holds, so a standby need not wait for it to expire. */
+  const giveBack = async (): Promise<void> => {
+    try {
+      await kv.delete(LEADER_KEY, { previousSeq: revision });
+    } catch {
+      // It expires on its own.
+    }
+  };
+
   const step = async () => {
     if (token !== undefined) {
       try {
@@ -87,11 +96,7 @@ export async function startLeaderElection(o: LeaderOptions): Promise<LeaderElect
       // A leader that cannot lead must not hold the lease: a standby would wait on it forever.
       o.logger.error("cannot lead; giving the lease back", { error: String(e) });
       await lose("could not start leading");
-      try {
-        await kv.delete(LEADER_KEY, { previousSeq: revision });
-      } catch {
-        // It expires on its own.
-      }
+      await giveBack();
     }
   };
 
@@ -121,12 +126,7 @@ export async function startLeaderElection(o: LeaderOptions): Promise<LeaderElect
       clearInterval(watchdog);
       await running;
       if (token !== undefined) {
-        try {
-          // Give the lease back at once: a standby need not wait for it to expire.
-          await kv.delete(LEADER_KEY, { previousSeq: revision });
-        } catch {
-          // It expires on its own.
-        }
+        await giveBack();
         token = undefined;
         await o.onLost();
       }

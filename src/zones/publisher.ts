@@ -33,6 +33,9 @@ interface Waiting {
 
 const decoder = new TextDecoder();
 
+/** How long jobs and results wait for JetStream's acknowledgement before their publish is retried. */
+export const PUBLISH_ACK_TIMEOUT_MS = 2_000;
+
 export function createAckedPublisher(nc: NatsConnection, timeoutMs: number): AckedPublisher {
   const prefix = createInbox();
   // Insertion order is deadline order (one timeout for all): the sweep stops at the first not due.

@@ -10,7 +10,7 @@ import type { Logger } from "../model/logger.js";
 import { isExitStatus } from "../model/state.js";
 import { decodeJob, encodeResult, type Job, makeResult, targetOfJob } from "./job.js";
 import { JOBS_STREAM, jobMsgId, jobsConsumer, resultSubject, WORKERS_BUCKET, workerKey } from "./names.js";
-import { createAckedPublisher } from "./publisher.js";
+import { createAckedPublisher, PUBLISH_ACK_TIMEOUT_MS } from "./publisher.js";
 import { ensureStreams, ensureZoneConsumer } from "./streams.js";
 
 /** A worker's liveness entry lives this long after its last refresh (the KV bucket's max_age). */
@@ -73,7 +73,7 @@ export async function startWorker(o: WorkerOptions): Promise<Worker> {
     replicas: o.replicas ?? 1,
   });
   const consumer = await js.consumers.get(JOBS_STREAM, jobsConsumer(zone));
-  const publisher = createAckedPublisher(nc, 2_000);
+  const publisher = createAckedPublisher(nc, PUBLISH_ACK_TIMEOUT_MS);
   const subject = resultSubject(zone);
   const key = workerKey(zone, o.id);
   const startedAt = clock.now();
