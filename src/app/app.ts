@@ -136,7 +136,12 @@ export class App {
         ...(loaded.digest === undefined ? {} : { configDigest: loaded.digest }),
         clock,
         logger: logger.child({ component: "core" }),
-        ...(o.writerPriority === undefined ? {} : { writer: { priority: o.writerPriority } }),
+        writer: {
+          ...(o.writerPriority === undefined ? {} : { priority: o.writerPriority }),
+          ...(o.snapshotAfterReplayEvents === undefined
+            ? {}
+            : { snapshotAfterReplayEvents: o.snapshotAfterReplayEvents }),
+        },
       });
     } catch (e) {
       auth.auditLog.close();

@@ -89,7 +89,7 @@ test("parseListen", () => {
   for (const [addr, want] of cases) assert.deepEqual(parseListen(addr), want, addr);
 });
 
-test("decodeServerOptions: the zone flags and -writer-priority", () => {
+test("decodeServerOptions: the zone flags, -writer-priority and -snapshot-after-replay", () => {
   const cases: { argv: string[]; want?: Partial<ServerOptions>; error?: RegExp }[] = [
     {
       argv: [],
@@ -132,6 +132,10 @@ test("decodeServerOptions: the zone flags and -writer-priority", () => {
     { argv: [], want: { writerPriority: "idle" } },
     { argv: ["-writer-priority", "nice"], want: { writerPriority: "nice" } },
     { argv: ["-writer-priority", "realtime"], error: /-writer-priority: want idle or nice/ },
+    { argv: [], want: { snapshotAfterReplayEvents: 100_000 } },
+    { argv: ["-snapshot-after-replay", "0"], want: { snapshotAfterReplayEvents: 0 } },
+    { argv: ["-snapshot-after-replay", "-1"], error: /-snapshot-after-replay: want a number of events/ },
+    { argv: ["-snapshot-after-replay", "1e5"], error: /-snapshot-after-replay: want a number of events/ },
   ];
   for (const c of cases) {
     const parsed = parseFlags(SERVER_FLAGS, c.argv);

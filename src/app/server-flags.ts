@@ -65,6 +65,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     usage:
       "the store writer thread's CPU policy: idle (SCHED_IDLE: reads first) or nice (nice 10: writes keep a share of a saturated machine)",
   },
+  {
+    name: "snapshot-after-replay",
+    kind: "string",
+    default: "100000",
+    usage:
+      "after a start that replayed at least this many events logged since the last snapshot, snapshot before serving, so a crash loop cannot make each start slower (0: never)",
+  },
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
   ...NOTIFY_FLAGS,
   {
@@ -124,6 +131,8 @@ export interface ServerOptions {
    * for a machine saturated by other work, where SCHED_IDLE leaves acknowledgements waiting.
    */
   readonly writerPriority?: WriterOptions["priority"];
+  /** WriterOptions.snapshotAfterReplayEvents; absent: its default (100,000). */
+  readonly snapshotAfterReplayEvents?: number;
   readonly logLevel: LogLevel;
   /** The notifier's settings; defaults when absent (tests that build options by hand). */
   readonly notify?: NotifyOptions;
@@ -161,6 +170,13 @@ export function decodeServerOptions(
   const writerPriority = s("writer-priority");
   if (writerPriority !== "idle" && writerPriority !== "nice") {
     return { ok: false, error: `invalid value "${writerPriority}" for -writer-priority: want idle or nice` };
+  }
+  const snapshotAfterReplay = Number(s("snapshot-after-replay"));
+  if (!/^\d+$/.test(s("snapshot-after-replay")) || !Number.isSafeInteger(snapshotAfterReplay)) {
+    return {
+      ok: false,
+      error: `invalid value "${s("snapshot-after-replay")}" for -snapshot-after-replay: want a number of events (0: never)`,
+    };
   }
   const notify = decodeNotifyOptions(v);
   if (!notify.ok) return notify;
@@ -209,6 +225,7 @@ export function decodeServerOptions(
       dataDir: s("data-dir"),
       eventRetentionMs: retention,
       writerPriority,
+      snapshotAfterReplayEvents: snapshotAfterReplay,
       logLevel: level,
       notify: notify.options,
       nats: s("nats"),

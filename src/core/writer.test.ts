@@ -104,7 +104,8 @@ describe("Writer recovery", () => {
 
       const w = Writer.open(dir, config, T0 + 5000, engineMachines);
       try {
-        assert.deepEqual(w.recovered, { replayed: c.replayed, applied: c.applied });
+        const { replayed, applied } = w.recovered;
+        assert.deepEqual({ replayed, applied }, { replayed: c.replayed, applied: c.applied });
         const reader = createProjection(w.takeInitialProjection());
         assert.deepEqual(reader.snapshot(), replayProjection(dir));
         const configs = w.eventsAfter(0, 100_000).filter((e) => e.event.type === "ConfigApplied");
@@ -116,6 +117,64 @@ describe("Writer recovery", () => {
         assert.deepEqual(reader.snapshot(), replayProjection(dir));
       } finally {
         w.close();
+      }
+    });
+  }
+});
+
+describe("Writer snapshot after a recovery that replayed many events", () => {
+  // A crash loop: results logged, the writer "killed" (closed without a snapshot) and opened again,
+  // twice. The first reopen replays them all; whether it snapshots decides what the second replays.
+  const table: {
+    name: string;
+    bound: number;
+    /** What the first reopen recovered and whether it snapshotted; what the second replayed. */
+    first: { events: number; snapshot: boolean };
+    second: { replayed: number; events: number };
+  }[] = [
+    {
+      name: "over the bound: snapshot, the next start replays nothing",
+      bound: 10,
+      first: { events: 48, snapshot: true },
+      second: { replayed: 0, events: 0 },
+    },
+    {
+      name: "under the bound: no snapshot, the next start replays the same",
+      bound: 1000,
+      first: { events: 48, snapshot: false },
+      second: { replayed: 21, events: 48 },
+    },
+    {
+      name: "0: never",
+      bound: 0,
+      first: { events: 48, snapshot: false },
+      second: { replayed: 21, events: 48 },
+    },
+  ];
+  for (const c of table) {
+    it(c.name, () => {
+      const dir = mkdtempSync(join(tmpdir(), "lookout-writer-"));
+      dirs.push(dir);
+      const options = { ...DEFAULT_WRITER_OPTIONS, snapshotAfterReplayEvents: c.bound };
+      const w0 = Writer.open(dir, config, T0, engineMachines, options);
+      const reader0 = createProjection(w0.takeInitialProjection());
+      for (let i = 1; i <= 20; i++) {
+        w0.enqueue([batch(T0 + i * 1000, "svc-001", (i % 3) as ExitStatus)]);
+        apply(w0, reader0);
+      }
+      w0.close();
+      const w1 = Writer.open(dir, config, T0 + 60_000, engineMachines, options);
+      const { events, snapshot } = w1.recovered;
+      assert.deepEqual({ events, snapshot }, c.first);
+      assert.deepEqual(createProjection(w1.takeInitialProjection()).snapshot(), replayProjection(dir));
+      w1.close();
+      const w2 = Writer.open(dir, config, T0 + 70_000, engineMachines, options);
+      try {
+        const { replayed, events: again } = w2.recovered;
+        assert.deepEqual({ replayed, events: again }, c.second);
+        assert.deepEqual(createProjection(w2.takeInitialProjection()).snapshot(), replayProjection(dir));
+      } finally {
+        w2.close();
       }
     });
   }
@@ -158,7 +217,8 @@ describe("Writer and unparsed plugin output", () => {
     first.close();
     const w = Writer.open(dir, config, T0 + 5000, engineMachines);
     try {
-      assert.deepEqual(w.recovered, { replayed: 2, applied: 1 });
+      const { replayed, applied } = w.recovered;
+      assert.deepEqual({ replayed, applied }, { replayed: 2, applied: 1 });
       const again = createProjection(w.takeInitialProjection());
       assert.equal(again.status("host-00001")?.output, "DOWN - still");
       assert.deepEqual(again.status("host-00001")?.perfdata, [

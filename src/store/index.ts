@@ -9,7 +9,7 @@ export { RejectedError, type RejectReason, StoreError, type StoreFailure } from 
 export { type EventLogReader, type LoggedEvent, openEventLogReader } from "./event-log.js";
 export type { ObjectEntry, ObjectIndex } from "./object-index.js";
 export type { Projection, ProjectionSnapshot } from "./projection.js";
-export { DEFAULT_WRITER_OPTIONS, type WriterOptions, type WriterStats } from "./protocol.js";
+export { DEFAULT_WRITER_OPTIONS, type Recovered, type WriterOptions, type WriterStats } from "./protocol.js";
 export {
   type HistoryQuery,
   listHistory,

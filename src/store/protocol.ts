@@ -11,6 +11,13 @@ export interface WriterOptions {
   readonly snapshotEveryEvents: number;
   /** Take a snapshot when this much time (ms, writer's wall clock) passed and something was applied. */
   readonly snapshotEveryMs: number;
+  /**
+   * After a start that replayed or applied at least this many events logged since the newest
+   * snapshot (and at least as many as the projection holds records, which is what a snapshot
+   * costs), take a snapshot before serving; 0: never. Without it a server killed soon after every
+   * start never reaches snapshotEveryEvents or snapshotEveryMs, and each start replays a longer log.
+   */
+  readonly snapshotAfterReplayEvents: number;
   /** Newest history entries kept in the projection. */
   readonly historyCapacity: number;
   /** Largest number of status records in one delta message (bounds a reader's task length). */
@@ -42,6 +49,7 @@ export interface WriterOptions {
 export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   snapshotEveryEvents: 2_000_000,
   snapshotEveryMs: 5 * 60_000,
+  snapshotAfterReplayEvents: 100_000,
   historyCapacity: 50_000,
   deltaChunk: 500,
   // Retention is by age and by the log's consumers' positions (Store.trim, driven by app/); a count
@@ -51,6 +59,20 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   nice: 10,
   youngGenerationMb: 6,
 };
+
+/** What a start recovered from the log (logged as the "store opened" line). */
+export interface Recovered {
+  /** Command rows re-applied to the engine (their events were logged already). */
+  readonly replayed: number;
+  /** Command rows enqueued before the start but never applied, applied now. */
+  readonly applied: number;
+  /** Events logged after the newest snapshot once the start had applied everything: what it replayed or applied. */
+  readonly events: number;
+  /** Whether the start took a snapshot before serving (WriterOptions.snapshotAfterReplayEvents). */
+  readonly snapshot: boolean;
+  /** Why that snapshot failed (the start goes on; the usual policy tries again). */
+  readonly snapshotError?: string;
+}
 
 /** The writer thread's memory (bytes) and CPU time (ms; undefined where the OS does not tell). */
 export interface WriterStats extends ThreadMemory {
@@ -136,7 +158,7 @@ export type FromWriter =
       readonly t: "ready";
       readonly projection: ProjectionImage;
       readonly nextWakeup: number | undefined;
-      readonly recovered: { readonly replayed: number; readonly applied: number };
+      readonly recovered: Recovered;
     }
   /**
    * The submits/configs with these ids are durably enqueued; `accepted`, when present, holds for

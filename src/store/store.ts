@@ -6,6 +6,7 @@ import { createProjection, type Projection } from "./projection.js";
 import {
   DEFAULT_WRITER_OPTIONS,
   type FromWriter,
+  type Recovered,
   type ToWriter,
   type WriterOptions,
   type WriterStats,
@@ -99,15 +100,10 @@ export class Store {
   /** Messages waiting for the delta being applied in steps; undefined while none is. */
   #held: FromWriter[] | undefined;
   readonly #options: StoreOptions;
-  /** Commands re-applied and applied while the writer recovered. */
-  readonly recovered: { readonly replayed: number; readonly applied: number };
+  /** What the writer recovered at open. */
+  readonly recovered: Recovered;
 
-  private constructor(
-    worker: Worker,
-    projection: Projection,
-    options: StoreOptions,
-    recovered: { replayed: number; applied: number },
-  ) {
+  private constructor(worker: Worker, projection: Projection, options: StoreOptions, recovered: Recovered) {
     this.#worker = worker;
     this.#projection = projection;
     this.#options = options;

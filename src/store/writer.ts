@@ -11,7 +11,7 @@ import {
   type ProjectionImage,
   type ProjectionSnapshot,
 } from "./projection.js";
-import { DEFAULT_WRITER_OPTIONS, type WriterOptions } from "./protocol.js";
+import { DEFAULT_WRITER_OPTIONS, type Recovered, type WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { KnownObjects, StateMachine, StateMachineFactory } from "./state-machine.js";
 
@@ -113,8 +113,11 @@ export class Writer<C = unknown> {
   #eventsSinceSnapshot = 0;
   #lastSnapshotAt = Date.now();
   #appliedSinceSnapshot = false;
-  /** Commands re-applied to the engine and commands applied fresh while opening. */
-  readonly recovered = { replayed: 0, applied: 0 };
+  /** The newest snapshot's last event when opened (0: none). */
+  readonly #snapshotEventSeq: number;
+  /** Commands re-applied to the engine and commands applied fresh while opening (see Recovered). */
+  readonly #recovered = { replayed: 0, applied: 0 };
+  #recoveredAfter: Pick<Recovered, "events" | "snapshot" | "snapshotError"> = { events: 0, snapshot: false };
 
   private constructor(
     log: EventLog,
@@ -130,6 +133,7 @@ export class Writer<C = unknown> {
     this.#givenDigest = given.digest;
     this.#lastConfigDigest = "";
     const row = log.latestSnapshot();
+    this.#snapshotEventSeq = row?.eventSeq ?? 0;
     const limits = { historyCapacity: options.historyCapacity };
     if (row === undefined) {
       this.#engine = engines.create();
@@ -168,11 +172,17 @@ export class Writer<C = unknown> {
       const c = w.configCommand(adopted, at, given);
       if (c !== undefined) w.enqueue([c.row], [c.config]);
       w.applyPending();
+      w.#snapshotAfterRecovery();
       return w;
     } catch (e) {
       log.close();
       throw e;
     }
+  }
+
+  /** What opening recovered from the log. */
+  get recovered(): Recovered {
+    return { ...this.#recovered, ...this.#recoveredAfter };
   }
 
   /**
@@ -436,6 +446,31 @@ export class Writer<C = unknown> {
     }
   }
 
+  /**
+   * A start that replayed (or applied) many events logged since the newest snapshot takes one
+   * before it serves, from the projection it recovered: a server killed soon after every start
+   * would otherwise never reach a snapshot, and each start would replay a longer log (a crash loop
+   * that slows every restart). The bound is at least the records the projection holds, so the
+   * snapshot never costs much more than the replay did. The snapshot is one SQLite transaction
+   * (EventLog.saveSnapshot), so a kill during it leaves the snapshot before it in force. Failing
+   * (a full disk) does not stop the start: the count carries over to snapshotEveryEvents.
+   */
+  #snapshotAfterRecovery(): void {
+    const events = this.#log.lastEventSeq() - this.#snapshotEventSeq;
+    this.#recoveredAfter = { events, snapshot: false };
+    this.#eventsSinceSnapshot = events;
+    const boot = this.#boot as Projection;
+    const bound = this.#options.snapshotAfterReplayEvents;
+    if (bound <= 0 || events < Math.max(bound, boot.size()) || this.stalled) return;
+    try {
+      this.finishSnapshot(this.beginSnapshot(), JSON.stringify(boot.snapshot()));
+      this.#recoveredAfter = { events, snapshot: true };
+    } catch (e) {
+      this.#eventsSinceSnapshot = events;
+      this.#recoveredAfter = { events, snapshot: false, snapshotError: String(e) };
+    }
+  }
+
   #recover(snapshotCmdSeq: number): void {
     const applied = this.#log.appliedSeq();
     // 1. Commands the snapshot does not cover but whose events are logged: re-apply to the engine
@@ -446,7 +481,7 @@ export class Writer<C = unknown> {
       for (const r of rows) {
         if (r.seq > applied) break;
         this.#applyRow(r.body, r.at, undefined, ignoreEvent);
-        this.recovered.replayed++;
+        this.#recovered.replayed++;
         after = r.seq;
       }
       if ((rows[rows.length - 1] as { seq: number }).seq > applied) break;
@@ -466,7 +501,7 @@ export class Writer<C = unknown> {
       const rows = this.#log.commandsAfter(after, 256);
       if (rows.length === 0) break;
       for (const r of rows) this.#queue.push({ seq: r.seq, at: r.at, body: r.body });
-      this.recovered.applied += rows.length;
+      this.#recovered.applied += rows.length;
       after = (rows[rows.length - 1] as { seq: number }).seq;
       this.applyPending();
     }
