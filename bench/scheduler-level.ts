@@ -5,11 +5,11 @@
  */
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { Registry } from "prom-client";
-import type { Checker } from "../src/checks/check.js";
 import { fixtureConfig } from "../src/engine/scheduler/fixtures.js";
 import { createScheduler } from "../src/engine/scheduler/index.js";
 import { slotAtOrBefore } from "../src/engine/scheduler/slots.js";
 import type { CheckResult } from "../src/model/check-result.js";
+import type { Checker } from "../src/model/checker.js";
 import { systemClock } from "../src/model/clock.js";
 import type { ProbeConfig } from "../src/model/config.js";
 

@@ -6,8 +6,8 @@
  *   npx tsc -p . && node dist/bench/scheduler-overhead.js [--services 100000] [--intervals 10,5,2,1]
  */
 import { loadavg } from "node:os";
-import type { Checker } from "../src/checks/check.js";
 import type { CheckOutcome } from "../src/model/check-result.js";
+import type { Checker } from "../src/model/checker.js";
 import { parseArgs, runLevels } from "./scheduler-level.js";
 
 const OK: CheckOutcome = { exitStatus: 0, output: "OK", longOutput: "", perfdata: [] };

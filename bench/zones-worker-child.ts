@@ -5,7 +5,7 @@
  *   node dist/bench/zones-worker-child.js NATS_URL ZONE NAME CONCURRENCY
  */
 import { connect } from "@nats-io/transport-node";
-import type { Checker } from "../src/checks/check.js";
+import type { Checker } from "../src/model/checker.js";
 import { systemClock } from "../src/model/clock.js";
 import { silentLogger } from "../src/model/logger.js";
 import { natsConnectOptions, startWorker } from "../src/zones/index.js";

@@ -1,4 +1,3 @@
-import type { Checker } from "../checks/check.js";
 import { type CommandCheckerOptions, createCommandChecker } from "../checks/command/index.js";
 import { createDnsChecker } from "../checks/dns/index.js";
 import { createHttpChecker } from "../checks/http/index.js";
@@ -8,6 +7,7 @@ import { createSnmpChecker } from "../checks/snmp/index.js";
 import { createTcpChecker } from "../checks/tcp/index.js";
 import { createTlsChecker } from "../checks/tls/index.js";
 import { createWasmChecker } from "../checks/wasm/index.js";
+import type { Checker } from "../model/checker.js";
 import type { CheckType } from "../model/config.js";
 
 export interface CheckerSet {

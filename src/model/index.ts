@@ -1,8 +1,9 @@
 /**
- * The domain model: configuration, states, check results, object keys and the clock seam. It
- * imports nothing else from Lookout; every other module may import it.
+ * The domain model: configuration, states, check results, object keys, and the clock and checker
+ * seams. It imports nothing else from Lookout; every other module may import it.
  */
 export * from "./check-result.js";
+export * from "./checker.js";
 export * from "./clock.js";
 export * from "./config.js";
 export * from "./logger.js";

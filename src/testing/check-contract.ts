@@ -1,7 +1,7 @@
 /**
  * The contract every check type passes, whatever it probes: a network socket, a child process, a
  * WebAssembly module. A check type's test calls `describeCheckContract` once with a fixture
- * factory; the suite then asserts the promises of the `Checker` seam (src/checks/check.ts):
+ * factory; the suite then asserts the promises of the `Checker` seam (src/model/checker.ts):
  *
  * - the ok target gives status 0 and a one-line output;
  * - the failing target gives a non-OK status with an output that says why;
@@ -26,8 +26,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Checker, CheckTarget } from "../checks/check.js";
 import type { CheckOutcome } from "../model/check-result.js";
+import type { Checker, CheckTarget } from "../model/checker.js";
 import {
   type Config,
   DEFAULT_SCHEDULE,

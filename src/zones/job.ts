@@ -1,5 +1,5 @@
-import type { CheckTarget } from "../checks/check.js";
 import type { CheckOutcome, CheckResult, PerfDatum } from "../model/check-result.js";
+import type { CheckTarget } from "../model/checker.js";
 import type { CheckConfig, CommandTemplate, Config, HostConfig, ServiceConfig } from "../model/config.js";
 import { isExitStatus } from "../model/state.js";
 

@@ -1,9 +1,9 @@
 import { type JsMsg, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Checker } from "../checks/check.js";
 import { checkerFailedOutcome, noCheckerOutcome, timeoutOutcome } from "../engine/scheduler/outcomes.js";
 import type { CheckOutcome } from "../model/check-result.js";
+import type { Checker } from "../model/checker.js";
 import type { Clock } from "../model/clock.js";
 import type { CheckType } from "../model/config.js";
 import type { Logger } from "../model/logger.js";

@@ -3,12 +3,12 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { CheckTarget } from "../../model/checker.js";
 import type { CommandProbe, CommandTemplate, Config, ServiceConfig } from "../../model/config.js";
 import { EMPTY_CONFIG } from "../../model/config.js";
 import { checkTarget, describeCheckContract } from "../../testing/check-contract.js";
 import { FakeClock } from "../../testing/fake-clock.js";
 import { closedTcpPort, type Peer, startTcpListener } from "../../testing/peers/tcp.js";
-import type { CheckTarget } from "../check.js";
 import { createCommandChecker } from "./index.js";
 
 const commands: CommandTemplate[] = [

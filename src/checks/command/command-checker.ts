@@ -1,9 +1,9 @@
 import { buildArgv, buildShellCommand, CommandLineError } from "../../macros/command-line.js";
 import { createMacroResolver, type MacroObjectState } from "../../macros/context.js";
 import type { CheckOutcome } from "../../model/check-result.js";
+import type { Checker, CheckTarget } from "../../model/checker.js";
 import { type Clock, systemClock } from "../../model/clock.js";
 import type { CommandProbe } from "../../model/config.js";
-import type { Checker, CheckTarget } from "../check.js";
 import { displayName, runPlugin } from "../process/run-plugin.js";
 
 /** The state macros ($HOSTSTATE$, $SERVICEOUTPUT$ …) for one target, when the caller can give them. */

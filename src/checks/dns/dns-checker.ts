@@ -3,8 +3,8 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import type { CheckOutcome } from "../../model/check-result.js";
+import type { Checker, CheckTarget } from "../../model/checker.js";
 import type { DnsProbe } from "../../model/config.js";
-import type { Checker, CheckTarget } from "../check.js";
 import {
   abortOutcome,
   describeNetError,

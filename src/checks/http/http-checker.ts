@@ -6,9 +6,9 @@ import {
 } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { CheckOutcome } from "../../model/check-result.js";
+import type { Checker, CheckTarget } from "../../model/checker.js";
 import type { HttpProbe } from "../../model/config.js";
 import type { ExitStatus } from "../../model/state.js";
-import type { Checker, CheckTarget } from "../check.js";
 import {
   abortOutcome,
   describeNetError,

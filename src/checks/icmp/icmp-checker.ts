@@ -1,6 +1,6 @@
 import type { CheckOutcome } from "../../model/check-result.js";
+import type { Checker } from "../../model/checker.js";
 import type { IcmpProbe } from "../../model/config.js";
-import type { Checker } from "../check.js";
 import { abortOutcome, outcome } from "../format.js";
 import { createFpingBatcher } from "./fping-batcher.js";
 

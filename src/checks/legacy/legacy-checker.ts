@@ -1,6 +1,6 @@
 import type { CheckOutcome } from "../../model/check-result.js";
+import type { Checker } from "../../model/checker.js";
 import type { LegacyProbe } from "../../model/config.js";
-import type { Checker } from "../check.js";
 import { displayName, runPlugin } from "../process/run-plugin.js";
 
 function unknown(output: string): CheckOutcome {

@@ -1,8 +1,8 @@
 import type { CheckOutcome, PerfDatum } from "../../model/check-result.js";
+import type { Checker } from "../../model/checker.js";
 import type { SnmpAuthProto, SnmpPrivProto, SnmpProbe } from "../../model/config.js";
 import type { ExitStatus } from "../../model/state.js";
 import { parseRange } from "../../nagios/range.js";
-import type { Checker } from "../check.js";
 import { abortOutcome, oneLine, outcome, parseHostPort } from "../format.js";
 import { snmp } from "./net-snmp-extensions.js";
 import { SNMP_AUTH_SUPPORT, SNMP_PRIV_SUPPORT, snmpProbeProblems } from "./snmp-support.js";

@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 import type { CheckOutcome } from "../../model/check-result.js";
+import type { Checker, CheckTarget } from "../../model/checker.js";
 import type { TcpProbe } from "../../model/config.js";
-import type { Checker, CheckTarget } from "../check.js";
 import {
   abortOutcome,
   describeNetError,

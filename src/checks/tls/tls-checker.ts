@@ -7,9 +7,9 @@ import {
   type TLSSocket,
 } from "node:tls";
 import type { CheckOutcome, PerfDatum } from "../../model/check-result.js";
+import type { Checker, CheckTarget } from "../../model/checker.js";
 import type { TlsProbe } from "../../model/config.js";
 import type { ExitStatus } from "../../model/state.js";
-import type { Checker, CheckTarget } from "../check.js";
 import {
   abortOutcome,
   describeNetError,

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { CheckOutcome } from "../../model/check-result.js";
+import type { Checker } from "../../model/checker.js";
 import type { WasmProbe } from "../../model/config.js";
-import type { Checker } from "../check.js";
 import { displayName, pluginOutcome } from "../process/run-plugin.js";
 import { DEFAULT_OUTPUT_CAP } from "../process/run-process.js";
 import { WASM_PAGE } from "./memory-cap.js";

@@ -1,6 +1,6 @@
 import type { Registry } from "prom-client";
-import type { Checker } from "../../checks/check.js";
 import type { CheckResult } from "../../model/check-result.js";
+import type { Checker } from "../../model/checker.js";
 import type { Clock } from "../../model/clock.js";
 import type { CheckType, Config } from "../../model/config.js";
 import type { ExitStatus } from "../../model/state.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { Checker } from "../../checks/check.js";
 import type { CheckOutcome, CheckResult } from "../../model/check-result.js";
+import type { Checker } from "../../model/checker.js";
 import type { CheckType } from "../../model/config.js";
 import { FakeClock } from "../../testing/fake-clock.js";
 import type { SchedulerOptions } from "./api.js";

@@ -5,8 +5,8 @@
  */
 
 import type { Registry } from "prom-client";
-import type { Checker, CheckTarget } from "../../checks/check.js";
 import type { CheckOutcome, CheckResult } from "../../model/check-result.js";
+import type { Checker, CheckTarget } from "../../model/checker.js";
 import type { Clock } from "../../model/clock.js";
 import {
   type CheckConfig,

@@ -1,4 +1,4 @@
-import type { CheckTarget } from "../../checks/check.js";
+import type { CheckTarget } from "../../model/checker.js";
 import type { CheckType, Config, HostConfig, ServiceConfig } from "../../model/config.js";
 import { objectKey } from "../../model/object-ref.js";
 

@@ -1,5 +1,5 @@
-import type { CheckOutcome } from "../model/check-result.js";
-import type { Config, HostConfig, ProbeConfig, ScheduleConfig, ServiceConfig } from "../model/config.js";
+import type { CheckOutcome } from "./check-result.js";
+import type { Config, HostConfig, ProbeConfig, ScheduleConfig, ServiceConfig } from "./config.js";
 
 /** What one run of a check needs: the probe, the object it checks, and the config (for macros). */
 export interface CheckTarget<P extends ProbeConfig = ProbeConfig> {
@@ -11,7 +11,8 @@ export interface CheckTarget<P extends ProbeConfig = ProbeConfig> {
 }
 
 /**
- * The seam every check type implements. `run` never rejects: a failure is a CRITICAL or UNKNOWN
+ * The seam every check type implements (src/checks/<type>/); the scheduler (src/engine/scheduler/)
+ * and a zone's worker run checks through it, so it lives here, where the engine owns it. `run` never rejects: a failure is a CRITICAL or UNKNOWN
  * outcome whose output says why. When `signal` aborts (the scheduler's timeout or shutdown), the
  * check stops its work, releases what it holds (sockets, child processes, workers) and settles
  * promptly; the scheduler records the timeout itself. Runs may be concurrent.
