@@ -17,18 +17,36 @@ export const PARSE_BINARY = "parse binary: ";
  */
 export const COMPRESSED_WITHOUT_ENCODING = "received compressed envelope, but do not know how to decompress";
 
-/** Whether an `internal` answer of connect-es is in fact about the client's body. */
-function isClientBody(message: string): boolean {
-  return message.startsWith(PARSE_BINARY) || message === COMPRESSED_WITHOUT_ENCODING;
-}
+/**
+ * How connect-es words a gRPC or gRPC-Web request to a unary method whose body holds no message, or
+ * more than one (protocol/invoke-implementation.ts `ensureSingle`). It answers that `unimplemented`,
+ * as if the method did not exist; the framing is the client's mistake, so Lookout answers it
+ * `invalid_argument` (docs/reliability.md), keeping connect-es's words. The fast path uses the same.
+ */
+export const MISSING_MESSAGE = "protocol error: missing input message for unary method";
+export const EXTRA_MESSAGE = "protocol error: received extra input message for unary method";
 
 const INTERNAL = 13;
 const INVALID_ARGUMENT = 3;
+const UNIMPLEMENTED = 12;
+
+/** Whether an answer of connect-es with this gRPC status and message is in fact about the client's body. */
+function isClientBody(status: number, message: string): boolean {
+  switch (status) {
+    case INTERNAL:
+      return message.startsWith(PARSE_BINARY) || message === COMPRESSED_WITHOUT_ENCODING;
+    case UNIMPLEMENTED:
+      return message === MISSING_MESSAGE || message === EXTRA_MESSAGE;
+    default:
+      return false;
+  }
+}
 
 /**
  * Replaces every handler of `router` with one whose answer to a request body that does not parse
  * as protobuf binary, or to a message flagged compressed without an encoding, is
- * `invalid_argument` instead of connect-es's `internal`, in each protocol's
+ * `invalid_argument` instead of connect-es's `internal`, and to a gRPC or gRPC-Web unary call
+ * with no message or two `invalid_argument` instead of its `unimplemented`, in each protocol's
  * form: a Connect unary error body (HTTP 400), a gRPC trailer, a gRPC-Web trailer frame. Every
  * other answer passes through untouched. Call it after the routes are registered.
  */
@@ -65,11 +83,12 @@ function rewrite(res: UniversalServerResponse): UniversalServerResponse | Promis
   return res;
 }
 
-/** A gRPC status `internal` for the client's body becomes `invalid_argument`, in place. */
+/** A gRPC status `internal` or `unimplemented` for the client's body becomes `invalid_argument`, in place. */
 function fixGrpcStatus(h: Headers): void {
-  if (h.get("grpc-status") !== String(INTERNAL)) return;
+  const status = Number(h.get("grpc-status") ?? Number.NaN);
+  if (status !== INTERNAL && status !== UNIMPLEMENTED) return;
   const message = h.get("grpc-message") ?? "";
-  if (isClientBody(safeDecode(message))) h.set("grpc-status", String(INVALID_ARGUMENT));
+  if (isClientBody(status, safeDecode(message))) h.set("grpc-status", String(INVALID_ARGUMENT));
 }
 
 async function* grpcBody(body: AsyncIterable<Uint8Array>, trailer: Headers): AsyncIterable<Uint8Array> {
@@ -94,9 +113,9 @@ function fixGrpcWebTrailer(chunk: Uint8Array): Uint8Array {
     const i = line.indexOf(":");
     if (i > 0) headers.append(line.slice(0, i).trim(), line.slice(i + 1).trim());
   }
-  if (headers.get("grpc-status") !== String(INTERNAL)) return chunk;
+  const before = headers.get("grpc-status");
   fixGrpcStatus(headers);
-  if (headers.get("grpc-status") === String(INTERNAL)) return chunk;
+  if (headers.get("grpc-status") === before) return chunk;
   const out = new TextEncoder().encode(
     lines
       .map((line) => (/^grpc-status\s*:/i.test(line) ? `grpc-status: ${INVALID_ARGUMENT}` : line))
@@ -124,7 +143,11 @@ async function connectUnary(
   } catch {
     return same;
   }
-  if (error.code !== "internal" || typeof error.message !== "string" || !isClientBody(error.message)) {
+  if (
+    error.code !== "internal" ||
+    typeof error.message !== "string" ||
+    !isClientBody(INTERNAL, error.message)
+  ) {
     return same;
   }
   const out = Buffer.from(JSON.stringify({ ...error, code: "invalid_argument" }));

@@ -256,7 +256,13 @@ const cases: Case[] = [
     body: frame(proto(badSecond)),
     want: { grpc: 5, message: /^results%5B1%5D%3A%20service%20%22http%22/ },
   },
-  { name: "gRPC: no message", over: "h2", headers: GRPC, body: new Uint8Array(0), want: { grpc: 12 } },
+  {
+    name: "gRPC: no message",
+    over: "h2",
+    headers: GRPC,
+    body: new Uint8Array(0),
+    want: { grpc: 3, message: /^protocol%20error%3A%20missing%20input%20message/ },
+  },
   {
     name: "gRPC: a message cut short",
     over: "h2",
@@ -276,7 +282,7 @@ const cases: Case[] = [
     over: "h2",
     headers: GRPC,
     body: concat(frame(proto(good)), frame(proto(good))),
-    want: { grpc: 12 },
+    want: { grpc: 3, message: /^protocol%20error%3A%20received%20extra%20input%20message/ },
   },
   {
     name: "gRPC: a bad first of two messages",

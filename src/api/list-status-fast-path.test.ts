@@ -228,7 +228,13 @@ const cases: Case[] = [
     body: frame(proto({ pageSize: -1 })),
     want: { grpc: 3 },
   },
-  { name: "gRPC: no message", over: "h2", headers: GRPC, body: new Uint8Array(0), want: { grpc: 12 } },
+  {
+    name: "gRPC: no message",
+    over: "h2",
+    headers: GRPC,
+    body: new Uint8Array(0),
+    want: { grpc: 3, message: /^protocol%20error%3A%20missing%20input%20message/ },
+  },
   {
     name: "gRPC: a message cut short",
     over: "h2",
@@ -255,7 +261,7 @@ const cases: Case[] = [
     over: "h2",
     headers: GRPC,
     body: concat(frame(proto({})), frame(proto({}))),
-    want: { grpc: 12 },
+    want: { grpc: 3, message: /^protocol%20error%3A%20received%20extra%20input%20message/ },
   },
   {
     name: "gRPC: a message above the limit",

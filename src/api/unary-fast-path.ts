@@ -12,7 +12,12 @@ import { parseTimeout as parseGrpcTimeout, setTrailerStatus } from "@connectrpc/
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import { type Caller, peerOf } from "./caller.js";
 import { codeName } from "./connect-codes.js";
-import { COMPRESSED_WITHOUT_ENCODING, PARSE_BINARY } from "./decode-errors.js";
+import {
+  COMPRESSED_WITHOUT_ENCODING,
+  EXTRA_MESSAGE,
+  MISSING_MESSAGE,
+  PARSE_BINARY,
+} from "./decode-errors.js";
 import { type GrpcBody, type NodeRequest, readGrpcBody, readUnaryBody, tooLarge } from "./request-body.js";
 import type { RpcMetrics } from "./rpc-metrics.js";
 
@@ -278,14 +283,15 @@ function unaryMessage(body: GrpcBody, limit: number): Uint8Array | ConnectError 
 /**
  * The error for a gRPC body that is not one plain message, in Connect's order: the first message
  * (missing, cut short, compressed without an encoding, or not parsing), then the second (too large,
- * cut short, ... or just there).
+ * cut short, ... or just there). Connect's words, and the router's codes (decode-errors.ts): no
+ * message or a second one is `invalid_argument`, not Connect's `unimplemented`.
  */
 function irregular(method: UnaryMethod, body: GrpcBody, limit: number): ConnectError {
   const [first, second] = body.envelopes;
   if (first === undefined) {
     return body.trailing
       ? new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument)
-      : new ConnectError("protocol error: missing input message for unary method", Code.Unimplemented);
+      : new ConnectError(MISSING_MESSAGE, Code.InvalidArgument);
   }
   const messageError = (e: typeof first): ConnectError | undefined => {
     if ((e.flags & 1) !== 0) {
@@ -304,10 +310,7 @@ function irregular(method: UnaryMethod, body: GrpcBody, limit: number): ConnectE
     if (body.tooLarge !== undefined) return tooLarge(limit, body.tooLarge);
     return new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument);
   }
-  return (
-    messageError(second) ??
-    new ConnectError("protocol error: received extra input message for unary method", Code.Unimplemented)
-  );
+  return messageError(second) ?? new ConnectError(EXTRA_MESSAGE, Code.InvalidArgument);
 }
 
 /** Writes the answer as Connect's handlers write it for the protocol. */

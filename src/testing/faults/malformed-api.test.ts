@@ -418,6 +418,48 @@ describe("fault: malformed API input", () => {
     }
   });
 
+  it("a gRPC unary call with no message or two is invalid_argument, on the fast path and the router", async () => {
+    // ProcessCheckResults, ProcessCheckResult and ListStatus are the fast path's over gRPC on
+    // HTTP/2; GetServerInfo and ListHistory, and everything over HTTP/1.1 and gRPC-Web, the router's.
+    const paths = [
+      "/svc.v1.CommandService/ProcessCheckResults",
+      "/svc.v1.CommandService/ProcessCheckResult",
+      "/svc.v1.QueryService/ListStatus",
+      "/svc.v1.QueryService/GetServerInfo",
+      "/svc.v1.QueryService/ListHistory",
+    ];
+    const empty = new Uint8Array(0);
+    const bodies: [name: string, body: Uint8Array, words: RegExp][] = [
+      ["no message", empty, /missing input message/],
+      ["two messages", new Uint8Array([...frame(empty), ...frame(empty)]), /extra input message/],
+    ];
+    const forms: { protocol: Protocol; over: "h1" | "h2"; contentType: string }[] = [
+      { protocol: "grpc", over: "h2", contentType: "application/grpc" },
+      { protocol: "grpc", over: "h2", contentType: "application/grpc+proto" },
+      { protocol: "grpc", over: "h1", contentType: "application/grpc" },
+      { protocol: "grpc-web", over: "h1", contentType: "application/grpc-web+proto" },
+      { protocol: "grpc-web", over: "h2", contentType: "application/grpc-web" },
+    ];
+    const session = http2.connect(srv.url);
+    const wrong: string[] = [];
+    try {
+      for (const path of paths)
+        for (const [name, body, words] of bodies)
+          for (const form of forms) {
+            const req: Req = { ...form, path, body };
+            const a = classify(
+              req,
+              req.over === "h1" ? await sendH1(srv.port, req) : await sendH2(session, req),
+            );
+            if (a.code !== "invalid_argument" || !words.test(a.message))
+              wrong.push(`${name}: ${describeReq(req)}: ${JSON.stringify(a)}`);
+          }
+    } finally {
+      session.close();
+    }
+    assert.deepEqual(wrong, []);
+  });
+
   it("a keep-alive connection serves the next request after a body answered before it was read", async () => {
     // One connection; gRPC over HTTP/1.1 whose envelope claims 1.6 GB is answered at its header.
     // The same for a 404 (unknown path) and a 415 (no protocol's content type), both answered
