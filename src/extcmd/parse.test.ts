@@ -58,6 +58,37 @@ describe("parseCommandLine", () => {
         comment: "x",
       },
     },
+    // Nagios' sticky argument: 2 is sticky, 1 (and 0) a normal acknowledgement.
+    {
+      line: "[1700000000] ACKNOWLEDGE_SVC_PROBLEM;web;http;1;1;1;ops;normal",
+      command: {
+        type: "AcknowledgeProblem",
+        target: { object: { host: "web", service: "http" } },
+        sticky: false,
+        author: "ops",
+        comment: "normal",
+      },
+    },
+    {
+      line: "[1700000000] ACKNOWLEDGE_HOST_PROBLEM;web;1;1;0;ops;normal",
+      command: {
+        type: "AcknowledgeProblem",
+        target: { object: { host: "web" } },
+        sticky: false,
+        author: "ops",
+        comment: "normal",
+      },
+    },
+    {
+      line: "[1700000000] ACKNOWLEDGE_HOST_PROBLEM;web;2;1;0;ops;sticky",
+      command: {
+        type: "AcknowledgeProblem",
+        target: { object: { host: "web" } },
+        sticky: true,
+        author: "ops",
+        comment: "sticky",
+      },
+    },
     {
       line: "[1700000000] REMOVE_SVC_ACKNOWLEDGEMENT;web;http",
       command: { type: "RemoveAcknowledgement", target: { object: { host: "web", service: "http" } } },
