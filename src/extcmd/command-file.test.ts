@@ -25,6 +25,7 @@ const CONFIG = `hosts: {
 			disk: ${PASSIVE}
 			ack1: ${PASSIVE}
 			ack2: ${PASSIVE}
+			long: ${PASSIVE}
 		}
 	}
 	gw: {address: "127.0.0.1", ${PASSIVE}}
@@ -38,7 +39,7 @@ interface Status {
   service?: string;
   state: string;
   output: string;
-  acknowledgement?: { author: string };
+  acknowledgement?: { author: string; comment: string };
 }
 interface Audit {
   source: string;
@@ -224,6 +225,62 @@ describe("external command file", () => {
       );
       assert.equal(s?.acknowledgement !== undefined, c.keeps, `${c.host}!${c.service}: ${JSON.stringify(s)}`);
     }
+  });
+
+  test("an over-long line is one refusal; audit fields are capped and say so", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const before = (await audits()).filter((r) => r.source === "AUDIT_SOURCE_EXTCMD").length;
+    const ok = (n: number) => `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;0;OK ${n}\n`;
+    // Written as one writer does (the pipe is bigger than the reader's chunks): a 1 MiB line, a
+    // line just over the 64 KiB limit, a long line that is no command, a long comment.
+    const data = [
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;0;${"x".repeat(1024 * 1024)}\n`,
+      ok(1),
+      `${"A".repeat(70_060)}\n`,
+      ok(2),
+      `${"B".repeat(3000)}\n`,
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;2;CRITICAL\n`,
+      `[${now}] ACKNOWLEDGE_SVC_PROBLEM;web;long;2;1;1;ops;${"c".repeat(5000)}\n`,
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;1;WARNING 3\n`,
+    ].join("");
+    await writeFile(fifo, data, { flag: "a" });
+    await until(
+      "web!long",
+      () => status("long"),
+      (s) => s?.output === "WARNING 3",
+    );
+    const ext = await until(
+      "audit",
+      async () =>
+        (await audits())
+          .filter((r) => r.source === "AUDIT_SOURCE_EXTCMD")
+          .reverse()
+          .slice(before),
+      (r) => r.length >= 8,
+    );
+    const longLine = /^a line longer than 65536 bytes$/;
+    assert.deepEqual(
+      ext.map((r) => [r.rpc ?? "", r.outcome, longLine.test(r.reason ?? "")]),
+      [
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_REJECTED", true],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+        ["", "AUDIT_OUTCOME_REJECTED", true],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+        [`${"B".repeat(64)}…`, "AUDIT_OUTCOME_REJECTED", false],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+        ["ACKNOWLEDGE_SVC_PROBLEM", "AUDIT_OUTCOME_ACCEPTED", false],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+      ],
+    );
+    for (const r of ext) {
+      for (const v of [r.rpc ?? "", r.reason ?? "", r.commandJson]) {
+        assert.ok(Buffer.byteLength(v) <= 1024, `${Buffer.byteLength(v)} bytes: ${v.slice(0, 80)}`);
+      }
+    }
+    const ack = JSON.parse(ext[6]?.commandJson ?? "{}") as { Author: string; Comment: string };
+    assert.equal(ack.Author, "ops");
+    assert.match(ack.Comment, /^c+…\[cut, 5000 bytes\]$/);
+    assert.equal((await status("long"))?.acknowledgement?.comment.length, 5000, "only the record is cut");
   });
 
   test("send_nsca results relayed by a real nsca-ng server", async (t) => {
