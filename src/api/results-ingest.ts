@@ -5,7 +5,7 @@ import type { Core } from "../core/core.js";
 import type { ResultsForm } from "../core/encoded-results.js";
 import type { PluginResultInput } from "../core/plugin-result.js";
 import type { Logger } from "../model/logger.js";
-import type { ExitStatus } from "../model/state.js";
+import { type ExitStatus, passiveHostStatus } from "../model/state.js";
 import {
   type ProcessCheckResultRequest,
   ProcessCheckResultRequestSchema,
@@ -133,8 +133,8 @@ export function checkResult(r: ProcessCheckResultRequest, now: number): PluginRe
     result: {
       host: r.host,
       service: r.service,
-      // Validated by Core (0..3); the cast only carries the number there.
-      exitStatus: r.exitStatus as ExitStatus,
+      // Validated by Core (0..3); the cast only carries the number there. A host's is its state.
+      exitStatus: (r.service === undefined ? passiveHostStatus(r.exitStatus) : r.exitStatus) as ExitStatus,
       output: r.output,
       checkedAt: r.checkedAt === undefined ? now : timestampMs(r.checkedAt),
       durationMs: 0,

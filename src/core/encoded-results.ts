@@ -1,3 +1,4 @@
+import { passiveHostStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import type { SubmissionDecoder } from "../store/submission.js";
 import type { CompactResult } from "./plugin-result.js";
@@ -17,7 +18,8 @@ const utf8 = new TextDecoder();
 
 /**
  * The writer's decoder of passive results in a wire form (see ResultsForm): decoded straight to
- * the compact logged form, then validated with the rules of Core.submit (src/core/validate.ts)
+ * the compact logged form (a host's status read as its state: passiveHostStatus), then validated
+ * with the rules of Core.submit (src/core/validate.ts)
  * against the config in force, all-or-nothing, the refused result's position in the RejectedError.
  * A body it does not decode exactly as protobuf-es would comes back undecoded (undefined).
  */
@@ -26,7 +28,10 @@ export const encodedResults: SubmissionDecoder = {
     const results = decode(kind as ResultsForm, body, at);
     if (results === undefined) return undefined;
     for (let i = 0; i < results.length; i++) {
-      const [host, service, exitStatus, , checkedAt] = results[i] as CompactResult;
+      const r = results[i] as CompactResult;
+      // A host's status is its state (0 UP, 1 DOWN), as in Icinga 2's process-check-result.
+      if (r[1] === null) r[2] = passiveHostStatus(r[2]);
+      const [host, service, exitStatus, , checkedAt] = r;
       try {
         validateResult(objects, host, service ?? undefined, exitStatus, checkedAt);
       } catch (e) {

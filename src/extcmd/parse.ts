@@ -1,6 +1,6 @@
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
-import type { ExitStatus } from "../model/state.js";
+import { type ExitStatus, passiveHostStatus } from "../model/state.js";
 
 /** The external commands Lookout understands (Nagios/Icinga names). */
 export type ExternalCommandName =
@@ -141,7 +141,9 @@ function build(
       const svc = name === "PROCESS_SERVICE_CHECK_RESULT";
       const host = nonEmpty(a(0), "host_name");
       const service = svc ? nonEmpty(a(1), "service_description") : undefined;
-      const status = exitStatus(a(svc ? 2 : 1));
+      // A host's return_code is its state (0 UP, 1 DOWN, 2 UNREACHABLE), as Nagios reads it.
+      const sent = exitStatus(a(svc ? 2 : 1));
+      const status = svc ? sent : (passiveHostStatus(sent) as ExitStatus);
       const output = unescapeOutput(a(svc ? 3 : 2));
       return {
         command: {
@@ -161,7 +163,7 @@ function build(
           Type: "ProcessCheckResult",
           Host: host,
           ...(service === undefined ? {} : { Service: service }),
-          ExitStatus: status,
+          ExitStatus: sent,
           CheckedAt: new Date(at).toISOString(),
         },
       };
