@@ -16,6 +16,29 @@ export type ResultsForm = "results-proto" | "results-json" | "result-proto" | "r
 
 const utf8 = new TextDecoder();
 
+/** How many of a batch's objects its description names. */
+export const RESULTS_DESCRIBED = 10;
+
+/**
+ * What a submission of results was, for its audit record: how many results, and the objects of
+ * the first RESULTS_DESCRIBED (`[host, service or null]`), in order.
+ */
+export interface ResultsDescription {
+  readonly count: number;
+  readonly objects: readonly (readonly [host: string, service: string | null])[];
+}
+
+/** The description of decoded results (what the writer tells the API of an ingest). */
+export function describeResults(results: readonly CompactResult[]): ResultsDescription {
+  const n = Math.min(results.length, RESULTS_DESCRIBED);
+  const objects: [string, string | null][] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = results[i] as CompactResult;
+    objects[i] = [r[0], r[1]];
+  }
+  return { count: results.length, objects };
+}
+
 /**
  * The writer's decoder of passive results in a wire form (see ResultsForm): decoded straight to
  * the compact logged form (a host's status read as its state: passiveHostStatus), then validated
@@ -35,12 +58,14 @@ export const encodedResults: SubmissionDecoder = {
       try {
         validateResult(objects, host, service ?? undefined, exitStatus, checkedAt);
       } catch (e) {
-        if (e instanceof RejectedError) throw new RejectedError(e.reason, e.message, i);
+        if (e instanceof RejectedError)
+          throw new RejectedError(e.reason, e.message, i, describeResults(results));
         throw e;
       }
     }
     return results;
   },
+  describe: (_kind, logged) => describeResults(logged as CompactResult[]),
 };
 
 function decode(form: ResultsForm, body: Uint8Array, at: number): CompactResult[] | undefined {
