@@ -34,13 +34,31 @@ export function requestContextValues(req: NodeRequest): ContextValues {
   return values;
 }
 
+/**
+ * A gate's refusal: the Connect error to answer, and the caller that was refused — its principal
+ * when the credentials named someone (a viewer calling CommandService), for the audit record.
+ */
+export class GateRefusal extends ConnectError {
+  constructor(
+    message: string,
+    code: Code,
+    readonly caller: Caller,
+  ) {
+    super(message, code);
+  }
+}
+
 /** The Connect error for a gate's refusal (codes are chosen here, in api/). */
-function refusal(answer: { reason: "unauthenticated" | "permission_denied"; message: string }): ConnectError {
+function refusal(
+  answer: { reason: "unauthenticated" | "permission_denied"; message: string; principal?: Principal },
+  peer: string,
+): GateRefusal {
+  const caller = answer.principal === undefined ? { peer } : { peer, principal: answer.principal };
   switch (answer.reason) {
     case "unauthenticated":
-      return new ConnectError(answer.message, Code.Unauthenticated);
+      return new GateRefusal(answer.message, Code.Unauthenticated, caller);
     case "permission_denied":
-      return new ConnectError(answer.message, Code.PermissionDenied);
+      return new GateRefusal(answer.message, Code.PermissionDenied, caller);
     default: {
       const never: never = answer.reason;
       throw new Error(`unknown refusal ${String(never)}`);
@@ -50,17 +68,17 @@ function refusal(answer: { reason: "unauthenticated" | "permission_denied"; mess
 
 /**
  * Checks a request against the gate for one service, by its Authorization and Cookie headers: the
- * caller (peer and principal) when it may pass, else the Connect error to answer. The router's
- * interceptor and the fast paths both use it, so they cannot differ.
+ * caller (peer and principal) when it may pass, else the refusal to answer (which names the caller
+ * refused). The router's interceptor and the fast paths both use it, so they cannot differ.
  */
 export function admit(
   gate: AuthGate,
   surface: Surface,
   headers: { authorization?: string | undefined; cookie?: string | undefined },
   peer: string,
-): Caller | ConnectError {
+): Caller | GateRefusal {
   const answer = gate.check(surface, headers);
-  if (!answer.ok) return refusal(answer);
+  if (!answer.ok) return refusal(answer, peer);
   return answer.principal === undefined ? { peer } : { peer, principal: answer.principal };
 }
 
@@ -79,10 +97,10 @@ export function gateInterceptor(gate: AuthGate, surface: Surface, audit: ApiAudi
       { authorization: h.get("authorization") ?? undefined, cookie: h.get("cookie") ?? undefined },
       peer,
     );
-    if (admitted instanceof ConnectError) {
+    if (admitted instanceof GateRefusal) {
       if (surface === "command" || (surface === "admin" && req.method.name === "ApplyConfig")) {
         audit.call(
-          { peer },
+          admitted.caller,
           `/${req.service.typeName}/${req.method.name}`,
           { Type: req.method.name },
           admitted,

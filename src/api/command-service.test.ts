@@ -152,7 +152,11 @@ describe("CommandService over Connect JSON", () => {
     assert.equal(s?.output, "CRITICAL - down");
     assert.deepEqual(s?.perfdata, [{ label: "rta", value: 12, uom: "ms", warn: "100", crit: "200", min: 0 }]);
     assert.equal(s?.acknowledgement?.author, "ops");
-    assert.equal(projection.status("host-00002")?.state, "UP", "exit status 1 is UP for a host");
+    assert.equal(
+      projection.status("host-00002")?.state,
+      "DOWN",
+      "a passive host status 1 is DOWN, its state",
+    );
     assert.equal(projection.status("host-00001!svc-000"), undefined, "the rejected batch left no trace");
   });
 

@@ -5,12 +5,18 @@ import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import type { Logger } from "../model/logger.js";
 import { objectKey } from "../model/object-ref.js";
-import { type ApiAudit, NO_AUDIT } from "./api-audit.js";
+import { type ApiAudit, NO_AUDIT, resultsCommand } from "./api-audit.js";
 import { callerKey } from "./caller.js";
 import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
 import { toConnectError } from "./pipeline-errors.js";
-import { checkResult, createResultsIngest, prepareResults, type ResultsIngest } from "./results-ingest.js";
+import {
+  checkResult,
+  createResultsIngest,
+  describeRequests,
+  prepareResults,
+  type ResultsIngest,
+} from "./results-ingest.js";
 
 export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
@@ -77,7 +83,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
     processCheckResult(req, ctx) {
       return audited(
         ctx,
-        () => ({ Type: "ProcessCheckResult" }),
+        () => resultsCommand("ProcessCheckResult", describeRequests([req])),
         async () => {
           await submit([checkResult(req, core.clock.now())]);
           return {};
@@ -88,7 +94,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
       const accepted = req.results.length;
       return audited(
         ctx,
-        () => ({ Type: "ProcessCheckResults", Accepted: accepted }),
+        () => resultsCommand("ProcessCheckResults", describeRequests(req.results)),
         async () => {
           // Prepared and serialized in one go, and then let go of before waiting for the disk: a
           // batch whose objects outlive a young-generation collection is copied, and promoted on

@@ -1,5 +1,6 @@
 import { ConnectError } from "@connectrpc/connect";
-import type { ApiAudit } from "./api-audit.js";
+import { type ApiAudit, resultsCommand } from "./api-audit.js";
+import { GateRefusal } from "./caller.js";
 import { decodeRequest, type IngestAnswer, type ResultsIngest } from "./results-ingest.js";
 import type { UnaryMethod as Method, UnaryCall, UnaryMethod, UnaryOutcome } from "./unary-fast-path.js";
 
@@ -18,7 +19,7 @@ export function ingestMethods(
   authorize: Method["authorize"],
   audit: ApiAudit,
 ): UnaryMethod[] {
-  const method = (name: string, batch: boolean): UnaryMethod => ({
+  const method = (name: "ProcessCheckResults" | "ProcessCheckResult", batch: boolean): UnaryMethod => ({
     service: SERVICE,
     name,
     json: true,
@@ -29,22 +30,27 @@ export function ingestMethods(
       : {
           authorize(credentials, peer) {
             const admitted = authorize(credentials, peer);
-            // Refused writes are audited, as the router's gate does.
+            // Refused writes are audited, as the router's gate does, with whom the gate resolved.
             if (admitted instanceof ConnectError)
-              audit.call({ peer }, `/${SERVICE}/${name}`, { Type: name }, admitted);
+              audit.call(
+                admitted instanceof GateRefusal ? admitted.caller : { peer },
+                `/${SERVICE}/${name}`,
+                { Type: name },
+                admitted,
+              );
             return admitted;
           },
         }),
     check: (format, body) => void decodeRequest(batch, format, body),
     async serve(call, body, caller) {
       const result = await ingest.submit(batch, call.format, body);
-      // The results themselves are in the undecoded body: the record names the call and its count.
+      // The results were decoded on the writer's thread, which described them (count, objects).
       // A body that does not decode is refused before the router's interceptors, so not audited.
       if (result.ok || !result.decoding)
         audit.call(
           caller,
           `/${SERVICE}/${name}`,
-          batch ? { Type: name, Accepted: result.ok ? result.accepted : 0 } : { Type: name },
+          resultsCommand(name, result.described),
           result.ok ? undefined : result.error,
         );
       return outcome(call, batch, result);

@@ -1,5 +1,6 @@
 import type http from "node:http";
 import type http2 from "node:http2";
+import { Code, ConnectError } from "@connectrpc/connect";
 import {
   cookieValue,
   type Identities,
@@ -19,6 +20,9 @@ type Res = http.ServerResponse | http2.Http2ServerResponse;
 /** The login and logout paths (plain HTTP POST, JSON). */
 export const LOGIN_PATH = "/auth/login";
 export const LOGOUT_PATH = "/auth/logout";
+
+/** What a failed login is told (and its audit record says): one message for both cases. */
+const WRONG = "wrong name or password";
 
 /** A login body is small; anything larger is refused unread. */
 const MAX_BODY = 4096;
@@ -69,9 +73,10 @@ export function loginRoutes(d: LoginDeps): Map<string, (req: NodeRequest, res: R
     const caller = { peer };
     const rpc = LOGIN_PATH;
     if (!ok || identity === undefined) {
-      d.audit.call(caller, rpc, { Type: "Login", Name: name }, new Error("wrong name or password"));
+      // The reason the client is given, never which of the two was wrong.
+      d.audit.call(caller, rpc, { Type: "Login", Name: name }, new ConnectError(WRONG, Code.Unauthenticated));
       d.logger.warn("failed login", { peer, name });
-      send(res, 401, { code: "unauthenticated", message: "wrong name or password" });
+      send(res, 401, { code: "unauthenticated", message: WRONG });
       return;
     }
     d.throttle.succeeded(host);

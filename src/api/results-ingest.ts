@@ -2,10 +2,11 @@ import { fromBinary, fromJsonString } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Core } from "../core/core.js";
-import type { ResultsForm } from "../core/encoded-results.js";
+import { RESULTS_DESCRIBED, type ResultsDescription, type ResultsForm } from "../core/encoded-results.js";
 import type { PluginResultInput } from "../core/plugin-result.js";
 import type { Logger } from "../model/logger.js";
-import type { ExitStatus } from "../model/state.js";
+import { type ExitStatus, passiveHostStatus } from "../model/state.js";
+import { RejectedError } from "../store/errors.js";
 import {
   type ProcessCheckResultRequest,
   ProcessCheckResultRequestSchema,
@@ -19,12 +20,18 @@ export type { BodyFormat };
 
 /** How a submission of passive results ended. */
 export type IngestAnswer =
-  | { readonly ok: true; readonly accepted: number }
+  /** `described`: the results' count and first objects, for the audit record. */
+  | { readonly ok: true; readonly accepted: number; readonly described: ResultsDescription }
   /**
    * `decoding`: the body could not be decoded — an error Connect reports before any interceptor
-   * runs (so the RPC metrics do not count it).
+   * runs (so the RPC metrics do not count it). `described` when the results were decoded.
    */
-  | { readonly ok: false; readonly error: ConnectError; readonly decoding: boolean };
+  | {
+      readonly ok: false;
+      readonly error: ConnectError;
+      readonly decoding: boolean;
+      readonly described?: ResultsDescription;
+    };
 
 /**
  * ProcessCheckResults (`batch`) and ProcessCheckResult served from the request body itself: what
@@ -57,12 +64,19 @@ export function createResultsIngest(
   return {
     async submit(batch, format, body) {
       const field = batch ? "results" : undefined;
+      let described: ResultsDescription | undefined;
       try {
         const outcome = await core.submitEncoded(
           `${batch ? "results" : "result"}-${format}` satisfies ResultsForm,
           body,
         );
-        if (outcome.kind === "enqueued") return { ok: true, accepted: outcome.accepted };
+        if (outcome.kind === "enqueued") {
+          described = (outcome.described as ResultsDescription | undefined) ?? {
+            count: outcome.accepted,
+            objects: [],
+          };
+          return { ok: true, accepted: outcome.accepted, described };
+        }
         let results: PluginResultInput[];
         try {
           const now = core.clock.now();
@@ -72,10 +86,17 @@ export function createResultsIngest(
         } catch (e) {
           return { ok: false, error: ConnectError.from(e), decoding: true };
         }
+        described = describeRequests(results.map((r) => r.result));
         await core.submit(results);
-        return { ok: true, accepted: results.length };
+        return { ok: true, accepted: results.length, described };
       } catch (e) {
-        return { ok: false, error: toConnectError(e, logger, field), decoding: false };
+        // Refused on the writer's thread: its decoder described what it refused.
+        if (described === undefined && e instanceof RejectedError && e.detail !== undefined)
+          described = e.detail as ResultsDescription;
+        const error = toConnectError(e, logger, field);
+        return described === undefined
+          ? { ok: false, error, decoding: false }
+          : { ok: false, error, decoding: false, described };
       }
     },
   };
@@ -109,6 +130,19 @@ function parseJson<T>(parse: () => T): T {
   }
 }
 
+/** The description of results (for the audit record): their count and first objects. */
+export function describeRequests(
+  results: readonly { readonly host: string; readonly service?: string | undefined }[],
+): ResultsDescription {
+  const n = Math.min(results.length, RESULTS_DESCRIBED);
+  const objects: [string, string | null][] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = results[i] as { host: string; service?: string | undefined };
+    objects[i] = [r.host, r.service ?? null];
+  }
+  return { count: results.length, objects };
+}
+
 /** The commands of a decoded batch, stamped `now` where a result has no time of its own. */
 export function prepareResults(
   results: readonly ProcessCheckResultRequest[],
@@ -133,8 +167,8 @@ export function checkResult(r: ProcessCheckResultRequest, now: number): PluginRe
     result: {
       host: r.host,
       service: r.service,
-      // Validated by Core (0..3); the cast only carries the number there.
-      exitStatus: r.exitStatus as ExitStatus,
+      // Validated by Core (0..3); the cast only carries the number there. A host's is its state.
+      exitStatus: (r.service === undefined ? passiveHostStatus(r.exitStatus) : r.exitStatus) as ExitStatus,
       output: r.output,
       checkedAt: r.checkedAt === undefined ? now : timestampMs(r.checkedAt),
       durationMs: 0,

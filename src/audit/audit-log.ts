@@ -2,6 +2,7 @@ import { isRole } from "../auth/roles.js";
 import type { Clock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import { Database } from "../store/sqlite.js";
+import { capEntry } from "./cap.js";
 import type { AuditEntry, AuditOutcome, AuditSource } from "./record.js";
 
 /** How long records are kept. */
@@ -14,8 +15,9 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** The durable audit log. */
 export interface AuditLog {
   /**
-   * Appends a record. Records of one event-loop turn are written in one transaction at the end of
-   * the turn (before any I/O answer of a later turn), so a caller never waits on the disk here.
+   * Appends a record, its text fields capped (capEntry: at most 1 KiB each, marked where cut).
+   * Records of one event-loop turn are written in one transaction at the end of the turn (before
+   * any I/O answer of a later turn), so a caller never waits on the disk here.
    */
   record(entry: AuditEntry): void;
   /** Records at or after `sinceMs` (all retained when undefined), newest first, at most `limit`. */
@@ -108,7 +110,7 @@ export function openAuditLog(path: string, clock: Clock, logger: Logger): AuditL
   timer.unref();
   return {
     record(entry) {
-      pending.push(entry);
+      pending.push(capEntry(entry));
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);

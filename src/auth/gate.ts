@@ -13,13 +13,17 @@ export interface Credentials {
   readonly cookie?: string | undefined;
 }
 
-/** The gate's answer: pass (with who, when someone was authenticated), or why not. */
+/**
+ * The gate's answer: pass (with who, when someone was authenticated), or why not — with who, when
+ * the credentials named someone whose role is not enough (for the audit record of the refusal).
+ */
 export type GateAnswer =
   | { readonly ok: true; readonly principal?: Principal }
   | {
       readonly ok: false;
       readonly reason: "unauthenticated" | "permission_denied";
       readonly message: string;
+      readonly principal?: Principal;
     };
 
 /** Decides whether a request may use a service. Synchronous and cheap: no password is hashed here. */
@@ -113,6 +117,7 @@ export function createAuthGate(o: AuthGateOptions): AuthGate {
           ok: false,
           reason: "permission_denied",
           message: `role ${r.principal.role} may not use this service: it needs ${want}`,
+          principal: r.principal,
         };
       }
       return { ok: true, principal: r.principal };

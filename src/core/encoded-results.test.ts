@@ -11,10 +11,11 @@ import {
 } from "../api/gen/svc/v1/command_service_pb.js";
 import { RejectedError } from "../store/errors.js";
 import { openEventLogReader } from "../store/event-log.js";
+import type { IngestOutcome } from "../store/index.js";
 import { replayProjection } from "../store/replay.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { Core } from "./core.js";
-import type { ResultsForm } from "./encoded-results.js";
+import type { ResultsDescription, ResultsForm } from "./encoded-results.js";
 import { fleetConfig } from "./fleet-config.js";
 
 // Core.submitEncoded end to end: bodies in their wire form go to the real writer thread, which
@@ -70,7 +71,12 @@ interface Case {
   readonly body: Uint8Array;
   /** How many were enqueued, the refusal, or "undecoded". */
   readonly want: number | { reason: "invalid" | "not_found"; message: string; index: number } | "undecoded";
+  /** The objects the writer describes (for the audit), enqueued or refused. */
+  readonly objects?: [string, string | null][];
 }
+
+/** An outcome without the writer's description (which cases check apart). */
+const counted = (o: IngestOutcome) => (o.kind === "enqueued" ? { kind: o.kind, accepted: o.accepted } : o);
 
 const ok = (host: string, service?: string, exitStatus = 0): Result => ({
   host,
@@ -87,6 +93,10 @@ const cases: Case[] = [
       form,
       body: body(form, [ok("host-00000", "svc-000", 2), ok("host-00001")]),
       want: 2,
+      objects: [
+        ["host-00000", "svc-000"],
+        ["host-00001", null],
+      ],
     },
     { name: `${form}: an empty batch`, form, body: body(form, []), want: 0 },
     {
@@ -98,6 +108,10 @@ const cases: Case[] = [
         message: 'service "http" is not configured on host "host-00001"',
         index: 1,
       },
+      objects: [
+        ["host-00001", "svc-001"],
+        ["host-00001", "http"],
+      ],
     },
     {
       name: `${form}: an unknown host`,
@@ -171,7 +185,11 @@ describe("Core.submitEncoded", () => {
       await new Promise((r) => setImmediate(r));
       assert.equal(c.body.byteLength, 0, "the body is transferred to the writer");
       if (typeof c.want === "number") {
-        assert.deepEqual(await outcome, { kind: "enqueued", accepted: c.want });
+        const o = await outcome;
+        assert.deepEqual(counted(o), { kind: "enqueued", accepted: c.want });
+        const described = o.kind === "enqueued" ? (o.described as ResultsDescription) : undefined;
+        assert.equal(described?.count, c.want);
+        if (c.objects !== undefined) assert.deepEqual(described?.objects, c.objects);
       } else if (c.want === "undecoded") {
         const o = await outcome;
         assert.equal(o.kind, "undecoded");
@@ -181,6 +199,7 @@ describe("Core.submitEncoded", () => {
         await assert.rejects(outcome, (e: unknown) => {
           assert.ok(e instanceof RejectedError);
           assert.deepEqual({ reason: e.reason, message: e.message, index: e.index }, want);
+          if (c.objects !== undefined) assert.deepEqual((e.detail as ResultsDescription).objects, c.objects);
           return true;
         });
       }
@@ -207,7 +226,7 @@ describe("Core.submitEncoded", () => {
       body("results-proto", [ok("host-00003", "svc-001", 2)]),
     );
     await reload;
-    assert.deepEqual(await outcome, { kind: "enqueued", accepted: 1 });
+    assert.deepEqual(counted(await outcome), { kind: "enqueued", accepted: 1 });
     await core.applyConfig(config);
     await assert.rejects(
       core.submitEncoded("results-json", body("results-json", [ok("host-00003")])),
@@ -241,7 +260,7 @@ describe("one-result ingests in the same group", () => {
     const reader = openEventLogReader(dir);
     const from = reader.lastSeq();
     const t0 = merging.now();
-    const one = (host: string, service: string, exit: number): Promise<unknown> =>
+    const one = (host: string, service: string, exit: number): Promise<IngestOutcome> =>
       c.submitEncoded("result-json", body("result-json", [ok(host, service, exit)]));
     // One turn: two requests 5 ms apart, one refused, then a command of another kind, then one more.
     const a = one("host-00000", "svc-000", 1);
@@ -269,11 +288,11 @@ describe("one-result ingests in the same group", () => {
     ]);
     merging.advance(5);
     const last = one("host-00002", "svc-001", 1);
-    assert.deepEqual(await a, { kind: "enqueued", accepted: 1 });
-    assert.deepEqual(await b, { kind: "enqueued", accepted: 1 });
+    assert.deepEqual(counted(await a), { kind: "enqueued", accepted: 1 });
+    assert.deepEqual(counted(await b), { kind: "enqueued", accepted: 1 });
     await refused;
     await between;
-    assert.deepEqual(await last, { kind: "enqueued", accepted: 1 });
+    assert.deepEqual(counted(await last), { kind: "enqueued", accepted: 1 });
     await c.flush();
 
     const results = reader

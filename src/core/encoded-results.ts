@@ -1,3 +1,4 @@
+import { passiveHostStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import type { SubmissionDecoder } from "../store/submission.js";
 import type { CompactResult } from "./plugin-result.js";
@@ -15,9 +16,33 @@ export type ResultsForm = "results-proto" | "results-json" | "result-proto" | "r
 
 const utf8 = new TextDecoder();
 
+/** How many of a batch's objects its description names. */
+export const RESULTS_DESCRIBED = 10;
+
+/**
+ * What a submission of results was, for its audit record: how many results, and the objects of
+ * the first RESULTS_DESCRIBED (`[host, service or null]`), in order.
+ */
+export interface ResultsDescription {
+  readonly count: number;
+  readonly objects: readonly (readonly [host: string, service: string | null])[];
+}
+
+/** The description of decoded results (what the writer tells the API of an ingest). */
+export function describeResults(results: readonly CompactResult[]): ResultsDescription {
+  const n = Math.min(results.length, RESULTS_DESCRIBED);
+  const objects: [string, string | null][] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = results[i] as CompactResult;
+    objects[i] = [r[0], r[1]];
+  }
+  return { count: results.length, objects };
+}
+
 /**
  * The writer's decoder of passive results in a wire form (see ResultsForm): decoded straight to
- * the compact logged form, then validated with the rules of Core.submit (src/core/validate.ts)
+ * the compact logged form (a host's status read as its state: passiveHostStatus), then validated
+ * with the rules of Core.submit (src/core/validate.ts)
  * against the config in force, all-or-nothing, the refused result's position in the RejectedError.
  * A body it does not decode exactly as protobuf-es would comes back undecoded (undefined).
  */
@@ -26,16 +51,21 @@ export const encodedResults: SubmissionDecoder = {
     const results = decode(kind as ResultsForm, body, at);
     if (results === undefined) return undefined;
     for (let i = 0; i < results.length; i++) {
-      const [host, service, exitStatus, , checkedAt] = results[i] as CompactResult;
+      const r = results[i] as CompactResult;
+      // A host's status is its state (0 UP, 1 DOWN), as in Icinga 2's process-check-result.
+      if (r[1] === null) r[2] = passiveHostStatus(r[2]);
+      const [host, service, exitStatus, , checkedAt] = r;
       try {
         validateResult(objects, host, service ?? undefined, exitStatus, checkedAt);
       } catch (e) {
-        if (e instanceof RejectedError) throw new RejectedError(e.reason, e.message, i);
+        if (e instanceof RejectedError)
+          throw new RejectedError(e.reason, e.message, i, describeResults(results));
         throw e;
       }
     }
     return results;
   },
+  describe: (_kind, logged) => describeResults(logged as CompactResult[]),
 };
 
 function decode(form: ResultsForm, body: Uint8Array, at: number): CompactResult[] | undefined {

@@ -15,13 +15,22 @@ import { runLookout, type ServerProcess, startServer } from "../testing/server-p
 
 const run = promisify(execFile);
 const ADMIN = "extcmd-admin-token";
-const CONFIG = `hosts: web: {
-	address: "127.0.0.1"
-	check: {type: "passive", freshness_threshold: "1h"}
-	services: {
-		http: check: {type: "passive", freshness_threshold: "1h"}
-		disk: check: {type: "passive", freshness_threshold: "1h"}
+const PASSIVE = `check: {type: "passive", freshness_threshold: "1h"}`;
+const CONFIG = `hosts: {
+	web: {
+		address: "127.0.0.1"
+		${PASSIVE}
+		services: {
+			http: ${PASSIVE}
+			disk: ${PASSIVE}
+			ack1: ${PASSIVE}
+			ack2: ${PASSIVE}
+			long: ${PASSIVE}
+		}
 	}
+	gw: {address: "127.0.0.1", ${PASSIVE}}
+	ack1: {address: "127.0.0.1", parents: ["gw"], ${PASSIVE}}
+	ack2: {address: "127.0.0.1", parents: ["gw"], ${PASSIVE}}
 }
 `;
 
@@ -30,7 +39,7 @@ interface Status {
   service?: string;
   state: string;
   output: string;
-  acknowledgement?: { author: string };
+  acknowledgement?: { author: string; comment: string };
 }
 interface Audit {
   source: string;
@@ -79,10 +88,11 @@ async function call<T>(path: string, body: unknown): Promise<T> {
   assert.equal(res.status, 200, await res.clone().text());
   return (await res.json()) as T;
 }
-const status = async (service: string | undefined) =>
-  (await call<{ statuses: Status[] }>("/svc.v1.QueryService/ListStatus", { host: "web" })).statuses.find(
+const statusOf = async (host: string, service: string | undefined) =>
+  (await call<{ statuses: Status[] }>("/svc.v1.QueryService/ListStatus", { host })).statuses.find(
     (s) => s.service === service,
   );
+const status = (service: string | undefined) => statusOf("web", service);
 const audits = async () =>
   (await call<{ records?: Audit[] }>("/svc.v1.AdminService/ListAuditRecords", { limit: 1000 })).records ?? [];
 
@@ -170,6 +180,107 @@ describe("external command file", () => {
       srv.stderr(),
       /"msg":"external command refused".*"reason":"unknown command RESTART_PROGRAM"/,
     );
+  });
+
+  test("an acknowledgement's sticky argument is Nagios': 2 sticky, 1 normal", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    // A service goes from CRITICAL to WARNING; a host from DOWN to UNREACHABLE (its parent gw
+    // goes down): a change between problem states, which ends a normal acknowledgement only.
+    await shell([
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;ack1;2;CRITICAL`,
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;ack2;2;CRITICAL`,
+      `[${now}] PROCESS_HOST_CHECK_RESULT;gw;0;UP`,
+      `[${now}] PROCESS_HOST_CHECK_RESULT;ack1;2;DOWN`,
+      `[${now}] PROCESS_HOST_CHECK_RESULT;ack2;2;DOWN`,
+      `[${now}] ACKNOWLEDGE_SVC_PROBLEM;web;ack1;1;1;1;ops;normal`,
+      `[${now}] ACKNOWLEDGE_SVC_PROBLEM;web;ack2;2;1;1;ops;sticky`,
+      `[${now}] ACKNOWLEDGE_HOST_PROBLEM;ack1;1;1;1;ops;normal`,
+      `[${now}] ACKNOWLEDGE_HOST_PROBLEM;ack2;2;1;1;ops;sticky`,
+    ]);
+    const cases = [
+      { host: "web", service: "ack1", problem: "STATE_WARNING", keeps: false },
+      { host: "web", service: "ack2", problem: "STATE_WARNING", keeps: true },
+      { host: "ack1", service: undefined, problem: "STATE_UNREACHABLE", keeps: false },
+      { host: "ack2", service: undefined, problem: "STATE_UNREACHABLE", keeps: true },
+    ];
+    for (const c of cases) {
+      await until(
+        `${c.host}!${c.service} acknowledged`,
+        () => statusOf(c.host, c.service),
+        (s) => s?.acknowledgement?.author === "ops",
+      );
+    }
+    await shell([
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;ack1;1;WARNING`,
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;ack2;1;WARNING`,
+      `[${now}] PROCESS_HOST_CHECK_RESULT;gw;2;DOWN`,
+      `[${now}] PROCESS_HOST_CHECK_RESULT;ack1;2;DOWN`,
+      `[${now}] PROCESS_HOST_CHECK_RESULT;ack2;2;DOWN`,
+    ]);
+    for (const c of cases) {
+      const s = await until(
+        `${c.host}!${c.service} ${c.problem}`,
+        () => statusOf(c.host, c.service),
+        (s) => s?.state === c.problem,
+      );
+      assert.equal(s?.acknowledgement !== undefined, c.keeps, `${c.host}!${c.service}: ${JSON.stringify(s)}`);
+    }
+  });
+
+  test("an over-long line is one refusal; audit fields are capped and say so", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const before = (await audits()).filter((r) => r.source === "AUDIT_SOURCE_EXTCMD").length;
+    const ok = (n: number) => `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;0;OK ${n}\n`;
+    // Written as one writer does (the pipe is bigger than the reader's chunks): a 1 MiB line, a
+    // line just over the 64 KiB limit, a long line that is no command, a long comment.
+    const data = [
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;0;${"x".repeat(1024 * 1024)}\n`,
+      ok(1),
+      `${"A".repeat(70_060)}\n`,
+      ok(2),
+      `${"B".repeat(3000)}\n`,
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;2;CRITICAL\n`,
+      `[${now}] ACKNOWLEDGE_SVC_PROBLEM;web;long;2;1;1;ops;${"c".repeat(5000)}\n`,
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;1;WARNING 3\n`,
+    ].join("");
+    await writeFile(fifo, data, { flag: "a" });
+    await until(
+      "web!long",
+      () => status("long"),
+      (s) => s?.output === "WARNING 3",
+    );
+    const ext = await until(
+      "audit",
+      async () =>
+        (await audits())
+          .filter((r) => r.source === "AUDIT_SOURCE_EXTCMD")
+          .reverse()
+          .slice(before),
+      (r) => r.length >= 8,
+    );
+    const longLine = /^a line longer than 65536 bytes$/;
+    assert.deepEqual(
+      ext.map((r) => [r.rpc ?? "", r.outcome, longLine.test(r.reason ?? "")]),
+      [
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_REJECTED", true],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+        ["", "AUDIT_OUTCOME_REJECTED", true],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+        [`${"B".repeat(64)}…`, "AUDIT_OUTCOME_REJECTED", false],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+        ["ACKNOWLEDGE_SVC_PROBLEM", "AUDIT_OUTCOME_ACCEPTED", false],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+      ],
+    );
+    for (const r of ext) {
+      for (const v of [r.rpc ?? "", r.reason ?? "", r.commandJson]) {
+        assert.ok(Buffer.byteLength(v) <= 1024, `${Buffer.byteLength(v)} bytes: ${v.slice(0, 80)}`);
+      }
+    }
+    const ack = JSON.parse(ext[6]?.commandJson ?? "{}") as { Author: string; Comment: string };
+    assert.equal(ack.Author, "ops");
+    assert.match(ack.Comment, /^c+…\[cut, 5000 bytes\]$/);
+    assert.equal((await status("long"))?.acknowledgement?.comment.length, 5000, "only the record is cut");
   });
 
   test("send_nsca results relayed by a real nsca-ng server", async (t) => {

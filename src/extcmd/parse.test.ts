@@ -58,6 +58,71 @@ describe("parseCommandLine", () => {
         comment: "x",
       },
     },
+    // A host's return_code is its state (0 UP, 1 DOWN): DOWN is logged as a plugin's CRITICAL.
+    {
+      line: "[1700000000] PROCESS_HOST_CHECK_RESULT;web;1;down",
+      command: {
+        type: "ProcessCheckResult",
+        parse: true,
+        result: {
+          host: "web",
+          service: undefined,
+          exitStatus: 2,
+          output: "down",
+          checkedAt: 1_700_000_000_000,
+          durationMs: 0,
+          source: "passive",
+        },
+      },
+    },
+    // A service's is a plugin's exit status.
+    {
+      line: "[1700000000] PROCESS_SERVICE_CHECK_RESULT;web;http;1;WARNING",
+      command: {
+        type: "ProcessCheckResult",
+        parse: true,
+        result: {
+          host: "web",
+          service: "http",
+          exitStatus: 1,
+          output: "WARNING",
+          checkedAt: 1_700_000_000_000,
+          durationMs: 0,
+          source: "passive",
+        },
+      },
+    },
+    // Nagios' sticky argument: 2 is sticky, 1 (and 0) a normal acknowledgement.
+    {
+      line: "[1700000000] ACKNOWLEDGE_SVC_PROBLEM;web;http;1;1;1;ops;normal",
+      command: {
+        type: "AcknowledgeProblem",
+        target: { object: { host: "web", service: "http" } },
+        sticky: false,
+        author: "ops",
+        comment: "normal",
+      },
+    },
+    {
+      line: "[1700000000] ACKNOWLEDGE_HOST_PROBLEM;web;1;1;0;ops;normal",
+      command: {
+        type: "AcknowledgeProblem",
+        target: { object: { host: "web" } },
+        sticky: false,
+        author: "ops",
+        comment: "normal",
+      },
+    },
+    {
+      line: "[1700000000] ACKNOWLEDGE_HOST_PROBLEM;web;2;1;0;ops;sticky",
+      command: {
+        type: "AcknowledgeProblem",
+        target: { object: { host: "web" } },
+        sticky: true,
+        author: "ops",
+        comment: "sticky",
+      },
+    },
     {
       line: "[1700000000] REMOVE_SVC_ACKNOWLEDGEMENT;web;http",
       command: { type: "RemoveAcknowledgement", target: { object: { host: "web", service: "http" } } },

@@ -1,6 +1,6 @@
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
-import type { ExitStatus } from "../model/state.js";
+import { type ExitStatus, passiveHostStatus } from "../model/state.js";
 
 /** The external commands Lookout understands (Nagios/Icinga names). */
 export type ExternalCommandName =
@@ -79,6 +79,21 @@ function targetJson(t: Target): Record<string, unknown> {
   };
 }
 
+/** A name longer than any command's is cut to this many characters where a refusal shows it. */
+const MAX_NAME_SHOWN = 64;
+
+const shownName = (name: string): string =>
+  name.length > MAX_NAME_SHOWN ? `${name.slice(0, MAX_NAME_SHOWN)}…` : name;
+
+/**
+ * The command a line (or the start of one) names, `""` when it names none: what the audit record
+ * of a refused line shows as its `rpc`.
+ */
+export function commandNameOf(line: string): string {
+  const m = /^\s*\[\d+\]\s+([A-Z_]+)/.exec(line.slice(0, 256));
+  return m === null ? "" : shownName(m[1] as string);
+}
+
 /**
  * Parses one line of the external command file, `[<epoch>] COMMAND;arg;...` (docs/auth.md, "The
  * external command file"), into the command the API would submit for it. Pure but for
@@ -87,12 +102,13 @@ function targetJson(t: Target): Record<string, unknown> {
 export function parseCommandLine(line: string, newDowntimeId: () => string): ParsedLine {
   const m = /^\s*\[(\d+)\]\s+([A-Z_]+)(?:;(.*))?$/s.exec(line);
   if (m === null) {
-    const name = /([A-Z_]{4,})/.exec(line)?.[1] ?? "";
+    const name = shownName(/([A-Z_]{4,})/.exec(line)?.[1] ?? "");
     return { ok: false, name, reason: "not a command line: want [<epoch seconds>] COMMAND;arg;..." };
   }
   const at = Number(m[1]) * 1000;
   const name = m[2] as string;
-  if (!isName(name)) return { ok: false, name, reason: `unknown command ${name}` };
+  if (!isName(name))
+    return { ok: false, name: shownName(name), reason: `unknown command ${shownName(name)}` };
   const arity = ARITY[name];
   const raw = m[3] ?? "";
   const parts = raw === "" ? [] : raw.split(";");
@@ -125,7 +141,9 @@ function build(
       const svc = name === "PROCESS_SERVICE_CHECK_RESULT";
       const host = nonEmpty(a(0), "host_name");
       const service = svc ? nonEmpty(a(1), "service_description") : undefined;
-      const status = exitStatus(a(svc ? 2 : 1));
+      // A host's return_code is its state (0 UP, 1 DOWN, 2 UNREACHABLE), as Nagios reads it.
+      const sent = exitStatus(a(svc ? 2 : 1));
+      const status = svc ? sent : (passiveHostStatus(sent) as ExitStatus);
       const output = unescapeOutput(a(svc ? 3 : 2));
       return {
         command: {
@@ -145,7 +163,7 @@ function build(
           Type: "ProcessCheckResult",
           Host: host,
           ...(service === undefined ? {} : { Service: service }),
-          ExitStatus: status,
+          ExitStatus: sent,
           CheckedAt: new Date(at).toISOString(),
         },
       };

@@ -6,11 +6,11 @@ import type { AuditLog } from "../audit/index.js";
 import type { Core } from "../core/core.js";
 import type { Clock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
-import { parseCommandLine } from "./parse.js";
+import { commandNameOf, parseCommandLine } from "./parse.js";
 
 const run = promisify(execFile);
 
-/** Longer lines are refused (and skipped to the next newline). */
+/** Longer lines are refused, once each, and skipped to their newline. */
 const MAX_LINE_BYTES = 64 * 1024;
 /** How long to wait before reopening a pipe whose stream ended or failed. */
 const REOPEN_MS = 1000;
@@ -104,6 +104,13 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
     // Audited in the order of the lines, whichever outcome is known first.
     pending = pending.then(async () => audit(name, shown, await outcome));
   };
+  /** Refuses one over-long line, once, named by the command its start names (if any). */
+  const refuseLong = (start: string) => {
+    const name = commandNameOf(start);
+    const reason = `a line longer than ${MAX_LINE_BYTES} bytes`;
+    o.logger.warn("external command refused", { command: name, reason });
+    pending = pending.then(() => audit(name, "{}", reason));
+  };
   const onData = (chunk: string) => {
     let text = partial + chunk;
     partial = "";
@@ -113,16 +120,23 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
       const line = text.slice(0, nl);
       text = text.slice(nl + 1);
       if (skipping) {
+        // The end of a line already refused.
         skipping = false;
+        continue;
+      }
+      // A whole line may arrive over the limit in one piece (or complete one kept under it).
+      if (line.length > MAX_LINE_BYTES / 3 && Buffer.byteLength(line) > MAX_LINE_BYTES) {
+        refuseLong(line);
         continue;
       }
       handle(line.endsWith("\r") ? line.slice(0, -1) : line);
     }
-    if (Buffer.byteLength(text) > MAX_LINE_BYTES) {
-      o.logger.warn("external command refused", { reason: `a line longer than ${MAX_LINE_BYTES} bytes` });
-      audit("", "{}", `a line longer than ${MAX_LINE_BYTES} bytes`);
+    // Inside a refused line: what came of it is dropped up to its newline.
+    if (skipping) return;
+    if (text.length > MAX_LINE_BYTES / 3 && Buffer.byteLength(text) > MAX_LINE_BYTES) {
+      refuseLong(text);
       skipping = true;
-      text = "";
+      return;
     }
     partial = text;
   };

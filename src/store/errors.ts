@@ -14,6 +14,11 @@ export class RejectedError extends Error {
     message: string,
     /** For a batch: the position of the command that was refused. */
     readonly index?: number,
+    /**
+     * For a submission decoded on the writer's thread: what it was, as its decoder describes it
+     * (SubmissionDecoder.describe), so that its owner can say what was refused (the audit).
+     */
+    readonly detail?: unknown,
   ) {
     super(message);
   }

@@ -162,16 +162,26 @@ export type FromWriter =
     }
   /**
    * The submits/configs with these ids are durably enqueued; `accepted`, when present, holds for
-   * each id how many commands its ingest decoded to (0 for other requests).
+   * each id how many commands its ingest decoded to (0 for other requests), and `described` what
+   * its decoder says of them (SubmissionDecoder.describe; undefined for other requests).
    */
-  | { readonly t: "acked"; readonly ids: readonly number[]; readonly accepted?: readonly number[] }
-  /** The ingest with this id was refused: command `index` of it, for `reason`. Nothing was stored. */
+  | {
+      readonly t: "acked";
+      readonly ids: readonly number[];
+      readonly accepted?: readonly number[];
+      readonly described?: readonly unknown[];
+    }
+  /**
+   * The ingest with this id was refused: command `index` of it, for `reason`; `detail` describes
+   * the ingest (RejectedError.detail). Nothing was stored.
+   */
   | {
       readonly t: "rejected";
       readonly id: number;
       readonly reason: RejectReason;
       readonly message: string;
       readonly index: number | undefined;
+      readonly detail?: unknown;
     }
   /** The ingest with this id is in a form the writer does not decode; its body comes back. */
   | { readonly t: "undecoded"; readonly id: number; readonly body: Uint8Array }

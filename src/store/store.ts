@@ -22,8 +22,8 @@ const SNAPSHOT_PIECE = 500;
 const SNAPSHOT_RECORDS = 5_000;
 
 interface Waiter {
-  /** `accepted`: for an ingest, how many commands it decoded to. */
-  resolve(accepted: number): void;
+  /** `accepted`: for an ingest, how many commands it decoded to; `described`: what its decoder said. */
+  resolve(accepted: number, described?: unknown): void;
   reject(e: Error): void;
   /** For an ingest whose body comes back undecoded. */
   undecoded?(body: Uint8Array): void;
@@ -34,7 +34,8 @@ interface Waiter {
  * writer, whose body is returned for the owner to decode itself.
  */
 export type IngestOutcome =
-  | { readonly kind: "enqueued"; readonly accepted: number }
+  /** `described`: what the writer's decoder says of the commands (SubmissionDecoder.describe). */
+  | { readonly kind: "enqueued"; readonly accepted: number; readonly described?: unknown }
   | { readonly kind: "undecoded"; readonly body: Uint8Array };
 
 /**
@@ -191,7 +192,12 @@ export class Store {
     const id = this.#nextId++;
     return new Promise<IngestOutcome>((resolve, reject) => {
       this.#waiters.set(id, {
-        resolve: (accepted) => resolve({ kind: "enqueued", accepted }),
+        resolve: (accepted, described) =>
+          resolve(
+            described === undefined
+              ? { kind: "enqueued", accepted }
+              : { kind: "enqueued", accepted, described },
+          ),
         reject,
         undecoded: (returned) => resolve({ kind: "undecoded", body: returned }),
       });
@@ -313,11 +319,12 @@ export class Store {
         this.#applyDelta(m.delta, m.applied);
         return;
       case "acked":
-        for (let i = 0; i < m.ids.length; i++) this.#settle(m.ids[i] as number, undefined, m.accepted?.[i]);
+        for (let i = 0; i < m.ids.length; i++)
+          this.#settle(m.ids[i] as number, undefined, m.accepted?.[i], undefined, m.described?.[i]);
         return;
       case "rejected": {
         const w = this.#take(m.id);
-        w?.reject(new RejectedError(m.reason, m.message, m.index));
+        w?.reject(new RejectedError(m.reason, m.message, m.index, m.detail));
         return;
       }
       case "undecoded": {
@@ -468,10 +475,10 @@ export class Store {
     if (this.#fatal === undefined) this.#post({ t: "pull" } satisfies ToWriter);
   }
 
-  #settle(id: number, error?: string, accepted = 0, reason?: StoreFailure): void {
+  #settle(id: number, error?: string, accepted = 0, reason?: StoreFailure, described?: unknown): void {
     const w = this.#take(id);
     if (w === undefined) return;
-    if (error === undefined) w.resolve(accepted);
+    if (error === undefined) w.resolve(accepted, described);
     else w.reject(new StoreError(error, { reason }));
   }
 

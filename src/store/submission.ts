@@ -16,4 +16,11 @@ export interface SubmissionDecoder {
    * decodes it itself.
    */
   decode(kind: string, body: Uint8Array, at: number, objects: KnownObjects): unknown[] | undefined;
+  /**
+   * What the owner is told of an enqueued submission besides how many elements it logged: a small
+   * value that structured clone copies cheaply (the results' objects, for the audit record), made
+   * from the logged elements. A refused submission's description travels in its RejectedError
+   * (`detail`), which `decode` sets. Without it the owner is told only the count.
+   */
+  describe?(kind: string, logged: unknown[]): unknown;
 }

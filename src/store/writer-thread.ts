@@ -179,6 +179,8 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     let ids: number[] = [];
     /** Per id, how many commands an ingest decoded to; undefined while the group has no ingest. */
     let accepted: number[] | undefined;
+    /** Per id, what the decoder said of an ingest; undefined while no ingest was described. */
+    let described: unknown[] | undefined;
     const commit = (): void => {
       if (ids.length === 0) return;
       merged = undefined;
@@ -187,7 +189,12 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
           rows.map((r) => ("kind" in r ? r.row() : r)),
           configs,
         );
-        post(accepted === undefined ? { t: "acked", ids } : { t: "acked", ids, accepted });
+        post({
+          t: "acked",
+          ids,
+          ...(accepted === undefined ? {} : { accepted }),
+          ...(described === undefined ? {} : { described }),
+        });
         enqueuedId = ids[ids.length - 1] as number;
       } catch (e) {
         post({
@@ -201,12 +208,15 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       configs = [];
       ids = [];
       accepted = undefined;
+      described = undefined;
     };
     const apply = (): boolean => applyEnqueued(w);
-    const admit = (id: number, count: number): void => {
+    const admit = (id: number, count: number, description?: unknown): void => {
       if (accepted === undefined && count > 0) accepted = ids.map(() => 0);
+      if (described === undefined && description !== undefined) described = ids.map(() => undefined);
       ids.push(id);
       accepted?.push(count);
+      described?.push(description);
     };
     try {
       for (const m of batch) {
@@ -224,7 +234,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
                 rows.push(merged);
               }
               merged.add(m.at, logged);
-              admit(m.id, logged.length);
+              admit(m.id, logged.length, submissions?.describe?.(m.kind, logged));
             }
             break;
           }
@@ -344,7 +354,14 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       logged = submissions?.decode(m.kind, m.body, m.at, w.objectsInForce());
     } catch (e) {
       if (e instanceof RejectedError) {
-        post({ t: "rejected", id: m.id, reason: e.reason, message: e.message, index: e.index });
+        post({
+          t: "rejected",
+          id: m.id,
+          reason: e.reason,
+          message: e.message,
+          index: e.index,
+          ...(e.detail === undefined ? {} : { detail: e.detail }),
+        });
       } else {
         // A decoder bug fails this request, not the writer.
         post({ t: "failed", ids: [m.id], message: `cannot decode the submission: ${String(e)}` });

@@ -35,7 +35,10 @@ export type ProcessCheckResultRequest = Message<"svc.v1.ProcessCheckResultReques
   service?: string | undefined;
 
   /**
-   * Nagios exit status: 0 OK/UP, 1 WARNING (UP for hosts), 2 CRITICAL/DOWN, 3 UNKNOWN (DOWN for hosts).
+   * For a service, the plugin's exit status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. For a host
+   * (no service), the host's state, as in Icinga 2's process-check-result and Nagios'
+   * PROCESS_HOST_CHECK_RESULT: 0 UP, 1 DOWN (2 and 3 are problems too); DOWN or UNREACHABLE as the
+   * host's parents decide.
    *
    * @generated from field: int32 exit_status = 3;
    */
