@@ -188,6 +188,7 @@ export class App {
             logger,
             metrics,
             concurrency: CHECK_CONCURRENCY,
+            audit: auth.auditLog,
           })
         : undefined;
     const checks =

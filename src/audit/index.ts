@@ -4,4 +4,4 @@
  * data directory, apart from the event log (docs/auth.md, "Audit records").
  */
 export { AUDIT_MAX_RECORDS, AUDIT_RETENTION_MS, type AuditLog, openAuditLog } from "./audit-log.js";
-export type { AuditEntry, AuditOutcome, AuditSource } from "./record.js";
+export type { AuditEntry, AuditOutcome, AuditPrincipal, AuditSource } from "./record.js";

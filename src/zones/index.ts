@@ -32,6 +32,15 @@ export {
 export { LEASE_TTL_MS, type LeaderElection, startLeaderElection } from "./leader.js";
 export { createZoneMetrics, noZoneMetrics, type ZoneMetrics } from "./metrics.js";
 export * as names from "./names.js";
+export { zoneToken } from "./names.js";
+export {
+  createRefusalReporter,
+  type ObjectPlacement,
+  REFUSAL_AUDITS_PER_WINDOW,
+  REFUSAL_LOG_WINDOW_MS,
+  type ResultRefusal,
+  refusalOf,
+} from "./result-refusal.js";
 export {
   loggedResultSeqs,
   parseLoggedSeqs,
