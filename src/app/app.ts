@@ -176,6 +176,7 @@ export class App {
       o.nats !== undefined && o.nats !== ""
         ? await startServerZones({
             nats: o.nats,
+            ...(o.natsAuth === undefined ? {} : { natsAuth: o.natsAuth }),
             localZones: o.localZones ?? ["default"],
             replicas: o.natsReplicas ?? 1,
             leaderElection: o.leaderElection === true,

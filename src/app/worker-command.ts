@@ -5,6 +5,7 @@ import { natsConnectOptions, startWorker } from "../zones/index.js";
 import { createCheckers } from "./checkers.js";
 import { type FlagSpec, formatUsage, parseFlags } from "./flags.js";
 import { createJsonLogger, isLogLevel } from "./logger.js";
+import { decodeNatsAuth, NATS_AUTH_FLAGS } from "./nats-flags.js";
 
 /** The flags of `lookout worker`. */
 export const WORKER_FLAGS: readonly FlagSpec[] = [
@@ -18,6 +19,7 @@ export const WORKER_FLAGS: readonly FlagSpec[] = [
     default: "1",
     usage: "replicas of streams the worker must create",
   },
+  ...NATS_AUTH_FLAGS,
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
 ];
 
@@ -46,7 +48,9 @@ export async function runWorkerCli(argv: readonly string[], io: Io): Promise<num
   const concurrency = Number(v.concurrency);
   const replicas = Number(v["nats-replicas"]);
   const level = String(v["log-level"]);
+  const auth = decodeNatsAuth(v, process.env);
   const problems = [
+    auth.ok ? "" : auth.error,
     nats === "" ? "-nats is required" : "",
     zone === "" ? "-zone is required" : "",
     Number.isInteger(concurrency) && concurrency >= 1
@@ -55,13 +59,13 @@ export async function runWorkerCli(argv: readonly string[], io: Io): Promise<num
     [1, 3, 5].includes(replicas) ? "" : `invalid value "${v["nats-replicas"]}" for -nats-replicas`,
     isLogLevel(level) ? "" : `invalid value "${level}" for -log-level`,
   ].filter((p) => p !== "");
-  if (problems.length > 0 || !isLogLevel(level)) {
+  if (problems.length > 0 || !isLogLevel(level) || !auth.ok) {
     io.stderr.write(`${problems.join("\n")}\n`);
     return 2;
   }
   const id = String(v.name) === "" ? `${hostname()}-${process.pid}` : String(v.name);
   const logger = createJsonLogger(level, undefined, { component: "worker", zone, worker: id });
-  const nc = await connect(natsConnectOptions(nats, `lookout-worker-${id}`));
+  const nc = await connect(natsConnectOptions(nats, `lookout-worker-${id}`, auth.auth));
   const checkers = createCheckers({ clock: systemClock });
   const worker = await startWorker({
     nc,

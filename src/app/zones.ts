@@ -15,6 +15,7 @@ import {
   type LeaderElection,
   type LiveWorker,
   loggedResultSeqs,
+  type NatsAuth,
   natsConnectOptions,
   parseLoggedSeqs,
   type ResultsIngest,
@@ -61,6 +62,8 @@ export interface ServerZones extends ActiveChecks {
  */
 export async function startServerZones(o: {
   readonly nats: string;
+  /** How to authenticate to NATS (creds, user and password, TLS files). */
+  readonly natsAuth?: NatsAuth;
   readonly localZones: readonly string[];
   readonly replicas: number;
   readonly leaderElection: boolean;
@@ -209,7 +212,7 @@ export async function startServerZones(o: {
   let leaderToken = 0;
 
   const connectNats = async (): Promise<NatsConnection> =>
-    connect(natsConnectOptions(o.nats, `lookout-${id}`));
+    connect(natsConnectOptions(o.nats, `lookout-${id}`, o.natsAuth));
 
   const setUp = async (): Promise<void> => {
     nc = await connectNats();

@@ -8,7 +8,7 @@
  * Every JetStream name is in names.ts.
  */
 
-export { natsConnectOptions } from "./connection.js";
+export { type NatsAuth, natsConnectOptions } from "./connection.js";
 export {
   createDispatcher,
   type Dispatcher,
