@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { connect } from "@nats-io/transport-node";
 import { systemClock } from "../model/clock.js";
-import { natsConnectOptions, startWorker } from "../zones/index.js";
+import { natsConnectOptions, startWorker, type Worker, workerInboxPrefix } from "../zones/index.js";
 import { createCheckers } from "./checkers.js";
 import { type FlagSpec, formatUsage, parseFlags } from "./flags.js";
 import { createJsonLogger, isLogLevel } from "./logger.js";
@@ -65,24 +65,43 @@ export async function runWorkerCli(argv: readonly string[], io: Io): Promise<num
   }
   const id = String(v.name) === "" ? `${hostname()}-${process.pid}` : String(v.name);
   const logger = createJsonLogger(level, undefined, { component: "worker", zone, worker: id });
-  const nc = await connect(natsConnectOptions(nats, `lookout-worker-${id}`, auth.auth));
+  let signalled = false;
+  const signal = new Promise<void>((resolve) => {
+    const stop = () => {
+      signalled = true;
+      resolve();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+  // Replies come to the zone's own inbox space, which NATS permissions can confine it to.
+  const nc = await connect(
+    natsConnectOptions(nats, `lookout-worker-${id}`, auth.auth, workerInboxPrefix(zone)),
+  );
   const checkers = createCheckers({ clock: systemClock });
-  const worker = await startWorker({
-    nc,
-    zone,
-    id,
-    concurrency,
-    checkers: checkers.checkers,
-    clock: systemClock,
-    logger,
-    replicas,
-  });
-  await new Promise<void>((resolve) => {
-    process.once("SIGTERM", () => resolve());
-    process.once("SIGINT", () => resolve());
-  });
-  logger.info("stopping", { done: worker.done });
-  await worker.stop();
+  let worker: Worker | undefined;
+  // A worker confined by NATS permissions cannot create its streams or zone consumer: it waits for
+  // the server to (docs/zones.md, Securing NATS), as it would for JetStream to elect leaders.
+  while (worker === undefined && !signalled) {
+    try {
+      worker = await startWorker({
+        nc,
+        zone,
+        id,
+        concurrency,
+        checkers: checkers.checkers,
+        clock: systemClock,
+        logger,
+        replicas,
+      });
+    } catch (e) {
+      logger.warn("cannot start; retrying in 2 s", { error: String(e) });
+      await Promise.race([signal, new Promise((r) => setTimeout(r, 2_000))]);
+    }
+  }
+  await signal;
+  logger.info("stopping", { done: worker?.done ?? 0 });
+  await worker?.stop();
   await checkers.close();
   await nc.close();
   return 0;

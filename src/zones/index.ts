@@ -32,7 +32,8 @@ export {
 export { LEASE_TTL_MS, type LeaderElection, startLeaderElection } from "./leader.js";
 export { createZoneMetrics, noZoneMetrics, type ZoneMetrics } from "./metrics.js";
 export * as names from "./names.js";
-export { zoneToken } from "./names.js";
+export { workerInboxPrefix, zoneToken } from "./names.js";
+export { type NatsPermissions, natsUserEntry, workerPermissions } from "./permissions.js";
 export {
   createRefusalReporter,
   type ObjectPlacement,
