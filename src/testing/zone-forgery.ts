@@ -38,6 +38,9 @@ hosts: r2: {
 
 export const FORGERY_CONFIG = forgeryConfig();
 
+/** How long the tests give the server to start: minutes on a machine shared with other test runs. */
+export const START_TIMEOUT_MS = 120_000;
+
 /** The issue's forged result: OK "FORGED" by worker "evil", claiming `zone`. */
 export function forgedResult(host: string, service: string | undefined, zone: string): ResultMessage {
   const now = Date.now();
@@ -95,7 +98,7 @@ export async function metricValue(url: string, series: string): Promise<number |
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
-export async function waitFor(what: string, f: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+export async function waitFor(what: string, f: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await f())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -13,6 +13,7 @@ import {
   forgedResult,
   metricValue,
   postJson,
+  START_TIMEOUT_MS,
   statusOf,
   waitFor,
 } from "../testing/zone-forgery.js";
@@ -57,7 +58,7 @@ test("a z1 worker's results for objects outside z1's active checks are refused, 
       "-no-worker-grace",
       "1h",
     ],
-    { timeoutMs: 30_000 },
+    { timeoutMs: START_TIMEOUT_MS },
   );
   server = s;
   const cmd = `${s.url}/svc.v1.CommandService`;

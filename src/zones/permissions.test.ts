@@ -19,6 +19,7 @@ import {
   FORGERY_CONFIG,
   forgedResult,
   metricValue,
+  START_TIMEOUT_MS,
   statusOf,
   waitFor,
 } from "../testing/zone-forgery.js";
@@ -119,7 +120,7 @@ test("a z1 worker confined by the documented permissions runs z1's checks and no
       "lookout",
     ],
     {
-      timeoutMs: 30_000,
+      timeoutMs: START_TIMEOUT_MS,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LOOKOUT_NATS_PASSWORD: PASSWORDS.lookout },
     },
   );
@@ -250,7 +251,7 @@ test("TLS: the server and a worker connect to a nats-server that takes only clie
       "1h",
       ...tlsFlags,
     ],
-    { timeoutMs: 30_000 },
+    { timeoutMs: START_TIMEOUT_MS },
   );
   const s = server;
   const w = startWorker(["-nats", nats.urls, ...tlsFlags]);
@@ -302,7 +303,7 @@ test("creds: the server and a z1 worker log in with JWT and nkey creds files; th
       "-nats-creds",
       serverCreds,
     ],
-    { timeoutMs: 30_000 },
+    { timeoutMs: START_TIMEOUT_MS },
   );
   const s = server;
   const w = startWorker(["-nats", nats.urls, "-nats-creds", z1Creds]);
