@@ -131,6 +131,7 @@ try {
     published: () => void counts.published++,
     dropped: () => void counts.dropped++,
     ingested: () => void counts.ingested++,
+    refused: () => void counts.dropped++,
     duplicate() {},
     snapshot() {},
   };
@@ -214,7 +215,13 @@ try {
     const ingest = await startResultsIngest({
       nc,
       submit: (commands, onVisible) => core.submit(commands, { onVisible }),
-      known: () => true,
+      // As the server looks objects up (src/app/zones.ts): the check of refusals is measured too.
+      placement: (host, service) => {
+        const sv = service === undefined ? undefined : config.hosts.get(host)?.services.get(service);
+        return sv === undefined ? undefined : { zone: sv.zone, active: sv.check.type !== "passive" };
+      },
+      isLocal: () => false,
+      zoneOfToken: (t) => t,
       applied: () => {},
       logged: { floor: 0, above: [] },
       store: { load: () => undefined, save: () => {} },

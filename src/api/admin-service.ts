@@ -164,13 +164,33 @@ function roleEnum(r: Role): RoleEnum {
   }
 }
 
+function sourceEnum(s: AuditEntry["source"]): AuditSource {
+  switch (s) {
+    case "api":
+      return AuditSource.API;
+    case "extcmd":
+      return AuditSource.EXTCMD;
+    case "zone":
+      return AuditSource.ZONE;
+    default: {
+      const never: never = s;
+      throw new Error(`unknown audit source ${String(never)}`);
+    }
+  }
+}
+
 function auditRecord(e: AuditEntry): AuditRecord {
   return create(AuditRecordSchema, {
     at: timestampFromMs(e.at),
-    source: e.source === "api" ? AuditSource.API : AuditSource.EXTCMD,
+    source: sourceEnum(e.source),
     ...(e.principal === undefined
       ? {}
-      : { principal: { name: e.principal.name, role: roleEnum(e.principal.role) } }),
+      : {
+          principal: {
+            name: e.principal.name,
+            role: e.principal.role === undefined ? RoleEnum.UNSPECIFIED : roleEnum(e.principal.role),
+          },
+        }),
     peer: e.peer,
     rpc: e.rpc,
     commandJson: e.commandJson,

@@ -181,6 +181,7 @@ export class App {
       o.nats !== undefined && o.nats !== ""
         ? await startServerZones({
             nats: o.nats,
+            ...(o.natsAuth === undefined ? {} : { natsAuth: o.natsAuth }),
             localZones: o.localZones ?? ["default"],
             replicas: o.natsReplicas ?? 1,
             leaderElection: o.leaderElection === true,
@@ -193,6 +194,7 @@ export class App {
             logger,
             metrics,
             concurrency: CHECK_CONCURRENCY,
+            audit: auth.auditLog,
           })
         : undefined;
     const checks =

@@ -1,7 +1,9 @@
 import { parseDurationMs } from "../config/duration.js";
 import type { WriterOptions } from "../store/index.js";
+import type { NatsAuth } from "../zones/index.js";
 import type { FlagSpec, FlagValues } from "./flags.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
+import { decodeNatsAuth, NATS_AUTH_FLAGS } from "./nats-flags.js";
 import { decodeNotifyOptions, NOTIFY_FLAGS, type NotifyOptions } from "./notify-flags.js";
 
 /** The server's flags: the reference's, plus where data lives and how much to log. */
@@ -80,6 +82,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     default: "",
     usage: "NATS server URL(s), comma-separated: run other zones' checks on workers (docs/zones.md)",
   },
+  ...NATS_AUTH_FLAGS,
   {
     name: "local-zones",
     kind: "string",
@@ -138,6 +141,8 @@ export interface ServerOptions {
   readonly notify?: NotifyOptions;
   /** NATS URLs; "" or absent: every zone runs here (docs/zones.md). */
   readonly nats?: string;
+  /** How to authenticate to NATS; absent: as the URLs say. */
+  readonly natsAuth?: NatsAuth;
   /** Zones run here when `nats` is set; absent: `default`. */
   readonly localZones?: readonly string[];
   /** Absent: 1. */
@@ -197,6 +202,8 @@ export function decodeServerOptions(
   if (v["leader-election"] === true && s("nats") === "") {
     return { ok: false, error: "-leader-election needs -nats" };
   }
+  const natsAuth = decodeNatsAuth(v, process.env);
+  if (!natsAuth.ok) return natsAuth;
   const lease = parseDurationMs(s("leader-lease"));
   if (lease === undefined || lease < 1_000) {
     return {
@@ -229,6 +236,7 @@ export function decodeServerOptions(
       logLevel: level,
       notify: notify.options,
       nats: s("nats"),
+      natsAuth: natsAuth.auth,
       localZones,
       natsReplicas: replicas,
       leaderElection: v["leader-election"] === true,

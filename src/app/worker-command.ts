@@ -1,10 +1,11 @@
 import { hostname } from "node:os";
 import { connect } from "@nats-io/transport-node";
 import { systemClock } from "../model/clock.js";
-import { natsConnectOptions, startWorker } from "../zones/index.js";
+import { natsConnectOptions, startWorker, type Worker, workerInboxPrefix } from "../zones/index.js";
 import { createCheckers } from "./checkers.js";
 import { type FlagSpec, formatUsage, parseFlags } from "./flags.js";
 import { createJsonLogger, isLogLevel } from "./logger.js";
+import { decodeNatsAuth, NATS_AUTH_FLAGS } from "./nats-flags.js";
 
 /** The flags of `lookout worker`. */
 export const WORKER_FLAGS: readonly FlagSpec[] = [
@@ -18,6 +19,7 @@ export const WORKER_FLAGS: readonly FlagSpec[] = [
     default: "1",
     usage: "replicas of streams the worker must create",
   },
+  ...NATS_AUTH_FLAGS,
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
 ];
 
@@ -46,7 +48,9 @@ export async function runWorkerCli(argv: readonly string[], io: Io): Promise<num
   const concurrency = Number(v.concurrency);
   const replicas = Number(v["nats-replicas"]);
   const level = String(v["log-level"]);
+  const auth = decodeNatsAuth(v, process.env);
   const problems = [
+    auth.ok ? "" : auth.error,
     nats === "" ? "-nats is required" : "",
     zone === "" ? "-zone is required" : "",
     Number.isInteger(concurrency) && concurrency >= 1
@@ -55,30 +59,49 @@ export async function runWorkerCli(argv: readonly string[], io: Io): Promise<num
     [1, 3, 5].includes(replicas) ? "" : `invalid value "${v["nats-replicas"]}" for -nats-replicas`,
     isLogLevel(level) ? "" : `invalid value "${level}" for -log-level`,
   ].filter((p) => p !== "");
-  if (problems.length > 0 || !isLogLevel(level)) {
+  if (problems.length > 0 || !isLogLevel(level) || !auth.ok) {
     io.stderr.write(`${problems.join("\n")}\n`);
     return 2;
   }
   const id = String(v.name) === "" ? `${hostname()}-${process.pid}` : String(v.name);
   const logger = createJsonLogger(level, undefined, { component: "worker", zone, worker: id });
-  const nc = await connect(natsConnectOptions(nats, `lookout-worker-${id}`));
+  let signalled = false;
+  const signal = new Promise<void>((resolve) => {
+    const stop = () => {
+      signalled = true;
+      resolve();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+  // Replies come to the zone's own inbox space, which NATS permissions can confine it to.
+  const nc = await connect(
+    natsConnectOptions(nats, `lookout-worker-${id}`, auth.auth, workerInboxPrefix(zone)),
+  );
   const checkers = createCheckers({ clock: systemClock });
-  const worker = await startWorker({
-    nc,
-    zone,
-    id,
-    concurrency,
-    checkers: checkers.checkers,
-    clock: systemClock,
-    logger,
-    replicas,
-  });
-  await new Promise<void>((resolve) => {
-    process.once("SIGTERM", () => resolve());
-    process.once("SIGINT", () => resolve());
-  });
-  logger.info("stopping", { done: worker.done });
-  await worker.stop();
+  let worker: Worker | undefined;
+  // A worker confined by NATS permissions cannot create its streams or zone consumer: it waits for
+  // the server to (docs/zones.md, Securing NATS), as it would for JetStream to elect leaders.
+  while (worker === undefined && !signalled) {
+    try {
+      worker = await startWorker({
+        nc,
+        zone,
+        id,
+        concurrency,
+        checkers: checkers.checkers,
+        clock: systemClock,
+        logger,
+        replicas,
+      });
+    } catch (e) {
+      logger.warn("cannot start; retrying in 2 s", { error: String(e) });
+      await Promise.race([signal, new Promise((r) => setTimeout(r, 2_000))]);
+    }
+  }
+  await signal;
+  logger.info("stopping", { done: worker?.done ?? 0 });
+  await worker?.stop();
   await checkers.close();
   await nc.close();
   return 0;

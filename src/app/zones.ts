@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Registry } from "prom-client";
+import type { AuditEntry } from "../audit/index.js";
 import type { ConsumerHost } from "../consumers/index.js";
 import type { Core } from "../core/core.js";
 import type { PlannedCheck } from "../engine/scheduler/index.js";
@@ -14,6 +15,7 @@ import {
   type LeaderElection,
   type LiveWorker,
   loggedResultSeqs,
+  type NatsAuth,
   natsConnectOptions,
   parseLoggedSeqs,
   type ResultsIngest,
@@ -21,8 +23,25 @@ import {
   startLeaderElection,
   startResultsIngest,
   zoneOf,
+  zoneToken,
 } from "../zones/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
+
+/** Each config's zones by results subject token, made when a refusal first needs one. */
+const tokensByConfig = new WeakMap<Config, ReadonlyMap<string, string>>();
+function zoneTokens(config: Config): ReadonlyMap<string, string> {
+  let tokens = tokensByConfig.get(config);
+  if (tokens === undefined) {
+    const m = new Map<string, string>();
+    for (const h of config.hosts.values()) {
+      m.set(zoneToken(h.zone), h.zone);
+      for (const sv of h.services.values()) m.set(zoneToken(sv.zone), sv.zone);
+    }
+    tokens = m;
+    tokensByConfig.set(config, tokens);
+  }
+  return tokens;
+}
 
 /** The consumers.db entry (consumer "zones") holding the results stream position. */
 const POSITION_CONSUMER = "zones";
@@ -43,6 +62,8 @@ export interface ServerZones extends ActiveChecks {
  */
 export async function startServerZones(o: {
   readonly nats: string;
+  /** How to authenticate to NATS (creds, user and password, TLS files). */
+  readonly natsAuth?: NatsAuth;
   readonly localZones: readonly string[];
   readonly replicas: number;
   readonly leaderElection: boolean;
@@ -58,6 +79,8 @@ export async function startServerZones(o: {
   readonly metrics: Registry;
   readonly concurrency: number;
   readonly id?: string;
+  /** Where refused results from workers are recorded. */
+  readonly audit?: { record(entry: AuditEntry): void };
 }): Promise<ServerZones> {
   const { core, clock, logger } = o;
   const local = new Set(o.localZones);
@@ -147,10 +170,16 @@ export async function startServerZones(o: {
       started = await startResultsIngest({
         nc,
         submit: (commands, onVisible) => core.submit(commands, { onVisible }),
-        known: (host, service) => {
+        placement: (host, service) => {
           const h = core.view.index.config.hosts.get(host);
-          return h !== undefined && (service === undefined || h.services.has(service));
+          if (h === undefined) return undefined;
+          if (service === undefined) return { zone: h.zone, active: h.check.type !== "passive" };
+          const sv = h.services.get(service);
+          return sv === undefined ? undefined : { zone: sv.zone, active: sv.check.type !== "passive" };
         },
+        isLocal: (zone) => local.has(zone),
+        zoneOfToken: (token) => zoneTokens(core.view.index.config).get(token),
+        ...(o.audit === undefined ? {} : { audit: o.audit }),
         applied: (key) => checks?.resultApplied(key),
         logged: logged.toJSON(),
         store: {
@@ -183,7 +212,7 @@ export async function startServerZones(o: {
   let leaderToken = 0;
 
   const connectNats = async (): Promise<NatsConnection> =>
-    connect(natsConnectOptions(o.nats, `lookout-${id}`));
+    connect(natsConnectOptions(o.nats, `lookout-${id}`, o.natsAuth));
 
   const setUp = async (): Promise<void> => {
     nc = await connectNats();

@@ -66,4 +66,21 @@ describe("audit log", () => {
     });
     reopened.close();
   });
+
+  test("a zone's worker is a principal without a role; no principal stays absent", () => {
+    const log = openAuditLog(join(dir, "zone.db"), new FakeClock(), silentLogger);
+    const worker: AuditEntry = {
+      ...entry(1, "lookout.result.z1"),
+      source: "zone",
+      principal: { name: "worker:evil" },
+      peer: "",
+      outcome: "rejected",
+      reason: "wrong_zone",
+    };
+    const { principal: _p, ...anonymous } = entry(2, "anon");
+    log.record(worker);
+    log.record(anonymous);
+    assert.deepEqual(log.list(undefined, 10), [anonymous, worker]);
+    log.close();
+  });
 });

@@ -133,7 +133,9 @@ function fromRow(r: Row): AuditEntry {
   return {
     at: r.at,
     source: r.source as AuditSource,
-    ...(r.principal_name !== null && isRole(role) ? { principal: { name: r.principal_name, role } } : {}),
+    ...(r.principal_name === null
+      ? {}
+      : { principal: isRole(role) ? { name: r.principal_name, role } : { name: r.principal_name } }),
     peer: r.peer,
     rpc: r.rpc,
     commandJson: r.command_json,

@@ -5,4 +5,4 @@
  */
 export { AUDIT_MAX_RECORDS, AUDIT_RETENTION_MS, type AuditLog, openAuditLog } from "./audit-log.js";
 export { AUDIT_FIELD_MAX_BYTES, capText } from "./cap.js";
-export type { AuditEntry, AuditOutcome, AuditSource } from "./record.js";
+export type { AuditEntry, AuditOutcome, AuditPrincipal, AuditSource } from "./record.js";

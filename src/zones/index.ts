@@ -8,7 +8,7 @@
  * Every JetStream name is in names.ts.
  */
 
-export { natsConnectOptions } from "./connection.js";
+export { type NatsAuth, natsConnectOptions } from "./connection.js";
 export {
   createDispatcher,
   type Dispatcher,
@@ -32,6 +32,16 @@ export {
 export { LEASE_TTL_MS, type LeaderElection, startLeaderElection } from "./leader.js";
 export { createZoneMetrics, noZoneMetrics, type ZoneMetrics } from "./metrics.js";
 export * as names from "./names.js";
+export { workerInboxPrefix, zoneToken } from "./names.js";
+export { type NatsPermissions, natsUserEntry, workerPermissions } from "./permissions.js";
+export {
+  createRefusalReporter,
+  type ObjectPlacement,
+  REFUSAL_AUDITS_PER_WINDOW,
+  REFUSAL_LOG_WINDOW_MS,
+  type ResultRefusal,
+  refusalOf,
+} from "./result-refusal.js";
 export {
   loggedResultSeqs,
   parseLoggedSeqs,

@@ -11,6 +11,7 @@ const DOCUMENTED: readonly (readonly [string, "counter" | "gauge" | "histogram"]
   ["lookout_zone_jobs_waiting", "gauge"],
   ["lookout_zone_jobs_expired", "gauge"],
   ["lookout_zone_results_ingested_total", "counter"],
+  ["lookout_zone_results_refused_total", "counter"],
   ["lookout_zone_results_duplicate_total", "counter"],
   ["lookout_zone_result_lag_seconds", "histogram"],
   ["lookout_zone_results_pending", "gauge"],
@@ -34,6 +35,7 @@ test("each call and snapshot lands in its series; a zone gone from a snapshot le
   m.dropped("dc3", "no_worker");
   m.ingested("dc2", 1_500);
   m.duplicate();
+  m.refused("dc2", "wrong_zone");
   const zones = (n: number) =>
     new Map([
       ["dc2", n],
@@ -59,6 +61,7 @@ test("each call and snapshot lands in its series; a zone gone from a snapshot le
     ['lookout_zone_jobs_dropped_total{zone="dc3",reason="no_worker"}', 1],
     ['lookout_zone_results_ingested_total{zone="dc2"}', 1],
     ["lookout_zone_results_duplicate_total", 1],
+    ['lookout_zone_results_refused_total{zone="dc2",reason="wrong_zone"}', 1],
     ["lookout_zone_result_lag_seconds_count", 1],
     ['lookout_zone_result_lag_seconds_bucket{le="2.5"}', 1],
     ['lookout_zone_result_lag_seconds_bucket{le="1"}', 0],

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { ResultRefusal } from "./result-refusal.js";
 
 /** Why the server did not publish a due job of a remote zone (the `reason` label). */
 export type DropReason = "nats_unreachable" | "backlog" | "no_worker" | "publish_failed";
@@ -21,6 +22,8 @@ export interface ZoneMetrics {
   published(zone: string): void;
   dropped(zone: string, reason: DropReason): void;
   ingested(zone: string, lagMs: number): void;
+  /** A result refused for its zone or object (result-refusal.ts); `zone` is the subject's. */
+  refused(zone: string, reason: ResultRefusal): void;
   duplicate(): void;
   snapshot(s: ZoneSnapshot): void;
 }
@@ -29,6 +32,7 @@ export const noZoneMetrics: ZoneMetrics = {
   published() {},
   dropped() {},
   ingested() {},
+  refused() {},
   duplicate() {},
   snapshot() {},
 };
@@ -54,6 +58,10 @@ const COUNTERS = {
   ingested: {
     name: "lookout_zone_results_ingested_total",
     help: "Results from workers enqueued into the event log, by zone.",
+  },
+  refused: {
+    name: "lookout_zone_results_refused_total",
+    help: "Results refused, by the zone of the subject they arrived on and reason (malformed, zone_mismatch, unknown_object, wrong_zone, local_zone, not_active).",
   },
   duplicates: {
     name: "lookout_zone_results_duplicate_total",
@@ -103,6 +111,7 @@ export function createZoneMetrics(registry: Registry): ZoneMetrics {
   const published = new Counter({ ...COUNTERS.published, labelNames: zone, registers });
   const dropped = new Counter({ ...COUNTERS.dropped, labelNames: ["zone", "reason"] as const, registers });
   const ingested = new Counter({ ...COUNTERS.ingested, labelNames: zone, registers });
+  const refused = new Counter({ ...COUNTERS.refused, labelNames: ["zone", "reason"] as const, registers });
   const duplicates = new Counter({ ...COUNTERS.duplicates, registers });
   const lag = new Histogram({ ...LAG, buckets: LAG_BUCKETS, registers });
   const gauges = ZONE_GAUGES.map(([field, spec]) => {
@@ -121,6 +130,7 @@ export function createZoneMetrics(registry: Registry): ZoneMetrics {
       ingested.inc({ zone: z });
       lag.observe(Math.max(0, lagMs) / 1000);
     },
+    refused: (z, reason) => refused.inc({ zone: z, reason }),
     duplicate: () => duplicates.inc(),
     snapshot(s) {
       for (const set of gauges) set(s);

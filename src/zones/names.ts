@@ -55,6 +55,14 @@ export function resultSubject(zone: string): string {
   return `lookout.result.${zoneToken(zone)}`;
 }
 
+/**
+ * Where replies to a zone's workers go (their connection's inbox prefix): a subject space of the
+ * zone's own, so NATS permissions can let its workers read their replies and nobody else's.
+ */
+export function workerInboxPrefix(zone: string): string {
+  return `_INBOX_lookout.${zoneToken(zone)}`;
+}
+
 /** The key of a worker in `WORKERS_BUCKET`. */
 export function workerKey(zone: string, worker: string): string {
   return `${zoneToken(zone)}.${worker}`;

@@ -1,4 +1,4 @@
-import { createInbox, headers, type NatsConnection } from "@nats-io/transport-node";
+import { type ConnectionOptions, createInbox, headers, type NatsConnection } from "@nats-io/transport-node";
 
 /** JetStream's acknowledgement of a stored message. */
 export interface PubAck {
@@ -37,7 +37,8 @@ const decoder = new TextDecoder();
 export const PUBLISH_ACK_TIMEOUT_MS = 2_000;
 
 export function createAckedPublisher(nc: NatsConnection, timeoutMs: number): AckedPublisher {
-  const prefix = createInbox();
+  // Under the connection's inbox prefix, where NATS permissions let its replies through.
+  const prefix = createInbox((nc as { options?: ConnectionOptions }).options?.inboxPrefix);
   // Insertion order is deadline order (one timeout for all): the sweep stops at the first not due.
   const waiting = new Map<number, Waiting>();
   let next = 0;

@@ -105,7 +105,9 @@ async function ingestUntil(
   const ingest = await startResultsIngest({
     nc,
     submit: (commands, onVisible) => core.submit(commands, { onVisible }),
-    known: () => true,
+    placement: () => ({ zone: "dc2", active: true }),
+    isLocal: () => false,
+    zoneOfToken: (t) => t,
     applied: () => {},
     logged: { floor: 0, above: [] },
     store: { load: () => saved.at(-1), save: (s) => saved.push(s) },

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { type JsMsg, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
+import type { AuditEntry } from "../audit/index.js";
 import type { SubmittedCommand } from "../core/index.js";
 import type { Logger } from "../model/logger.js";
 import { objectKey } from "../model/object-ref.js";
@@ -9,7 +10,8 @@ import { unpackBody } from "../store/event-log.js";
 import { Database } from "../store/sqlite.js";
 import { checkResultOf, decodeResult } from "./job.js";
 import type { ZoneMetrics } from "./metrics.js";
-import { RESULTS_CONSUMER, RESULTS_STREAM } from "./names.js";
+import { RESULTS_CONSUMER, RESULTS_STREAM, RESULTS_SUBJECTS } from "./names.js";
+import { createRefusalReporter, type ObjectPlacement, refusalOf } from "./result-refusal.js";
 import { type LoggedSeqs, SeqSet } from "./seq-set.js";
 import { ensureResultsConsumer } from "./streams.js";
 
@@ -27,6 +29,8 @@ export const RESULT_ABOVE_FIELD = "zoneResultAbove";
 const SCAN_ROWS = 5_000;
 /** The most results one batch submits. */
 const BATCH = 2_000;
+/** `lookout.result.`: what precedes the zone token in a results subject. */
+const SUBJECT_PREFIX = RESULTS_SUBJECTS.slice(0, -1);
 
 /** Where the logged set is also kept between starts (consumers.db), besides the log. */
 export interface PositionStore {
@@ -114,8 +118,21 @@ export interface ResultsIngestOptions {
   readonly nc: NatsConnection;
   /** Core.submit: resolves once the batch is durably logged. */
   readonly submit: (commands: readonly SubmittedCommand[], onVisible: () => void) => Promise<void>;
-  /** Whether the object is in the config in force (a result for another is dropped). */
-  readonly known: (host: string, service: string | undefined) => boolean;
+  /**
+   * Where the config in force puts an object (undefined when it is not there). A result is applied
+   * only to an object of the zone of the subject it arrived on whose check is active, in a zone
+   * that does not run here; anything else is refused (result-refusal.ts).
+   */
+  readonly placement: (host: string, service: string | undefined) => ObjectPlacement | undefined;
+  /** Whether a zone runs on this server (no worker's result is taken for it). */
+  readonly isLocal: (zone: string) => boolean;
+  /**
+   * The configured zone whose results subject token is `token`, if any: the `zone` label of a
+   * refusal (a subject no zone has is counted as `other`, so labels stay bounded).
+   */
+  readonly zoneOfToken: (token: string) => string | undefined;
+  /** Where refused results are recorded (absent: only counted and logged). */
+  readonly audit?: { record(entry: AuditEntry): void };
   /** Called once a result is applied and visible (the scheduler picks a retry interval then). */
   readonly applied: (key: string) => void;
   /** What is logged, recovered at start: the union of the log's record and the store's. */
@@ -146,6 +163,12 @@ export async function startResultsIngest(o: ResultsIngestOptions): Promise<Resul
   const consumer = await jetstream(o.nc).consumers.get(RESULTS_STREAM, RESULTS_CONSUMER);
   let logged = new SeqSet(o.logged);
   let stopping = false;
+  const refusals = createRefusalReporter({
+    metrics: o.metrics,
+    logger: o.logger,
+    ...(o.audit === undefined ? {} : { audit: o.audit }),
+    now: o.now,
+  });
 
   const ingest = async (msgs: JsMsg[]): Promise<void> => {
     const commands: SubmittedCommand[] = [];
@@ -162,15 +185,22 @@ export async function startResultsIngest(o: ResultsIngestOptions): Promise<Resul
       }
       givenUp += next.add(seq);
       added++;
+      // Refused results are in the set too: acknowledged with the batch, never retried.
       const r = decodeResult(m.data);
-      if (r === undefined) {
-        o.logger.warn("dropping a message that is not a result", { seq });
+      const object = r === undefined ? undefined : o.placement(r.host, r.service);
+      const reason = r === undefined ? "malformed" : refusalOf(m.subject, r, object, o.isLocal);
+      if (reason !== undefined) {
+        refusals.refuse({
+          subject: m.subject,
+          zone: o.zoneOfToken(m.subject.slice(SUBJECT_PREFIX.length)) ?? "other",
+          reason,
+          seq,
+          ...(r === undefined ? {} : { result: r }),
+          ...(object === undefined ? {} : { object }),
+        });
         continue;
       }
-      if (!o.known(r.host, r.service)) {
-        o.logger.debug("dropping a result for an object not in the config", { host: r.host, seq });
-        continue;
-      }
+      if (r === undefined) continue;
       const result = checkResultOf(r);
       commands.push({ type: "ProcessCheckResult", result });
       keys.push(objectKey(result));

@@ -22,6 +22,8 @@ export interface CertSpec {
    * certificate PEM then holds the leaf followed by the intermediate, as servers send it.
    */
   readonly intermediateDays?: number;
+  /** A client certificate (extendedKeyUsage clientAuth) instead of a server's. */
+  readonly client?: boolean;
 }
 
 /** A throwaway certificate authority for one test process, and the leaves it issued. */
@@ -136,7 +138,7 @@ function createPki(): TestPki {
       const cn = spec.names[0] ?? "lookout-test";
       writeFileSync(
         p(`${n}.ext`),
-        `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
+        `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=${spec.client === true ? "clientAuth" : "serverAuth"}\n`,
       );
       openssl(["req", "-new", ...EC, "-keyout", p(`${n}.key`), "-subj", `/CN=${cn}`, "-out", p(`${n}.csr`)]);
       const int = spec.intermediateDays === undefined ? undefined : intermediate(spec.intermediateDays);

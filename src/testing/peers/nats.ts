@@ -38,9 +38,16 @@ async function freePort(): Promise<number> {
 /**
  * Starts Debian's nats-server with JetStream on loopback: one node (`size` 1) or a cluster of
  * `size` nodes routed to each other, each with its own store in a temporary directory. Resolves
- * once every node says it is ready (and, for a cluster, once JetStream has a meta leader).
+ * once every node says it is ready (and, for a cluster, once JetStream has a meta leader). `config`
+ * adds lines to each node's config file, as NATS users write it.
  */
-export async function startNatsCluster(size = 1): Promise<NatsCluster> {
+export async function startNatsCluster(
+  size = 1,
+  o: {
+    /** More lines of each node's config (`authorization { … }`, `tls { … }`). */
+    readonly config?: string;
+  } = {},
+): Promise<NatsCluster> {
   const dir = mkdtempSync(join(tmpdir(), "lookout-nats-"));
   const ports: { client: number; cluster: number }[] = [];
   for (let i = 0; i < size; i++) ports.push({ client: await freePort(), cluster: await freePort() });
@@ -53,6 +60,7 @@ export async function startNatsCluster(size = 1): Promise<NatsCluster> {
       "listen: 127.0.0.1:" + p.client,
       `jetstream { store_dir: "${join(dir, name)}" }`,
     ];
+    if (o.config !== undefined) lines.push(o.config);
     if (size > 1) {
       lines.push(`cluster { name: lookout, listen: 127.0.0.1:${p.cluster}, routes: [${routes.join(", ")}] }`);
     }

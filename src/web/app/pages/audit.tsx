@@ -65,7 +65,9 @@ function AuditList() {
               <td>
                 {r.principal === undefined
                   ? "(unauthenticated)"
-                  : `${r.principal.name} (${Role[r.principal.role].toLowerCase()})`}
+                  : r.principal.role === Role.UNSPECIFIED
+                    ? r.principal.name
+                    : `${r.principal.name} (${Role[r.principal.role].toLowerCase()})`}
                 <span class="muted"> {r.peer}</span>
               </td>
               <td>{AuditSource[r.source].toLowerCase()}</td>
