@@ -193,7 +193,7 @@ describe("otlp sink", () => {
     lastSeq: 7,
   };
 
-  it("posts to <url>/v1/metrics with the headers; retries only 429/502/503/504", async () => {
+  it("posts to <url>/v1/metrics with the headers; retries only 429/502/503/504; 400/413 refuse the records", async () => {
     assert.equal(otlpUrl("http://c:4318", "metrics"), "http://c:4318/v1/metrics");
     assert.equal(otlpUrl("http://c:4318/v1/logs", "events"), "http://c:4318/v1/logs");
     const rx = await receiver();
@@ -206,18 +206,21 @@ describe("otlp sink", () => {
       assert.deepEqual(rx.points, [
         { host: "web1", service: "http", name: "rta", value: 0.25, time: 1_764_201_600_123 },
       ]);
-      for (const [status, kind] of [
-        [429, "retry"],
-        [502, "retry"],
-        [503, "retry"],
-        [504, "retry"],
-        [500, "rejected"],
-        [400, "rejected"],
-        [401, "rejected"],
+      // data: refused for the records (the runner splits the batch), or for the request as such.
+      for (const [status, kind, data] of [
+        [429, "retry", false],
+        [502, "retry", false],
+        [503, "retry", false],
+        [504, "retry", false],
+        [500, "rejected", false],
+        [400, "rejected", true],
+        [413, "rejected", true],
+        [401, "rejected", false],
       ] as const) {
         rx.fault(status);
         const r = await s.send(batch, signal);
         assert.equal(r.kind, kind, `HTTP ${status}`);
+        assert.equal(r.kind === "rejected" && r.data === true, data, `HTTP ${status} refuses the records`);
         if (r.kind === "retry") assert.equal(r.retryAfterMs, 0, "Retry-After honoured");
       }
     } finally {

@@ -1,6 +1,13 @@
 import { endpoint, postBytes } from "../http-post.js";
 import { recordJson } from "../ndjson.js";
-import type { EventRecord, MetricPoint, SendOutcome, Sink, SinkBatch } from "../sink.js";
+import {
+  type EventRecord,
+  type MetricPoint,
+  refusedAsData,
+  type SendOutcome,
+  type Sink,
+  type SinkBatch,
+} from "../sink.js";
 import { encodeLogs, encodeMetrics } from "./otlp-encode.js";
 
 /** The signal path under the configured base URL (a URL already ending in it is used as it is). */
@@ -20,11 +27,15 @@ function otlpOutcome(status: number, body: string, retryAfter: number | undefine
     return retryAfter === undefined
       ? { kind: "retry", error }
       : { kind: "retry", error, retryAfterMs: retryAfter };
-  // A protobuf Status body is not text: keep it out of the error.
-  return {
-    kind: "rejected",
-    error: body === "" || /[^\x20-\x7e]/.test(body) ? error : `${error}: ${body.slice(0, 200)}`,
-  };
+  // A protobuf Status body is not text: keep it out of the error. 400 (invalid data), 413 and 422
+  // refuse the records: the runner splits the batch to drop only those refused.
+  return refusedAsData(
+    {
+      kind: "rejected",
+      error: body === "" || /[^\x20-\x7e]/.test(body) ? error : `${error}: ${body.slice(0, 200)}`,
+    },
+    status,
+  );
 }
 
 /**

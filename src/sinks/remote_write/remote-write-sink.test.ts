@@ -34,6 +34,8 @@ runSinkContract({
       ordered: false,
       fault: proxy.fault,
       faults: ["down", "slow", "garbage"],
+      // Older than the head's lowest valid time: "out of bounds".
+      refusedTime: Date.now() - 30 * 86_400_000,
       stop: proxy.stop,
     };
   },
