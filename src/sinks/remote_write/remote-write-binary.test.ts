@@ -60,6 +60,7 @@ describe("remote_write in the lookout binary", () => {
 	check: {type: "passive", freshness_threshold: "1h"}
 	services: {
 		backup: check: {type: "passive", freshness_threshold: "1h"}
+		old: check: {type: "passive", freshness_threshold: "1h"}
 		load: check: {type: "legacy", path: "/bin/echo", args: ["OK | load=1"], check_interval: "1s"}
 	}
 }
@@ -67,6 +68,15 @@ sinks: prom: {type: "remote_write", url: "${prom.url}/api/v1/write", batch_size:
 `,
     );
     srv = await startServer(["-config", cfg, "-data-dir", join(dir, "data")]);
+    try {
+      await scenario(srv);
+    } catch (e) {
+      // Keep the server's log with the failure.
+      throw new Error(`${(e as Error).message}\nserver log:\n${srv.stderr().slice(-20_000)}`, { cause: e });
+    }
+  });
+
+  async function scenario(srv: ServerProcess): Promise<void> {
     const url = srv.url;
     const active = () => prom.readPoints('lookout_perfdata{service="load"}');
     await until("an active check's point", active, (ps) => ps.length >= 1);
@@ -114,5 +124,34 @@ sinks: prom: {type: "remote_write", url: "${prom.url}/api/v1/write", batch_size:
     assert.equal(await metric("lookout_sink_dropped_records_total"), 0);
     const list = (await post(url + LIST_SINKS, {})) as { sinks: { dropped?: string }[] };
     assert.equal(Number(list.sinks[0]?.dropped ?? 0), 0, JSON.stringify(list));
-  });
+
+    // A result too old for Prometheus ("out of bounds") between two good ones: only its point is
+    // dropped, counted and named; the batch's other points are written.
+    const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    await post(url + RESULTS, {
+      results: [
+        { host: "web", service: "backup", exitStatus: 0, output: `OK | age=${n}s;;;0` },
+        { host: "web", service: "old", exitStatus: 0, output: "OK | old=1", checkedAt: old },
+        { host: "web", service: "backup", exitStatus: 0, output: `OK | age=${n + 1}s;;;0` },
+      ],
+    });
+    await until(
+      "the old point dropped",
+      () => metric("lookout_sink_dropped_records_total"),
+      (k) => k >= 1,
+    );
+    const after = await until(
+      `${n + 2} points of one series`,
+      () => prom.readPoints('lookout_perfdata{service="backup"}'),
+      (ps) => ps.length >= n + 2,
+    );
+    assert.deepEqual(after.map((p) => p.value).slice(n), [n, n + 1]);
+    assert.equal(await metric("lookout_sink_dropped_records_total"), 1);
+    const listed = (await post(url + LIST_SINKS, {})) as { sinks: { dropped?: string }[] };
+    assert.equal(Number(listed.sinks[0]?.dropped ?? 0), 1, JSON.stringify(listed));
+    assert.match(
+      srv.stderr(),
+      /refused records of a batch.*"records":1.*"first":\{"host":"web","service":"old","perfdata":"old"/,
+    );
+  }
 });
