@@ -106,6 +106,13 @@ describe("sink runner", () => {
         [5, 5, 1, "HTTP 400: out of order sample", { event: "ConfigApplied" }],
       ],
     },
+    {
+      name: "a batch taken with some records refused unnamed (OTLP partial_success): those counted and recorded",
+      outcome: { kind: "delivered", refused: { count: 2, error: "2 points rejected" } } as SendOutcome,
+      sends: ["1-4", "5-7", "8-9"],
+      sent: 7,
+      dropped: [[5, 7, 2, "2 points rejected", undefined]],
+    },
   ]) {
     it(c.name, async () => {
       const r = rig((b) => (holds5(b) ? c.outcome : { kind: "delivered" }));

@@ -214,7 +214,26 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
     const go = async (b: SinkBatch): Promise<boolean> => {
       const outcome = await attempt(b, signal);
       if (outcome === undefined) return false;
-      if (outcome.kind === "delivered") return true;
+      if (outcome.kind === "delivered") {
+        if (outcome.refused !== undefined) {
+          // Taken, but some records refused without naming them: counted for the part as a whole.
+          const n = Math.min(outcome.refused.count, b.records.length);
+          stats.sent -= n;
+          stats.dropped.set("rejected", (stats.dropped.get("rejected") ?? 0) + n);
+          stats.lastError = outcome.refused.error;
+          drops.push({
+            type: "SinkDropped",
+            at: o.clock.now(),
+            sink: o.name,
+            reason: "rejected",
+            count: n,
+            fromSeq: b.firstSeq,
+            toSeq: b.lastSeq,
+            error: outcome.refused.error,
+          });
+        }
+        return true;
+      }
       stats.lastError = outcome.error;
       if (outcome.data === true && b.records.length > 1) {
         const [head, tail] = halves(b.records);
@@ -240,7 +259,7 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
     if (drops.length > 0) {
       const count = drops.reduce((k, d) => k + d.count, 0);
       log.error(
-        drops.length === 1 && drops[0]?.record === undefined
+        count === batch.records.length
           ? "sink backend refused a batch; its records are dropped"
           : "sink backend refused records of a batch; those are dropped, the rest delivered",
         {

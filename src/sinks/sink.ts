@@ -63,9 +63,18 @@ export interface SinkBatch {
  * drops the whole batch. Either way the drop is counted and recorded.
  */
 export type SendOutcome =
-  | { readonly kind: "delivered" }
+  | { readonly kind: "delivered"; readonly refused?: PartlyRefused }
   | { readonly kind: "retry"; readonly error: string; readonly retryAfterMs?: number }
   | { readonly kind: "rejected"; readonly error: string; readonly data?: boolean };
+
+/**
+ * A backend that took a batch but said that it refused `count` of its records without saying which
+ * (OTLP's `partial_success`): the runner counts them as dropped and records the drop for the batch.
+ */
+export interface PartlyRefused {
+  readonly count: number;
+  readonly error: string;
+}
 
 /**
  * The HTTP statuses with which a backend refuses what the body holds rather than the request:

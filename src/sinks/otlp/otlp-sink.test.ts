@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { type FaultMode, runSinkContract, type SeenEvent, type SeenPoint } from "../contract.case.js";
 import type { SinkBatch } from "../sink.js";
 import { createOtlpSink, otlpUrl } from "./otlp-sink.js";
@@ -106,10 +106,10 @@ async function receiver(): Promise<{
   points: SeenPoint[];
   events: SeenEvent[];
   headers: Record<string, string | string[] | undefined>[];
-  fault(m: FaultMode | number): void;
+  fault(m: FaultMode | number | "partial"): void;
   stop(): Promise<void>;
 }> {
-  let mode: FaultMode | number = "ok";
+  let mode: FaultMode | number | "partial" = "ok";
   const points: SeenPoint[] = [];
   const events: SeenEvent[] = [];
   const headers: Record<string, string | string[] | undefined>[] = [];
@@ -131,7 +131,20 @@ async function receiver(): Promise<{
         if (req.url === "/otlp/v1/metrics") points.push(...decodeMetrics(body));
         else if (req.url === "/otlp/v1/logs") events.push(...decodeLogs(body));
         else return void res.writeHead(404).end();
-        res.writeHead(200, { "Content-Type": "application/x-protobuf" }).end();
+        // partial: kept the batch but one point rejected (ExportMetricsServiceResponse.partial_success).
+        const answer =
+          mode === "partial"
+            ? new BinaryWriter()
+                .tag(1, WireType.LengthDelimited)
+                .fork()
+                .tag(1, WireType.Varint)
+                .int64(1)
+                .tag(2, WireType.LengthDelimited)
+                .string("point 0 has no name")
+                .join()
+                .finish()
+            : new Uint8Array();
+        res.writeHead(200, { "Content-Type": "application/x-protobuf" }).end(answer);
       };
       if (mode === "slow") setTimeout(reply, 300);
       else reply();
@@ -223,6 +236,12 @@ describe("otlp sink", () => {
         assert.equal(r.kind === "rejected" && r.data === true, data, `HTTP ${status} refuses the records`);
         if (r.kind === "retry") assert.equal(r.retryAfterMs, 0, "Retry-After honoured");
       }
+      // A 200 whose partial_success rejected a point: delivered, that point reported refused.
+      rx.fault("partial");
+      assert.deepEqual(await s.send(batch, signal), {
+        kind: "delivered",
+        refused: { count: 1, error: "point 0 has no name" },
+      });
     } finally {
       await rx.stop();
     }

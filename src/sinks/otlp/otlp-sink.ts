@@ -9,6 +9,7 @@ import {
   type SinkBatch,
 } from "../sink.js";
 import { encodeLogs, encodeMetrics } from "./otlp-encode.js";
+import { partialSuccess } from "./otlp-response.js";
 
 /** The signal path under the configured base URL (a URL already ending in it is used as it is). */
 export function otlpUrl(url: string, input: "metrics" | "events"): string {
@@ -20,8 +21,16 @@ export function otlpUrl(url: string, input: "metrics" | "events"): string {
 }
 
 /** OTLP/HTTP: only 429, 502, 503 and 504 are retryable (honouring Retry-After); other errors are final. */
-function otlpOutcome(status: number, body: string, retryAfter: number | undefined): SendOutcome {
-  if (status >= 200 && status < 300) return { kind: "delivered" };
+function otlpOutcome(
+  status: number,
+  body: string,
+  retryAfter: number | undefined,
+  bytes: Uint8Array,
+): SendOutcome {
+  if (status >= 200 && status < 300) {
+    const refused = partialSuccess(bytes);
+    return refused === undefined ? { kind: "delivered" } : { kind: "delivered", refused };
+  }
   const error = `HTTP ${status}`;
   if (status === 429 || status === 502 || status === 503 || status === 504)
     return retryAfter === undefined
@@ -42,7 +51,8 @@ function otlpOutcome(status: number, body: string, retryAfter: number | undefine
  * The `otlp` sink: OTLP/HTTP with protobuf bodies, `<url>/v1/metrics` for the `metrics` input
  * (gauges) and `<url>/v1/logs` for `events` (one log record per event), with the configured headers.
  * Network errors and 429/502/503/504 are retried (after Retry-After when given); any other status
- * refuses the batch for good, as the OTLP specification says.
+ * refuses the batch for good, as the OTLP specification says. A 200 with a `partial_success` that
+ * rejected some records delivers the batch and reports them refused.
  */
 export function createOtlpSink(o: {
   url: string;
