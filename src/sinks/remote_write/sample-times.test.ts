@@ -6,7 +6,7 @@ import { encodeWriteRequest } from "./write-request.js";
 
 // One labels object for the series, as the mapper gives one per object.
 const labels = {};
-const point = (seq: number, time: number, value: number): MetricPoint => ({
+const point = (seq: number, time: number, value: number, series?: object): MetricPoint => ({
   kind: "metric",
   seq,
   time,
@@ -19,6 +19,7 @@ const point = (seq: number, time: number, value: number): MetricPoint => ({
   unit: "",
   warn: "",
   crit: "",
+  ...(series === undefined ? {} : { series }),
 });
 
 /** The (value, timestamp) pairs of a one-series request, read back through a recording SeriesTimes. */
@@ -57,6 +58,20 @@ describe("remote_write sample times", () => {
       [5, 103],
       [6, 104],
       [7, 200],
+    ]);
+  });
+
+  it("a reload (new series objects) continues after the timestamps it moved", () => {
+    const t = createSampleTimes();
+    const before = {};
+    assert.deepEqual(sent(t, [point(1, 100, 1, before), point(2, 100, 2, before)]), [
+      [1, 100],
+      [2, 101],
+    ]);
+    const after = {};
+    assert.deepEqual(sent(t, [point(3, 100, 3, after), point(4, 300, 4, after)]), [
+      [3, 102],
+      [4, 300],
     ]);
   });
 });

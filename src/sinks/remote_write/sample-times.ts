@@ -54,12 +54,18 @@ function sortBy(samples: MetricPoint[], times: number[]): void {
  *
  * Batches are stamped in log order, each once: `stamp` remembers the highest log sequence number
  * it stamped, and a part of a batch stamped before (the runner splits a refused batch) gets the
- * timestamps it got then. The memory of the last timestamps lives as long as the sink; after a
- * restart the batch repeated is stamped again from its check times.
+ * timestamps it got then. The memory of the last timestamps lives as long as the sink (across
+ * reloads too: a series whose timestamps were moved is also found by its fields); after a restart
+ * the batch repeated is stamped again from its check times.
  */
 export function createSampleTimes(): { stamp(points: readonly MetricPoint[]): SeriesTimes } {
   const lastByObject = new WeakMap<object, Last>();
   const lastByKey = new Map<string, Last>();
+  // The series whose timestamps were moved, by their fields too: a reload gives every series a new
+  // object, and one that forgot its moved timestamps would send the next tie at a time it already has.
+  const movedByFields = new Map<string, Last>();
+  const fieldsOf = (p: MetricPoint): string =>
+    `${p.host}\u0000${p.service}\u0000${p.zone}\u0000${p.name}\u0000${p.unit}`;
   // Only the samples moved off their check time: the happy path stores nothing per point.
   const moved = new WeakMap<MetricPoint, number>();
   let stampedUpTo = 0;
@@ -78,6 +84,10 @@ export function createSampleTimes(): { stamp(points: readonly MetricPoint[]): Se
     const times = samples.map((p) => p.time);
     sortBy(samples, times);
     let last = lastOf(series);
+    if (last === undefined && typeof series !== "string" && movedByFields.size > 0) {
+      last = movedByFields.get(fieldsOf(samples[0] as MetricPoint));
+      if (last !== undefined) lastByObject.set(series, last);
+    }
     for (let i = 0; i < samples.length; i++) {
       const checked = times[i] as number;
       if (last === undefined) {
@@ -90,6 +100,9 @@ export function createSampleTimes(): { stamp(points: readonly MetricPoint[]): Se
       if (sent !== checked) {
         times[i] = sent;
         moved.set(samples[i] as MetricPoint, sent);
+        // Rare (ties), so a key string per moved sample costs little.
+        if (movedByFields.size >= MAX_KEYED_SERIES) movedByFields.clear();
+        movedByFields.set(fieldsOf(samples[i] as MetricPoint), last);
       }
       last.checked = checked;
       last.sent = sent;
