@@ -251,8 +251,10 @@ export interface SinkFailedEvent {
 }
 
 /**
- * A backend refused a sink's batch for good (a 4xx other than 429): its records are not delivered
- * and the sink moved past them. `fromSeq`..`toSeq` are the log's events the batch covered.
+ * A backend refused records of a sink for good (a 4xx other than 429): they are not delivered and
+ * the sink moved past them. `fromSeq`..`toSeq` are the log's events the refused records came from.
+ * When the backend refused a batch for some of its records, the sink split the batch to find them:
+ * one event per refused record, naming it in `record`, and the rest of the batch delivered.
  */
 export interface SinkDroppedEvent {
   readonly type: "SinkDropped";
@@ -263,6 +265,19 @@ export interface SinkDroppedEvent {
   readonly fromSeq: number;
   readonly toSeq: number;
   readonly error: string;
+  readonly record?: DroppedRecord;
+}
+
+/**
+ * The one record a SinkDropped event is about: a perfdata point (its object, perfdata label and
+ * check time) or an event of the log (its type, and its object when it has one).
+ */
+export interface DroppedRecord {
+  readonly host?: string;
+  readonly service?: string;
+  readonly perfdata?: string;
+  readonly time?: number;
+  readonly event?: string;
 }
 
 /** What the state engine emits. */

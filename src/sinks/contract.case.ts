@@ -15,7 +15,7 @@ import { fleetConfig, fleetHost, fleetService } from "../core/fleet-config.js";
 import type { CommandInput } from "../core/validate.js";
 import { systemClock } from "../model/clock.js";
 import type { Config, SinkConfig } from "../model/config.js";
-import type { RecordedEvent } from "../model/events.js";
+import type { RecordedEvent, SinkDroppedEvent } from "../model/events.js";
 import { silentLogger } from "../model/logger.js";
 import { createSink, type SinkDeps } from "./create-sink.js";
 import type { Sink, SinkBatch } from "./sink.js";
@@ -59,6 +59,11 @@ export interface ContractBackend {
   readonly events?: boolean;
   /** Whether the backend can hold the `metrics` input (the archive cannot). */
   readonly metrics?: boolean;
+  /**
+   * A check time whose points the backend refuses (Prometheus: too old; ClickHouse: a date it
+   * cannot parse); absent: the backend takes every point and the refusal case is skipped.
+   */
+  readonly refusedTime?: number;
   stop(): Promise<void>;
 }
 
@@ -105,6 +110,8 @@ interface Rig {
   batches: number[];
   /** Types of the events the sinks recorded. */
   recorded: string[];
+  /** The SinkDropped events the sinks recorded. */
+  dropped: SinkDroppedEvent[];
   close(): Promise<void>;
 }
 
@@ -114,8 +121,12 @@ async function openRig(dataDir: string, config: Config): Promise<Rig> {
   const off = core.onCommitted(() => host.notify());
   const batches: number[] = [];
   const recorded: string[] = [];
+  const dropped: SinkDroppedEvent[] = [];
   const record = (events: RecordedEvent[]): void => {
-    for (const e of events) recorded.push(e.type);
+    for (const e of events) {
+      recorded.push(e.type);
+      if (e.type === "SinkDropped") dropped.push(e);
+    }
     core.submit([{ type: "RecordEvents", events } as CommandInput]).catch(() => {});
   };
   const spy = (c: SinkConfig, deps: SinkDeps): Sink | undefined => {
@@ -150,12 +161,42 @@ async function openRig(dataDir: string, config: Config): Promise<Rig> {
     sinks,
     batches,
     recorded,
+    dropped,
     async close() {
       await sinks.stop();
       off();
       await host.stop();
       await core.close();
     },
+  };
+}
+
+/** The ProcessCheckResult command of result `i`, with two perfdata points, and those points. */
+function result(i: number, time: number, svc = 0): { command: CommandInput; points: SeenPoint[] } {
+  const host = fleetHost(i % HOSTS);
+  const service = fleetService(svc);
+  return {
+    command: {
+      type: "ProcessCheckResult",
+      result: {
+        host,
+        service,
+        exitStatus: 0,
+        output: `result ${i}`,
+        longOutput: "",
+        perfdata: [
+          { label: "load", value: i, uom: "", warn: "5", crit: "10", min: 0 },
+          { label: "time", value: i / 4, uom: "s", warn: "", crit: "" },
+        ],
+        checkedAt: time,
+        durationMs: 0,
+        source: "passive",
+      },
+    },
+    points: [
+      { host, service, name: "load", value: i, time },
+      { host, service, name: "time", value: i / 4, time },
+    ],
   };
 }
 
@@ -384,6 +425,43 @@ export function runSinkContract(c: SinkContract): void {
         );
       });
     }
+
+    it("a batch with a point the backend refuses: only it is dropped and named, the rest written", async (t) => {
+      await withRig(
+        {},
+        async (rig, be) => {
+          const first = await submitResults(rig.core, 0, 4);
+          await gotAll(be, first);
+          // One commit, so one send: results 4 and 6 are good, result 5 has a time the backend
+          // refuses (of another service: the engine ignores a result older than its object's last).
+          // Times as submitResults gives them, so that later tests' series still go forward in time.
+          const t0 = Date.now() - 60_000;
+          const good = [result(4, t0), result(6, t0 + 10)];
+          const bad = result(5, be.refusedTime as number, 1);
+          await rig.core.submit([good[0], bad, good[1]].map((r) => r?.command as CommandInput));
+          await rig.core.flush();
+          await gotAll(be, [...first, ...good.flatMap((r) => r.points)]);
+          await until(
+            "the drops",
+            async () => rig.dropped.length,
+            (n) => n >= 2,
+            wait,
+          );
+          const stats = rig.sinks.list()[0]?.stats;
+          assert.equal(stats?.dropped.get("rejected"), 2, "the bad result's two points");
+          assert.deepEqual(
+            rig.dropped.map((d) => [d.count, d.fromSeq === d.toSeq, d.record]),
+            bad.points.map((p) => [
+              1,
+              true,
+              { host: p.host, service: p.service, perfdata: p.name, time: p.time },
+            ]),
+          );
+          assert.equal((await be.readPoints()).length, first.length + 4, "nothing else dropped");
+        },
+        { t, unless: (be) => be.refusedTime !== undefined },
+      );
+    });
 
     it("resumes after a restart where it stopped: nothing lost, nothing repeated", async () => {
       const dir = tmp();

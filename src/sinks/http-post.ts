@@ -38,8 +38,16 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export interface PostOptions {
   readonly method?: "POST" | "PUT";
   readonly timeoutMs?: number;
-  /** Maps the answer to an outcome; default: httpOutcome (5xx, 429, 408 retry; other 4xx refuse). */
-  readonly outcome?: (status: number, body: string, retryAfter: number | undefined) => SendOutcome;
+  /**
+   * Maps the answer to an outcome; default: httpOutcome (5xx, 429, 408 retry; other 4xx refuse).
+   * `body` is the answer as text (trimmed), `bytes` as it came (a protobuf answer).
+   */
+  readonly outcome?: (
+    status: number,
+    body: string,
+    retryAfter: number | undefined,
+    bytes: Uint8Array,
+  ) => SendOutcome;
 }
 
 /**
@@ -62,9 +70,10 @@ export async function postBytes(
       signal: AbortSignal.any([signal, timeout]),
       redirect: "manual",
     });
-    const text = (await res.text()).trim();
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const text = new TextDecoder().decode(bytes).trim();
     const ra = retryAfterMs(res.headers.get("retry-after"), Date.now());
-    return (o.outcome ?? httpOutcome)(res.status, text, ra);
+    return (o.outcome ?? httpOutcome)(res.status, text, ra, bytes);
   } catch (e) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     const why = timeout.aborted

@@ -40,6 +40,7 @@ function rig(plan: (batch: SinkBatch, call: number) => SendOutcome) {
   const stats = newSinkStats();
   const recorded: RecordedEvent[] = [];
   const sent: SinkBatch[] = [];
+  const tried: SinkBatch[] = [];
   const waits: number[] = [];
   let last = clock.now();
   let calls = 0;
@@ -48,6 +49,7 @@ function rig(plan: (batch: SinkBatch, call: number) => SendOutcome) {
     sink: {
       async send(b) {
         waits.push(clock.now() - last);
+        tried.push(b);
         const r = plan(b, ++calls);
         last = clock.now();
         if (r.kind === "delivered") sent.push(b);
@@ -62,7 +64,7 @@ function rig(plan: (batch: SinkBatch, call: number) => SendOutcome) {
     stats,
     record: (e) => recorded.push(...e),
   });
-  return { clock, stats, recorded, sent, waits, runner };
+  return { clock, stats, recorded, sent, tried, waits, runner };
 }
 
 describe("sink runner", () => {
@@ -83,19 +85,55 @@ describe("sink runner", () => {
     assert.deepEqual(r.recorded, [], "no event per delivered batch");
   });
 
-  it("a refused batch is dropped, counted and recorded once; the runner moves on", async () => {
-    const r = rig((b) =>
-      b.firstSeq === 5 ? { kind: "rejected", error: "HTTP 400: bad" } : { kind: "delivered" },
-    );
-    const done = await drive(r.clock, r.runner.handle(events(9), new AbortController().signal));
-    assert.equal(done, 9);
-    assert.equal(r.stats.dropped.get("rejected"), 3);
-    assert.equal(r.stats.retries, 0, "never retried");
-    assert.deepEqual(
-      r.recorded.map((e) => e.type === "SinkDropped" && [e.fromSeq, e.toSeq, e.count, e.error]),
-      [[5, 7, 3, "HTTP 400: bad"]],
-    );
-  });
+  // Events 1..9 make the sends [1 2 2 4] [5 5 7] [8 8] (record seqs): the backend refuses any send
+  // holding a record of event 5, as data or as a request.
+  const holds5 = (b: SinkBatch): boolean => b.records.some((x) => x.seq === 5);
+  for (const c of [
+    {
+      name: "a batch refused as a request is dropped whole, counted and recorded once; the runner moves on",
+      outcome: { kind: "rejected", error: "HTTP 401: who" } as SendOutcome,
+      sends: ["1-4", "5-7", "8-9"],
+      sent: 6,
+      dropped: [[5, 7, 3, "HTTP 401: who", undefined]],
+    },
+    {
+      name: "a batch refused as data is split until only the refused records are dropped, each named",
+      outcome: { kind: "rejected", error: "HTTP 400: out of order sample", data: true } as SendOutcome,
+      sends: ["1-4", "5-7", "5-5", "5-5", "5-5", "7-7", "8-9"],
+      sent: 7,
+      dropped: [
+        [5, 5, 1, "HTTP 400: out of order sample", { event: "ConfigApplied" }],
+        [5, 5, 1, "HTTP 400: out of order sample", { event: "ConfigApplied" }],
+      ],
+    },
+    {
+      name: "a batch taken with some records refused unnamed (OTLP partial_success): those counted and recorded",
+      outcome: { kind: "delivered", refused: { count: 2, error: "2 points rejected" } } as SendOutcome,
+      sends: ["1-4", "5-7", "8-9"],
+      sent: 7,
+      dropped: [[5, 7, 2, "2 points rejected", undefined]],
+    },
+  ]) {
+    it(c.name, async () => {
+      const r = rig((b) => (holds5(b) ? c.outcome : { kind: "delivered" }));
+      const done = await drive(r.clock, r.runner.handle(events(9), new AbortController().signal));
+      assert.equal(done, 9);
+      assert.deepEqual(
+        r.tried.map((b) => `${b.firstSeq}-${b.lastSeq}`),
+        c.sends,
+      );
+      assert.equal(r.stats.sent, c.sent);
+      assert.equal(
+        r.stats.dropped.get("rejected"),
+        c.dropped.reduce((k, d) => k + (d[2] as number), 0),
+      );
+      assert.equal(r.stats.retries, 0, "never retried");
+      assert.deepEqual(
+        r.recorded.map((e) => e.type === "SinkDropped" && [e.fromSeq, e.toSeq, e.count, e.error, e.record]),
+        c.dropped,
+      );
+    });
+  }
 
   it("retries with capped exponential backoff, honours Retry-After, records the outage and the recovery once", async () => {
     const r = rig((_b, call) =>

@@ -1,10 +1,10 @@
 import type { ConsumerState, LogConsumer } from "../consumers/index.js";
 import type { Clock } from "../model/clock.js";
-import type { RecordedEvent } from "../model/events.js";
+import type { DroppedRecord, RecordedEvent, SinkDroppedEvent } from "../model/events.js";
 import type { Logger } from "../model/logger.js";
 import type { LoggedEvent } from "../store/index.js";
 import type { RecordMapper } from "./records.js";
-import type { Sink, SinkBatch, SinkRecord } from "./sink.js";
+import type { SendOutcome, Sink, SinkBatch, SinkRecord } from "./sink.js";
 
 /** Why records were dropped: the backend refused them for good. */
 export type DropReason = "rejected";
@@ -79,6 +79,31 @@ function graceSignal(
   };
 }
 
+/** The two halves of a batch's records (log order kept), each a batch of its own. */
+function halves(records: readonly SinkRecord[]): [SinkBatch, SinkBatch] {
+  const mid = Math.ceil(records.length / 2);
+  const part = (rs: readonly SinkRecord[]): SinkBatch => ({
+    records: rs,
+    firstSeq: (rs[0] as SinkRecord).seq,
+    lastSeq: (rs[rs.length - 1] as SinkRecord).seq,
+  });
+  return [part(records.slice(0, mid)), part(records.slice(mid))];
+}
+
+/** What names a dropped record in its SinkDropped event. */
+function droppedRecord(r: SinkRecord): DroppedRecord {
+  if (r.kind === "metric")
+    return r.service === ""
+      ? { host: r.host, perfdata: r.name, time: r.time }
+      : { host: r.host, service: r.service, perfdata: r.name, time: r.time };
+  const e = r.event as { type: string; host?: unknown; service?: unknown };
+  return {
+    event: e.type,
+    ...(typeof e.host === "string" ? { host: e.host } : {}),
+    ...(typeof e.service === "string" ? { service: e.service } : {}),
+  };
+}
+
 /** The longest Retry-After honoured; a backend asking for more is asked again after this. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -86,7 +111,8 @@ const MAX_RETRY_AFTER_MS = 60_000;
  * Creates the log consumer of one sink: maps the offered events to records, cuts them into sends of
  * at most `batchSize` records at event boundaries, and sends each until the backend acknowledges it
  * (retrying with capped exponential backoff, or after Retry-After) or refuses it for good (the
- * records are counted as dropped and a SinkDropped event says which). It reports the position of the
+ * records are counted as dropped and a SinkDropped event says which; a batch refused for its data is
+ * split to deliver every record the backend takes, see `deliver`). It reports the position of the
  * last event whose records are all delivered or dropped, so the log is the queue: nothing waits in
  * memory beyond the batch in flight and the next one (mapped and encoded while the first waits for
  * its backend, sent only after it is acknowledged), and a restart repeats at most the batch in flight. It records SinkFailed
@@ -114,11 +140,14 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
       signal.addEventListener("abort", done, { once: true });
     });
 
-  /** Sends one batch until it is acknowledged or refused; false when stopped first. */
-  const deliver = async (batch: SinkBatch, signal: AbortSignal): Promise<boolean> => {
+  /** Sends one batch until the backend acknowledges or refuses it; undefined when stopped first. */
+  const attempt = async (
+    batch: SinkBatch,
+    signal: AbortSignal,
+  ): Promise<Exclude<SendOutcome, { kind: "retry" }> | undefined> => {
     for (let failures = 0; ; failures++) {
-      if (signal.aborted) return false;
-      let outcome: Awaited<ReturnType<Sink["send"]>>;
+      if (signal.aborted) return undefined;
+      let outcome: SendOutcome;
       const send = graceSignal(signal, o.stopGraceMs ?? STOP_GRACE_MS, o.clock);
       try {
         outcome = await o.sink.send(batch, send.signal);
@@ -127,7 +156,7 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
       } finally {
         send.dispose();
       }
-      if (signal.aborted && outcome.kind !== "delivered") return false;
+      if (signal.aborted && outcome.kind !== "delivered") return undefined;
       switch (outcome.kind) {
         case "delivered":
           stats.sent += batch.records.length;
@@ -145,32 +174,9 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
               },
             ]);
           }
-          return true;
-        case "rejected": {
-          const n = batch.records.length;
-          stats.dropped.set("rejected", (stats.dropped.get("rejected") ?? 0) + n);
-          stats.lastError = outcome.error;
-          log.error("sink backend refused a batch; its records are dropped", {
-            sink: o.name,
-            records: n,
-            fromSeq: batch.firstSeq,
-            toSeq: batch.lastSeq,
-            error: outcome.error,
-          });
-          o.record([
-            {
-              type: "SinkDropped",
-              at: o.clock.now(),
-              sink: o.name,
-              reason: "rejected",
-              count: n,
-              fromSeq: batch.firstSeq,
-              toSeq: batch.lastSeq,
-              error: outcome.error,
-            },
-          ]);
-          return true;
-        }
+          return outcome;
+        case "rejected":
+          return outcome;
         case "retry": {
           stats.retries++;
           stats.lastError = outcome.error;
@@ -195,6 +201,80 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
         }
       }
     }
+  };
+
+  /**
+   * Sends one batch until every record is acknowledged or refused for good; false when stopped
+   * first. A batch refused as data is split in halves, each sent the same way, so that only the
+   * records the backend refuses on their own are dropped (each named in its SinkDropped event);
+   * a batch refused as a request is dropped whole. The drops are recorded once the batch is done.
+   */
+  const deliver = async (batch: SinkBatch, signal: AbortSignal): Promise<boolean> => {
+    const drops: SinkDroppedEvent[] = [];
+    const go = async (b: SinkBatch): Promise<boolean> => {
+      const outcome = await attempt(b, signal);
+      if (outcome === undefined) return false;
+      if (outcome.kind === "delivered") {
+        if (outcome.refused !== undefined) {
+          // Taken, but some records refused without naming them: counted for the part as a whole.
+          const n = Math.min(outcome.refused.count, b.records.length);
+          stats.sent -= n;
+          stats.dropped.set("rejected", (stats.dropped.get("rejected") ?? 0) + n);
+          stats.lastError = outcome.refused.error;
+          drops.push({
+            type: "SinkDropped",
+            at: o.clock.now(),
+            sink: o.name,
+            reason: "rejected",
+            count: n,
+            fromSeq: b.firstSeq,
+            toSeq: b.lastSeq,
+            error: outcome.refused.error,
+          });
+        }
+        return true;
+      }
+      stats.lastError = outcome.error;
+      if (outcome.data === true && b.records.length > 1) {
+        const [head, tail] = halves(b.records);
+        return (await go(head)) && (await go(tail));
+      }
+      const n = b.records.length;
+      stats.dropped.set("rejected", (stats.dropped.get("rejected") ?? 0) + n);
+      const only = n === 1 ? b.records[0] : undefined;
+      drops.push({
+        type: "SinkDropped",
+        at: o.clock.now(),
+        sink: o.name,
+        reason: "rejected",
+        count: n,
+        fromSeq: b.firstSeq,
+        toSeq: b.lastSeq,
+        error: outcome.error,
+        ...(only === undefined ? {} : { record: droppedRecord(only) }),
+      });
+      return true;
+    };
+    const done = await go(batch);
+    if (drops.length > 0) {
+      const count = drops.reduce((k, d) => k + d.count, 0);
+      log.error(
+        count === batch.records.length
+          ? "sink backend refused a batch; its records are dropped"
+          : "sink backend refused records of a batch; those are dropped, the rest delivered",
+        {
+          sink: o.name,
+          records: count,
+          of: batch.records.length,
+          fromSeq: batch.firstSeq,
+          toSeq: batch.lastSeq,
+          error: drops[0]?.error ?? "",
+          ...(drops[0]?.record === undefined ? {} : { first: drops[0].record }),
+        },
+      );
+      o.record(drops);
+    }
+    return done;
   };
 
   /** The batch with its body encoded ahead when the sink can (an encoder that throws: send encodes). */

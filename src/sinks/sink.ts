@@ -56,25 +56,52 @@ export interface SinkBatch {
  * How a send ended: the backend acknowledged the whole batch; or it did not and a retry can help
  * (down, slow, overloaded, an answer that could not be read), optionally not before `retryAfterMs`;
  * or it refused the batch for good (a 4xx other than 429, a schema error): retrying the same bytes
- * would fail the same way, so the runner counts the records as dropped and records the drop.
+ * would fail the same way. `data: true` says the refusal is about the records (a sample out of
+ * order, a row that does not parse, a body too large), so some of them may be good: the runner
+ * splits the batch in halves until it has delivered every record the backend takes and dropped
+ * only those it refuses alone. Without it (the request as such is refused: 401, 404) the runner
+ * drops the whole batch. Either way the drop is counted and recorded.
  */
 export type SendOutcome =
-  | { readonly kind: "delivered" }
+  | { readonly kind: "delivered"; readonly refused?: PartlyRefused }
   | { readonly kind: "retry"; readonly error: string; readonly retryAfterMs?: number }
-  | { readonly kind: "rejected"; readonly error: string };
+  | { readonly kind: "rejected"; readonly error: string; readonly data?: boolean };
+
+/**
+ * A backend that took a batch but said that it refused `count` of its records without saying which
+ * (OTLP's `partial_success`): the runner counts them as dropped and records the drop for the batch.
+ */
+export interface PartlyRefused {
+  readonly count: number;
+  readonly error: string;
+}
+
+/**
+ * The HTTP statuses with which a backend refuses what the body holds rather than the request:
+ * 400 (Prometheus: out of order, out of bounds, duplicate sample; OTLP: invalid data), 413 (too
+ * large: halves may pass) and 422. A sink whose backend answers so marks the refusal `data`.
+ */
+export const DATA_REFUSED = new Set([400, 413, 422]);
+
+/** `o`, marked as a refusal of the records when the status is one of DATA_REFUSED. */
+export function refusedAsData(o: SendOutcome, status: number): SendOutcome {
+  return o.kind === "rejected" && DATA_REFUSED.has(status) ? { ...o, data: true } : o;
+}
 
 /**
  * The sink seam: a transport for one backend. `send` is never called concurrently, and never again
  * before the previous call settled; a batch is all or nothing, so a retry sends the same records
- * again (backends should tolerate a repeat: a restart may send the batch in flight twice). `send`
- * should not throw: a rejection is treated as a retryable failure. `signal` aborts a send in flight
- * (the sink is stopping). `close` releases what the sink holds (files, sockets) and is called once.
+ * again (backends should tolerate a repeat: a restart may send the batch in flight twice), and a
+ * batch refused as data is sent again in parts (its records in log order, each part a SinkBatch
+ * without `encoded`). `send` should not throw: a rejection is treated as a retryable failure.
+ * `signal` aborts a send in flight (the sink is stopping). `close` releases what the sink holds
+ * (files, sockets) and is called once.
  */
 export interface Sink {
   send(batch: SinkBatch, signal: AbortSignal): Promise<SendOutcome>;
   /**
-   * Optional: the bytes `send` would build from a batch (CPU only: no I/O, no state). The runner
-   * calls it for the next batch while the previous send waits for its backend, and hands the
+   * Optional: the bytes `send` would build from a batch (CPU only: no I/O). The runner calls it
+   * once per batch, in log order, for the next batch while the previous send waits for its backend, and hands the
    * result to `send` as `batch.encoded`; `send` must still encode a batch that has none.
    */
   encode?(batch: SinkBatch): Uint8Array;

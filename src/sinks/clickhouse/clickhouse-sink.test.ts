@@ -4,8 +4,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { systemClock } from "../../model/clock.js";
+import type { RecordedEvent } from "../../model/events.js";
+import { silentLogger } from "../../model/logger.js";
 import { runSinkContract, type SeenEvent, type SeenPoint } from "../contract.case.js";
 import { freePort, startFaultProxy, waitReady } from "../fault-proxy.case.js";
+import { createSinkRunner, newSinkStats } from "../runner.js";
+import type { MetricPoint } from "../sink.js";
 import { clickhouseCode, createClickhouseSink } from "./clickhouse-sink.js";
 
 /** Debian's clickhouse-server (18.16) on loopback ports with a config of its own, one for this file. */
@@ -49,6 +54,11 @@ after(() => {
   if (server?.pid !== undefined) process.kill(server.pid, "SIGKILL");
   rmSync(dir, { recursive: true, force: true });
 });
+
+async function exec(sql: string): Promise<void> {
+  const r = await fetch(`${chUrl}/`, { method: "POST", body: sql, signal: AbortSignal.timeout(10_000) });
+  assert.equal(r.status, 200, await r.text());
+}
 
 async function select<T>(sql: string): Promise<T[]> {
   // A bounded wait: a stuck server fails the test instead of hanging it.
@@ -152,5 +162,68 @@ describe("clickhouse sink", () => {
       signal,
     );
     assert.equal(r.kind, "rejected", JSON.stringify(r));
+  });
+
+  it("a row the table refuses fails the INSERT: the runner splits the batch, drops only that row and names it", async () => {
+    // A table an operator made with integer values: a fraction is a row ClickHouse refuses (code 27).
+    await exec(
+      "CREATE TABLE strict (time_ms UInt64, date Date, seq UInt64, host String, service String, zone String, labels String, name String, value Int64, unit String, warn String, crit String, min Nullable(Float64), max Nullable(Float64)) ENGINE = MergeTree() PARTITION BY toYYYYMM(date) ORDER BY (host, service, name, time_ms)",
+    );
+    const t = Date.UTC(2026, 10, 27);
+    const values = [1, 2, 3, 4.5, 5, 6, 7];
+    const points: MetricPoint[] = values.map((value, i) => ({
+      kind: "metric",
+      seq: i + 1,
+      time: t + i,
+      host: `h${i}`,
+      service: "disk",
+      zone: "",
+      labels: {},
+      name: "used",
+      value,
+      unit: "",
+      warn: "",
+      crit: "",
+    }));
+    const recorded: RecordedEvent[] = [];
+    const stats = newSinkStats();
+    const runner = createSinkRunner({
+      name: "ch",
+      sink: createClickhouseSink({ url: `${chUrl}/`, table: "strict", input: "metrics" }),
+      mapper: {
+        map(e, out) {
+          out.push(points[e.seq - 1] as MetricPoint);
+          return 1;
+        },
+      },
+      batchSize: 100,
+      clock: systemClock,
+      logger: silentLogger,
+      stats,
+      record: (es) => recorded.push(...es),
+    });
+    const events = points.map((p) => ({ seq: p.seq, event: { type: "ConfigApplied", at: 0 } }) as never);
+    assert.equal(await runner.handle(events, new AbortController().signal), 7);
+    const rows = await select<{ host: string; value: string }>(
+      "SELECT host, value FROM strict ORDER BY host",
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.host, Number(r.value)]),
+      [
+        ["h0", 1],
+        ["h1", 2],
+        ["h2", 3],
+        ["h4", 5],
+        ["h5", 6],
+        ["h6", 7],
+      ],
+    );
+    assert.equal(stats.sent, 6);
+    assert.equal(stats.dropped.get("rejected"), 1);
+    assert.deepEqual(
+      recorded.map((e) => e.type === "SinkDropped" && [e.fromSeq, e.toSeq, e.count, e.record]),
+      [[4, 4, 1, { host: "h3", service: "disk", perfdata: "used", time: t + 3 }]],
+    );
+    assert.match((recorded[0] as { error: string }).error, /Code: 27/);
   });
 });

@@ -4,10 +4,16 @@ import { eventRow, eventsTable, metricRow, metricsTable } from "./schema.js";
 
 /**
  * ClickHouse exception codes that retrying the same rows cannot fix (the input or the query is
- * wrong): the batch is refused for good. Every other error (the server is starting, too many parts,
+ * wrong): the batch is refused for good, as data (a bad row fails the whole INSERT). Every other error (the server is starting, too many parts,
  * memory, network) is retried. 60 (UNKNOWN_TABLE) recreates the table first.
  */
 const PERMANENT = new Set([6, 16, 26, 27, 38, 41, 53, 62, 72, 117]);
+/**
+ * Of those, the codes about a value in a row (parse errors of text, quoted strings, dates, numbers;
+ * type mismatch; incorrect data), unlike 16 (no such column) and 62 (syntax), which every row of the
+ * table would get.
+ */
+const ROW_REFUSED = new Set([6, 26, 27, 38, 41, 53, 72, 117]);
 const UNKNOWN_TABLE = 60;
 
 /** The exception code of a ClickHouse error body (`Code: 27, e.displayText() = …`). */
@@ -34,8 +40,11 @@ export function createClickhouseSink(o: { url: string; table: string; input: "me
     const code = clickhouseCode(text);
     const error = `HTTP ${status}: ${text.split("\n")[0]?.slice(0, 200) ?? ""}`;
     if (code === UNKNOWN_TABLE) created = false;
-    if ((code !== undefined && PERMANENT.has(code)) || (status >= 400 && status < 500 && code === undefined))
-      return { kind: "rejected", error };
+    // A row ClickHouse cannot parse or convert fails the whole INSERT: refused as data, so the
+    // runner splits the batch and drops only the rows refused on their own.
+    if (code !== undefined && PERMANENT.has(code))
+      return ROW_REFUSED.has(code) ? { kind: "rejected", error, data: true } : { kind: "rejected", error };
+    if (status >= 400 && status < 500 && code === undefined) return { kind: "rejected", error };
     return retryAfter === undefined
       ? { kind: "retry", error }
       : { kind: "retry", error, retryAfterMs: retryAfter };

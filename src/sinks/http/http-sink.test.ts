@@ -68,6 +68,7 @@ describe("http sink", () => {
       rx.fault("reject");
       const r = await s.send(batch, new AbortController().signal);
       assert.equal(r.kind, "rejected", "a 400 is refused for good, not retried");
+      assert.equal(r.data, true, "a 400 refuses the records: the runner splits the batch");
       await rx.stop();
       const down = await s.send(batch, new AbortController().signal);
       assert.equal(down.kind, "retry");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { type FaultMode, runSinkContract, type SeenEvent, type SeenPoint } from "../contract.case.js";
 import type { SinkBatch } from "../sink.js";
 import { createOtlpSink, otlpUrl } from "./otlp-sink.js";
@@ -106,10 +106,10 @@ async function receiver(): Promise<{
   points: SeenPoint[];
   events: SeenEvent[];
   headers: Record<string, string | string[] | undefined>[];
-  fault(m: FaultMode | number): void;
+  fault(m: FaultMode | number | "partial"): void;
   stop(): Promise<void>;
 }> {
-  let mode: FaultMode | number = "ok";
+  let mode: FaultMode | number | "partial" = "ok";
   const points: SeenPoint[] = [];
   const events: SeenEvent[] = [];
   const headers: Record<string, string | string[] | undefined>[] = [];
@@ -131,7 +131,20 @@ async function receiver(): Promise<{
         if (req.url === "/otlp/v1/metrics") points.push(...decodeMetrics(body));
         else if (req.url === "/otlp/v1/logs") events.push(...decodeLogs(body));
         else return void res.writeHead(404).end();
-        res.writeHead(200, { "Content-Type": "application/x-protobuf" }).end();
+        // partial: kept the batch but one point rejected (ExportMetricsServiceResponse.partial_success).
+        const answer =
+          mode === "partial"
+            ? new BinaryWriter()
+                .tag(1, WireType.LengthDelimited)
+                .fork()
+                .tag(1, WireType.Varint)
+                .int64(1)
+                .tag(2, WireType.LengthDelimited)
+                .string("point 0 has no name")
+                .join()
+                .finish()
+            : new Uint8Array();
+        res.writeHead(200, { "Content-Type": "application/x-protobuf" }).end(answer);
       };
       if (mode === "slow") setTimeout(reply, 300);
       else reply();
@@ -193,7 +206,7 @@ describe("otlp sink", () => {
     lastSeq: 7,
   };
 
-  it("posts to <url>/v1/metrics with the headers; retries only 429/502/503/504", async () => {
+  it("posts to <url>/v1/metrics with the headers; retries only 429/502/503/504; 400/413 refuse the records", async () => {
     assert.equal(otlpUrl("http://c:4318", "metrics"), "http://c:4318/v1/metrics");
     assert.equal(otlpUrl("http://c:4318/v1/logs", "events"), "http://c:4318/v1/logs");
     const rx = await receiver();
@@ -206,20 +219,29 @@ describe("otlp sink", () => {
       assert.deepEqual(rx.points, [
         { host: "web1", service: "http", name: "rta", value: 0.25, time: 1_764_201_600_123 },
       ]);
-      for (const [status, kind] of [
-        [429, "retry"],
-        [502, "retry"],
-        [503, "retry"],
-        [504, "retry"],
-        [500, "rejected"],
-        [400, "rejected"],
-        [401, "rejected"],
+      // data: refused for the records (the runner splits the batch), or for the request as such.
+      for (const [status, kind, data] of [
+        [429, "retry", false],
+        [502, "retry", false],
+        [503, "retry", false],
+        [504, "retry", false],
+        [500, "rejected", false],
+        [400, "rejected", true],
+        [413, "rejected", true],
+        [401, "rejected", false],
       ] as const) {
         rx.fault(status);
         const r = await s.send(batch, signal);
         assert.equal(r.kind, kind, `HTTP ${status}`);
+        assert.equal(r.kind === "rejected" && r.data === true, data, `HTTP ${status} refuses the records`);
         if (r.kind === "retry") assert.equal(r.retryAfterMs, 0, "Retry-After honoured");
       }
+      // A 200 whose partial_success rejected a point: delivered, that point reported refused.
+      rx.fault("partial");
+      assert.deepEqual(await s.send(batch, signal), {
+        kind: "delivered",
+        refused: { count: 1, error: "point 0 has no name" },
+      });
     } finally {
       await rx.stop();
     }

@@ -1,77 +1,30 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { compress, uncompress } from "snappyjs";
 import { runSinkContract, type SeenPoint } from "../contract.case.js";
-import { freePort, startFaultProxy, waitReady } from "../fault-proxy.case.js";
+import { startFaultProxy } from "../fault-proxy.case.js";
 import type { MetricPoint } from "../sink.js";
+import { type Prometheus, startPrometheus } from "./prometheus.case.js";
 import { createRemoteWriteSink } from "./remote-write-sink.js";
 import { encodeWriteRequest, seriesLabels } from "./write-request.js";
 
-/** Debian's Prometheus (2.42) with the remote-write receiver, on a loopback port, one for this file. */
-let prom: ChildProcess | undefined;
+let prom: Prometheus;
 let promUrl = "";
-let promDir = "";
 
 before(async () => {
-  promDir = mkdtempSync(join(tmpdir(), "lookout-prom-"));
-  const port = await freePort();
-  writeFileSync(join(promDir, "prometheus.yml"), "global:\n  scrape_interval: 1h\n");
-  prom = spawn(
-    "prometheus",
-    [
-      `--config.file=${join(promDir, "prometheus.yml")}`,
-      `--storage.tsdb.path=${join(promDir, "data")}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      "--web.enable-remote-write-receiver",
-      "--web.enable-admin-api",
-      "--log.level=error",
-    ],
-    { stdio: "ignore" },
-  );
-  promUrl = `http://127.0.0.1:${port}`;
-  await waitReady(`${promUrl}/-/ready`);
+  prom = await startPrometheus();
+  promUrl = prom.url;
 });
 
-after(() => {
-  if (prom?.pid !== undefined) process.kill(prom.pid, "SIGKILL");
-  rmSync(promDir, { recursive: true, force: true });
-});
+after(() => prom.stop());
 
-interface Matrix {
-  data: { result: { metric: Record<string, string>; values: [number, string][] }[] };
-}
-
-/** Every sample of lookout_perfdata in the last hour, through PromQL. */
-async function readBack(): Promise<SeenPoint[]> {
-  const q = encodeURIComponent("lookout_perfdata[1h]");
-  const r = (await (
-    await fetch(`${promUrl}/api/v1/query?query=${q}`, { signal: AbortSignal.timeout(10_000) })
-  ).json()) as Matrix;
-  return r.data.result.flatMap((s) =>
-    s.values.map(([t, v]) => ({
-      host: s.metric.host ?? "",
-      service: s.metric.service ?? "",
-      name: s.metric.perfdata ?? "",
-      value: Number(v),
-      time: Math.round(t * 1000),
-    })),
-  );
-}
+const readBack = (): Promise<SeenPoint[]> => prom.readPoints();
 
 runSinkContract({
   type: "remote_write",
   async backend() {
     // Each test starts from an empty TSDB as PromQL sees it.
-    await fetch(
-      `${promUrl}/api/v1/admin/tsdb/delete_series?match[]=${encodeURIComponent('{__name__=~".+"}')}`,
-      {
-        method: "POST",
-      },
-    );
+    await prom.clear();
     const proxy = await startFaultProxy(promUrl);
     return {
       fields: { url: `${proxy.url}/api/v1/write` },
@@ -81,6 +34,8 @@ runSinkContract({
       ordered: false,
       fault: proxy.fault,
       faults: ["down", "slow", "garbage"],
+      // Older than the head's lowest valid time: "out of bounds".
+      refusedTime: Date.now() - 30 * 86_400_000,
       stop: proxy.stop,
     };
   },
@@ -122,6 +77,63 @@ describe("remote_write sink", () => {
     // The label name __name__ appears verbatim in the protobuf.
     assert.ok(Buffer.from(raw).includes(Buffer.from("lookout_perfdata")));
     assert.deepEqual(uncompress(compress(raw)), raw);
+  });
+
+  it("each series goes with strictly increasing timestamps: points checked in the same ms are all kept", async () => {
+    const s = createRemoteWriteSink({ url: `${promUrl}/api/v1/write` });
+    const t = Date.now() - 60_000;
+    const labels = { env: "prod" };
+    const signal = new AbortController().signal;
+    // Batches in log order (seq), as the runner sends them; [host, check time, value] per point.
+    const batches: [string, number, number][][] = [
+      // Results submitted together without a check time, and an unrelated active check's point.
+      [
+        ["same", t, 1],
+        ["same", t, 2],
+        ["same", t, 3],
+        ["active", t + 5, 9],
+      ],
+      // The next batch, still in the same ms.
+      [
+        ["same", t, 4],
+        ["active", t + 10, 10],
+      ],
+      // Out of order within one batch, and later than the moved ones.
+      [
+        ["late", t + 100, 1],
+        ["late", t + 50, 2],
+        ["same", t + 1, 5],
+      ],
+    ];
+    let seq = 0;
+    for (const b of batches) {
+      seq++;
+      // One labels object per object, as the mapper gives them.
+      const records = b.map(([host, time, value]) => point({ host, time, value, seq, labels }));
+      const r = await s.send({ records, firstSeq: seq, lastSeq: seq }, signal);
+      assert.equal(r.kind, "delivered", JSON.stringify(r));
+    }
+    const got = (await readBack()).filter((p) => ["same", "active", "late"].includes(p.host));
+    const series = (host: string) =>
+      got
+        .filter((p) => p.host === host)
+        .sort((a, b) => a.time - b.time)
+        .map((p) => [p.time - t, p.value]);
+    assert.deepEqual(series("same"), [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [3, 4],
+      [4, 5],
+    ]);
+    assert.deepEqual(series("active"), [
+      [5, 9],
+      [10, 10],
+    ]);
+    assert.deepEqual(series("late"), [
+      [50, 2],
+      [100, 1],
+    ]);
   });
 
   it("a 400 from Prometheus (out-of-bounds sample) is refused for good, never retried", async () => {

@@ -1,5 +1,6 @@
 import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import type { MetricPoint } from "../sink.js";
+import { checkTimes, type SeriesTimes } from "./sample-times.js";
 
 /** The metric name every perfdata point is written under; the perfdata label is the `perfdata` label. */
 export const METRIC_NAME = "lookout_perfdata";
@@ -80,9 +81,13 @@ function encodeLabels(p: MetricPoint): Uint8Array {
 
 /**
  * Encodes a remote_write 1.0 `prometheus.WriteRequest`: one TimeSeries per series, its samples in
- * the order given (points of one series arrive in check-time order from the log).
+ * the order and with the timestamps `times` gives them (default: as given, at their check times;
+ * the sink passes its SampleTimes, sample-times.ts).
  */
-export function encodeWriteRequest(points: readonly MetricPoint[]): Uint8Array {
+export function encodeWriteRequest(
+  points: readonly MetricPoint[],
+  times: SeriesTimes = checkTimes,
+): Uint8Array {
   const series = new Map<object, Map<string | object, { labels: Uint8Array; samples: MetricPoint[] }>>();
   for (const p of points) {
     const { key, labels } = seriesOf(p);
@@ -97,13 +102,14 @@ export function encodeWriteRequest(points: readonly MetricPoint[]): Uint8Array {
   }
   const w = new BinaryWriter();
   for (const byKey of series.values()) {
-    for (const s of byKey.values()) {
+    for (const [key, s] of byKey) {
+      const at = times(key, s.samples);
       w.tag(1, WireType.LengthDelimited).fork();
       w.raw(s.labels);
-      for (const p of s.samples) {
+      for (let i = 0; i < s.samples.length; i++) {
         w.tag(2, WireType.LengthDelimited).fork();
-        w.tag(1, WireType.Bit64).double(p.value);
-        w.tag(2, WireType.Varint).int64(p.time);
+        w.tag(1, WireType.Bit64).double((s.samples[i] as MetricPoint).value);
+        w.tag(2, WireType.Varint).int64(at[i] as number);
         w.join();
       }
       w.join();
