@@ -37,7 +37,8 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     kind: "string",
     default: "",
     env: "LOOKOUT_SESSION_SECRET",
-    usage: "secret behind dashboard sessions; rotate it on suspicion that a session leaked",
+    usage:
+      "secret behind dashboard sessions, 32 bytes or more (openssl rand -base64 48); none: a random one, sessions end with the process",
   },
   {
     name: "config-profile",

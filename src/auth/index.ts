@@ -25,10 +25,13 @@ export { isRole, type Principal, ROLES, type Role, roleAtLeast } from "./roles.j
 export {
   cookieValue,
   createSessions,
+  MIN_SESSION_SECRET_BYTES,
+  randomSessionSecret,
   SESSION_COOKIE,
   SESSION_TTL_MS,
   type SessionClaims,
   type Sessions,
+  sessionSecretProblem,
 } from "./session.js";
 export {
   createLoginThrottle,
