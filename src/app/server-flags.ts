@@ -1,3 +1,4 @@
+import { isAllowedHostEntry } from "../api/index.js";
 import { parseDurationMs } from "../config/duration.js";
 import type { WriterOptions } from "../store/index.js";
 import type { FlagSpec, FlagValues } from "./flags.js";
@@ -31,6 +32,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     default: "",
     env: "LOOKOUT_API_TOKEN",
     usage: "bearer token required by CommandService writes; empty means open",
+  },
+  {
+    name: "allowed-hosts",
+    kind: "string",
+    default: "",
+    usage:
+      "comma-separated host names served besides loopback names and IP addresses while writes need no credentials (* for any); when set, checked always",
   },
   {
     name: "session-secret",
@@ -114,6 +122,11 @@ export interface ServerOptions {
   readonly readOnly: boolean;
   readonly apiToken: string;
   readonly sessionSecret: string;
+  /**
+   * -allowed-hosts: the Host names served besides loopback names and addresses (docs/api.md, "The
+   * Host check"); absent or empty: none, and the check is in force only while writes are open.
+   */
+  readonly allowedHosts?: readonly string[];
   readonly configProfile: "" | "demo";
   /** -command-file; empty: none. */
   readonly commandFile: string;
@@ -182,6 +195,17 @@ export function decodeServerOptions(
   if (v["leader-election"] === true && s("nats") === "") {
     return { ok: false, error: "-leader-election needs -nats" };
   }
+  const allowedHosts = s("allowed-hosts")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  const badHost = allowedHosts.find((h) => !isAllowedHostEntry(h));
+  if (badHost !== undefined) {
+    return {
+      ok: false,
+      error: `invalid value "${badHost}" in -allowed-hosts: want host names (or addresses) without scheme or port, comma-separated, or *`,
+    };
+  }
   const lease = parseDurationMs(s("leader-lease"));
   if (lease === undefined || lease < 1_000) {
     return {
@@ -205,6 +229,7 @@ export function decodeServerOptions(
       readOnly: v["read-only"] === true,
       apiToken: s("api-token"),
       sessionSecret: s("session-secret"),
+      allowedHosts,
       configProfile: profile,
       commandFile: s("command-file"),
       dataDir: s("data-dir"),
