@@ -5,6 +5,7 @@ import { type AuditLog, openAuditLog } from "../audit/index.js";
 import {
   type AuthGate,
   createAuthGate,
+  createClientAddress,
   createLoginThrottle,
   createSessions,
   randomSessionSecret,
@@ -72,6 +73,7 @@ export async function wireAuth(o: ServerOptions, clock: Clock, logger: Logger): 
           identities: () => identities.current,
           sessions,
           throttle: createLoginThrottle(clock),
+          clientAddress: createClientAddress(o.trustedProxies ?? []),
           audit,
           logger: logger.child({ component: "auth" }),
         });

@@ -1,4 +1,5 @@
 import { isAllowedHostEntry } from "../api/index.js";
+import { trustedProxyProblem } from "../auth/index.js";
 import { parseDurationMs } from "../config/duration.js";
 import type { WriterOptions } from "../store/index.js";
 import type { FlagSpec, FlagValues } from "./flags.js";
@@ -39,6 +40,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     default: "",
     usage:
       "comma-separated host names served besides loopback names and IP addresses while writes need no credentials (* for any); when set, checked always",
+  },
+  {
+    name: "trusted-proxies",
+    kind: "string",
+    default: "",
+    usage:
+      "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client (for the login throttle)",
   },
   {
     name: "session-secret",
@@ -127,6 +135,8 @@ export interface ServerOptions {
    * Host check"); absent or empty: none, and the check is in force only while writes are open.
    */
   readonly allowedHosts?: readonly string[];
+  /** -trusted-proxies: CIDRs whose X-Forwarded-For is believed (docs/auth.md); absent: none. */
+  readonly trustedProxies?: readonly string[];
   readonly configProfile: "" | "demo";
   /** -command-file; empty: none. */
   readonly commandFile: string;
@@ -206,6 +216,14 @@ export function decodeServerOptions(
       error: `invalid value "${badHost}" in -allowed-hosts: want host names (or addresses) without scheme or port, comma-separated, or *`,
     };
   }
+  const trustedProxies = s("trusted-proxies")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  for (const p of trustedProxies) {
+    const problem = trustedProxyProblem(p);
+    if (problem !== undefined) return { ok: false, error: problem };
+  }
   const lease = parseDurationMs(s("leader-lease"));
   if (lease === undefined || lease < 1_000) {
     return {
@@ -230,6 +248,7 @@ export function decodeServerOptions(
       apiToken: s("api-token"),
       sessionSecret: s("session-secret"),
       allowedHosts,
+      trustedProxies,
       configProfile: profile,
       commandFile: s("command-file"),
       dataDir: s("data-dir"),
