@@ -120,7 +120,7 @@ async function main(): Promise<void> {
         "-auth-config",
         join(dir, "auth.cue"),
         "-session-secret",
-        "b",
+        "bench-auth-login-session-secret-0123456789",
         "-data-dir",
         join(dir, "data"),
       ],

@@ -9,6 +9,7 @@
 export { type AdminCheck, type AdminDeps, createAdminService } from "./admin-service.js";
 export { type ApiAudit, createApiAudit } from "./api-audit.js";
 export { createCommandService } from "./command-service.js";
+export { createHostCheck, isAllowedHostEntry } from "./host-check.js";
 export { createHttpHandler, type HttpHandlerOptions } from "./http-handler.js";
 export { DualProtocolServer } from "./listener.js";
 export { LOGIN_PATH, LOGOUT_PATH, loginRoutes } from "./login.js";

@@ -2,6 +2,7 @@ import type http from "node:http";
 import type http2 from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
+  type ClientAddress,
   cookieValue,
   type Identities,
   type LoginThrottle,
@@ -31,6 +32,8 @@ export interface LoginDeps {
   readonly identities: () => Identities;
   readonly sessions: Sessions;
   readonly throttle: LoginThrottle;
+  /** The client's address for the throttle (the peer's, or X-Forwarded-For's from a trusted proxy). */
+  readonly clientAddress?: ClientAddress;
   readonly audit: ApiAudit;
   readonly logger: Logger;
 }
@@ -39,23 +42,19 @@ export interface LoginDeps {
  * The dashboard's login and logout (docs/auth.md). Login takes `{"name","password"}` as JSON and
  * answers `{"name","role"}` with the session cookie (HttpOnly, SameSite=Strict, Path=/); a wrong
  * name or password is 401 with one message for both, after the same scrypt work. After
- * FAILED_LOGINS_PER_WINDOW failures from one address, its logins are 429 until the window ends,
- * answered before any hashing. Logout ends the session named by the cookie and clears it. Errors
+ * FAILED_LOGINS_PER_WINDOW failures from one client address, or
+ * FAILED_LOGINS_PER_ACCOUNT_PER_WINDOW for one name from anywhere, logins are 429 until the
+ * window ends, answered before any hashing (throttle.ts). Logout ends the session named by the cookie and clears it. Errors
  * are Connect-shaped JSON bodies (`{"code","message"}`), like the API's.
  */
 export function loginRoutes(d: LoginDeps): Map<string, (req: NodeRequest, res: Res) => void> {
   const login = async (req: NodeRequest, res: Res): Promise<void> => {
     const peer = peerOf(req);
-    const host = req.socket.remoteAddress ?? "";
+    const remote = req.socket.remoteAddress ?? "";
+    const host = d.clientAddress?.(remote, header(req, "x-forwarded-for")) ?? remote;
     const allowed = d.throttle.attempt(host);
     if (!allowed.ok) {
-      const seconds = Math.max(1, Math.ceil(allowed.retryAfterMs / 1000));
-      send(
-        res,
-        429,
-        { code: "resource_exhausted", message: `too many failed logins: retry in ${seconds} s` },
-        [["retry-after", String(seconds)]],
-      );
+      tooMany(res, allowed.retryAfterMs, "too many failed logins");
       return;
     }
     const body = await readJson(req);
@@ -68,6 +67,11 @@ export function loginRoutes(d: LoginDeps): Map<string, (req: NodeRequest, res: R
       });
       return;
     }
+    const account = d.throttle.attemptAccount(name, host);
+    if (!account.ok) {
+      tooMany(res, account.retryAfterMs, "too many failed logins for this name");
+      return;
+    }
     const identity = d.identities().byName.get(name);
     const ok = await verifyPassword(password, identity?.password);
     const caller = { peer };
@@ -75,11 +79,11 @@ export function loginRoutes(d: LoginDeps): Map<string, (req: NodeRequest, res: R
     if (!ok || identity === undefined) {
       // The reason the client is given, never which of the two was wrong.
       d.audit.call(caller, rpc, { Type: "Login", Name: name }, new ConnectError(WRONG, Code.Unauthenticated));
-      d.logger.warn("failed login", { peer, name });
+      d.logger.warn("failed login", { peer, ...(host === remote ? {} : { client: host }), name });
       send(res, 401, { code: "unauthenticated", message: WRONG });
       return;
     }
-    d.throttle.succeeded(host);
+    d.throttle.succeeded(host, name);
     const principal = { name: identity.name, role: identity.role };
     d.audit.call({ peer, principal }, rpc, { Type: "Login", Name: name });
     const { value } = d.sessions.issue(identity.name);
@@ -103,6 +107,14 @@ export function loginRoutes(d: LoginDeps): Map<string, (req: NodeRequest, res: R
       },
     ],
     [LOGOUT_PATH, logout],
+  ]);
+}
+
+/** 429 with Retry-After in whole seconds (at least 1). */
+function tooMany(res: Res, retryAfterMs: number, why: string): void {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  send(res, 429, { code: "resource_exhausted", message: `${why}: retry in ${seconds} s` }, [
+    ["retry-after", String(seconds)],
   ]);
 }
 

@@ -11,6 +11,8 @@ import { MAIN_JS, runLookout, type ServerProcess, startServer } from "../testing
 
 const ADMIN = "admin-test-token";
 const OPERATOR = "operator-test-token";
+/** A -session-secret long enough to be accepted (32 bytes or more). */
+const SECRET = "admin-test-session-secret-0123456789";
 const doc = (host: string) => `hosts: ${host}: {
 	address: "127.0.0.1"
 	check: {type: "passive", freshness_threshold: "1h"}
@@ -63,7 +65,7 @@ describe("AdminService", () => {
       "-auth-config",
       join(dir, "auth.cue"),
       "-session-secret",
-      "s",
+      SECRET,
       "-data-dir",
       join(dir, "data"),
     ]);
@@ -201,7 +203,13 @@ describe("AdminService", () => {
 
 describe("start-up and reload of the identities", () => {
   const hash = hashPassword("pw");
-  const bad: { name: string; text: () => Promise<string>; args?: string[]; want: RegExp }[] = [
+  const bad: {
+    name: string;
+    text: () => Promise<string>;
+    args?: string[];
+    env?: Record<string, string>;
+    want: RegExp;
+  }[] = [
     { name: "garbage", text: async () => "{{{ not cue", want: /auth\.cue:\d+:\d+: / },
     {
       name: "an unknown role",
@@ -220,10 +228,18 @@ describe("start-up and reload of the identities", () => {
       want: /auth\.cue:3:\d+: .*same token/,
     },
     {
-      name: "no -session-secret",
+      // A cookie HMAC'd under "x" was forged into an admin session.
+      name: "a 1-byte -session-secret",
+      text: async () => `identities: a: {role: "admin", password: "${await hash}"}\n`,
+      args: ["-session-secret", "x"],
+      want: /-session-secret \(or LOOKOUT_SESSION_SECRET\) is 1 bytes: it must be at least 32 random bytes.*openssl rand -base64 48/,
+    },
+    {
+      name: "a 31-byte LOOKOUT_SESSION_SECRET",
       text: async () => `identities: a: {role: "admin", password: "${await hash}"}\n`,
       args: [],
-      want: /-auth-config needs -session-secret/,
+      env: { LOOKOUT_SESSION_SECRET: "x".repeat(31) },
+      want: /is 31 bytes: it must be at least 32 random bytes.*openssl rand -base64 48/,
     },
   ];
   for (const c of bad) {
@@ -236,16 +252,71 @@ describe("start-up and reload of the identities", () => {
           "127.0.0.1:0",
           "-auth-config",
           "auth.cue",
-          ...(c.args ?? ["-session-secret", "s"]),
+          ...(c.args ?? ["-session-secret", SECRET]),
           "-data-dir",
           "d",
         ],
-        { cwd: sub },
+        { cwd: sub, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...c.env }, timeoutMs: 60_000 },
       );
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, c.want);
+      assert.doesNotMatch(r.stderr, /xxxx|"x"/, "the secret is never quoted");
     });
   }
+
+  test("a short -session-secret is refused without -auth-config too", async () => {
+    const r = await runLookout(["-listen", "127.0.0.1:0", "-session-secret", "short", "-data-dir", "d"], {
+      cwd: await mkdtemp(join(dir, "short-")),
+      timeoutMs: 60_000,
+    });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /is 5 bytes: .*openssl rand -base64 48/);
+    assert.doesNotMatch(r.stderr, /short/);
+  });
+
+  test("without -session-secret: a random secret, said at warn level; sessions end with the process", async () => {
+    const sub = await mkdtemp(join(dir, "random-"));
+    await writeFile(join(sub, "auth.cue"), `identities: me: {role: "viewer", password: "${await hash}"}\n`);
+    const args = ["-auth-config", "auth.cue", "-data-dir", "d"];
+    const loginCookie = async (srv: ServerProcess) => {
+      const res = await fetch(`${srv.url}/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "me", password: "pw" }),
+      });
+      assert.equal(res.status, 200);
+      return (res.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    };
+    const info = async (srv: ServerProcess, cookie: string) =>
+      (
+        await fetch(`${srv.url}/svc.v1.QueryService/GetServerInfo`, {
+          method: "POST",
+          headers: { "content-type": "application/json", cookie },
+          body: "{}",
+        })
+      ).status;
+    let srv = await startServer(args, { cwd: sub });
+    let cookie: string;
+    try {
+      const warn = srv
+        .stderr()
+        .split("\n")
+        .find((l) => l.includes("no -session-secret"));
+      assert.ok(warn, srv.stderr());
+      assert.match(warn, /"level":"warn"/);
+      assert.match(warn, /every session ends when this process stops/);
+      cookie = await loginCookie(srv);
+      assert.equal(await info(srv, cookie), 200);
+    } finally {
+      await srv.stop();
+    }
+    srv = await startServer(args, { cwd: sub });
+    try {
+      assert.equal(await info(srv, cookie), 401, "a session of the previous process is not valid");
+    } finally {
+      await srv.stop();
+    }
+  });
 
   test("SIGHUP reloads the identities; a rejected document keeps the old ones", async () => {
     const file = join(dir, "reload-auth.cue");
@@ -254,7 +325,7 @@ describe("start-up and reload of the identities", () => {
       "-auth-config",
       file,
       "-session-secret",
-      "s",
+      SECRET,
       "-data-dir",
       join(dir, "d-reload"),
     ]);
@@ -305,7 +376,7 @@ describe("start-up and reload of the identities", () => {
       join(sub, "auth.cue"),
       `identities: me: {role: "viewer", token_sha256: "${m[2]}", password: "${hashed}"}\n`,
     );
-    const srv = await startServer(["-auth-config", "auth.cue", "-session-secret", "s", "-data-dir", "d"], {
+    const srv = await startServer(["-auth-config", "auth.cue", "-session-secret", SECRET, "-data-dir", "d"], {
       cwd: sub,
     });
     try {

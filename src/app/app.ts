@@ -25,6 +25,7 @@ import { registerHeapMetrics } from "./heap-metrics.js";
 import { memorySettings } from "./memory-settings.js";
 import { createMetricsRegistry } from "./metrics.js";
 import { DEFAULT_NOTIFY_OPTIONS, startNotifier, TimeZoneError } from "./notifier-wiring.js";
+import { hostCheckOf, isLoopbackAddress, writesOpen } from "./open-writes.js";
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
 import { registerSinkMetrics, sinkStatusOf } from "./sink-metrics.js";
@@ -243,7 +244,9 @@ export class App {
     }
     const site = createStaticSite();
     reloader.register({ name: "sinks", applyConfig: (c) => sinks.applyConfig(c) });
+    const allowHost = hostCheckOf(o);
     const handler = createHttpHandler({
+      ...(allowHost === undefined ? {} : { allowHost }),
       readOnly: o.readOnly,
       authConfigured: o.authConfig !== "",
       gate: auth.gate,
@@ -318,8 +321,15 @@ export class App {
       auth.auditLog.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
     }
+    const shown = `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+    if (writesOpen(o) && !isLoopbackAddress(address.address)) {
+      logger.warn(
+        "writes are open: anyone who can reach this address may submit results, acknowledge and schedule downtimes without credentials; set -api-token or -auth-config, or -read-only (only loopback names, IP addresses and -allowed-hosts are served as Host)",
+        { address: shown },
+      );
+    }
     logger.info("listening", {
-      address: `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`,
+      address: shown,
       readOnly: o.readOnly,
       commandAuth: o.apiToken !== "",
       admin: o.authConfig !== "" && !o.readOnly,

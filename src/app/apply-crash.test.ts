@@ -39,7 +39,7 @@ const start = () =>
     "-auth-config",
     join(dir, "auth.cue"),
     "-session-secret",
-    "s",
+    "apply-crash-test-session-secret-0123456789",
     "-data-dir",
     join(dir, "data"),
   ]);

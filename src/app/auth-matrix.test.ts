@@ -32,7 +32,7 @@ import { type ServerProcess, startServer } from "../testing/server-process.js";
 // written out independently of src/auth.
 
 const API_TOKEN = "matrix-api-token";
-const SECRET = "matrix-session-secret";
+const SECRET = "matrix-session-secret-0123456789-abcdef";
 const PASSWORD = "correct horse";
 const TOKENS: Record<Exclude<Role, never>, string> = {
   viewer: "tok-viewer",

@@ -1,3 +1,5 @@
+import { isAllowedHostEntry } from "../api/index.js";
+import { trustedProxyProblem } from "../auth/index.js";
 import { parseDurationMs } from "../config/duration.js";
 import type { WriterOptions } from "../store/index.js";
 import type { NatsAuth } from "../zones/index.js";
@@ -35,11 +37,26 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     usage: "bearer token required by CommandService writes; empty means open",
   },
   {
+    name: "allowed-hosts",
+    kind: "string",
+    default: "",
+    usage:
+      "comma-separated host names served besides loopback names and IP addresses while writes need no credentials (* for any); when set, checked always",
+  },
+  {
+    name: "trusted-proxies",
+    kind: "string",
+    default: "",
+    usage:
+      "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client (for the login throttle)",
+  },
+  {
     name: "session-secret",
     kind: "string",
     default: "",
     env: "LOOKOUT_SESSION_SECRET",
-    usage: "secret behind dashboard sessions; rotate it on suspicion that a session leaked",
+    usage:
+      "secret behind dashboard sessions, 32 bytes or more (openssl rand -base64 48); none: a random one, sessions end with the process",
   },
   {
     name: "config-profile",
@@ -123,6 +140,13 @@ export interface ServerOptions {
   readonly readOnly: boolean;
   readonly apiToken: string;
   readonly sessionSecret: string;
+  /**
+   * -allowed-hosts: the Host names served besides loopback names and addresses (docs/api.md, "The
+   * Host check"); absent or empty: none, and the check is in force only while writes are open.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** -trusted-proxies: CIDRs whose X-Forwarded-For is believed (docs/auth.md); absent: none. */
+  readonly trustedProxies?: readonly string[];
   readonly configProfile: "" | "demo";
   /** -command-file; empty: none. */
   readonly commandFile: string;
@@ -204,6 +228,25 @@ export function decodeServerOptions(
   }
   const natsAuth = decodeNatsAuth(v, process.env);
   if (!natsAuth.ok) return natsAuth;
+  const allowedHosts = s("allowed-hosts")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  const badHost = allowedHosts.find((h) => !isAllowedHostEntry(h));
+  if (badHost !== undefined) {
+    return {
+      ok: false,
+      error: `invalid value "${badHost}" in -allowed-hosts: want host names (or addresses) without scheme or port, comma-separated, or *`,
+    };
+  }
+  const trustedProxies = s("trusted-proxies")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  for (const p of trustedProxies) {
+    const problem = trustedProxyProblem(p);
+    if (problem !== undefined) return { ok: false, error: problem };
+  }
   const lease = parseDurationMs(s("leader-lease"));
   if (lease === undefined || lease < 1_000) {
     return {
@@ -227,6 +270,8 @@ export function decodeServerOptions(
       readOnly: v["read-only"] === true,
       apiToken: s("api-token"),
       sessionSecret: s("session-secret"),
+      allowedHosts,
+      trustedProxies,
       configProfile: profile,
       commandFile: s("command-file"),
       dataDir: s("data-dir"),

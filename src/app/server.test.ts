@@ -19,6 +19,7 @@ const INFO = "/svc.v1.QueryService/GetServerInfo";
 const LIST_STATUS = "/svc.v1.QueryService/ListStatus";
 const PROCESS = "/svc.v1.CommandService/ProcessCheckResult";
 const VALIDATE = "/svc.v1.AdminService/ValidateConfig";
+const SESSION_SECRET = "server-test-session-secret-0123456789";
 
 let dir: string;
 before(async () => {
@@ -162,14 +163,14 @@ describe("mounting matrix", () => {
     {
       // Every service needs an identity then (the auth matrix test has the rest).
       name: "-auth-config",
-      args: (d) => ["-auth-config", join(d, "auth.cue"), "-session-secret", "s"],
+      args: (d) => ["-auth-config", join(d, "auth.cue"), "-session-secret", SESSION_SECRET],
       query: "unauthenticated",
       command: "unauthenticated",
       admin: "unauthenticated",
     },
     {
       name: "-auth-config -read-only",
-      args: (d) => ["-auth-config", join(d, "auth.cue"), "-session-secret", "s", "-read-only"],
+      args: (d) => ["-auth-config", join(d, "auth.cue"), "-session-secret", SESSION_SECRET, "-read-only"],
       query: "unauthenticated",
       command: "404",
       admin: "404",

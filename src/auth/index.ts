@@ -4,6 +4,8 @@
  * login throttle, and the one gate every API route and fast path asks (gate.ts). It knows nothing
  * of Connect: the API turns its answers into codes. See docs/auth.md.
  */
+
+export { type ClientAddress, createClientAddress, trustedProxyProblem } from "./client-address.js";
 export {
   API_TOKEN_PRINCIPAL,
   type AuthGate,
@@ -25,15 +27,20 @@ export { isRole, type Principal, ROLES, type Role, roleAtLeast } from "./roles.j
 export {
   cookieValue,
   createSessions,
+  MIN_SESSION_SECRET_BYTES,
+  randomSessionSecret,
   SESSION_COOKIE,
   SESSION_TTL_MS,
   type SessionClaims,
   type Sessions,
+  sessionSecretProblem,
 } from "./session.js";
 export {
   createLoginThrottle,
+  FAILED_LOGINS_PER_ACCOUNT_PER_WINDOW,
   FAILED_LOGINS_PER_WINDOW,
   type LoginThrottle,
   THROTTLE_WINDOW_MS,
+  type ThrottleVerdict,
 } from "./throttle.js";
 export { bearerToken, mintToken, tokenSha256 } from "./token.js";

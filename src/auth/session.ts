@@ -4,6 +4,28 @@ import type { Clock } from "../model/clock.js";
 /** The dashboard's session cookie. */
 export const SESSION_COOKIE = "lookout_session";
 
+/**
+ * The shortest -session-secret accepted, in bytes (UTF-8): 256 bits, HMAC-SHA256's key strength. A
+ * shorter secret can be guessed offline from one cookie, and a guessed secret signs an admin session.
+ */
+export const MIN_SESSION_SECRET_BYTES = 32;
+
+/** Why a -session-secret cannot sign sessions; undefined when it can. Never quotes the secret. */
+export function sessionSecretProblem(secret: string): string | undefined {
+  const bytes = Buffer.byteLength(secret, "utf8");
+  if (bytes >= MIN_SESSION_SECRET_BYTES) return undefined;
+  return (
+    `-session-secret (or LOOKOUT_SESSION_SECRET) is ${bytes} bytes: it must be at least ` +
+    `${MIN_SESSION_SECRET_BYTES} random bytes, or a forged cookie can be signed with a guessed secret. ` +
+    "Make one with: openssl rand -base64 48"
+  );
+}
+
+/** A secret for a server started without -session-secret: its sessions end with the process. */
+export function randomSessionSecret(): string {
+  return randomBytes(48).toString("base64");
+}
+
 /** How long a session lasts after login. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 

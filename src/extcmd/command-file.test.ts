@@ -67,7 +67,7 @@ before(async () => {
     "-auth-config",
     join(dir, "auth.cue"),
     "-session-secret",
-    "s",
+    "command-file-test-session-secret-0123456789",
     "-command-file",
     fifo,
     "-data-dir",

@@ -78,10 +78,14 @@ export async function startServer(
   };
 }
 
-/** Runs the binary to completion (for -h, validate, bad flags) and returns its exit code and output. */
+/**
+ * Runs the binary to completion (for -h, validate, bad flags) and returns its exit code and output;
+ * with `timeoutMs`, a run still going then is killed (code null), so a server that starts where it
+ * should have refused fails the test instead of hanging it.
+ */
 export function runLookout(
   args: readonly string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN_JS, ...args], {
@@ -97,6 +101,11 @@ export function runLookout(
     child.stderr.setEncoding("utf8").on("data", (c: string) => {
       stderr += c;
     });
-    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    const timer =
+      opts.timeoutMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }

@@ -24,6 +24,7 @@ describe("admin pages in chromium", () => {
   let shots: string;
   let srv: ServerProcess;
   let browser: Browser;
+  const cspViolations: string[] = [];
 
   before(async () => {
     assert.ok(existsSync(join(DEFAULT_WEB_DIR, "index.html")), "dist/web is missing: run npm run build");
@@ -54,6 +55,9 @@ describe("admin pages in chromium", () => {
       },
     );
     browser = await launchChromium();
+    browser.context.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
   });
   after(async () => {
     await browser?.close();
@@ -149,5 +153,9 @@ describe("admin pages in chromium", () => {
     await page.goto(`${srv.url}/#/config`);
     await page.getByText("This page needs an admin identity").waitFor();
     await page.close();
+  });
+
+  test("the pages above ran under the dashboard's Content-Security-Policy", () => {
+    assert.equal(cspViolations.length, 0, cspViolations.join("\n"));
   });
 });

@@ -44,6 +44,7 @@ describe("dashboard in chromium", () => {
   let srv: ServerProcess;
   let browser: Browser;
   let page: Page;
+  const cspViolations: string[] = [];
   const args = (): string[] => ["-config", join(dir, "lookout.cue"), "-data-dir", join(dir, "data")];
 
   before(async () => {
@@ -55,6 +56,10 @@ describe("dashboard in chromium", () => {
     await writeFile(join(dir, "lookout.cue"), CONFIG);
     srv = await startServer(args());
     browser = await launchChromium();
+    // Chromium reports what the Content-Security-Policy blocked as console errors.
+    browser.context.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
     page = await browser.context.newPage();
   });
   after(async () => {
@@ -210,5 +215,30 @@ describe("dashboard in chromium", () => {
       .getByRole("table", { name: "Handled problems" })
       .getByRole("link", { name: "disk", exact: true })
       .waitFor();
+  });
+
+  test("everything above ran under the dashboard's Content-Security-Policy, which forbids framing", async () => {
+    const res = await fetch(`${srv.url}/`);
+    assert.match(
+      res.headers.get("content-security-policy") ?? "",
+      /script-src 'self';.*frame-ancestors 'none'/,
+    );
+    assert.equal(res.headers.get("x-frame-options"), "DENY");
+    assert.equal(cspViolations.length, 0, cspViolations.join("\n"));
+    // A page of another origin that frames the dashboard gets nothing.
+    const framing = await browser.context.newPage();
+    try {
+      // setContent waits for the load event, which waits for the frame (loaded or blocked).
+      await framing.setContent(`<iframe src="${srv.url}/"></iframe>`);
+      const frame = framing.frames().find((f) => f.url().startsWith(srv.url));
+      const framed = frame === undefined ? "" : await frame.content().catch(() => "");
+      assert.doesNotMatch(framed, /Overview|Loading Lookout/);
+      for (let i = 0; !cspViolations.some((v) => v.includes("frame-ancestors")); i++) {
+        assert.ok(i < 100, "Chromium reports the frame-ancestors refusal");
+        await framing.waitForTimeout(50);
+      }
+    } finally {
+      await framing.close();
+    }
   });
 });

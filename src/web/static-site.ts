@@ -41,6 +41,15 @@ const TYPES: Record<string, string> = {
 };
 
 /**
+ * The dashboard's Content-Security-Policy: scripts, styles and API calls only from this origin, no
+ * inline script, no eval, no plugin, and no framing (`frame-ancestors 'none'`, with the
+ * `X-Frame-Options: DENY` the HTTP handler adds, against clickjacking the command dialogs). Preact
+ * sets `style` through the CSSOM, which `style-src 'self'` allows; `data:` images are the favicon.
+ */
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/**
  * The built dashboard, read once into memory: `index.html` at `/` (no-cache, so a new build is
  * seen at once) and everything under `assets/` (content-hashed names, so cached for a year as
  * immutable). Text files are also held gzip'd and sent so to clients that accept it. Without a
@@ -83,6 +92,7 @@ export function createStaticSite(dir: string = DEFAULT_WEB_DIR): StaticSite {
         "cache-control": a.cacheControl,
         "x-content-type-options": "nosniff",
       };
+      if (a.contentType.startsWith("text/html")) headers["content-security-policy"] = DASHBOARD_CSP;
       if (a.gzip !== undefined) headers.vary = "accept-encoding";
       if (gz) headers["content-encoding"] = "gzip";
       return { headers, body };
