@@ -2,7 +2,12 @@ import { fromBinary, fromJsonString } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Core } from "../core/core.js";
-import { RESULTS_DESCRIBED, type ResultsDescription, type ResultsForm } from "../core/encoded-results.js";
+import {
+  RESULTS_DESCRIBED,
+  type ResultsDescription,
+  type ResultsForm,
+  readResultsDescription,
+} from "../core/encoded-results.js";
 import type { PluginResultInput } from "../core/plugin-result.js";
 import type { Logger } from "../model/logger.js";
 import { type ExitStatus, passiveHostStatus } from "../model/state.js";
@@ -71,10 +76,10 @@ export function createResultsIngest(
           body,
         );
         if (outcome.kind === "enqueued") {
-          described = (outcome.described as ResultsDescription | undefined) ?? {
-            count: outcome.accepted,
-            objects: [],
-          };
+          described =
+            outcome.described === undefined
+              ? { count: outcome.accepted, objects: [] }
+              : readResultsDescription(outcome.described);
           return { ok: true, accepted: outcome.accepted, described };
         }
         let results: PluginResultInput[];
@@ -91,8 +96,8 @@ export function createResultsIngest(
         return { ok: true, accepted: results.length, described };
       } catch (e) {
         // Refused on the writer's thread: its decoder described what it refused.
-        if (described === undefined && e instanceof RejectedError && e.detail !== undefined)
-          described = e.detail as ResultsDescription;
+        if (described === undefined && e instanceof RejectedError && Array.isArray(e.detail))
+          described = readResultsDescription(e.detail);
         const error = toConnectError(e, logger, field);
         return described === undefined
           ? { ok: false, error, decoding: false }

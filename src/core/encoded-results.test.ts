@@ -15,7 +15,7 @@ import type { IngestOutcome } from "../store/index.js";
 import { replayProjection } from "../store/replay.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { Core } from "./core.js";
-import type { ResultsDescription, ResultsForm } from "./encoded-results.js";
+import { type ResultsForm, readResultsDescription } from "./encoded-results.js";
 import { fleetConfig } from "./fleet-config.js";
 
 // Core.submitEncoded end to end: bodies in their wire form go to the real writer thread, which
@@ -187,7 +187,10 @@ describe("Core.submitEncoded", () => {
       if (typeof c.want === "number") {
         const o = await outcome;
         assert.deepEqual(counted(o), { kind: "enqueued", accepted: c.want });
-        const described = o.kind === "enqueued" ? (o.described as ResultsDescription) : undefined;
+        const described =
+          o.kind === "enqueued" && o.described !== undefined
+            ? readResultsDescription(o.described)
+            : undefined;
         assert.equal(described?.count, c.want);
         if (c.objects !== undefined) assert.deepEqual(described?.objects, c.objects);
       } else if (c.want === "undecoded") {
@@ -199,7 +202,8 @@ describe("Core.submitEncoded", () => {
         await assert.rejects(outcome, (e: unknown) => {
           assert.ok(e instanceof RejectedError);
           assert.deepEqual({ reason: e.reason, message: e.message, index: e.index }, want);
-          if (c.objects !== undefined) assert.deepEqual((e.detail as ResultsDescription).objects, c.objects);
+          if (c.objects !== undefined)
+            assert.deepEqual(readResultsDescription(e.detail as unknown[]).objects, c.objects);
           return true;
         });
       }

@@ -28,15 +28,26 @@ export interface ResultsDescription {
   readonly objects: readonly (readonly [host: string, service: string | null])[];
 }
 
-/** The description of decoded results (what the writer tells the API of an ingest). */
-export function describeResults(results: readonly CompactResult[]): ResultsDescription {
+/**
+ * The description of decoded results as the writer sends it back (SubmissionDecoder.describe): a
+ * flat array, `[count, host, service or null, host, service or null, ...]`.
+ */
+export function describeResults(results: readonly CompactResult[]): (string | number | null)[] {
   const n = Math.min(results.length, RESULTS_DESCRIBED);
-  const objects: [string, string | null][] = new Array(n);
+  const out: (string | number | null)[] = [results.length];
   for (let i = 0; i < n; i++) {
     const r = results[i] as CompactResult;
-    objects[i] = [r[0], r[1]];
+    out.push(r[0], r[1]);
   }
-  return { count: results.length, objects };
+  return out;
+}
+
+/** A description in the writer's flat form (describeResults) as a ResultsDescription. */
+export function readResultsDescription(flat: readonly unknown[]): ResultsDescription {
+  const objects: [string, string | null][] = [];
+  for (let i = 1; i + 1 < flat.length; i += 2)
+    objects.push([flat[i] as string, flat[i + 1] as string | null]);
+  return { count: flat[0] as number, objects };
 }
 
 /**

@@ -239,6 +239,7 @@ describe("external command file", () => {
       `${"A".repeat(70_060)}\n`,
       ok(2),
       `${"B".repeat(3000)}\n`,
+      `[${now}] ACKNOWLEDGE_SVC_PROBLEM;web;long;${"9".repeat(5000)}x;1;1;ops;c\n`,
       `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;2;CRITICAL\n`,
       `[${now}] ACKNOWLEDGE_SVC_PROBLEM;web;long;2;1;1;ops;${"c".repeat(5000)}\n`,
       `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;long;1;WARNING 3\n`,
@@ -256,7 +257,7 @@ describe("external command file", () => {
           .filter((r) => r.source === "AUDIT_SOURCE_EXTCMD")
           .reverse()
           .slice(before),
-      (r) => r.length >= 8,
+      (r) => r.length >= 9,
     );
     const longLine = /^a line longer than 65536 bytes$/;
     assert.deepEqual(
@@ -267,6 +268,7 @@ describe("external command file", () => {
         ["", "AUDIT_OUTCOME_REJECTED", true],
         ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
         [`${"B".repeat(64)}…`, "AUDIT_OUTCOME_REJECTED", false],
+        ["ACKNOWLEDGE_SVC_PROBLEM", "AUDIT_OUTCOME_REJECTED", false],
         ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
         ["ACKNOWLEDGE_SVC_PROBLEM", "AUDIT_OUTCOME_ACCEPTED", false],
         ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
@@ -277,10 +279,18 @@ describe("external command file", () => {
         assert.ok(Buffer.byteLength(v) <= 1024, `${Buffer.byteLength(v)} bytes: ${v.slice(0, 80)}`);
       }
     }
-    const ack = JSON.parse(ext[6]?.commandJson ?? "{}") as { Author: string; Comment: string };
+    const ack = JSON.parse(ext[7]?.commandJson ?? "{}") as { Author: string; Comment: string };
     assert.equal(ack.Author, "ops");
     assert.match(ack.Comment, /^c+…\[cut, 5000 bytes\]$/);
     assert.equal((await status("long"))?.acknowledgement?.comment.length, 5000, "only the record is cut");
+    // The log says as much as the record, no more.
+    assert.match(ext[5]?.reason ?? "", /^sticky must be an integer, got "9+…\[cut, \d+ bytes\]$/);
+    const refusals = srv
+      .stderr()
+      .split("\n")
+      .filter((l) => l.includes("external command refused"));
+    assert.ok(refusals.length > 0);
+    for (const l of refusals) assert.ok(l.length < 2048, `a log line of ${l.length} characters`);
   });
 
   test("send_nsca results relayed by a real nsca-ng server", async (t) => {

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { constants, lstatSync, openSync } from "node:fs";
 import net from "node:net";
 import { promisify } from "node:util";
-import type { AuditLog } from "../audit/index.js";
+import { type AuditLog, capText } from "../audit/index.js";
 import type { Core } from "../core/core.js";
 import type { Clock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
@@ -84,7 +84,8 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
     let name: string;
     let shown = "{}";
     if (!parsed.ok) {
-      o.logger.warn("external command refused", { command: parsed.name, reason: parsed.reason });
+      // A reason may quote what the line held: logged capped, as its audit record is.
+      o.logger.warn("external command refused", { command: parsed.name, reason: capText(parsed.reason) });
       name = parsed.name;
       outcome = Promise.resolve(parsed.reason);
     } else {
@@ -95,7 +96,8 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
         () => "",
         (e: unknown) => {
           const refused = e instanceof Error && e.name === "RejectedError";
-          if (refused) o.logger.warn("external command refused", { command: name, reason: e.message });
+          if (refused)
+            o.logger.warn("external command refused", { command: name, reason: capText(e.message) });
           else o.logger.error("external command failed", { command: name, error: e });
           return refused ? e.message : "internal error";
         },

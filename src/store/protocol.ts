@@ -163,13 +163,14 @@ export type FromWriter =
   /**
    * The submits/configs with these ids are durably enqueued; `accepted`, when present, holds for
    * each id how many commands its ingest decoded to (0 for other requests), and `described` what
-   * its decoder says of them (SubmissionDecoder.describe; undefined for other requests).
+   * its decoder says of them (SubmissionDecoder.describe), all ids in one flat array: for each id
+   * the length of its description (0 for other requests), then its values.
    */
   | {
       readonly t: "acked";
       readonly ids: readonly number[];
       readonly accepted?: readonly number[];
-      readonly described?: readonly unknown[];
+      readonly described?: readonly (string | number | null)[];
     }
   /**
    * The ingest with this id was refused: command `index` of it, for `reason`; `detail` describes

@@ -23,7 +23,7 @@ const SNAPSHOT_RECORDS = 5_000;
 
 interface Waiter {
   /** `accepted`: for an ingest, how many commands it decoded to; `described`: what its decoder said. */
-  resolve(accepted: number, described?: unknown): void;
+  resolve(accepted: number, described?: readonly (string | number | null)[]): void;
   reject(e: Error): void;
   /** For an ingest whose body comes back undecoded. */
   undecoded?(body: Uint8Array): void;
@@ -35,7 +35,11 @@ interface Waiter {
  */
 export type IngestOutcome =
   /** `described`: what the writer's decoder says of the commands (SubmissionDecoder.describe). */
-  | { readonly kind: "enqueued"; readonly accepted: number; readonly described?: unknown }
+  | {
+      readonly kind: "enqueued";
+      readonly accepted: number;
+      readonly described?: readonly (string | number | null)[];
+    }
   | { readonly kind: "undecoded"; readonly body: Uint8Array };
 
 /**
@@ -318,10 +322,20 @@ export class Store {
       case "delta":
         this.#applyDelta(m.delta, m.applied);
         return;
-      case "acked":
-        for (let i = 0; i < m.ids.length; i++)
-          this.#settle(m.ids[i] as number, undefined, m.accepted?.[i], undefined, m.described?.[i]);
+      case "acked": {
+        const d = m.described;
+        let at = 0;
+        for (let i = 0; i < m.ids.length; i++) {
+          let described: (string | number | null)[] | undefined;
+          if (d !== undefined) {
+            const n = d[at] as number;
+            if (n > 0) described = d.slice(at + 1, at + 1 + n);
+            at += 1 + n;
+          }
+          this.#settle(m.ids[i] as number, undefined, m.accepted?.[i], undefined, described);
+        }
         return;
+      }
       case "rejected": {
         const w = this.#take(m.id);
         w?.reject(new RejectedError(m.reason, m.message, m.index, m.detail));
@@ -475,7 +489,13 @@ export class Store {
     if (this.#fatal === undefined) this.#post({ t: "pull" } satisfies ToWriter);
   }
 
-  #settle(id: number, error?: string, accepted = 0, reason?: StoreFailure, described?: unknown): void {
+  #settle(
+    id: number,
+    error?: string,
+    accepted = 0,
+    reason?: StoreFailure,
+    described?: readonly (string | number | null)[],
+  ): void {
     const w = this.#take(id);
     if (w === undefined) return;
     if (error === undefined) w.resolve(accepted, described);

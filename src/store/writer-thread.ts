@@ -179,8 +179,11 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     let ids: number[] = [];
     /** Per id, how many commands an ingest decoded to; undefined while the group has no ingest. */
     let accepted: number[] | undefined;
-    /** Per id, what the decoder said of an ingest; undefined while no ingest was described. */
-    let described: unknown[] | undefined;
+    /**
+     * Per id, what the decoder said of an ingest: its length, then its values (see the "acked"
+     * message); undefined while no ingest was described.
+     */
+    let described: (string | number | null)[] | undefined;
     const commit = (): void => {
       if (ids.length === 0) return;
       merged = undefined;
@@ -211,12 +214,15 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       described = undefined;
     };
     const apply = (): boolean => applyEnqueued(w);
-    const admit = (id: number, count: number, description?: unknown): void => {
+    const admit = (id: number, count: number, description?: readonly (string | number | null)[]): void => {
       if (accepted === undefined && count > 0) accepted = ids.map(() => 0);
-      if (described === undefined && description !== undefined) described = ids.map(() => undefined);
+      if (described === undefined && description !== undefined) described = ids.map(() => 0);
       ids.push(id);
       accepted?.push(count);
-      described?.push(description);
+      if (described !== undefined) {
+        if (description === undefined) described.push(0);
+        else described.push(description.length, ...description);
+      }
     };
     try {
       for (const m of batch) {
