@@ -1,12 +1,13 @@
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { API_TOKEN_PRINCIPAL } from "../auth/index.js";
 import type { Core, CoreView } from "../core/core.js";
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import type { Logger } from "../model/logger.js";
 import { objectKey } from "../model/object-ref.js";
 import { type ApiAudit, NO_AUDIT, resultsCommand } from "./api-audit.js";
-import { callerKey } from "./caller.js";
+import { type Caller, callerKey } from "./caller.js";
 import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
 import { toConnectError } from "./pipeline-errors.js";
@@ -109,6 +110,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
     },
     acknowledgeProblem(req, ctx) {
       let t: Target;
+      const author = authorOf(ctx.values.get(callerKey), req.author);
       return audited(
         ctx,
         () => {
@@ -117,7 +119,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
             Type: "AcknowledgeProblem",
             Target: targetJson(t),
             Sticky: req.sticky,
-            Author: req.author,
+            Author: author,
             Comment: req.comment,
           };
         },
@@ -128,7 +130,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
               type: "AcknowledgeProblem",
               target: t,
               sticky: req.sticky,
-              author: req.author,
+              author,
               comment: req.comment,
             },
           ]);
@@ -161,7 +163,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
             target: target(req.target),
             start: time(req.start, "start"),
             end: time(req.end, "end"),
-            author: req.author,
+            author: authorOf(ctx.values.get(callerKey), req.author),
             comment: req.comment,
           };
           return {
@@ -193,6 +195,18 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
   };
   ingests.set(service, createResultsIngest(core, logger));
   return service;
+}
+
+/**
+ * The author a command records, as Icinga Web does: someone signed in to the dashboard (a session)
+ * is the author, whatever the request says; a bearer-token identity's given author is kept (a bot
+ * may act for a person) and is its name when empty; without identities the given author is kept.
+ */
+export function authorOf(caller: Caller, given: string): string {
+  const p = caller.principal;
+  if (p === undefined || p.name === API_TOKEN_PRINCIPAL.name) return given;
+  if (p.signedIn === true || given === "") return p.name;
+  return given;
 }
 
 function target(t: TargetMessage | undefined): Target {

@@ -90,7 +90,7 @@ export function createAuthGate(o: AuthGateOptions): AuthGate {
       const identity = claims === undefined ? undefined : o.identities?.().byName.get(claims.name);
       return identity === undefined
         ? { message: "the session has expired or is not valid: log in again" }
-        : { principal: { name: identity.name, role: identity.role }, message: "" };
+        : { principal: { name: identity.name, role: identity.role, signedIn: true }, message: "" };
     }
     return {
       message:

@@ -33,4 +33,9 @@ export function roleAtLeast(have: Role, want: Role): boolean {
 export interface Principal {
   readonly name: string;
   readonly role: Role;
+  /**
+   * Set when the principal was resolved from a dashboard session cookie (someone signed in with
+   * their password), not from a bearer token: commands then carry this name as their author.
+   */
+  readonly signedIn?: true;
 }

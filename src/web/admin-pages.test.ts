@@ -147,6 +147,23 @@ describe("admin pages in chromium", () => {
     await page.getByText("alice (admin)").first().waitFor();
     await shot("audit");
 
+    // Signed in, the acknowledge dialog's author is alice's name, and so is the one recorded.
+    const down = await page.request.post(`${srv.url}/svc.v1.CommandService/ProcessCheckResult`, {
+      data: { host: "db1", exitStatus: 2, output: "DOWN" },
+    });
+    assert.equal(down.status(), 200, "the session cookie goes with the page's requests");
+    await page.goto(`${srv.url}/#/status`);
+    await page.getByRole("button", { name: "Acknowledge db1" }).click();
+    const dialog = page.getByRole("dialog");
+    const author = dialog.getByLabel("Author");
+    assert.equal(await author.inputValue(), "alice");
+    assert.equal(await author.getAttribute("readonly"), "");
+    await dialog.getByLabel("Comment").fill("looking");
+    await dialog.getByRole("button", { name: "Acknowledge problem" }).click();
+    await page.getByRole("button", { name: "Remove acknowledgement of db1" }).waitFor();
+    await page.goto(`${srv.url}/#/object/db1`);
+    await page.getByText(/By alice/).waitFor();
+
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("navigation").getByRole("link", { name: "Config" }).waitFor({ state: "detached" });
     // The session ended on the server too: the cookie no longer opens AdminService.

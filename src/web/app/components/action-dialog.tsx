@@ -1,9 +1,10 @@
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { noteCommandError } from "../access.js";
-import { command, messageOf } from "../api.js";
+import { command, messageOf, session } from "../api.js";
 import { rememberDowntime } from "../downtimes.js";
 import { refreshAll } from "../status-source.js";
+import { useStore } from "../store.js";
 
 /** What a command applies to: one object, or every object a selector matches. */
 export type ActionTarget =
@@ -61,7 +62,10 @@ const TITLES: Record<ActionKind, string> = {
 export function ActionDialog(props: { action: PendingAction | undefined; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const { action, onClose } = props;
-  const [author, setAuthor] = useState(localStorage.getItem(AUTHOR_KEY) ?? "dashboard");
+  // Signed in, the author is who signed in (the server records that name whatever is sent).
+  const signedIn = useStore(session);
+  const [typed, setAuthor] = useState(localStorage.getItem(AUTHOR_KEY) ?? "dashboard");
+  const author = signedIn?.name ?? typed;
   const [comment, setComment] = useState("");
   const [sticky, setSticky] = useState(false);
   const [start, setStart] = useState(localInput(Date.now()));
@@ -86,7 +90,7 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
     if (action === undefined) return;
     setBusy(true);
     setError("");
-    localStorage.setItem(AUTHOR_KEY, author);
+    if (signedIn === undefined) localStorage.setItem(AUTHOR_KEY, author);
     const target = apiTarget(action.target);
     try {
       switch (action.kind) {
@@ -133,7 +137,12 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
             <>
               <label>
                 Author
-                <input value={author} onInput={(e) => setAuthor(e.currentTarget.value)} required />
+                <input
+                  value={author}
+                  onInput={(e) => setAuthor(e.currentTarget.value)}
+                  readOnly={signedIn !== undefined}
+                  required
+                />
               </label>
               <label>
                 Comment
