@@ -22,7 +22,9 @@ import { ensureStreams } from "./streams.js";
  * logged meanwhile. They must be logged then, not skipped as already logged (docs/zones.md).
  */
 
-const ACK_WAIT_MS = 1_500;
+// Long enough that the ingest, started right after the dead leader, takes the newer results before
+// JetStream delivers the old ones again, also on a loaded machine (the store is opened before).
+const ACK_WAIT_MS = 3_000;
 let nats: NatsCluster;
 let nc: NatsConnection;
 const dirs: string[] = [];
@@ -94,13 +96,21 @@ async function deadLeaderTakes(n: number, acked: (index: number) => boolean): Pr
   assert.equal(index, n);
 }
 
-/** Ingests into a fresh log until `done` holds for what is logged; answers the log's results. */
-async function ingestUntil(
-  done: (logged: SeqSet) => boolean,
-): Promise<{ saved: LoggedSeqs[]; results: string[]; record: LoggedSeqs | undefined }> {
+/** A fresh log for the next leader, opened before the dead leader takes anything. */
+async function openLog(): Promise<{ dir: string; core: Core }> {
   const dir = mkdtempSync(join(tmpdir(), "lookout-redelivery-"));
   dirs.push(dir);
-  const core = await Core.open({ dataDir: dir, config: fleetConfig({ hosts: 1, servicesPerHost: 9 }) });
+  return {
+    dir,
+    core: await Core.open({ dataDir: dir, config: fleetConfig({ hosts: 1, servicesPerHost: 9 }) }),
+  };
+}
+
+/** Ingests into `log` until `done` holds for what is logged; answers the log's results. */
+async function ingestUntil(
+  { dir, core }: { dir: string; core: Core },
+  done: (logged: SeqSet) => boolean,
+): Promise<{ saved: LoggedSeqs[]; results: string[]; record: LoggedSeqs | undefined }> {
   const saved: LoggedSeqs[] = [];
   const ingest = await startResultsIngest({
     nc,
@@ -135,10 +145,11 @@ async function ingestUntil(
 const logged = (...i: number[]) => i.map((n) => `${fleetHost(0)}!${fleetService(n)}@${at + n}`).sort();
 
 test("results a dead leader took are logged when redelivered behind newer ones, each once", async () => {
+  const log = await openLog();
   const first = await publish(1, 5);
   await deadLeaderTakes(3, () => false);
   const last = (await publish(6, 8)).at(-1) as number;
-  const { saved, results, record } = await ingestUntil((s) => s.floor >= last);
+  const { saved, results, record } = await ingestUntil(log, (s) => s.floor >= last);
   // The newer ones came first, with a gap below them that the redelivery then closed.
   assert.equal(saved[0]?.floor, 0, "the first batch logged above a gap");
   assert.equal(saved[0]?.above[0]?.[0], first[3]);
@@ -150,11 +161,12 @@ test("results a dead leader took are logged when redelivered behind newer ones, 
 test("a redelivery that fills a gap between logged ranges is logged too", async () => {
   // The dead leader logged and acknowledged 1 and 3 (in its own log); 2 comes back alone, between
   // ranges of this log's set, moving neither its floor nor its highest sequence.
+  const log = await openLog();
   const seqs = await publish(1, 5);
   await deadLeaderTakes(3, (index) => index !== 1);
   const last = (await publish(6, 8)).at(-1) as number;
   const second = seqs[1] as number;
-  const { results, record } = await ingestUntil((s) => s.has(second) && s.has(last));
+  const { results, record } = await ingestUntil(log, (s) => s.has(second) && s.has(last));
   assert.deepEqual(results, logged(2, 4, 5, 6, 7, 8));
   assert.ok(record !== undefined && new SeqSet(record).has(second), JSON.stringify(record));
 });
