@@ -12,7 +12,7 @@ import { ListStatusRequestSchema } from "../api/gen/svc/v1/query_service_pb.js";
 import { tokenSha256 } from "../auth/index.js";
 import { type NatsCluster, startNatsCluster } from "../testing/peers/nats.js";
 import { MAIN_JS, type ServerProcess, startServer } from "../testing/server-process.js";
-import { isLoopbackAddress, writesOpen } from "./open-writes.js";
+import { hostCheckOf, isLoopbackAddress, writesOpen } from "./open-writes.js";
 
 // What a web page in someone's browser can do to a Lookout it can reach, against the real binary:
 // DNS rebinding (a request whose Host is the attacker's name, sent here to 127.0.0.1 only),
@@ -239,6 +239,12 @@ describe("the Host check", () => {
       [{ readOnly: false, apiToken: "", authConfig: "a.cue" }, false],
     ];
     for (const [o, want] of table) assert.equal(writesOpen(o), want, JSON.stringify(o));
+    // The name in -listen is the operator's own (the bundled config checks itself by it).
+    const open = { readOnly: false, apiToken: "", authConfig: "", listen: "lookout.internal:8080" };
+    assert.equal(hostCheckOf(open)?.("lookout.internal:8080"), true);
+    assert.equal(hostCheckOf(open)?.("attacker.example:8080"), false);
+    assert.equal(hostCheckOf({ ...open, listen: ":8080" })?.("lookout.internal"), false);
+    assert.equal(hostCheckOf({ ...open, apiToken: "t" }), undefined, "not in force once writes need a token");
     for (const [a, want] of [
       ["127.0.0.1", true],
       ["127.3.2.1", true],

@@ -24,14 +24,22 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Launches Debian's chromium through playwright-core with a fresh --user-data-dir. */
-export async function launchChromium(viewport = { width: 1280, height: 800 }): Promise<Browser> {
+/**
+ * Launches Debian's chromium through playwright-core with a fresh --user-data-dir. Pages run under
+ * the dashboard's Content-Security-Policy, which forbids eval: wait with locators, not
+ * `waitForFunction("…")` (a string predicate is eval'd in the page), unless `bypassCSP` (benchmarks).
+ */
+export async function launchChromium(
+  viewport = { width: 1280, height: 800 },
+  opts: { bypassCSP?: boolean } = {},
+): Promise<Browser> {
   const profile = await mkdtemp(join(tmpdir(), "lookout-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: CHROMIUM_ARGS,
     viewport,
+    ...(opts.bypassCSP === true ? { bypassCSP: true } : {}),
   });
   return {
     context,
