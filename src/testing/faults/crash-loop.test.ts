@@ -110,7 +110,7 @@ describe("fault: crash loop (kill -9 soon after every start)", () => {
         const began = performance.now();
         const srv = await startServer(ARGS, { timeoutMs: START_TIMEOUT_MS });
         startMs.push(performance.now() - began);
-        logs.push(srv.stderr());
+        logs.push(`--- start ${startMs.length}\n${srv.stderr()}`);
         const o = opened(srv.stderr());
         // Nothing is ingested yet: the log as this start left it.
         const seq = lastEventSeq();
@@ -146,6 +146,7 @@ describe("fault: crash loop (kill -9 soon after every start)", () => {
         await sleep(Math.floor(random() * 1500));
         ended = true;
         await srv.kill();
+        logs.push(`--- start ${startMs.length}, killed after listening\n${srv.stderr()}`);
         const { acked: ok, failures } = await run;
         assert.deepEqual(failures, [], `kill ${kill}: every answer before the kill was OK`);
         for (const n of ok) acked.add(n);
