@@ -7,21 +7,39 @@ import { isIP } from "node:net";
  * the victim's browser, but its requests still say `Host: attacker.example`.
  *
  * Accepted: `localhost` and `*.localhost` (RFC 6761: browsers resolve them to loopback themselves),
- * any IP address literal (a rebinding needs a name; a page loaded from an address is that server's
- * own), the names in `allowed` (exact, case-insensitive), everything when `allowed` holds `*`, and a
- * request with no Host at all (no browser sends one). A port and a trailing dot are ignored.
+ * a loopback address literal (127.0.0.0/8, ::1), the names and addresses in `allowed` (exact,
+ * case-insensitive; an operator who reaches the server by its LAN address lists it), everything
+ * when `allowed` holds `*`, and a request with no Host at all (no browser sends one). A port and a
+ * trailing dot are ignored.
  */
 export function createHostCheck(allowed: readonly string[]): (host: string | undefined) => boolean {
-  const names = new Set(allowed.map((n) => n.toLowerCase().replace(/\.$/, "")));
+  const names = new Set(allowed.map((n) => canonical(n.toLowerCase().replace(/\.$/, ""))));
   const any = names.has("*");
   return (host) => {
     if (host === undefined || host === "" || any) return true;
     const name = hostName(host);
     if (name === undefined) return false;
     if (name === "localhost" || name.endsWith(".localhost")) return true;
-    if (isIP(name) !== 0) return true;
-    return names.has(name);
+    if (isLoopbackLiteral(name)) return true;
+    return names.has(canonical(name));
   };
+}
+
+/** Whether an address literal is loopback: 127.0.0.0/8, ::1, or 127/8 mapped into IPv6. */
+function isLoopbackLiteral(name: string): boolean {
+  const a = name.replace(/^::ffff:/, "");
+  if (isIP(a) === 4) return a.startsWith("127.");
+  return isIP(name) === 6 && canonical(name) === "::1";
+}
+
+/** One spelling per IPv6 address (`0:0::1` and `::1` are one), names as they are. */
+function canonical(name: string): string {
+  if (isIP(name) !== 6) return name;
+  try {
+    return new URL(`http://[${name}]/`).hostname.slice(1, -1);
+  } catch {
+    return name;
+  }
 }
 
 /** The name or address of a Host header value, lower-case, without port or trailing dot. */

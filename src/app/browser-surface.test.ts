@@ -114,7 +114,11 @@ describe("the Host check", () => {
   // Flag sets, and whether a request naming attacker.example is then refused.
   const cases: { name: string; args: string[]; env?: Record<string, string>; checked: boolean }[] = [
     { name: "no flags (writes open)", args: [], checked: true },
-    { name: "-allowed-hosts lookout.example", args: ["-allowed-hosts", "lookout.example"], checked: true },
+    {
+      name: "-allowed-hosts lookout.example,192.0.2.7",
+      args: ["-allowed-hosts", "lookout.example,192.0.2.7"],
+      checked: true,
+    },
     { name: "-allowed-hosts *", args: ["-allowed-hosts", "*"], checked: false },
     {
       name: "-api-token (writes need a token)",
@@ -168,7 +172,7 @@ describe("the Host check", () => {
           `127.0.0.1:${p}`,
           "127.9.9.9",
           `[::1]:${p}`,
-          "192.0.2.7:8080",
+          `[0:0::1]:${p}`,
           ...(c.args.some((a) => a.includes("lookout.example"))
             ? ["lookout.example", `LOOKOUT.example:${p}`]
             : []),
@@ -176,6 +180,12 @@ describe("the Host check", () => {
         for (const host of good) assert.ok(served(await call(p, host, INFO, { body: "{}" })), host);
         if (c.checked && !c.args.some((a) => a.includes("lookout.example"))) {
           assert.ok(refused(await call(p, "lookout.example", INFO, { body: "{}" })));
+        }
+        // An address that is not loopback is the operator's to list (-allowed-hosts 192.0.2.7).
+        if (c.checked) {
+          const listed = c.args.some((a) => a.includes("192.0.2.7"));
+          const a = await call(p, "192.0.2.7:8080", INFO, { body: "{}" });
+          assert.ok(listed ? served(a) : refused(a), `192.0.2.7: ${a.status} ${a.body}`);
         }
         // The fast paths (gRPC ingestion and ListStatus) answer before the router: checked too.
         const results = (output: string) =>

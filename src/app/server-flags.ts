@@ -41,7 +41,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     kind: "string",
     default: "",
     usage:
-      "comma-separated host names served besides loopback names and IP addresses while writes need no credentials (* for any); when set, checked always",
+      "comma-separated host names and addresses served besides loopback ones while writes need no credentials (* for any); when set, checked always",
   },
   {
     name: "trusted-proxies",
