@@ -94,13 +94,23 @@ describe("AdminService and a document whose values multiply", () => {
     assert.deepEqual(await post(srv, `${ADM}ValidateConfig`, { cue: served }), { status: 200, body: {} });
   });
 
-  test("three at once: one evaluates, one waits for it, the third is resource_exhausted", async () => {
-    const calls = ["ValidateConfig", "PlanConfig", "ValidateConfig"].map((rpc) =>
-      post(srv, `${ADM}${rpc}`, { cue: HOSTILE }),
+  test("ten at once: one evaluates at a time, eight wait their turn, the tenth is resource_exhausted", async () => {
+    const pid = srv.child.pid as number;
+    const before = await procMb(pid, "VmRSS");
+    const calls = Array.from({ length: 10 }, (_, i) =>
+      post(srv, `${ADM}${i % 2 === 0 ? "ValidateConfig" : "PlanConfig"}`, { cue: HOSTILE }),
     );
     const answers = await Promise.all(calls);
     const codes = answers.map((a) => String(a.body.code)).sort();
-    assert.deepEqual(codes, ["invalid_argument", "invalid_argument", "resource_exhausted"], srv.stderr());
+    assert.deepEqual(codes, [...Array(9).fill("invalid_argument"), "resource_exhausted"], srv.stderr());
+    for (const a of answers) {
+      if (a.body.code === "invalid_argument")
+        assert.match(String(a.body.message), /evaluation budget exceeded/);
+    }
+    // One at a time: the peak is one document's, not ten.
+    const growth = (await procMb(pid, "VmHWM")) - before;
+    const bound = evalBudget(Buffer.byteLength(HOSTILE)).heapMb;
+    assert.ok(growth < bound, `the server grew by ${growth.toFixed(0)} MB, over ${bound} MB`);
     // Free again afterwards.
     assert.deepEqual(await post(srv, `${ADM}ValidateConfig`, { cue: served }), { status: 200, body: {} });
   });

@@ -17,7 +17,7 @@ export interface AdminWiring {
   readonly logger: Logger;
   /** Aborted when the server stops: a load in flight is ended. */
   readonly signal: AbortSignal;
-  /** Who may evaluate a submitted document now (default: one at a time, one waiting). */
+  /** Who may evaluate a submitted document now (default: one at a time, eight waiting). */
   readonly admission?: Admission;
 }
 

@@ -1,9 +1,9 @@
 /**
  * Admission for the evaluation of admin-submitted documents (ValidateConfig, PlanConfig,
- * ApplyConfig): one runs at a time, one more may wait for it, and any other is refused at once.
- * Each evaluation is bounded by its document's budget (config/eval-budget.ts), so the one that
- * waits waits for at most one bounded evaluation; refusing the rest keeps a burst of hostile
- * documents from multiplying the memory one may take (docs/api.md: `resource_exhausted`).
+ * ApplyConfig): one runs at a time, up to `queue` more wait their turn in order, and any other is
+ * refused at once. Each evaluation is bounded by its document's budget (config/eval-budget.ts),
+ * so a waiting one waits for at most `queue` bounded evaluations, and a burst of hostile documents
+ * cannot multiply the memory one may take (docs/api.md: `resource_exhausted`).
  */
 
 /** Thrown by {@link Admission.run} when the evaluation is not admitted. */
@@ -22,8 +22,14 @@ export interface Admission {
   readonly load: { readonly running: number; readonly waiting: number };
 }
 
-/** An admission with `queue` waiting places (default 1). */
-export function createAdmission(queue = 1): Admission {
+/**
+ * Waiting places by default: the dashboard validates, plans and applies one after the other, and
+ * a few admins (or one script's parallel calls) fit; a waiting request holds only its text.
+ */
+export const ADMISSION_QUEUE = 8;
+
+/** An admission with `queue` waiting places (default ADMISSION_QUEUE). */
+export function createAdmission(queue = ADMISSION_QUEUE): Admission {
   let running = 0;
   const waiting: (() => void)[] = [];
   const release = (): void => {

@@ -2,11 +2,11 @@
  * Fault case 7: hostile configuration documents through the AdminService of the real binary. A
  * few lines whose values multiply (`_aN: [_a(N-1), _a(N-1)]`, and the same through definitions,
  * let clauses and structs, used at the top level, in a host's vars or in a service) are submitted
- * in bursts of three at once to ValidateConfig and PlanConfig. Each answer is `invalid_argument`
- * with the budget diagnostic (config/eval-budget.ts) or, while another is evaluated,
- * `resource_exhausted` (app/admission.ts), never anything else; the server keeps serving; its
- * peak RSS grows by less than the worker's heap limit for such a document. Quick mode 2 bursts,
- * long mode 20 (FAULTS_HOSTILE_BURSTS overrides).
+ * in bursts (3 at once in quick mode, 12 in long mode) to ValidateConfig and PlanConfig. Each
+ * answer is `invalid_argument` with the budget diagnostic (config/eval-budget.ts) or, past the
+ * eight waiting places, `resource_exhausted` (app/admission.ts), never anything else; the server
+ * keeps serving; its peak RSS grows by less than the worker's heap limit for such a document (one
+ * evaluation at a time). Quick mode 2 bursts, long mode 20 (FAULTS_HOSTILE_BURSTS overrides).
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -19,6 +19,7 @@ import { type ServerProcess, startServer } from "../server-process.js";
 import { byMode, quantile, reportFigures, rssMiB, seededRandom } from "./harness.js";
 
 const BURSTS = Number(process.env.FAULTS_HOSTILE_BURSTS ?? byMode(2, 20));
+const BURST = byMode(3, 12);
 const SEED = Number(process.env.FAULTS_SEED ?? Date.now() % 1_000_000);
 const TOKEN = "hostile-config-fault-token";
 
@@ -79,7 +80,7 @@ describe("fault: hostile configuration documents", () => {
     assert.equal(code, 0, srv.stderr());
   });
 
-  it(`answers ${BURSTS} bursts of three with the budget's refusal or resource_exhausted (seed ${SEED})`, async (t) => {
+  it(`answers ${BURSTS} bursts of ${BURST} with the budget's refusal or resource_exhausted (seed ${SEED})`, async (t) => {
     const call = async (rpc: string, cue: string) => {
       const started = performance.now();
       const res = await fetch(`${srv.url}/svc.v1.AdminService/${rpc}`, {
@@ -98,10 +99,12 @@ describe("fault: hostile configuration documents", () => {
     const bad: string[] = [];
     let largest = 0;
     for (let b = 0; b < BURSTS; b++) {
-      const docs = [0, 1, 2].map(() => hostile(pick(FORMS), 30 + Math.floor(random() * 31), pick(PLACES)));
+      const docs = Array.from({ length: BURST }, () =>
+        hostile(pick(FORMS), 30 + Math.floor(random() * 31), pick(PLACES)),
+      );
       for (const d of docs) largest = Math.max(largest, Buffer.byteLength(d));
       const answers = await Promise.all(
-        docs.map((d, i) => call(i === 1 ? "PlanConfig" : "ValidateConfig", d)),
+        docs.map((d, i) => call(i % 2 === 1 ? "PlanConfig" : "ValidateConfig", d)),
       );
       answers.forEach((a, i) => {
         counts[a.code] = (counts[a.code] ?? 0) + 1;
