@@ -28,7 +28,7 @@ function doubling(n: number, form: "list" | "def" | "let", tail: (last: string) 
 
 describe("evalBudget scales with the document", () => {
   // The 1,000,000-service fleet of generate-fleet.ts is 115,615,818 bytes; evaluating it takes
-  // about 0.5 steps and 0.07 values per byte (see docs/configuration.md for the measurement).
+  // about 0.7 steps and 0.07 values per byte (see docs/configuration.md for the measurement).
   const cases: { bytes: number; want: EvalBudget }[] = [
     { bytes: 0, want: { maxSteps: BASE_STEPS, maxVertices: BASE_VERTICES, heapMb: BASE_HEAP_MB } },
     { bytes: 1000, want: { maxSteps: 1_032_000, maxVertices: 254_000, heapMb: 513 } },
@@ -46,7 +46,7 @@ describe("evalBudget scales with the document", () => {
     const b = evalBudget(20_000_000);
     assert.equal(b.maxSteps - a.maxSteps, STEPS_PER_BYTE * 10_000_000);
     assert.equal(b.maxVertices - a.maxVertices, VERTICES_PER_BYTE * 10_000_000);
-    // Today's fleet needs ~58M steps at 1M services: well inside, where 20M was not.
+    // The 1M-service fleet needs about 75M steps: well inside, where 20M was not.
     assert.ok(evalBudget(115_615_818).maxSteps > 20_000_000 * 10);
   });
   it("a 50,000-service plain fleet needs more than the base and loads within its budget", () => {

@@ -10,7 +10,7 @@
 
 /** Steps every document may take, whatever its size. */
 export const BASE_STEPS = 1_000_000;
-/** Steps each byte of the document adds. A plain fleet takes about 0.5, a templated one about 15. */
+/** Steps each byte of the document adds. A plain fleet takes about 0.7, a templated one about 20. */
 export const STEPS_PER_BYTE = 32;
 /** Vertices (evaluated values) every document may allocate, whatever its size. */
 export const BASE_VERTICES = 250_000;
