@@ -25,10 +25,14 @@ export interface AdminDiagnostic {
   readonly column: number;
 }
 
-/** The result of checking a document: valid, rejected (with its problems), or the check failed. */
+/**
+ * The result of checking a document: valid, rejected (with its problems), not admitted (another
+ * document is being evaluated: `busy`), or the check failed.
+ */
 export type AdminCheck =
   | { readonly ok: true }
   | { readonly ok: false; readonly kind: "rejected"; readonly diagnostics: readonly AdminDiagnostic[] }
+  | { readonly ok: false; readonly kind: "busy"; readonly message: string }
   | { readonly ok: false; readonly kind: "error"; readonly message: string };
 
 /** What the admin service does its work with; the app wires these to the loader and the Reloader. */
@@ -57,8 +61,9 @@ const MAX_LIMIT = 1000;
 /**
  * The admin service (config validate/apply/read/plan, audit). Mounted only with -auth-config and
  * without -read-only, behind the admin role. Codes as the reference's Errors section says: a
- * rejected document is `invalid_argument` with a ConfigDiagnostics detail, a missing `cue`
- * `invalid_argument` alone, anything else `internal` with no detail (the cause is logged, never
+ * rejected document is `invalid_argument` with a ConfigDiagnostics detail (also one over its
+ * evaluation budget), a missing `cue` `invalid_argument` alone, a document not admitted while
+ * another is evaluated `resource_exhausted`, anything else `internal` with no detail (the cause is logged, never
  * sent).
  */
 export function createAdminService(deps?: AdminDeps): Partial<ServiceImpl<typeof AdminService>> {
@@ -73,6 +78,8 @@ export function createAdminService(deps?: AdminDeps): Partial<ServiceImpl<typeof
     switch (check.kind) {
       case "rejected":
         throw rejected(check.diagnostics);
+      case "busy":
+        throw new ConnectError(check.message, Code.ResourceExhausted);
       case "error":
         deps.logger.error(`${what} failed`, { error: check.message });
         throw new ConnectError(`${what} failed`, Code.Internal);

@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import type { AdminCheck, AdminDeps, ApiAudit } from "../api/index.js";
 import type { AuditLog } from "../audit/index.js";
-import { loadConfigInWorker, planConfig } from "../config/index.js";
+import { evalBudget, loadConfigInWorker, planConfig } from "../config/index.js";
 import type { Logger } from "../model/logger.js";
+import { type Admission, BusyError, createAdmission } from "./admission.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import type { LoadOutcome, Reloader } from "./reload.js";
 
@@ -16,16 +17,21 @@ export interface AdminWiring {
   readonly logger: Logger;
   /** Aborted when the server stops: a load in flight is ended. */
   readonly signal: AbortSignal;
+  /** Who may evaluate a submitted document now (default: one at a time, eight waiting). */
+  readonly admission?: Admission;
 }
 
 /**
  * The AdminService's work, wired to the one loader (on a worker thread, as for SIGHUP) and the
  * one fan-out: ApplyConfig validates, writes the file and swaps inside one Reloader turn, so
  * ApplyConfig calls and SIGHUP reloads never interleave and the file written is always the
- * document that was validated.
+ * document that was validated. A submitted document is evaluated only once admitted (one at a
+ * time, admission.ts), on a worker whose heap is limited by the document's budget
+ * (config/eval-budget.ts): a document that needs more is rejected, and the server lives on.
  */
 export function adminDeps(w: AdminWiring): AdminDeps {
   const file = w.configPath === "" ? "config.cue" : w.configPath;
+  const admission = w.admission ?? createAdmission();
   const load = (text: string): Promise<LoadOutcome> =>
     loadConfigInWorker({
       file,
@@ -33,12 +39,14 @@ export function adminDeps(w: AdminWiring): AdminDeps {
       digest: true,
       ...(w.profile === "" ? {} : { profile: w.profile }),
       signal: w.signal,
+      maxHeapMb: evalBudget(Buffer.byteLength(text, "utf8")).heapMb,
     });
   const checked = async (text: string): Promise<AdminCheck & { outcome?: LoadOutcome }> => {
     let outcome: LoadOutcome;
     try {
-      outcome = await load(text);
+      outcome = await admission.run(() => load(text));
     } catch (e) {
+      if (e instanceof BusyError) return { ok: false, kind: "busy", message: e.message };
       return { ok: false, kind: "error", message: (e as Error).message };
     }
     if (!outcome.ok) return { ok: false, kind: "rejected", diagnostics: outcome.diagnostics };
@@ -58,16 +66,25 @@ export function adminDeps(w: AdminWiring): AdminDeps {
         };
       }
       let digest: string | undefined;
-      const result = await w.reloader.reload("api", async () => {
-        const outcome = await load(text);
-        if (outcome.ok) {
-          // Written before the swap: a crash in between restarts with the new document, which
-          // is what the caller was told is served.
-          await writeFileAtomic(w.configPath, text);
-          digest = outcome.digest;
-        }
-        return outcome;
-      });
+      let result: Awaited<ReturnType<Reloader["reload"]>>;
+      try {
+        // Admitted before its Reloader turn: a refused ApplyConfig never holds up a SIGHUP.
+        result = await admission.run(() =>
+          w.reloader.reload("api", async () => {
+            const outcome = await load(text);
+            if (outcome.ok) {
+              // Written before the swap: a crash in between restarts with the new document, which
+              // is what the caller was told is served.
+              await writeFileAtomic(w.configPath, text);
+              digest = outcome.digest;
+            }
+            return outcome;
+          }),
+        );
+      } catch (e) {
+        if (e instanceof BusyError) return { ok: false, kind: "busy", message: e.message };
+        throw e;
+      }
       if (result.ok) return digest === undefined ? { ok: true } : { ok: true, digest };
       switch (result.kind) {
         case "rejected":

@@ -8,6 +8,7 @@
 export type { ConfigDiagnostic } from "./diagnostic.js";
 export { formatDiagnostic } from "./diagnostic.js";
 export { parseDurationMs } from "./duration.js";
+export { type EvalBudget, evalBudget } from "./eval-budget.js";
 export type { WorkerLoadInput } from "./load-in-worker.js";
 export { loadConfigInWorker } from "./load-in-worker.js";
 export type { LoadConfigInput, LoadConfigResult, LoadPhase } from "./loader.js";

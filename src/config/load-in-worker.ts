@@ -46,8 +46,8 @@ export interface WorkerLoadInput {
   /** Aborting terminates the worker; the promise then rejects with the signal's reason. */
   readonly signal?: AbortSignal;
   /**
-   * The worker's V8 heap limit in MB (default: V8's own). Past it the worker dies and the promise
-   * rejects, while the calling thread lives on.
+   * The worker's V8 heap limit in MB (default: V8's own). Past it the worker dies, while the
+   * calling thread lives on, and the document is rejected with one diagnostic saying so.
    */
   readonly maxHeapMb?: number;
 }
@@ -137,9 +137,18 @@ export function loadConfigInWorker(input: WorkerLoadInput): Promise<WorkerLoadRe
         }
       }
     });
-    worker.on("error", (e) =>
-      settle(() => reject(new Error(`configuration loader worker: ${e.message}`, { cause: e }))),
-    );
+    worker.on("error", (e) => {
+      if ((e as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY" && maxHeapMb !== undefined) {
+        const message =
+          `evaluation budget exceeded: evaluating the document needs more than ${maxHeapMb} MB ` +
+          "(the heap limit for its size, docs/configuration.md)";
+        settle(() =>
+          resolve({ ok: false, diagnostics: [{ message, file: input.file, line: 1, column: 1 }] }),
+        );
+        return;
+      }
+      settle(() => reject(new Error(`configuration loader worker: ${e.message}`, { cause: e })));
+    });
     worker.on("exit", (code) =>
       settle(() => reject(new Error(`configuration loader worker exited with code ${code}`))),
     );

@@ -1,10 +1,11 @@
-import type { CueValue } from "../cue/index.js";
+import type { CueValue, EvalOptions, Meter } from "../cue/index.js";
 import { compile } from "../cue/index.js";
 import type { Config } from "../model/config.js";
 import { diagnosticsFromCueErrors } from "./cue-diagnostics.js";
 import { decodeConfig } from "./decode.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import { formatPath, sortDiagnostics } from "./diagnostic.js";
+import { budgetMessage, type EvalBudget, evalBudget } from "./eval-budget.js";
 import { createLocator } from "./locate.js";
 import { SCHEMA_FILE_NAME, schemaSource } from "./schema-source.js";
 import { checkSemantics } from "./semantic.js";
@@ -23,6 +24,11 @@ export interface LoadConfigInput {
   readonly listen?: string;
   /** Called with each phase's wall time in milliseconds (benchmarks use it to say where time goes). */
   readonly onPhase?: (phase: LoadPhase, ms: number) => void;
+  /**
+   * Called once the load is done with what its evaluation spent and the budget it had
+   * (eval-budget.ts): tests and benchmarks read it.
+   */
+  readonly onSpent?: (spent: Readonly<Meter>, budget: EvalBudget) => void;
 }
 
 /** The loader's phases, in order. */
@@ -66,9 +72,21 @@ function schema(): CueValue {
  * It evaluates the document with the CUE engine, unifies it with `#Schema`, decodes the result
  * into the immutable Config and checks what the schema cannot (semantic.ts). Every problem comes
  * back as a diagnostic at the user's file:line:column, sorted. It never throws and has no side
- * effects, so a rejected document changes nothing.
+ * effects, so a rejected document changes nothing. Its evaluation is bounded by the document's
+ * budget (eval-budget.ts): a document that needs more is rejected with one diagnostic.
  */
 export function loadConfig(input: LoadConfigInput): LoadConfigResult {
+  const meter: Meter = { steps: 0, vertices: 0 };
+  const bytes = Buffer.byteLength(input.text, "utf8");
+  const budget = evalBudget(bytes);
+  try {
+    return load(input, meter, bytes, budget);
+  } finally {
+    input.onSpent?.(meter, budget);
+  }
+}
+
+function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalBudget): LoadConfigResult {
   const { file, text, profile } = input;
   let t = performance.now();
   const phase = (name: LoadPhase): void => {
@@ -79,18 +97,26 @@ export function loadConfig(input: LoadConfigInput): LoadConfigResult {
   try {
     const s = schema();
     phase("schema");
-    const user = compile([{ name: file, text }, lookoutFile(input.listen ?? DEFAULT_LISTEN)]);
+    // The budget scales with the document (eval-budget.ts). One meter for the whole load: the
+    // passes below (and the diagnostics' own lookups and exports of the document) draw on one
+    // budget, so none of them can multiply it.
+    const limits: EvalOptions = { maxSteps: budget.maxSteps, maxVertices: budget.maxVertices, meter };
+    const spent = (): LoadConfigResult | undefined => overBudget(meter, file, bytes);
+    const user = compile([{ name: file, text }, lookoutFile(input.listen ?? DEFAULT_LISTEN)], limits);
     phase("compile");
     if (user.errors.length > 0) {
-      return fail(diagnosticsFromCueErrors(user.errors, { file, text, user, schema: s, profile }));
+      const diagnostics = diagnosticsFromCueErrors(user.errors, { file, text, user, schema: s, profile });
+      return spent() ?? fail(diagnostics);
     }
     const root = s.lookup(["#Schema"]);
     if (root === undefined) throw new Error("lookout: schema.cue has no #Schema");
-    const unified = root.unify(user);
+    const unified = root.unify(user, limits);
     phase("unify");
     const exported = unified.export();
     phase("export");
     if (!exported.ok) {
+      const over = spent();
+      if (over !== undefined) return over;
       // export() stops at evaluation errors; `cue vet -c` also lists the missing required fields,
       // so the user sees every problem in one run.
       const all = [...exported.errors];
@@ -98,7 +124,8 @@ export function loadConfig(input: LoadConfigInput): LoadConfigResult {
       for (const e of unified.validate({ concrete: true })) {
         if (!seen.has(`${e.path.join(".")}\0${e.message}`)) all.push(e);
       }
-      return fail(diagnosticsFromCueErrors(all, { file, text, user, schema: s, profile }));
+      const diagnostics = diagnosticsFromCueErrors(all, { file, text, user, schema: s, profile });
+      return spent() ?? fail(diagnostics);
     }
     const locator = createLocator(exported.data, exported.positions, file, text);
     const diagnostics: ConfigDiagnostic[] = [];
@@ -111,10 +138,10 @@ export function loadConfig(input: LoadConfigInput): LoadConfigResult {
     }
     const decoded = decodeConfig(exported.data, locator);
     phase("decode");
-    if (!decoded.ok) return fail([...diagnostics, ...decoded.diagnostics]);
+    if (!decoded.ok) return spent() ?? fail([...diagnostics, ...decoded.diagnostics]);
     diagnostics.push(...checkSemantics(decoded.config, locator, (path) => explainedBy(refused, path)));
     phase("semantic");
-    if (diagnostics.length > 0) return fail(diagnostics);
+    if (diagnostics.length > 0) return spent() ?? fail(diagnostics);
     return { ok: true, config: decoded.config };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
@@ -122,6 +149,19 @@ export function loadConfig(input: LoadConfigInput): LoadConfigResult {
       { message: `internal error while loading the configuration: ${message}`, file, line: 1, column: 1 },
     ]);
   }
+}
+
+/**
+ * A document that ran out of its evaluation budget (eval-budget.ts) is refused with one
+ * diagnostic, whatever else its evaluation reported on the way (past the limit, every pass
+ * reports only the limit).
+ */
+function overBudget(meter: Meter, file: string, bytes: number): LoadConfigResult | undefined {
+  const b = evalBudget(bytes);
+  if (meter.steps <= b.maxSteps && meter.vertices <= b.maxVertices) return undefined;
+  const what =
+    meter.steps > b.maxSteps ? `more than ${b.maxSteps} steps` : `more than ${b.maxVertices} values`;
+  return fail([{ message: budgetMessage(bytes, what), file, line: 1, column: 1 }]);
 }
 
 function fail(diagnostics: readonly ConfigDiagnostic[]): LoadConfigResult {

@@ -19,6 +19,7 @@ export {
   type ExportResult,
   formatErrors,
   inspect,
+  type Meter,
   type Position,
   type PositionIndex,
   type SourceFile,

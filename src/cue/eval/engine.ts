@@ -8,13 +8,32 @@ import { type BottomV, bottom } from "./values.js";
 
 export interface Limits {
   readonly maxSteps: number;
+  /**
+   * Vertices one evaluation may allocate: the evaluator's memory proxy (a vertex with its
+   * conjuncts and arcs is the bulk of what an evaluation holds). Exported values are bounded by
+   * `maxSteps`, which counts each one.
+   */
+  readonly maxVertices: number;
   readonly maxDepth: number;
   readonly maxDisjuncts: number;
+  /**
+   * When set, every evaluation under these limits draws on this one meter: the budget is for all
+   * of them together (a config load's several passes), not for each.
+   */
+  readonly meter?: Meter;
+}
+
+/** Steps and vertices spent so far by the evaluations sharing it (Limits.meter). */
+export interface Meter {
+  steps: number;
+  vertices: number;
 }
 
 export interface Engine {
   readonly limits: Limits;
   steps: number;
+  /** Vertices allocated so far (countVertex). */
+  vertices: number;
   /** Nesting of evaluations in progress (guards the JavaScript stack). */
   nesting: number;
   /**
@@ -26,7 +45,12 @@ export interface Engine {
   limitErr: BottomV | undefined;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxSteps: 20_000_000, maxDepth: 400, maxDisjuncts: 10_000 };
+export const DEFAULT_LIMITS: Limits = {
+  maxSteps: 20_000_000,
+  maxVertices: 5_000_000,
+  maxDepth: 400,
+  maxDisjuncts: 10_000,
+};
 
 let current: Engine | undefined;
 
@@ -39,7 +63,21 @@ export function engine(): Engine {
 /** Runs `fn` with a fresh engine active (re-entrant: restores the previous one). */
 export function withEngine<T>(limits: Limits, fn: () => T, onOverflow?: (e: BottomV) => T): T {
   const prev = current;
-  current = { limits, steps: 0, nesting: 0, cycles: 0, limitErr: undefined };
+  const m = limits.meter;
+  // A nested evaluation on the same meter continues from where the outer one is.
+  if (m !== undefined && prev !== undefined && prev.limits.meter === m) {
+    m.steps = prev.steps;
+    m.vertices = prev.vertices;
+  }
+  current = {
+    limits,
+    steps: m?.steps ?? 0,
+    vertices: m?.vertices ?? 0,
+    nesting: 0,
+    cycles: 0,
+    limitErr: undefined,
+  };
+  const mine = current;
   try {
     return fn();
   } catch (e) {
@@ -50,6 +88,14 @@ export function withEngine<T>(limits: Limits, fn: () => T, onOverflow?: (e: Bott
     }
     throw e;
   } finally {
+    if (m !== undefined) {
+      m.steps = mine.steps;
+      m.vertices = mine.vertices;
+      if (prev !== undefined && prev.limits.meter === m) {
+        prev.steps = mine.steps;
+        prev.vertices = mine.vertices;
+      }
+    }
     current = prev;
   }
 }
@@ -62,5 +108,18 @@ export function step(): BottomV | undefined {
     e.limitErr = bottom("limit", `evaluation exceeded ${e.limits.maxSteps} steps`);
     return e.limitErr;
   }
+  if (e.vertices > e.limits.maxVertices) {
+    e.limitErr = bottom("limit", `evaluation exceeded ${e.limits.maxVertices} values`);
+    return e.limitErr;
+  }
   return undefined;
+}
+
+/**
+ * Counts one vertex allocated by the active evaluation (vertices made outside one, such as a
+ * compiled file's root, are not counted). The next step() refuses once the count passes
+ * `maxVertices`.
+ */
+export function countVertex(): void {
+  if (current !== undefined) current.vertices++;
 }

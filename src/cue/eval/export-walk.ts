@@ -12,14 +12,14 @@
 
 import type { Pos } from "../syntax/position.js";
 import { resolveDefaultValue } from "./defaults.js";
-import { engine, type Limits, withEngine } from "./engine.js";
+import { engine, type Limits, step, withEngine } from "./engine.js";
 import { type CueError, type ErrInfo, type Position, toCueErrors, toPosition } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import type { CueData, PositionIndex } from "./export.js";
 import { atomData, atomJSON, quoteKey, setField } from "./export-atoms.js";
 import { fastExport, fastExportEnabled } from "./fast-export.js";
 import type { ReachableNames } from "./names.js";
-import { formatValue, type Value } from "./values.js";
+import { bottom, formatValue, type Value } from "./values.js";
 import {
   appendPos,
   displayLabel,
@@ -99,6 +99,8 @@ interface State {
   named: number;
   /** Set once anything failed: data and text are no longer built. */
   failed: boolean;
+  /** Set once the walk ran out of steps: the limit is reported once, and nothing more is visited. */
+  spent: boolean;
   // JSON text
   // JSON text: pieces, joined into a chunk every few thousand (so that the pieces die young and
   // only the chunks are kept), and the chunks.
@@ -134,6 +136,7 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     e1: [],
     e2: [],
     release,
+    spent: false,
     names: undefined,
     namesOf: o.names,
     named: 0,
@@ -196,8 +199,29 @@ function releasable(s: State, name: string, cycles: number): boolean {
   return s.named === 0 && s.names?.names.has(name) === false && engine().cycles === cycles;
 }
 
+/**
+ * Counts one vertex visited by the walk. A vertex the evaluator shares (a definition's fields,
+ * share.ts) is evaluated once but visited at every use, so a few lines that refer to a definition
+ * twice, again and again, are visited exponentially often: the visits count against the step
+ * limit as evaluation does. The first refusal is reported (once); true means stop here.
+ */
+function walkStep(s: State, path: readonly string[]): boolean {
+  // Counted even after another limit (nesting) was reached, which the walk goes on past as it
+  // always did: only spent steps or vertices stop it.
+  const e = engine();
+  if (++e.steps <= e.limits.maxSteps && e.vertices <= e.limits.maxVertices) return false;
+  const lim = step() ?? bottom("limit", `evaluation exceeded ${e.limits.maxSteps} steps`);
+  if (!s.spent) {
+    s.spent = true;
+    s.e1.push(...toCueErrors(lim.err, path));
+  }
+  s.failed = true;
+  return true;
+}
+
 /** Collects `errors` below `v` without exporting (children of `v` only, as `errors` does). */
 function collectOnly(s: State, v: Vertex, path: string[], depth: number): void {
+  if (walkStep(s, path)) return;
   evaluate(v);
   const e = v.err;
   if (e !== undefined) {
@@ -284,6 +308,7 @@ function visit(
     }
     s.failAt = path.concat(r.failAt);
   }
+  if (walkStep(s, path)) return undefined;
   evaluate(v);
   if (depth > 10_000) {
     exportErr(s, { code: "limit", message: "export nesting too deep", positions: [] }, path);

@@ -6,6 +6,7 @@
  */
 
 import { resolveDefaultValue } from "./defaults.js";
+import { step } from "./engine.js";
 import { evaluate } from "./evaluate.js";
 import type { Snap } from "./fast-out.js";
 import { shareable } from "./share.js";
@@ -26,6 +27,9 @@ export function definitionSnap(def: Vertex): Snap | null {
 
 /** Mirrors the export walk's `visit` on an evaluated, error-free vertex. */
 function snapshot(v: Vertex, depth: number): Snap | undefined {
+  // The definition's shared fields are visited at every use: each visit is a step (a definition
+  // that refers to another twice, again and again, is exponentially large).
+  if (step() !== undefined) return undefined;
   evaluate(v);
   if (v.err !== undefined || depth > 100) return undefined;
   if (v.disj !== undefined) {

@@ -7,6 +7,7 @@
  * the design. Other code should import the public API from `src/cue/index.ts`.
  */
 
+export type { Meter } from "./engine.js";
 export { type CueError, type ErrCode, formatErrors, type Position } from "./errors.js";
 export type { CueData, PositionIndex } from "./export.js";
 export { debugText, inspect } from "./inspect.js";

@@ -7,7 +7,7 @@ import type * as ast from "../syntax/ast.js";
 import { parseFile } from "../syntax/parser.js";
 import "./builtins/index.js";
 import { hasPackage } from "./builtins/registry.js";
-import { DEFAULT_LIMITS, type Limits, withEngine } from "./engine.js";
+import { DEFAULT_LIMITS, type Limits, type Meter, withEngine } from "./engine.js";
 import { type CueError, toCueError } from "./errors.js";
 import { evaluate } from "./evaluate.js";
 import { fileExperiments, markExperiments } from "./experiments.js";
@@ -35,6 +35,14 @@ export interface SourceFile {
 
 export interface EvalOptions {
   maxSteps?: number;
+  /** Vertices one evaluation may allocate (the memory bound; see engine.ts `Limits`). */
+  maxVertices?: number;
+  /**
+   * Shared by every evaluation of values made under these options (lookups, unify, export,
+   * validate): the limits then bound all of them together. The caller reads it to see what was
+   * spent.
+   */
+  meter?: Meter;
   maxDepth?: number;
   maxDisjuncts?: number;
 }
@@ -46,7 +54,8 @@ export type ExportResult =
 export interface CueValue {
   readonly errors: readonly CueError[];
   lookup(path: readonly string[]): CueValue | undefined;
-  unify(other: CueValue): CueValue;
+  /** Unifies with `other`; the result evaluates under `options` (default: this value's limits). */
+  unify(other: CueValue, options?: EvalOptions): CueValue;
   export(): ExportResult;
   toJSON(indent?: number): { ok: true; text: string } | { ok: false; errors: readonly CueError[] };
   validate(options?: { concrete?: boolean }): readonly CueError[];
@@ -64,8 +73,10 @@ export function vertexOf(
 function limitsOf(o: EvalOptions | undefined): Limits {
   return {
     maxSteps: o?.maxSteps ?? DEFAULT_LIMITS.maxSteps,
+    maxVertices: o?.maxVertices ?? DEFAULT_LIMITS.maxVertices,
     maxDepth: o?.maxDepth ?? DEFAULT_LIMITS.maxDepth,
     maxDisjuncts: o?.maxDisjuncts ?? DEFAULT_LIMITS.maxDisjuncts,
+    ...(o?.meter === undefined ? {} : { meter: o.meter }),
   };
 }
 
@@ -217,7 +228,7 @@ function makeValue(
         () => undefined,
       );
     },
-    unify(other) {
+    unify(other, options) {
       const o = handles.get(other);
       if (o === undefined) throw new TypeError("cue: unify with a value from another implementation");
       const w = new Vertex(undefined, "");
@@ -240,7 +251,7 @@ function makeValue(
       });
       w.conjuncts = [conj(v), conj(o.v)];
       let both: ReachableNames | undefined;
-      return makeValue(w, limits, undefined, () => {
+      return makeValue(w, options === undefined ? limits : limitsOf(options), undefined, () => {
         both ??= unionNames(names(), o.names());
         return both;
       });

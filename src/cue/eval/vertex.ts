@@ -9,6 +9,7 @@
 import type * as ast from "../syntax/ast.js";
 import { identLabel } from "../syntax/index.js";
 import type { Pos } from "../syntax/position.js";
+import { countVertex } from "./engine.js";
 import { exprText } from "./print-expr.js";
 import { type BottomV, formatValue, TOP, type Value } from "./values.js";
 
@@ -504,6 +505,7 @@ export class Vertex {
   }
 
   constructor(parent: Vertex | undefined, label: string) {
+    countVertex();
     this.parent = parent;
     this.label = label;
     this.depth = parent === undefined ? 0 : parent.depth + 1;
