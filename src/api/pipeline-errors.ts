@@ -6,8 +6,9 @@ import { boundedMessage } from "./error-message-bound.js";
 /**
  * The Connect error for a failure of the pipeline: refusals keep their message (it was written for
  * the caller; cut to 512 characters, error-message-bound.ts), prefixed `<batchField>[i]: ` when a
- * batch's item was refused; a full data directory is `resource_exhausted` (nothing was enqueued; the same request can succeed once there is room);
- * anything else is `internal` with a generic message, the cause going to the log only.
+ * batch's item was refused; a full data directory is `resource_exhausted` (nothing was enqueued;
+ * the same request can succeed once there is room); anything else is `internal` with a generic
+ * message, the cause going to the log only.
  */
 export function toConnectError(e: unknown, logger?: Logger, batchField?: string): ConnectError {
   if (e instanceof ConnectError) return e;
