@@ -1,5 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
+import { boundGrpcMessage } from "./error-message-bound.js";
 
 /**
  * How connect-es words a request body that does not parse as protobuf binary (protocol/
@@ -47,8 +48,10 @@ function isClientBody(status: number, message: string): boolean {
  * as protobuf binary, or to a message flagged compressed without an encoding, is
  * `invalid_argument` instead of connect-es's `internal`, and to a gRPC or gRPC-Web unary call
  * with no message or two `invalid_argument` instead of its `unimplemented`, in each protocol's
- * form: a Connect unary error body (HTTP 400), a gRPC trailer, a gRPC-Web trailer frame. Every
- * other answer passes through untouched. Call it after the routes are registered.
+ * form: a Connect unary error body (HTTP 400), a gRPC trailer, a gRPC-Web trailer frame. A gRPC
+ * answer's `grpc-message` is bounded too (error-message-bound.ts: a longer one would not be sent,
+ * and its whole HTTP/2 session would close). Every other answer passes through untouched. Call it
+ * after the routes are registered.
  */
 export function answerDecodeErrorsAsInvalid(router: ConnectRouter): void {
   const handlers = router.handlers;
@@ -72,7 +75,10 @@ function rewrite(res: UniversalServerResponse): UniversalServerResponse | Promis
     return res.body === undefined ? res : { ...res, body: grpcWebBody(res.body) };
   }
   if (type.startsWith("application/grpc")) {
-    if (res.header !== undefined) fixGrpcStatus(res.header);
+    if (res.header !== undefined) {
+      fixGrpcStatus(res.header);
+      boundGrpcMessage(res.header);
+    }
     return res.body === undefined || res.trailer === undefined
       ? res
       : { ...res, body: grpcBody(res.body, res.trailer) };
@@ -95,6 +101,7 @@ async function* grpcBody(body: AsyncIterable<Uint8Array>, trailer: Headers): Asy
   yield* body;
   // The adapter writes the trailers after the last chunk of the body.
   fixGrpcStatus(trailer);
+  boundGrpcMessage(trailer);
 }
 
 /** gRPC-Web carries its trailers as the body's last envelope (flags 0x80), one chunk of its own. */

@@ -1,19 +1,22 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../model/logger.js";
 import { RejectedError, StoreError } from "../store/errors.js";
+import { boundedMessage } from "./error-message-bound.js";
 
 /**
  * The Connect error for a failure of the pipeline: refusals keep their message (it was written for
- * the caller), prefixed `<batchField>[i]: ` when a batch's item was refused; a full data directory
- * is `resource_exhausted` (nothing was enqueued; the same request can succeed once there is room);
- * anything else is `internal` with a generic message, the cause going to the log only.
+ * the caller; cut to 512 characters, error-message-bound.ts), prefixed `<batchField>[i]: ` when a
+ * batch's item was refused; a full data directory is `resource_exhausted` (nothing was enqueued;
+ * the same request can succeed once there is room); anything else is `internal` with a generic
+ * message, the cause going to the log only.
  */
 export function toConnectError(e: unknown, logger?: Logger, batchField?: string): ConnectError {
   if (e instanceof ConnectError) return e;
   if (e instanceof RejectedError) {
     const where = batchField !== undefined && e.index !== undefined ? `${batchField}[${e.index}]: ` : "";
     const code = e.reason === "not_found" ? Code.NotFound : Code.InvalidArgument;
-    return new ConnectError(`${where}${e.message}`, code);
+    // Bounded: a refusal may quote a name of megabytes the client sent.
+    return new ConnectError(boundedMessage(`${where}${e.message}`), code);
   }
   if (e instanceof StoreError && e.reason === "disk_full") {
     logger?.warn("command refused: the data directory is full", { error: String(e) });

@@ -18,6 +18,7 @@ import {
   MISSING_MESSAGE,
   PARSE_BINARY,
 } from "./decode-errors.js";
+import { boundedMessage } from "./error-message-bound.js";
 import { type GrpcBody, type NodeRequest, readGrpcBody, readUnaryBody, tooLarge } from "./request-body.js";
 import type { RpcMetrics } from "./rpc-metrics.js";
 
@@ -313,9 +314,21 @@ function irregular(method: UnaryMethod, body: GrpcBody, limit: number): ConnectE
   return messageError(second) ?? new ConnectError(EXTRA_MESSAGE, Code.InvalidArgument);
 }
 
+/**
+ * The outcome with its error message bounded (error-message-bound.ts): a refusal quoting megabytes
+ * the client sent would not fit in gRPC trailers.
+ */
+function bounded(outcome: UnaryOutcome): UnaryOutcome {
+  if (!("error" in outcome)) return outcome;
+  const message = boundedMessage(outcome.error.rawMessage);
+  if (message === outcome.error.rawMessage) return outcome;
+  return { ...outcome, error: new ConnectError(message, outcome.error.code) };
+}
+
 /** Writes the answer as Connect's handlers write it for the protocol. */
-async function respond(call: Call, res: NodeResponse, outcome: UnaryOutcome): Promise<void> {
+async function respond(call: Call, res: NodeResponse, given: UnaryOutcome): Promise<void> {
   if (res.writableEnded || res.destroyed) return;
+  const outcome = bounded(given);
   if (call.protocol === "grpc") {
     const compression = call.method.grpcCompression ? call.compression : undefined;
     let envelope: Uint8Array | undefined;

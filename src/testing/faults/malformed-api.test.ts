@@ -502,6 +502,101 @@ describe("fault: malformed API input", () => {
     }
   });
 
+  it("a refusal quoting megabytes the client sent is answered in full, and its HTTP/2 session serves the next call", async () => {
+    // Seed 177034's finding: a 4 MiB host name was quoted whole in `not_found`, over gRPC in the
+    // trailers; a header block that large is never sent, so Node reset the stream
+    // (FRAME_SIZE_ERROR) and closed the session, refusing the next call on it (REFUSED_STREAM).
+    // The fast path (gRPC ProcessCheckResults, flags 0xf8 and 0) and the router (gRPC+JSON, and
+    // AcknowledgeProblem, whose Target the same bytes are) alike; Connect and gRPC-Web carry the
+    // message in the body, bounded the same.
+    // A host of n bytes of "a", field 1 nested `depth` deep: ProcessCheckResultsRequest.results
+    // .host is 2, AcknowledgeProblemRequest.target.object.host 3.
+    const host = (n: number, depth = 2): Uint8Array => {
+      const varint = (v: number): number[] => {
+        const out: number[] = [];
+        for (; v >= 0x80; v >>>= 7) out.push((v & 0x7f) | 0x80);
+        out.push(v);
+        return out;
+      };
+      let head: number[] = [];
+      for (let i = 0, len = n; i < depth; i++) {
+        head = [0x0a, ...varint(len), ...head];
+        len = n + head.length;
+      }
+      return new Uint8Array([...head, ...new Array(n).fill(0x61)]);
+    };
+    const json = (n: number): Uint8Array =>
+      enc.encode(JSON.stringify({ results: [{ host: "a".repeat(n), exitStatus: 0 }] }));
+    const cases: [name: string, req: Omit<Req, "body">, body: (n: number) => Uint8Array][] = [
+      [
+        "gRPC, fast path",
+        { protocol: "grpc", over: "h2", path: PATHS[0] as string, contentType: "application/grpc" },
+        (n) => frame(host(n)),
+      ],
+      [
+        "gRPC, fast path, flags 0xf8",
+        { protocol: "grpc", over: "h2", path: PATHS[0] as string, contentType: "application/grpc" },
+        (n) => frame(host(n), 0xf8),
+      ],
+      [
+        "gRPC+JSON, router",
+        { protocol: "grpc", over: "h2", path: PATHS[0] as string, contentType: "application/grpc+json" },
+        (n) => frame(json(n)),
+      ],
+      [
+        "gRPC, router",
+        { protocol: "grpc", over: "h2", path: PATHS[2] as string, contentType: "application/grpc" },
+        (n) => frame(host(n, 3)),
+      ],
+      [
+        "gRPC-Web",
+        {
+          protocol: "grpc-web",
+          over: "h2",
+          path: PATHS[2] as string,
+          contentType: "application/grpc-web+proto",
+        },
+        (n) => frame(host(n, 3)),
+      ],
+      [
+        "Connect JSON",
+        { protocol: "connect-json", over: "h2", path: PATHS[0] as string, contentType: "application/json" },
+        json,
+      ],
+    ];
+    const wrong: string[] = [];
+    for (const [name, form, body] of cases) {
+      // A session of its own for each form: one broken session must not hide the next form's answer.
+      const session = http2.connect(srv.url, CLIENT_SESSION);
+      session.on("error", () => {});
+      try {
+        for (const n of [70_000, 4 << 20]) {
+          const req: Req = { ...form, body: body(n) };
+          try {
+            const a = classify(req, await sendH2(session, req));
+            if (a.code !== "not_found" || !a.message.includes("aaaa") || a.message.length > 512)
+              wrong.push(
+                `${name}, ${n} bytes: ${a.code} (${a.message.length} characters) ${a.message.slice(0, 80)}`,
+              );
+            const empty = (form.contentType ?? "").includes("json") ? enc.encode("{}") : new Uint8Array(0);
+            const info: Req = {
+              ...form,
+              path: PATHS[7] as string,
+              body: form.protocol === "connect-json" ? empty : frame(empty),
+            };
+            const next = classify(info, await sendH2(session, info));
+            if (next.code !== "ok") wrong.push(`after ${name}, ${n} bytes: GetServerInfo ${next.code}`);
+          } catch (e) {
+            wrong.push(`${name}, ${n} bytes: ${String(e)}`);
+          }
+        }
+      } finally {
+        session.close();
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
   it(`answers ${REQUESTS} generated requests with proper error codes (seed ${SEED})`, async (t) => {
     const samples = fc.sample(request, { numRuns: REQUESTS, seed: SEED });
     const codes = new Map<string, number>();
