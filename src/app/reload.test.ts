@@ -67,6 +67,41 @@ test("reloads never overlap", async () => {
   assert.deepEqual(events, ["load1", "apply1", "load2", "apply2"]);
 });
 
+test("SIGHUPs sent while one waits its turn share it, so an ApplyConfig waits for one at most", async () => {
+  const events: string[] = [];
+  let n = 0;
+  const load = async (what: string) => {
+    const me = ++n;
+    events.push(`${what}${me}`);
+    await new Promise((res) => setTimeout(res, 20));
+    return { ok: true, config: withHosts(me) } as const;
+  };
+  const r = new Reloader(withHosts(0), {
+    load: () => load("file"),
+    logger: silentLogger,
+    metrics: new Registry(),
+  });
+  const running = r.reload("sighup");
+  await new Promise((res) => setImmediate(res));
+  assert.deepEqual(events, ["file1"], "the first one has started");
+  const storm = Array.from({ length: 20 }, () => r.reload("sighup"));
+  const api = r.reload("api", () => load("api"));
+  const later = r.reload("sighup");
+  await Promise.all([running, ...storm, api, later]);
+  // The running one, one for the storm and the SIGHUP after the API's (it reads the file when its
+  // turn comes, before the API's), and the API's.
+  assert.deepEqual(events, ["file1", "file2", "api3"]);
+  assert.ok(storm.every((p) => p === storm[0]));
+  assert.equal(later, storm[0]);
+  assert.notEqual(storm[0], running);
+  assert.equal(r.current.hosts.size, 3);
+  // Once it has started, a new SIGHUP queues a reload of its own.
+  const next = r.reload("sighup");
+  assert.notEqual(next, storm[0]);
+  await next;
+  assert.deepEqual(events, ["file1", "file2", "api3", "file4"]);
+});
+
 test("a loader that throws or a failing consumer is an error, never a crash", async () => {
   const reg = new Registry();
   const r = new Reloader(withHosts(0), {

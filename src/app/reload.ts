@@ -40,13 +40,16 @@ export interface ReloaderOptions {
  * The one reload fan-out. SIGHUP and ApplyConfig both go through `reload`: the document is loaded
  * and validated first; only a valid config is swapped in (atomically: `current` changes in one
  * assignment) and handed to every consumer. A rejected document changes nothing and its
- * diagnostics are logged. Reloads never overlap: a second request waits for the first.
+ * diagnostics are logged. Reloads never overlap: a second request waits for the first; SIGHUPs
+ * that arrive while one waits its turn are answered by it.
  */
 export class Reloader {
   #current: Config;
   readonly #consumers: ConfigConsumer[] = [];
   readonly #o: ReloaderOptions;
   #queue: Promise<unknown> = Promise.resolve();
+  /** A SIGHUP reload queued that has not started yet: later SIGHUPs share it. */
+  #waitingHup: Promise<ReloadResult> | undefined;
   readonly #total: Counter<"result">;
   readonly #lastSuccess: Gauge;
   readonly #lastSuccessTime: Gauge;
@@ -90,7 +93,16 @@ export class Reloader {
    * outcome; never rejects (a failing consumer is logged and reported as `error`).
    */
   reload(source: ReloadSource, load: () => Promise<LoadOutcome> = this.#o.load): Promise<ReloadResult> {
-    const run = this.#queue.then(() => this.#reload(source, load));
+    // A SIGHUP reads the served file when its turn comes, so one that waits answers every SIGHUP
+    // after it too: a signal storm queues at most one reload, and an ApplyConfig waits behind at
+    // most that one, not behind every signal sent meanwhile.
+    const hup = source === "sighup" && load === this.#o.load;
+    if (hup && this.#waitingHup !== undefined) return this.#waitingHup;
+    const run: Promise<ReloadResult> = this.#queue.then(() => {
+      if (this.#waitingHup === run) this.#waitingHup = undefined;
+      return this.#reload(source, load);
+    });
+    if (hup) this.#waitingHup = run;
     this.#queue = run;
     return run;
   }
