@@ -76,11 +76,8 @@ test("SIGHUPs sent while one waits its turn share it, so an ApplyConfig waits fo
     await new Promise((res) => setTimeout(res, 20));
     return { ok: true, config: withHosts(me) } as const;
   };
-  const r = new Reloader(withHosts(0), {
-    load: () => load("file"),
-    logger: silentLogger,
-    metrics: new Registry(),
-  });
+  const reg = new Registry();
+  const r = new Reloader(withHosts(0), { load: () => load("file"), logger: silentLogger, metrics: reg });
   const running = r.reload("sighup");
   await new Promise((res) => setImmediate(res));
   assert.deepEqual(events, ["file1"], "the first one has started");
@@ -89,12 +86,16 @@ test("SIGHUPs sent while one waits its turn share it, so an ApplyConfig waits fo
   const later = r.reload("sighup");
   await Promise.all([running, ...storm, api, later]);
   // The running one, one for the storm and the SIGHUP after the API's (it reads the file when its
-  // turn comes, before the API's), and the API's.
+  // turn comes, before the API's), and the API's; 19 of the storm and the later one coalesced.
   assert.deepEqual(events, ["file1", "file2", "api3"]);
   assert.ok(storm.every((p) => p === storm[0]));
   assert.equal(later, storm[0]);
   assert.notEqual(storm[0], running);
   assert.equal(r.current.hosts.size, 3);
+  assert.equal(
+    await metric(reg, "lookout_config_reloads_coalesced_total"),
+    "lookout_config_reloads_coalesced_total 20",
+  );
   // Once it has started, a new SIGHUP queues a reload of its own.
   const next = r.reload("sighup");
   assert.notEqual(next, storm[0]);

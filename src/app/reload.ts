@@ -51,6 +51,7 @@ export class Reloader {
   /** A SIGHUP reload queued that has not started yet: later SIGHUPs share it. */
   #waitingHup: Promise<ReloadResult> | undefined;
   readonly #total: Counter<"result">;
+  readonly #coalesced: Counter;
   readonly #lastSuccess: Gauge;
   readonly #lastSuccessTime: Gauge;
 
@@ -64,6 +65,11 @@ export class Reloader {
       registers: [o.metrics],
     });
     for (const result of ["success", "rejected", "error"]) this.#total.inc({ result }, 0);
+    this.#coalesced = new Counter({
+      name: "lookout_config_reloads_coalesced_total",
+      help: "SIGHUPs answered by a reload that was already waiting its turn (it reads the file when it runs).",
+      registers: [o.metrics],
+    });
     this.#lastSuccess = new Gauge({
       name: "lookout_config_last_reload_success",
       help: "Whether the last configuration reload attempt succeeded (1) or not (0).",
@@ -97,7 +103,10 @@ export class Reloader {
     // after it too: a signal storm queues at most one reload, and an ApplyConfig waits behind at
     // most that one, not behind every signal sent meanwhile.
     const hup = source === "sighup" && load === this.#o.load;
-    if (hup && this.#waitingHup !== undefined) return this.#waitingHup;
+    if (hup && this.#waitingHup !== undefined) {
+      this.#coalesced.inc();
+      return this.#waitingHup;
+    }
     const run: Promise<ReloadResult> = this.#queue.then(() => {
       if (this.#waitingHup === run) this.#waitingHup = undefined;
       return this.#reload(source, load);
