@@ -211,6 +211,22 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
    */
   const deliver = async (batch: SinkBatch, signal: AbortSignal): Promise<boolean> => {
     const drops: SinkDroppedEvent[] = [];
+    /** Counts `count` records of `b` as refused for good and records one SinkDropped for them. */
+    const drop = (b: SinkBatch, count: number, error: string, record?: SinkRecord): void => {
+      stats.dropped.set("rejected", (stats.dropped.get("rejected") ?? 0) + count);
+      stats.lastError = error;
+      drops.push({
+        type: "SinkDropped",
+        at: o.clock.now(),
+        sink: o.name,
+        reason: "rejected",
+        count,
+        fromSeq: b.firstSeq,
+        toSeq: b.lastSeq,
+        error,
+        ...(record === undefined ? {} : { record: droppedRecord(record) }),
+      });
+    };
     const go = async (b: SinkBatch): Promise<boolean> => {
       const outcome = await attempt(b, signal);
       if (outcome === undefined) return false;
@@ -219,18 +235,7 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
           // Taken, but some records refused without naming them: counted for the part as a whole.
           const n = Math.min(outcome.refused.count, b.records.length);
           stats.sent -= n;
-          stats.dropped.set("rejected", (stats.dropped.get("rejected") ?? 0) + n);
-          stats.lastError = outcome.refused.error;
-          drops.push({
-            type: "SinkDropped",
-            at: o.clock.now(),
-            sink: o.name,
-            reason: "rejected",
-            count: n,
-            fromSeq: b.firstSeq,
-            toSeq: b.lastSeq,
-            error: outcome.refused.error,
-          });
+          drop(b, n, outcome.refused.error);
         }
         return true;
       }
@@ -240,19 +245,7 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
         return (await go(head)) && (await go(tail));
       }
       const n = b.records.length;
-      stats.dropped.set("rejected", (stats.dropped.get("rejected") ?? 0) + n);
-      const only = n === 1 ? b.records[0] : undefined;
-      drops.push({
-        type: "SinkDropped",
-        at: o.clock.now(),
-        sink: o.name,
-        reason: "rejected",
-        count: n,
-        fromSeq: b.firstSeq,
-        toSeq: b.lastSeq,
-        error: outcome.error,
-        ...(only === undefined ? {} : { record: droppedRecord(only) }),
-      });
+      drop(b, n, outcome.error, n === 1 ? b.records[0] : undefined);
       return true;
     };
     const done = await go(batch);
