@@ -4,9 +4,9 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Target } from "./types_pb.js";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { ObjectRef, Target } from "./types_pb.js";
 import { file_svc_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/command_service.proto.
  */
 export const file_svc_v1_command_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvdjEvY29tbWFuZF9zZXJ2aWNlLnByb3RvEgZzdmMudjEitAEKGVByb2Nlc3NDaGVja1Jlc3VsdFJlcXVlc3QSDAoEaG9zdBgBIAEoCRIUCgdzZXJ2aWNlGAIgASgJSACIAQESEwoLZXhpdF9zdGF0dXMYAyABKAUSDgoGb3V0cHV0GAQgASgJEjMKCmNoZWNrZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCCgoIX3NlcnZpY2VCDQoLX2NoZWNrZWRfYXQiHAoaUHJvY2Vzc0NoZWNrUmVzdWx0UmVzcG9uc2UiUAoaUHJvY2Vzc0NoZWNrUmVzdWx0c1JlcXVlc3QSMgoHcmVzdWx0cxgBIAMoCzIhLnN2Yy52MS5Qcm9jZXNzQ2hlY2tSZXN1bHRSZXF1ZXN0Ii8KG1Byb2Nlc3NDaGVja1Jlc3VsdHNSZXNwb25zZRIQCghhY2NlcHRlZBgBIAEoBSJsChlBY2tub3dsZWRnZVByb2JsZW1SZXF1ZXN0Eh4KBnRhcmdldBgBIAEoCzIOLnN2Yy52MS5UYXJnZXQSDgoGc3RpY2t5GAIgASgIEg4KBmF1dGhvchgDIAEoCRIPCgdjb21tZW50GAQgASgJIhwKGkFja25vd2xlZGdlUHJvYmxlbVJlc3BvbnNlIj4KHFJlbW92ZUFja25vd2xlZGdlbWVudFJlcXVlc3QSHgoGdGFyZ2V0GAEgASgLMg4uc3ZjLnYxLlRhcmdldCIfCh1SZW1vdmVBY2tub3dsZWRnZW1lbnRSZXNwb25zZSKuAQoXU2NoZWR1bGVEb3dudGltZVJlcXVlc3QSHgoGdGFyZ2V0GAEgASgLMg4uc3ZjLnYxLlRhcmdldBIpCgVzdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJwoDZW5kGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZhdXRob3IYBCABKAkSDwoHY29tbWVudBgFIAEoCSImChhTY2hlZHVsZURvd250aW1lUmVzcG9uc2USCgoCaWQYASABKAkiIwoVRGVsZXRlRG93bnRpbWVSZXF1ZXN0EgoKAmlkGAEgASgJIhgKFkRlbGV0ZURvd250aW1lUmVzcG9uc2UyuAQKDkNvbW1hbmRTZXJ2aWNlElsKElByb2Nlc3NDaGVja1Jlc3VsdBIhLnN2Yy52MS5Qcm9jZXNzQ2hlY2tSZXN1bHRSZXF1ZXN0GiIuc3ZjLnYxLlByb2Nlc3NDaGVja1Jlc3VsdFJlc3BvbnNlEl4KE1Byb2Nlc3NDaGVja1Jlc3VsdHMSIi5zdmMudjEuUHJvY2Vzc0NoZWNrUmVzdWx0c1JlcXVlc3QaIy5zdmMudjEuUHJvY2Vzc0NoZWNrUmVzdWx0c1Jlc3BvbnNlElsKEkFja25vd2xlZGdlUHJvYmxlbRIhLnN2Yy52MS5BY2tub3dsZWRnZVByb2JsZW1SZXF1ZXN0GiIuc3ZjLnYxLkFja25vd2xlZGdlUHJvYmxlbVJlc3BvbnNlEmQKFVJlbW92ZUFja25vd2xlZGdlbWVudBIkLnN2Yy52MS5SZW1vdmVBY2tub3dsZWRnZW1lbnRSZXF1ZXN0GiUuc3ZjLnYxLlJlbW92ZUFja25vd2xlZGdlbWVudFJlc3BvbnNlElUKEFNjaGVkdWxlRG93bnRpbWUSHy5zdmMudjEuU2NoZWR1bGVEb3dudGltZVJlcXVlc3QaIC5zdmMudjEuU2NoZWR1bGVEb3dudGltZVJlc3BvbnNlEk8KDkRlbGV0ZURvd250aW1lEh0uc3ZjLnYxLkRlbGV0ZURvd250aW1lUmVxdWVzdBoeLnN2Yy52MS5EZWxldGVEb3dudGltZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_v1_types]);
+  fileDesc("ChxzdmMvdjEvY29tbWFuZF9zZXJ2aWNlLnByb3RvEgZzdmMudjEitAEKGVByb2Nlc3NDaGVja1Jlc3VsdFJlcXVlc3QSDAoEaG9zdBgBIAEoCRIUCgdzZXJ2aWNlGAIgASgJSACIAQESEwoLZXhpdF9zdGF0dXMYAyABKAUSDgoGb3V0cHV0GAQgASgJEjMKCmNoZWNrZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCCgoIX3NlcnZpY2VCDQoLX2NoZWNrZWRfYXQiHAoaUHJvY2Vzc0NoZWNrUmVzdWx0UmVzcG9uc2UiUAoaUHJvY2Vzc0NoZWNrUmVzdWx0c1JlcXVlc3QSMgoHcmVzdWx0cxgBIAMoCzIhLnN2Yy52MS5Qcm9jZXNzQ2hlY2tSZXN1bHRSZXF1ZXN0Ii8KG1Byb2Nlc3NDaGVja1Jlc3VsdHNSZXNwb25zZRIQCghhY2NlcHRlZBgBIAEoBSKMAQoZQWNrbm93bGVkZ2VQcm9ibGVtUmVxdWVzdBIeCgZ0YXJnZXQYASABKAsyDi5zdmMudjEuVGFyZ2V0Eg4KBnN0aWNreRgCIAEoCBIOCgZhdXRob3IYAyABKAkSDwoHY29tbWVudBgEIAEoCRITCgZub3RpZnkYBSABKAhIAIgBAUIJCgdfbm90aWZ5IhwKGkFja25vd2xlZGdlUHJvYmxlbVJlc3BvbnNlIj4KHFJlbW92ZUFja25vd2xlZGdlbWVudFJlcXVlc3QSHgoGdGFyZ2V0GAEgASgLMg4uc3ZjLnYxLlRhcmdldCIfCh1SZW1vdmVBY2tub3dsZWRnZW1lbnRSZXNwb25zZSLtAQoXU2NoZWR1bGVEb3dudGltZVJlcXVlc3QSHgoGdGFyZ2V0GAEgASgLMg4uc3ZjLnYxLlRhcmdldBIpCgVzdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJwoDZW5kGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZhdXRob3IYBCABKAkSDwoHY29tbWVudBgFIAEoCRIQCghmbGV4aWJsZRgGIAEoCBIrCghkdXJhdGlvbhgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiImChhTY2hlZHVsZURvd250aW1lUmVzcG9uc2USCgoCaWQYASABKAkiIwoVRGVsZXRlRG93bnRpbWVSZXF1ZXN0EgoKAmlkGAEgASgJIhgKFkRlbGV0ZURvd250aW1lUmVzcG9uc2UibwodU2VuZEN1c3RvbU5vdGlmaWNhdGlvblJlcXVlc3QSHgoGdGFyZ2V0GAEgASgLMg4uc3ZjLnYxLlRhcmdldBIOCgZhdXRob3IYAiABKAkSDwoHY29tbWVudBgDIAEoCRINCgVmb3JjZRgEIAEoCCIgCh5TZW5kQ3VzdG9tTm90aWZpY2F0aW9uUmVzcG9uc2UiewoWUmVzY2hlZHVsZUNoZWNrUmVxdWVzdBIeCgZ0YXJnZXQYASABKAsyDi5zdmMudjEuVGFyZ2V0EisKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEg0KBWZvcmNlGAMgASgIQgUKA19hdCIZChdSZXNjaGVkdWxlQ2hlY2tSZXNwb25zZSKDAgoVU2V0T2JqZWN0RmxhZ3NSZXF1ZXN0Eh4KBnRhcmdldBgBIAEoCzIOLnN2Yy52MS5UYXJnZXQSGgoNYWN0aXZlX2NoZWNrcxgCIAEoCEgAiAEBEhsKDnBhc3NpdmVfY2hlY2tzGAMgASgISAGIAQESGgoNbm90aWZpY2F0aW9ucxgEIAEoCEgCiAEBEhsKDmZsYXBfZGV0ZWN0aW9uGAUgASgISAOIAQESDgoGYXV0aG9yGAYgASgJQhAKDl9hY3RpdmVfY2hlY2tzQhEKD19wYXNzaXZlX2NoZWNrc0IQCg5fbm90aWZpY2F0aW9uc0IRCg9fZmxhcF9kZXRlY3Rpb24iGAoWU2V0T2JqZWN0RmxhZ3NSZXNwb25zZSJXChFBZGRDb21tZW50UmVxdWVzdBIhCgZvYmplY3QYASABKAsyES5zdmMudjEuT2JqZWN0UmVmEg4KBmF1dGhvchgCIAEoCRIPCgdjb21tZW50GAMgASgJIiAKEkFkZENvbW1lbnRSZXNwb25zZRIKCgJpZBgBIAEoCSIiChREZWxldGVDb21tZW50UmVxdWVzdBIKCgJpZBgBIAEoCSIXChVEZWxldGVDb21tZW50UmVzcG9uc2Uy2QcKDkNvbW1hbmRTZXJ2aWNlElsKElByb2Nlc3NDaGVja1Jlc3VsdBIhLnN2Yy52MS5Qcm9jZXNzQ2hlY2tSZXN1bHRSZXF1ZXN0GiIuc3ZjLnYxLlByb2Nlc3NDaGVja1Jlc3VsdFJlc3BvbnNlEl4KE1Byb2Nlc3NDaGVja1Jlc3VsdHMSIi5zdmMudjEuUHJvY2Vzc0NoZWNrUmVzdWx0c1JlcXVlc3QaIy5zdmMudjEuUHJvY2Vzc0NoZWNrUmVzdWx0c1Jlc3BvbnNlElsKEkFja25vd2xlZGdlUHJvYmxlbRIhLnN2Yy52MS5BY2tub3dsZWRnZVByb2JsZW1SZXF1ZXN0GiIuc3ZjLnYxLkFja25vd2xlZGdlUHJvYmxlbVJlc3BvbnNlEmQKFVJlbW92ZUFja25vd2xlZGdlbWVudBIkLnN2Yy52MS5SZW1vdmVBY2tub3dsZWRnZW1lbnRSZXF1ZXN0GiUuc3ZjLnYxLlJlbW92ZUFja25vd2xlZGdlbWVudFJlc3BvbnNlElUKEFNjaGVkdWxlRG93bnRpbWUSHy5zdmMudjEuU2NoZWR1bGVEb3dudGltZVJlcXVlc3QaIC5zdmMudjEuU2NoZWR1bGVEb3dudGltZVJlc3BvbnNlEk8KDkRlbGV0ZURvd250aW1lEh0uc3ZjLnYxLkRlbGV0ZURvd250aW1lUmVxdWVzdBoeLnN2Yy52MS5EZWxldGVEb3dudGltZVJlc3BvbnNlEmcKFlNlbmRDdXN0b21Ob3RpZmljYXRpb24SJS5zdmMudjEuU2VuZEN1c3RvbU5vdGlmaWNhdGlvblJlcXVlc3QaJi5zdmMudjEuU2VuZEN1c3RvbU5vdGlmaWNhdGlvblJlc3BvbnNlElIKD1Jlc2NoZWR1bGVDaGVjaxIeLnN2Yy52MS5SZXNjaGVkdWxlQ2hlY2tSZXF1ZXN0Gh8uc3ZjLnYxLlJlc2NoZWR1bGVDaGVja1Jlc3BvbnNlEk8KDlNldE9iamVjdEZsYWdzEh0uc3ZjLnYxLlNldE9iamVjdEZsYWdzUmVxdWVzdBoeLnN2Yy52MS5TZXRPYmplY3RGbGFnc1Jlc3BvbnNlEkMKCkFkZENvbW1lbnQSGS5zdmMudjEuQWRkQ29tbWVudFJlcXVlc3QaGi5zdmMudjEuQWRkQ29tbWVudFJlc3BvbnNlEkwKDURlbGV0ZUNvbW1lbnQSHC5zdmMudjEuRGVsZXRlQ29tbWVudFJlcXVlc3QaHS5zdmMudjEuRGVsZXRlQ29tbWVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_svc_v1_types]);
 
 /**
  * One check result, as a Nagios plugin would report it.
@@ -140,6 +140,14 @@ export type AcknowledgeProblemRequest = Message<"svc.v1.AcknowledgeProblemReques
    * @generated from field: string comment = 4;
    */
   comment: string;
+
+  /**
+   * Whether the policy's contacts get an ACKNOWLEDGEMENT notification; true when absent, as in
+   * Icinga 2.
+   *
+   * @generated from field: optional bool notify = 5;
+   */
+  notify?: boolean | undefined;
 };
 
 /**
@@ -202,6 +210,9 @@ export type ScheduleDowntimeRequest = Message<"svc.v1.ScheduleDowntimeRequest"> 
   target?: Target | undefined;
 
   /**
+   * A fixed downtime is active from start to end. A flexible one may begin between start and end:
+   * it starts when the object's problem starts (a hard problem state) and then lasts duration.
+   *
    * @generated from field: google.protobuf.Timestamp start = 2;
    */
   start?: Timestamp | undefined;
@@ -220,6 +231,18 @@ export type ScheduleDowntimeRequest = Message<"svc.v1.ScheduleDowntimeRequest"> 
    * @generated from field: string comment = 5;
    */
   comment: string;
+
+  /**
+   * @generated from field: bool flexible = 6;
+   */
+  flexible: boolean;
+
+  /**
+   * Required with flexible, positive; ignored otherwise.
+   *
+   * @generated from field: google.protobuf.Duration duration = 7;
+   */
+  duration?: Duration | undefined;
 };
 
 /**
@@ -277,6 +300,231 @@ export type DeleteDowntimeResponse = Message<"svc.v1.DeleteDowntimeResponse"> & 
  */
 export const DeleteDowntimeResponseSchema: GenMessage<DeleteDowntimeResponse> = /*@__PURE__*/
   messageDesc(file_svc_v1_command_service, 11);
+
+/**
+ * @generated from message svc.v1.SendCustomNotificationRequest
+ */
+export type SendCustomNotificationRequest = Message<"svc.v1.SendCustomNotificationRequest"> & {
+  /**
+   * @generated from field: svc.v1.Target target = 1;
+   */
+  target?: Target | undefined;
+
+  /**
+   * @generated from field: string author = 2;
+   */
+  author: string;
+
+  /**
+   * @generated from field: string comment = 3;
+   */
+  comment: string;
+
+  /**
+   * Sent even when a downtime, an acknowledgement, flapping, the policy's period or a switched-off
+   * notifications flag would suppress it.
+   *
+   * @generated from field: bool force = 4;
+   */
+  force: boolean;
+};
+
+/**
+ * Describes the message svc.v1.SendCustomNotificationRequest.
+ * Use `create(SendCustomNotificationRequestSchema)` to create a new message.
+ */
+export const SendCustomNotificationRequestSchema: GenMessage<SendCustomNotificationRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 12);
+
+/**
+ * @generated from message svc.v1.SendCustomNotificationResponse
+ */
+export type SendCustomNotificationResponse = Message<"svc.v1.SendCustomNotificationResponse"> & {
+};
+
+/**
+ * Describes the message svc.v1.SendCustomNotificationResponse.
+ * Use `create(SendCustomNotificationResponseSchema)` to create a new message.
+ */
+export const SendCustomNotificationResponseSchema: GenMessage<SendCustomNotificationResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 13);
+
+/**
+ * @generated from message svc.v1.RescheduleCheckRequest
+ */
+export type RescheduleCheckRequest = Message<"svc.v1.RescheduleCheckRequest"> & {
+  /**
+   * @generated from field: svc.v1.Target target = 1;
+   */
+  target?: Target | undefined;
+
+  /**
+   * When to run the check; now when absent.
+   *
+   * @generated from field: optional google.protobuf.Timestamp at = 2;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * Run it even when its active checks are switched off.
+   *
+   * @generated from field: bool force = 3;
+   */
+  force: boolean;
+};
+
+/**
+ * Describes the message svc.v1.RescheduleCheckRequest.
+ * Use `create(RescheduleCheckRequestSchema)` to create a new message.
+ */
+export const RescheduleCheckRequestSchema: GenMessage<RescheduleCheckRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 14);
+
+/**
+ * @generated from message svc.v1.RescheduleCheckResponse
+ */
+export type RescheduleCheckResponse = Message<"svc.v1.RescheduleCheckResponse"> & {
+};
+
+/**
+ * Describes the message svc.v1.RescheduleCheckResponse.
+ * Use `create(RescheduleCheckResponseSchema)` to create a new message.
+ */
+export const RescheduleCheckResponseSchema: GenMessage<RescheduleCheckResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 15);
+
+/**
+ * Each switch that is present is set; an absent one is left as it is. At least one must be present.
+ *
+ * @generated from message svc.v1.SetObjectFlagsRequest
+ */
+export type SetObjectFlagsRequest = Message<"svc.v1.SetObjectFlagsRequest"> & {
+  /**
+   * @generated from field: svc.v1.Target target = 1;
+   */
+  target?: Target | undefined;
+
+  /**
+   * @generated from field: optional bool active_checks = 2;
+   */
+  activeChecks?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool passive_checks = 3;
+   */
+  passiveChecks?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool notifications = 4;
+   */
+  notifications?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool flap_detection = 5;
+   */
+  flapDetection?: boolean | undefined;
+
+  /**
+   * @generated from field: string author = 6;
+   */
+  author: string;
+};
+
+/**
+ * Describes the message svc.v1.SetObjectFlagsRequest.
+ * Use `create(SetObjectFlagsRequestSchema)` to create a new message.
+ */
+export const SetObjectFlagsRequestSchema: GenMessage<SetObjectFlagsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 16);
+
+/**
+ * @generated from message svc.v1.SetObjectFlagsResponse
+ */
+export type SetObjectFlagsResponse = Message<"svc.v1.SetObjectFlagsResponse"> & {
+};
+
+/**
+ * Describes the message svc.v1.SetObjectFlagsResponse.
+ * Use `create(SetObjectFlagsResponseSchema)` to create a new message.
+ */
+export const SetObjectFlagsResponseSchema: GenMessage<SetObjectFlagsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 17);
+
+/**
+ * @generated from message svc.v1.AddCommentRequest
+ */
+export type AddCommentRequest = Message<"svc.v1.AddCommentRequest"> & {
+  /**
+   * @generated from field: svc.v1.ObjectRef object = 1;
+   */
+  object?: ObjectRef | undefined;
+
+  /**
+   * @generated from field: string author = 2;
+   */
+  author: string;
+
+  /**
+   * @generated from field: string comment = 3;
+   */
+  comment: string;
+};
+
+/**
+ * Describes the message svc.v1.AddCommentRequest.
+ * Use `create(AddCommentRequestSchema)` to create a new message.
+ */
+export const AddCommentRequestSchema: GenMessage<AddCommentRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 18);
+
+/**
+ * @generated from message svc.v1.AddCommentResponse
+ */
+export type AddCommentResponse = Message<"svc.v1.AddCommentResponse"> & {
+  /**
+   * The new comment's id, for DeleteComment.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.v1.AddCommentResponse.
+ * Use `create(AddCommentResponseSchema)` to create a new message.
+ */
+export const AddCommentResponseSchema: GenMessage<AddCommentResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 19);
+
+/**
+ * @generated from message svc.v1.DeleteCommentRequest
+ */
+export type DeleteCommentRequest = Message<"svc.v1.DeleteCommentRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message svc.v1.DeleteCommentRequest.
+ * Use `create(DeleteCommentRequestSchema)` to create a new message.
+ */
+export const DeleteCommentRequestSchema: GenMessage<DeleteCommentRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 20);
+
+/**
+ * @generated from message svc.v1.DeleteCommentResponse
+ */
+export type DeleteCommentResponse = Message<"svc.v1.DeleteCommentResponse"> & {
+};
+
+/**
+ * Describes the message svc.v1.DeleteCommentResponse.
+ * Use `create(DeleteCommentResponseSchema)` to create a new message.
+ */
+export const DeleteCommentResponseSchema: GenMessage<DeleteCommentResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_command_service, 21);
 
 /**
  * Operational writes. Success means the command is durably enqueued, not applied: the engine
@@ -345,6 +593,59 @@ export const CommandService: GenService<{
     methodKind: "unary";
     input: typeof DeleteDowntimeRequestSchema;
     output: typeof DeleteDowntimeResponseSchema;
+  },
+  /**
+   * Sends a CUSTOM notification about every targeted object to its policy's contacts
+   * (docs/notifications.md).
+   *
+   * @generated from rpc svc.v1.CommandService.SendCustomNotification
+   */
+  sendCustomNotification: {
+    methodKind: "unary";
+    input: typeof SendCustomNotificationRequestSchema;
+    output: typeof SendCustomNotificationResponseSchema;
+  },
+  /**
+   * Runs the targeted objects' active checks at once, or at a time, then keeps their grid
+   * (docs/scheduling.md). Refused with failed_precondition for a passive object.
+   *
+   * @generated from rpc svc.v1.CommandService.RescheduleCheck
+   */
+  rescheduleCheck: {
+    methodKind: "unary";
+    input: typeof RescheduleCheckRequestSchema;
+    output: typeof RescheduleCheckResponseSchema;
+  },
+  /**
+   * Switches active checks, passive checks, notifications or flap detection of the targeted objects
+   * off or on at run time; kept across restarts and reloads (docs/states.md).
+   *
+   * @generated from rpc svc.v1.CommandService.SetObjectFlags
+   */
+  setObjectFlags: {
+    methodKind: "unary";
+    input: typeof SetObjectFlagsRequestSchema;
+    output: typeof SetObjectFlagsResponseSchema;
+  },
+  /**
+   * Adds a comment to one object.
+   *
+   * @generated from rpc svc.v1.CommandService.AddComment
+   */
+  addComment: {
+    methodKind: "unary";
+    input: typeof AddCommentRequestSchema;
+    output: typeof AddCommentResponseSchema;
+  },
+  /**
+   * Deletes a comment by id.
+   *
+   * @generated from rpc svc.v1.CommandService.DeleteComment
+   */
+  deleteComment: {
+    methodKind: "unary";
+    input: typeof DeleteCommentRequestSchema;
+    output: typeof DeleteCommentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_v1_command_service, 0);

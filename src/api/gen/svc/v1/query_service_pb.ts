@@ -2,11 +2,11 @@
 // @generated from file svc/v1/query_service.proto (package svc.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { PerfDatum, State, StateType } from "./types_pb.js";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { ObjectRef, PerfDatum, State, StateType } from "./types_pb.js";
 import { file_svc_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/query_service.proto.
  */
 export const file_svc_v1_query_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvdjEvcXVlcnlfc2VydmljZS5wcm90bxIGc3ZjLnYxIooBChFMaXN0U3RhdHVzUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlIm4KD0Fja25vd2xlZGdlbWVudBIOCgZhdXRob3IYASABKAkSDwoHY29tbWVudBgCIAEoCRIOCgZzdGlja3kYAyABKAgSKgoGc2V0X2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL3BQoMT2JqZWN0U3RhdHVzEgwKBGhvc3QYASABKAkSFAoHc2VydmljZRgCIAEoCUgAiAEBEhwKBXN0YXRlGAMgASgOMg0uc3ZjLnYxLlN0YXRlEiUKCnN0YXRlX3R5cGUYBCABKA4yES5zdmMudjEuU3RhdGVUeXBlEg8KB2F0dGVtcHQYBSABKAUSFAoMbWF4X2F0dGVtcHRzGAYgASgFEg4KBm91dHB1dBgHIAEoCRITCgtsb25nX291dHB1dBgIIAEoCRIjCghwZXJmZGF0YRgJIAMoCzIRLnN2Yy52MS5QZXJmRGF0dW0SMwoKbGFzdF9jaGVjaxgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARI6ChFsYXN0X3N0YXRlX2NoYW5nZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARI/ChZsYXN0X2hhcmRfc3RhdGVfY2hhbmdlGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEhAKCGZsYXBwaW5nGA0gASgIEhQKDGZsYXBfcGVyY2VudBgOIAEoARI1Cg9hY2tub3dsZWRnZW1lbnQYDyABKAsyFy5zdmMudjEuQWNrbm93bGVkZ2VtZW50SASIAQESEwoLaW5fZG93bnRpbWUYECABKAgSEgoKY2hlY2tfdHlwZRgRIAEoCRIwCgZsYWJlbHMYEiADKAsyIC5zdmMudjEuT2JqZWN0U3RhdHVzLkxhYmVsc0VudHJ5EhIKCmNoZWNrZWRfYnkYEyABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfc2VydmljZUINCgtfbGFzdF9jaGVja0IUChJfbGFzdF9zdGF0ZV9jaGFuZ2VCGQoXX2xhc3RfaGFyZF9zdGF0ZV9jaGFuZ2VCEgoQX2Fja25vd2xlZGdlbWVudCJpChJMaXN0U3RhdHVzUmVzcG9uc2USJgoIc3RhdHVzZXMYASADKAsyFC5zdmMudjEuT2JqZWN0U3RhdHVzEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFInkKEkxpc3RIaXN0b3J5UmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlIo0CCgxIaXN0b3J5RW50cnkSEAoIc2VxdWVuY2UYASABKAQSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGtpbmQYAyABKAkSDAoEaG9zdBgEIAEoCRIUCgdzZXJ2aWNlGAUgASgJSACIAQESHAoFc3RhdGUYBiABKA4yDS5zdmMudjEuU3RhdGUSJQoKc3RhdGVfdHlwZRgHIAEoDjIRLnN2Yy52MS5TdGF0ZVR5cGUSDwoHYXR0ZW1wdBgIIAEoBRIOCgZvdXRwdXQYCSABKAkSDgoGYXV0aG9yGAogASgJEg8KB2NvbW1lbnQYCyABKAlCCgoIX3NlcnZpY2UiVQoTTGlzdEhpc3RvcnlSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuc3ZjLnYxLkhpc3RvcnlFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiTQoSTGlzdE9iamVjdHNSZXF1ZXN0EhAKCHNlbGVjdG9yGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIvABChBDb25maWd1cmVkT2JqZWN0EgwKBGhvc3QYASABKAkSFAoHc2VydmljZRgCIAEoCUgAiAEBEjQKBmxhYmVscxgDIAMoCzIkLnN2Yy52MS5Db25maWd1cmVkT2JqZWN0LkxhYmVsc0VudHJ5EhIKCmNoZWNrX3R5cGUYBCABKAkSDAoEem9uZRgFIAEoCRIPCgdwYXJlbnRzGAYgAygJEhQKDG5vdGlmaWNhdGlvbhgHIAEoCRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF9zZXJ2aWNlIm0KE0xpc3RPYmplY3RzUmVzcG9uc2USKQoHb2JqZWN0cxgBIAMoCzIYLnN2Yy52MS5Db25maWd1cmVkT2JqZWN0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFIhUKE0xpc3RDb250YWN0c1JlcXVlc3QigQEKB0NvbnRhY3QSDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEisKBmxhYmVscxgDIAMoCzIbLnN2Yy52MS5Db250YWN0LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOQoUTGlzdENvbnRhY3RzUmVzcG9uc2USIQoIY29udGFjdHMYASADKAsyDy5zdmMudjEuQ29udGFjdCISChBMaXN0Vmlld3NSZXF1ZXN0IjsKBFZpZXcSDAoEbmFtZRgBIAEoCRIQCghzZWxlY3RvchgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCSIwChFMaXN0Vmlld3NSZXNwb25zZRIbCgV2aWV3cxgBIAMoCzIMLnN2Yy52MS5WaWV3IhIKEExpc3RTaW5rc1JlcXVlc3QihwIKBFNpbmsSDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBWlucHV0GAMgASgJEhAKCHNlbGVjdG9yGAQgASgJEg0KBXN0YXRlGAUgASgJEhIKCmxhZ19ldmVudHMYBiABKAQSEwoLbGFnX3NlY29uZHMYByABKAESDAoEc2VudBgIIAEoBBIPCgdkcm9wcGVkGAkgASgEEg8KB3JldHJpZXMYCiABKAQSNQoMbGFzdF9zdWNjZXNzGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEhIKCmxhc3RfZXJyb3IYDCABKAlCDwoNX2xhc3Rfc3VjY2VzcyIwChFMaXN0U2lua3NSZXNwb25zZRIbCgVzaW5rcxgBIAMoCzIMLnN2Yy52MS5TaW5rIhYKFEdldFNlcnZlckluZm9SZXF1ZXN0IigKFUdldFNlcnZlckluZm9SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgJIuYBChtQcmV2aWV3Tm90aWZpY2F0aW9uc1JlcXVlc3QSEQoEaG9zdBgBIAEoCUgAiAEBEhQKB3NlcnZpY2UYAiABKAlIAYgBARIQCghzZWxlY3RvchgDIAEoCRIcCgVzdGF0ZRgEIAEoDjINLnN2Yy52MS5TdGF0ZRIrCgJhdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARIRCglwYWdlX3NpemUYBiABKAUSEgoKcGFnZV90b2tlbhgHIAEoCUIHCgVfaG9zdEIKCghfc2VydmljZUIFCgNfYXQilAMKE05vdGlmaWNhdGlvblByZXZpZXcSDAoEaG9zdBgBIAEoCRIUCgdzZXJ2aWNlGAIgASgJSACIAQESDgoGcG9saWN5GAMgASgJEgwKBGtpbmQYBCABKAkSDQoFbGV2ZWwYBSABKAUSEAoIY29udGFjdHMYBiADKAkSEgoKc3VwcHJlc3NlZBgHIAEoCRI4Cg9wZXJpb2Rfb3BlbnNfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESDAoEdG9sZBgJIAMoCRI9ChRuZXh0X25vdGlmaWNhdGlvbl9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARI1Cgxlc2NhbGF0ZXNfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQFCCgoIX3NlcnZpY2VCEgoQX3BlcmlvZF9vcGVuc19hdEIXChVfbmV4dF9ub3RpZmljYXRpb25fYXRCDwoNX2VzY2FsYXRlc19hdCJ6ChxQcmV2aWV3Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEi0KCHByZXZpZXdzGAEgAygLMhsuc3ZjLnYxLk5vdGlmaWNhdGlvblByZXZpZXcSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiFAoSTGlzdFdvcmtlcnNSZXF1ZXN0IsoBCgpab25lV29ya2VyEgwKBHpvbmUYASABKAkSCgoCaWQYAiABKAkSLQoJbGFzdF9zZWVuGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpzdGFydGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtjb25jdXJyZW5jeRgFIAEoBRIPCgdydW5uaW5nGAYgASgFEgwKBGRvbmUYByABKAQSDwoHZXhwaXJlZBgIIAEoBCJLChNMaXN0V29ya2Vyc1Jlc3BvbnNlEiMKB3dvcmtlcnMYASADKAsyEi5zdmMudjEuWm9uZVdvcmtlchIPCgdsZWFkaW5nGAIgASgIMqsFCgxRdWVyeVNlcnZpY2USQwoKTGlzdFN0YXR1cxIZLnN2Yy52MS5MaXN0U3RhdHVzUmVxdWVzdBoaLnN2Yy52MS5MaXN0U3RhdHVzUmVzcG9uc2USRgoLTGlzdEhpc3RvcnkSGi5zdmMudjEuTGlzdEhpc3RvcnlSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RIaXN0b3J5UmVzcG9uc2USRgoLTGlzdE9iamVjdHMSGi5zdmMudjEuTGlzdE9iamVjdHNSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RPYmplY3RzUmVzcG9uc2USSQoMTGlzdENvbnRhY3RzEhsuc3ZjLnYxLkxpc3RDb250YWN0c1JlcXVlc3QaHC5zdmMudjEuTGlzdENvbnRhY3RzUmVzcG9uc2USQAoJTGlzdFZpZXdzEhguc3ZjLnYxLkxpc3RWaWV3c1JlcXVlc3QaGS5zdmMudjEuTGlzdFZpZXdzUmVzcG9uc2USQAoJTGlzdFNpbmtzEhguc3ZjLnYxLkxpc3RTaW5rc1JlcXVlc3QaGS5zdmMudjEuTGlzdFNpbmtzUmVzcG9uc2USTAoNR2V0U2VydmVySW5mbxIcLnN2Yy52MS5HZXRTZXJ2ZXJJbmZvUmVxdWVzdBodLnN2Yy52MS5HZXRTZXJ2ZXJJbmZvUmVzcG9uc2USYQoUUHJldmlld05vdGlmaWNhdGlvbnMSIy5zdmMudjEuUHJldmlld05vdGlmaWNhdGlvbnNSZXF1ZXN0GiQuc3ZjLnYxLlByZXZpZXdOb3RpZmljYXRpb25zUmVzcG9uc2USRgoLTGlzdFdvcmtlcnMSGi5zdmMudjEuTGlzdFdvcmtlcnNSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RXb3JrZXJzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_v1_types]);
+  fileDesc("ChpzdmMvdjEvcXVlcnlfc2VydmljZS5wcm90bxIGc3ZjLnYxIooBChFMaXN0U3RhdHVzUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlIm4KD0Fja25vd2xlZGdlbWVudBIOCgZhdXRob3IYASABKAkSDwoHY29tbWVudBgCIAEoCRIOCgZzdGlja3kYAyABKAgSKgoGc2V0X2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL5BgoMT2JqZWN0U3RhdHVzEgwKBGhvc3QYASABKAkSFAoHc2VydmljZRgCIAEoCUgAiAEBEhwKBXN0YXRlGAMgASgOMg0uc3ZjLnYxLlN0YXRlEiUKCnN0YXRlX3R5cGUYBCABKA4yES5zdmMudjEuU3RhdGVUeXBlEg8KB2F0dGVtcHQYBSABKAUSFAoMbWF4X2F0dGVtcHRzGAYgASgFEg4KBm91dHB1dBgHIAEoCRITCgtsb25nX291dHB1dBgIIAEoCRIjCghwZXJmZGF0YRgJIAMoCzIRLnN2Yy52MS5QZXJmRGF0dW0SMwoKbGFzdF9jaGVjaxgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARI6ChFsYXN0X3N0YXRlX2NoYW5nZRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARI/ChZsYXN0X2hhcmRfc3RhdGVfY2hhbmdlGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBEhAKCGZsYXBwaW5nGA0gASgIEhQKDGZsYXBfcGVyY2VudBgOIAEoARI1Cg9hY2tub3dsZWRnZW1lbnQYDyABKAsyFy5zdmMudjEuQWNrbm93bGVkZ2VtZW50SASIAQESEwoLaW5fZG93bnRpbWUYECABKAgSEgoKY2hlY2tfdHlwZRgRIAEoCRIwCgZsYWJlbHMYEiADKAsyIC5zdmMudjEuT2JqZWN0U3RhdHVzLkxhYmVsc0VudHJ5EhIKCmNoZWNrZWRfYnkYEyABKAkSHgoWYWN0aXZlX2NoZWNrc19kaXNhYmxlZBgUIAEoCBIfChdwYXNzaXZlX2NoZWNrc19kaXNhYmxlZBgVIAEoCBIeChZub3RpZmljYXRpb25zX2Rpc2FibGVkGBYgASgIEh8KF2ZsYXBfZGV0ZWN0aW9uX2Rpc2FibGVkGBcgASgIGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3NlcnZpY2VCDQoLX2xhc3RfY2hlY2tCFAoSX2xhc3Rfc3RhdGVfY2hhbmdlQhkKF19sYXN0X2hhcmRfc3RhdGVfY2hhbmdlQhIKEF9hY2tub3dsZWRnZW1lbnQiaQoSTGlzdFN0YXR1c1Jlc3BvbnNlEiYKCHN0YXR1c2VzGAEgAygLMhQuc3ZjLnYxLk9iamVjdFN0YXR1cxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJ5ChJMaXN0SGlzdG9yeVJlcXVlc3QSEQoEaG9zdBgBIAEoCUgAiAEBEhQKB3NlcnZpY2UYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUIHCgVfaG9zdEIKCghfc2VydmljZSKNAgoMSGlzdG9yeUVudHJ5EhAKCHNlcXVlbmNlGAEgASgEEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRraW5kGAMgASgJEgwKBGhvc3QYBCABKAkSFAoHc2VydmljZRgFIAEoCUgAiAEBEhwKBXN0YXRlGAYgASgOMg0uc3ZjLnYxLlN0YXRlEiUKCnN0YXRlX3R5cGUYByABKA4yES5zdmMudjEuU3RhdGVUeXBlEg8KB2F0dGVtcHQYCCABKAUSDgoGb3V0cHV0GAkgASgJEg4KBmF1dGhvchgKIAEoCRIPCgdjb21tZW50GAsgASgJQgoKCF9zZXJ2aWNlIlUKE0xpc3RIaXN0b3J5UmVzcG9uc2USJQoHZW50cmllcxgBIAMoCzIULnN2Yy52MS5IaXN0b3J5RW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIk0KEkxpc3RPYmplY3RzUmVxdWVzdBIQCghzZWxlY3RvchgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSLwAQoQQ29uZmlndXJlZE9iamVjdBIMCgRob3N0GAEgASgJEhQKB3NlcnZpY2UYAiABKAlIAIgBARI0CgZsYWJlbHMYAyADKAsyJC5zdmMudjEuQ29uZmlndXJlZE9iamVjdC5MYWJlbHNFbnRyeRISCgpjaGVja190eXBlGAQgASgJEgwKBHpvbmUYBSABKAkSDwoHcGFyZW50cxgGIAMoCRIUCgxub3RpZmljYXRpb24YByABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIKCghfc2VydmljZSJtChNMaXN0T2JqZWN0c1Jlc3BvbnNlEikKB29iamVjdHMYASADKAsyGC5zdmMudjEuQ29uZmlndXJlZE9iamVjdBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSIVChNMaXN0Q29udGFjdHNSZXF1ZXN0IoEBCgdDb250YWN0EgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRIrCgZsYWJlbHMYAyADKAsyGy5zdmMudjEuQ29udGFjdC5MYWJlbHNFbnRyeRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjkKFExpc3RDb250YWN0c1Jlc3BvbnNlEiEKCGNvbnRhY3RzGAEgAygLMg8uc3ZjLnYxLkNvbnRhY3QiEgoQTGlzdFZpZXdzUmVxdWVzdCI7CgRWaWV3EgwKBG5hbWUYASABKAkSEAoIc2VsZWN0b3IYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkiMAoRTGlzdFZpZXdzUmVzcG9uc2USGwoFdmlld3MYASADKAsyDC5zdmMudjEuVmlldyISChBMaXN0U2lua3NSZXF1ZXN0IocCCgRTaW5rEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoCRINCgVpbnB1dBgDIAEoCRIQCghzZWxlY3RvchgEIAEoCRINCgVzdGF0ZRgFIAEoCRISCgpsYWdfZXZlbnRzGAYgASgEEhMKC2xhZ19zZWNvbmRzGAcgASgBEgwKBHNlbnQYCCABKAQSDwoHZHJvcHBlZBgJIAEoBBIPCgdyZXRyaWVzGAogASgEEjUKDGxhc3Rfc3VjY2VzcxgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARISCgpsYXN0X2Vycm9yGAwgASgJQg8KDV9sYXN0X3N1Y2Nlc3MiMAoRTGlzdFNpbmtzUmVzcG9uc2USGwoFc2lua3MYASADKAsyDC5zdmMudjEuU2luayIWChRHZXRTZXJ2ZXJJbmZvUmVxdWVzdCIoChVHZXRTZXJ2ZXJJbmZvUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCSLmAQobUHJldmlld05vdGlmaWNhdGlvbnNSZXF1ZXN0EhEKBGhvc3QYASABKAlIAIgBARIUCgdzZXJ2aWNlGAIgASgJSAGIAQESEAoIc2VsZWN0b3IYAyABKAkSHAoFc3RhdGUYBCABKA4yDS5zdmMudjEuU3RhdGUSKwoCYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESEQoJcGFnZV9zaXplGAYgASgFEhIKCnBhZ2VfdG9rZW4YByABKAlCBwoFX2hvc3RCCgoIX3NlcnZpY2VCBQoDX2F0IpQDChNOb3RpZmljYXRpb25QcmV2aWV3EgwKBGhvc3QYASABKAkSFAoHc2VydmljZRgCIAEoCUgAiAEBEg4KBnBvbGljeRgDIAEoCRIMCgRraW5kGAQgASgJEg0KBWxldmVsGAUgASgFEhAKCGNvbnRhY3RzGAYgAygJEhIKCnN1cHByZXNzZWQYByABKAkSOAoPcGVyaW9kX29wZW5zX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEgwKBHRvbGQYCSADKAkSPQoUbmV4dF9ub3RpZmljYXRpb25fYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESNQoMZXNjYWxhdGVzX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgDiAEBQgoKCF9zZXJ2aWNlQhIKEF9wZXJpb2Rfb3BlbnNfYXRCFwoVX25leHRfbm90aWZpY2F0aW9uX2F0Qg8KDV9lc2NhbGF0ZXNfYXQiegocUHJldmlld05vdGlmaWNhdGlvbnNSZXNwb25zZRItCghwcmV2aWV3cxgBIAMoCzIbLnN2Yy52MS5Ob3RpZmljYXRpb25QcmV2aWV3EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFIhQKEkxpc3RXb3JrZXJzUmVxdWVzdCLKAQoKWm9uZVdvcmtlchIMCgR6b25lGAEgASgJEgoKAmlkGAIgASgJEi0KCWxhc3Rfc2VlbhgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLY29uY3VycmVuY3kYBSABKAUSDwoHcnVubmluZxgGIAEoBRIMCgRkb25lGAcgASgEEg8KB2V4cGlyZWQYCCABKAQiSwoTTGlzdFdvcmtlcnNSZXNwb25zZRIjCgd3b3JrZXJzGAEgAygLMhIuc3ZjLnYxLlpvbmVXb3JrZXISDwoHbGVhZGluZxgCIAEoCCKzAQoUTGlzdERvd250aW1lc1JlcXVlc3QSEQoEaG9zdBgBIAEoCUgAiAEBEhQKB3NlcnZpY2UYAiABKAlIAYgBARIQCghzZWxlY3RvchgDIAEoCRIkCgVzdGF0ZRgEIAEoDjIVLnN2Yy52MS5Eb3dudGltZVN0YXRlEhEKCXBhZ2Vfc2l6ZRgFIAEoBRISCgpwYWdlX3Rva2VuGAYgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlIsMDCghEb3dudGltZRIKCgJpZBgBIAEoCRIiCgdvYmplY3RzGAIgAygLMhEuc3ZjLnYxLk9iamVjdFJlZhIOCgZhdXRob3IYAyABKAkSDwoHY29tbWVudBgEIAEoCRIpCgVzdGFydBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJwoDZW5kGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghmbGV4aWJsZRgHIAEoCBIrCghkdXJhdGlvbhgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIrCgdjcmVhdGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIkCgVzdGF0ZRgKIAEoDjIVLnN2Yy52MS5Eb3dudGltZVN0YXRlEjMKCnN0YXJ0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMAoHZW5kc19hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBAUINCgtfc3RhcnRlZF9hdEIKCghfZW5kc19hdCJpChVMaXN0RG93bnRpbWVzUmVzcG9uc2USIwoJZG93bnRpbWVzGAEgAygLMhAuc3ZjLnYxLkRvd250aW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFInoKE0xpc3RDb21tZW50c1JlcXVlc3QSEQoEaG9zdBgBIAEoCUgAiAEBEhQKB3NlcnZpY2UYAiABKAlIAYgBARIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCUIHCgVfaG9zdEIKCghfc2VydmljZSKzAQoHQ29tbWVudBIKCgJpZBgBIAEoCRIMCgRob3N0GAIgASgJEhQKB3NlcnZpY2UYAyABKAlIAIgBARIOCgZhdXRob3IYBCABKAkSDAoEdGV4dBgFIAEoCRIrCgdjcmVhdGVkGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIhCgRraW5kGAcgASgOMhMuc3ZjLnYxLkNvbW1lbnRLaW5kQgoKCF9zZXJ2aWNlImYKFExpc3RDb21tZW50c1Jlc3BvbnNlEiEKCGNvbW1lbnRzGAEgAygLMg8uc3ZjLnYxLkNvbW1lbnQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUqZQoNRG93bnRpbWVTdGF0ZRIeChpET1dOVElNRV9TVEFURV9VTlNQRUNJRklFRBAAEhkKFURPV05USU1FX1NUQVRFX0ZVVFVSRRABEhkKFURPV05USU1FX1NUQVRFX0FDVElWRRACKmQKC0NvbW1lbnRLaW5kEhwKGENPTU1FTlRfS0lORF9VTlNQRUNJRklFRBAAEhUKEUNPTU1FTlRfS0lORF9VU0VSEAESIAocQ09NTUVOVF9LSU5EX0FDS05PV0xFREdFTUVOVBACMsQGCgxRdWVyeVNlcnZpY2USQwoKTGlzdFN0YXR1cxIZLnN2Yy52MS5MaXN0U3RhdHVzUmVxdWVzdBoaLnN2Yy52MS5MaXN0U3RhdHVzUmVzcG9uc2USRgoLTGlzdEhpc3RvcnkSGi5zdmMudjEuTGlzdEhpc3RvcnlSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RIaXN0b3J5UmVzcG9uc2USRgoLTGlzdE9iamVjdHMSGi5zdmMudjEuTGlzdE9iamVjdHNSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RPYmplY3RzUmVzcG9uc2USSQoMTGlzdENvbnRhY3RzEhsuc3ZjLnYxLkxpc3RDb250YWN0c1JlcXVlc3QaHC5zdmMudjEuTGlzdENvbnRhY3RzUmVzcG9uc2USQAoJTGlzdFZpZXdzEhguc3ZjLnYxLkxpc3RWaWV3c1JlcXVlc3QaGS5zdmMudjEuTGlzdFZpZXdzUmVzcG9uc2USQAoJTGlzdFNpbmtzEhguc3ZjLnYxLkxpc3RTaW5rc1JlcXVlc3QaGS5zdmMudjEuTGlzdFNpbmtzUmVzcG9uc2USTAoNR2V0U2VydmVySW5mbxIcLnN2Yy52MS5HZXRTZXJ2ZXJJbmZvUmVxdWVzdBodLnN2Yy52MS5HZXRTZXJ2ZXJJbmZvUmVzcG9uc2USYQoUUHJldmlld05vdGlmaWNhdGlvbnMSIy5zdmMudjEuUHJldmlld05vdGlmaWNhdGlvbnNSZXF1ZXN0GiQuc3ZjLnYxLlByZXZpZXdOb3RpZmljYXRpb25zUmVzcG9uc2USRgoLTGlzdFdvcmtlcnMSGi5zdmMudjEuTGlzdFdvcmtlcnNSZXF1ZXN0Ghsuc3ZjLnYxLkxpc3RXb3JrZXJzUmVzcG9uc2USTAoNTGlzdERvd250aW1lcxIcLnN2Yy52MS5MaXN0RG93bnRpbWVzUmVxdWVzdBodLnN2Yy52MS5MaXN0RG93bnRpbWVzUmVzcG9uc2USSQoMTGlzdENvbW1lbnRzEhsuc3ZjLnYxLkxpc3RDb21tZW50c1JlcXVlc3QaHC5zdmMudjEuTGlzdENvbW1lbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.ListStatusRequest
@@ -204,6 +204,28 @@ export type ObjectStatus = Message<"svc.v1.ObjectStatus"> & {
    * @generated from field: string checked_by = 19;
    */
   checkedBy: string;
+
+  /**
+   * Run-time switches an operator turned off (SetObjectFlags); all false unless one did.
+   *
+   * @generated from field: bool active_checks_disabled = 20;
+   */
+  activeChecksDisabled: boolean;
+
+  /**
+   * @generated from field: bool passive_checks_disabled = 21;
+   */
+  passiveChecksDisabled: boolean;
+
+  /**
+   * @generated from field: bool notifications_disabled = 22;
+   */
+  notificationsDisabled: boolean;
+
+  /**
+   * @generated from field: bool flap_detection_disabled = 23;
+   */
+  flapDetectionDisabled: boolean;
 };
 
 /**
@@ -844,7 +866,7 @@ export type NotificationPreview = Message<"svc.v1.NotificationPreview"> & {
 
   /**
    * Why nobody would be told: soft, downtime, acknowledged, unreachable, flapping, period,
-   * disabled_kind, not_notified, no_policy; empty when someone would be.
+   * disabled_kind, not_notified, no_policy, notifications_disabled; empty when someone would be.
    *
    * @generated from field: string suppressed = 7;
    */
@@ -1017,6 +1039,335 @@ export const ListWorkersResponseSchema: GenMessage<ListWorkersResponse> = /*@__P
   messageDesc(file_svc_v1_query_service, 26);
 
 /**
+ * @generated from message svc.v1.ListDowntimesRequest
+ */
+export type ListDowntimesRequest = Message<"svc.v1.ListDowntimesRequest"> & {
+  /**
+   * Only downtimes covering this host or one of its services (or, with service, that service).
+   *
+   * @generated from field: optional string host = 1;
+   */
+  host?: string | undefined;
+
+  /**
+   * @generated from field: optional string service = 2;
+   */
+  service?: string | undefined;
+
+  /**
+   * Only downtimes covering at least one object the selector matches; empty matches everything.
+   *
+   * @generated from field: string selector = 3;
+   */
+  selector: string;
+
+  /**
+   * Only active or only future downtimes; unspecified: both.
+   *
+   * @generated from field: svc.v1.DowntimeState state = 4;
+   */
+  state: DowntimeState;
+
+  /**
+   * 0 means 100; values above 1000 are clamped to 1000.
+   *
+   * @generated from field: int32 page_size = 5;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 6;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message svc.v1.ListDowntimesRequest.
+ * Use `create(ListDowntimesRequestSchema)` to create a new message.
+ */
+export const ListDowntimesRequestSchema: GenMessage<ListDowntimesRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 27);
+
+/**
+ * @generated from message svc.v1.Downtime
+ */
+export type Downtime = Message<"svc.v1.Downtime"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Every object the downtime covers (a selector's objects as resolved when it was applied).
+   *
+   * @generated from field: repeated svc.v1.ObjectRef objects = 2;
+   */
+  objects: ObjectRef[];
+
+  /**
+   * @generated from field: string author = 3;
+   */
+  author: string;
+
+  /**
+   * @generated from field: string comment = 4;
+   */
+  comment: string;
+
+  /**
+   * Fixed: active from start to end. Flexible: may begin between start and end, then lasts duration.
+   *
+   * @generated from field: google.protobuf.Timestamp start = 5;
+   */
+  start?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp end = 6;
+   */
+  end?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bool flexible = 7;
+   */
+  flexible: boolean;
+
+  /**
+   * Flexible downtimes only.
+   *
+   * @generated from field: google.protobuf.Duration duration = 8;
+   */
+  duration?: Duration | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created = 9;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * @generated from field: svc.v1.DowntimeState state = 10;
+   */
+  state: DowntimeState;
+
+  /**
+   * When it became active (a flexible one: when the problem started), and when it ends then.
+   *
+   * @generated from field: optional google.protobuf.Timestamp started_at = 11;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp ends_at = 12;
+   */
+  endsAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.v1.Downtime.
+ * Use `create(DowntimeSchema)` to create a new message.
+ */
+export const DowntimeSchema: GenMessage<Downtime> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 28);
+
+/**
+ * @generated from message svc.v1.ListDowntimesResponse
+ */
+export type ListDowntimesResponse = Message<"svc.v1.ListDowntimesResponse"> & {
+  /**
+   * By start, then id.
+   *
+   * @generated from field: repeated svc.v1.Downtime downtimes = 1;
+   */
+  downtimes: Downtime[];
+
+  /**
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * @generated from field: int32 total_size = 3;
+   */
+  totalSize: number;
+};
+
+/**
+ * Describes the message svc.v1.ListDowntimesResponse.
+ * Use `create(ListDowntimesResponseSchema)` to create a new message.
+ */
+export const ListDowntimesResponseSchema: GenMessage<ListDowntimesResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 29);
+
+/**
+ * @generated from message svc.v1.ListCommentsRequest
+ */
+export type ListCommentsRequest = Message<"svc.v1.ListCommentsRequest"> & {
+  /**
+   * Only this host and its services (or, with service, only that service).
+   *
+   * @generated from field: optional string host = 1;
+   */
+  host?: string | undefined;
+
+  /**
+   * @generated from field: optional string service = 2;
+   */
+  service?: string | undefined;
+
+  /**
+   * 0 means 100; values above 1000 are clamped to 1000.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message svc.v1.ListCommentsRequest.
+ * Use `create(ListCommentsRequestSchema)` to create a new message.
+ */
+export const ListCommentsRequestSchema: GenMessage<ListCommentsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 30);
+
+/**
+ * @generated from message svc.v1.Comment
+ */
+export type Comment = Message<"svc.v1.Comment"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string host = 2;
+   */
+  host: string;
+
+  /**
+   * @generated from field: optional string service = 3;
+   */
+  service?: string | undefined;
+
+  /**
+   * @generated from field: string author = 4;
+   */
+  author: string;
+
+  /**
+   * @generated from field: string text = 5;
+   */
+  text: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created = 6;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * @generated from field: svc.v1.CommentKind kind = 7;
+   */
+  kind: CommentKind;
+};
+
+/**
+ * Describes the message svc.v1.Comment.
+ * Use `create(CommentSchema)` to create a new message.
+ */
+export const CommentSchema: GenMessage<Comment> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 31);
+
+/**
+ * @generated from message svc.v1.ListCommentsResponse
+ */
+export type ListCommentsResponse = Message<"svc.v1.ListCommentsResponse"> & {
+  /**
+   * @generated from field: repeated svc.v1.Comment comments = 1;
+   */
+  comments: Comment[];
+
+  /**
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * @generated from field: int32 total_size = 3;
+   */
+  totalSize: number;
+};
+
+/**
+ * Describes the message svc.v1.ListCommentsResponse.
+ * Use `create(ListCommentsResponseSchema)` to create a new message.
+ */
+export const ListCommentsResponseSchema: GenMessage<ListCommentsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 32);
+
+/**
+ * @generated from enum svc.v1.DowntimeState
+ */
+export enum DowntimeState {
+  /**
+   * In ListDowntimesRequest: any.
+   *
+   * @generated from enum value: DOWNTIME_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Scheduled and not started yet (a flexible one waiting in its window for a problem).
+   *
+   * @generated from enum value: DOWNTIME_STATE_FUTURE = 1;
+   */
+  FUTURE = 1,
+
+  /**
+   * @generated from enum value: DOWNTIME_STATE_ACTIVE = 2;
+   */
+  ACTIVE = 2,
+}
+
+/**
+ * Describes the enum svc.v1.DowntimeState.
+ */
+export const DowntimeStateSchema: GenEnum<DowntimeState> = /*@__PURE__*/
+  enumDesc(file_svc_v1_query_service, 0);
+
+/**
+ * @generated from enum svc.v1.CommentKind
+ */
+export enum CommentKind {
+  /**
+   * @generated from enum value: COMMENT_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * AddComment.
+   *
+   * @generated from enum value: COMMENT_KIND_USER = 1;
+   */
+  USER = 1,
+
+  /**
+   * An acknowledgement's comment; it goes when the acknowledgement does.
+   *
+   * @generated from enum value: COMMENT_KIND_ACKNOWLEDGEMENT = 2;
+   */
+  ACKNOWLEDGEMENT = 2,
+}
+
+/**
+ * Describes the enum svc.v1.CommentKind.
+ */
+export const CommentKindSchema: GenEnum<CommentKind> = /*@__PURE__*/
+  enumDesc(file_svc_v1_query_service, 1);
+
+/**
  * Reads, served from the projection: they never wait on writes. Mounted also under -read-only and
  * never gated by -api-token.
  *
@@ -1115,6 +1466,27 @@ export const QueryService: GenService<{
     methodKind: "unary";
     input: typeof ListWorkersRequestSchema;
     output: typeof ListWorkersResponseSchema;
+  },
+  /**
+   * Downtimes scheduled or active, optionally narrowed to those covering an object or a selector's
+   * objects, or to active or future ones.
+   *
+   * @generated from rpc svc.v1.QueryService.ListDowntimes
+   */
+  listDowntimes: {
+    methodKind: "unary";
+    input: typeof ListDowntimesRequestSchema;
+    output: typeof ListDowntimesResponseSchema;
+  },
+  /**
+   * Comments on objects, operators' and acknowledgements', newest first.
+   *
+   * @generated from rpc svc.v1.QueryService.ListComments
+   */
+  listComments: {
+    methodKind: "unary";
+    input: typeof ListCommentsRequestSchema;
+    output: typeof ListCommentsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_v1_query_service, 0);
