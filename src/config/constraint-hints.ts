@@ -1,4 +1,10 @@
-import { NOTIFICATION_KINDS, SNMP_AUTH_PROTOS, SNMP_PRIV_PROTOS, WEEKDAYS } from "../model/config.js";
+import {
+  HTTP_METHODS,
+  NOTIFICATION_KINDS,
+  SNMP_AUTH_PROTOS,
+  SNMP_PRIV_PROTOS,
+  WEEKDAYS,
+} from "../model/config.js";
 import { isObj } from "./decode-reader.js";
 import type { DocPath } from "./locate.js";
 
@@ -28,10 +34,31 @@ const FLAP: Readonly<Record<string, string>> = {
 };
 const CHECK: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   tcp: { address: HOST_PORT },
-  http: { url: NON_EMPTY },
+  http: {
+    url: NON_EMPTY,
+    method: `one of ${quoteAll(HTTP_METHODS)} (default "GET")`,
+    headers: "a struct of strings",
+    body: "a string",
+    expect_status: 'a non-empty list of status codes (100–599) or ranges such as "200-299"',
+    expect_body: NON_EMPTY,
+    expect_body_regex: `${NON_EMPTY} (an RE2 pattern)`,
+    follow_redirects: "an int from 0 to 20 (default 0)",
+    tls_verify: "a bool (default true)",
+    ca_file: `${NON_EMPTY} (the path of a PEM bundle)`,
+    sni: NON_EMPTY,
+    warn: DURATION,
+    crit: DURATION,
+  },
   dns: { server: HOST_PORT, name: NON_EMPTY },
   icmp: { host: NON_EMPTY },
-  tls: { address: NON_EMPTY, warn_within: DURATION, crit_within: DURATION },
+  tls: {
+    address: NON_EMPTY,
+    warn_within: DURATION,
+    crit_within: DURATION,
+    verify: "a bool (default true)",
+    ca_file: `${NON_EMPTY} (the path of a PEM bundle)`,
+    sni: NON_EMPTY,
+  },
   snmp: {
     address: NON_EMPTY,
     oid: NON_EMPTY,

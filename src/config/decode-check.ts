@@ -1,13 +1,17 @@
 import type {
   CheckConfig,
   FlapConfig,
+  HttpMethod,
+  HttpProbe,
   ProbeConfig,
   SnmpAuthProto,
   SnmpPrivProto,
   StaleStatus,
+  StatusRange,
 } from "../model/config.js";
 import {
   DEFAULT_SCHEDULE,
+  HTTP_METHODS,
   DEFAULT_FLAP as MODEL_DEFAULT_FLAP,
   SNMP_AUTH_PROTOS,
   SNMP_PRIV_PROTOS,
@@ -15,6 +19,7 @@ import {
 import type { Obj, Reader } from "./decode-reader.js";
 import type { Path } from "./path-step.js";
 import { step } from "./path-step.js";
+import { STATUS_RANGE_PATTERN } from "./patterns.js";
 import { unknownTypeMessage } from "./type-checks.js";
 
 /** The defaults, frozen: every check that keeps them shares this one object. */
@@ -104,8 +109,11 @@ function decodeProbe(
       return { type, address, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "http": {
-      const url = r.required(o.url, path, "url");
-      return { type, url, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+      if (plainHttp(o)) {
+        const url = r.required(o.url, path, "url");
+        return { type, url, checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
+      }
+      return { ...decodeHttp(r, o, path), checkIntervalMs, retryIntervalMs, timeoutMs, maxAttempts, flap };
     }
     case "dns": {
       const server = r.required(o.server, path, "server");
@@ -120,11 +128,17 @@ function decodeProbe(
       const address = r.required(o.address, path, "address");
       const warnWithinMs = r.durationMs(o.warn_within, path, "warn_within", "336h");
       const critWithinMs = r.durationMs(o.crit_within, path, "crit_within", "72h");
+      const verify = r.bool(o.verify, path, "verify", true);
+      const caFile = r.optStr(o.ca_file, path, "ca_file");
+      const sni = r.optStr(o.sni, path, "sni");
       return {
         type,
         address,
         warnWithinMs,
         critWithinMs,
+        ...(verify ? {} : { verify }),
+        ...(caFile === undefined ? {} : { caFile }),
+        ...(sni === undefined ? {} : { sni }),
         checkIntervalMs,
         retryIntervalMs,
         timeoutMs,
@@ -181,6 +195,95 @@ function decodeProbe(
       };
     }
   }
+}
+
+/** Whether an `http` check sets nothing but its url (and the schema's defaults): most do. */
+function plainHttp(o: Obj): boolean {
+  for (const k in o) {
+    const v = o[k];
+    switch (k) {
+      case "method":
+        if (v !== "GET") return false;
+        break;
+      case "follow_redirects":
+        if (v !== 0) return false;
+        break;
+      case "tls_verify":
+        if (v !== true) return false;
+        break;
+      case "headers":
+      case "body":
+      case "expect_status":
+      case "expect_body":
+      case "expect_body_regex":
+      case "ca_file":
+      case "sni":
+      case "warn":
+      case "crit":
+        return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * An `http` probe: the fields a document leaves out stay absent, so a plain `url` check costs no
+ * more than it did before the options existed.
+ */
+function decodeHttp(r: Reader, o: Obj, path: Path): HttpProbe {
+  const url = r.required(o.url, path, "url");
+  const method = oneOf<HttpMethod>(r, o, "method", path, HTTP_METHODS);
+  const followRedirects = r.int(o.follow_redirects, path, "follow_redirects", 0);
+  const tlsVerify = r.bool(o.tls_verify, path, "tls_verify", true);
+  const headers = o.headers === undefined ? undefined : r.strMap(o.headers, path, "headers");
+  const body = r.optStr(o.body, path, "body");
+  const expectStatus = o.expect_status === undefined ? undefined : decodeStatus(r, o.expect_status, path);
+  const expectBody = r.optStr(o.expect_body, path, "expect_body");
+  const expectBodyRegex = r.optStr(o.expect_body_regex, path, "expect_body_regex");
+  const caFile = r.optStr(o.ca_file, path, "ca_file");
+  const sni = r.optStr(o.sni, path, "sni");
+  const warnMs = o.warn === undefined ? undefined : r.durationMs(o.warn, path, "warn");
+  const critMs = o.crit === undefined ? undefined : r.durationMs(o.crit, path, "crit");
+  return {
+    type: "http",
+    url,
+    ...(method === "GET" ? {} : { method }),
+    ...(followRedirects === 0 ? {} : { followRedirects }),
+    ...(tlsVerify ? {} : { tlsVerify }),
+    ...(headers === undefined ? {} : { headers }),
+    ...(body === undefined ? {} : { body }),
+    ...(expectStatus === undefined ? {} : { expectStatus }),
+    ...(expectBody === undefined ? {} : { expectBody }),
+    ...(expectBodyRegex === undefined ? {} : { expectBodyRegex }),
+    ...(caFile === undefined ? {} : { caFile }),
+    ...(sni === undefined ? {} : { sni }),
+    ...(warnMs === undefined ? {} : { warnMs }),
+    ...(critMs === undefined ? {} : { critMs }),
+  };
+}
+
+/** `expect_status`: codes and `lo-hi` ranges, each as an inclusive range. */
+function decodeStatus(r: Reader, v: unknown, path: Path): readonly StatusRange[] {
+  const at = step(path, "expect_status");
+  if (!Array.isArray(v)) {
+    r.report(at, "expected a list of status codes or ranges");
+    return [];
+  }
+  const out: StatusRange[] = [];
+  v.forEach((x: unknown, i) => {
+    let range: [number, number] | undefined;
+    if (typeof x === "number" && Number.isInteger(x)) range = [x, x];
+    else if (typeof x === "string" && STATUS_RANGE_PATTERN.test(x)) {
+      const [lo, hi] = x.split("-").map(Number) as [number, number];
+      range = [lo, hi];
+    }
+    if (range === undefined || range[0] < 100 || range[1] > 599) {
+      r.report(step(at, i), 'expected a status code (100–599) or a range such as "200-299"');
+    } else if (range[0] > range[1]) {
+      r.report(step(at, i), `range ${JSON.stringify(x)} ends before it starts`);
+    } else out.push(Object.freeze(range));
+  });
+  return Object.freeze(out);
 }
 
 function decodeSnmp(r: Reader, o: Obj, path: Path): ProbeConfig {

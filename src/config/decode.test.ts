@@ -62,6 +62,84 @@ describe("decodeConfig on plain data", () => {
     assert.equal(r.config.sinks.size, 0);
   });
 
+  it("decodes http and tls options, leaving defaults out", () => {
+    const r = decode({
+      hosts: {
+        web1: {
+          address: "10.0.0.1",
+          check: tcp,
+          services: {
+            plain: {
+              check: { type: "http", url: "http://x/", method: "GET", follow_redirects: 0, tls_verify: true },
+            },
+            full: {
+              check: {
+                type: "http",
+                url: "https://x/",
+                method: "POST",
+                headers: { Authorization: "Bearer x" },
+                body: "{}",
+                expect_status: [200, "202-204"],
+                expect_body: "ok",
+                expect_body_regex: "^ok",
+                follow_redirects: 3,
+                tls_verify: false,
+                ca_file: "/ca.pem",
+                sni: "a.test",
+                warn: "500ms",
+                crit: "2s",
+              },
+            },
+            cert: {
+              check: { type: "tls", address: "x:443", verify: false, ca_file: "/ca.pem", sni: "a.test" },
+            },
+          },
+        },
+      },
+    });
+    assert.ok(r.ok, JSON.stringify(r.ok ? [] : r.diagnostics));
+    const svc = (name: string) => r.config.hosts.get("web1")?.services.get(name)?.check;
+    const {
+      checkIntervalMs: _a,
+      retryIntervalMs: _b,
+      timeoutMs: _c,
+      maxAttempts: _d,
+      flap: _e,
+      ...plain
+    } = svc("plain") as object as Record<string, unknown>;
+    assert.deepEqual(plain, { type: "http", url: "http://x/" });
+    assert.deepEqual(
+      { ...svc("full"), checkIntervalMs: 0, retryIntervalMs: 0, timeoutMs: 0, maxAttempts: 0, flap: null },
+      {
+        type: "http",
+        url: "https://x/",
+        method: "POST",
+        followRedirects: 3,
+        tlsVerify: false,
+        headers: { Authorization: "Bearer x" },
+        body: "{}",
+        expectStatus: [
+          [200, 200],
+          [202, 204],
+        ],
+        expectBody: "ok",
+        expectBodyRegex: "^ok",
+        caFile: "/ca.pem",
+        sni: "a.test",
+        warnMs: 500,
+        critMs: 2000,
+        checkIntervalMs: 0,
+        retryIntervalMs: 0,
+        timeoutMs: 0,
+        maxAttempts: 0,
+        flap: null,
+      },
+    );
+    const cert = svc("cert");
+    assert.ok(cert?.type === "tls");
+    assert.deepEqual([cert.verify, cert.caFile, cert.sni], [false, "/ca.pem", "a.test"]);
+  });
+
   it("freezes objects and maps", () => {
     const r = decode({ hosts: { a: { address: "a", check: tcp, parents: [] } } });
     assert.ok(r.ok);

@@ -254,6 +254,119 @@ hosts: web1: {address: "a", check: #Check & {address: "10.0.0.1:80"}}
   { name: "http url missing", doc: hostCheck(`»{type: "http"}`), message: `missing required field "url"` },
   { name: "http url empty", doc: hostCheck(`{type: "http", url: »""}`), message: "hosts.web1.check.url" },
   {
+    name: "http method",
+    doc: hostCheck(`{type: "http", url: "http://x", method: »"FETCH"}`),
+    message: "hosts.web1.check.method",
+  },
+  {
+    name: "http expect_status code out of range",
+    doc: hostCheck(`{type: "http", url: "http://x", expect_status: [200, »600]}`),
+    message: "hosts.web1.check.expect_status.1",
+  },
+  {
+    name: "http expect_status range form",
+    doc: hostCheck(`{type: "http", url: "http://x", expect_status: [»"2xx"]}`),
+    message: "hosts.web1.check.expect_status.0",
+  },
+  {
+    name: "http expect_status range reversed",
+    doc: hostCheck(`{type: "http", url: "http://x", expect_status: [»"299-200"]}`),
+    message: `range "299-200" ends before it starts`,
+  },
+  {
+    name: "http expect_status empty",
+    doc: hostCheck(`{type: "http", url: "http://x", expect_status: »[]}`),
+    message: "hosts.web1.check.expect_status",
+  },
+  {
+    name: "http follow_redirects",
+    doc: hostCheck(`{type: "http", url: "http://x", follow_redirects: »21}`),
+    message: "hosts.web1.check.follow_redirects",
+  },
+  {
+    name: "http warn duration",
+    doc: hostCheck(`{type: "http", url: "http://x", warn: »"2 s"}`),
+    message: "hosts.web1.check.warn",
+  },
+  {
+    name: "http body on a GET",
+    doc: hostCheck(`{type: "http", url: "http://x", body: »"x"}`),
+    message: `hosts.web1.check.body: a GET request has no body`,
+  },
+  {
+    name: "http expect_body on a HEAD",
+    doc: hostCheck(`{type: "http", url: "http://x", method: "HEAD", expect_body: »"ok"}`),
+    message: "a HEAD response has no body to look into",
+  },
+  {
+    name: "http expect_body_regex backreference",
+    doc: hostCheck(`{type: "http", url: "http://x", expect_body_regex: »"(a+)\\\\1"}`),
+    message: "hosts.web1.check.expect_body_regex: not an RE2 pattern: invalid escape sequence",
+  },
+  {
+    name: "http expect_body_regex lookahead",
+    doc: hostCheck(`{type: "http", url: "http://x", expect_body_regex: »"ok(?=!)"}`),
+    message: "not an RE2 pattern: invalid or unsupported Perl syntax: `(?=`",
+  },
+  {
+    name: "http expect_body_regex lookbehind",
+    doc: hostCheck(`{type: "http", url: "http://x", expect_body_regex: »"(?<!not )ok"}`),
+    message: "not an RE2 pattern",
+  },
+  {
+    name: "http header name",
+    doc: hostCheck(`{type: "http", url: "http://x", headers: {"Bad Name": »"v"}}`),
+    message: `invalid HTTP header name "Bad Name"`,
+  },
+  {
+    name: "http header value with a line break, never shown",
+    doc: hostCheck(
+      `{type: "http", url: "http://x", headers: {Authorization: »"Bearer s3cret\\r\\nX-Evil: 1"}}`,
+    ),
+    message: "header Authorization: a value may not hold a line break or NUL",
+    notMessage: "s3cret",
+  },
+  {
+    name: "http header the check sets",
+    doc: hostCheck(`{type: "http", url: "http://x", headers: {"Content-Length": »"5"}}`),
+    message: "header Content-Length is set by the check itself",
+  },
+  {
+    name: "http header value type",
+    doc: hostCheck(`{type: "http", url: "http://x", headers: {"X-A": »1}}`),
+    message: `hosts.web1.check.headers."X-A"`,
+  },
+  {
+    name: "http ca_file missing",
+    doc: hostCheck(`{type: "http", url: "https://x", ca_file: »"/nonexistent/lookout/ca.pem"}`),
+    message: `hosts.web1.check.ca_file: cannot read ca_file "/nonexistent/lookout/ca.pem" (ENOENT)`,
+  },
+  {
+    name: "http ca_file not PEM",
+    doc: hostCheck(`{type: "http", url: "https://x", ca_file: »"/etc/passwd"}`),
+    message: `ca_file "/etc/passwd" holds no PEM certificate`,
+  },
+  {
+    name: "http sni an IP literal",
+    doc: hostCheck(`{type: "http", url: "https://x", sni: »"127.0.0.1"}`),
+    message: "sni is a host name",
+  },
+  {
+    name: "tls verify type",
+    doc: hostCheck(`{type: "tls", address: "a:443", verify: »"no"}`),
+    message: "hosts.web1.check.verify",
+  },
+  {
+    name: "tls ca_file missing",
+    doc: hostCheck(`{type: "tls", address: "a:443", ca_file: »"/nonexistent/lookout/ca.pem"}`),
+    message: `cannot read ca_file "/nonexistent/lookout/ca.pem" (ENOENT)`,
+  },
+  {
+    name: "tls sni empty",
+    doc: hostCheck(`{type: "tls", address: "a:443", sni: »""}`),
+    message: "hosts.web1.check.sni",
+  },
+  {
     name: "dns server missing",
     doc: hostCheck(`»{type: "dns", name: "x"}`),
     message: `missing required field "server"`,
@@ -600,6 +713,12 @@ hosts: web1: {address: "a", check: #Check & {address: "10.0.0.1:80"}}
     message: `check type "command" is not supported under -config-profile demo; allowed types: dns, http, icmp, passive, snmp, tcp, tls`,
   },
   {
+    name: "demo: ca_file",
+    profile: "demo",
+    doc: hostCheck(`{type: "tls", address: "a:443", ca_file: »"/etc/ssl/certs/ca-certificates.crt"}`),
+    message: `"ca_file" is not supported under -config-profile demo (it reads a local file)`,
+  },
+  {
     name: "demo: legacy check",
     profile: "demo",
     doc: hostCheck(`{type: »"legacy", path: "/bin/true"}`),
@@ -681,6 +800,14 @@ hosts: web1: {
 		b: check: {type: "http", url: "http://127.0.0.1/"}
 		c: check: {type: "dns", server: "127.0.0.1:53", name: "example.test"}
 		d: check: {type: "tls", address: "127.0.0.1:443"}
+		d2: check: {type: "tls", address: "127.0.0.1:443", verify: false, sni: "a.test", ca_file: "/etc/ssl/certs/ca-certificates.crt"}
+		b2: check: {
+			type: "http", url: "https://127.0.0.1/health", method: "POST", body: "{}"
+			headers: {Authorization: "Bearer x", "Content-Type": "application/json"}
+			expect_status: [200, "202-204"], expect_body: "ok", expect_body_regex: "(?i)^ok$"
+			follow_redirects: 3, tls_verify: true, ca_file: "/etc/ssl/certs/ca-certificates.crt", sni: "a.test"
+			warn: "500ms", crit: "2s"
+		}
 		e: check: {type: "snmp", address: "127.0.0.1", oid: "1.3.6.1", community: "public", warn: "10", crit: "20"}
 		f: check: {type: "snmp", address: "127.0.0.1", oid: "1.3.6.1", user: "u", auth_proto: "SHA256", priv_proto: "AES", expect: "up"}
 		g: check: {type: "legacy", path: "/usr/lib/nagios/plugins/check_dummy", args: ["0"]}

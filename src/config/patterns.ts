@@ -21,6 +21,8 @@ export const WINDOW_START_PATTERN = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
 export const WINDOW_END_PATTERN = /^([01][0-9]|2[0-4]):[0-5][0-9]$/;
 /** `host:port` (tcp and dns checks); an IPv6 host is bracketed, `[::1]:53`. */
 export const HOST_PORT_PATTERN = /^(\[[^\]\s]+\]|[^\s:[\]]+):[0-9]{1,5}$/;
+/** An `http` check's `expect_status` range, `200-299`. */
+export const STATUS_RANGE_PATTERN = /^[1-5][0-9][0-9]-[1-5][0-9][0-9]$/;
 /** A Go `time.Duration` string: `0`, or one or more `<number><unit>` with an optional sign. */
 export const DURATION_PATTERN = /^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$/;
 
@@ -38,5 +40,6 @@ export const SCHEMA_PATTERNS: Readonly<Record<string, RegExp>> = {
   window_start: WINDOW_START_PATTERN,
   window_end: WINDOW_END_PATTERN,
   host_port: HOST_PORT_PATTERN,
+  status_range: STATUS_RANGE_PATTERN,
   duration: DURATION_PATTERN,
 };

@@ -14,6 +14,19 @@ const OPTIONAL = new Set([
   "#SnmpCheck.user",
   "#SnmpFields.community",
   "#SnmpFields.user",
+  ...[
+    "headers",
+    "body",
+    "expect_status",
+    "expect_body",
+    "expect_body_regex",
+    "ca_file",
+    "sni",
+    "warn",
+    "crit",
+  ].map((f) => `#HttpCheck.${f}`),
+  "#TlsCheck.ca_file",
+  "#TlsCheck.sni",
 ]);
 
 describe("schema-fields", () => {
@@ -65,7 +78,7 @@ describe("schema-fields", () => {
     [
       ["hosts", "a", "check"],
       "url",
-      "; allowed fields: type, check_interval, retry_interval, timeout, max_attempts, flap, address, warn_within, crit_within",
+      "; allowed fields: type, check_interval, retry_interval, timeout, max_attempts, flap, address, warn_within, crit_within, verify, ca_file, sni",
     ],
     [["hosts", "a", "labels"], "x", ""],
     // A field the schema allows (refused by a user's closed struct) is never its own suggestion.

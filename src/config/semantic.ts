@@ -1,6 +1,7 @@
 import type { CheckConfig, Config, SinkConfig } from "../model/config.js";
 import { parseSelector } from "../model/selector.js";
 import { parseSinkCursor } from "../model/sink-cursor.js";
+import { type CaFileCache, checkOptionProblems } from "./check-options.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import { formatPath } from "./diagnostic.js";
 import type { DocPath, Locator } from "./locate.js";
@@ -50,7 +51,15 @@ export function checkSemantics(
       ? unknown("notification policy", name, config.notifications, "notification policies")
       : undefined;
 
+  const caFiles: CaFileCache = new Map();
+  const optionProblems = (check: CheckConfig, at: () => DocPath): void => {
+    if (check.type !== "http" && check.type !== "tls") return;
+    const path = at();
+    for (const [p, message] of checkOptionProblems(check, caFiles, skip([...path, "ca_file"])))
+      report([...path, ...p], message);
+  };
   for (const [h, host] of config.hosts) {
+    optionProblems(host.check, () => ["hosts", h, "check"]);
     let problem = commandProblem(host.check);
     if (problem !== undefined) report(["hosts", h, "check", "command"], problem);
     problem = policyProblem(host.notification);
@@ -62,6 +71,7 @@ export function checkSemantics(
         report(["hosts", h, "parents", i], `unknown parent host ${JSON.stringify(p)}`);
     }
     for (const [s, svc] of host.services) {
+      optionProblems(svc.check, () => ["hosts", h, "services", s, "check"]);
       problem = commandProblem(svc.check);
       if (problem !== undefined) report(["hosts", h, "services", s, "check", "command"], problem);
       problem = policyProblem(svc.notification);

@@ -156,6 +156,13 @@ export function checkTypes(data: unknown, profile: ConfigProfile | undefined): R
     const allowed = allowedTypes(kind, profile);
     if (typeof t === "string" && allowed.includes(t)) {
       if (t === "snmp") out.push(...snmpChoices(value, path));
+      if (profile === "demo" && kind === "check" && value.ca_file !== undefined) {
+        out.push({
+          path: [...path, "ca_file"],
+          reportAt: [...path, "ca_file"],
+          message: `"ca_file" is not supported under -config-profile demo (it reads a local file)`,
+        });
+      }
       if (profile === "demo" && typeof value.url === "string" && /^file:/i.test(value.url)) {
         out.push({
           path: [...path, "url"],

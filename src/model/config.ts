@@ -59,9 +59,37 @@ export interface TcpProbe {
   readonly type: "tcp";
   readonly address: string;
 }
+export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+/** An inclusive range of HTTP status codes; a single code is `[code, code]`. */
+export type StatusRange = readonly [number, number];
+/**
+ * An `http` check. Every field but `url` is absent when it has its default (the decoder leaves
+ * defaults out, so a plain check costs what it did before the options existed). `headers` values
+ * may be credentials and are never logged, shown or echoed.
+ */
 export interface HttpProbe {
   readonly type: "http";
   readonly url: string;
+  /** Default GET. */
+  readonly method?: HttpMethod;
+  /** Default 0: a redirect is judged as it is; n: up to n redirects are followed. */
+  readonly followRedirects?: number;
+  /** Default true. */
+  readonly tlsVerify?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  /** The codes that are OK, any other CRITICAL; absent: 2xx/3xx OK, 4xx WARNING, else CRITICAL. */
+  readonly expectStatus?: readonly StatusRange[];
+  readonly expectBody?: string;
+  /** An RE2 pattern, checked when the config was loaded. */
+  readonly expectBodyRegex?: string;
+  /** A PEM bundle that replaces the default trusted roots. */
+  readonly caFile?: string;
+  readonly sni?: string;
+  /** Response time thresholds (ms). */
+  readonly warnMs?: number;
+  readonly critMs?: number;
 }
 export interface DnsProbe {
   readonly type: "dns";
@@ -77,6 +105,12 @@ export interface TlsProbe {
   readonly address: string;
   readonly warnWithinMs: number;
   readonly critWithinMs: number;
+  /** Absent: true. false: the certificate is judged by its expiry only, not its chain or names. */
+  readonly verify?: boolean;
+  /** A PEM bundle that replaces the default trusted roots. */
+  readonly caFile?: string;
+  /** The TLS server name sent and verified; default the address's host unless an IP literal. */
+  readonly sni?: string;
 }
 export const SNMP_AUTH_PROTOS = ["", "MD5", "SHA", "SHA224", "SHA256", "SHA384", "SHA512"] as const;
 export type SnmpAuthProto = (typeof SNMP_AUTH_PROTOS)[number];
