@@ -24,3 +24,6 @@ export {
   type PositionIndex,
   type SourceFile,
 } from "./eval/index.js";
+
+/** An RE2 pattern as a JavaScript RegExp when both mean the same by it; null otherwise. */
+export { nativeRegexp } from "./eval/regex.js";

@@ -1,14 +1,9 @@
-import {
-  type ClientRequest,
-  request as httpRequest,
-  type IncomingMessage,
-  type RequestOptions,
-} from "node:http";
-import { request as httpsRequest } from "node:https";
-import type { CheckOutcome } from "../../model/check-result.js";
+import type { OutgoingHttpHeaders } from "node:http";
+import type { CheckOutcome, PerfDatum } from "../../model/check-result.js";
 import type { Checker, CheckTarget } from "../../model/checker.js";
-import type { HttpProbe } from "../../model/config.js";
+import type { HttpProbe, StatusRange } from "../../model/config.js";
 import type { ExitStatus } from "../../model/state.js";
+import { type CaFileReader, createCaFileReader } from "../ca-file.js";
 import {
   abortOutcome,
   describeNetError,
@@ -19,17 +14,22 @@ import {
   perfDatum,
   timeDatum,
 } from "../format.js";
+import { bodyFindings } from "./body-match.js";
+import { type ExchangeResponse, exchange } from "./exchange.js";
 
 const PREFIX = "HTTP";
 const USER_AGENT = "lookout-check-http";
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Options of the `http` checker that are not per check. */
 export interface HttpCheckerOptions {
   /**
    * Trusted root certificates (PEM) for https; default Node's bundled Mozilla roots plus any in
-   * NODE_EXTRA_CA_CERTS. Giving this replaces the defaults.
+   * NODE_EXTRA_CA_CERTS. Giving this replaces the defaults. A check's `ca_file` replaces both.
    */
   readonly ca?: readonly string[];
+  /** Where `ca_file` bundles are read; default one reader per checker. */
+  readonly caFiles?: CaFileReader;
 }
 
 /**
@@ -43,100 +43,173 @@ export function stateForStatus(code: number): ExitStatus {
 }
 
 /**
- * Creates the `http` checker: one GET of `url` on a fresh connection (no keep-alive, no redirects
- * followed), the whole body read and counted but not kept. The state follows `stateForStatus`;
- * connection, TLS and protocol errors are CRITICAL, a URL that is not http(s) UNKNOWN. For https
- * the certificate chain and host name are verified: an untrusted, expired or mismatched
- * certificate is CRITICAL.
+ * Creates the `http` checker: one request of `url` (`method`, default GET, with `headers` and
+ * `body`) on a fresh connection (no keep-alive), following up to `follow_redirects` redirects, the
+ * body read and counted, its first MiB kept only when an expectation looks into it. The state is
+ * the worst of: the status (`expect_status`, or `stateForStatus`), `expect_body` and
+ * `expect_body_regex` (CRITICAL when missing), and the response time against `warn` and `crit`.
+ * Connection, TLS and protocol errors are CRITICAL, a URL that is not http(s) UNKNOWN. For https
+ * the certificate chain and host name (`sni` when set) are verified unless `tls_verify` is false.
+ * Header values are never echoed, nor is any URL.
  */
 export function createHttpChecker(options: HttpCheckerOptions = {}): Checker<HttpProbe> {
   const ca = options.ca === undefined ? undefined : [...options.ca];
+  const caFiles = options.caFiles ?? createCaFileReader();
   return {
     type: "http",
-    run: (target, signal) => runHttp(target, signal, ca),
+    run: (target, signal) => runHttp(target, signal, ca, caFiles),
   };
 }
 
-function runHttp(
+function hostPort(url: URL): string {
+  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  return `${host} port ${url.port === "" ? (url.protocol === "https:" ? 443 : 80) : url.port}`;
+}
+
+async function runHttp(
   target: CheckTarget<HttpProbe>,
   signal: AbortSignal,
-  ca: string[] | undefined,
+  defaultCa: readonly string[] | undefined,
+  caFiles: CaFileReader,
 ): Promise<CheckOutcome> {
-  const raw: unknown = target?.probe?.url;
+  const probe = target?.probe;
+  const raw: unknown = probe?.url;
   let url: URL;
   try {
     if (typeof raw !== "string") throw new TypeError("not a string");
     url = new URL(raw);
   } catch {
-    return Promise.resolve(outcome(PREFIX, 3, `invalid url ${JSON.stringify(raw)}`));
+    return outcome(PREFIX, 3, `invalid url ${JSON.stringify(raw)}`);
   }
-  const https = url.protocol === "https:";
-  if (!https && url.protocol !== "http:") {
-    return Promise.resolve(outcome(PREFIX, 3, `unsupported url scheme ${JSON.stringify(url.protocol)}`));
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    return outcome(PREFIX, 3, `unsupported url scheme ${JSON.stringify(url.protocol)}`);
   }
+  let method: string = probe.method ?? "GET";
   // The URL itself is never echoed: it may carry credentials or tokens.
-  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-  const where = `${host} port ${url.port === "" ? (https ? 443 : 80) : url.port}`;
+  let where = hostPort(url);
   const start = performance.now();
-  if (signal.aborted) return Promise.resolve(abortOutcome(PREFIX, signal, `GET on ${where}`, start));
-  const timeoutMs = target.probe.timeoutMs;
-
-  return new Promise<CheckOutcome>((resolve) => {
-    let settled = false;
-    let req: ClientRequest | undefined;
-    let res: IncomingMessage | undefined;
-    const finish = (result: CheckOutcome): void => {
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener("abort", onAbort);
-      res?.destroy();
-      req?.destroy();
-      resolve(result);
-    };
-    const onAbort = (): void => finish(abortOutcome(PREFIX, signal, `GET on ${where}`, start));
-    const onError = (err: unknown): void => {
-      const tls = describeTlsVerifyError(err);
-      if (tls !== undefined) finish(outcome(PREFIX, 2, `TLS certificate of ${where} rejected: ${tls}`));
-      else finish(outcome(PREFIX, 2, `GET on ${where}: ${describeNetError(err)}`));
-    };
-    const onResponse = (response: IncomingMessage): void => {
-      res = response;
-      let size = 0;
-      response.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-      });
-      response.on("error", onError);
-      response.on("end", () => {
-        const seconds = (performance.now() - start) / 1000;
-        const code = response.statusCode ?? 0;
-        const status = stateForStatus(code);
-        const line =
-          `HTTP/${response.httpVersion} ${code} ${oneLine(response.statusMessage ?? "")}`.trimEnd();
-        finish(
-          outcome(
-            PREFIX,
-            status,
-            `${line} - ${size} bytes in ${formatSeconds(seconds)} second response time`,
-            [timeDatum(seconds, timeoutMs), perfDatum("size", size, "B", 0)],
-          ),
-        );
-      });
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    // https.RequestOptions is http.RequestOptions plus the TLS fields, so it serves both schemes.
-    const opts: RequestOptions = {
-      method: "GET",
-      agent: false,
-      headers: { "user-agent": USER_AGENT, accept: "*/*", connection: "close" },
-      ...(https ? { rejectUnauthorized: true, ...(ca === undefined ? {} : { ca }) } : {}),
-    };
-    try {
-      req = (https ? httpsRequest : httpRequest)(url, opts, onResponse);
-    } catch (err) {
-      finish(outcome(PREFIX, 3, `GET on ${where}: ${describeNetError(err)}`));
-      return;
+  if (signal.aborted) return abortOutcome(PREFIX, signal, `${method} on ${where}`, start);
+  const timeoutMs = probe.timeoutMs;
+  let ca = defaultCa;
+  if (probe.caFile !== undefined) {
+    const read = await caFiles.read(probe.caFile);
+    if (!read.ok) return outcome(PREFIX, 3, read.error);
+    ca = [read.pem];
+  }
+  const maxRedirects = probe.followRedirects ?? 0;
+  const wantBody = probe.expectBody !== undefined || probe.expectBodyRegex !== undefined;
+  const origin = url.origin;
+  let body = probe.body;
+  let headers = requestHeaders(probe.headers, method, body);
+  let response: ExchangeResponse | undefined;
+  for (let hop = 0; ; hop++) {
+    const follow = hop < maxRedirects;
+    const r = await exchange(
+      {
+        url,
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        verify: probe.tlsVerify !== false,
+        ...(ca === undefined ? {} : { ca }),
+        // The configured name belongs to the configured origin, as the headers do.
+        ...(probe.sni !== undefined && url.origin === origin ? { sni: probe.sni } : {}),
+        keepBody: wantBody,
+        headOnly: (status) => follow && REDIRECTS.has(status),
+      },
+      signal,
+    );
+    if (!r.ok) {
+      if (r.aborted) return abortOutcome(PREFIX, signal, `${method} on ${where}`, start);
+      const tls = describeTlsVerifyError(r.error);
+      if (tls !== undefined) return outcome(PREFIX, 2, `TLS certificate of ${where} rejected: ${tls}`);
+      return outcome(PREFIX, 2, `${method} on ${where}: ${describeNetError(r.error)}`);
     }
-    req.on("error", onError);
-    req.end();
-  });
+    if (!(maxRedirects > 0 && REDIRECTS.has(r.status) && r.location !== undefined)) {
+      response = r;
+      break;
+    }
+    if (!follow) return outcome(PREFIX, 2, `${oneLine(r.statusLine)} - more than ${maxRedirects} redirects`);
+    let next: URL;
+    try {
+      next = new URL(r.location, url);
+    } catch {
+      return outcome(PREFIX, 2, `${oneLine(r.statusLine)} - redirect to an invalid location`);
+    }
+    if (next.protocol !== "http:" && next.protocol !== "https:")
+      return outcome(
+        PREFIX,
+        2,
+        `${oneLine(r.statusLine)} - redirect to unsupported scheme ${JSON.stringify(next.protocol)}`,
+      );
+    // 303, and 301/302 after a POST, turn into a GET without a body, as browsers and curl do.
+    if (r.status === 303 ? method !== "HEAD" : (r.status === 301 || r.status === 302) && method === "POST") {
+      method = "GET";
+      body = undefined;
+    }
+    // The configured headers may hold credentials: they go to the configured origin only.
+    headers = requestHeaders(next.origin === origin ? probe.headers : undefined, method, body);
+    url = next;
+    where = hostPort(url);
+  }
+  const seconds = (performance.now() - start) / 1000;
+  return judge(probe, response, seconds, timeoutMs);
+}
+
+/** The request's headers: the check's defaults, then the configured ones (which win). */
+function requestHeaders(
+  configured: Readonly<Record<string, string>> | undefined,
+  method: string,
+  body: string | undefined,
+): OutgoingHttpHeaders {
+  const h: OutgoingHttpHeaders = { "user-agent": USER_AGENT, accept: "*/*", connection: "close" };
+  if (body !== undefined) h["content-length"] = Buffer.byteLength(body);
+  else if (method === "POST" || method === "PUT" || method === "PATCH") h["content-length"] = 0;
+  for (const [k, v] of Object.entries(configured ?? {})) {
+    const lower = k.toLowerCase();
+    // The defaults are set by their lower-case names; a configured one replaces them whatever its case.
+    if (lower === "user-agent" || lower === "accept") delete h[lower];
+    h[k] = v;
+  }
+  return h;
+}
+
+interface Finding {
+  readonly status: ExitStatus;
+  readonly text: string;
+}
+
+function judge(probe: HttpProbe, r: ExchangeResponse, seconds: number, timeoutMs: number): CheckOutcome {
+  const findings: Finding[] = [];
+  const expected = probe.expectStatus;
+  let status: ExitStatus;
+  if (expected === undefined || expected.length === 0) status = stateForStatus(r.status);
+  else if (expected.some(([lo, hi]) => r.status >= lo && r.status <= hi)) status = 0;
+  else {
+    status = 2;
+    findings.push({ status, text: `status ${r.status} is not one of ${expected.map(rangeText).join(", ")}` });
+  }
+  for (const text of bodyFindings(probe, r.body)) findings.push({ status: 2, text });
+  const ms = seconds * 1000;
+  if (probe.critMs !== undefined && ms > probe.critMs)
+    findings.push({ status: 2, text: `response time above crit ${formatSeconds(probe.critMs / 1000)} s` });
+  else if (probe.warnMs !== undefined && ms > probe.warnMs)
+    findings.push({ status: 1, text: `response time above warn ${formatSeconds(probe.warnMs / 1000)} s` });
+  const worst = findings.reduce<ExitStatus>((w, f) => Math.max(w, f.status) as ExitStatus, status);
+  const time: PerfDatum = {
+    ...timeDatum(seconds, timeoutMs),
+    warn: probe.warnMs === undefined ? "" : String(probe.warnMs / 1000),
+    crit: probe.critMs === undefined ? "" : String(probe.critMs / 1000),
+  };
+  const notes = findings.map((f) => ` - ${f.text}`).join("");
+  return outcome(
+    PREFIX,
+    worst,
+    `${oneLine(r.statusLine)}${notes} - ${r.size} bytes in ${formatSeconds(seconds)} second response time`,
+    [time, perfDatum("size", r.size, "B", 0)],
+  );
+}
+
+function rangeText([lo, hi]: StatusRange): string {
+  return lo === hi ? String(lo) : `${lo}-${hi}`;
 }

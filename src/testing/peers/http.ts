@@ -18,7 +18,8 @@ export interface HttpPeer extends Peer {
  * - `/redirect`: 302 to `/status/200`;
  * - `/reason`: status 200 with a reason phrase holding a `|`;
  * - `/truncate`: promises 100 bytes, sends 3, then drops the connection;
- * - `/chunked/<n>`: status 200 and n chunks of 1000 bytes, one per event-loop turn.
+ * - `/chunked/<n>`: status 200 and n chunks of 1000 bytes, one per event-loop turn;
+ * - `/to/<port>/<path>`: 302 to `http://127.0.0.1:<port>/<path>` (another origin).
  * Anything else is 404.
  */
 function handle(req: IncomingMessage, res: ServerResponse): void {
@@ -54,6 +55,9 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     case "truncate":
       res.writeHead(200, { "content-length": "100" });
       res.write("abc", () => res.socket?.destroy());
+      return;
+    case "to":
+      res.writeHead(302, { location: `http://127.0.0.1:${arg}/${parts.slice(3).join("/")}` }).end();
       return;
     case "reason":
       res.writeHead(200, "Fine | Dandy").end("ok\n");
