@@ -78,28 +78,28 @@ describe("tls checker", () => {
       status: 0,
       output:
         /^SSL_CERT OK - 127\.0\.0\.1 port \d+: certificate '127\.0\.0\.1' from 'Lookout Test CA' valid until \d{4}-\d\d-\d\d \d\d:\d\d UTC, expires in (89|90) days$/,
-      days: [89.9, 90],
+      days: [89, 90],
     },
     {
       name: "10 days left warns",
       address: () => peers.d10!.address,
       status: 1,
       output: /^SSL_CERT WARNING - .*, expires in 9 days$/,
-      days: [9.9, 10],
+      days: [9, 9],
     },
     {
       name: "2 days left is critical",
       address: () => peers.d2!.address,
       status: 2,
       output: /^SSL_CERT CRITICAL - .*, expires in 4[78]\.\d hours$/,
-      days: [1.9, 2],
+      days: [1, 1],
     },
     {
       name: "expired",
       address: () => peers.expired!.address,
       status: 2,
       output: /^SSL_CERT CRITICAL - .*, expired 2[34]\.\d hours ago$/,
-      days: [-1.01, -0.99],
+      days: [-1, 0],
     },
     {
       name: "custom warn_within",
@@ -121,14 +121,14 @@ describe("tls checker", () => {
       status: 2,
       output:
         /^SSL_CERT CRITICAL - 127\.0\.0\.1 port \d+: certificate '127\.0\.0\.1' from 'Lookout Test Intermediate \d+' .*, intermediate 'Lookout Test Intermediate \d+' expires in 4[78]\.\d hours$/,
-      days: [1.9, 2],
+      days: [1, 1],
     },
     {
       name: "healthy intermediate",
       address: () => peers.intermediate90!.address,
       status: 0,
       output: /^SSL_CERT OK - .* from 'Lookout Test Intermediate \d+' .*, expires in (29|30) days$/,
-      days: [29.9, 30],
+      days: [29, 30],
     },
     {
       name: "self-signed",
@@ -207,6 +207,9 @@ describe("tls checker", () => {
         assert.equal(days.warn, "14:");
         assert.equal(days.crit, "3:");
         assert.equal(o.perfdata[0]!.label, "time");
+        // The output and the perfdata say the same whole days.
+        const said = /expires in (\d+) days$/.exec(o.output);
+        if (said !== null) assert.equal(days.value, Number(said[1]), o.output);
       }
     });
   }

@@ -10,6 +10,7 @@ import type { CheckOutcome, PerfDatum } from "../../model/check-result.js";
 import type { Checker, CheckTarget } from "../../model/checker.js";
 import type { TlsProbe } from "../../model/config.js";
 import type { ExitStatus } from "../../model/state.js";
+import { type CaFileReader, createCaFileReader } from "../ca-file.js";
 import {
   abortOutcome,
   describeNetError,
@@ -30,26 +31,39 @@ const DEFAULT_CRIT_WITHIN_MS = 72 * 3_600_000;
 
 /** Options of the `tls` checker that are not per check. */
 export interface TlsCheckerOptions {
-  /** Trusted roots (PEM); default Node's bundled Mozilla roots plus NODE_EXTRA_CA_CERTS. */
+  /**
+   * Trusted roots (PEM); default Node's bundled Mozilla roots plus NODE_EXTRA_CA_CERTS. A check's
+   * `ca_file` replaces them.
+   */
   readonly ca?: readonly string[];
+  /** Where `ca_file` bundles are read; default one reader per checker. */
+  readonly caFiles?: CaFileReader;
+  /** The wall clock certificates are judged against (ms since the epoch); default Date.now. */
+  readonly now?: () => number;
 }
 
 /**
  * Creates the `tls` checker: a TLS handshake with `address` (`host:port`, port 443 when left
- * out; SNI is the host unless it is an IP literal), then a look at the leaf certificate. CRITICAL
- * when it expires within `crit_within` or has expired, WARNING within `warn_within`; CRITICAL too
- * when the chain does not verify against the trusted roots or the certificate does not name the
- * host. Every problem found is listed; the state is the worst of them.
+ * out; SNI is `sni`, else the host unless it is an IP literal), then a look at the leaf
+ * certificate. CRITICAL when it expires within `crit_within` or has expired, WARNING within
+ * `warn_within`; unless `verify` is false, CRITICAL too when the chain does not verify against the
+ * trusted roots (`ca_file`, or the defaults) or the certificate does not name the host (`sni` when
+ * set). Every problem found is listed; the state is the worst of them. Days left are whole days,
+ * rounded down, in the output and the `days` perfdata alike.
  */
 export function createTlsChecker(options: TlsCheckerOptions = {}): Checker<TlsProbe> {
   const ca = options.ca === undefined ? undefined : [...options.ca];
-  return { type: "tls", run: (target, signal) => runTls(target, signal, ca) };
+  const caFiles = options.caFiles ?? createCaFileReader();
+  const now = options.now ?? Date.now;
+  return { type: "tls", run: (target, signal) => runTls(target, signal, ca, caFiles, now) };
 }
 
-function runTls(
+async function runTls(
   target: CheckTarget<TlsProbe>,
   signal: AbortSignal,
-  ca: string[] | undefined,
+  defaultCa: string[] | undefined,
+  caFiles: CaFileReader,
+  now: () => number,
 ): Promise<CheckOutcome> {
   const probe = target?.probe;
   const address: unknown = probe?.address;
@@ -66,9 +80,24 @@ function runTls(
   }
   const where = `${hp.host} port ${hp.port}`;
   const start = performance.now();
-  if (signal.aborted)
-    return Promise.resolve(abortOutcome(PREFIX, signal, `TLS handshake with ${where}`, start));
+  if (signal.aborted) return abortOutcome(PREFIX, signal, `TLS handshake with ${where}`, start);
   const timeoutMs = probe.timeoutMs;
+  let ca = defaultCa;
+  if (probe.caFile !== undefined) {
+    const read = await caFiles.read(probe.caFile);
+    if (!read.ok) return outcome(PREFIX, 3, read.error);
+    ca = [read.pem];
+  }
+  const sni = probe.sni ?? (isIP(hp.host) === 0 ? hp.host : undefined);
+  const judged: Judged = {
+    hp,
+    name: probe.sni ?? hp.host,
+    verify: probe.verify !== false,
+    now: now(),
+    timeoutMs,
+    warnMs,
+    critMs,
+  };
 
   return new Promise<CheckOutcome>((resolve) => {
     let settled = false;
@@ -88,7 +117,7 @@ function runTls(
         host: hp.host,
         port: hp.port,
         // SNI carries names only; RFC 6066 forbids IP literals there.
-        ...(isIP(hp.host) === 0 ? { servername: hp.host } : {}),
+        ...(sni === undefined ? {} : { servername: sni }),
         // Verification is done below, so an untrusted or expired certificate is still inspected.
         rejectUnauthorized: false,
         ...(ca === undefined ? {} : { ca }),
@@ -107,7 +136,7 @@ function runTls(
     socket.once("secureConnect", () => {
       const s = socket as TLSSocket;
       const seconds = (performance.now() - start) / 1000;
-      finish(judge(hp, s.getPeerCertificate(true), s.authorizationError, seconds, timeoutMs, warnMs, critMs));
+      finish(judge(judged, s.getPeerCertificate(true), s.authorizationError, seconds));
     });
   });
 }
@@ -123,21 +152,25 @@ interface Finding {
   readonly text: string;
 }
 
-function judge(
-  hp: HostPort,
-  cert: DetailedPeerCertificate,
-  authError: unknown,
-  seconds: number,
-  timeoutMs: number,
-  warnMs: number,
-  critMs: number,
-): CheckOutcome {
+/** What a handshake's certificate is judged against. */
+interface Judged {
+  readonly hp: HostPort;
+  /** The name the certificate must carry: `sni`, else the address's host. */
+  readonly name: string;
+  readonly verify: boolean;
+  readonly now: number;
+  readonly timeoutMs: number;
+  readonly warnMs: number;
+  readonly critMs: number;
+}
+
+function judge(j: Judged, cert: DetailedPeerCertificate, authError: unknown, seconds: number): CheckOutcome {
+  const { hp, timeoutMs, warnMs, critMs, now } = j;
   if (cert === undefined || cert === null || typeof cert.valid_to !== "string") {
     return outcome(PREFIX, 2, `${hp.host} port ${hp.port} presented no certificate`);
   }
   const notAfter = Date.parse(cert.valid_to);
   const notBefore = Date.parse(cert.valid_from);
-  const now = Date.now();
   const leftMs = notAfter - now;
   const days = leftMs / DAY_MS;
   const findings: Finding[] = [];
@@ -172,6 +205,7 @@ function judge(
   // (Node hands over its code as a string) adds only what those cannot say: the chain.
   const code = typeof authError === "string" ? authError : (authError as { code?: unknown } | null)?.code;
   if (
+    j.verify &&
     authError &&
     code !== "CERT_HAS_EXPIRED" &&
     code !== "CERT_NOT_YET_VALID" &&
@@ -182,14 +216,14 @@ function judge(
       oneLine(typeof code === "string" ? code : String(authError));
     findings.push({ status: 2, text: `chain not trusted: ${why}` });
   }
-  const mismatch = checkServerIdentity(hp.host, cert);
+  const mismatch = j.verify ? checkServerIdentity(j.name, cert) : undefined;
   if (mismatch !== undefined) {
     // Node's message ends in a list that is empty for IP hosts; the certificate's own names say more.
     const names =
       typeof cert.subjectaltname === "string" ? cert.subjectaltname.replaceAll("IP Address:", "IP:") : "";
     findings.push({
       status: 2,
-      text: `does not match ${hp.host} (certificate names ${names === "" ? `CN=${name(cert.subject)}` : oneLine(names)})`,
+      text: `does not match ${j.name} (certificate names ${names === "" ? `CN=${name(cert.subject)}` : oneLine(names)})`,
     });
   }
 
@@ -202,7 +236,7 @@ function judge(
   const perfdata: PerfDatum[] = [timeDatum(seconds, timeoutMs)];
   if (Number.isFinite(minDays)) {
     perfdata.push({
-      ...perfDatum("days", Math.round(minDays * 1000) / 1000, ""),
+      ...perfDatum("days", wholeDays(minDays), ""),
       warn: `${round3(warnMs / DAY_MS)}:`,
       crit: `${round3(critMs / DAY_MS)}:`,
     });
@@ -252,8 +286,16 @@ function name(dn: PeerCertificate["subject"] | undefined): string {
   );
 }
 
+/**
+ * Whole days left, rounded toward zero as check_http -C does (a certificate with 9 days and 23
+ * hours left has 9 days; one that expired 5 hours ago, 0); the output and the perfdata both say it.
+ */
+function wholeDays(days: number): number {
+  return Math.trunc(days) || 0;
+}
+
 function formatDays(days: number): string {
-  return days >= 2 ? `${Math.floor(days)} days` : `${(days * 24).toFixed(1)} hours`;
+  return days >= 2 ? `${wholeDays(days)} days` : `${(days * 24).toFixed(1)} hours`;
 }
 
 function isoMinute(ms: number): string {
