@@ -18,7 +18,22 @@ describeCheckContract("http", async () => {
     failing: http(`http://127.0.0.1:${closed}/`),
     failingOutput: /^HTTP CRITICAL - GET on 127\.0\.0\.1 port \d+: Connection refused$/,
     hanging: http(`${server.base}/hang`),
-    malformed: [http("ftp://127.0.0.1/"), http("not a url"), http("http://")],
+    malformed: [
+      http("ftp://127.0.0.1/"),
+      http("not a url"),
+      http("http://"),
+      // Options no decoder made: the run still settles with an outcome.
+      checkTarget({
+        type: "http",
+        url: `${server.base}/status/200`,
+        expectStatus: 5,
+      } as unknown as HttpProbe),
+      checkTarget({
+        type: "http",
+        url: `${server.base}/status/200`,
+        headers: { "x-a": 1 },
+      } as unknown as HttpProbe),
+    ],
     teardown: () => server.stop(),
   };
 });

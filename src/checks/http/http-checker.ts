@@ -57,7 +57,12 @@ export function createHttpChecker(options: HttpCheckerOptions = {}): Checker<Htt
   const caFiles = options.caFiles ?? createCaFileReader();
   return {
     type: "http",
-    run: (target, signal) => runHttp(target, signal, ca, caFiles),
+    // A probe the decoder never made (a hand-built one, a zone job from a newer leader) must still
+    // give an outcome, never a rejection.
+    run: (target, signal) =>
+      runHttp(target, signal, ca, caFiles).catch((e: unknown) =>
+        outcome(PREFIX, 3, `malformed check: ${describeNetError(e)}`),
+      ),
   };
 }
 

@@ -55,7 +55,13 @@ export function createTlsChecker(options: TlsCheckerOptions = {}): Checker<TlsPr
   const ca = options.ca === undefined ? undefined : [...options.ca];
   const caFiles = options.caFiles ?? createCaFileReader();
   const now = options.now ?? Date.now;
-  return { type: "tls", run: (target, signal) => runTls(target, signal, ca, caFiles, now) };
+  return {
+    type: "tls",
+    run: (target, signal) =>
+      runTls(target, signal, ca, caFiles, now).catch((e: unknown) =>
+        outcome(PREFIX, 3, `malformed check: ${describeNetError(e)}`),
+      ),
+  };
 }
 
 async function runTls(
