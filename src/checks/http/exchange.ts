@@ -23,7 +23,7 @@ export interface ExchangeRequest {
   /** Keep up to BODY_LIMIT bytes of the body. */
   readonly keepBody: boolean;
   /** Only the head is wanted (a redirect that will be followed): the body is not read. */
-  readonly headOnly?: (status: number) => boolean;
+  readonly headOnly?: (status: number, location: string | undefined) => boolean;
 }
 
 /** What came back: the status line, a Location if any, the body's size and the kept head of it. */
@@ -74,7 +74,7 @@ export function exchange(
       const statusLine = `HTTP/${response.httpVersion} ${status} ${response.statusMessage ?? ""}`.trimEnd();
       const location = typeof response.headers.location === "string" ? response.headers.location : undefined;
       const head = { ok: true as const, status, statusLine, ...(location === undefined ? {} : { location }) };
-      if (req.headOnly?.(status) === true) {
+      if (req.headOnly?.(status, location) === true) {
         finish({ ...head, size: 0, body: "" });
         return;
       }

@@ -120,7 +120,7 @@ async function runHttp(
         // The configured name belongs to the configured origin, as the headers do.
         ...(probe.sni !== undefined && url.origin === origin ? { sni: probe.sni } : {}),
         keepBody: wantBody,
-        headOnly: (status) => follow && REDIRECTS.has(status),
+        headOnly: (status, location) => follow && REDIRECTS.has(status) && location !== undefined,
       },
       signal,
     );
@@ -158,7 +158,9 @@ async function runHttp(
     where = hostPort(url);
   }
   const seconds = (performance.now() - start) / 1000;
-  return judge(probe, response, seconds, timeoutMs);
+  const verdict = await bodyFindings(probe, response.body, signal);
+  if (verdict.aborted) return abortOutcome(PREFIX, signal, `${method} on ${where}`, start);
+  return judge(probe, response, verdict.missing, seconds, timeoutMs);
 }
 
 /** The request's headers: the check's defaults, then the configured ones (which win). */
@@ -184,7 +186,13 @@ interface Finding {
   readonly text: string;
 }
 
-function judge(probe: HttpProbe, r: ExchangeResponse, seconds: number, timeoutMs: number): CheckOutcome {
+function judge(
+  probe: HttpProbe,
+  r: ExchangeResponse,
+  bodyMissing: readonly string[],
+  seconds: number,
+  timeoutMs: number,
+): CheckOutcome {
   const findings: Finding[] = [];
   const expected = probe.expectStatus;
   let status: ExitStatus;
@@ -194,7 +202,7 @@ function judge(probe: HttpProbe, r: ExchangeResponse, seconds: number, timeoutMs
     status = 2;
     findings.push({ status, text: `status ${r.status} is not one of ${expected.map(rangeText).join(", ")}` });
   }
-  for (const text of bodyFindings(probe, r.body)) findings.push({ status: 2, text });
+  for (const text of bodyMissing) findings.push({ status: 2, text });
   const ms = seconds * 1000;
   if (probe.critMs !== undefined && ms > probe.critMs)
     findings.push({ status: 2, text: `response time above crit ${formatSeconds(probe.critMs / 1000)} s` });
