@@ -175,7 +175,9 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
             End: new Date(cmd.end).toISOString(),
             Author: cmd.author,
             Comment: cmd.comment,
-            ...(cmd.flexible === true ? { Flexible: true, DurationSeconds: (cmd.durationMs ?? 0) / 1000 } : {}),
+            ...(cmd.flexible === true
+              ? { Flexible: true, DurationSeconds: (cmd.durationMs ?? 0) / 1000 }
+              : {}),
           };
         },
         async () => {

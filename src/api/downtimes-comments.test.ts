@@ -246,7 +246,10 @@ describe("downtimes and comments over the API", () => {
         ["rack moved"],
         "the deleted comment and the acknowledgement's are gone",
       );
-      const history = await connectJson(srv.url, `${QRY}ListHistory`, { host: "host-00000", service: "svc-000" });
+      const history = await connectJson(srv.url, `${QRY}ListHistory`, {
+        host: "host-00000",
+        service: "svc-000",
+      });
       assert.ok(
         history.body.entries.some((e: { kind: string }) => e.kind === "CommentDeleted"),
         JSON.stringify(history.body),

@@ -3,9 +3,9 @@ import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { CoreView } from "../core/core.js";
 import { parseObjectKey } from "../model/object-ref.js";
 import { HOST_STATES, type ObjectState, SERVICE_STATES } from "../model/state.js";
-import type { ObjectIndex } from "../store/object-index.js";
 import { listComments } from "../store/comment-query.js";
 import { listDowntimes } from "../store/downtime-query.js";
+import type { ObjectIndex } from "../store/object-index.js";
 import { listHistory, listObjects, listPositions } from "../store/read-model.js";
 import type { CommentRecord, DowntimeRecord, HistoryRecord } from "../store/records.js";
 import {
@@ -210,7 +210,11 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
   service.listDowntimes = (req) => {
     const { index, projection } = core.view;
     const state =
-      req.state === DowntimeState.ACTIVE ? "active" : req.state === DowntimeState.FUTURE ? "future" : undefined;
+      req.state === DowntimeState.ACTIVE
+        ? "active"
+        : req.state === DowntimeState.FUTURE
+          ? "future"
+          : undefined;
     if (state === undefined && req.state !== DowntimeState.UNSPECIFIED) {
       throw new ConnectError(`unknown downtime state ${req.state}`, Code.InvalidArgument);
     }
@@ -224,7 +228,11 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
         pageToken: req.pageToken,
       }),
     );
-    return { downtimes: page.items.map(downtimeMessage), nextPageToken: page.nextPageToken, totalSize: page.totalSize };
+    return {
+      downtimes: page.items.map(downtimeMessage),
+      nextPageToken: page.nextPageToken,
+      totalSize: page.totalSize,
+    };
   };
   service.listComments = (req) => {
     const { index, projection } = core.view;
@@ -236,7 +244,11 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
         pageToken: req.pageToken,
       }),
     );
-    return { comments: page.items.map(commentMessage), nextPageToken: page.nextPageToken, totalSize: page.totalSize };
+    return {
+      comments: page.items.map(commentMessage),
+      nextPageToken: page.nextPageToken,
+      totalSize: page.totalSize,
+    };
   };
   service.listWorkers = () => {
     const z = deps.zoneWorkers?.() ?? { leading: true, workers: [] };

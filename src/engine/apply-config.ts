@@ -1,6 +1,6 @@
 import type { EngineEvent } from "../model/events.js";
-import type { CompiledConfig } from "./compiled-config.js";
 import { renumberComments } from "./comments.js";
+import type { CompiledConfig } from "./compiled-config.js";
 import { renumberDowntimes } from "./downtimes.js";
 import type { EngineState } from "./engine-state.js";
 import { checkOf, eventBase, indexConfig, isProblemState, stateOf } from "./object-table.js";

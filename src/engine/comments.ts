@@ -18,9 +18,21 @@ export function addComment(st: EngineState, cmd: AddCommentCommand, out: EngineE
     return;
   }
   const n = ++st.commentSeq;
-  const c: Comment = { id: cmd.id ?? `c-${n}`, object: i, author: cmd.author, text: cmd.comment, created: at };
+  const c: Comment = {
+    id: cmd.id ?? `c-${n}`,
+    object: i,
+    author: cmd.author,
+    text: cmd.comment,
+    created: at,
+  };
   st.comments.set(c.id, c);
-  out.push({ type: "CommentAdded", ...eventBase(st.objects, i, at), id: c.id, author: c.author, comment: c.text });
+  out.push({
+    type: "CommentAdded",
+    ...eventBase(st.objects, i, at),
+    id: c.id,
+    author: c.author,
+    comment: c.text,
+  });
 }
 
 /** Deletes an operator's comment by id; an unknown id is rejected. */
@@ -31,7 +43,12 @@ export function deleteComment(st: EngineState, cmd: DeleteCommentCommand, out: E
     return;
   }
   st.comments.delete(c.id);
-  out.push({ type: "CommentDeleted", ...eventBase(st.objects, c.object, cmd.at), id: c.id, reason: "command" });
+  out.push({
+    type: "CommentDeleted",
+    ...eventBase(st.objects, c.object, cmd.at),
+    id: c.id,
+    reason: "command",
+  });
 }
 
 /**

@@ -95,7 +95,13 @@ export function openWindow(st: EngineState, dt: Downtime, at: number, out: Engin
  * the result's StateChange, and the result's status shows the object in downtime — so that a
  * notifier sees the problem in downtime, as Icinga 2 triggers downtimes before it notifies.
  */
-export function triggerFlexible(st: EngineState, i: number, at: number, out: EngineEvent[], from: number): void {
+export function triggerFlexible(
+  st: EngineState,
+  i: number,
+  at: number,
+  out: EngineEvent[],
+  from: number,
+): void {
   if (st.downtimes.size === 0 || !isProblemState(stateOf(st.objects, i))) return;
   const started: EngineEvent[] = [];
   for (const dt of st.downtimes.values()) {

@@ -188,7 +188,8 @@ export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: C
   st.comments = new Map();
   for (const c of snap.comments ?? []) {
     const i = lookupKey(t, c.key);
-    if (i !== undefined) st.comments.set(c.id, { id: c.id, object: i, author: c.author, text: c.text, created: c.created });
+    if (i !== undefined)
+      st.comments.set(c.id, { id: c.id, object: i, author: c.author, text: c.text, created: c.created });
   }
   st.commentSeq = snap.commentSeq ?? 0;
   st.digest = snap.digest;

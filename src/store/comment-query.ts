@@ -51,7 +51,10 @@ export function listComments(
   return { items, totalSize: matched.length, nextPageToken: more && last ? encodeToken(last) : "" };
 }
 
-function newestFirst(a: Pick<CommentRecord, "created" | "id">, b: Pick<CommentRecord, "created" | "id">): number {
+function newestFirst(
+  a: Pick<CommentRecord, "created" | "id">,
+  b: Pick<CommentRecord, "created" | "id">,
+): number {
   return b.created - a.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 

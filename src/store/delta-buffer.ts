@@ -1,6 +1,12 @@
 import { forEachRecord, packStatuses } from "./packed-statuses.js";
 import { mergePatches, patchRecord } from "./projection.js";
-import type { CommentRecord, DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
+import type {
+  CommentRecord,
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  StatusPatch,
+} from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** What a reader gets next: a part of the changes, or a barrier it must answer (a snapshot point). */

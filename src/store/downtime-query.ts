@@ -70,7 +70,10 @@ function objectFilter(index: ObjectIndex, q: DowntimeQuery): ((key: string) => b
   if (q.selector !== undefined && q.selector.trim() !== "") {
     const parsed = parseSelector(q.selector);
     if (!parsed.ok) {
-      throw new RejectedError("invalid", `selector "${q.selector}", column ${parsed.column}: ${parsed.message}`);
+      throw new RejectedError(
+        "invalid",
+        `selector "${q.selector}", column ${parsed.column}: ${parsed.message}`,
+      );
     }
     const positions = index.matching(parsed.selector);
     tests.push((k) => {

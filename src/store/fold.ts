@@ -175,7 +175,9 @@ export function createFold(from?: FoldSnapshot): Fold {
             active.set(e.key, ids);
           }
           ids.add(e.id);
-          changed(e.id, (d) => (d.active === true ? d : { ...d, active: true, startedAt: e.at, endsAt: e.end }));
+          changed(e.id, (d) =>
+            d.active === true ? d : { ...d, active: true, startedAt: e.at, endsAt: e.end },
+          );
           patch({ key: e.key, inDowntime: true });
           note(seq, e);
           return;

@@ -423,7 +423,9 @@ export class Store {
         text((from === 0 ? "" : ",") + json)();
       });
     }
-    pieces.push(text(`],"downtimes":${JSON.stringify(downtimes)},"comments":${JSON.stringify(comments ?? [])}}`, true));
+    pieces.push(
+      text(`],"downtimes":${JSON.stringify(downtimes)},"comments":${JSON.stringify(comments ?? [])}}`, true),
+    );
     this.#held = [];
     let i = 0;
     const step = (): void => {
