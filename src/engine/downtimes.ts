@@ -88,6 +88,23 @@ export function openWindow(st: EngineState, dt: Downtime, at: number, out: Engin
 }
 
 /**
+ * Each waiting downtime's objects as a set, by the array they are held in (a reload or a restore
+ * replaces the array, and so the set): a problem result asks every waiting flexible downtime
+ * whether it covers the object, and a selector's downtime may cover thousands.
+ */
+const members = new WeakMap<readonly number[], Set<number>>();
+
+function covers(dt: Downtime, i: number): boolean {
+  if (dt.objects.length <= 16) return dt.objects.includes(i);
+  let set = members.get(dt.objects);
+  if (set === undefined) {
+    set = new Set(dt.objects);
+    members.set(dt.objects, set);
+  }
+  return set.has(i);
+}
+
+/**
  * After a result left object `i` in a problem state (soft or hard): starts every flexible downtime
  * covering it whose window is open and which waits for a problem. The whole downtime starts, on
  * every object it covers, and lasts its duration from now. `from` is where the result's events
@@ -106,7 +123,7 @@ export function triggerFlexible(
   const started: EngineEvent[] = [];
   for (const dt of st.downtimes.values()) {
     if (!dt.flexible || dt.active || at < dt.start || at >= dt.end) continue;
-    if (dt.objects.includes(i)) startDowntime(st, dt, at, started);
+    if (covers(dt, i)) startDowntime(st, dt, at, started);
   }
   if (started.length === 0) return;
   const e = out[from];
