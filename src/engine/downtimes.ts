@@ -57,6 +57,7 @@ export function scheduleDowntime(st: EngineState, cmd: ScheduleDowntimeCommand, 
     objects: r.records,
   };
   st.downtimes.set(dt.id, dt);
+  if (flexible) st.waiting.add(dt);
   for (const i of dt.objects) {
     out.push({
       type: "DowntimeScheduled",
@@ -119,10 +120,11 @@ export function triggerFlexible(
   out: EngineEvent[],
   from: number,
 ): void {
-  if (st.downtimes.size === 0 || !isProblemState(stateOf(st.objects, i))) return;
+  if (st.waiting.size === 0 || !isProblemState(stateOf(st.objects, i))) return;
   const started: EngineEvent[] = [];
-  for (const dt of st.downtimes.values()) {
-    if (!dt.flexible || dt.active || at < dt.start || at >= dt.end) continue;
+  // In scheduling order (startDowntime takes a started one out of the set as it goes).
+  for (const dt of [...st.waiting].sort((a, b) => a.ord - b.ord)) {
+    if (at < dt.start || at >= dt.end) continue;
     if (covers(dt, i)) startDowntime(st, dt, at, started);
   }
   if (started.length === 0) return;
@@ -143,6 +145,7 @@ export function deleteDowntime(st: EngineState, cmd: DeleteDowntimeCommand, out:
     return;
   }
   st.downtimes.delete(dt.id);
+  st.waiting.delete(dt);
   const t = st.objects;
   for (const i of dt.objects) {
     if (dt.active) t.activeDowntimes[i] = (t.activeDowntimes[i] as number) - 1;
@@ -162,6 +165,7 @@ export function deleteDowntime(st: EngineState, cmd: DeleteDowntimeCommand, out:
  */
 export function startDowntime(st: EngineState, dt: Downtime, at: number, out: EngineEvent[]): void {
   dt.active = true;
+  st.waiting.delete(dt);
   if (dt.flexible) {
     dt.endsAt = at + dt.durationMs;
     st.timers.push({ at: dt.endsAt, kind: DOWNTIME_END, ord: dt.ord, ref: dt });
@@ -179,6 +183,7 @@ export function startDowntime(st: EngineState, dt: Downtime, at: number, out: En
  */
 export function endDowntime(st: EngineState, dt: Downtime, at: number, out: EngineEvent[]): void {
   st.downtimes.delete(dt.id);
+  st.waiting.delete(dt);
   const t = st.objects;
   for (const i of dt.objects) {
     if (dt.active) t.activeDowntimes[i] = (t.activeDowntimes[i] as number) - 1;
@@ -216,6 +221,9 @@ export function renumberDowntimes(
     }
     const hadObjects = dt.objects.length > 0;
     dt.objects = kept;
-    if (kept.length === 0 && hadObjects) st.downtimes.delete(dt.id);
+    if (kept.length === 0 && hadObjects) {
+      st.downtimes.delete(dt.id);
+      st.waiting.delete(dt);
+    }
   }
 }

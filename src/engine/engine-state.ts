@@ -56,6 +56,11 @@ export interface EngineState {
   downtimes: Map<string, Downtime>;
   /** Counts scheduled downtimes: their ordinals and engine-assigned ids (`dt-<n>`). */
   downtimeSeq: number;
+  /**
+   * The flexible downtimes waiting for a problem (derived from `downtimes`, not snapshotted): what
+   * a problem result looks through, so that fixed and started downtimes cost it nothing.
+   */
+  waiting: Set<Downtime>;
   /** Operators' comments by id, in the order they were added. */
   comments: Map<string, Comment>;
   /** Counts added comments: the engine-assigned ids (`c-<n>`). */

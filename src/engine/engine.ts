@@ -116,6 +116,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     services: 0,
     downtimes: new Map(),
     downtimeSeq: 0,
+    waiting: new Set(),
     comments: new Map(),
     commentSeq: 0,
     timers: createTimerQueue(),

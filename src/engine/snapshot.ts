@@ -163,6 +163,7 @@ export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: C
     t.lastSubmitted[i] = o[13];
   }
   st.downtimes = new Map();
+  st.waiting = new Set();
   for (const d of snap.downtimes) {
     const objects: number[] = [];
     for (const k of d.objects) {
@@ -185,6 +186,7 @@ export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: C
       objects,
     });
   }
+  for (const d of st.downtimes.values()) if (d.flexible && !d.active) st.waiting.add(d);
   st.comments = new Map();
   for (const c of snap.comments ?? []) {
     const i = lookupKey(t, c.key);
