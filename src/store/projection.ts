@@ -197,7 +197,7 @@ export function createProjection(
       // a patch applies to the object's record as the delta leaves it.
       for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));
       for (const h of delta.history) history.push(h, sharedKey(h.key));
-      for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
+      for (const d of delta.downtimesAdded) downtimes.set(d.id, upgraded(downtimes.get(d.id), d));
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
       for (const id of delta.commentsRemoved ?? []) comments.delete(id);
       for (const c of delta.commentsAdded ?? []) comments.set(c.id, c);
@@ -258,6 +258,16 @@ export function createProjection(
         : { comments: [...comments.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) }),
     }),
   };
+}
+
+/**
+ * A downtime's record as a delta brings it, over the one held: whole, except from a fold restored
+ * from a snapshot taken before downtime records existed, which knows only the downtime's objects
+ * and state (no `created`): the held record keeps its window then.
+ */
+function upgraded(held: DowntimeRecord | undefined, d: DowntimeRecord): DowntimeRecord {
+  if (held === undefined || d.created !== undefined) return d;
+  return { ...held, ...d, start: held.start, end: held.end };
 }
 
 /** The record of an object that has had no result: what a patch applies to when there is none. */
