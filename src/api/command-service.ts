@@ -1,4 +1,4 @@
-import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
+import { type Duration, type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { API_TOKEN_PRINCIPAL } from "../auth/index.js";
 import type { Core, CoreView } from "../core/core.js";
@@ -21,7 +21,7 @@ import {
 
 export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
-  readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "clock"> & {
+  readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "newCommentId" | "clock"> & {
     /** The projection, for the checks whose answer is already known (acknowledging an OK object). */
     readonly view?: Pick<CoreView, "projection">;
   };
@@ -165,6 +165,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
             end: time(req.end, "end"),
             author: authorOf(ctx.values.get(callerKey), req.author),
             comment: req.comment,
+            ...(req.flexible ? { flexible: true, durationMs: durationMs(req.duration) } : {}),
           };
           return {
             Type: "ScheduleDowntime",
@@ -174,6 +175,9 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
             End: new Date(cmd.end).toISOString(),
             Author: cmd.author,
             Comment: cmd.comment,
+            ...(cmd.flexible === true
+              ? { Flexible: true, DurationSeconds: (cmd.durationMs ?? 0) / 1000 }
+              : {}),
           };
         },
         async () => {
@@ -188,6 +192,51 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
         () => ({ Type: "DeleteDowntime", Id: req.id }),
         async () => {
           await submit([{ type: "DeleteDowntime", id: req.id }]);
+          return {};
+        },
+      );
+    },
+    addComment(req, ctx) {
+      let cmd: Extract<SubmittedCommand, { type: "AddComment" }>;
+      return audited(
+        ctx,
+        () => {
+          const o = req.object;
+          if (o === undefined) throw new ConnectError("object is required", Code.InvalidArgument);
+          cmd = {
+            type: "AddComment",
+            id: core.newCommentId(),
+            object: { host: o.host, ...(o.service === undefined ? {} : { service: o.service }) },
+            author: authorOf(ctx.values.get(callerKey), req.author),
+            comment: req.comment,
+          };
+          return {
+            Type: "AddComment",
+            Id: cmd.id,
+            Target: targetJson({ object: cmd.object }),
+            Author: cmd.author,
+            Comment: cmd.comment,
+          };
+        },
+        async () => {
+          await submit([cmd]);
+          return { id: cmd.id };
+        },
+      );
+    },
+    deleteComment(req, ctx) {
+      return audited(
+        ctx,
+        () => ({ Type: "DeleteComment", Id: req.id }),
+        async () => {
+          // An acknowledgement's comment goes with its acknowledgement, never on its own.
+          if (core.view?.projection.comment(req.id)?.kind === "acknowledgement") {
+            throw new ConnectError(
+              `comment "${req.id}" is an acknowledgement's: remove the acknowledgement instead`,
+              Code.FailedPrecondition,
+            );
+          }
+          await submit([{ type: "DeleteComment", id: req.id }]);
           return {};
         },
       );
@@ -263,6 +312,16 @@ function targetJson(t: Target): Record<string, unknown> {
   return {
     Object: { Host: t.object.host, ...(t.object.service === undefined ? {} : { Service: t.object.service }) },
   };
+}
+
+/** A flexible downtime's duration in ms: required and positive (whole milliseconds). */
+function durationMs(d: Duration | undefined): number {
+  if (d === undefined) throw new ConnectError("a flexible downtime needs a duration", Code.InvalidArgument);
+  const ms = Number(d.seconds) * 1000 + Math.trunc(d.nanos / 1_000_000);
+  if (!(ms > 0) || !Number.isSafeInteger(ms)) {
+    throw new ConnectError("a flexible downtime's duration must be positive", Code.InvalidArgument);
+  }
+  return ms;
 }
 
 function time(t: Timestamp | undefined, field: string): number {

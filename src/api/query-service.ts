@@ -1,12 +1,19 @@
-import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { durationFromMs, timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { CoreView } from "../core/core.js";
 import { parseObjectKey } from "../model/object-ref.js";
 import { HOST_STATES, type ObjectState, SERVICE_STATES } from "../model/state.js";
+import { listComments } from "../store/comment-query.js";
+import { listDowntimes } from "../store/downtime-query.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import { listHistory, listObjects, listPositions } from "../store/read-model.js";
-import type { HistoryRecord } from "../store/records.js";
-import type { ListStatusRequest, QueryService } from "./gen/svc/v1/query_service_pb.js";
+import type { CommentRecord, DowntimeRecord, HistoryRecord } from "../store/records.js";
+import {
+  CommentKind,
+  DowntimeState,
+  type ListStatusRequest,
+  type QueryService,
+} from "./gen/svc/v1/query_service_pb.js";
 import { State, StateType } from "./gen/svc/v1/types_pb.js";
 import { toConnectError } from "./pipeline-errors.js";
 import { objectStatus, stateOf, stateTypeOf } from "./status-message.js";
@@ -200,6 +207,49 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
       };
     },
   };
+  service.listDowntimes = (req) => {
+    const { index, projection } = core.view;
+    const state =
+      req.state === DowntimeState.ACTIVE
+        ? "active"
+        : req.state === DowntimeState.FUTURE
+          ? "future"
+          : undefined;
+    if (state === undefined && req.state !== DowntimeState.UNSPECIFIED) {
+      throw new ConnectError(`unknown downtime state ${req.state}`, Code.InvalidArgument);
+    }
+    const page = guard(() =>
+      listDowntimes(index, projection, {
+        ...(req.host === undefined ? {} : { host: req.host }),
+        ...(req.service === undefined ? {} : { service: req.service }),
+        selector: req.selector,
+        ...(state === undefined ? {} : { state }),
+        pageSize: pageSize(req.pageSize),
+        pageToken: req.pageToken,
+      }),
+    );
+    return {
+      downtimes: page.items.map(downtimeMessage),
+      nextPageToken: page.nextPageToken,
+      totalSize: page.totalSize,
+    };
+  };
+  service.listComments = (req) => {
+    const { index, projection } = core.view;
+    const page = guard(() =>
+      listComments(index, projection, {
+        ...(req.host === undefined ? {} : { host: req.host }),
+        ...(req.service === undefined ? {} : { service: req.service }),
+        pageSize: pageSize(req.pageSize),
+        pageToken: req.pageToken,
+      }),
+    );
+    return {
+      comments: page.items.map(commentMessage),
+      nextPageToken: page.nextPageToken,
+      totalSize: page.totalSize,
+    };
+  };
   service.listWorkers = () => {
     const z = deps.zoneWorkers?.() ?? { leading: true, workers: [] };
     return {
@@ -303,6 +353,39 @@ function zoneWorker(w: ZoneWorkerView) {
     running: Math.min(count(w.running), 2 ** 31 - 1),
     done: BigInt(count(w.done)),
     expired: BigInt(count(w.expired)),
+  };
+}
+
+function downtimeMessage(d: DowntimeRecord) {
+  return {
+    id: d.id,
+    objects: (d.objects ?? []).map((k) => {
+      const ref = parseObjectKey(k);
+      return { host: ref.host, ...(ref.service === undefined ? {} : { service: ref.service }) };
+    }),
+    author: d.author ?? "",
+    comment: d.comment ?? "",
+    start: timestampFromMs(d.start),
+    end: timestampFromMs(d.end),
+    flexible: d.flexible === true,
+    ...(d.flexible === true ? { duration: durationFromMs(d.durationMs ?? 0) } : {}),
+    ...(d.created === undefined ? {} : { created: timestampFromMs(d.created) }),
+    state: d.active === true ? DowntimeState.ACTIVE : DowntimeState.FUTURE,
+    ...(d.active === true && d.startedAt !== undefined ? { startedAt: timestampFromMs(d.startedAt) } : {}),
+    ...(d.active === true && d.endsAt !== undefined ? { endsAt: timestampFromMs(d.endsAt) } : {}),
+  };
+}
+
+function commentMessage(c: CommentRecord) {
+  const ref = parseObjectKey(c.key);
+  return {
+    id: c.id,
+    host: ref.host,
+    ...(ref.service === undefined ? {} : { service: ref.service }),
+    author: c.author,
+    text: c.text,
+    created: timestampFromMs(c.created),
+    kind: c.kind === "acknowledgement" ? CommentKind.ACKNOWLEDGEMENT : CommentKind.USER,
   };
 }
 

@@ -100,6 +100,8 @@ const RPCS: readonly Rpc[] = [
   { service: QueryService, name: "ListSinks", request: () => ({}), allowed: "ok" },
   { service: QueryService, name: "GetServerInfo", request: () => ({}), allowed: "ok" },
   { service: QueryService, name: "ListWorkers", request: () => ({}), allowed: "ok" },
+  { service: QueryService, name: "ListDowntimes", request: () => ({}), allowed: "ok" },
+  { service: QueryService, name: "ListComments", request: () => ({}), allowed: "ok" },
   {
     service: CommandService,
     name: "ProcessCheckResult",
@@ -132,6 +134,13 @@ const RPCS: readonly Rpc[] = [
     allowed: "ok",
   },
   { service: CommandService, name: "DeleteDowntime", request: () => ({ id: "nope" }), allowed: "not_found" },
+  {
+    service: CommandService,
+    name: "AddComment",
+    request: () => ({ object: { host: "web" }, author: "m", comment: "c" }),
+    allowed: "ok",
+  },
+  { service: CommandService, name: "DeleteComment", request: () => ({ id: "nope" }), allowed: "not_found" },
   { service: AdminService, name: "ValidateConfig", request: () => ({ cue: CONFIG }), allowed: "ok" },
   { service: AdminService, name: "ApplyConfig", request: () => ({ cue: CONFIG }), allowed: "ok" },
   { service: AdminService, name: "GetConfig", request: () => ({}), allowed: "ok" },

@@ -72,6 +72,7 @@ export class Core {
   readonly #dataDir: string;
   readonly #committed = new Set<() => void>();
   readonly #issuedDowntimes = new Set<string>();
+  readonly #issuedComments = new Set<string>();
   #wakeup: { at: number; timer: TimerHandle } | undefined;
   #closed = false;
 
@@ -127,6 +128,11 @@ export class Core {
     return `dt-${randomUUID()}`;
   }
 
+  /** A fresh comment id for an AddComment command (returned before the command applies). */
+  newCommentId(): string {
+    return `c-${randomUUID()}`;
+  }
+
   /**
    * Validates and durably enqueues a batch; see the class comment. `onVisible`, if given, is called
    * once the batch is applied and `view` shows it (a subscription to applied results: what the
@@ -141,22 +147,27 @@ export class Core {
         index: this.#store.index,
         now,
         hasDowntime: (id) => projection.downtime(id) !== undefined || this.#issuedDowntimes.has(id),
+        hasComment: (id) => projection.comment(id)?.kind === "user" || this.#issuedComments.has(id),
       });
     } catch (e) {
       return Promise.reject(e);
     }
     const issued: string[] = [];
+    const comments: string[] = [];
     for (const c of commands) {
       if (c.type === "ScheduleDowntime" && c.id !== undefined) issued.push(c.id);
+      if (c.type === "AddComment" && c.id !== undefined) comments.push(c.id);
     }
     for (const id of issued) this.#issuedDowntimes.add(id);
+    for (const id of comments) this.#issuedComments.add(id);
     // An issued id is remembered until the projection shows the batch (and so the downtime).
     const caller = options?.onVisible;
     const onVisible =
-      issued.length === 0
+      issued.length === 0 && comments.length === 0
         ? caller
         : () => {
             for (const id of issued) this.#issuedDowntimes.delete(id);
+            for (const id of comments) this.#issuedComments.delete(id);
             caller?.();
           };
     // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.

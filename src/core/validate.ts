@@ -26,6 +26,11 @@ export interface ValidationContext {
   readonly now: number;
   /** Whether a downtime id exists (in the projection, or issued and not yet applied). */
   hasDowntime(id: string): boolean;
+  /**
+   * Whether an operator's comment id exists (in the projection, or issued and not yet applied); an
+   * acknowledgement's comment is not one (it goes with its acknowledgement). Absent: not checked.
+   */
+  hasComment?(id: string): boolean;
 }
 
 /**
@@ -73,7 +78,22 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Known
       }
       if (c.end <= c.start) throw new RejectedError("invalid", "the downtime ends before it starts");
       if (c.end <= ctx.now) throw new RejectedError("invalid", "the downtime ends in the past");
+      if (c.flexible === true && !(Number.isFinite(c.durationMs) && (c.durationMs as number) > 0)) {
+        throw new RejectedError("invalid", "a flexible downtime needs a positive duration");
+      }
+      checkMatches(ctx.index, c.target);
       return;
+    case "AddComment":
+      checkObject(objects, c.object.host, c.object.service);
+      if (c.comment.trim() === "") throw new RejectedError("invalid", "a comment needs text");
+      return;
+    case "DeleteComment": {
+      if (c.id === "") throw new RejectedError("invalid", "a comment id is required");
+      if (ctx.hasComment?.(c.id) === false) {
+        throw new RejectedError("not_found", `comment "${c.id}" does not exist`);
+      }
+      return;
+    }
     case "RecordEvents":
       if (!Array.isArray(c.events) || c.events.length === 0) {
         throw new RejectedError("invalid", "RecordEvents needs at least one event");
@@ -127,6 +147,15 @@ function checkTarget(objects: KnownObjects, t: Target): void {
       "invalid",
       `selector "${t.selector}", column ${parsed.column}: ${parsed.message}`,
     );
+  }
+}
+
+/** Refuses, with not_found, a selector that matches no configured object (the engine would). */
+function checkMatches(index: ObjectIndex, t: Target): void {
+  if (!("selector" in t)) return;
+  const parsed = parseSelector(t.selector);
+  if (parsed.ok && index.matching(parsed.selector).length === 0) {
+    throw new RejectedError("not_found", `selector "${t.selector}" matches no object`);
   }
 }
 

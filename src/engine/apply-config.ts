@@ -1,4 +1,5 @@
 import type { EngineEvent } from "../model/events.js";
+import { renumberComments } from "./comments.js";
 import type { CompiledConfig } from "./compiled-config.js";
 import { renumberDowntimes } from "./downtimes.js";
 import type { EngineState } from "./engine-state.js";
@@ -6,7 +7,7 @@ import { checkOf, eventBase, indexConfig, isProblemState, stateOf } from "./obje
 import { rebuildTimers } from "./timers.js";
 
 /**
- * Swaps the running config. Emits ObjectRemoved (after DowntimeDeleted for its downtimes) per
+ * Swaps the running config. Emits ObjectRemoved (after DowntimeDeleted and CommentDeleted) per
  * removed object, ObjectAdded per new one, FlappingStop where a reload turned flap detection off
  * on a flapping object, then one ConfigApplied.
  */
@@ -24,6 +25,7 @@ export function applyConfig(
 
   if (removed > 0) renumberDowntimes(st, old, moved, at, out);
   else for (const dt of st.downtimes.values()) dt.objects = dt.objects.map((i) => moved[i] as number);
+  renumberComments(st, old, moved, at, out);
   for (let i = 0; i < old.size; i++) {
     if (moved[i] === -1) out.push({ type: "ObjectRemoved", ...eventBase(old, i, at) });
   }

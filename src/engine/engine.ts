@@ -5,9 +5,10 @@ import type { EngineEvent, ObjectStatus } from "../model/events.js";
 import { objectKey } from "../model/object-ref.js";
 import { acknowledge, unacknowledge } from "./acknowledgements.js";
 import { applyConfig } from "./apply-config.js";
+import { addComment, deleteComment } from "./comments.js";
 import { type CompiledConfig, compileConfig, isCompiledConfig } from "./compiled-config.js";
 import { configDigest } from "./config-digest.js";
-import { deleteDowntime, scheduleDowntime } from "./downtimes.js";
+import { deleteDowntime, scheduleDowntime, triggerFlexible } from "./downtimes.js";
 import type { Downtime, EngineState } from "./engine-state.js";
 import { emptyTable, indexConfig, keyOf, lookup, lookupKey, statusOf } from "./object-table.js";
 import { processResult } from "./process-result.js";
@@ -22,9 +23,24 @@ export interface DowntimeInfo {
   readonly end: number;
   readonly author: string;
   readonly comment: string;
+  readonly flexible: boolean;
+  /** Flexible only (ms); 0 for a fixed downtime. */
+  readonly durationMs: number;
+  readonly created: number;
   readonly active: boolean;
+  /** When it ends (a flexible one waiting: when it expires unused). */
+  readonly endsAt: number;
   /** Keys of the objects it covers. */
   readonly objects: readonly string[];
+}
+
+/** An operator's comment as queries see it. */
+export interface CommentInfo {
+  readonly id: string;
+  readonly key: string;
+  readonly author: string;
+  readonly text: string;
+  readonly created: number;
 }
 
 /**
@@ -56,6 +72,8 @@ export interface Engine {
   downtime(id: string): DowntimeInfo | undefined;
   /** Every scheduled or active downtime, in scheduling order. */
   downtimes(): DowntimeInfo[];
+  /** Every operator's comment, in the order they were added. */
+  comments(): CommentInfo[];
   /** The config the engine runs with, compiled (what `restore` takes with a snapshot). */
   readonly config: CompiledConfig;
   /** The digest of the config in force (ApplyConfig's digest, or configDigest of it). */
@@ -98,6 +116,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     services: 0,
     downtimes: new Map(),
     downtimeSeq: 0,
+    waiting: new Set(),
+    comments: new Map(),
+    commentSeq: 0,
     timers: createTimerQueue(),
   };
   if (options.config !== undefined && options.config !== EMPTY_CONFIG) {
@@ -138,7 +159,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
             reason: `result checked at ${new Date(r.checkedAt).toISOString()} is older than the last result applied (${new Date(st.objects.lastCheck[i] as number).toISOString()})`,
           });
         } else {
+          const from = out.length;
           processResult(st.objects, i, r, cmd.at, false, out);
+          triggerFlexible(st, i, cmd.at, out, from);
         }
         break;
       }
@@ -153,6 +176,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
         break;
       case "DeleteDowntime":
         deleteDowntime(st, cmd, out);
+        break;
+      case "AddComment":
+        addComment(st, cmd, out);
+        break;
+      case "DeleteComment":
+        deleteComment(st, cmd, out);
         break;
       case "ApplyConfig":
         applyConfig(st, compileConfig(cmd.config), cmd.at, cmd.digest ?? configDigest(cmd.config), out);
@@ -178,7 +207,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
       end: d.end,
       author: d.author,
       comment: d.comment,
+      flexible: d.flexible,
+      durationMs: d.durationMs,
+      created: d.created,
       active: d.active,
+      endsAt: d.endsAt,
       objects: d.objects.map((i) => keyOf(st.objects, i)),
     };
   }
@@ -204,6 +237,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return d === undefined ? undefined : info(d);
     },
     downtimes: () => [...st.downtimes.values()].map(info),
+    comments: () =>
+      [...st.comments.values()].map((c) => ({
+        id: c.id,
+        key: keyOf(st.objects, c.object),
+        author: c.author,
+        text: c.text,
+        created: c.created,
+      })),
     get config() {
       return st.objects.config;
     },

@@ -40,6 +40,20 @@ export interface SnapshotDowntime {
   readonly comment: string;
   readonly active: boolean;
   readonly objects: readonly string[];
+  /** Absent in snapshots taken before flexible downtimes: fixed, created at 0, ends at `end`. */
+  readonly flexible?: boolean;
+  readonly durationMs?: number;
+  readonly created?: number;
+  readonly endsAt?: number;
+}
+
+/** An operator's comment in a snapshot: its object by key. */
+export interface SnapshotComment {
+  readonly id: string;
+  readonly key: string;
+  readonly author: string;
+  readonly text: string;
+  readonly created: number;
 }
 
 /**
@@ -52,6 +66,9 @@ export interface EngineSnapshot {
   readonly downtimeSeq: number;
   readonly objects: readonly SnapshotObject[];
   readonly downtimes: readonly SnapshotDowntime[];
+  /** Absent in snapshots taken before comments. */
+  readonly comments?: readonly SnapshotComment[];
+  readonly commentSeq?: number;
 }
 
 export function takeSnapshot(st: EngineState): EngineSnapshot {
@@ -86,9 +103,25 @@ export function takeSnapshot(st: EngineState): EngineSnapshot {
       comment: d.comment,
       active: d.active,
       objects: d.objects.map((i) => keyOf(t, i)),
+      flexible: d.flexible,
+      durationMs: d.durationMs,
+      created: d.created,
+      endsAt: d.endsAt,
     });
   }
-  return { version: 1, digest: st.digest, downtimeSeq: st.downtimeSeq, objects, downtimes };
+  const comments: SnapshotComment[] = [];
+  for (const c of st.comments.values()) {
+    comments.push({ id: c.id, key: keyOf(t, c.object), author: c.author, text: c.text, created: c.created });
+  }
+  return {
+    version: 1,
+    digest: st.digest,
+    downtimeSeq: st.downtimeSeq,
+    objects,
+    downtimes,
+    comments,
+    commentSeq: st.commentSeq,
+  };
 }
 
 /**
@@ -130,6 +163,7 @@ export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: C
     t.lastSubmitted[i] = o[13];
   }
   st.downtimes = new Map();
+  st.waiting = new Set();
   for (const d of snap.downtimes) {
     const objects: number[] = [];
     for (const k of d.objects) {
@@ -137,8 +171,29 @@ export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: C
       if (i !== undefined) objects.push(i);
     }
     if (d.active) for (const i of objects) t.activeDowntimes[i] = (t.activeDowntimes[i] as number) + 1;
-    st.downtimes.set(d.id, { ...d, objects });
+    st.downtimes.set(d.id, {
+      id: d.id,
+      ord: d.ord,
+      start: d.start,
+      end: d.end,
+      author: d.author,
+      comment: d.comment,
+      flexible: d.flexible ?? false,
+      durationMs: d.durationMs ?? 0,
+      created: d.created ?? 0,
+      active: d.active,
+      endsAt: d.endsAt ?? d.end,
+      objects,
+    });
   }
+  for (const d of st.downtimes.values()) if (d.flexible && !d.active) st.waiting.add(d);
+  st.comments = new Map();
+  for (const c of snap.comments ?? []) {
+    const i = lookupKey(t, c.key);
+    if (i !== undefined)
+      st.comments.set(c.id, { id: c.id, object: i, author: c.author, text: c.text, created: c.created });
+  }
+  st.commentSeq = snap.commentSeq ?? 0;
   st.digest = snap.digest;
   st.downtimeSeq = snap.downtimeSeq;
   st.objects = t;

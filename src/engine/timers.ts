@@ -1,6 +1,6 @@
 import type { EngineEvent } from "../model/events.js";
 import type { CheckResult, ExitStatus } from "../model/index.js";
-import { endDowntime, startDowntime } from "./downtimes.js";
+import { endDowntime, openWindow, triggerFlexible } from "./downtimes.js";
 import type { Downtime, EngineState, TimerRef } from "./engine-state.js";
 import { formatDuration } from "./format-duration.js";
 import { checkOf, hostNameOf, keyOf, type ObjectTable, serviceNameOf } from "./object-table.js";
@@ -35,7 +35,7 @@ export function rebuildTimers(st: EngineState): void {
   for (let i = 0; i < st.objects.size; i++) queueFreshness(st, i);
   for (const dt of st.downtimes.values()) {
     if (!dt.active) st.timers.push({ at: dt.start, kind: DOWNTIME_START, ord: dt.ord, ref: dt });
-    st.timers.push({ at: dt.end, kind: DOWNTIME_END, ord: dt.ord, ref: dt });
+    st.timers.push({ at: dt.endsAt, kind: DOWNTIME_END, ord: dt.ord, ref: dt });
   }
 }
 
@@ -57,7 +57,10 @@ function settleHead(st: EngineState): TimerEntry<TimerRef> | undefined {
       continue;
     }
     const dt = e.ref as Downtime;
-    const live = st.downtimes.get(dt.id) === dt && (e.kind === DOWNTIME_END || !dt.active);
+    // A flexible downtime that started has its end timer moved: the one at its window's end is moot.
+    const live =
+      st.downtimes.get(dt.id) === dt &&
+      (e.kind === DOWNTIME_END ? e.at === dt.endsAt : !dt.active && e.at === dt.start);
     if (live) return e;
     st.timers.pop();
   }
@@ -79,14 +82,16 @@ export function fireDue(st: EngineState, at: number, out: EngineEvent[]): void {
     st.timers.pop();
     switch (e.kind) {
       case DOWNTIME_START:
-        startDowntime(st, e.ref as Downtime, at, out);
+        openWindow(st, e.ref as Downtime, at, out);
         break;
       case DOWNTIME_END:
         endDowntime(st, e.ref as Downtime, at, out);
         break;
       case FRESHNESS: {
         const i = e.ref as number;
+        const from = out.length;
         processResult(st.objects, i, staleResult(st.objects, i, at), at, true, out);
+        triggerFlexible(st, i, at, out, from);
         queueFreshness(st, i);
         break;
       }

@@ -26,6 +26,7 @@ const CONFIG = `hosts: {
 			ack1: ${PASSIVE}
 			ack2: ${PASSIVE}
 			long: ${PASSIVE}
+			flex: ${PASSIVE}
 		}
 	}
 	gw: {address: "127.0.0.1", ${PASSIVE}}
@@ -225,6 +226,65 @@ describe("external command file", () => {
       );
       assert.equal(s?.acknowledgement !== undefined, c.keeps, `${c.host}!${c.service}: ${JSON.stringify(s)}`);
     }
+  });
+
+  test("comments and flexible downtimes from the pipe, listed and deleted by their ids", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    interface Comment {
+      id: string;
+      service?: string;
+      text: string;
+      kind: string;
+    }
+    interface Downtime {
+      id: string;
+      comment: string;
+      flexible?: boolean;
+      duration?: string;
+      state: string;
+    }
+    // Operators' comments: the acknowledgements above have theirs listed too.
+    const comments = async () =>
+      (
+        (await call<{ comments?: Comment[] }>("/svc.v1.QueryService/ListComments", { host: "web" }))
+          .comments ?? []
+      ).filter((c) => c.kind === "COMMENT_KIND_USER");
+    const downtimes = async () =>
+      (await call<{ downtimes?: Downtime[] }>("/svc.v1.QueryService/ListDowntimes", { host: "web" }))
+        .downtimes ?? [];
+    await shell([
+      `[${now}] ADD_SVC_COMMENT;web;disk;1;ops;cable swapped; rack 4`,
+      `[${now}] ADD_HOST_COMMENT;web;0;ops;moved to row B`,
+      `[${now}] SCHEDULE_SVC_DOWNTIME;web;flex;${now};${now + 3600};0;0;600;ops;flex window`,
+    ]);
+    const added = await until("two comments", comments, (c) => c.length === 2);
+    assert.deepEqual(added.map((c) => [c.service, c.text]).sort(), [
+      [undefined, "moved to row B"],
+      ["disk", "cable swapped; rack 4"],
+    ]);
+    const [flex] = await until("the flexible downtime", downtimes, (d) =>
+      d.some((x) => x.comment === "flex window"),
+    );
+    assert.equal(flex?.flexible, true);
+    assert.equal(flex?.duration, "600s");
+    assert.equal(flex?.state, "DOWNTIME_STATE_FUTURE", "it waits for a problem");
+    await shell([`[${now}] PROCESS_SERVICE_CHECK_RESULT;web;flex;2;CRITICAL`]);
+    await until("the problem starts it", downtimes, (d) => d[0]?.state === "DOWNTIME_STATE_ACTIVE");
+
+    const disk = added.find((c) => c.service === "disk") as Comment;
+    await shell([`[${now}] DEL_SVC_COMMENT;${disk.id}`, `[${now}] DEL_SVC_DOWNTIME;${flex?.id}`]);
+    await until("one comment left", comments, (c) => c.length === 1 && c[0]?.text === "moved to row B");
+    await until("no downtime left", downtimes, (d) => d.length === 0);
+    // Every line's audit record, the comment's id in its own (and all there before the next test counts).
+    await until(
+      "the lines' audit records",
+      async () =>
+        (await audits()).filter((r) => r.source === "AUDIT_SOURCE_EXTCMD").map((r) => r.commandJson),
+      (ext) =>
+        ext.some((j) => j.includes('"AddComment"') && j.includes(disk.id)) &&
+        ext.some((j) => j.includes('"DeleteComment"') && j.includes(disk.id)) &&
+        ext.some((j) => j.includes('"DeleteDowntime"') && j.includes(flex?.id ?? "?")),
+    );
   });
 
   test("an over-long line is one refusal; audit fields are capped and say so", async () => {

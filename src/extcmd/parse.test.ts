@@ -155,12 +155,42 @@ describe("parseCommandLine", () => {
         comment: "patch",
       },
     },
+    {
+      line: "[1700000000] SCHEDULE_SVC_DOWNTIME;web;http;1700000000;1700003600;0;0;1800;ops;flex",
+      command: {
+        type: "ScheduleDowntime",
+        id: "dt-1",
+        target: { object: { host: "web", service: "http" } },
+        start: 1_700_000_000_000,
+        end: 1_700_003_600_000,
+        author: "ops",
+        comment: "flex",
+        flexible: true,
+        durationMs: 1_800_000,
+      },
+    },
+    {
+      line: "[1700000000] ADD_SVC_COMMENT;web;http;1;erin;moved; behind the new balancer",
+      command: {
+        type: "AddComment",
+        id: "c-1",
+        object: { host: "web", service: "http" },
+        author: "erin",
+        comment: "moved; behind the new balancer",
+      },
+    },
+    {
+      line: "[1700000000] ADD_HOST_COMMENT;web;0;erin;rack 4",
+      command: { type: "AddComment", id: "c-1", object: { host: "web" }, author: "erin", comment: "rack 4" },
+    },
+    { line: "[1700000000] DEL_SVC_COMMENT;c-7", command: { type: "DeleteComment", id: "c-7" } },
+    { line: "[1700000000] DEL_HOST_COMMENT;c-7", command: { type: "DeleteComment", id: "c-7" } },
     { line: "[1700000000] DEL_SVC_DOWNTIME;dt-9", command: { type: "DeleteDowntime", id: "dt-9" } },
     { line: "[1700000000] DEL_HOST_DOWNTIME;dt-9", command: { type: "DeleteDowntime", id: "dt-9" } },
   ];
   for (const c of good) {
     test(c.line, () => {
-      const r = parseCommandLine(c.line, id);
+      const r = parseCommandLine(c.line, id, () => "c-1");
       assert.ok(r.ok, JSON.stringify(r));
       assert.deepEqual(r.command, c.command);
     });
@@ -175,9 +205,16 @@ describe("parseCommandLine", () => {
     { line: "[1700000000] PROCESS_HOST_CHECK_RESULT;;0;x", reason: /host_name is empty/ },
     { line: "[1700000000] ACKNOWLEDGE_HOST_PROBLEM;web;yes;1;0;ops;x", reason: /sticky must be an integer/ },
     {
-      line: "[1700000000] SCHEDULE_HOST_DOWNTIME;web;1700000000;1700003600;0;0;3600;ops;flex",
-      reason: /only fixed downtimes/,
+      line: "[1700000000] SCHEDULE_HOST_DOWNTIME;web;1700000000;1700003600;0;0;0;ops;flex",
+      reason: /flexible downtime \(fixed=0\) needs a positive duration/,
     },
+    {
+      line: "[1700000000] SCHEDULE_HOST_DOWNTIME;web;1700000000;1700003600;2;0;60;ops;x",
+      reason: /fixed must be 0 or 1/,
+    },
+    { line: "[1700000000] ADD_HOST_COMMENT;web;1;erin;", reason: /comment is empty/ },
+    { line: "[1700000000] ADD_SVC_COMMENT;web;;1;erin;x", reason: /service_description is empty/ },
+    { line: "[1700000000] DEL_HOST_COMMENT;", reason: /takes 1 arguments, got 0|comment_id is empty/ },
     { line: "[1700000000] DEL_HOST_DOWNTIME;a;b", reason: /takes 1 arguments, got 2/ },
   ];
   for (const c of bad) {

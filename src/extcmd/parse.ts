@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import { type ExitStatus, passiveHostStatus } from "../model/state.js";
@@ -13,7 +14,11 @@ export type ExternalCommandName =
   | "SCHEDULE_SVC_DOWNTIME"
   | "SCHEDULE_HOST_DOWNTIME"
   | "DEL_SVC_DOWNTIME"
-  | "DEL_HOST_DOWNTIME";
+  | "DEL_HOST_DOWNTIME"
+  | "ADD_SVC_COMMENT"
+  | "ADD_HOST_COMMENT"
+  | "DEL_SVC_COMMENT"
+  | "DEL_HOST_COMMENT";
 
 /** A parsed line: the command for Core.submit and what its audit record shows; or why not. */
 export type ParsedLine =
@@ -37,7 +42,14 @@ const ARITY: Record<ExternalCommandName, number> = {
   SCHEDULE_HOST_DOWNTIME: 8,
   DEL_SVC_DOWNTIME: 1,
   DEL_HOST_DOWNTIME: 1,
+  ADD_SVC_COMMENT: 5,
+  ADD_HOST_COMMENT: 4,
+  DEL_SVC_COMMENT: 1,
+  DEL_HOST_COMMENT: 1,
 };
+
+/** Commands whose last argument is free text that may itself contain `;`. */
+const TEXT_LAST: ReadonlySet<string> = new Set(["ADD_SVC_COMMENT", "ADD_HOST_COMMENT"]);
 
 function isName(s: string): s is ExternalCommandName {
   return Object.hasOwn(ARITY, s);
@@ -97,9 +109,14 @@ export function commandNameOf(line: string): string {
 /**
  * Parses one line of the external command file, `[<epoch>] COMMAND;arg;...` (docs/auth.md, "The
  * external command file"), into the command the API would submit for it. Pure but for
- * `newDowntimeId`, which names a scheduled downtime; every time comes from the line itself.
+ * `newDowntimeId` and `newCommentId`, which name a scheduled downtime and an added comment; every
+ * time comes from the line itself.
  */
-export function parseCommandLine(line: string, newDowntimeId: () => string): ParsedLine {
+export function parseCommandLine(
+  line: string,
+  newDowntimeId: () => string,
+  newCommentId: () => string = () => `c-${randomUUID()}`,
+): ParsedLine {
   const m = /^\s*\[(\d+)\]\s+([A-Z_]+)(?:;(.*))?$/s.exec(line);
   if (m === null) {
     const name = shownName(/([A-Z_]{4,})/.exec(line)?.[1] ?? "");
@@ -114,7 +131,7 @@ export function parseCommandLine(line: string, newDowntimeId: () => string): Par
   const parts = raw === "" ? [] : raw.split(";");
   // The last argument of a check result is plugin output, which may itself contain ';'.
   const args =
-    name.startsWith("PROCESS_") && parts.length > arity
+    (name.startsWith("PROCESS_") || TEXT_LAST.has(name)) && parts.length > arity
       ? [...parts.slice(0, arity - 1), parts.slice(arity - 1).join(";")]
       : parts;
   if (args.length !== arity) {
@@ -122,7 +139,7 @@ export function parseCommandLine(line: string, newDowntimeId: () => string): Par
   }
   const a = (i: number) => args[i] as string;
   try {
-    return { ok: true, name, ...build(name, a, at, newDowntimeId) };
+    return { ok: true, name, ...build(name, a, at, newDowntimeId, newCommentId) };
   } catch (e) {
     if (e instanceof LineError) return { ok: false, name, reason: e.message };
     throw e;
@@ -134,6 +151,7 @@ function build(
   a: (i: number) => string,
   at: number,
   newDowntimeId: () => string,
+  newCommentId: () => string,
 ): { command: SubmittedCommand; shown: Record<string, unknown> } {
   switch (name) {
     case "PROCESS_SERVICE_CHECK_RESULT":
@@ -205,20 +223,27 @@ function build(
       const o = svc ? 2 : 1;
       const start = int(a(o), "start_time") * 1000;
       const end = int(a(o + 1), "end_time") * 1000;
-      if (int(a(o + 2), "fixed") !== 1) throw new LineError("only fixed downtimes (fixed=1) are supported");
+      // fixed=0 is a flexible downtime, as in Nagios: it lasts `duration` seconds from the problem.
+      const fixed = int(a(o + 2), "fixed");
+      if (fixed !== 0 && fixed !== 1) throw new LineError(`fixed must be 0 or 1, got ${fixed}`);
       int(a(o + 3), "trigger_id");
-      int(a(o + 4), "duration");
+      const seconds = int(a(o + 4), "duration");
+      if (fixed === 0 && seconds <= 0) {
+        throw new LineError(`a flexible downtime (fixed=0) needs a positive duration, got ${seconds}`);
+      }
+      const flexible = fixed === 0 ? { flexible: true, durationMs: seconds * 1000 } : {};
       const author = a(o + 5);
       const comment = a(o + 6);
       const id = newDowntimeId();
       return {
-        command: { type: "ScheduleDowntime", id, target, start, end, author, comment },
+        command: { type: "ScheduleDowntime", id, target, start, end, author, comment, ...flexible },
         shown: {
           Type: "ScheduleDowntime",
           Id: id,
           Target: targetJson(target),
           Start: new Date(start).toISOString(),
           End: new Date(end).toISOString(),
+          ...(fixed === 0 ? { Flexible: true, DurationSeconds: seconds } : {}),
           Author: author,
           Comment: comment,
         },
@@ -228,6 +253,27 @@ function build(
     case "DEL_HOST_DOWNTIME": {
       const id = nonEmpty(a(0).trim(), "downtime_id");
       return { command: { type: "DeleteDowntime", id }, shown: { Type: "DeleteDowntime", Id: id } };
+    }
+    case "ADD_SVC_COMMENT":
+    case "ADD_HOST_COMMENT": {
+      const svc = name === "ADD_SVC_COMMENT";
+      const target = svc ? object(a(0), a(1)) : object(a(0));
+      if (!("object" in target)) throw new LineError("a comment is on one object");
+      const o = svc ? 2 : 1;
+      // `persistent` is accepted and moot: every comment is kept until deleted (docs/states.md).
+      int(a(o), "persistent");
+      const author = a(o + 1);
+      const comment = nonEmpty(a(o + 2), "comment");
+      const id = newCommentId();
+      return {
+        command: { type: "AddComment", id, object: target.object, author, comment },
+        shown: { Type: "AddComment", Id: id, Target: targetJson(target), Author: author, Comment: comment },
+      };
+    }
+    case "DEL_SVC_COMMENT":
+    case "DEL_HOST_COMMENT": {
+      const id = nonEmpty(a(0).trim(), "comment_id");
+      return { command: { type: "DeleteComment", id }, shown: { Type: "DeleteComment", Id: id } };
     }
     default: {
       const never: never = name;

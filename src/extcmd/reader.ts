@@ -17,7 +17,7 @@ const REOPEN_MS = 1000;
 
 export interface CommandFileOptions {
   readonly path: string;
-  readonly core: Pick<Core, "submit" | "newDowntimeId">;
+  readonly core: Pick<Core, "submit" | "newDowntimeId"> & Partial<Pick<Core, "newCommentId">>;
   readonly audit: AuditLog;
   readonly clock: Pick<Clock, "now">;
   readonly logger: Logger;
@@ -79,7 +79,11 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
     });
   const handle = (line: string) => {
     if (line.trim() === "") return;
-    const parsed = parseCommandLine(line, () => o.core.newDowntimeId());
+    const parsed = parseCommandLine(
+      line,
+      () => o.core.newDowntimeId(),
+      o.core.newCommentId === undefined ? undefined : () => (o.core.newCommentId as () => string)(),
+    );
     let outcome: Promise<string>;
     let name: string;
     let shown = "{}";

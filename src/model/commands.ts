@@ -46,8 +46,10 @@ export interface RemoveAcknowledgementCommand {
 }
 
 /**
- * Schedules a fixed downtime window [start, end) for the targeted objects. One downtime (one id)
- * covers every object the target resolves to when the command is applied.
+ * Schedules a downtime for the targeted objects. One downtime (one id) covers every object the
+ * target resolves to when the command is applied. A fixed downtime is active over [start, end); a
+ * flexible one waits in that window for a covered object to be in a problem state, then is active
+ * for `durationMs` (docs/states.md, "Flexible downtimes").
  */
 export interface ScheduleDowntimeCommand {
   readonly type: "ScheduleDowntime";
@@ -64,11 +66,33 @@ export interface ScheduleDowntimeCommand {
    * applied). Absent: the engine assigns `dt-<n>` from its own counter. Must be unique.
    */
   readonly id?: string;
+  /** A flexible downtime (absent: fixed). */
+  readonly flexible?: boolean;
+  /** With `flexible`: how long it lasts once started (ms, positive). */
+  readonly durationMs?: number;
 }
 
 /** Deletes a downtime (scheduled or active) by id. */
 export interface DeleteDowntimeCommand {
   readonly type: "DeleteDowntime";
+  readonly at: number;
+  readonly id: string;
+}
+
+/** Adds an operator's comment to one object. */
+export interface AddCommentCommand {
+  readonly type: "AddComment";
+  readonly at: number;
+  readonly object: ObjectRef;
+  readonly author: string;
+  readonly comment: string;
+  /** The comment's id when the submitter assigns it (as ScheduleDowntime's); absent: `c-<n>`. */
+  readonly id?: string;
+}
+
+/** Deletes an operator's comment by id. */
+export interface DeleteCommentCommand {
+  readonly type: "DeleteComment";
   readonly at: number;
   readonly id: string;
 }
@@ -116,6 +140,8 @@ export type Command =
   | RemoveAcknowledgementCommand
   | ScheduleDowntimeCommand
   | DeleteDowntimeCommand
+  | AddCommentCommand
+  | DeleteCommentCommand
   | ApplyConfigCommand
   | TickCommand
   | RecordEventsCommand;

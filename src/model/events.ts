@@ -123,6 +123,7 @@ export interface AcknowledgementRemovedEvent extends ObjectEventBase {
   readonly reason: "recovery" | "state-change" | "command";
 }
 
+/** A downtime was scheduled (one event per object it covers); `at` is when it was created. */
 export interface DowntimeScheduledEvent extends ObjectEventBase {
   readonly type: "DowntimeScheduled";
   readonly id: string;
@@ -130,12 +131,23 @@ export interface DowntimeScheduledEvent extends ObjectEventBase {
   readonly end: number;
   readonly author: string;
   readonly comment: string;
+  /** A flexible downtime (absent in events logged before flexible downtimes: fixed). */
+  readonly flexible?: boolean;
+  /** With `flexible`: how long it lasts once started (ms). */
+  readonly durationMs?: number;
 }
 
 export interface DowntimeStartedEvent extends ObjectEventBase {
   readonly type: "DowntimeStarted";
   readonly id: string;
+  /** When it ends: a fixed downtime's end, a flexible one's start plus its duration. */
   readonly end: number;
+}
+
+/** A flexible downtime's window closed without a problem on its objects: it expired unused. */
+export interface DowntimeExpiredEvent extends ObjectEventBase {
+  readonly type: "DowntimeExpired";
+  readonly id: string;
 }
 
 export interface DowntimeEndedEvent extends ObjectEventBase {
@@ -149,6 +161,21 @@ export interface DowntimeDeletedEvent extends ObjectEventBase {
   /** `command`: DeleteDowntime; `object-removed`: a reload removed the object. */
   readonly reason: "command" | "object-removed";
   readonly wasActive: boolean;
+}
+
+/** An operator's comment (AddComment) on an object. */
+export interface CommentAddedEvent extends ObjectEventBase {
+  readonly type: "CommentAdded";
+  readonly id: string;
+  readonly author: string;
+  readonly comment: string;
+}
+
+export interface CommentDeletedEvent extends ObjectEventBase {
+  readonly type: "CommentDeleted";
+  readonly id: string;
+  /** `command`: DeleteComment; `object-removed`: a reload removed the object. */
+  readonly reason: "command" | "object-removed";
 }
 
 /** A reload added an object; it starts PENDING. */
@@ -292,6 +319,9 @@ export type EngineEvent =
   | DowntimeStartedEvent
   | DowntimeEndedEvent
   | DowntimeDeletedEvent
+  | DowntimeExpiredEvent
+  | CommentAddedEvent
+  | CommentDeletedEvent
   | ObjectAddedEvent
   | ObjectRemovedEvent
   | ConfigAppliedEvent

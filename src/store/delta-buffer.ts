@@ -1,6 +1,12 @@
 import { forEachRecord, packStatuses } from "./packed-statuses.js";
 import { mergePatches, patchRecord } from "./projection.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
+import type {
+  CommentRecord,
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  StatusPatch,
+} from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** What a reader gets next: a part of the changes, or a barrier it must answer (a snapshot point). */
@@ -38,6 +44,8 @@ interface Segment {
   history: HistoryRecord[];
   dtAdded: Map<string, DowntimeRecord>;
   dtRemoved: Set<string>;
+  cAdded: Map<string, CommentRecord>;
+  cRemoved: Set<string>;
   eventSeq: number;
   /** The last request id whose changes this segment holds (0: none). */
   applied: number;
@@ -51,6 +59,8 @@ const newSegment = (): Segment => ({
   history: [],
   dtAdded: new Map(),
   dtRemoved: new Set(),
+  cAdded: new Map(),
+  cRemoved: new Set(),
   eventSeq: 0,
   applied: 0,
   barrier: undefined,
@@ -63,7 +73,8 @@ const hasData = (s: Segment): boolean =>
   s.patches.size > 0 ||
   s.removed.size > 0 ||
   s.history.length > 0 ||
-  s.dtAdded.size + s.dtRemoved.size > 0;
+  s.dtAdded.size + s.dtRemoved.size > 0 ||
+  s.cAdded.size + s.cRemoved.size > 0;
 
 /**
  * History entries travel as objects, not packed: a part takes at most this many characters of
@@ -145,6 +156,14 @@ export function createDeltaBuffer(): DeltaBuffer {
         seg.dtRemoved.delete(a.id);
         seg.dtAdded.set(a.id, a);
       }
+      for (const id of d.commentsRemoved ?? []) {
+        seg.cAdded.delete(id);
+        seg.cRemoved.add(id);
+      }
+      for (const c of d.commentsAdded ?? []) {
+        seg.cRemoved.delete(c.id);
+        seg.cAdded.set(c.id, c);
+      }
       if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
     },
     markApplied(id) {
@@ -193,10 +212,14 @@ export function createDeltaBuffer(): DeltaBuffer {
         history,
         downtimesAdded: [...seg.dtAdded.values()],
         downtimesRemoved: [...seg.dtRemoved],
+        ...(seg.cAdded.size === 0 ? {} : { commentsAdded: [...seg.cAdded.values()] }),
+        ...(seg.cRemoved.size === 0 ? {} : { commentsRemoved: [...seg.cRemoved] }),
       };
       seg.removed.clear();
       seg.dtAdded.clear();
       seg.dtRemoved.clear();
+      seg.cAdded.clear();
+      seg.cRemoved.clear();
       const applied = done ? seg.applied : 0;
       if (done) {
         seg.eventSeq = 0;

@@ -1,6 +1,12 @@
 import type { LookoutEvent } from "../model/events.js";
 import { mergePatches, patchRecord } from "./projection.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
+import type {
+  CommentRecord,
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  StatusPatch,
+} from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus, encodeStatusOf } from "./status-codec.js";
 
 /** The fold's own state, kept in snapshots. */
@@ -9,6 +15,13 @@ export interface FoldSnapshot {
   readonly active: readonly (readonly [string, readonly string[]])[];
   /** Downtime id → keys of the objects it covers (scheduled or active). */
   readonly covers: readonly (readonly [string, readonly string[]])[];
+  /** The downtimes' records (absent in snapshots taken before ListDowntimes). */
+  readonly downtimes?: readonly DowntimeRecord[];
+}
+
+/** The id of an acknowledgement's comment: one per object, replaced by a new acknowledgement. */
+export function ackCommentId(key: string): string {
+  return `ack:${key}`;
 }
 
 /**
@@ -32,13 +45,19 @@ export interface Fold {
 export function createFold(from?: FoldSnapshot): Fold {
   const active = new Map<string, Set<string>>((from?.active ?? []).map(([k, ids]) => [k, new Set(ids)]));
   const covers = new Map<string, Set<string>>((from?.covers ?? []).map(([id, keys]) => [id, new Set(keys)]));
+  /** Every known downtime's record, as the reader holds it (objects aside: `covers` has them). */
+  const records = new Map<string, DowntimeRecord>((from?.downtimes ?? []).map((d) => [d.id, d]));
+  for (const id of covers.keys()) if (!records.has(id)) records.set(id, { id, start: 0, end: 0 });
   /** Records of the objects that had a result since the last take, encoded. */
   let statuses = new Map<string, EncodedStatus>();
   let patches = new Map<string, StatusPatch>();
   let removed = new Set<string>();
   let history: HistoryRecord[] = [];
-  let dtAdded = new Map<string, DowntimeRecord>();
+  /** Downtimes whose record changed since the last take (sent whole, with their objects). */
+  let dtAdded = new Set<string>();
   let dtRemoved = new Set<string>();
+  let cAdded = new Map<string, CommentRecord>();
+  let cRemoved = new Set<string>();
   let lastSeq = 0;
   let folded = false;
 
@@ -54,19 +73,41 @@ export function createFold(from?: FoldSnapshot): Fold {
   const note = (seq: number, e: LookoutEvent & { key: string }, extra: Partial<HistoryRecord> = {}): void => {
     history.push({ seq, at: e.at, kind: e.type, key: e.key, output: "", author: "", comment: "", ...extra });
   };
+  const changed = (id: string, f: (d: DowntimeRecord) => DowntimeRecord): void => {
+    const d = records.get(id);
+    if (d === undefined) return;
+    records.set(id, f(d));
+    dtAdded.add(id);
+  };
+  const addComment = (c: CommentRecord): void => {
+    cRemoved.delete(c.id);
+    cAdded.set(c.id, c);
+  };
+  const removeComment = (id: string): void => {
+    cAdded.delete(id);
+    cRemoved.add(id);
+  };
   const uncover = (id: string, key: string): void => {
     const keys = covers.get(id);
     keys?.delete(key);
     if (keys !== undefined && keys.size === 0) {
       covers.delete(id);
+      records.delete(id);
       dtAdded.delete(id);
       dtRemoved.add(id);
+    } else if (keys !== undefined) {
+      dtAdded.add(id);
     }
     const ids = active.get(key);
     ids?.delete(id);
     if (ids !== undefined && ids.size === 0) active.delete(key);
   };
   const inDowntime = (key: string): boolean => (active.get(key)?.size ?? 0) > 0;
+  /** A downtime's record with the objects it covers now, as a delta carries it. */
+  const withObjects = (id: string): DowntimeRecord => ({
+    ...(records.get(id) ?? { id, start: 0, end: 0 }),
+    objects: [...(covers.get(id) ?? [])],
+  });
 
   return {
     apply(e, seq) {
@@ -87,11 +128,20 @@ export function createFold(from?: FoldSnapshot): Fold {
         case "AcknowledgementSet": {
           const { author, comment, sticky, setAt } = e;
           patch({ key: e.key, acknowledgement: { author, comment, sticky, setAt } });
+          addComment({
+            id: ackCommentId(e.key),
+            key: e.key,
+            kind: "acknowledgement",
+            author,
+            text: comment,
+            created: setAt,
+          });
           note(seq, e, { state: e.state, author, comment });
           return;
         }
         case "AcknowledgementRemoved":
           patch({ key: e.key, acknowledgement: null });
+          removeComment(ackCommentId(e.key));
           note(seq, e, { comment: e.reason });
           return;
         case "DowntimeScheduled": {
@@ -99,10 +149,22 @@ export function createFold(from?: FoldSnapshot): Fold {
           if (keys === undefined) {
             keys = new Set();
             covers.set(e.id, keys);
-            dtAdded.set(e.id, { id: e.id, start: e.start, end: e.end });
+            const flexible = e.flexible === true;
+            records.set(e.id, {
+              id: e.id,
+              start: e.start,
+              end: e.end,
+              author: e.author,
+              comment: e.comment,
+              flexible,
+              ...(flexible ? { durationMs: e.durationMs ?? 0 } : {}),
+              created: e.at,
+              active: false,
+            });
             dtRemoved.delete(e.id);
           }
           keys.add(e.key);
+          dtAdded.add(e.id);
           note(seq, e, { author: e.author, comment: e.comment });
           return;
         }
@@ -113,11 +175,15 @@ export function createFold(from?: FoldSnapshot): Fold {
             active.set(e.key, ids);
           }
           ids.add(e.id);
+          changed(e.id, (d) =>
+            d.active === true ? d : { ...d, active: true, startedAt: e.at, endsAt: e.end },
+          );
           patch({ key: e.key, inDowntime: true });
           note(seq, e);
           return;
         }
         case "DowntimeEnded":
+        case "DowntimeExpired":
         case "DowntimeDeleted": {
           const was = inDowntime(e.key);
           uncover(e.id, e.key);
@@ -125,12 +191,29 @@ export function createFold(from?: FoldSnapshot): Fold {
           note(seq, e, e.type === "DowntimeDeleted" ? { comment: e.reason } : {});
           return;
         }
+        case "CommentAdded":
+          addComment({
+            id: e.id,
+            key: e.key,
+            kind: "user",
+            author: e.author,
+            text: e.comment,
+            created: e.at,
+          });
+          note(seq, e, { author: e.author, comment: e.comment });
+          return;
+        case "CommentDeleted":
+          removeComment(e.id);
+          note(seq, e, { comment: e.reason });
+          return;
         case "ObjectAdded":
           return;
         case "ObjectRemoved":
           statuses.delete(e.key);
           patches.delete(e.key);
           removed.add(e.key);
+          // Its acknowledgement goes with it, and so does the acknowledgement's comment.
+          removeComment(ackCommentId(e.key));
           for (const id of active.get(e.key) ?? []) uncover(id, e.key);
           return;
         case "CommandRejected":
@@ -167,21 +250,26 @@ export function createFold(from?: FoldSnapshot): Fold {
         statuses: [...statuses.values()],
         patches: [...patches.values()],
         history,
-        downtimesAdded: [...dtAdded.values()],
+        downtimesAdded: [...dtAdded].map((id) => withObjects(id)),
         downtimesRemoved: [...dtRemoved],
+        ...(cAdded.size === 0 ? {} : { commentsAdded: [...cAdded.values()] }),
+        ...(cRemoved.size === 0 ? {} : { commentsRemoved: [...cRemoved] }),
       };
       statuses = new Map();
       patches = new Map();
       removed = new Set();
       history = [];
-      dtAdded = new Map();
+      dtAdded = new Set();
       dtRemoved = new Set();
+      cAdded = new Map();
+      cRemoved = new Set();
       folded = false;
       return delta;
     },
     snapshot: () => ({
       active: [...active].map(([k, ids]) => [k, [...ids].sort()] as const),
       covers: [...covers].map(([id, keys]) => [id, [...keys].sort()] as const),
+      downtimes: [...records.values()],
     }),
   };
 }

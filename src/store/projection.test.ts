@@ -134,3 +134,44 @@ describe("Projection history", () => {
     });
   }
 });
+
+describe("projection downtimes and comments", () => {
+  it("replaces a downtime's record whole, comments by id; an upgraded fold's record keeps the window held", () => {
+    const p = createProjection();
+    const whole = {
+      id: "d1",
+      start: T,
+      end: T + 10,
+      objects: ["h"],
+      author: "ops",
+      created: T,
+      active: false,
+    };
+    p.applyDelta(
+      delta(0, 0, 1, {
+        downtimesAdded: [whole],
+        commentsAdded: [{ id: "c1", key: "h", kind: "user", author: "ops", text: "x", created: T }],
+      }),
+    );
+    p.applyDelta(
+      delta(0, 0, 2, { downtimesAdded: [{ ...whole, active: true, startedAt: T + 1, endsAt: T + 10 }] }),
+    );
+    assert.equal(p.downtime("d1")?.active, true);
+    assert.equal(p.downtime("d1")?.startedAt, T + 1);
+    // A fold restored from an older snapshot knows objects and state only.
+    p.applyDelta(
+      delta(0, 0, 3, {
+        downtimesAdded: [{ id: "d1", start: 0, end: 0, objects: ["h", "h!s"], active: true }],
+      }),
+    );
+    assert.deepEqual(
+      [p.downtime("d1")?.start, p.downtime("d1")?.end, p.downtime("d1")?.author],
+      [T, T + 10, "ops"],
+    );
+    assert.deepEqual(p.downtime("d1")?.objects, ["h", "h!s"]);
+    assert.equal(p.comment("c1")?.text, "x");
+    p.applyDelta(delta(0, 0, 4, { commentsRemoved: ["c1"] }));
+    assert.equal(p.comment("c1"), undefined);
+    assert.deepEqual(createProjection(p.capture()).snapshot(), p.snapshot(), "an image carries them");
+  });
+});

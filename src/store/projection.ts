@@ -1,7 +1,14 @@
 import { createHistoryRing, type FrozenHistory, type HistoryRing } from "./history-ring.js";
 import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
+import type {
+  CommentRecord,
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  StatusPatch,
+  StatusRecord,
+} from "./records.js";
 import { checkedByLength, decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** How much history the projection keeps in memory. */
@@ -18,6 +25,8 @@ export interface ProjectionSnapshot {
   readonly statuses: readonly StatusRecord[];
   readonly history: readonly HistoryRecord[];
   readonly downtimes: readonly DowntimeRecord[];
+  /** Absent in snapshots taken before comments. */
+  readonly comments?: readonly CommentRecord[];
 }
 
 /**
@@ -31,6 +40,7 @@ export interface ProjectionImage {
   readonly encoded: readonly EncodedStatus[];
   readonly history: readonly HistoryRecord[];
   readonly downtimes: readonly DowntimeRecord[];
+  readonly comments?: readonly CommentRecord[];
 }
 
 /** The history feed as a reader sees it: positions 0 (oldest) to size - 1 (newest), ascending by seq. */
@@ -86,6 +96,11 @@ export interface Projection {
   /** The history feed, oldest first (a live view: it changes as deltas are applied). */
   history(): HistoryView;
   downtime(id: string): DowntimeRecord | undefined;
+  /** Every scheduled or active downtime (a live view). */
+  downtimes(): ReadonlyMap<string, DowntimeRecord>;
+  comment(id: string): CommentRecord | undefined;
+  /** Every comment, operators' and acknowledgements' (a live view). */
+  comments(): ReadonlyMap<string, CommentRecord>;
   applyDelta(delta: ProjectionDelta): void;
   /**
    * Applies a delta in steps, so that a thread serving reads can answer them between steps: each
@@ -124,6 +139,7 @@ export function createProjection(
   // Each record's checked_by length is kept beside it: a page asks for it on every row.
   const statuses = createRecordArena(checkedByLength);
   const downtimes = new Map<string, DowntimeRecord>();
+  const comments = new Map<string, CommentRecord>();
   const history = createHistoryRing(limits.historyCapacity);
   /** The arena's copy of a key when it holds a record under it. */
   const heldKey = (key: string): string | undefined => {
@@ -139,6 +155,7 @@ export function createProjection(
     for (const s of from?.statuses ?? []) statuses.set(s.key, encodeStatus(s));
   }
   for (const d of from?.downtimes ?? []) downtimes.set(d.id, d);
+  for (const c of from?.comments ?? []) comments.set(c.id, c);
   for (const h of from?.history ?? []) history.push(h, sharedKey(h.key));
 
   const decoded = (key: string): StatusRecord | undefined => {
@@ -180,8 +197,10 @@ export function createProjection(
       // a patch applies to the object's record as the delta leaves it.
       for (const p of delta.patches) statuses.set(p.key, encodeStatus(patchRecord(decoded(p.key), p)));
       for (const h of delta.history) history.push(h, sharedKey(h.key));
-      for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
+      for (const d of delta.downtimesAdded) downtimes.set(d.id, upgraded(downtimes.get(d.id), d));
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
+      for (const id of delta.commentsRemoved ?? []) comments.delete(id);
+      for (const c of delta.commentsAdded ?? []) comments.set(c.id, c);
       if (delta.eventSeq > eventSeq) eventSeq = delta.eventSeq;
       return true;
     };
@@ -200,6 +219,9 @@ export function createProjection(
     size: () => statuses.size,
     history: () => history,
     downtime: (id) => downtimes.get(id),
+    downtimes: () => downtimes,
+    comment: (id) => comments.get(id),
+    comments: () => comments,
     applyDelta(delta) {
       const step = steps(delta, Number.POSITIVE_INFINITY);
       let done = false;
@@ -214,6 +236,7 @@ export function createProjection(
         encoded: keys.map((k) => statuses.get(k) as EncodedStatus),
         history: history.toArray(),
         downtimes: [...downtimes.values()],
+        comments: [...comments.values()],
       };
     },
     captureFrame: () => ({
@@ -221,6 +244,7 @@ export function createProjection(
       keys: allKeys(),
       history: history.frozen(),
       downtimes: [...downtimes.values()],
+      comments: [...comments.values()],
     }),
     snapshot: () => ({
       eventSeq,
@@ -229,8 +253,21 @@ export function createProjection(
         .map((k) => decodeStatus(k, statuses.get(k) as string)),
       history: history.toArray(),
       downtimes: [...downtimes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+      ...(comments.size === 0
+        ? {}
+        : { comments: [...comments.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) }),
     }),
   };
+}
+
+/**
+ * A downtime's record as a delta brings it, over the one held: whole, except from a fold restored
+ * from a snapshot taken before downtime records existed, which knows only the downtime's objects
+ * and state (no `created`): the held record keeps its window then.
+ */
+function upgraded(held: DowntimeRecord | undefined, d: DowntimeRecord): DowntimeRecord {
+  if (held === undefined || d.created !== undefined) return d;
+  return { ...held, ...d, start: held.start, end: held.end };
 }
 
 /** The record of an object that has had no result: what a patch applies to when there is none. */

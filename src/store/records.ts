@@ -53,11 +53,41 @@ export interface HistoryRecord {
   readonly comment: string;
 }
 
-/** A scheduled downtime, as far as reads and command validation need it. */
+/**
+ * A scheduled or active downtime, as ListDowntimes shows it and command validation needs it. The
+ * optional fields are absent only in records from snapshots taken before they existed.
+ */
 export interface DowntimeRecord {
   readonly id: string;
   readonly start: number;
   readonly end: number;
+  /** Keys of the objects it covers, in the order they were scheduled. */
+  readonly objects?: readonly string[];
+  readonly author?: string;
+  readonly comment?: string;
+  readonly flexible?: boolean;
+  /** Flexible only: how long it lasts once started (ms). */
+  readonly durationMs?: number;
+  /** When it was scheduled (ms since the epoch). */
+  readonly created?: number;
+  readonly active?: boolean;
+  /** Once active: when it started and when it ends. */
+  readonly startedAt?: number;
+  readonly endsAt?: number;
+}
+
+/**
+ * A comment on an object, as ListComments shows it: an operator's (AddComment) or an
+ * acknowledgement's (id `ack:<key>`, gone with the acknowledgement).
+ */
+export interface CommentRecord {
+  readonly id: string;
+  readonly key: string;
+  readonly kind: "user" | "acknowledgement";
+  readonly author: string;
+  readonly text: string;
+  /** Ms since the epoch. */
+  readonly created: number;
 }
 
 /**
@@ -107,6 +137,10 @@ export interface ProjectionDelta {
   readonly packed?: PackedStatuses;
   readonly patches: readonly StatusPatch[];
   readonly history: readonly HistoryRecord[];
+  /** Downtimes that appeared or changed (a whole record each, replacing the one held). */
   readonly downtimesAdded: readonly DowntimeRecord[];
   readonly downtimesRemoved: readonly string[];
+  /** Comments that appeared (or replace one held, as an acknowledgement's does) and went away. */
+  readonly commentsAdded?: readonly CommentRecord[];
+  readonly commentsRemoved?: readonly string[];
 }

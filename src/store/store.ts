@@ -397,7 +397,7 @@ export class Store {
    */
   #answerBarrier(id: number): void {
     const p = this.#projection;
-    const { eventSeq, keys, history, downtimes } = p.captureFrame();
+    const { eventSeq, keys, history, downtimes, comments } = p.captureFrame();
     const post = (m: ToWriter, transfer?: ArrayBuffer[]): void => {
       if (this.#fatal === undefined) this.#post(m, transfer);
     };
@@ -423,7 +423,9 @@ export class Store {
         text((from === 0 ? "" : ",") + json)();
       });
     }
-    pieces.push(text(`],"downtimes":${JSON.stringify(downtimes)}}`, true));
+    pieces.push(
+      text(`],"downtimes":${JSON.stringify(downtimes)},"comments":${JSON.stringify(comments ?? [])}}`, true),
+    );
     this.#held = [];
     let i = 0;
     const step = (): void => {

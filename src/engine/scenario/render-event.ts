@@ -70,10 +70,18 @@ export function renderEvent(e: EngineEvent, t0: number): string[] {
         `end=${rel(e.end)}`,
         `author=${e.author}`,
         `comment=${e.comment}`,
+        `flexible=${e.flexible === true}`,
+        ...(e.durationMs === undefined ? [] : [`duration=${formatDuration(e.durationMs)}`]),
       ];
     case "DowntimeStarted":
+      return [e.type, objectWord(e.key), `id=${e.id}`, `end=${rel(e.end)}`];
     case "DowntimeEnded":
+    case "DowntimeExpired":
       return [e.type, objectWord(e.key), `id=${e.id}`];
+    case "CommentAdded":
+      return [e.type, objectWord(e.key), `id=${e.id}`, `author=${e.author}`, `comment=${e.comment}`];
+    case "CommentDeleted":
+      return [e.type, objectWord(e.key), `id=${e.id}`, `reason=${e.reason}`];
     case "DowntimeDeleted":
       return [e.type, objectWord(e.key), `id=${e.id}`, `reason=${e.reason}`, `wasActive=${e.wasActive}`];
     case "ObjectAdded":

@@ -155,8 +155,9 @@ export function runScenario(text: string, extensions: readonly ScenarioExtension
           break;
         case "downtime": {
           const { target, rest } = targetOf(args);
-          const kv = options(rest, []);
+          const kv = options(rest, ["flexible"]);
           const id = kv.get("id");
+          const duration = kv.get("duration");
           exec(lineNo, {
             type: "ScheduleDowntime",
             at: clock.now(),
@@ -166,9 +167,41 @@ export function runScenario(text: string, extensions: readonly ScenarioExtension
             author: kv.get("author") ?? "ops",
             comment: kv.get("comment") ?? "",
             ...(id === undefined ? {} : { id }),
+            ...(kv.has("flexible") ? { flexible: true } : {}),
+            ...(duration === undefined ? {} : { durationMs: parseDuration(duration) }),
           });
           break;
         }
+        case "comment": {
+          // `comment web/http "text" author=erin id=c1`
+          const [obj, ...rest] = args;
+          const key = objectKeyOf(need(obj, "comment needs an object"));
+          const [host, service] = key.split("!") as [string, string | undefined];
+          let text = "";
+          const kv = new Map<string, string>();
+          for (const w of rest) {
+            const p = keyValue(w);
+            if (p === undefined) text = w;
+            else kv.set(p[0], p[1]);
+          }
+          const id = kv.get("id");
+          exec(lineNo, {
+            type: "AddComment",
+            at: clock.now(),
+            object: service === undefined ? { host } : { host, service },
+            author: kv.get("author") ?? "ops",
+            comment: text,
+            ...(id === undefined ? {} : { id }),
+          });
+          break;
+        }
+        case "delete-comment":
+          exec(lineNo, {
+            type: "DeleteComment",
+            at: clock.now(),
+            id: need(args[0], "delete-comment needs an id"),
+          });
+          break;
         case "delete-downtime":
           exec(lineNo, {
             type: "DeleteDowntime",
@@ -337,6 +370,14 @@ function expect(
       const got = d === undefined ? "gone" : d.active ? "active" : "scheduled";
       const want = need(rest[1], "expect downtime <id> scheduled|active|gone");
       return check(got === want, `downtime ${rest[0]} is ${got}, want ${want}`);
+    }
+    case "comment": {
+      // `expect comment c1 web/http`, `expect comment c1 gone`
+      const id = need(rest[0], "expect comment needs an id");
+      const c = engine.comments().find((x) => x.id === id);
+      const got = c === undefined ? "gone" : objectWord(c.key);
+      const want = need(rest[1], "expect comment <id> <object>|gone");
+      return check(got === want, `comment ${id} is ${got}, want ${want}`);
     }
     case "object": {
       const key = objectKeyOf(need(rest[0], "expect object needs an object"));

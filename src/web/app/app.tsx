@@ -5,6 +5,7 @@ import { connection, logout, query, session, token } from "./api.js";
 import { ActionDialog, type PendingAction } from "./components/action-dialog.js";
 import { AuditPage } from "./pages/audit.js";
 import { ConfigPage } from "./pages/config.js";
+import { DowntimesPage } from "./pages/downtimes.js";
 import { HistoryPage } from "./pages/history.js";
 import { LoginPage } from "./pages/login.js";
 import { ObjectPage } from "./pages/object.js";
@@ -61,6 +62,7 @@ function Nav(props: { route: Route }) {
         {link("", "Overview")}
         {link("status", "Status")}
         {link("history", "History")}
+        {link("downtimes", "Downtimes")}
         {a.admin === "yes" && link("config", "Config")}
         {a.admin === "yes" && link("audit", "Audit")}
       </nav>
@@ -109,6 +111,9 @@ export function App() {
       break;
     case "history":
       page = <HistoryPage />;
+      break;
+    case "downtimes":
+      page = <DowntimesPage route={route} canDelete={act !== undefined} />;
       break;
     case "config":
       page = <ConfigPage />;

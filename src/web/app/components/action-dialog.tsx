@@ -1,8 +1,7 @@
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { durationFromMs, timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { noteCommandError } from "../access.js";
 import { command, messageOf, session } from "../api.js";
-import { rememberDowntime } from "../downtimes.js";
 import { refreshAll } from "../status-source.js";
 import { useStore } from "../store.js";
 
@@ -70,6 +69,8 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
   const [sticky, setSticky] = useState(false);
   const [start, setStart] = useState(localInput(Date.now()));
   const [end, setEnd] = useState(localInput(Date.now() + 2 * 3600_000));
+  const [flexible, setFlexible] = useState(false);
+  const [minutes, setMinutes] = useState("60");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
 
@@ -81,6 +82,7 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
       setComment("");
       setStart(localInput(Date.now()));
       setEnd(localInput(Date.now() + 2 * 3600_000));
+      setFlexible(false);
       d.showModal();
     } else if (action === undefined && d.open) d.close();
   }, [action]);
@@ -104,14 +106,16 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
           const s = new Date(start).getTime();
           const en = new Date(end).getTime();
           if (!(en > s)) throw new Error("the end must be after the start");
-          const res = await command.scheduleDowntime({
+          const m = Number(minutes);
+          if (flexible && !(m > 0)) throw new Error("a flexible downtime needs a duration in minutes");
+          await command.scheduleDowntime({
             target,
             start: timestampFromMs(s),
             end: timestampFromMs(en),
             author,
             comment,
+            ...(flexible ? { flexible: true, duration: durationFromMs(Math.round(m * 60_000)) } : {}),
           });
-          rememberDowntime({ id: res.id, target: action.target, start: s, end: en, comment });
           break;
         }
         default:
@@ -171,6 +175,32 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
                 End
                 <input type="datetime-local" value={end} onInput={(e) => setEnd(e.currentTarget.value)} />
               </label>
+            </div>
+          )}
+          {action.kind === "downtime" && (
+            <div class="row">
+              <label class="check">
+                <input
+                  type="checkbox"
+                  name="flexible"
+                  checked={flexible}
+                  onChange={(e) => setFlexible(e.currentTarget.checked)}
+                />
+                Flexible (starts when a problem starts, between start and end)
+              </label>
+              {flexible && (
+                <label>
+                  Duration (minutes)
+                  <input
+                    type="number"
+                    name="duration"
+                    min="1"
+                    value={minutes}
+                    onInput={(e) => setMinutes(e.currentTarget.value)}
+                    required
+                  />
+                </label>
+              )}
             </div>
           )}
           {error !== "" && (

@@ -1,22 +1,21 @@
 import { type Timestamp, timestampMs } from "@bufbuild/protobuf/wkt";
 import { useEffect, useState } from "preact/hooks";
 import type { ObjectStatus } from "../../../api/gen/svc/v1/query_service_pb.js";
-import { noteCommandError, noteReadError } from "../access.js";
-import { command, messageOf, query } from "../api.js";
+import { noteReadError } from "../access.js";
+import { messageOf, query } from "../api.js";
 import type { PendingAction } from "../components/action-dialog.js";
+import { CommentList } from "../components/comment-list.js";
+import { DowntimeList } from "../components/downtime-list.js";
 import { HistoryList } from "../components/history-list.js";
 import { Flags, StateBadge } from "../components/status-columns.js";
-import { forgetDowntime, knownDowntimes } from "../downtimes.js";
 import { isProblem, objectHref, since, stateTypeName, when } from "../format.js";
 import { useNow } from "../now.js";
-import { refreshAll } from "../status-source.js";
-import { useStore } from "../store.js";
 
 const ms = (t: Timestamp | undefined) => (t === undefined ? 0 : timestampMs(t));
 
 /**
- * One host or service: state, output, long output, perfdata, acknowledgement, downtimes and its
- * history; for a host also its services. Re-read every 2 s.
+ * One host or service: state, output, long output, perfdata, acknowledgement, comments, downtimes
+ * and its history; for a host also its services. Re-read every 2 s.
  */
 export function ObjectPage(props: {
   host: string;
@@ -143,9 +142,11 @@ export function ObjectPage(props: {
               {s.acknowledgement.sticky ? " (sticky)" : ""}: {s.acknowledgement.comment}
             </p>
           )}
+          <h2>Comments</h2>
+          <CommentList host={host} service={service} canEdit={onAction !== undefined} />
           <h2>Downtimes</h2>
           <p>{s.inDowntime ? "In downtime now." : "Not in downtime now."}</p>
-          <Downtimes host={host} service={service} canDelete={onAction !== undefined} />
+          <DowntimeList host={host} service={service} canDelete={onAction !== undefined} />
           {Object.keys(s.labels).length > 0 && (
             <>
               <h2>Labels</h2>
@@ -178,75 +179,5 @@ export function ObjectPage(props: {
       <h2>History</h2>
       <HistoryList host={host} {...(service === undefined ? {} : { service })} pageSize={50} />
     </section>
-  );
-}
-
-/** Downtimes this browser scheduled for the object or by selector, and deletion by id. */
-function Downtimes(props: { host: string; service: string | undefined; canDelete: boolean }) {
-  const all = useStore(knownDowntimes);
-  const [id, setId] = useState("");
-  const [error, setError] = useState("");
-  const mine = all.filter(
-    (d) =>
-      d.target.kind === "selector" ||
-      (d.target.host === props.host && (d.target.service ?? "") === (props.service ?? "")),
-  );
-  async function del(which: string) {
-    setError("");
-    try {
-      await command.deleteDowntime({ id: which });
-      forgetDowntime(which);
-      setId("");
-      refreshAll();
-    } catch (e) {
-      noteCommandError(e);
-      setError(messageOf(e));
-    }
-  }
-  return (
-    <div>
-      {mine.length > 0 && (
-        <ul class="downtimes">
-          {mine.map((d) => (
-            <li key={d.id}>
-              <code>{d.id}</code> {when(d.start)} – {when(d.end)}{" "}
-              {d.target.kind === "selector" ? (
-                <>
-                  selector <code>{d.target.selector}</code>
-                </>
-              ) : (
-                ""
-              )}{" "}
-              {d.comment}{" "}
-              {props.canDelete && (
-                <button type="button" onClick={() => del(d.id)}>
-                  Delete
-                </button>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
-      {props.canDelete && (
-        <form
-          class="inline"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void del(id.trim());
-          }}
-        >
-          <label>
-            Delete downtime by id
-            <input value={id} onInput={(e) => setId(e.currentTarget.value)} required />
-          </label>
-          <button type="submit">Delete</button>
-        </form>
-      )}
-      {error !== "" && <p class="error">{error}</p>}
-      <p class="muted small">
-        The API lists no downtimes: those scheduled from this browser are remembered with their ids; the
-        history below shows every DowntimeScheduled, Started, Ended and Deleted event.
-      </p>
-    </div>
   );
 }
