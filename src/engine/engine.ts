@@ -7,6 +7,7 @@ import { acknowledge, unacknowledge } from "./acknowledgements.js";
 import { applyConfig } from "./apply-config.js";
 import { type CompiledConfig, compileConfig, isCompiledConfig } from "./compiled-config.js";
 import { configDigest } from "./config-digest.js";
+import { customNotification } from "./custom-notification.js";
 import { deleteDowntime, scheduleDowntime } from "./downtimes.js";
 import type { Downtime, EngineState } from "./engine-state.js";
 import { emptyTable, indexConfig, keyOf, lookup, lookupKey, statusOf } from "./object-table.js";
@@ -153,6 +154,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         break;
       case "DeleteDowntime":
         deleteDowntime(st, cmd, out);
+        break;
+      case "SendCustomNotification":
+        customNotification(st, cmd, out);
         break;
       case "ApplyConfig":
         applyConfig(st, compileConfig(cmd.config), cmd.at, cmd.digest ?? configDigest(cmd.config), out);

@@ -74,6 +74,20 @@ export interface DeleteDowntimeCommand {
 }
 
 /**
+ * Asks the notifier for a CUSTOM notification about each targeted object (docs/notifications.md):
+ * the engine records one CustomNotification event per object; its state does not change.
+ */
+export interface SendCustomNotificationCommand {
+  readonly type: "SendCustomNotification";
+  readonly at: number;
+  readonly target: Target;
+  readonly author: string;
+  readonly comment: string;
+  /** Pass the suppression by downtime, acknowledgement, flapping and the period. */
+  readonly force: boolean;
+}
+
+/**
  * Swaps the running configuration (start-up, SIGHUP, the ApplyConfig RPC). Unchanged objects keep
  * their state, removed ones are dropped, new ones start PENDING.
  */
@@ -116,6 +130,7 @@ export type Command =
   | RemoveAcknowledgementCommand
   | ScheduleDowntimeCommand
   | DeleteDowntimeCommand
+  | SendCustomNotificationCommand
   | ApplyConfigCommand
   | TickCommand
   | RecordEventsCommand;

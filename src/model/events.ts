@@ -151,6 +151,18 @@ export interface DowntimeDeletedEvent extends ObjectEventBase {
   readonly wasActive: boolean;
 }
 
+/**
+ * SendCustomNotification reached an object: the notifier sends a CUSTOM notification to its policy's
+ * contacts (docs/notifications.md, "Custom notifications").
+ */
+export interface CustomNotificationEvent extends ObjectEventBase {
+  readonly type: "CustomNotification";
+  readonly author: string;
+  readonly comment: string;
+  /** Sent even when a downtime, an acknowledgement, flapping or the period would suppress it. */
+  readonly force: boolean;
+}
+
 /** A reload added an object; it starts PENDING. */
 export interface ObjectAddedEvent extends ObjectEventBase {
   readonly type: "ObjectAdded";
@@ -185,7 +197,7 @@ export interface CommandRejectedEvent {
 /** The notifier sent a notification (declared for the notifier; the engine never emits it). */
 export interface NotificationSentEvent extends ObjectEventBase {
   readonly type: "NotificationSent";
-  readonly kind: NotificationKind | "ACKNOWLEDGEMENT" | "DOWNTIME_START" | "DOWNTIME_END";
+  readonly kind: NotificationKind;
   readonly policy: string;
   readonly level: number;
   readonly contact: string;
@@ -198,7 +210,7 @@ export interface NotificationSentEvent extends ObjectEventBase {
 /** A notification failed (declared for the notifier). */
 export interface NotificationFailedEvent extends ObjectEventBase {
   readonly type: "NotificationFailed";
-  readonly kind: NotificationKind | "ACKNOWLEDGEMENT" | "DOWNTIME_START" | "DOWNTIME_END";
+  readonly kind: NotificationKind;
   readonly policy: string;
   readonly level: number;
   readonly contact: string;
@@ -292,6 +304,7 @@ export type EngineEvent =
   | DowntimeStartedEvent
   | DowntimeEndedEvent
   | DowntimeDeletedEvent
+  | CustomNotificationEvent
   | ObjectAddedEvent
   | ObjectRemovedEvent
   | ConfigAppliedEvent

@@ -125,6 +125,9 @@ export function createFold(from?: FoldSnapshot): Fold {
           note(seq, e, e.type === "DowntimeDeleted" ? { comment: e.reason } : {});
           return;
         }
+        case "CustomNotification":
+          note(seq, e, { author: e.author, comment: e.comment });
+          return;
         case "ObjectAdded":
           return;
         case "ObjectRemoved":
