@@ -347,6 +347,7 @@ export class Notifier implements LogConsumer {
         old.problem === p.problem &&
         old.n.key === p.n.key &&
         old.id !== p.id &&
+        !newerThan(old.n, p.n) &&
         (old.attempt > 0 || q.failures > 0)
       ) {
         replaced += 1 + (old.n.replaces ?? 0);
@@ -373,7 +374,7 @@ export class Notifier implements LogConsumer {
     if (p.problem === undefined) return undefined;
     for (let i = q.head; i < q.items.length; i++) {
       const o = q.items[i] as PendingSend;
-      if (o.problem === p.problem && o.n.key === p.n.key && o.id !== p.id) return o;
+      if (o.problem === p.problem && o.n.key === p.n.key && o.id !== p.id && newerThan(o.n, p.n)) return o;
     }
     return undefined;
   }
@@ -540,6 +541,11 @@ export class Notifier implements LogConsumer {
     }
     // Retryable: this contact backs off (capped exponential, with jitter); others carry on.
     if (now >= q.backoffUntil) q.failures++;
+    const baseMs = this.#o.backoffBaseMs ?? 1000;
+    const cap = this.#o.backoffCapMs ?? 30_000;
+    const exp = Math.min(cap, baseMs * 2 ** Math.min(q.failures - 1, 20));
+    const delay = outcome.retryAfterMs ?? exp / 2 + Math.random() * (exp / 2);
+    q.backoffUntil = Math.max(q.backoffUntil, now + delay);
     const newer = this.#newerOf(q, p);
     if (newer !== undefined) {
       // Made stale while it was in flight: the newer send carries it (#supersede).
@@ -550,23 +556,19 @@ export class Notifier implements LogConsumer {
         { key: SEND + newer.id, value: JSON.stringify(newer) },
       );
       this.#queue(this.#suppressedSend(p, "superseded"), { key: SEND + p.id, value: null });
-      const baseMs = this.#o.backoffBaseMs ?? 1000;
-      const cap = this.#o.backoffCapMs ?? 30_000;
-      const exp = Math.min(cap, baseMs * 2 ** Math.min(q.failures - 1, 20));
-      q.backoffUntil = Math.max(
-        q.backoffUntil,
-        now + (outcome.retryAfterMs ?? exp / 2 + Math.random() * (exp / 2)),
-      );
       return;
     }
-    const baseMs = this.#o.backoffBaseMs ?? 1000;
-    const cap = this.#o.backoffCapMs ?? 30_000;
-    const exp = Math.min(cap, baseMs * 2 ** Math.min(q.failures - 1, 20));
-    const delay = outcome.retryAfterMs ?? exp / 2 + Math.random() * (exp / 2);
-    q.backoffUntil = Math.max(q.backoffUntil, now + delay);
+    // The newest of its problem for this contact: older ones queued meanwhile are stale now.
+    const staleRecords: RecordedEvent[] = [];
+    const staleEntries: { key: string; value: string | null }[] = [];
+    this.#supersede(p, staleRecords, staleEntries);
     p.notBefore = now + delay;
     if (q.head > 0) q.items[--q.head] = p;
     else q.items.unshift(p);
+    // #supersede adds one record and one entry per stale send, in the same order.
+    for (let i = 0; i < staleRecords.length; i++) {
+      this.#queue(staleRecords[i] as RecordedEvent, staleEntries[i] as { key: string; value: string | null });
+    }
     if (q.failures <= 3 || q.failures % 10 === 0) {
       this.#o.logger.warn("notification failed, will retry", {
         contact: p.contact,
@@ -631,6 +633,16 @@ export class Notifier implements LogConsumer {
       this.#flushing = undefined;
     }
   }
+}
+
+/**
+ * Of two notifications of one problem, whether `a` was decided after `b`: by decision time, then
+ * RECOVERY after the problem's notifications, then by the problem's notification number.
+ */
+function newerThan(a: Notification, b: Notification): boolean {
+  if (a.at !== b.at) return a.at > b.at;
+  const rank = (n: Notification) => (n.kind === "RECOVERY" ? Number.POSITIVE_INFINITY : n.number);
+  return rank(a) > rank(b);
 }
 
 /** Whether any host or service names a notification policy that exists. */
