@@ -214,7 +214,10 @@ hosts: web: {
     assert.equal(hook.got[2]?.body.comment, "call me");
     await until(() => lines().length === 3 && smtp.mails.length === 3);
     assert.equal(lines()[2], "CUSTOM http [carol] [call me]");
-    assert.ok((await history(srv)).some((e) => e.kind === "CustomNotification" && e.comment === "call me"));
+    // In history too (the projection may follow the notifier, which reads the log itself).
+    await until(async () =>
+      (await history(srv)).some((e) => e.kind === "CustomNotification" && e.comment === "call me"),
+    );
 
     const now = Math.floor(Date.now() / 1000);
     appendFileSync(pipe, `[${now}] SEND_CUSTOM_SVC_NOTIFICATION;web;http;2;dave;from the pipe\n`);
