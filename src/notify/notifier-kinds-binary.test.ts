@@ -275,7 +275,10 @@ hosts: web: {
       return t === undefined ? undefined : Date.parse(t);
     };
     let first: number | undefined;
-    await until(async () => (first = await nextAt()) !== undefined);
+    await until(async () => {
+      first = await nextAt();
+      return first !== undefined;
+    });
     // Down through two renotifications.
     await until(async () => ((await nextAt()) ?? 0) >= (first as number) + 2 * 2000, 60_000);
     hook.mode = "ok";
