@@ -129,6 +129,43 @@ const cases: Case[] = [
     want: "not_found",
     message: /downtime "dt-nope" does not exist/,
   },
+  {
+    name: "custom notification without a target",
+    rpc: "SendCustomNotification",
+    body: { author: "ops", comment: "hi" },
+    want: "invalid_argument",
+    message: /target is required/,
+  },
+  {
+    name: "custom notification for an unknown service",
+    rpc: "SendCustomNotification",
+    body: { target: { object: { host: "host-00000", service: "nope" } }, author: "ops" },
+    want: "not_found",
+    message: /service "nope" is not configured/,
+  },
+  {
+    name: "forced custom notification for one service",
+    rpc: "SendCustomNotification",
+    body: {
+      target: { object: { host: "host-00000", service: "svc-000" } },
+      author: "ops",
+      comment: "call me",
+      force: true,
+    },
+    want: 200,
+  },
+  {
+    name: "custom notification by selector",
+    rpc: "SendCustomNotification",
+    body: { target: { selector: "env=dev" }, author: "ops", comment: "fyi" },
+    want: 200,
+  },
+  {
+    name: "acknowledge without notifying",
+    rpc: "AcknowledgeProblem",
+    body: { target: { selector: "env=dev" }, author: "ops", comment: "quiet", notify: false },
+    want: 200,
+  },
 ];
 
 describe("CommandService over Connect JSON", () => {

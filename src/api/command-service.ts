@@ -119,6 +119,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
             Type: "AcknowledgeProblem",
             Target: targetJson(t),
             Sticky: req.sticky,
+            Notify: req.notify ?? true,
             Author: author,
             Comment: req.comment,
           };
@@ -130,6 +131,8 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
               type: "AcknowledgeProblem",
               target: t,
               sticky: req.sticky,
+              // Absent: true, as Icinga 2's acknowledge-problem.
+              notify: req.notify ?? true,
               author,
               comment: req.comment,
             },
@@ -183,6 +186,32 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
         async () => {
           await submit([cmd]);
           return { id: cmd.id };
+        },
+      );
+    },
+    sendCustomNotification(req, ctx) {
+      let cmd: Extract<SubmittedCommand, { type: "SendCustomNotification" }>;
+      return audited(
+        ctx,
+        () => {
+          cmd = {
+            type: "SendCustomNotification",
+            target: target(req.target),
+            author: authorOf(ctx.values.get(callerKey), req.author),
+            comment: req.comment,
+            force: req.force,
+          };
+          return {
+            Type: "SendCustomNotification",
+            Target: targetJson(cmd.target),
+            Author: cmd.author,
+            Comment: cmd.comment,
+            Force: cmd.force,
+          };
+        },
+        async () => {
+          await submit([cmd]);
+          return {};
         },
       );
     },

@@ -69,6 +69,7 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Known
     }
     case "AcknowledgeProblem":
     case "RemoveAcknowledgement":
+    case "SendCustomNotification":
       checkTarget(objects, c.target);
       return;
     case "ScheduleDowntime":

@@ -8,6 +8,7 @@ import { applyConfig } from "./apply-config.js";
 import { addComment, deleteComment } from "./comments.js";
 import { type CompiledConfig, compileConfig, isCompiledConfig } from "./compiled-config.js";
 import { configDigest } from "./config-digest.js";
+import { customNotification } from "./custom-notification.js";
 import { deleteDowntime, scheduleDowntime, triggerFlexible } from "./downtimes.js";
 import type { Downtime, EngineState } from "./engine-state.js";
 import { emptyTable, indexConfig, keyOf, lookup, lookupKey, statusOf } from "./object-table.js";
@@ -182,6 +183,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         break;
       case "DeleteComment":
         deleteComment(st, cmd, out);
+        break;
+      case "SendCustomNotification":
+        customNotification(st, cmd, out);
         break;
       case "ApplyConfig":
         applyConfig(st, compileConfig(cmd.config), cmd.at, cmd.digest ?? configDigest(cmd.config), out);

@@ -174,6 +174,7 @@ describe("external command file", () => {
       Type: "AcknowledgeProblem",
       Target: { Object: { Host: "web", Service: "http" } },
       Sticky: true,
+      Notify: true,
       Author: "ops",
       Comment: "seen from the shell",
     });

@@ -44,6 +44,7 @@ describe("parseCommandLine", () => {
         type: "AcknowledgeProblem",
         target: { object: { host: "web", service: "http" } },
         sticky: true,
+        notify: true,
         author: "ops",
         comment: "on it",
       },
@@ -54,6 +55,7 @@ describe("parseCommandLine", () => {
         type: "AcknowledgeProblem",
         target: { object: { host: "web" } },
         sticky: false,
+        notify: true,
         author: "ops",
         comment: "x",
       },
@@ -99,6 +101,7 @@ describe("parseCommandLine", () => {
         type: "AcknowledgeProblem",
         target: { object: { host: "web", service: "http" } },
         sticky: false,
+        notify: true,
         author: "ops",
         comment: "normal",
       },
@@ -109,6 +112,7 @@ describe("parseCommandLine", () => {
         type: "AcknowledgeProblem",
         target: { object: { host: "web" } },
         sticky: false,
+        notify: true,
         author: "ops",
         comment: "normal",
       },
@@ -119,6 +123,7 @@ describe("parseCommandLine", () => {
         type: "AcknowledgeProblem",
         target: { object: { host: "web" } },
         sticky: true,
+        notify: true,
         author: "ops",
         comment: "sticky",
       },
@@ -187,6 +192,37 @@ describe("parseCommandLine", () => {
     { line: "[1700000000] DEL_HOST_COMMENT;c-7", command: { type: "DeleteComment", id: "c-7" } },
     { line: "[1700000000] DEL_SVC_DOWNTIME;dt-9", command: { type: "DeleteDowntime", id: "dt-9" } },
     { line: "[1700000000] DEL_HOST_DOWNTIME;dt-9", command: { type: "DeleteDowntime", id: "dt-9" } },
+    {
+      line: "[1700000000] ACKNOWLEDGE_SVC_PROBLEM;web;http;2;0;1;ops;quiet",
+      command: {
+        type: "AcknowledgeProblem",
+        target: { object: { host: "web", service: "http" } },
+        sticky: true,
+        notify: false,
+        author: "ops",
+        comment: "quiet",
+      },
+    },
+    {
+      line: "[1700000000] SEND_CUSTOM_SVC_NOTIFICATION;web;http;2;alice;call me now",
+      command: {
+        type: "SendCustomNotification",
+        target: { object: { host: "web", service: "http" } },
+        author: "alice",
+        comment: "call me now",
+        force: true,
+      },
+    },
+    {
+      line: "[1700000000] SEND_CUSTOM_HOST_NOTIFICATION;web;5;bob;fyi",
+      command: {
+        type: "SendCustomNotification",
+        target: { object: { host: "web" } },
+        author: "bob",
+        comment: "fyi",
+        force: false,
+      },
+    },
   ];
   for (const c of good) {
     test(c.line, () => {

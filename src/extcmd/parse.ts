@@ -18,7 +18,9 @@ export type ExternalCommandName =
   | "ADD_SVC_COMMENT"
   | "ADD_HOST_COMMENT"
   | "DEL_SVC_COMMENT"
-  | "DEL_HOST_COMMENT";
+  | "DEL_HOST_COMMENT"
+  | "SEND_CUSTOM_SVC_NOTIFICATION"
+  | "SEND_CUSTOM_HOST_NOTIFICATION";
 
 /** A parsed line: the command for Core.submit and what its audit record shows; or why not. */
 export type ParsedLine =
@@ -46,6 +48,8 @@ const ARITY: Record<ExternalCommandName, number> = {
   ADD_HOST_COMMENT: 4,
   DEL_SVC_COMMENT: 1,
   DEL_HOST_COMMENT: 1,
+  SEND_CUSTOM_SVC_NOTIFICATION: 5,
+  SEND_CUSTOM_HOST_NOTIFICATION: 4,
 };
 
 /** Commands whose last argument is free text that may itself contain `;`. */
@@ -193,16 +197,17 @@ function build(
       const o = svc ? 2 : 1;
       const sticky = int(a(o), "sticky");
       if (sticky < 0 || sticky > 2) throw new LineError(`sticky must be 0, 1 or 2, got ${sticky}`);
-      int(a(o + 1), "notify");
+      const notify = int(a(o + 1), "notify") !== 0;
       int(a(o + 2), "persistent");
       const author = a(o + 3);
       const comment = a(o + 4);
       return {
-        command: { type: "AcknowledgeProblem", target, sticky: sticky === 2, author, comment },
+        command: { type: "AcknowledgeProblem", target, sticky: sticky === 2, notify, author, comment },
         shown: {
           Type: "AcknowledgeProblem",
           Target: targetJson(target),
           Sticky: sticky === 2,
+          Notify: notify,
           Author: author,
           Comment: comment,
         },
@@ -246,6 +251,28 @@ function build(
           ...(fixed === 0 ? { Flexible: true, DurationSeconds: seconds } : {}),
           Author: author,
           Comment: comment,
+        },
+      };
+    }
+    case "SEND_CUSTOM_SVC_NOTIFICATION":
+    case "SEND_CUSTOM_HOST_NOTIFICATION": {
+      const svc = name === "SEND_CUSTOM_SVC_NOTIFICATION";
+      const target = svc ? object(a(0), a(1)) : object(a(0));
+      const o = svc ? 2 : 1;
+      // Nagios' options: 1 broadcast, 2 forced, 4 increment; only forced means something here.
+      const options = int(a(o), "options");
+      if (options < 0 || options > 7) throw new LineError(`options must be 0 to 7, got ${options}`);
+      const force = (options & 2) !== 0;
+      const author = a(o + 1);
+      const comment = a(o + 2);
+      return {
+        command: { type: "SendCustomNotification", target, author, comment, force },
+        shown: {
+          Type: "SendCustomNotification",
+          Target: targetJson(target),
+          Author: author,
+          Comment: comment,
+          Force: force,
         },
       };
     }

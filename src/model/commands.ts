@@ -98,6 +98,20 @@ export interface DeleteCommentCommand {
 }
 
 /**
+ * Asks the notifier for a CUSTOM notification about each targeted object (docs/notifications.md):
+ * the engine records one CustomNotification event per object; its state does not change.
+ */
+export interface SendCustomNotificationCommand {
+  readonly type: "SendCustomNotification";
+  readonly at: number;
+  readonly target: Target;
+  readonly author: string;
+  readonly comment: string;
+  /** Pass the suppression by downtime, acknowledgement, flapping and the period. */
+  readonly force: boolean;
+}
+
+/**
  * Swaps the running configuration (start-up, SIGHUP, the ApplyConfig RPC). Unchanged objects keep
  * their state, removed ones are dropped, new ones start PENDING.
  */
@@ -142,6 +156,7 @@ export type Command =
   | DeleteDowntimeCommand
   | AddCommentCommand
   | DeleteCommentCommand
+  | SendCustomNotificationCommand
   | ApplyConfigCommand
   | TickCommand
   | RecordEventsCommand;

@@ -31,6 +31,11 @@ export const NOTIFICATION_KINDS = [
   "STATUS_CHANGE",
   "FLAPPING_START",
   "FLAPPING_STOP",
+  "ACKNOWLEDGEMENT",
+  "DOWNTIME_START",
+  "DOWNTIME_END",
+  "DOWNTIME_REMOVED",
+  "CUSTOM",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

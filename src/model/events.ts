@@ -178,6 +178,18 @@ export interface CommentDeletedEvent extends ObjectEventBase {
   readonly reason: "command" | "object-removed";
 }
 
+/**
+ * SendCustomNotification reached an object: the notifier sends a CUSTOM notification to its policy's
+ * contacts (docs/notifications.md, "Custom notifications").
+ */
+export interface CustomNotificationEvent extends ObjectEventBase {
+  readonly type: "CustomNotification";
+  readonly author: string;
+  readonly comment: string;
+  /** Sent even when a downtime, an acknowledgement, flapping or the period would suppress it. */
+  readonly force: boolean;
+}
+
 /** A reload added an object; it starts PENDING. */
 export interface ObjectAddedEvent extends ObjectEventBase {
   readonly type: "ObjectAdded";
@@ -212,7 +224,7 @@ export interface CommandRejectedEvent {
 /** The notifier sent a notification (declared for the notifier; the engine never emits it). */
 export interface NotificationSentEvent extends ObjectEventBase {
   readonly type: "NotificationSent";
-  readonly kind: NotificationKind | "ACKNOWLEDGEMENT" | "DOWNTIME_START" | "DOWNTIME_END";
+  readonly kind: NotificationKind;
   readonly policy: string;
   readonly level: number;
   readonly contact: string;
@@ -225,7 +237,7 @@ export interface NotificationSentEvent extends ObjectEventBase {
 /** A notification failed (declared for the notifier). */
 export interface NotificationFailedEvent extends ObjectEventBase {
   readonly type: "NotificationFailed";
-  readonly kind: NotificationKind | "ACKNOWLEDGEMENT" | "DOWNTIME_START" | "DOWNTIME_END";
+  readonly kind: NotificationKind;
   readonly policy: string;
   readonly level: number;
   readonly contact: string;
@@ -242,7 +254,7 @@ export interface NotificationFailedEvent extends ObjectEventBase {
 /**
  * The notifier decided not to send (docs/notifications.md, "Suppression"): `reason` is one of
  * soft, downtime, acknowledged, unreachable, flapping, period, disabled_kind, not_notified,
- * contact_removed, policy_removed. `contact` and `id` are set when one pending send was dropped.
+ * contact_removed, policy_removed, superseded. `contact` and `id` are set when one pending send was dropped.
  */
 export interface NotificationSuppressedEvent extends ObjectEventBase {
   readonly type: "NotificationSuppressed";
@@ -322,6 +334,7 @@ export type EngineEvent =
   | DowntimeExpiredEvent
   | CommentAddedEvent
   | CommentDeletedEvent
+  | CustomNotificationEvent
   | ObjectAddedEvent
   | ObjectRemovedEvent
   | ConfigAppliedEvent

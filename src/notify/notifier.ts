@@ -4,6 +4,7 @@ import type { RecordEventsCommand } from "../model/commands.js";
 import type { Config, ContactType, Labels } from "../model/config.js";
 import type { LookoutEvent, RecordedEvent } from "../model/events.js";
 import type { Logger } from "../model/logger.js";
+import { effectiveLabels } from "../model/selector.js";
 import type { LoggedEvent } from "../store/index.js";
 import type { NotifierMetrics } from "./metrics.js";
 import type { NotifyZone } from "./period.js";
@@ -18,7 +19,10 @@ export const NOTIFIER_NAME = "notifier";
 interface PendingSend {
   readonly id: string;
   readonly contact: string;
-  readonly n: Notification;
+  /** Replaced (with a higher `replaces`) when this send supersedes older ones. */
+  n: Notification;
+  /** PROBLEM, STATUS_CHANGE, RECOVERY: the problem's opening sequence number (see #supersede). */
+  readonly problem?: number;
   /** Attempts made so far. */
   attempt: number;
   /** Not before this time (ms since the epoch): a retry's backoff. */
@@ -67,11 +71,14 @@ export interface NotifierOptions {
 const OBJ = "o/";
 const SEND = "s/";
 
-/** Labels of an object for the webhook body. */
+/**
+ * Labels of an object for the notification: a service's host's labels overlaid by its own, as
+ * ListStatus and selectors see them (a receiver that routes on a host's `env` sees it on services).
+ */
 function labelsOf(config: Config, host: string, service: string | undefined): Labels {
   const h = config.hosts.get(host);
   if (h === undefined) return {};
-  return service === undefined ? h.labels : (h.services.get(service)?.labels ?? h.labels);
+  return effectiveLabels(h, service === undefined ? undefined : h.services.get(service));
 }
 
 /**
@@ -110,7 +117,22 @@ export class Notifier implements LogConsumer {
     }
     const restored = o.state.list(NOTIFIER_NAME, SEND).map((e) => JSON.parse(e.value) as PendingSend);
     restored.sort((a, b) => a.n.at - b.n.at || (a.id < b.id ? -1 : 1));
-    for (const p of restored) this.#enqueue(p);
+    const superseded: RecordedEvent[] = [];
+    const entries: { key: string; value: string | null }[] = [];
+    for (const p of restored) {
+      if (this.#supersede(p, superseded, entries))
+        entries.push({ key: SEND + p.id, value: JSON.stringify(p) });
+      this.#enqueue(p);
+    }
+    if (entries.length > 0) {
+      // Recorded and applied with the first flush; a crash before it collapses them again.
+      this.#records.push(...superseded);
+      this.#entries.push(...entries);
+      this.#flushTimer = o.clock.setTimer(20, () => {
+        this.#flushTimer = undefined;
+        void this.#flush();
+      });
+    }
     if (restored.length > 0) o.logger.info("pending notifications restored", { count: restored.length });
   }
 
@@ -225,6 +247,7 @@ export class Notifier implements LogConsumer {
         continue;
       }
       const p = this.#pendingOf(i, host, service);
+      this.#supersede(p, records, entries);
       sends.push(p);
       entries.push({ key: SEND + p.id, value: JSON.stringify(p) });
     }
@@ -287,8 +310,73 @@ export class Notifier implements LogConsumer {
       number: i.number,
       at: i.at,
       labels: labelsOf(this.#config, host, service),
+      ...(i.author === undefined ? {} : { author: i.author }),
+      ...(i.comment === undefined ? {} : { comment: i.comment }),
     };
-    return { id: i.id, contact: i.contact, n, attempt: 0, notBefore: 0 };
+    return {
+      id: i.id,
+      contact: i.contact,
+      n,
+      ...(i.problem === undefined ? {} : { problem: i.problem }),
+      attempt: 0,
+      notBefore: 0,
+    };
+  }
+
+  /**
+   * A contact that comes back gets the current picture (docs/notifications.md, "A contact that
+   * comes back"): the sends of the same problem to the same contact still queued and undeliverable
+   * (tried and failed, or their contact failing) are stale once `p` is due. They are dropped
+   * (recorded as suppressed, reason superseded) and `p` carries how many it replaces. A send in
+   * flight is left alone: it may be delivered (a retry of it finds `p` then, see #deliver). True
+   * when `p` replaced any.
+   */
+  #supersede(
+    p: PendingSend,
+    records: RecordedEvent[],
+    entries: { key: string; value: string | null }[],
+  ): boolean {
+    if (p.problem === undefined) return false;
+    const q = this.#queues.get(p.contact);
+    if (q === undefined) return false;
+    let replaced = 0;
+    let kept = q.head;
+    for (let i = q.head; i < q.items.length; i++) {
+      const old = q.items[i] as PendingSend;
+      if (
+        old.problem === p.problem &&
+        old.n.key === p.n.key &&
+        old.id !== p.id &&
+        !newerThan(old.n, p.n) &&
+        (old.attempt > 0 || q.failures > 0)
+      ) {
+        replaced += 1 + (old.n.replaces ?? 0);
+        records.push(this.#suppressedSend(old, "superseded"));
+        entries.push({ key: SEND + old.id, value: null });
+        this.#pending--;
+        this.#o.metrics?.notification(
+          this.#config.contacts.get(p.contact)?.type ?? "none",
+          old.n.kind,
+          "suppressed",
+        );
+        continue;
+      }
+      q.items[kept++] = old;
+    }
+    q.items.length = kept;
+    if (replaced === 0) return false;
+    p.n = { ...p.n, replaces: (p.n.replaces ?? 0) + replaced };
+    return true;
+  }
+
+  /** A newer queued send of the same problem to the same contact, which a failed retry folds into. */
+  #newerOf(q: ContactQueue, p: PendingSend): PendingSend | undefined {
+    if (p.problem === undefined) return undefined;
+    for (let i = q.head; i < q.items.length; i++) {
+      const o = q.items[i] as PendingSend;
+      if (o.problem === p.problem && o.n.key === p.n.key && o.id !== p.id && newerThan(o.n, p.n)) return o;
+    }
+    return undefined;
   }
 
   #enqueue(p: PendingSend): void {
@@ -458,9 +546,29 @@ export class Notifier implements LogConsumer {
     const exp = Math.min(cap, baseMs * 2 ** Math.min(q.failures - 1, 20));
     const delay = outcome.retryAfterMs ?? exp / 2 + Math.random() * (exp / 2);
     q.backoffUntil = Math.max(q.backoffUntil, now + delay);
+    const newer = this.#newerOf(q, p);
+    if (newer !== undefined) {
+      // Made stale while it was in flight: the newer send carries it (#supersede).
+      this.#pending--;
+      newer.n = { ...newer.n, replaces: (newer.n.replaces ?? 0) + 1 + (p.n.replaces ?? 0) };
+      this.#queue(
+        { type: "NotificationFailed", ...base, error: outcome.error, retryable: true },
+        { key: SEND + newer.id, value: JSON.stringify(newer) },
+      );
+      this.#queue(this.#suppressedSend(p, "superseded"), { key: SEND + p.id, value: null });
+      return;
+    }
+    // The newest of its problem for this contact: older ones queued meanwhile are stale now.
+    const staleRecords: RecordedEvent[] = [];
+    const staleEntries: { key: string; value: string | null }[] = [];
+    this.#supersede(p, staleRecords, staleEntries);
     p.notBefore = now + delay;
     if (q.head > 0) q.items[--q.head] = p;
     else q.items.unshift(p);
+    // #supersede adds one record and one entry per stale send, in the same order.
+    for (let i = 0; i < staleRecords.length; i++) {
+      this.#queue(staleRecords[i] as RecordedEvent, staleEntries[i] as { key: string; value: string | null });
+    }
     if (q.failures <= 3 || q.failures % 10 === 0) {
       this.#o.logger.warn("notification failed, will retry", {
         contact: p.contact,
@@ -476,7 +584,7 @@ export class Notifier implements LogConsumer {
     );
   }
 
-  #suppressedSend(p: PendingSend, reason: "contact_removed"): RecordedEvent {
+  #suppressedSend(p: PendingSend, reason: "contact_removed" | "superseded"): RecordedEvent {
     const [host, service] = splitKey(p.n.key);
     return {
       type: "NotificationSuppressed",
@@ -525,6 +633,16 @@ export class Notifier implements LogConsumer {
       this.#flushing = undefined;
     }
   }
+}
+
+/**
+ * Of two notifications of one problem, whether `a` was decided after `b`: by decision time, then
+ * RECOVERY after the problem's notifications, then by the problem's notification number.
+ */
+function newerThan(a: Notification, b: Notification): boolean {
+  if (a.at !== b.at) return a.at > b.at;
+  const rank = (n: Notification) => (n.kind === "RECOVERY" ? Number.POSITIVE_INFINITY : n.number);
+  return rank(a) > rank(b);
 }
 
 /** Whether any host or service names a notification policy that exists. */

@@ -19,8 +19,17 @@ export interface Notification {
   readonly number: number;
   /** Ms since the epoch: when the notifier decided it. */
   readonly at: number;
-  /** The object's labels. */
+  /** The object's labels: a service's are its host's overlaid by its own, as selectors see them. */
   readonly labels: Labels;
+  /** ACKNOWLEDGEMENT, CUSTOM, DOWNTIME_*: who acted ($NOTIFICATIONAUTHOR$). */
+  readonly author?: string;
+  /** ACKNOWLEDGEMENT, CUSTOM, DOWNTIME_*: what they said ($NOTIFICATIONCOMMENT$). */
+  readonly comment?: string;
+  /**
+   * How many earlier notifications of this problem to this contact, undeliverable while this one
+   * became due, it replaces (docs/notifications.md, "A contact that comes back"); absent for none.
+   */
+  readonly replaces?: number;
 }
 
 /**
@@ -69,12 +78,19 @@ export function subjectOf(n: Notification): string {
 
 /** The message body of text-based contacts (email, telegram). */
 export function textOf(n: Notification): string {
+  const by = n.author === undefined || n.author === "" ? "" : `By: ${n.author}`;
+  const said = n.comment === undefined || n.comment === "" ? "" : `Comment: ${n.comment}`;
+  const replaces = n.replaces ?? 0;
   return [
     subjectOf(n),
     "",
     n.output,
     "",
+    ...(by === "" && said === "" ? [] : [by, said].filter((l) => l !== "")),
     `Policy: ${n.policy}, level ${n.level}${n.number > 0 ? `, notification ${n.number}` : ""}`,
+    ...(replaces > 0
+      ? [`Replaces: ${replaces} earlier ${replaces === 1 ? "notification" : "notifications"} not delivered`]
+      : []),
     `When: ${new Date(n.at).toISOString()}`,
     `Id: ${n.id}`,
   ].join("\n");

@@ -33,6 +33,8 @@ export interface TrackedObject {
   output: string;
   /** Ids of active downtimes seen ("?" for one known only from a status). */
   downtimes: string[];
+  /** Author and comment of the object's downtimes, by id, for DOWNTIME_* (absent: none known). */
+  downtimeNotes?: Record<string, [author: string, comment: string]>;
   problem?: ProblemRecord;
 }
 
@@ -47,6 +49,9 @@ interface IntentBase {
   readonly at: number;
   readonly state: ObjectState;
   readonly output: string;
+  /** ACKNOWLEDGEMENT, CUSTOM, DOWNTIME_*: who acted and what they said. */
+  readonly author?: string;
+  readonly comment?: string;
 }
 
 /** A notification to deliver to one contact. */
@@ -57,6 +62,11 @@ export interface SendIntent extends IntentBase {
   readonly contact: string;
   /** The problem's notification number ($NOTIFICATIONNUMBER$); 0 for non-problem kinds. */
   readonly number: number;
+  /**
+   * PROBLEM, STATUS_CHANGE and RECOVERY: the sequence number that opened the problem. A newer send
+   * of the same problem to the same contact supersedes an older one still undelivered.
+   */
+  readonly problem?: number;
 }
 
 /** A notification not sent, with the reason. */
@@ -206,6 +216,7 @@ export function createTracker(config: Config, zone: NotifyZone): Tracker {
         id: `${idStem}.${c}`,
         contact: c,
         number: p.number,
+        problem: p.openedSeq,
       });
     }
     setDue(p, interval > 0 ? at + interval : 0);
@@ -217,28 +228,49 @@ export function createTracker(config: Config, zone: NotifyZone): Tracker {
     return out;
   };
 
-  /** A non-problem kind (RECOVERY, FLAPPING_*): decided and sent, no escalation. */
+  /**
+   * A non-problem kind (RECOVERY, FLAPPING_*, ACKNOWLEDGEMENT, DOWNTIME_*, CUSTOM): decided once and
+   * sent, no escalation, never held for the period (docs/notifications.md). Its id is the event's
+   * sequence number, the kind and the contact.
+   */
   const plainNotification = (
     key: string,
     o: TrackedObject,
-    kind: "RECOVERY" | "FLAPPING_START" | "FLAPPING_STOP",
+    kind: Exclude<NotificationKind, "PROBLEM" | "STATUS_CHANGE">,
     seq: number,
     at: number,
+    said?: { readonly author: string; readonly comment: string },
+    force = false,
   ): Intent[] => {
     const pol = policyOf(key);
     if (pol === undefined) return [];
     const esc = o.problem ?? { level: 0, told: {} };
-    const d = decide(kind, o.status, pol.policy, esc, at, zone);
+    const d = decide(kind, o.status, pol.policy, esc, at, zone, force);
+    const b = { ...base(key, o, kind, pol.name, d.level, at), ...(said ?? {}) };
     if (d.outcome === "suppress") {
-      return [{ type: "suppressed", ...base(key, o, kind, pol.name, d.level, at), reason: d.reason }];
+      // Not held for the period: by the time it opens, the news is stale (no `until`).
+      return [{ type: "suppressed", ...b, reason: d.reason }];
     }
+    const problem = kind === "RECOVERY" ? o.problem?.openedSeq : undefined;
     return d.contacts.map((c) => ({
       type: "send" as const,
-      ...base(key, o, kind, pol.name, d.level, at),
+      ...b,
       id: `${seq}.${kind}.${c}`,
       contact: c,
       number: 0,
+      ...(problem === undefined ? {} : { problem }),
     }));
+  };
+  /** The author and comment a downtime was scheduled with, as far as the tracker saw it. */
+  const downtimeSaid = (o: TrackedObject, id: string) => {
+    const n = o.downtimeNotes?.[id];
+    return { author: n?.[0] ?? "", comment: n?.[1] ?? "" };
+  };
+  const forgetDowntime = (o: TrackedObject, id: string) => {
+    if (o.downtimeNotes === undefined || !(id in o.downtimeNotes)) return;
+    const { [id]: _gone, ...rest } = o.downtimeNotes;
+    if (Object.keys(rest).length === 0) delete o.downtimeNotes;
+    else o.downtimeNotes = rest;
   };
 
   const objectOf = (key: string): TrackedObject => {
@@ -372,19 +404,45 @@ export function createTracker(config: Config, zone: NotifyZone): Tracker {
         }
         case "AcknowledgementSet":
           setStatus(key, o, { acknowledged: true });
-          return [];
+          // notify false: nobody is told, and nothing is recorded (the operator asked for silence).
+          if (!e.notify) return [];
+          return plainNotification(key, o, "ACKNOWLEDGEMENT", seq, e.at, {
+            author: e.author,
+            comment: e.comment,
+          });
         case "AcknowledgementRemoved":
           setStatus(key, o, { acknowledged: false });
+          return [];
+        case "DowntimeScheduled":
+          o.downtimeNotes = { ...o.downtimeNotes, [e.id]: [e.author, e.comment] };
+          touch(key);
           return [];
         case "DowntimeStarted":
           o.downtimes = [...o.downtimes.filter((d) => d !== e.id), e.id];
           setStatus(key, o, { inDowntime: true });
-          return [];
+          return plainNotification(key, o, "DOWNTIME_START", seq, e.at, downtimeSaid(o, e.id));
         case "DowntimeEnded":
-        case "DowntimeDeleted":
+        case "DowntimeDeleted": {
           o.downtimes = o.downtimes.filter((d) => d !== e.id && d !== "?");
           setStatus(key, o, { inDowntime: o.downtimes.length > 0 });
+          const said = downtimeSaid(o, e.id);
+          forgetDowntime(o, e.id);
+          if (e.type === "DowntimeEnded") return plainNotification(key, o, "DOWNTIME_END", seq, e.at, said);
+          // Deleted before it began: nobody was told it started, so nobody is told it ended.
+          if (e.reason === "command" && e.wasActive)
+            return plainNotification(key, o, "DOWNTIME_REMOVED", seq, e.at, said);
           return [];
+        }
+        case "CustomNotification":
+          return plainNotification(
+            key,
+            o,
+            "CUSTOM",
+            seq,
+            e.at,
+            { author: e.author, comment: e.comment },
+            e.force,
+          );
         case "ObjectRemoved":
           objects.delete(key);
           touch(key);

@@ -206,6 +206,9 @@ export function createFold(from?: FoldSnapshot): Fold {
           removeComment(e.id);
           note(seq, e, { comment: e.reason });
           return;
+        case "CustomNotification":
+          note(seq, e, { author: e.author, comment: e.comment });
+          return;
         case "ObjectAdded":
           return;
         case "ObjectRemoved":

@@ -84,6 +84,8 @@ export function renderEvent(e: EngineEvent, t0: number): string[] {
       return [e.type, objectWord(e.key), `id=${e.id}`, `reason=${e.reason}`];
     case "DowntimeDeleted":
       return [e.type, objectWord(e.key), `id=${e.id}`, `reason=${e.reason}`, `wasActive=${e.wasActive}`];
+    case "CustomNotification":
+      return [e.type, objectWord(e.key), `author=${e.author}`, `comment=${e.comment}`, `force=${e.force}`];
     case "ObjectAdded":
     case "ObjectRemoved":
       return [e.type, objectWord(e.key)];

@@ -202,6 +202,20 @@ export function runScenario(text: string, extensions: readonly ScenarioExtension
             id: need(args[0], "delete-comment needs an id"),
           });
           break;
+        case "custom": {
+          // `custom web/http force author=alice comment=...`: SendCustomNotification.
+          const { target, rest } = targetOf(args);
+          const kv = options(rest, ["force"]);
+          exec(lineNo, {
+            type: "SendCustomNotification",
+            at: clock.now(),
+            target,
+            author: kv.get("author") ?? "ops",
+            comment: kv.get("comment") ?? "",
+            force: kv.has("force"),
+          });
+          break;
+        }
         case "delete-downtime":
           exec(lineNo, {
             type: "DeleteDowntime",

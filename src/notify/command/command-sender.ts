@@ -22,6 +22,16 @@ function nagiosType(kind: Notification["kind"]): string {
       return "FLAPPINGSTART";
     case "FLAPPING_STOP":
       return "FLAPPINGSTOP";
+    case "ACKNOWLEDGEMENT":
+    case "CUSTOM":
+      return kind;
+    case "DOWNTIME_START":
+      return "DOWNTIMESTART";
+    case "DOWNTIME_END":
+      return "DOWNTIMEEND";
+    case "DOWNTIME_REMOVED":
+      // Nagios' name for a downtime deleted while in effect (Icinga 2 says DOWNTIMEREMOVED).
+      return "DOWNTIMECANCELLED";
     default: {
       const never: never = kind;
       return never;
@@ -57,7 +67,12 @@ export function createCommandSender(o: { now?: () => number } = {}): Sender {
         now: now(),
         ...(service === undefined ? { hostState: objState } : { serviceState: objState }),
         contact,
-        notification: { type: nagiosType(n.kind), number: n.number },
+        notification: {
+          type: nagiosType(n.kind),
+          number: n.number,
+          ...(n.author === undefined ? {} : { author: n.author }),
+          ...(n.comment === undefined ? {} : { comment: n.comment }),
+        },
       });
       let file: string;
       let args: string[];

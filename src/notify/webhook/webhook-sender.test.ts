@@ -101,6 +101,9 @@ test("the webhook body is the documented JSON, with the id as Idempotency-Key an
       decidedAt: "2026-01-01T00:00:00.000Z",
       sentAt: "2026-01-01T00:00:05.000Z",
       labels: { team: "web" },
+      author: "",
+      comment: "",
+      replaces: 0,
     });
   } finally {
     await r.close();

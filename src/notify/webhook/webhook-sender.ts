@@ -20,7 +20,17 @@ export interface WebhookBody {
   readonly decidedAt: string;
   /** RFC 3339: this attempt. */
   readonly sentAt: string;
+  /** A service's are its host's overlaid by its own, as ListStatus and selectors see them. */
   readonly labels: Readonly<Record<string, string>>;
+  /** ACKNOWLEDGEMENT, CUSTOM, DOWNTIME_*: who acted; "" otherwise. */
+  readonly author: string;
+  /** ACKNOWLEDGEMENT, CUSTOM, DOWNTIME_*: what they said; "" otherwise. */
+  readonly comment: string;
+  /**
+   * How many earlier notifications of this problem to this contact, made stale while the contact
+   * could not be reached, this one replaces (0: none).
+   */
+  readonly replaces: number;
 }
 
 /** The body for one notification. */
@@ -41,6 +51,9 @@ export function webhookBody(n: Notification, contact: string, now: number): Webh
     decidedAt: new Date(n.at).toISOString(),
     sentAt: new Date(now).toISOString(),
     labels: n.labels,
+    author: n.author ?? "",
+    comment: n.comment ?? "",
+    replaces: n.replaces ?? 0,
   };
 }
 

@@ -67,6 +67,7 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
   const author = signedIn?.name ?? typed;
   const [comment, setComment] = useState("");
   const [sticky, setSticky] = useState(false);
+  const [notify, setNotify] = useState(true);
   const [start, setStart] = useState(localInput(Date.now()));
   const [end, setEnd] = useState(localInput(Date.now() + 2 * 3600_000));
   const [flexible, setFlexible] = useState(false);
@@ -80,6 +81,7 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
     if (action !== undefined && !d.open) {
       setError("");
       setComment("");
+      setNotify(true);
       setStart(localInput(Date.now()));
       setEnd(localInput(Date.now() + 2 * 3600_000));
       setFlexible(false);
@@ -97,7 +99,7 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
     try {
       switch (action.kind) {
         case "ack":
-          await command.acknowledgeProblem({ target, sticky, author, comment });
+          await command.acknowledgeProblem({ target, sticky, author, comment, notify });
           break;
         case "unack":
           await command.removeAcknowledgement({ target });
@@ -163,6 +165,12 @@ export function ActionDialog(props: { action: PendingAction | undefined; onClose
             <label class="check">
               <input type="checkbox" checked={sticky} onChange={(e) => setSticky(e.currentTarget.checked)} />
               Sticky (until recovery, not just this problem state)
+            </label>
+          )}
+          {action.kind === "ack" && (
+            <label class="check">
+              <input type="checkbox" checked={notify} onChange={(e) => setNotify(e.currentTarget.checked)} />
+              Notify contacts (those told of the problem get an ACKNOWLEDGEMENT)
             </label>
           )}
           {action.kind === "downtime" && (

@@ -5,6 +5,7 @@ import { noteReadError } from "../access.js";
 import { messageOf, query } from "../api.js";
 import type { PendingAction } from "../components/action-dialog.js";
 import { CommentList } from "../components/comment-list.js";
+import { CustomNotificationAction } from "../components/custom-notification.js";
 import { DowntimeList } from "../components/downtime-list.js";
 import { HistoryList } from "../components/history-list.js";
 import { Flags, StateBadge } from "../components/status-columns.js";
@@ -91,6 +92,7 @@ export function ObjectPage(props: {
               <button type="button" onClick={() => onAction({ kind: "downtime", target })}>
                 Schedule downtime
               </button>
+              <CustomNotificationAction host={host} service={service} />
             </div>
           )}
           <h2>Output</h2>
