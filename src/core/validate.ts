@@ -1,6 +1,7 @@
 import type { Command, Target } from "../model/commands.js";
 import type { Config } from "../model/config.js";
 import { RECORDED_EVENT_TYPES } from "../model/events.js";
+import { OBJECT_SWITCHES } from "../model/object-flags.js";
 import { parseSelector } from "../model/selector.js";
 import { isExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
@@ -82,6 +83,15 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Known
         if (!RECORDED_EVENT_TYPES.has(e.type)) {
           throw new RejectedError("invalid", `RecordEvents cannot record a ${e.type} event`);
         }
+      }
+      return;
+    case "SetObjectFlags":
+      checkTarget(objects, c.target);
+      if (!OBJECT_SWITCHES.some((s) => typeof c.flags[s] === "boolean")) {
+        throw new RejectedError(
+          "invalid",
+          "set at least one of active_checks, passive_checks, notifications, flap_detection",
+        );
       }
       return;
     case "DeleteDowntime":

@@ -9,7 +9,16 @@ import { type CompiledConfig, compileConfig, isCompiledConfig } from "./compiled
 import { configDigest } from "./config-digest.js";
 import { deleteDowntime, scheduleDowntime } from "./downtimes.js";
 import type { Downtime, EngineState } from "./engine-state.js";
-import { emptyTable, indexConfig, keyOf, lookup, lookupKey, statusOf } from "./object-table.js";
+import { setObjectFlags } from "./object-flags.js";
+import {
+  emptyTable,
+  indexConfig,
+  isSwitchedOff,
+  keyOf,
+  lookup,
+  lookupKey,
+  statusOf,
+} from "./object-table.js";
 import { processResult } from "./process-result.js";
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
 import { createTimerQueue } from "./timer-queue.js";
@@ -137,6 +146,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
             key: keyOf(st.objects, i),
             reason: `result checked at ${new Date(r.checkedAt).toISOString()} is older than the last result applied (${new Date(st.objects.lastCheck[i] as number).toISOString()})`,
           });
+        } else if (r.source === "passive" && isSwitchedOff(st.objects, i, "passiveChecks")) {
+          out.push({
+            type: "CommandRejected",
+            at: cmd.at,
+            command: cmd.type,
+            key: keyOf(st.objects, i),
+            reason: `passive checks of ${keyOf(st.objects, i)} are disabled`,
+          });
         } else {
           processResult(st.objects, i, r, cmd.at, false, out);
         }
@@ -153,6 +170,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         break;
       case "DeleteDowntime":
         deleteDowntime(st, cmd, out);
+        break;
+      case "SetObjectFlags":
+        setObjectFlags(st, cmd, out);
         break;
       case "ApplyConfig":
         applyConfig(st, compileConfig(cmd.config), cmd.at, cmd.digest ?? configDigest(cmd.config), out);

@@ -10,6 +10,7 @@
 import type { CheckResult } from "./check-result.js";
 import type { CommandType } from "./commands.js";
 import type { NotificationKind } from "./config.js";
+import type { DisabledFields, ObjectFlags } from "./object-flags.js";
 import type { ObjectState, StateType } from "./state.js";
 
 /** Fields every event about one object has. */
@@ -37,7 +38,7 @@ export interface AcknowledgementInfo {
  * An object's complete status after a result: what ListStatus shows (with the result's output and
  * perfdata, which travel in the same event).
  */
-export interface ObjectStatus {
+export interface ObjectStatus extends DisabledFields {
   readonly state: ObjectState;
   readonly stateType: StateType;
   /** 1..maxAttempts; counts consecutive problem results while SOFT, stays at maxAttempts when HARD. */
@@ -149,6 +150,16 @@ export interface DowntimeDeletedEvent extends ObjectEventBase {
   /** `command`: DeleteDowntime; `object-removed`: a reload removed the object. */
   readonly reason: "command" | "object-removed";
   readonly wasActive: boolean;
+}
+
+/**
+ * An operator turned run-time switches of an object off or on (SetObjectFlags): `flags` are the
+ * object's switches after the change (true: on). One per object whose switches changed.
+ */
+export interface ObjectFlagsChangedEvent extends ObjectEventBase {
+  readonly type: "ObjectFlagsChanged";
+  readonly flags: ObjectFlags;
+  readonly author: string;
 }
 
 /** A reload added an object; it starts PENDING. */
@@ -292,6 +303,7 @@ export type EngineEvent =
   | DowntimeStartedEvent
   | DowntimeEndedEvent
   | DowntimeDeletedEvent
+  | ObjectFlagsChangedEvent
   | ObjectAddedEvent
   | ObjectRemovedEvent
   | ConfigAppliedEvent

@@ -1,4 +1,5 @@
 import type { LookoutEvent } from "../model/events.js";
+import { applyFlagsChange, OBJECT_SWITCHES } from "../model/object-flags.js";
 import { mergePatches, patchRecord } from "./projection.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus, encodeStatusOf } from "./status-codec.js";
@@ -123,6 +124,12 @@ export function createFold(from?: FoldSnapshot): Fold {
           uncover(e.id, e.key);
           if (was && !inDowntime(e.key)) patch({ key: e.key, inDowntime: false });
           note(seq, e, e.type === "DowntimeDeleted" ? { comment: e.reason } : {});
+          return;
+        }
+        case "ObjectFlagsChanged": {
+          const off = OBJECT_SWITCHES.filter((s) => !e.flags[s]);
+          patch({ key: e.key, disabled: applyFlagsChange(0, e.flags) });
+          note(seq, e, { author: e.author, comment: off.length === 0 ? "all on" : `off: ${off.join(", ")}` });
           return;
         }
         case "ObjectAdded":

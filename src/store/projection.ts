@@ -1,3 +1,4 @@
+import { disabledFields, disabledMaskOf } from "../model/object-flags.js";
 import { createHistoryRing, type FrozenHistory, type HistoryRing } from "./history-ring.js";
 import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
@@ -253,12 +254,20 @@ export function pendingRecord(key: string): StatusRecord {
 /** A record with a patch applied (a new object; records are immutable). */
 export function patchRecord(current: StatusRecord | undefined, p: StatusPatch): StatusRecord {
   const base = current ?? pendingRecord(p.key);
-  const { acknowledgement: _, ...rest } = base;
+  const {
+    acknowledgement: _,
+    activeChecksDisabled: _a,
+    passiveChecksDisabled: _p,
+    notificationsDisabled: _n,
+    flapDetectionDisabled: _f,
+    ...rest
+  } = base;
   const ack = p.acknowledgement === undefined ? base.acknowledgement : (p.acknowledgement ?? undefined);
   return {
     ...rest,
     ...(ack === undefined ? {} : { acknowledgement: ack }),
     inDowntime: p.inDowntime ?? base.inDowntime,
+    ...disabledFields(p.disabled ?? disabledMaskOf(base)),
   };
 }
 
@@ -275,6 +284,11 @@ export function mergePatches(a: StatusPatch, b: StatusPatch): StatusPatch {
       ? { inDowntime: b.inDowntime }
       : a.inDowntime !== undefined
         ? { inDowntime: a.inDowntime }
+        : {}),
+    ...(b.disabled !== undefined
+      ? { disabled: b.disabled }
+      : a.disabled !== undefined
+        ? { disabled: a.disabled }
         : {}),
   };
 }
