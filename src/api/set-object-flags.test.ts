@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { fleetConfig } from "../core/fleet-config.js";
+import { FakeClock } from "../testing/fake-clock.js";
+import { type CoreTestServer, connectJson, startCoreTestServer } from "./core-test-server.js";
+import { QueryService } from "./gen/svc/v1/query_service_pb.js";
+
+const CMD = "/svc.v1.CommandService/";
+const Q = "/svc.v1.QueryService/";
+const config = fleetConfig({ hosts: 2, servicesPerHost: 2, maxAttempts: 1 });
+const clock = new FakeClock(Date.UTC(2026, 0, 1));
+
+let srv: CoreTestServer;
+before(async () => {
+  srv = await startCoreTestServer(config, clock);
+});
+after(async () => {
+  await srv.close();
+});
+
+const cases: {
+  readonly name: string;
+  readonly body: unknown;
+  readonly want: 200 | "invalid_argument" | "not_found";
+  readonly message?: RegExp;
+}[] = [
+  {
+    name: "no switch at all",
+    body: { target: { object: { host: "host-00000" } }, author: "ops" },
+    want: "invalid_argument",
+    message: /at least one of active_checks, passive_checks, notifications, flap_detection/,
+  },
+  {
+    name: "no target",
+    body: { notifications: false },
+    want: "invalid_argument",
+    message: /target is required/,
+  },
+  {
+    name: "an object not configured",
+    body: { target: { object: { host: "nope" } }, notifications: false },
+    want: "not_found",
+    message: /host "nope" is not configured/,
+  },
+  {
+    name: "a selector that matches nothing is refused at once",
+    body: { target: { selector: "team=nobody" }, activeChecks: false },
+    want: "not_found",
+    message: /selector "team=nobody" matches no object/,
+  },
+  {
+    name: "a selector that does not parse",
+    body: { target: { selector: "env in ()" }, activeChecks: false },
+    want: "invalid_argument",
+  },
+  {
+    name: "one service: notifications and flap detection off",
+    body: {
+      target: { object: { host: "host-00000", service: "svc-000" } },
+      notifications: false,
+      flapDetection: false,
+      author: "alice",
+    },
+    want: 200,
+  },
+  {
+    name: "a host: every switch off, then passive checks on again",
+    body: {
+      target: { object: { host: "host-00001" } },
+      activeChecks: false,
+      passiveChecks: false,
+      notifications: false,
+      flapDetection: false,
+    },
+    want: 200,
+  },
+  {
+    name: "a switch set as it already is",
+    body: { target: { object: { host: "host-00001" } }, passiveChecks: true },
+    want: 200,
+  },
+];
+
+describe("SetObjectFlags over Connect JSON", () => {
+  for (const c of cases) {
+    it(c.name, async () => {
+      const r = await connectJson(srv.url, `${CMD}SetObjectFlags`, c.body);
+      if (c.want === 200) {
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return;
+      }
+      assert.equal(r.body.code, c.want, JSON.stringify(r.body));
+      if (c.message) assert.match(r.body.message, c.message);
+    });
+  }
+
+  it("ListStatus shows the switches turned off, in JSON and in binary pages", async () => {
+    await srv.core.flush();
+    const json = await connectJson(srv.url, `${Q}ListStatus`, {});
+    assert.equal(json.status, 200, JSON.stringify(json.body));
+    const rows = json.body.statuses as Record<string, unknown>[];
+    const row = (host: string, service?: string) =>
+      rows.find((s) => s.host === host && s.service === service) as Record<string, unknown>;
+    assert.equal(row("host-00000", "svc-000").notificationsDisabled, true);
+    assert.equal(row("host-00000", "svc-000").flapDetectionDisabled, true);
+    assert.equal(row("host-00000", "svc-000").activeChecksDisabled, undefined);
+    assert.equal(row("host-00001").activeChecksDisabled, true);
+    assert.equal(row("host-00001").passiveChecksDisabled, undefined, "turned on again");
+    assert.equal(row("host-00001").notificationsDisabled, true);
+    assert.equal(row("host-00000").notificationsDisabled, undefined);
+
+    const client = createClient(QueryService, createGrpcTransport({ baseUrl: srv.url }));
+    const page = await client.listStatus({});
+    const svc = page.statuses.find((s) => s.host === "host-00000" && s.service === "svc-000");
+    assert.equal(svc?.notificationsDisabled, true);
+    assert.equal(svc?.flapDetectionDisabled, true);
+    assert.equal(svc?.activeChecksDisabled, false);
+    const host = page.statuses.find((s) => s.host === "host-00001" && s.service === undefined);
+    assert.deepEqual(
+      [
+        host?.activeChecksDisabled,
+        host?.passiveChecksDisabled,
+        host?.notificationsDisabled,
+        host?.flapDetectionDisabled,
+      ],
+      [true, false, true, true],
+    );
+  });
+
+  it("a result keeps the switches in the record, and history shows each change with its author", async () => {
+    const r = await connectJson(srv.url, `${CMD}ProcessCheckResult`, {
+      host: "host-00000",
+      service: "svc-000",
+      exitStatus: 2,
+      output: "CRITICAL - down",
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    await srv.core.flush();
+    const s = srv.core.view.projection.status("host-00000!svc-000");
+    assert.equal(s?.state, "CRITICAL");
+    assert.equal(s?.notificationsDisabled, true);
+    const h = await connectJson(srv.url, `${Q}ListHistory`, { host: "host-00000", service: "svc-000" });
+    const flags = (h.body.entries as Record<string, unknown>[]).filter(
+      (e) => e.kind === "ObjectFlagsChanged",
+    );
+    assert.equal(flags.length, 1, JSON.stringify(h.body));
+    assert.equal(flags[0]?.author, "alice");
+    assert.equal(flags[0]?.comment, "off: notifications, flapDetection");
+    const host = await connectJson(srv.url, `${Q}ListHistory`, { host: "host-00001" });
+    const changes = (host.body.entries as Record<string, unknown>[]).filter(
+      (e) => e.kind === "ObjectFlagsChanged",
+    );
+    assert.equal(changes.length, 2, "the second command changed passive checks; the third nothing");
+  });
+
+  it("a passive result for an object whose passive checks are off is refused, in history", async () => {
+    const off = await connectJson(srv.url, `${CMD}SetObjectFlags`, {
+      target: { object: { host: "host-00000", service: "svc-001" } },
+      passiveChecks: false,
+    });
+    assert.equal(off.status, 200, JSON.stringify(off.body));
+    const r = await connectJson(srv.url, `${CMD}ProcessCheckResult`, {
+      host: "host-00000",
+      service: "svc-001",
+      exitStatus: 2,
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    await srv.core.flush();
+    assert.equal(srv.core.view.projection.status("host-00000!svc-001")?.state, "PENDING");
+    const h = await connectJson(srv.url, `${Q}ListHistory`, { host: "host-00000", service: "svc-001" });
+    const refused = (h.body.entries as Record<string, unknown>[]).find((e) => e.kind === "CommandRejected");
+    assert.match(String(refused?.comment), /passive checks of host-00000!svc-001 are disabled/);
+  });
+});
