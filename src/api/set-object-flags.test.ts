@@ -110,6 +110,15 @@ describe("SetObjectFlags over Connect JSON", () => {
     assert.equal(row("host-00001").passiveChecksDisabled, undefined, "turned on again");
     assert.equal(row("host-00001").notificationsDisabled, true);
     assert.equal(row("host-00000").notificationsDisabled, undefined);
+    // The predicate the scheduler asks (the record's first bytes only), with and without a worker.
+    const p = srv.core.view.projection;
+    assert.equal(p.switchedOff("host-00001", "activeChecks"), true);
+    assert.equal(p.switchedOff("host-00001", "passiveChecks"), false);
+    assert.equal(p.switchedOff("host-00001", "flapDetection"), true);
+    assert.equal(p.switchedOff("host-00000!svc-000", "activeChecks"), false);
+    assert.equal(p.switchedOff("host-00000!svc-000", "notifications"), true);
+    assert.equal(p.switchedOff("host-00000", "notifications"), false);
+    assert.equal(p.switchedOff("nope", "notifications"), false);
 
     const client = createClient(QueryService, createGrpcTransport({ baseUrl: srv.url }));
     const page = await client.listStatus({});

@@ -1,9 +1,15 @@
-import { disabledFields, disabledMaskOf } from "../model/object-flags.js";
+import { disabledFields, disabledMaskOf, type ObjectSwitch, switchBit } from "../model/object-flags.js";
 import { createHistoryRing, type FrozenHistory, type HistoryRing } from "./history-ring.js";
 import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
-import { checkedByLength, decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
+import {
+  checkedByLength,
+  decodeStatus,
+  disabledMaskAt,
+  type EncodedStatus,
+  encodeStatus,
+} from "./status-codec.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -82,6 +88,13 @@ export interface Projection {
    * when the record has none.
    */
   statusCheckedByLength(ref: number): number;
+  /**
+   * Whether an operator turned switch `s` of an object off (SetObjectFlags; src/model/object-flags.ts):
+   * the scheduler asks it for every due check (active checks), so it reads only the record's first
+   * bytes, where the switches are held (src/store/status-codec.ts). False for an object without a
+   * record.
+   */
+  switchedOff(key: string, s: ObjectSwitch): boolean;
   /** Number of status records. */
   size(): number;
   /** The history feed, oldest first (a live view: it changes as deltas are applied). */
@@ -142,6 +155,8 @@ export function createProjection(
   for (const d of from?.downtimes ?? []) downtimes.set(d.id, d);
   for (const h of from?.history ?? []) history.push(h, sharedKey(h.key));
 
+  /** Where `switchedOff` copies a record's first bytes. */
+  const scratch = new Uint8Array(64);
   const decoded = (key: string): StatusRecord | undefined => {
     const e = statuses.get(key);
     return e === undefined ? undefined : decodeStatus(key, e);
@@ -198,6 +213,15 @@ export function createProjection(
     statusLength: (ref) => statuses.lengthOf(ref),
     copyStatus: (ref, dst, at, from, to) => statuses.copy(ref, dst, at, from, to),
     statusCheckedByLength: (ref) => statuses.markOf(ref),
+    switchedOff(key, s) {
+      const ref = statuses.find(key);
+      if (ref < 0) return false;
+      const n = statuses.markOf(ref);
+      if (n === 0) return false;
+      const head = n <= scratch.length ? scratch : new Uint8Array(n);
+      statuses.copy(ref, head, 0, 0, n);
+      return (disabledMaskAt(head, n) & switchBit(s)) !== 0;
+    },
     size: () => statuses.size,
     history: () => history,
     downtime: (id) => downtimes.get(id),

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { disabledMaskOf } from "../model/object-flags.js";
 import type { StatusRecord } from "./records.js";
-import { checkedByLength, decodeStatus, encodeStatus } from "./status-codec.js";
+import { checkedByLength, decodeStatus, disabledMaskAt, encodeStatus } from "./status-codec.js";
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 123);
 
@@ -108,6 +108,7 @@ describe("status codec", () => {
     it(`says where checked_by ends: ${c.name}`, () => {
       const bytes = Buffer.from(encodeStatus(c.record), "latin1");
       const n = checkedByLength(bytes, 0, bytes.length);
+      assert.equal(disabledMaskAt(bytes, n), disabledMaskOf(c.record), "the switches read from the front");
       const by = c.record.checkedBy;
       const off = disabledMaskOf(c.record);
       if (by === undefined && off === 0) {

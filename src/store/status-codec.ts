@@ -210,6 +210,31 @@ export function checkedByLength(bytes: Uint8Array, start: number, len: number): 
   return i;
 }
 
+/**
+ * The switches turned off (a bit each, src/model/object-flags.ts) among a record's first `len`
+ * bytes as `checkedByLength` counts them: the checked_by field skipped, then fields 20–23.
+ */
+export function disabledMaskAt(bytes: Uint8Array, len: number): number {
+  let i = 0;
+  if (len >= 3 && bytes[0] === CHECKED_BY_TAG_0 && bytes[1] === CHECKED_BY_TAG_1) {
+    let n = 0;
+    i = 2;
+    for (let shift = 0; i < len; shift += 7) {
+      const b = bytes[i++] as number;
+      n += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
+    }
+    i += n;
+  }
+  let mask = 0;
+  for (; i + 3 <= len; i += 3) {
+    const k = SWITCH_TAGS_0.indexOf(bytes[i] as number);
+    if (k < 0 || bytes[i + 1] !== SWITCH_TAG_1) break;
+    if (bytes[i + 2] === 1) mask |= 1 << k;
+  }
+  return mask;
+}
+
 /** Proto3 implicit presence: zero is not written. */
 function uint(w: WireWriter, field: number, n: number): void {
   if (n === 0) return;
