@@ -13,7 +13,8 @@ export type SuppressReason =
   | "disabled_kind"
   | "not_notified"
   | "contact_removed"
-  | "policy_removed";
+  | "policy_removed"
+  | "notifications_disabled";
 
 /** Every reason, for validation and docs. */
 export const SUPPRESS_REASONS: readonly SuppressReason[] = [
@@ -27,6 +28,7 @@ export const SUPPRESS_REASONS: readonly SuppressReason[] = [
   "not_notified",
   "contact_removed",
   "policy_removed",
+  "notifications_disabled",
 ];
 
 /** What the notifier knows of an object, from the last committed events about it. */
@@ -37,6 +39,8 @@ export interface NotifyStatus {
   readonly inDowntime: boolean;
   readonly flapping: boolean;
   readonly reachable: boolean;
+  /** An operator turned the object's notifications off (SetObjectFlags); absent: on. */
+  readonly notificationsDisabled?: boolean;
 }
 
 /** Where an open problem stands in its policy's escalation (persisted by the notifier). */
@@ -74,7 +78,7 @@ export function isProblem(s: ObjectState): boolean {
  * the PreviewNotifications RPC all call this. `escalation` is the open problem's (level 0 and nobody
  * told when there is none).
  *
- * Order of the checks (the first that applies wins): downtime; then for PROBLEM and STATUS_CHANGE a
+ * Order of the checks (the first that applies wins): notifications switched off; downtime; then for PROBLEM and STATUS_CHANGE a
  * SOFT state, an acknowledgement, an unreachable object, flapping; then the period; then the level's
  * `disabled_kinds`. RECOVERY goes only to the contacts told of the problem, each under the level that
  * told it.
@@ -92,6 +96,8 @@ export function decide(
     until === undefined
       ? { outcome: "suppress", reason, level }
       : { outcome: "suppress", reason, level, until };
+  // Switched off by an operator: nothing of any kind is sent, recoveries included (Icinga 2).
+  if (status.notificationsDisabled === true) return suppress("notifications_disabled");
   if (status.inDowntime) return suppress("downtime");
   const problemKind = kind === "PROBLEM" || kind === "STATUS_CHANGE";
   if (problemKind) {

@@ -297,6 +297,7 @@ export function createTracker(config: Config, zone: NotifyZone): Tracker {
             inDowntime: s.inDowntime,
             flapping: s.flapping,
             reachable: s.reachable,
+            notificationsDisabled: s.notificationsDisabled === true,
           });
           // notify_on_flap_stop false: the problem held back by flapping is sent on the next result
           // (not on the one that stopped flapping: that result's FlappingStop follows this event).
@@ -384,6 +385,9 @@ export function createTracker(config: Config, zone: NotifyZone): Tracker {
         case "DowntimeDeleted":
           o.downtimes = o.downtimes.filter((d) => d !== e.id && d !== "?");
           setStatus(key, o, { inDowntime: o.downtimes.length > 0 });
+          return [];
+        case "ObjectFlagsChanged":
+          setStatus(key, o, { notificationsDisabled: !e.flags.notifications });
           return [];
         case "ObjectRemoved":
           objects.delete(key);
