@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createClient } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { fleetConfig } from "../core/fleet-config.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { type CoreTestServer, connectJson, startCoreTestServer } from "./core-test-server.js";
+import { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import { QueryService } from "./gen/svc/v1/query_service_pb.js";
 
 const CMD = "/svc.v1.CommandService/";
@@ -164,22 +165,73 @@ describe("SetObjectFlags over Connect JSON", () => {
     assert.equal(changes.length, 2, "the second command changed passive checks; the third nothing");
   });
 
-  it("a passive result for an object whose passive checks are off is refused, in history", async () => {
+  it("a passive result for an object whose passive checks are off is refused at once, on every path", async () => {
     const off = await connectJson(srv.url, `${CMD}SetObjectFlags`, {
       target: { object: { host: "host-00000", service: "svc-001" } },
       passiveChecks: false,
     });
     assert.equal(off.status, 200, JSON.stringify(off.body));
+    await srv.core.flush();
+    // Connect JSON and gRPC (both decoded on the writer's thread), and Core.submit (the command file).
     const r = await connectJson(srv.url, `${CMD}ProcessCheckResult`, {
       host: "host-00000",
       service: "svc-001",
       exitStatus: 2,
     });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.code, "failed_precondition", JSON.stringify(r.body));
+    assert.match(r.body.message, /passive checks of host-00000!svc-001 are disabled/);
+    const client = createClient(CommandService, createGrpcTransport({ baseUrl: srv.url }));
+    await assert.rejects(
+      client.processCheckResults({
+        results: [
+          { host: "host-00001", service: "svc-000", exitStatus: 0 },
+          { host: "host-00000", service: "svc-001", exitStatus: 0 },
+        ],
+      }),
+      (e: unknown) => {
+        assert.ok(e instanceof ConnectError);
+        assert.equal(e.code, Code.FailedPrecondition);
+        assert.match(e.message, /results\[1\]: passive checks of host-00000!svc-001 are disabled/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      srv.core.submit([
+        {
+          type: "ProcessCheckResult",
+          result: {
+            host: "host-00000",
+            service: "svc-001",
+            exitStatus: 0,
+            output: "OK",
+            longOutput: "",
+            perfdata: [],
+            checkedAt: clock.now(),
+            durationMs: 0,
+            source: "passive",
+          },
+        },
+      ]),
+      /passive checks of host-00000!svc-001 are disabled/,
+    );
+    // An active result (a check this server ran) is still taken.
+    await srv.core.submit([
+      {
+        type: "ProcessCheckResult",
+        result: {
+          host: "host-00000",
+          service: "svc-001",
+          exitStatus: 1,
+          output: "WARNING",
+          longOutput: "",
+          perfdata: [],
+          checkedAt: clock.now(),
+          durationMs: 0,
+          source: "active",
+        },
+      },
+    ]);
     await srv.core.flush();
-    assert.equal(srv.core.view.projection.status("host-00000!svc-001")?.state, "PENDING");
-    const h = await connectJson(srv.url, `${Q}ListHistory`, { host: "host-00000", service: "svc-001" });
-    const refused = (h.body.entries as Record<string, unknown>[]).find((e) => e.kind === "CommandRejected");
-    assert.match(String(refused?.comment), /passive checks of host-00000!svc-001 are disabled/);
+    assert.equal(srv.core.view.projection.status("host-00000!svc-001")?.state, "WARNING");
   });
 });

@@ -141,6 +141,8 @@ export class Core {
         index: this.#store.index,
         now,
         hasDowntime: (id) => projection.downtime(id) !== undefined || this.#issuedDowntimes.has(id),
+        passiveChecksOff: (host, service) =>
+          projection.switchedOff(service === undefined ? host : `${host}!${service}`, "passiveChecks"),
       });
     } catch (e) {
       return Promise.reject(e);

@@ -27,6 +27,8 @@ export interface ValidationContext {
   readonly now: number;
   /** Whether a downtime id exists (in the projection, or issued and not yet applied). */
   hasDowntime(id: string): boolean;
+  /** Whether an operator turned an object's passive checks off (the projection's view); absent: never. */
+  passiveChecksOff?(host: string, service: string | undefined): boolean;
 }
 
 /**
@@ -36,7 +38,9 @@ export interface ValidationContext {
  * downtime exists. Whether an acknowledgement finds a problem is the engine's call at apply time.
  */
 export function validateCommands(commands: readonly SubmittedCommand[], ctx: ValidationContext): void {
-  const objects = configObjects(ctx.index.config);
+  const known = configObjects(ctx.index.config);
+  const off = ctx.passiveChecksOff;
+  const objects: KnownObjects = off === undefined ? known : { ...known, passiveChecksOff: off };
   for (let i = 0; i < commands.length; i++) {
     try {
       validateOne(commands[i] as SubmittedCommand, ctx, objects);
@@ -60,7 +64,7 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Known
   switch (c.type) {
     case "ProcessCheckResult": {
       const r = c.result;
-      validateResult(objects, r.host, r.service, r.exitStatus, r.checkedAt);
+      validateResult(objects, r.host, r.service, r.exitStatus, r.checkedAt, r.source === "passive");
       return;
     }
     case "AcknowledgeProblem":
@@ -116,8 +120,13 @@ export function validateResult(
   service: string | undefined,
   exitStatus: number,
   checkedAt: number,
+  passive = true,
 ): void {
   checkObject(objects, host, service);
+  if (passive && objects.passiveChecksOff?.(host, service) === true) {
+    const key = service === undefined ? host : `${host}!${service}`;
+    throw new RejectedError("failed_precondition", `passive checks of ${key} are disabled`);
+  }
   if (!isExitStatus(exitStatus)) {
     throw new RejectedError("invalid", `exit status ${exitStatus} is not one of 0, 1, 2, 3`);
   }

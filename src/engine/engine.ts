@@ -2,6 +2,7 @@ import type { Clock } from "../model/clock.js";
 import type { Command } from "../model/commands.js";
 import { type Config, EMPTY_CONFIG } from "../model/config.js";
 import type { EngineEvent, ObjectStatus } from "../model/events.js";
+import type { ObjectSwitch } from "../model/object-flags.js";
 import { objectKey } from "../model/object-ref.js";
 import { acknowledge, unacknowledge } from "./acknowledgements.js";
 import { applyConfig } from "./apply-config.js";
@@ -59,6 +60,11 @@ export interface Engine {
   tick(at?: number): EngineEvent[];
   /** When the writer must next apply a Tick (ms since the epoch), or undefined for never. */
   nextWakeup(): number | undefined;
+  /**
+   * Whether an operator turned switch `s` of an object off (SetObjectFlags); false for an object
+   * the config does not have. Cheap: for validating every submitted result.
+   */
+  switchedOff(host: string, service: string | undefined, s: ObjectSwitch): boolean;
   /** An object's current status, by key (`host` or `host!service`). */
   status(key: string): ObjectStatus | undefined;
   /** One downtime, by id; undefined once it ended or was deleted. */
@@ -215,6 +221,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
     tick: (at) => apply({ type: "Tick", at: now(at) }),
     nextWakeup: () => nextWakeup(st),
+    switchedOff(host, service, s) {
+      const i = lookup(st.objects, host, service);
+      return i !== undefined && isSwitchedOff(st.objects, i, s);
+    },
     status(key) {
       const i = lookupKey(st.objects, key);
       return i === undefined ? undefined : statusOf(st.objects, i);

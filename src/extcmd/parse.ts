@@ -1,6 +1,13 @@
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import { type ExitStatus, passiveHostStatus } from "../model/state.js";
+import {
+  isSwitchCommand,
+  SWITCH_ARITY,
+  type SwitchCommandName,
+  switchCommand,
+  switchTakesService,
+} from "./switch-commands.js";
 
 /** The external commands Lookout understands (Nagios/Icinga names). */
 export type ExternalCommandName =
@@ -13,7 +20,8 @@ export type ExternalCommandName =
   | "SCHEDULE_SVC_DOWNTIME"
   | "SCHEDULE_HOST_DOWNTIME"
   | "DEL_SVC_DOWNTIME"
-  | "DEL_HOST_DOWNTIME";
+  | "DEL_HOST_DOWNTIME"
+  | SwitchCommandName;
 
 /** A parsed line: the command for Core.submit and what its audit record shows; or why not. */
 export type ParsedLine =
@@ -37,6 +45,7 @@ const ARITY: Record<ExternalCommandName, number> = {
   SCHEDULE_HOST_DOWNTIME: 8,
   DEL_SVC_DOWNTIME: 1,
   DEL_HOST_DOWNTIME: 1,
+  ...SWITCH_ARITY,
 };
 
 function isName(s: string): s is ExternalCommandName {
@@ -135,6 +144,9 @@ function build(
   at: number,
   newDowntimeId: () => string,
 ): { command: SubmittedCommand; shown: Record<string, unknown> } {
+  if (isSwitchCommand(name)) {
+    return switchCommand(name, switchTakesService(name) ? object(a(0), a(1)) : object(a(0)));
+  }
   switch (name) {
     case "PROCESS_SERVICE_CHECK_RESULT":
     case "PROCESS_HOST_CHECK_RESULT": {
