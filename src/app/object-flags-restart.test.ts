@@ -99,7 +99,15 @@ const cases: readonly SwitchCase[] = [
     disable: "DISABLE_SVC_CHECK;web;a",
     field: "activeChecksDisabled",
     async honoured(srv) {
-      // The sibling on the same interval runs three times; the switched-off one not once.
+      // The sibling on the same interval runs three times; the switched-off one not once. A run of
+      // web!a already under way when the switch went off still reports: wait for the sibling's
+      // next run first, by which time it has.
+      const first = (await statusOf(srv, "sibling")).lastCheck;
+      await until(
+        "the sibling's next run",
+        async () => (await statusOf(srv, "sibling")).lastCheck,
+        (t) => t !== first,
+      );
       const before = (await statusOf(srv, "a")).lastCheck;
       const seen = new Set<string | undefined>();
       await until(
@@ -172,14 +180,7 @@ describe("run-time switches in the real binary: command file, restart, reload", 
   let tcpPort: number;
   let srv: ServerProcess | undefined;
   const start = async () => {
-    srv = await startServer([
-      "-config",
-      cfg,
-      "-command-file",
-      fifo,
-      "-data-dir",
-      join(dir, "data"),
-    ]);
+    srv = await startServer(["-config", cfg, "-command-file", fifo, "-data-dir", join(dir, "data")]);
     return srv;
   };
 
@@ -238,7 +239,11 @@ describe("run-time switches in the real binary: command file, restart, reload", 
     const reloads = () => s.stderr().split('"msg":"config reloaded"').length - 1;
     const before = reloads();
     s.child.kill("SIGHUP");
-    await until("the reload", async () => reloads(), (n) => n > before);
+    await until(
+      "the reload",
+      async () => reloads(),
+      (n) => n > before,
+    );
     await assertAll("after a reload");
   });
 
@@ -267,7 +272,11 @@ describe("run-time switches in the real binary: command file, restart, reload", 
     );
     const p = await result(s, "p", 2);
     assert.equal(p.status, 200, JSON.stringify(p.body));
-    await until("web!a to run again", async () => (await statusOf(s, "a")).lastCheck, (t) => t !== last);
+    await until(
+      "web!a to run again",
+      async () => (await statusOf(s, "a")).lastCheck,
+      (t) => t !== last,
+    );
     const h = await call(s, "/svc.v1.QueryService/ListHistory", { host: "web", service: "n", pageSize: 100 });
     const kinds = ((h.body as { entries?: { kind: string; author: string }[] }).entries ?? []).filter(
       (e) => e.kind === "ObjectFlagsChanged",
