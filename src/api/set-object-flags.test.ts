@@ -157,7 +157,7 @@ describe("SetObjectFlags over Connect JSON", () => {
     );
     assert.equal(flags.length, 1, JSON.stringify(h.body));
     assert.equal(flags[0]?.author, "alice");
-    assert.equal(flags[0]?.comment, "off: notifications, flapDetection");
+    assert.equal(flags[0]?.comment, "off: notifications, flap detection");
     const host = await connectJson(srv.url, `${Q}ListHistory`, { host: "host-00001" });
     const changes = (host.body.entries as Record<string, unknown>[]).filter(
       (e) => e.kind === "ObjectFlagsChanged",

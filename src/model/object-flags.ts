@@ -22,6 +22,11 @@ export type ObjectFlags = { readonly [S in ObjectSwitch]: boolean };
 /** A change to some switches: a present one is set, an absent one left as it is. */
 export type ObjectFlagsChange = { readonly [S in ObjectSwitch]?: boolean };
 
+/** A switch in words, as history shows it: "active checks", "flap detection". */
+export function switchWords(s: ObjectSwitch): string {
+  return s.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`);
+}
+
 /** The bit of a switch in the byte that holds what is off. */
 export function switchBit(s: ObjectSwitch): number {
   switch (s) {

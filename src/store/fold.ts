@@ -1,5 +1,5 @@
 import type { LookoutEvent } from "../model/events.js";
-import { applyFlagsChange, OBJECT_SWITCHES } from "../model/object-flags.js";
+import { applyFlagsChange, OBJECT_SWITCHES, switchWords } from "../model/object-flags.js";
 import { mergePatches, patchRecord } from "./projection.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus, encodeStatusOf } from "./status-codec.js";
@@ -127,7 +127,7 @@ export function createFold(from?: FoldSnapshot): Fold {
           return;
         }
         case "ObjectFlagsChanged": {
-          const off = OBJECT_SWITCHES.filter((s) => !e.flags[s]);
+          const off = OBJECT_SWITCHES.filter((s) => !e.flags[s]).map(switchWords);
           patch({ key: e.key, disabled: applyFlagsChange(0, e.flags) });
           note(seq, e, { author: e.author, comment: off.length === 0 ? "all on" : `off: ${off.join(", ")}` });
           return;

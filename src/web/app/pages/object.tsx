@@ -5,6 +5,7 @@ import { noteCommandError, noteReadError } from "../access.js";
 import { command, messageOf, query } from "../api.js";
 import type { PendingAction } from "../components/action-dialog.js";
 import { HistoryList } from "../components/history-list.js";
+import { ObjectSwitches, switchedOffNames } from "../components/object-switches.js";
 import { Flags, StateBadge } from "../components/status-columns.js";
 import { forgetDowntime, knownDowntimes } from "../downtimes.js";
 import { isProblem, objectHref, since, stateTypeName, when } from "../format.js";
@@ -74,9 +75,15 @@ export function ObjectPage(props: {
               {s.flapping && ` · flapping ${s.flapPercent.toFixed(0)} %`}
             </span>
             <Flags
-              row={{ acked: s.acknowledgement !== undefined, inDowntime: s.inDowntime, flapping: s.flapping }}
+              row={{
+                acked: s.acknowledgement !== undefined,
+                inDowntime: s.inDowntime,
+                flapping: s.flapping,
+                off: switchedOffNames(s),
+              }}
             />
           </div>
+          <ObjectSwitches host={host} service={service} status={s} canWrite={onAction !== undefined} />
           {onAction !== undefined && (
             <div class="bulk">
               {isProblem(s.state) && s.acknowledgement === undefined && (
