@@ -75,6 +75,7 @@ export function ObjectSwitches(props: {
             <input
               type="checkbox"
               role="switch"
+              aria-checked={on}
               checked={on}
               disabled={!canWrite || busy !== undefined}
               onChange={(e) => void set(w.name, e.currentTarget.checked)}
