@@ -226,7 +226,7 @@ export interface NotificationFailedEvent extends ObjectEventBase {
 /**
  * The notifier decided not to send (docs/notifications.md, "Suppression"): `reason` is one of
  * soft, downtime, acknowledged, unreachable, flapping, period, disabled_kind, not_notified,
- * contact_removed, policy_removed. `contact` and `id` are set when one pending send was dropped.
+ * contact_removed, policy_removed, notifications_disabled. `contact` and `id` are set when one pending send was dropped.
  */
 export interface NotificationSuppressedEvent extends ObjectEventBase {
   readonly type: "NotificationSuppressed";
