@@ -31,7 +31,8 @@ export interface SchedulerOptions {
   /**
    * Whether an operator turned the object's active checks off (SetObjectFlags): asked for each due
    * check before it would start or be routed; true skips the run, and the object stays on its
-   * check_interval grid, so it resumes at its next slot once turned back on. Absent: never off. A
+   * check_interval grid, so it resumes at its next slot once turned back on; `checkNow` runs it once
+   * all the same (a forced check, as Icinga 2 runs one). Absent: never off. A
    * throw counts as false (and is logged). Must not call the scheduler.
    */
   readonly activeChecksDisabled?: (key: string) => boolean;

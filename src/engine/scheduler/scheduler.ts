@@ -25,6 +25,8 @@ interface Entry extends HeapItem {
   run: Run | undefined;
   /** False once the object left the schedule or was replaced by a changed definition. */
   live: boolean;
+  /** Made due by checkNow: runs even while its active checks are switched off (once). */
+  forced?: boolean;
 }
 
 interface Run {
@@ -179,6 +181,10 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
    * its next check_interval slot, without running, routing or counting as skipped by overload.
    */
   const skipSwitchedOff = (entry: Entry, now: number): boolean => {
+    if (entry.forced === true) {
+      entry.forced = false;
+      return false;
+    }
     let off = false;
     try {
       off = switchedOff?.(entry.plan.key) === true;
@@ -500,6 +506,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (entry === undefined || entry.heapIndex < 0 || !running) return false;
       heap.remove(entry);
       entry.due = clock.now();
+      entry.forced = true;
       heap.push(entry);
       pump();
       return true;

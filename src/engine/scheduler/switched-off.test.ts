@@ -62,6 +62,20 @@ test("active checks switched off: the object is not run, nor routed; back on, it
   await s.stop();
 });
 
+test("checkNow runs a switched-off object once (a forced check), then it stays off", async () => {
+  const clock = new FakeClock();
+  const h = createHarness({ clock });
+  const s = createScheduler({ ...h.options, activeChecksDisabled: () => true });
+  s.applyConfig(fixtureConfig([{ host: "h", service: "a" }]));
+  s.start();
+  await runFor(clock, 120_000);
+  assert.equal(startsOf(h.results, "h!a").length, 0);
+  assert.equal(s.checkNow("h!a"), true);
+  await runFor(clock, 240_000);
+  assert.equal(startsOf(h.results, "h!a").length, 1);
+  await s.stop();
+});
+
 test("a predicate that throws is logged and the check runs", async () => {
   const clock = new FakeClock();
   const h = createHarness({ clock });
