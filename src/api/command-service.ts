@@ -10,6 +10,7 @@ import { type ApiAudit, NO_AUDIT, resultsCommand } from "./api-audit.js";
 import { type Caller, callerKey } from "./caller.js";
 import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
+import { flagsAuditOf, flagsChangeOf, refuseEmptySelector } from "./object-flags-request.js";
 import { toConnectError } from "./pipeline-errors.js";
 import {
   checkResult,
@@ -23,7 +24,7 @@ export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
   readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "newCommentId" | "clock"> & {
     /** The projection, for the checks whose answer is already known (acknowledging an OK object). */
-    readonly view?: Pick<CoreView, "projection">;
+    readonly view?: Pick<CoreView, "projection" | "index">;
   };
   readonly logger?: Logger;
   /** Where every call is audited, accepted or refused (none when absent). */
@@ -250,6 +251,31 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
         async () => {
           await submit([cmd]);
           return { id: cmd.id };
+        },
+      );
+    },
+    setObjectFlags(req, ctx) {
+      let cmd: Extract<SubmittedCommand, { type: "SetObjectFlags" }>;
+      return audited(
+        ctx,
+        () => {
+          cmd = {
+            type: "SetObjectFlags",
+            target: target(req.target),
+            flags: flagsChangeOf(req),
+            author: authorOf(ctx.values.get(callerKey), req.author),
+          };
+          return {
+            Type: "SetObjectFlags",
+            Target: targetJson(cmd.target),
+            ...flagsAuditOf(cmd.flags),
+            Author: cmd.author,
+          };
+        },
+        async () => {
+          refuseEmptySelector(core.view, cmd.target);
+          await submit([cmd]);
+          return {};
         },
       );
     },

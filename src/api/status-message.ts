@@ -64,6 +64,10 @@ export function objectStatus(
     checkType: check.type,
     labels: entry.labels,
     checkedBy: s.checkedBy ?? "",
+    activeChecksDisabled: s.activeChecksDisabled === true,
+    passiveChecksDisabled: s.passiveChecksDisabled === true,
+    notificationsDisabled: s.notificationsDisabled === true,
+    flapDetectionDisabled: s.flapDetectionDisabled === true,
   };
 }
 

@@ -82,6 +82,23 @@ const cases: { name: string; rows: [number, Partial<StatusRecord> | undefined][]
     ],
   },
   {
+    name: "switches turned off, with and without a worker's name",
+    rows: [
+      [1, { notificationsDisabled: true }],
+      [2, { checkedBy: "w1", activeChecksDisabled: true, flapDetectionDisabled: true }],
+      [
+        3,
+        {
+          activeChecksDisabled: true,
+          passiveChecksDisabled: true,
+          notificationsDisabled: true,
+          flapDetectionDisabled: true,
+        },
+      ],
+      [4, {}],
+    ],
+  },
+  {
     name: "a service whose labels override its host's",
     rows: [
       [6, {}],
@@ -163,6 +180,7 @@ describe("ListStatus page spliced from encoded records", () => {
     { name: "the object that lost its record gets one again", set: [[1, { state: "CRITICAL" }]] },
     { name: "a worker runs a check", set: [[2, { state: "OK", checkedBy: "w1" }]] },
     { name: "another worker, a longer name", set: [[2, { checkedBy: "w-two-with-a-longer-name" }]] },
+    { name: "notifications switched off", set: [[2, { checkedBy: "w1", notificationsDisabled: true }]] },
     { name: "this server runs it again", set: [[2, {}]] },
     { name: "nothing changes", set: [] },
   ];

@@ -58,6 +58,8 @@ export function startActiveChecks(o: {
     checkers: checkers.checkers,
     submit,
     needsRetry,
+    // Read from the projection, as needsRetry is: a switch turned off is honoured once applied.
+    activeChecksDisabled: (key) => core.view.projection.switchedOff(key, "activeChecks"),
     concurrency: o.concurrency,
     metrics: o.metrics,
     logger,

@@ -141,6 +141,13 @@ const RPCS: readonly Rpc[] = [
     allowed: "ok",
   },
   { service: CommandService, name: "DeleteComment", request: () => ({ id: "nope" }), allowed: "not_found" },
+  {
+    service: CommandService,
+    name: "SetObjectFlags",
+    // Turning a switch on that is on changes nothing: every cell that is let in may run it.
+    request: () => ({ target: { object: { host: "web" } }, notifications: true }),
+    allowed: "ok",
+  },
   { service: AdminService, name: "ValidateConfig", request: () => ({ cue: CONFIG }), allowed: "ok" },
   { service: AdminService, name: "ApplyConfig", request: () => ({ cue: CONFIG }), allowed: "ok" },
   { service: AdminService, name: "GetConfig", request: () => ({}), allowed: "ok" },

@@ -148,6 +148,8 @@ export class Core {
         now,
         hasDowntime: (id) => projection.downtime(id) !== undefined || this.#issuedDowntimes.has(id),
         hasComment: (id) => projection.comment(id)?.kind === "user" || this.#issuedComments.has(id),
+        passiveChecksOff: (host, service) =>
+          projection.switchedOff(service === undefined ? host : `${host}!${service}`, "passiveChecks"),
       });
     } catch (e) {
       return Promise.reject(e);

@@ -21,6 +21,7 @@ function machine(engine: Engine): StateMachine<CompiledConfig> {
     applyConfig: (config, at, digest) => engine.applyCompiled(config, at, digest),
     snapshot: () => engine.snapshot(),
     nextWakeup: () => engine.nextWakeup(),
+    passiveChecksOff: (host, service) => engine.switchedOff(host, service, "passiveChecks"),
     digest: () => engine.digest(),
   };
 }

@@ -1,6 +1,7 @@
 import type { Command, Target } from "../model/commands.js";
 import type { Config } from "../model/config.js";
 import { RECORDED_EVENT_TYPES } from "../model/events.js";
+import { OBJECT_SWITCHES } from "../model/object-flags.js";
 import { parseSelector } from "../model/selector.js";
 import { isExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
@@ -31,6 +32,8 @@ export interface ValidationContext {
    * acknowledgement's comment is not one (it goes with its acknowledgement). Absent: not checked.
    */
   hasComment?(id: string): boolean;
+  /** Whether an operator turned an object's passive checks off (the projection's view); absent: never. */
+  passiveChecksOff?(host: string, service: string | undefined): boolean;
 }
 
 /**
@@ -40,7 +43,9 @@ export interface ValidationContext {
  * downtime exists. Whether an acknowledgement finds a problem is the engine's call at apply time.
  */
 export function validateCommands(commands: readonly SubmittedCommand[], ctx: ValidationContext): void {
-  const objects = configObjects(ctx.index.config);
+  const known = configObjects(ctx.index.config);
+  const off = ctx.passiveChecksOff;
+  const objects: KnownObjects = off === undefined ? known : { ...known, passiveChecksOff: off };
   for (let i = 0; i < commands.length; i++) {
     try {
       validateOne(commands[i] as SubmittedCommand, ctx, objects);
@@ -64,7 +69,7 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Known
   switch (c.type) {
     case "ProcessCheckResult": {
       const r = c.result;
-      validateResult(objects, r.host, r.service, r.exitStatus, r.checkedAt);
+      validateResult(objects, r.host, r.service, r.exitStatus, r.checkedAt, r.source === "passive");
       return;
     }
     case "AcknowledgeProblem":
@@ -105,6 +110,15 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Known
         }
       }
       return;
+    case "SetObjectFlags":
+      checkTarget(objects, c.target);
+      if (!OBJECT_SWITCHES.some((s) => typeof c.flags[s] === "boolean")) {
+        throw new RejectedError(
+          "invalid",
+          "set at least one of active_checks, passive_checks, notifications, flap_detection",
+        );
+      }
+      return;
     case "DeleteDowntime":
       if (c.id === "") throw new RejectedError("invalid", "a downtime id is required");
       if (!ctx.hasDowntime(c.id)) throw new RejectedError("not_found", `downtime "${c.id}" does not exist`);
@@ -127,8 +141,13 @@ export function validateResult(
   service: string | undefined,
   exitStatus: number,
   checkedAt: number,
+  passive = true,
 ): void {
   checkObject(objects, host, service);
+  if (passive && objects.passiveChecksOff?.(host, service) === true) {
+    const key = service === undefined ? host : `${host}!${service}`;
+    throw new RejectedError("failed_precondition", `passive checks of ${key} are disabled`);
+  }
   if (!isExitStatus(exitStatus)) {
     throw new RejectedError("invalid", `exit status ${exitStatus} is not one of 0, 1, 2, 3`);
   }

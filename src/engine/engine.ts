@@ -2,6 +2,7 @@ import type { Clock } from "../model/clock.js";
 import type { Command } from "../model/commands.js";
 import { type Config, EMPTY_CONFIG } from "../model/config.js";
 import type { EngineEvent, ObjectStatus } from "../model/events.js";
+import type { ObjectSwitch } from "../model/object-flags.js";
 import { objectKey } from "../model/object-ref.js";
 import { acknowledge, unacknowledge } from "./acknowledgements.js";
 import { applyConfig } from "./apply-config.js";
@@ -11,7 +12,16 @@ import { configDigest } from "./config-digest.js";
 import { customNotification } from "./custom-notification.js";
 import { deleteDowntime, scheduleDowntime, triggerFlexible } from "./downtimes.js";
 import type { Downtime, EngineState } from "./engine-state.js";
-import { emptyTable, indexConfig, keyOf, lookup, lookupKey, statusOf } from "./object-table.js";
+import { setObjectFlags } from "./object-flags.js";
+import {
+  emptyTable,
+  indexConfig,
+  isSwitchedOff,
+  keyOf,
+  lookup,
+  lookupKey,
+  statusOf,
+} from "./object-table.js";
 import { processResult } from "./process-result.js";
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
 import { createTimerQueue } from "./timer-queue.js";
@@ -67,6 +77,11 @@ export interface Engine {
   tick(at?: number): EngineEvent[];
   /** When the writer must next apply a Tick (ms since the epoch), or undefined for never. */
   nextWakeup(): number | undefined;
+  /**
+   * Whether an operator turned switch `s` of an object off (SetObjectFlags); false for an object
+   * the config does not have. Cheap: for validating every submitted result.
+   */
+  switchedOff(host: string, service: string | undefined, s: ObjectSwitch): boolean;
   /** An object's current status, by key (`host` or `host!service`). */
   status(key: string): ObjectStatus | undefined;
   /** One downtime, by id; undefined once it ended or was deleted. */
@@ -159,6 +174,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
             key: keyOf(st.objects, i),
             reason: `result checked at ${new Date(r.checkedAt).toISOString()} is older than the last result applied (${new Date(st.objects.lastCheck[i] as number).toISOString()})`,
           });
+        } else if (r.source === "passive" && isSwitchedOff(st.objects, i, "passiveChecks")) {
+          out.push({
+            type: "CommandRejected",
+            at: cmd.at,
+            command: cmd.type,
+            key: keyOf(st.objects, i),
+            reason: `passive checks of ${keyOf(st.objects, i)} are disabled`,
+          });
         } else {
           const from = out.length;
           processResult(st.objects, i, r, cmd.at, false, out);
@@ -186,6 +209,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         break;
       case "SendCustomNotification":
         customNotification(st, cmd, out);
+        break;
+      case "SetObjectFlags":
+        setObjectFlags(st, cmd, out);
         break;
       case "ApplyConfig":
         applyConfig(st, compileConfig(cmd.config), cmd.at, cmd.digest ?? configDigest(cmd.config), out);
@@ -232,6 +258,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
     },
     tick: (at) => apply({ type: "Tick", at: now(at) }),
     nextWakeup: () => nextWakeup(st),
+    switchedOff(host, service, s) {
+      const i = lookup(st.objects, host, service);
+      return i !== undefined && isSwitchedOff(st.objects, i, s);
+    },
     status(key) {
       const i = lookupKey(st.objects, key);
       return i === undefined ? undefined : statusOf(st.objects, i);

@@ -1,5 +1,6 @@
 import type { CheckConfig, Labels } from "../model/config.js";
 import type { AcknowledgementInfo, ObjectEventBase, ObjectStatus } from "../model/events.js";
+import { disabledFields, type ObjectSwitch, switchBit } from "../model/object-flags.js";
 import type { ObjectState, StateType } from "../model/state.js";
 import { type CompiledConfig, EMPTY_COMPILED_CONFIG, lookupObject } from "./compiled-config.js";
 
@@ -42,6 +43,11 @@ export interface ObjectTable {
   readonly lastReceived: Float64Array;
   /** When the last submitted (non-synthesized) result was applied, or the object was added. */
   readonly lastSubmitted: Float64Array;
+  /**
+   * The run-time switches an operator turned off (SetObjectFlags), a bit each
+   * (src/model/object-flags.ts); 0 while all are on. Kept across reloads like the rest of the state.
+   */
+  readonly disabled: Uint8Array;
   /** Acknowledgements of the objects that have one. */
   readonly acks: Map<number, AcknowledgementInfo>;
 }
@@ -169,6 +175,7 @@ function createTable(config: CompiledConfig, at: number): ObjectTable {
     activeDowntimes: new Uint32Array(n),
     lastReceived: new Float64Array(n).fill(at),
     lastSubmitted: new Float64Array(n).fill(at),
+    disabled: new Uint8Array(n),
     acks: new Map(),
   };
 }
@@ -193,6 +200,7 @@ function copyState(src: ObjectTable, from: number, dst: ObjectTable, to: number)
   dst.activeDowntimes[to] = src.activeDowntimes[from] as number;
   dst.lastReceived[to] = src.lastReceived[from] as number;
   dst.lastSubmitted[to] = src.lastSubmitted[from] as number;
+  dst.disabled[to] = src.disabled[from] as number;
   const ack = src.acks.get(from);
   if (ack !== undefined) dst.acks.set(to, ack);
 }
@@ -249,7 +257,7 @@ export function isProblemState(s: ObjectState): boolean {
 
 /** An object's status as events and queries show it. */
 export function statusOf(t: ObjectTable, i: number): ObjectStatus {
-  return {
+  const status: ObjectStatus = {
     state: stateName(t.state[i] as number),
     stateType: stateTypeName(t.stateType[i] as number),
     attempt: t.attempt[i] as number,
@@ -264,4 +272,11 @@ export function statusOf(t: ObjectTable, i: number): ObjectStatus {
     inDowntime: (t.activeDowntimes[i] as number) > 0,
     reachable: t.reachable[i] === 1,
   };
+  const disabled = t.disabled[i] as number;
+  return disabled === 0 ? status : { ...status, ...disabledFields(disabled) };
+}
+
+/** Whether an operator turned switch `s` of object i off (SetObjectFlags). */
+export function isSwitchedOff(t: ObjectTable, i: number, s: ObjectSwitch): boolean {
+  return ((t.disabled[i] as number) & switchBit(s)) !== 0;
 }

@@ -7,6 +7,7 @@ import {
   hostNameOf,
   isOkState,
   isService,
+  isSwitchedOff,
   type ObjectTable,
   serviceNameOf,
   stateCode,
@@ -117,7 +118,9 @@ export function processResult(
   const f = flap.alpha * x + (1 - flap.alpha) * (t.flap[i] as number);
   t.flap[i] = f;
   let flapEvent: EngineEvent | undefined;
-  if (flap.enabled) {
+  // An operator who turned flap detection off (SetObjectFlags) stopped the detector as a config
+  // with flapping disabled does: f is tracked, flapping neither starts nor stops.
+  if (flap.enabled && !isSwitchedOff(t, i, "flapDetection")) {
     const flapping = t.flapping[i] === 1;
     if (!flapping && f > flap.highThreshold) {
       t.flapping[i] = 1;

@@ -29,6 +29,8 @@ export type SnapshotObject = [
   ack: AcknowledgementInfo | null,
   lastReceived: number,
   lastSubmitted: number,
+  /** The switches turned off (object-table's `disabled`); absent when none is (and before it existed). */
+  disabled?: number,
 ];
 
 export interface SnapshotDowntime {
@@ -75,7 +77,7 @@ export function takeSnapshot(st: EngineState): EngineSnapshot {
   const objects: SnapshotObject[] = [];
   const t = st.objects;
   for (let i = 0; i < t.size; i++) {
-    objects.push([
+    const o: SnapshotObject = [
       keyOf(t, i),
       stateName(t.state[i] as number),
       stateTypeName(t.stateType[i] as number),
@@ -90,7 +92,9 @@ export function takeSnapshot(st: EngineState): EngineSnapshot {
       t.acks.get(i) ?? null,
       t.lastReceived[i] as number,
       t.lastSubmitted[i] as number,
-    ]);
+    ];
+    if (t.disabled[i] !== 0) o.push(t.disabled[i] as number);
+    objects.push(o);
   }
   const downtimes: SnapshotDowntime[] = [];
   for (const d of st.downtimes.values()) {
@@ -161,6 +165,7 @@ export function restoreSnapshot(st: EngineState, snap: EngineSnapshot, config: C
     else t.acks.set(i, o[11]);
     t.lastReceived[i] = o[12];
     t.lastSubmitted[i] = o[13];
+    t.disabled[i] = o[14] ?? 0;
   }
   st.downtimes = new Map();
   st.waiting = new Set();

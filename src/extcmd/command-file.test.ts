@@ -354,6 +354,57 @@ describe("external command file", () => {
     for (const l of refusals) assert.ok(l.length < 2048, `a log line of ${l.length} characters`);
   });
 
+  test("a check result for an object whose passive checks are switched off is refused and audited", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const before = (await audits()).filter((r) => r.source === "AUDIT_SOURCE_EXTCMD").length;
+    await shell([`[${now}] DISABLE_PASSIVE_SVC_CHECKS;web;disk`]);
+    await until(
+      "web!disk passive checks off",
+      () => status("disk"),
+      (s) => (s as { passiveChecksDisabled?: boolean } | undefined)?.passiveChecksDisabled === true,
+    );
+    await shell([
+      `[${now}] PROCESS_SERVICE_CHECK_RESULT;web;disk;2;CRITICAL - refused`,
+      `[${now}] ENABLE_PASSIVE_SVC_CHECKS;web;disk`,
+    ]);
+    await until(
+      "web!disk passive checks on",
+      () => status("disk"),
+      (s) => (s as { passiveChecksDisabled?: boolean } | undefined)?.passiveChecksDisabled === undefined,
+    );
+    await shell([`[${now}] PROCESS_SERVICE_CHECK_RESULT;web;disk;0;OK - taken`]);
+    await until(
+      "web!disk",
+      () => status("disk"),
+      (s) => s?.output === "OK - taken",
+    );
+    const ext = await until(
+      "audit",
+      async () =>
+        (await audits())
+          .filter((r) => r.source === "AUDIT_SOURCE_EXTCMD")
+          .reverse()
+          .slice(before),
+      (r) => r.length >= 4,
+    );
+    assert.deepEqual(
+      ext.map((r) => [r.rpc ?? "", r.outcome]),
+      [
+        ["DISABLE_PASSIVE_SVC_CHECKS", "AUDIT_OUTCOME_ACCEPTED"],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_REJECTED"],
+        ["ENABLE_PASSIVE_SVC_CHECKS", "AUDIT_OUTCOME_ACCEPTED"],
+        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED"],
+      ],
+    );
+    assert.match(ext[1]?.reason ?? "", /passive checks of web!disk are disabled/);
+    assert.deepEqual(JSON.parse(ext[0]?.commandJson ?? "{}"), {
+      Type: "SetObjectFlags",
+      Target: { Object: { Host: "web", Service: "disk" } },
+      PassiveChecks: false,
+      Author: "command-file",
+    });
+  });
+
   test("send_nsca results relayed by a real nsca-ng server", async (t) => {
     if (!existsSync("/usr/sbin/nsca-ng") || !existsSync("/usr/sbin/send_nsca")) {
       t.skip("nsca-ng-server / nsca-ng-client not installed (.ci/run installs them)");

@@ -223,6 +223,34 @@ describe("parseCommandLine", () => {
         force: false,
       },
     },
+    ...(
+      [
+        ["ENABLE_SVC_CHECK;web;http", "activeChecks", true],
+        ["DISABLE_SVC_CHECK;web;http", "activeChecks", false],
+        ["ENABLE_HOST_CHECK;web", "activeChecks", true],
+        ["DISABLE_HOST_CHECK;web", "activeChecks", false],
+        ["ENABLE_PASSIVE_SVC_CHECKS;web;http", "passiveChecks", true],
+        ["DISABLE_PASSIVE_SVC_CHECKS;web;http", "passiveChecks", false],
+        ["ENABLE_PASSIVE_HOST_CHECKS;web", "passiveChecks", true],
+        ["DISABLE_PASSIVE_HOST_CHECKS;web", "passiveChecks", false],
+        ["ENABLE_SVC_NOTIFICATIONS;web;http", "notifications", true],
+        ["DISABLE_SVC_NOTIFICATIONS;web;http", "notifications", false],
+        ["ENABLE_HOST_NOTIFICATIONS;web", "notifications", true],
+        ["DISABLE_HOST_NOTIFICATIONS;web", "notifications", false],
+        ["ENABLE_SVC_FLAP_DETECTION;web;http", "flapDetection", true],
+        ["DISABLE_SVC_FLAP_DETECTION;web;http", "flapDetection", false],
+        ["ENABLE_HOST_FLAP_DETECTION;web", "flapDetection", true],
+        ["DISABLE_HOST_FLAP_DETECTION;web", "flapDetection", false],
+      ] as const
+    ).map(([line, s, on]) => ({
+      line: `[1700000000] ${line}`,
+      command: {
+        type: "SetObjectFlags",
+        target: { object: line.includes("_SVC_") ? { host: "web", service: "http" } : { host: "web" } },
+        flags: { [s]: on },
+        author: "command-file",
+      },
+    })),
   ];
   for (const c of good) {
     test(c.line, () => {
@@ -252,6 +280,9 @@ describe("parseCommandLine", () => {
     { line: "[1700000000] ADD_SVC_COMMENT;web;;1;erin;x", reason: /service_description is empty/ },
     { line: "[1700000000] DEL_HOST_COMMENT;", reason: /takes 1 arguments, got 0|comment_id is empty/ },
     { line: "[1700000000] DEL_HOST_DOWNTIME;a;b", reason: /takes 1 arguments, got 2/ },
+    { line: "[1700000000] DISABLE_SVC_CHECK;web", reason: /takes 2 arguments, got 1/ },
+    { line: "[1700000000] DISABLE_HOST_NOTIFICATIONS;web;http", reason: /takes 1 arguments, got 2/ },
+    { line: "[1700000000] ENABLE_SVC_NOTIFICATIONS;web;", reason: /service_description is empty/ },
   ];
   for (const c of bad) {
     test(`refuses ${JSON.stringify(c.line)}`, () => {

@@ -2,6 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import { type ExitStatus, passiveHostStatus } from "../model/state.js";
+import {
+  isSwitchCommand,
+  SWITCH_ARITY,
+  type SwitchCommandName,
+  switchCommand,
+  switchTakesService,
+} from "./switch-commands.js";
 
 /** The external commands Lookout understands (Nagios/Icinga names). */
 export type ExternalCommandName =
@@ -20,7 +27,8 @@ export type ExternalCommandName =
   | "DEL_SVC_COMMENT"
   | "DEL_HOST_COMMENT"
   | "SEND_CUSTOM_SVC_NOTIFICATION"
-  | "SEND_CUSTOM_HOST_NOTIFICATION";
+  | "SEND_CUSTOM_HOST_NOTIFICATION"
+  | SwitchCommandName;
 
 /** A parsed line: the command for Core.submit and what its audit record shows; or why not. */
 export type ParsedLine =
@@ -50,6 +58,7 @@ const ARITY: Record<ExternalCommandName, number> = {
   DEL_HOST_COMMENT: 1,
   SEND_CUSTOM_SVC_NOTIFICATION: 5,
   SEND_CUSTOM_HOST_NOTIFICATION: 4,
+  ...SWITCH_ARITY,
 };
 
 /** Commands whose last argument is free text that may itself contain `;`. */
@@ -157,6 +166,9 @@ function build(
   newDowntimeId: () => string,
   newCommentId: () => string,
 ): { command: SubmittedCommand; shown: Record<string, unknown> } {
+  if (isSwitchCommand(name)) {
+    return switchCommand(name, switchTakesService(name) ? object(a(0), a(1)) : object(a(0)));
+  }
   switch (name) {
     case "PROCESS_SERVICE_CHECK_RESULT":
     case "PROCESS_HOST_CHECK_RESULT": {

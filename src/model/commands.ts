@@ -8,6 +8,7 @@
 import type { CheckResult } from "./check-result.js";
 import type { Config } from "./config.js";
 import type { RecordedEvent } from "./events.js";
+import type { ObjectFlagsChange } from "./object-flags.js";
 import type { ObjectRef } from "./object-ref.js";
 
 /**
@@ -112,6 +113,18 @@ export interface SendCustomNotificationCommand {
 }
 
 /**
+ * Turns run-time switches of the targeted objects off or on (src/model/object-flags.ts): each
+ * switch present in `flags` is set, an absent one is left as it is; at least one is present.
+ */
+export interface SetObjectFlagsCommand {
+  readonly type: "SetObjectFlags";
+  readonly at: number;
+  readonly target: Target;
+  readonly flags: ObjectFlagsChange;
+  readonly author: string;
+}
+
+/**
  * Swaps the running configuration (start-up, SIGHUP, the ApplyConfig RPC). Unchanged objects keep
  * their state, removed ones are dropped, new ones start PENDING.
  */
@@ -157,6 +170,7 @@ export type Command =
   | AddCommentCommand
   | DeleteCommentCommand
   | SendCustomNotificationCommand
+  | SetObjectFlagsCommand
   | ApplyConfigCommand
   | TickCommand
   | RecordEventsCommand;

@@ -10,6 +10,7 @@
 import type { CheckResult } from "./check-result.js";
 import type { CommandType } from "./commands.js";
 import type { NotificationKind } from "./config.js";
+import type { DisabledFields, ObjectFlags } from "./object-flags.js";
 import type { ObjectState, StateType } from "./state.js";
 
 /** Fields every event about one object has. */
@@ -37,7 +38,7 @@ export interface AcknowledgementInfo {
  * An object's complete status after a result: what ListStatus shows (with the result's output and
  * perfdata, which travel in the same event).
  */
-export interface ObjectStatus {
+export interface ObjectStatus extends DisabledFields {
   readonly state: ObjectState;
   readonly stateType: StateType;
   /** 1..maxAttempts; counts consecutive problem results while SOFT, stays at maxAttempts when HARD. */
@@ -190,6 +191,16 @@ export interface CustomNotificationEvent extends ObjectEventBase {
   readonly force: boolean;
 }
 
+/**
+ * An operator turned run-time switches of an object off or on (SetObjectFlags): `flags` are the
+ * object's switches after the change (true: on). One per object whose switches changed.
+ */
+export interface ObjectFlagsChangedEvent extends ObjectEventBase {
+  readonly type: "ObjectFlagsChanged";
+  readonly flags: ObjectFlags;
+  readonly author: string;
+}
+
 /** A reload added an object; it starts PENDING. */
 export interface ObjectAddedEvent extends ObjectEventBase {
   readonly type: "ObjectAdded";
@@ -254,7 +265,7 @@ export interface NotificationFailedEvent extends ObjectEventBase {
 /**
  * The notifier decided not to send (docs/notifications.md, "Suppression"): `reason` is one of
  * soft, downtime, acknowledged, unreachable, flapping, period, disabled_kind, not_notified,
- * contact_removed, policy_removed, superseded. `contact` and `id` are set when one pending send was dropped.
+ * contact_removed, policy_removed, superseded, notifications_disabled. `contact` and `id` are set when one pending send was dropped.
  */
 export interface NotificationSuppressedEvent extends ObjectEventBase {
   readonly type: "NotificationSuppressed";
@@ -335,6 +346,7 @@ export type EngineEvent =
   | CommentAddedEvent
   | CommentDeletedEvent
   | CustomNotificationEvent
+  | ObjectFlagsChangedEvent
   | ObjectAddedEvent
   | ObjectRemovedEvent
   | ConfigAppliedEvent

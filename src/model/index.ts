@@ -7,5 +7,6 @@ export * from "./checker.js";
 export * from "./clock.js";
 export * from "./config.js";
 export * from "./logger.js";
+export * from "./object-flags.js";
 export * from "./object-ref.js";
 export * from "./state.js";

@@ -14,7 +14,8 @@ export type SuppressReason =
   | "not_notified"
   | "contact_removed"
   | "policy_removed"
-  | "superseded";
+  | "superseded"
+  | "notifications_disabled";
 
 /** Every reason, for validation and docs. */
 export const SUPPRESS_REASONS: readonly SuppressReason[] = [
@@ -29,6 +30,7 @@ export const SUPPRESS_REASONS: readonly SuppressReason[] = [
   "contact_removed",
   "policy_removed",
   "superseded",
+  "notifications_disabled",
 ];
 
 /** What the notifier knows of an object, from the last committed events about it. */
@@ -39,6 +41,8 @@ export interface NotifyStatus {
   readonly inDowntime: boolean;
   readonly flapping: boolean;
   readonly reachable: boolean;
+  /** An operator turned the object's notifications off (SetObjectFlags); absent: on. */
+  readonly notificationsDisabled?: boolean;
 }
 
 /** Where an open problem stands in its policy's escalation (persisted by the notifier). */
@@ -92,6 +96,8 @@ function objectSuppression(
   force: boolean,
 ): SuppressReason | undefined {
   if (force) return undefined;
+  // Switched off by an operator: nothing of any kind is sent, recoveries included (Icinga 2).
+  if (status.notificationsDisabled === true) return "notifications_disabled";
   // DOWNTIME_* are about the downtime itself: the object is (or was) in it by definition.
   const downtimeKind = kind === "DOWNTIME_START" || kind === "DOWNTIME_END" || kind === "DOWNTIME_REMOVED";
   if (status.inDowntime && !downtimeKind) return "downtime";
@@ -115,7 +121,8 @@ function objectSuppression(
  * told when there is none).
  *
  * Order of the checks (the first that applies wins): the object's own suppression
- * (`objectSuppression`: a downtime, except for DOWNTIME_*; for PROBLEM and STATUS_CHANGE a SOFT
+ * (`objectSuppression`: notifications switched off by an operator, every kind, recoveries included;
+ * a downtime, except for DOWNTIME_*; for PROBLEM and STATUS_CHANGE a SOFT
  * state, an acknowledgement, an unreachable object, flapping; for CUSTOM an acknowledgement and
  * flapping); then the period; then the level's `disabled_kinds`. RECOVERY and ACKNOWLEDGEMENT go only
  * to the contacts told of the problem, each under the level that told it; DOWNTIME_* and CUSTOM to

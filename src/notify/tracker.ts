@@ -329,6 +329,7 @@ export function createTracker(config: Config, zone: NotifyZone): Tracker {
             inDowntime: s.inDowntime,
             flapping: s.flapping,
             reachable: s.reachable,
+            notificationsDisabled: s.notificationsDisabled === true,
           });
           // notify_on_flap_stop false: the problem held back by flapping is sent on the next result
           // (not on the one that stopped flapping: that result's FlappingStop follows this event).
@@ -443,6 +444,9 @@ export function createTracker(config: Config, zone: NotifyZone): Tracker {
             { author: e.author, comment: e.comment },
             e.force,
           );
+        case "ObjectFlagsChanged":
+          setStatus(key, o, { notificationsDisabled: !e.flags.notifications });
+          return [];
         case "ObjectRemoved":
           objects.delete(key);
           touch(key);

@@ -1,4 +1,5 @@
 import type { LookoutEvent } from "../model/events.js";
+import { applyFlagsChange, OBJECT_SWITCHES, switchWords } from "../model/object-flags.js";
 import { mergePatches, patchRecord } from "./projection.js";
 import type {
   CommentRecord,
@@ -209,6 +210,12 @@ export function createFold(from?: FoldSnapshot): Fold {
         case "CustomNotification":
           note(seq, e, { author: e.author, comment: e.comment });
           return;
+        case "ObjectFlagsChanged": {
+          const off = OBJECT_SWITCHES.filter((s) => !e.flags[s]).map(switchWords);
+          patch({ key: e.key, disabled: applyFlagsChange(0, e.flags) });
+          note(seq, e, { author: e.author, comment: off.length === 0 ? "all on" : `off: ${off.join(", ")}` });
+          return;
+        }
         case "ObjectAdded":
           return;
         case "ObjectRemoved":

@@ -1,3 +1,4 @@
+import { disabledFields, disabledMaskOf, type ObjectSwitch, switchBit } from "../model/object-flags.js";
 import { createHistoryRing, type FrozenHistory, type HistoryRing } from "./history-ring.js";
 import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
@@ -9,7 +10,13 @@ import type {
   StatusPatch,
   StatusRecord,
 } from "./records.js";
-import { checkedByLength, decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
+import {
+  checkedByLength,
+  decodeStatus,
+  disabledMaskAt,
+  type EncodedStatus,
+  encodeStatus,
+} from "./status-codec.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -91,6 +98,13 @@ export interface Projection {
    * when the record has none.
    */
   statusCheckedByLength(ref: number): number;
+  /**
+   * Whether an operator turned switch `s` of an object off (SetObjectFlags; src/model/object-flags.ts):
+   * the scheduler asks it for every due check (active checks), so it reads only the record's first
+   * bytes, where the switches are held (src/store/status-codec.ts). False for an object without a
+   * record.
+   */
+  switchedOff(key: string, s: ObjectSwitch): boolean;
   /** Number of status records. */
   size(): number;
   /** The history feed, oldest first (a live view: it changes as deltas are applied). */
@@ -158,6 +172,8 @@ export function createProjection(
   for (const c of from?.comments ?? []) comments.set(c.id, c);
   for (const h of from?.history ?? []) history.push(h, sharedKey(h.key));
 
+  /** Where `switchedOff` copies a record's first bytes. */
+  const scratch = new Uint8Array(64);
   const decoded = (key: string): StatusRecord | undefined => {
     const e = statuses.get(key);
     return e === undefined ? undefined : decodeStatus(key, e);
@@ -216,6 +232,15 @@ export function createProjection(
     statusLength: (ref) => statuses.lengthOf(ref),
     copyStatus: (ref, dst, at, from, to) => statuses.copy(ref, dst, at, from, to),
     statusCheckedByLength: (ref) => statuses.markOf(ref),
+    switchedOff(key, s) {
+      const ref = statuses.find(key);
+      if (ref < 0) return false;
+      const n = statuses.markOf(ref);
+      if (n === 0) return false;
+      const head = n <= scratch.length ? scratch : new Uint8Array(n);
+      statuses.copy(ref, head, 0, 0, n);
+      return (disabledMaskAt(head, n) & switchBit(s)) !== 0;
+    },
     size: () => statuses.size,
     history: () => history,
     downtime: (id) => downtimes.get(id),
@@ -290,12 +315,20 @@ export function pendingRecord(key: string): StatusRecord {
 /** A record with a patch applied (a new object; records are immutable). */
 export function patchRecord(current: StatusRecord | undefined, p: StatusPatch): StatusRecord {
   const base = current ?? pendingRecord(p.key);
-  const { acknowledgement: _, ...rest } = base;
+  const {
+    acknowledgement: _,
+    activeChecksDisabled: _a,
+    passiveChecksDisabled: _p,
+    notificationsDisabled: _n,
+    flapDetectionDisabled: _f,
+    ...rest
+  } = base;
   const ack = p.acknowledgement === undefined ? base.acknowledgement : (p.acknowledgement ?? undefined);
   return {
     ...rest,
     ...(ack === undefined ? {} : { acknowledgement: ack }),
     inDowntime: p.inDowntime ?? base.inDowntime,
+    ...disabledFields(p.disabled ?? disabledMaskOf(base)),
   };
 }
 
@@ -312,6 +345,11 @@ export function mergePatches(a: StatusPatch, b: StatusPatch): StatusPatch {
       ? { inDowntime: b.inDowntime }
       : a.inDowntime !== undefined
         ? { inDowntime: a.inDowntime }
+        : {}),
+    ...(b.disabled !== undefined
+      ? { disabled: b.disabled }
+      : a.disabled !== undefined
+        ? { disabled: a.disabled }
         : {}),
   };
 }

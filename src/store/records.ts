@@ -1,4 +1,5 @@
 import type { PerfDatum } from "../model/check-result.js";
+import type { DisabledFields } from "../model/object-flags.js";
 import type { ObjectState, StateType } from "../model/state.js";
 import type { EncodedStatus } from "./status-codec.js";
 
@@ -16,7 +17,7 @@ export interface AckRecord {
  * is PENDING. Times are whole milliseconds since the epoch. The projection holds records encoded
  * (src/store/status-codec.ts) and decodes one when asked; a decoded record is the caller's copy.
  */
-export interface StatusRecord {
+export interface StatusRecord extends DisabledFields {
   /** The object key (`host` or `host!service`). */
   readonly key: string;
   readonly state: ObjectState;
@@ -99,6 +100,8 @@ export interface StatusPatch {
   readonly key: string;
   readonly acknowledgement?: AckRecord | null;
   readonly inDowntime?: boolean;
+  /** The switches an operator turned off (src/model/object-flags.ts), all of them: 0 for none. */
+  readonly disabled?: number;
 }
 
 /**

@@ -17,6 +17,12 @@ export interface StateMachine<C> {
   applyConfig(config: C, at: number, digest: string): readonly EngineEvent[];
   /** Plain JSON data (no Maps or classes). */
   snapshot(): unknown;
+  /**
+   * Whether an operator turned the passive checks of an object off, in the state applied so far
+   * (false for an object the machine does not have): what results decoded on the writer's thread
+   * are refused by at once. Absent: never.
+   */
+  passiveChecksOff?(host: string, service: string | undefined): boolean;
   /** When the next timer is due (ms since the epoch), or undefined when none is pending. */
   nextWakeup(): number | undefined;
   /** The digest of the configuration in force. */
@@ -27,6 +33,11 @@ export interface StateMachine<C> {
 export interface KnownObjects {
   hasHost(host: string): boolean;
   hasService(host: string, service: string): boolean;
+  /**
+   * Whether an operator turned the object's passive checks off (SetObjectFlags), as far as the
+   * validating side knows: a passive result for it is refused at once. Absent: never.
+   */
+  passiveChecksOff?(host: string, service: string | undefined): boolean;
 }
 
 /** How the writer makes state machines and handles the configs they run with. */

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { disabledMaskOf } from "../model/object-flags.js";
 import type { StatusRecord } from "./records.js";
-import { checkedByLength, decodeStatus, encodeStatus } from "./status-codec.js";
+import { checkedByLength, decodeStatus, disabledMaskAt, encodeStatus } from "./status-codec.js";
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 123);
 
@@ -65,6 +66,18 @@ const cases: { name: string; record: StatusRecord }[] = [
   },
   { name: "zero values", record: { ...base, attempt: 0, output: "", lastCheck: 0 } },
   { name: "checked by a worker", record: { ...base, checkedBy: "w1" } },
+  { name: "notifications switched off", record: { ...base, notificationsDisabled: true } },
+  {
+    name: "every switch off, checked by a worker",
+    record: {
+      ...base,
+      checkedBy: "w1",
+      activeChecksDisabled: true,
+      passiveChecksDisabled: true,
+      notificationsDisabled: true,
+      flapDetectionDisabled: true,
+    },
+  },
   {
     name: "checked by a worker with a long non-ASCII name, every other field set",
     record: {
@@ -95,15 +108,33 @@ describe("status codec", () => {
     it(`says where checked_by ends: ${c.name}`, () => {
       const bytes = Buffer.from(encodeStatus(c.record), "latin1");
       const n = checkedByLength(bytes, 0, bytes.length);
+      assert.equal(disabledMaskAt(bytes, n), disabledMaskOf(c.record), "the switches read from the front");
       const by = c.record.checkedBy;
-      if (by === undefined) {
+      const off = disabledMaskOf(c.record);
+      if (by === undefined && off === 0) {
         assert.equal(n, 0);
+        return;
+      }
+      if (by === undefined) {
+        // Only switches: three bytes each, the rest is the record without them.
+        assert.equal(n, 3 * [1, 2, 4, 8].filter((b) => (off & b) !== 0).length);
+        assert.equal(
+          disabledMaskOf(decodeStatus(c.record.key, bytes.subarray(0, n).toString("latin1"))),
+          off,
+        );
         return;
       }
       const rest = decodeStatus(c.record.key, bytes.subarray(n).toString("latin1"));
       assert.equal(rest.checkedBy, undefined, "the rest of the record has no checked_by");
       assert.equal(decodeStatus(c.record.key, bytes.subarray(0, n).toString("latin1")).checkedBy, by);
-      const { checkedBy: _, ...without } = c.record;
+      const {
+        checkedBy: _,
+        activeChecksDisabled: _a,
+        passiveChecksDisabled: _p,
+        notificationsDisabled: _n,
+        flapDetectionDisabled: _f,
+        ...without
+      } = c.record;
       assert.equal(
         bytes.subarray(n).toString("latin1"),
         encodeStatus(without),

@@ -1,5 +1,6 @@
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import type { PerfDatum } from "../model/check-result.js";
+import { type DisabledFields, disabledFields } from "../model/object-flags.js";
 import type { ObjectState, StateType } from "../model/state.js";
 import type { AckRecord, StatusRecord } from "./records.js";
 import {
@@ -24,7 +25,9 @@ import {
  * fields 17–18 in a message, so a record that has one holds it *first*, where its length can be
  * read from the first bytes alone (`checkedByLength`; the projection's arena keeps it beside the
  * record): the splice copies the rest of the record, the configured tail, then these bytes. A record without it is as before, so records logged and
- * snapshotted before the field existed read the same (checked by "").
+ * snapshotted before the field existed read the same (checked by ""). The switches an operator
+ * turned off (fields 20–23, SetObjectFlags) follow it at the front the same way, for the same
+ * reason; `checkedByLength` counts them with it.
  *
  * Times are whole milliseconds (a Timestamp of seconds and nanos that are a multiple of 10^6), so
  * encode(decode(bytes)) is bytes.
@@ -73,14 +76,24 @@ const F = {
   acknowledgement: 15,
   inDowntime: 16,
   checkedBy: 19,
+  activeChecksDisabled: 20,
+  passiveChecksDisabled: 21,
+  notificationsDisabled: 22,
+  flapDetectionDisabled: 23,
 } as const;
+
+/** The first tag byte of the switch fields 20–23 (varint, 1), each two tag bytes and a 1. */
+const SWITCH_TAGS_0: readonly number[] = [20, 21, 22, 23].map(
+  (f) => (((f << 3) | WIRE_VARINT) & 0x7f) | 0x80,
+);
+const SWITCH_TAG_1 = (20 << 3) >>> 7;
 
 /** Field 19's tag (length-delimited) as it is written: two varint bytes. */
 const CHECKED_BY_TAG_0 = (((F.checkedBy << 3) | WIRE_LEN) & 0x7f) | 0x80;
 const CHECKED_BY_TAG_1 = ((F.checkedBy << 3) | WIRE_LEN) >>> 7;
 
 /** What a status record is made of, field by field (a StatusRecord, or the parts of an event). */
-export interface StatusFields {
+export interface StatusFields extends DisabledFields {
   readonly state: ObjectState;
   readonly stateType: StateType;
   readonly attempt: number;
@@ -124,6 +137,10 @@ export function encodeStatusOf(
   w.reset();
   // First, not in field order: see EncodedStatus.
   if (checkedBy !== undefined && checkedBy !== "") w.string(F.checkedBy, checkedBy);
+  if (s.activeChecksDisabled === true) uint(w, F.activeChecksDisabled, 1);
+  if (s.passiveChecksDisabled === true) uint(w, F.passiveChecksDisabled, 1);
+  if (s.notificationsDisabled === true) uint(w, F.notificationsDisabled, 1);
+  if (s.flapDetectionDisabled === true) uint(w, F.flapDetectionDisabled, 1);
   uint(w, F.state, STATE_NUMBER[s.state]);
   uint(w, F.stateType, STATE_TYPE_NUMBER[s.stateType]);
   uint(w, F.attempt, s.attempt);
@@ -166,20 +183,56 @@ export function encodeStatusOf(
 }
 
 /**
- * How many of a record's first bytes (`bytes[start..start + len)`) are its `checked_by` field (tag,
- * length and text), which a ListStatus page puts after the object's configured fields; 0 when the
- * record has none. Only the first few bytes are read.
+ * How many of a record's first bytes (`bytes[start..start + len)`) are the fields a ListStatus page
+ * puts after the object's configured fields: `checked_by` (tag, length and text) and the switches
+ * an operator turned off (20–23, three bytes each); 0 when the record has none. Only the first few
+ * bytes are read.
  */
 export function checkedByLength(bytes: Uint8Array, start: number, len: number): number {
-  if (len < 3 || bytes[start] !== CHECKED_BY_TAG_0 || bytes[start + 1] !== CHECKED_BY_TAG_1) return 0;
-  let n = 0;
-  let i = 2;
-  for (let shift = 0; i < len; shift += 7) {
-    const b = bytes[start + i++] as number;
-    n += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) break;
+  let i = 0;
+  if (len >= 3 && bytes[start] === CHECKED_BY_TAG_0 && bytes[start + 1] === CHECKED_BY_TAG_1) {
+    let n = 0;
+    i = 2;
+    for (let shift = 0; i < len; shift += 7) {
+      const b = bytes[start + i++] as number;
+      n += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
+    }
+    i = Math.min(len, i + n);
   }
-  return Math.min(len, i + n);
+  while (
+    i + 3 <= len &&
+    SWITCH_TAGS_0.includes(bytes[start + i] as number) &&
+    bytes[start + i + 1] === SWITCH_TAG_1
+  ) {
+    i += 3;
+  }
+  return i;
+}
+
+/**
+ * The switches turned off (a bit each, src/model/object-flags.ts) among a record's first `len`
+ * bytes as `checkedByLength` counts them: the checked_by field skipped, then fields 20–23.
+ */
+export function disabledMaskAt(bytes: Uint8Array, len: number): number {
+  let i = 0;
+  if (len >= 3 && bytes[0] === CHECKED_BY_TAG_0 && bytes[1] === CHECKED_BY_TAG_1) {
+    let n = 0;
+    i = 2;
+    for (let shift = 0; i < len; shift += 7) {
+      const b = bytes[i++] as number;
+      n += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
+    }
+    i += n;
+  }
+  let mask = 0;
+  for (; i + 3 <= len; i += 3) {
+    const k = SWITCH_TAGS_0.indexOf(bytes[i] as number);
+    if (k < 0 || bytes[i + 1] !== SWITCH_TAG_1) break;
+    if (bytes[i + 2] === 1) mask |= 1 << k;
+  }
+  return mask;
 }
 
 /** Proto3 implicit presence: zero is not written. */
@@ -226,6 +279,7 @@ export function decodeStatus(key: string, bytes: EncodedStatus): StatusRecord {
   let acknowledgement: AckRecord | undefined;
   let inDowntime = false;
   let checkedBy = "";
+  let disabled = 0;
   while (r.pos < r.len) {
     const [field, wt] = r.tag();
     switch (field) {
@@ -274,6 +328,12 @@ export function decodeStatus(key: string, bytes: EncodedStatus): StatusRecord {
       case F.checkedBy:
         checkedBy = r.string();
         break;
+      case F.activeChecksDisabled:
+      case F.passiveChecksDisabled:
+      case F.notificationsDisabled:
+      case F.flapDetectionDisabled:
+        if (r.bool()) disabled |= 1 << (field - F.activeChecksDisabled);
+        break;
       default:
         r.skip(wt, field);
     }
@@ -295,6 +355,7 @@ export function decodeStatus(key: string, bytes: EncodedStatus): StatusRecord {
     ...(acknowledgement === undefined ? {} : { acknowledgement }),
     inDowntime,
     ...(checkedBy === "" ? {} : { checkedBy }),
+    ...disabledFields(disabled),
   };
 }
 

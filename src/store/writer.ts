@@ -228,7 +228,18 @@ export class Writer<C = unknown> {
 
   /** The objects of configInForce(): what an ingest is validated against. */
   objectsInForce(): KnownObjects {
-    this.#known ??= this.#engines.objects(this.configInForce());
+    if (this.#known === undefined) {
+      const known = this.#engines.objects(this.configInForce());
+      const engine = this.#engine;
+      this.#known =
+        engine.passiveChecksOff === undefined
+          ? known
+          : {
+              hasHost: (h) => known.hasHost(h),
+              hasService: (h, s) => known.hasService(h, s),
+              passiveChecksOff: (h, s) => engine.passiveChecksOff?.(h, s) === true,
+            };
+    }
     return this.#known;
   }
 

@@ -86,6 +86,16 @@ export function renderEvent(e: EngineEvent, t0: number): string[] {
       return [e.type, objectWord(e.key), `id=${e.id}`, `reason=${e.reason}`, `wasActive=${e.wasActive}`];
     case "CustomNotification":
       return [e.type, objectWord(e.key), `author=${e.author}`, `comment=${e.comment}`, `force=${e.force}`];
+    case "ObjectFlagsChanged":
+      return [
+        e.type,
+        objectWord(e.key),
+        `active=${onOff(e.flags.activeChecks)}`,
+        `passive=${onOff(e.flags.passiveChecks)}`,
+        `notifications=${onOff(e.flags.notifications)}`,
+        `flap=${onOff(e.flags.flapDetection)}`,
+        `author=${e.author}`,
+      ];
     case "ObjectAdded":
     case "ObjectRemoved":
       return [e.type, objectWord(e.key)];
@@ -104,6 +114,10 @@ export function renderEvent(e: EngineEvent, t0: number): string[] {
       throw new Error(`unknown event ${JSON.stringify(never)}`);
     }
   }
+}
+
+function onOff(on: boolean): string {
+  return on ? "on" : "off";
 }
 
 /**

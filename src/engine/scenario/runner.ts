@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { Command, Target } from "../../model/commands.js";
 import type { Config } from "../../model/config.js";
 import type { EngineEvent } from "../../model/events.js";
+import { disabledMaskOf, flagsOf, type ObjectSwitch } from "../../model/object-flags.js";
 import type { ExitStatus } from "../../model/state.js";
 import { FakeClock } from "../../testing/fake-clock.js";
 import {
@@ -17,6 +18,14 @@ import { formatDuration } from "../format-duration.js";
 import { buildConfig } from "./config-builder.js";
 import { eventMatches, renderEvent } from "./render-event.js";
 import { keyValue, objectKeyOf, objectWord, parseDuration, tokenize } from "./tokens.js";
+
+/** The words a scenario names the run-time switches by. */
+const SWITCH_WORDS: readonly (readonly [string, ObjectSwitch])[] = [
+  ["active", "activeChecks"],
+  ["passive", "passiveChecks"],
+  ["notifications", "notifications"],
+  ["flap", "flapDetection"],
+];
 
 /** Where scenarios start: 2026-01-01T00:00:00Z. Times in a scenario are offsets from it. */
 export const SCENARIO_T0 = Date.UTC(2026, 0, 1);
@@ -216,6 +225,26 @@ export function runScenario(text: string, extensions: readonly ScenarioExtension
           });
           break;
         }
+        case "flags": {
+          // `flags web/http active=off notifications=on author=ops`
+          const { target, rest } = targetOf(args);
+          const kv = options(rest, []);
+          const flags: { -readonly [S in ObjectSwitch]?: boolean } = {};
+          for (const [word, name] of SWITCH_WORDS) {
+            const v = kv.get(word);
+            if (v === undefined) continue;
+            if (v !== "on" && v !== "off") throw new Error(`${word}= takes on or off, not "${v}"`);
+            flags[name] = v === "on";
+          }
+          exec(lineNo, {
+            type: "SetObjectFlags",
+            at: clock.now(),
+            target,
+            flags,
+            author: kv.get("author") ?? "ops",
+          });
+          break;
+        }
         case "delete-downtime":
           exec(lineNo, {
             type: "DeleteDowntime",
@@ -285,9 +314,13 @@ function resultCommand(engine: Engine, args: readonly string[], at: number): Com
   let output = `${(status as string).toUpperCase()}`;
   let longOutput = "";
   let checkedAt = at;
+  let source: "active" | "passive" | undefined;
   for (const w of rest) {
     const kv = keyValue(w);
-    if (kv?.[0] === "long") longOutput = kv[1];
+    if (kv?.[0] === "source") {
+      if (kv[1] !== "active" && kv[1] !== "passive") throw new Error(`source= takes active or passive`);
+      source = kv[1];
+    } else if (kv?.[0] === "long") longOutput = kv[1];
     else if (kv?.[0] === "checked") checkedAt = SCENARIO_T0 + parseDuration(kv[1]);
     else output = w;
   }
@@ -303,7 +336,7 @@ function resultCommand(engine: Engine, args: readonly string[], at: number): Com
       ...(service === undefined ? {} : { service }),
       checkedAt,
       durationMs: 0,
-      source: check?.type === "passive" ? "passive" : "active",
+      source: source ?? (check?.type === "passive" ? "passive" : "active"),
       exitStatus,
       output,
       longOutput,
@@ -370,6 +403,15 @@ function expect(
       const ack = s.acknowledgement;
       const ok = ack !== null && (rest[1] !== "sticky" || ack.sticky);
       return check(ok, `${rest[0]} acknowledgement ${JSON.stringify(ack)}`);
+    }
+    case "switched-off": {
+      // `expect switched-off web/http notifications`: the switch is off.
+      const s = statusOf(rest[0]);
+      const word = need(rest[1], "expect switched-off <object> active|passive|notifications|flap");
+      const name = SWITCH_WORDS.find(([w]) => w === word)?.[1];
+      if (name === undefined) throw new Error(`unknown switch "${word}"`);
+      const off = !flagsOf(disabledMaskOf(s))[name];
+      return check(off, `${rest[0]} ${word} is ${off ? "off" : "on"}`);
     }
     case "in-downtime": {
       const s = statusOf(rest[0]);

@@ -28,6 +28,14 @@ export interface SchedulerOptions {
    * `submit` returns; if results are applied later than that, call `resultApplied(key)` once applied.
    */
   readonly needsRetry: (key: string) => boolean;
+  /**
+   * Whether an operator turned the object's active checks off (SetObjectFlags): asked for each due
+   * check before it would start or be routed; true skips the run, and the object stays on its
+   * check_interval grid, so it resumes at its next slot once turned back on; `checkNow` runs it once
+   * all the same (a forced check, as Icinga 2 runs one). Absent: never off. A
+   * throw counts as false (and is logged). Must not call the scheduler.
+   */
+  readonly activeChecksDisabled?: (key: string) => boolean;
   /** The most runs in flight at once; due checks beyond it wait, earliest due first. */
   readonly concurrency: number;
   /** Where to register `lookout_checks_total` and the other metrics; none when absent. */

@@ -25,6 +25,8 @@ interface Entry extends HeapItem {
   run: Run | undefined;
   /** False once the object left the schedule or was replaced by a changed definition. */
   live: boolean;
+  /** Made due by checkNow: runs even while its active checks are switched off (once). */
+  forced?: boolean;
 }
 
 interface Run {
@@ -68,6 +70,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const metrics = opts.metrics ? createSchedulerMetrics(opts.metrics) : noMetrics;
   const diffStep = opts.diffStep ?? nextMacrotask;
   const route = opts.route;
+  const switchedOff = opts.activeChecksDisabled;
   const catchUpMs = opts.catchUpMs ?? 0;
 
   const entries = new Map<string, Entry>();
@@ -165,11 +168,34 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const top = heap.peek();
       if (top === undefined || top.due > now) break;
       heap.pop();
+      if (switchedOff !== undefined && skipSwitchedOff(top, now)) continue;
       if (route !== undefined && routeRun(top, now)) continue;
       startRun(top, now);
     }
     if (overload.due(now)) sampleOverload(now);
     arm();
+  };
+
+  /**
+   * Skips a due run of an object whose active checks an operator turned off: it is due again at
+   * its next check_interval slot, without running, routing or counting as skipped by overload.
+   */
+  const skipSwitchedOff = (entry: Entry, now: number): boolean => {
+    if (entry.forced === true) {
+      entry.forced = false;
+      return false;
+    }
+    let off = false;
+    try {
+      off = switchedOff?.(entry.plan.key) === true;
+    } catch (err) {
+      log.warn("activeChecksDisabled threw; running the check", { key: entry.plan.key, err });
+    }
+    if (!off) return false;
+    entry.retrying = false;
+    entry.due = slotAtOrAfter(entry.plan.key, entry.plan.checkIntervalMs, now + 1);
+    heap.push(entry);
+    return true;
   };
 
   /** Offers a due run to `route`; when taken, the entry is due again at its next slot. */
@@ -480,6 +506,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (entry === undefined || entry.heapIndex < 0 || !running) return false;
       heap.remove(entry);
       entry.due = clock.now();
+      entry.forced = true;
       heap.push(entry);
       pump();
       return true;

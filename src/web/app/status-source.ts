@@ -4,6 +4,7 @@ import type { ObjectStatus } from "../../api/gen/svc/v1/query_service_pb.js";
 import type { State, StateType } from "../../api/gen/svc/v1/types_pb.js";
 import { noteReadError } from "./access.js";
 import { messageOf, query } from "./api.js";
+import { switchedOffNames } from "./components/object-switches.js";
 import { objectKey } from "./format.js";
 import { createStore, type Store, useStore } from "./store.js";
 
@@ -23,6 +24,8 @@ export interface Row {
   readonly inDowntime: boolean;
   readonly flapping: boolean;
   readonly checkType: string;
+  /** The switches an operator turned off, named ("active checks, notifications"); "" when none. */
+  readonly off: string;
   /** Lower-case host, service and output, for the search box. */
   readonly text: string;
 }
@@ -68,6 +71,7 @@ function toRow(s: ObjectStatus): Row {
     inDowntime: s.inDowntime,
     flapping: s.flapping,
     checkType: s.checkType,
+    off: switchedOffNames(s),
     text: `${s.host} ${s.service ?? ""} ${s.output}`.toLowerCase(),
   };
 }

@@ -10,13 +10,18 @@ export function StateBadge(props: { state: Row["state"] }) {
 }
 
 /** The acknowledged / in downtime / flapping marks. */
-export function Flags(props: { row: Pick<Row, "acked" | "inDowntime" | "flapping"> }) {
+export function Flags(props: { row: Pick<Row, "acked" | "inDowntime" | "flapping"> & { off?: string } }) {
   const { row } = props;
   return (
     <span class="flags">
       {row.acked && <span class="flag ack">ack</span>}
       {row.inDowntime && <span class="flag dt">downtime</span>}
       {row.flapping && <span class="flag flap">flapping</span>}
+      {row.off !== undefined && row.off !== "" && (
+        <span class="flag off" title={`switched off: ${row.off}`}>
+          off: {row.off}
+        </span>
+      )}
     </span>
   );
 }

@@ -8,6 +8,7 @@ import { CommentList } from "../components/comment-list.js";
 import { CustomNotificationAction } from "../components/custom-notification.js";
 import { DowntimeList } from "../components/downtime-list.js";
 import { HistoryList } from "../components/history-list.js";
+import { ObjectSwitches, switchedOffNames } from "../components/object-switches.js";
 import { Flags, StateBadge } from "../components/status-columns.js";
 import { isProblem, objectHref, since, stateTypeName, when } from "../format.js";
 import { useNow } from "../now.js";
@@ -74,9 +75,15 @@ export function ObjectPage(props: {
               {s.flapping && ` · flapping ${s.flapPercent.toFixed(0)} %`}
             </span>
             <Flags
-              row={{ acked: s.acknowledgement !== undefined, inDowntime: s.inDowntime, flapping: s.flapping }}
+              row={{
+                acked: s.acknowledgement !== undefined,
+                inDowntime: s.inDowntime,
+                flapping: s.flapping,
+                off: switchedOffNames(s),
+              }}
             />
           </div>
+          <ObjectSwitches host={host} service={service} status={s} canWrite={onAction !== undefined} />
           {onAction !== undefined && (
             <div class="bulk">
               {isProblem(s.state) && s.acknowledgement === undefined && (
