@@ -14,7 +14,12 @@ export function toConnectError(e: unknown, logger?: Logger, batchField?: string)
   if (e instanceof ConnectError) return e;
   if (e instanceof RejectedError) {
     const where = batchField !== undefined && e.index !== undefined ? `${batchField}[${e.index}]: ` : "";
-    const code = e.reason === "not_found" ? Code.NotFound : Code.InvalidArgument;
+    const code =
+      e.reason === "not_found"
+        ? Code.NotFound
+        : e.reason === "failed_precondition"
+          ? Code.FailedPrecondition
+          : Code.InvalidArgument;
     // Bounded: a refusal may quote a name of megabytes the client sent.
     return new ConnectError(boundedMessage(`${where}${e.message}`), code);
   }

@@ -169,7 +169,7 @@ export class App {
         logger: sinksLogger,
         // A sink's drops and outages go to the log like the engine's events (never one per delivery).
         record: (events) => {
-          core.submit([{ type: "RecordEvents", events }]).catch((e: unknown) => {
+          core.submit([{ type: "RecordEvents", events }], { source: "sinks" }).catch((e: unknown) => {
             sinksLogger.warn("cannot record a sink event", { error: String(e) });
           });
         },

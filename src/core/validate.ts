@@ -1,12 +1,12 @@
 import type { Command, Target } from "../model/commands.js";
 import type { Config } from "../model/config.js";
 import { RECORDED_EVENT_TYPES } from "../model/events.js";
-import { parseSelector } from "../model/selector.js";
 import { isExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { KnownObjects } from "../store/state-machine.js";
 import type { PluginResultInput } from "./plugin-result.js";
+import { selectorPositions } from "./precheck.js";
 
 /** Removes `at` from each member of a union (Omit alone would collapse the union). */
 type WithoutAt<C> = C extends Command ? Omit<C, "at"> : never;
@@ -35,7 +35,7 @@ export interface ValidationContext {
  * downtime exists. Whether an acknowledgement finds a problem is the engine's call at apply time.
  */
 export function validateCommands(commands: readonly SubmittedCommand[], ctx: ValidationContext): void {
-  const objects = configObjects(ctx.index.config);
+  const objects = targetObjects(ctx.index);
   for (let i = 0; i < commands.length; i++) {
     try {
       validateOne(commands[i] as SubmittedCommand, ctx, objects);
@@ -55,7 +55,16 @@ export function configObjects(config: Config): KnownObjects {
   };
 }
 
-function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: KnownObjects): void {
+/** The configured objects, and which of them a selector matches (the index's, cached per selector). */
+interface TargetObjects extends KnownObjects {
+  readonly index: ObjectIndex;
+}
+
+function targetObjects(index: ObjectIndex): TargetObjects {
+  return { ...configObjects(index.config), index };
+}
+
+function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: TargetObjects): void {
   switch (c.type) {
     case "ProcessCheckResult": {
       const r = c.result;
@@ -116,18 +125,16 @@ export function validateResult(
   }
 }
 
-function checkTarget(objects: KnownObjects, t: Target): void {
+/**
+ * Checks a command's target: its object is configured, or its selector parses and matches at least
+ * one configured object (`not_found` otherwise: the engine would refuse it, whatever the state).
+ */
+function checkTarget(objects: TargetObjects, t: Target): void {
   if ("object" in t) {
     checkObject(objects, t.object.host, t.object.service);
     return;
   }
-  const parsed = parseSelector(t.selector);
-  if (!parsed.ok) {
-    throw new RejectedError(
-      "invalid",
-      `selector "${t.selector}", column ${parsed.column}: ${parsed.message}`,
-    );
-  }
+  selectorPositions(objects.index, t.selector);
 }
 
 function checkObject(objects: KnownObjects, host: string, service: string | undefined): void {

@@ -92,7 +92,7 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
       name = parsed.name;
       shown = JSON.stringify(parsed.shown);
       // Submitted at once, in the order read (Core enqueues in call order).
-      outcome = o.core.submit([parsed.command]).then(
+      outcome = o.core.submit([parsed.command], { source: "command_file" }).then(
         () => "",
         (e: unknown) => {
           const refused = e instanceof Error && e.name === "RejectedError";

@@ -1,10 +1,12 @@
 /**
  * Why the store refused a request. `invalid` means the request itself is wrong (bad exit status,
  * bad selector, bad page token); `not_found` means it names something that is not configured or
- * does not exist. The API layer maps these to `invalid_argument` and `not_found`; the message is
- * written for the caller and names the offending item.
+ * does not exist; `failed_precondition` means the state the projection shows already refuses it
+ * (acknowledging an object that has no problem: src/core/precheck.ts). The API layer maps these to
+ * `invalid_argument`, `not_found` and `failed_precondition`; the message is written for the caller
+ * and names the offending item.
  */
-export type RejectReason = "invalid" | "not_found";
+export type RejectReason = "invalid" | "not_found" | "failed_precondition";
 
 /** A command or query the store refused before doing anything. */
 export class RejectedError extends Error {

@@ -96,6 +96,11 @@ export class Store {
   #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
   /**
+   * The request ids of the writes (submits, ingests, reloads) not yet applied and visible, in
+   * ascending order: while it is empty the projection shows everything enqueued so far.
+   */
+  readonly #outstanding = new Set<number>();
+  /**
    * Ingests of this turn, sent to the writer together (one message instead of one per request:
    * a request carrying one result then costs this thread as little as a batch does).
    */
@@ -161,6 +166,20 @@ export class Store {
     return this.#projection;
   }
 
+  /**
+   * Whether the projection shows everything enqueued so far: no submit, ingest or reload is waiting
+   * to be applied and made visible. While it holds, a command submitted now is applied to the state
+   * the projection shows (src/core/precheck.ts relies on it).
+   */
+  get settled(): boolean {
+    return this.#outstanding.size === 0;
+  }
+
+  /** How many submits, ingests and reloads are enqueued (or being enqueued) and not yet visible. */
+  get queueDepth(): number {
+    return this.#outstanding.size;
+  }
+
   /** The configured objects of the config in force (as last given to open or applyConfig). */
   get index(): ObjectIndex {
     return this.#index;
@@ -177,6 +196,7 @@ export class Store {
     return this.#send(
       (id) => {
         if (onVisible !== undefined) this.#visible.push({ id, fn: onVisible });
+        this.#outstanding.add(id);
         return { t: "submit", id, at, body };
       },
       [body.buffer as ArrayBuffer],
@@ -194,6 +214,7 @@ export class Store {
   ingest(at: number, kind: string, body: Uint8Array): Promise<IngestOutcome> {
     if (this.#fatal !== undefined) return Promise.reject(new StoreError(this.#fatal));
     const id = this.#nextId++;
+    this.#outstanding.add(id);
     return new Promise<IngestOutcome>((resolve, reject) => {
       this.#waiters.set(id, {
         resolve: (accepted, described) =>
@@ -223,7 +244,10 @@ export class Store {
     const c = p?.config ?? (config as Config);
     this.#index = p?.index ?? createObjectIndex(c, this.#projection.heldKey);
     const forWriter = p === undefined ? (this.#options.writerConfig?.(c) ?? c) : p.forWriter;
-    return this.#send((id) => ({ t: "config", id, at, config: forWriter, digest }));
+    return this.#send((id) => {
+      this.#outstanding.add(id);
+      return { t: "config", id, at, config: forWriter, digest };
+    });
   }
 
   /**
@@ -337,17 +361,20 @@ export class Store {
         return;
       }
       case "rejected": {
+        this.#outstanding.delete(m.id);
         const w = this.#take(m.id);
         w?.reject(new RejectedError(m.reason, m.message, m.index, m.detail));
         return;
       }
       case "undecoded": {
+        this.#outstanding.delete(m.id);
         const w = this.#take(m.id);
         w?.undecoded?.(m.body);
         return;
       }
       case "failed": {
         const failed = new Set(m.ids);
+        for (const id of m.ids) this.#outstanding.delete(id);
         this.#visible = this.#visible.filter((v) => !failed.has(v.id));
         for (const id of m.ids) this.#settle(id, m.message, 0, m.reason);
         return;
@@ -477,6 +504,11 @@ export class Store {
 
   /** Calls the visibility callbacks of every submit up to request id `applied`. */
   #announce(applied: number): void {
+    // Ascending: ids are issued in call order.
+    for (const id of this.#outstanding) {
+      if (id > applied) break;
+      this.#outstanding.delete(id);
+    }
     let n = 0;
     while (n < this.#visible.length && (this.#visible[n] as { id: number }).id <= applied) n++;
     if (n === 0) return;
@@ -516,6 +548,7 @@ export class Store {
     for (const w of this.#trimWaiters.values()) w.reject(new StoreError(message));
     this.#trimWaiters.clear();
     this.#visible = [];
+    this.#outstanding.clear();
     this.#options.onFatal?.(message);
   }
 }
