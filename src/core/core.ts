@@ -9,7 +9,7 @@ import type { WriterOptions, WriterStats } from "../store/protocol.js";
 import { type IngestOutcome, type PreparedStoreConfig, Store } from "../store/store.js";
 import type { ResultsForm } from "./encoded-results.js";
 import { loggedForm } from "./plugin-result.js";
-import { precheckCommands } from "./precheck.js";
+import { batchTouches, precheckCommands } from "./precheck.js";
 import { type SubmittedCommand, validateCommands } from "./validate.js";
 
 const encoder = new TextEncoder();
@@ -182,8 +182,12 @@ export class Core {
         now,
         hasDowntime: (id) => projection.downtime(id) !== undefined || this.#issuedDowntimes.has(id),
       });
-      // What the state refuses is known only while every earlier submission is visible.
-      if (this.#store.settled) precheckCommands(commands, { index: this.#store.index, projection });
+      // What the state refuses, where no earlier submission may still change it.
+      precheckCommands(commands, {
+        index: this.#store.index,
+        projection,
+        settledFor: (keys) => this.#store.settledFor(keys),
+      });
     } catch (e) {
       if (observer !== undefined) countCommands(observer, source, commands, "refused");
       return Promise.reject(e);
@@ -204,7 +208,7 @@ export class Core {
           };
     // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.
     const body = encoder.encode(JSON.stringify(commands.map(loggedForm)));
-    const stored = this.#store.submit(now, body, onVisible);
+    const stored = this.#store.submit(now, body, onVisible, batchTouches(commands));
     if (observer === undefined) return stored;
     // Counted by type now: the commands are let go of while the batch waits for the disk.
     const counted = countsByType(commands);

@@ -17,10 +17,13 @@ import type { SubmittedCommand } from "./validate.js";
  * - from the config in force alone, always (validate.ts): an object that is not configured, a
  *   selector that matches no configured object (`not_found`) — the index switches to a new config
  *   at once and the engine applies it before any command submitted after, so both agree;
- * - from the state the projection shows, only while it is settled (nothing enqueued is still to
- *   be applied: `Store.settled`), so that the command will be applied to exactly that state
- *   (`failed_precondition`): acknowledging an object without a problem, or already acknowledged;
- *   removing an acknowledgement that is not there; a selector none of whose objects can take it.
+ * - from the state the projection shows, only where it is settled: no write enqueued before (nor
+ *   an earlier command of the same batch) may still change the state or acknowledgement of the
+ *   objects concerned (`Store.settledFor`; a result for another object, a downtime, a recorded
+ *   event cannot; a reload, a timer's tick or a passive batch still in its wire form may change
+ *   any), so that the command will be applied to exactly that state (`failed_precondition`):
+ *   acknowledging an object without a problem, or already acknowledged; removing an
+ *   acknowledgement that is not there; a selector none of whose objects can take it.
  *
  * The engine checks again when it applies the command: what passes here may still be refused in
  * history (the projection was not settled, or the state changed in between by an earlier command).
@@ -29,10 +32,44 @@ import type { SubmittedCommand } from "./validate.js";
 /** A selector target is judged against the projection only up to this many matched objects. */
 export const PRECHECK_MAX_OBJECTS = 10_000;
 
-/** What precheckCommands reads: the index of the config in force and the settled projection. */
+/** What precheckCommands reads: the index of the config in force and the projection. */
 export interface PrecheckView {
   readonly index: ObjectIndex;
   readonly projection: Pick<Projection, "status">;
+  /** Whether no write enqueued before may still change these objects (Store.settledFor). */
+  settledFor(keys: readonly string[]): boolean;
+}
+
+/**
+ * The keys of the objects whose state or acknowledgement a command may change when applied, or
+ * null when it may change any (a selector target, a command this module does not know).
+ */
+export function touchedKeys(c: SubmittedCommand): readonly string[] | null {
+  switch (c.type) {
+    case "ProcessCheckResult":
+      return [objectKey(c.result)];
+    case "AcknowledgeProblem":
+    case "RemoveAcknowledgement":
+      return "object" in c.target ? [objectKey(c.target.object)] : null;
+    case "ScheduleDowntime":
+    case "DeleteDowntime":
+    case "RecordEvents":
+      return [];
+    default:
+      return null;
+  }
+}
+
+/** What a batch may change: the union of touchedKeys (null: any). */
+export function batchTouches(commands: readonly SubmittedCommand[]): readonly string[] | null {
+  if (commands.length === 1) return touchedKeys(commands[0] as SubmittedCommand);
+  const keys: string[] = [];
+  for (const c of commands) {
+    const k = touchedKeys(c);
+    if (k === null) return null;
+    for (const key of k) keys.push(key);
+  }
+  return keys;
 }
 
 /**
@@ -67,25 +104,41 @@ export function targetKeys(index: ObjectIndex, target: Target): string[] {
 
 /**
  * Refuses (RejectedError `failed_precondition`, its `index` the command's position in the batch)
- * the first command the engine would refuse given the state `view.projection` shows. Call it only
- * while the projection is settled (see above) and after validateCommands. Commands it does not
- * know pass.
+ * the first command the engine would refuse given the state `view.projection` shows, where it is
+ * settled (see above). Call it after validateCommands. Commands it does not know pass.
  */
 export function precheckCommands(commands: readonly SubmittedCommand[], view: PrecheckView): void {
+  // Most batches are check results: nothing to judge.
+  if (!commands.some(judged)) return;
+  // What the batch's earlier commands may change: the projection does not show it yet.
+  let earlierAny = false;
+  const earlier = new Set<string>();
+  const settled = (keys: readonly string[]): boolean =>
+    !earlierAny && keys.every((k) => !earlier.has(k)) && view.settledFor(keys);
   for (let i = 0; i < commands.length; i++) {
+    const c = commands[i] as SubmittedCommand;
     try {
-      precheckOne(commands[i] as SubmittedCommand, view);
+      precheckOne(c, view, settled);
     } catch (e) {
       if (e instanceof RejectedError) throw new RejectedError(e.reason, e.message, i);
       throw e;
     }
+    if (i === commands.length - 1) break;
+    const touched = touchedKeys(c);
+    if (touched === null) earlierAny = true;
+    else for (const k of touched) earlier.add(k);
   }
 }
 
-function precheckOne(c: SubmittedCommand, view: PrecheckView): void {
+function precheckOne(
+  c: SubmittedCommand,
+  view: PrecheckView,
+  settled: (keys: readonly string[]) => boolean,
+): void {
   switch (c.type) {
     case "AcknowledgeProblem": {
       const keys = targetKeys(view.index, c.target);
+      if (keys.length > PRECHECK_MAX_OBJECTS || !settled(keys)) return;
       if ("object" in c.target) {
         const key = keys[0] as string;
         const s = view.projection.status(key);
@@ -102,7 +155,6 @@ function precheckOne(c: SubmittedCommand, view: PrecheckView): void {
         }
         return;
       }
-      if (keys.length > PRECHECK_MAX_OBJECTS) return;
       if (!keys.some((k) => hasProblem(view.projection.status(k)?.state ?? "PENDING"))) {
         throw new RejectedError(
           "failed_precondition",
@@ -113,7 +165,7 @@ function precheckOne(c: SubmittedCommand, view: PrecheckView): void {
     }
     case "RemoveAcknowledgement": {
       const keys = targetKeys(view.index, c.target);
-      if (keys.length > PRECHECK_MAX_OBJECTS) return;
+      if (keys.length > PRECHECK_MAX_OBJECTS || !settled(keys)) return;
       if (keys.some((k) => acknowledged(view.projection.status(k)))) return;
       throw new RejectedError(
         "failed_precondition",
@@ -125,6 +177,11 @@ function precheckOne(c: SubmittedCommand, view: PrecheckView): void {
     default:
       return;
   }
+}
+
+/** Whether precheckOne judges a command. */
+function judged(c: SubmittedCommand): boolean {
+  return c.type === "AcknowledgeProblem" || c.type === "RemoveAcknowledgement";
 }
 
 /** The engine's rule (engine/object-table.ts isProblemState): only a problem can be acknowledged. */

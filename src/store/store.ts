@@ -96,10 +96,13 @@ export class Store {
   #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
   /**
-   * The request ids of the writes (submits, ingests, reloads) not yet applied and visible, in
-   * ascending order: while it is empty the projection shows everything enqueued so far.
+   * The writes (submits, ingests, reloads) not yet applied and visible, by request id in ascending
+   * order, each with the objects it may change (null: any), and those objects counted by key: an
+   * object none of them may change shows in the projection as the engine will find it.
    */
-  readonly #outstanding = new Set<number>();
+  readonly #outstanding = new Map<number, readonly string[] | null>();
+  #outstandingAny = 0;
+  readonly #outstandingKeys = new Map<string, number>();
   /**
    * Ingests of this turn, sent to the writer together (one message instead of one per request:
    * a request carrying one result then costs this thread as little as a batch does).
@@ -167,12 +170,15 @@ export class Store {
   }
 
   /**
-   * Whether the projection shows everything enqueued so far: no submit, ingest or reload is waiting
-   * to be applied and made visible. While it holds, a command submitted now is applied to the state
-   * the projection shows (src/core/precheck.ts relies on it).
+   * Whether the projection shows the objects `keys` as the engine will find them when it applies a
+   * command submitted now: no write waiting to be applied and made visible may change their state
+   * or acknowledgement (src/core/precheck.ts relies on it).
    */
-  get settled(): boolean {
-    return this.#outstanding.size === 0;
+  settledFor(keys: readonly string[]): boolean {
+    if (this.#outstandingAny > 0) return false;
+    if (this.#outstandingKeys.size === 0) return true;
+    for (const k of keys) if (this.#outstandingKeys.has(k)) return false;
+    return true;
   }
 
   /** How many submits, ingests and reloads are enqueued (or being enqueued) and not yet visible. */
@@ -190,13 +196,19 @@ export class Store {
    * this call's `at`. The buffer is transferred to the writer (unusable afterwards). Resolves when
    * the batch is on disk; rejects with StoreError if it could not be stored. `onVisible` is called
    * on this thread once the batch is applied and `projection` shows its effects (never, if the
-   * writer dies first).
+   * writer dies first). `touches`: the keys of the objects whose state or acknowledgement the
+   * batch may change (null, the default: any), for `settledFor`.
    */
-  submit(at: number, body: Uint8Array, onVisible?: () => void): Promise<void> {
+  submit(
+    at: number,
+    body: Uint8Array,
+    onVisible?: () => void,
+    touches: readonly string[] | null = null,
+  ): Promise<void> {
     return this.#send(
       (id) => {
         if (onVisible !== undefined) this.#visible.push({ id, fn: onVisible });
-        this.#outstanding.add(id);
+        this.#outstand(id, touches);
         return { t: "submit", id, at, body };
       },
       [body.buffer as ArrayBuffer],
@@ -214,7 +226,7 @@ export class Store {
   ingest(at: number, kind: string, body: Uint8Array): Promise<IngestOutcome> {
     if (this.#fatal !== undefined) return Promise.reject(new StoreError(this.#fatal));
     const id = this.#nextId++;
-    this.#outstanding.add(id);
+    this.#outstand(id, null);
     return new Promise<IngestOutcome>((resolve, reject) => {
       this.#waiters.set(id, {
         resolve: (accepted, described) =>
@@ -245,7 +257,7 @@ export class Store {
     this.#index = p?.index ?? createObjectIndex(c, this.#projection.heldKey);
     const forWriter = p === undefined ? (this.#options.writerConfig?.(c) ?? c) : p.forWriter;
     return this.#send((id) => {
-      this.#outstanding.add(id);
+      this.#outstand(id, null);
       return { t: "config", id, at, config: forWriter, digest };
     });
   }
@@ -361,20 +373,20 @@ export class Store {
         return;
       }
       case "rejected": {
-        this.#outstanding.delete(m.id);
+        this.#settled(m.id);
         const w = this.#take(m.id);
         w?.reject(new RejectedError(m.reason, m.message, m.index, m.detail));
         return;
       }
       case "undecoded": {
-        this.#outstanding.delete(m.id);
+        this.#settled(m.id);
         const w = this.#take(m.id);
         w?.undecoded?.(m.body);
         return;
       }
       case "failed": {
         const failed = new Set(m.ids);
-        for (const id of m.ids) this.#outstanding.delete(id);
+        for (const id of m.ids) this.#settled(id);
         this.#visible = this.#visible.filter((v) => !failed.has(v.id));
         for (const id of m.ids) this.#settle(id, m.message, 0, m.reason);
         return;
@@ -505,9 +517,9 @@ export class Store {
   /** Calls the visibility callbacks of every submit up to request id `applied`. */
   #announce(applied: number): void {
     // Ascending: ids are issued in call order.
-    for (const id of this.#outstanding) {
+    for (const id of this.#outstanding.keys()) {
       if (id > applied) break;
-      this.#outstanding.delete(id);
+      this.#settled(id);
     }
     let n = 0;
     while (n < this.#visible.length && (this.#visible[n] as { id: number }).id <= applied) n++;
@@ -515,6 +527,29 @@ export class Store {
     const due = this.#visible.slice(0, n);
     this.#visible = this.#visible.slice(n);
     for (const v of due) v.fn();
+  }
+
+  /** Counts a write as outstanding until #settled(id). */
+  #outstand(id: number, touches: readonly string[] | null): void {
+    this.#outstanding.set(id, touches);
+    if (touches === null) this.#outstandingAny++;
+    else for (const k of touches) this.#outstandingKeys.set(k, (this.#outstandingKeys.get(k) ?? 0) + 1);
+  }
+
+  /** A write is applied and visible, or will never be (refused, failed). */
+  #settled(id: number): void {
+    const touches = this.#outstanding.get(id);
+    if (touches === undefined) return;
+    this.#outstanding.delete(id);
+    if (touches === null) {
+      this.#outstandingAny--;
+      return;
+    }
+    for (const k of touches) {
+      const n = this.#outstandingKeys.get(k) ?? 0;
+      if (n <= 1) this.#outstandingKeys.delete(k);
+      else this.#outstandingKeys.set(k, n - 1);
+    }
   }
 
   #pull(): void {
@@ -549,6 +584,8 @@ export class Store {
     this.#trimWaiters.clear();
     this.#visible = [];
     this.#outstanding.clear();
+    this.#outstandingKeys.clear();
+    this.#outstandingAny = 0;
     this.#options.onFatal?.(message);
   }
 }
