@@ -3,6 +3,7 @@ import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
 import { checkedByLength, decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
+import { SUMMARY_VALUES, statusSummary } from "./status-summary.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -83,6 +84,11 @@ export interface Projection {
   statusCheckedByLength(ref: number): number;
   /** Number of status records. */
   size(): number;
+  /**
+   * How many records have each StatusSummary value (src/store/status-summary.ts): kept beside
+   * each record as it is stored, counted in one pass over a typed array (no record is read).
+   */
+  summaryCounts(): Uint32Array;
   /** The history feed, oldest first (a live view: it changes as deltas are applied). */
   history(): HistoryView;
   downtime(id: string): DowntimeRecord | undefined;
@@ -122,7 +128,7 @@ export function createProjection(
 ): Projection {
   let eventSeq = from?.eventSeq ?? 0;
   // Each record's checked_by length is kept beside it: a page asks for it on every row.
-  const statuses = createRecordArena(checkedByLength);
+  const statuses = createRecordArena(checkedByLength, { values: SUMMARY_VALUES, tag: statusSummary });
   const downtimes = new Map<string, DowntimeRecord>();
   const history = createHistoryRing(limits.historyCapacity);
   /** The arena's copy of a key when it holds a record under it. */
@@ -198,6 +204,7 @@ export function createProjection(
     copyStatus: (ref, dst, at, from, to) => statuses.copy(ref, dst, at, from, to),
     statusCheckedByLength: (ref) => statuses.markOf(ref),
     size: () => statuses.size,
+    summaryCounts: () => statuses.tagCounts(),
     history: () => history,
     downtime: (id) => downtimes.get(id),
     applyDelta(delta) {
