@@ -30,7 +30,7 @@ const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
  */
 export function registerPipelineMetrics(
   registry: Registry,
-  core: Pick<Core, "view" | "queueDepth" | "observe" | "dataDir">,
+  core: Pick<Core, "view" | "queueDepth" | "observe" | "dataDir" | "rejectedCommands">,
 ): void {
   const commands = new Counter({
     name: "lookout_commands_total",
@@ -50,6 +50,17 @@ export function registerPipelineMetrics(
     },
     committed(seconds: number) {
       commit.observe(seconds);
+    },
+  });
+
+  new Counter({
+    name: "lookout_commands_rejected_total",
+    help: "Commands accepted (enqueued) that the engine then refused when it applied them, by command type: each is a CommandRejected event in history.",
+    labelNames: ["type"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [type, n] of core.rejectedCommands) this.inc({ type }, n);
     },
   });
 

@@ -155,6 +155,14 @@ export class Core {
     this.#observer = observer;
   }
 
+  /**
+   * Commands the engine refused when it applied them since open (accepted by submit, then a
+   * CommandRejected event), by command type.
+   */
+  get rejectedCommands(): ReadonlyMap<string, number> {
+    return this.#store.rejectedCommands;
+  }
+
   /** Submissions (batches, reloads, ticks) enqueued or being enqueued and not yet visible in `view`. */
   get queueDepth(): number {
     return this.#store.queueDepth;

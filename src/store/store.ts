@@ -103,6 +103,8 @@ export class Store {
   readonly #outstanding = new Map<number, readonly string[] | null>();
   #outstandingAny = 0;
   readonly #outstandingKeys = new Map<string, number>();
+  /** Commands the engine refused when it applied them since open, by type. */
+  readonly #rejected = new Map<string, number>();
   /**
    * Ingests of this turn, sent to the writer together (one message instead of one per request:
    * a request carrying one result then costs this thread as little as a batch does).
@@ -179,6 +181,11 @@ export class Store {
     if (this.#outstandingKeys.size === 0) return true;
     for (const k of keys) if (this.#outstandingKeys.has(k)) return false;
     return true;
+  }
+
+  /** How many commands the engine refused when it applied them since open, by command type. */
+  get rejectedCommands(): ReadonlyMap<string, number> {
+    return this.#rejected;
   }
 
   /** How many submits, ingests and reloads are enqueued (or being enqueued) and not yet visible. */
@@ -402,6 +409,11 @@ export class Store {
         return;
       }
       case "applied":
+        if (m.rejected !== undefined) {
+          for (const [type, n] of Object.entries(m.rejected)) {
+            this.#rejected.set(type, (this.#rejected.get(type) ?? 0) + n);
+          }
+        }
         this.#options.onWakeup?.(m.nextWakeup);
         return;
       case "fatal":
