@@ -226,6 +226,28 @@ describe("commands the projection already refuses are refused at once", () => {
     assert.equal(srv.core.view.projection.status("host-00002!svc-001")?.acknowledgement?.author, "ops");
   });
 
+  it("a batch's earlier command is seen: a result and the acknowledgement of its problem", async () => {
+    const host = "host-00002";
+    await srv.core.submit([
+      {
+        type: "ProcessCheckResult",
+        result: {
+          host,
+          exitStatus: 2,
+          output: "DOWN",
+          longOutput: "",
+          perfdata: [],
+          checkedAt: Date.now(),
+          durationMs: 0,
+          source: "passive",
+        },
+      },
+      { type: "AcknowledgeProblem", target: { object: { host } }, sticky: false, author: "ops", comment: "" },
+    ]);
+    await srv.core.flush();
+    assert.equal(srv.core.view.projection.status(host)?.acknowledgement?.author, "ops");
+  });
+
   it("a selector with one object that can take it is accepted", async () => {
     const r = await connectJson(srv.url, `${CMD}AcknowledgeProblem`, {
       ...selector("env=prod"),
