@@ -5,7 +5,7 @@ import type { ObjectState } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
-import type { StatusRecord } from "../store/records.js";
+import { summaryFields } from "../store/status-summary.js";
 import type { SubmittedCommand } from "./validate.js";
 
 /**
@@ -35,7 +35,7 @@ export const PRECHECK_MAX_OBJECTS = 10_000;
 /** What precheckCommands reads: the index of the config in force and the projection. */
 export interface PrecheckView {
   readonly index: ObjectIndex;
-  readonly projection: Pick<Projection, "status">;
+  readonly projection: Pick<Projection, "statusSummary">;
   /** Whether no write enqueued before may still change these objects (Store.settledFor). */
   settledFor(keys: readonly string[]): boolean;
 }
@@ -137,12 +137,12 @@ function precheckOne(
 ): void {
   switch (c.type) {
     case "AcknowledgeProblem": {
-      const keys = targetKeys(view.index, c.target);
-      if (keys.length > PRECHECK_MAX_OBJECTS || !settled(keys)) return;
+      const keys = judgedKeys(view.index, c.target);
+      if (keys === undefined || !settled(keys)) return;
       if ("object" in c.target) {
         const key = keys[0] as string;
-        const s = view.projection.status(key);
-        const state = s?.state ?? "PENDING";
+        const s = summaryOf(view, key);
+        const state = s.state;
         if (!hasProblem(state)) {
           throw new RejectedError(
             "failed_precondition",
@@ -150,12 +150,12 @@ function precheckOne(
           );
         }
         // As Icinga 2's API answers 409 (the engine would replace the acknowledgement).
-        if (s?.acknowledgement !== undefined) {
+        if (s.acknowledged) {
           throw new RejectedError("failed_precondition", `${key} is already acknowledged`);
         }
         return;
       }
-      if (!keys.some((k) => hasProblem(view.projection.status(k)?.state ?? "PENDING"))) {
+      if (!keys.some((k) => hasProblem(summaryOf(view, k).state))) {
         throw new RejectedError(
           "failed_precondition",
           `no object selector "${c.target.selector}" matches has a problem to acknowledge`,
@@ -164,9 +164,9 @@ function precheckOne(
       return;
     }
     case "RemoveAcknowledgement": {
-      const keys = targetKeys(view.index, c.target);
-      if (keys.length > PRECHECK_MAX_OBJECTS || !settled(keys)) return;
-      if (keys.some((k) => acknowledged(view.projection.status(k)))) return;
+      const keys = judgedKeys(view.index, c.target);
+      if (keys === undefined || !settled(keys)) return;
+      if (keys.some((k) => summaryOf(view, k).acknowledged)) return;
       throw new RejectedError(
         "failed_precondition",
         "object" in c.target
@@ -179,6 +179,14 @@ function precheckOne(
   }
 }
 
+/** The keys of a target's objects, or undefined when there are too many to judge here. */
+function judgedKeys(index: ObjectIndex, target: Target): string[] | undefined {
+  if ("object" in target) return targetKeys(index, target);
+  const positions = selectorPositions(index, target.selector);
+  if (positions.length > PRECHECK_MAX_OBJECTS) return undefined;
+  return Array.from(positions, (i) => index.keyAt(i));
+}
+
 /** Whether precheckOne judges a command. */
 function judged(c: SubmittedCommand): boolean {
   return c.type === "AcknowledgeProblem" || c.type === "RemoveAcknowledgement";
@@ -189,6 +197,8 @@ function hasProblem(state: ObjectState): boolean {
   return state !== "OK" && state !== "UP" && state !== "PENDING";
 }
 
-function acknowledged(s: StatusRecord | undefined): boolean {
-  return s?.acknowledgement !== undefined;
+/** What the projection shows of an object, read from its record's summary (no decoding). */
+function summaryOf(view: PrecheckView, key: string): { state: ObjectState; acknowledged: boolean } {
+  const s = view.projection.statusSummary(key);
+  return s === undefined ? { state: "PENDING", acknowledged: false } : summaryFields(s);
 }

@@ -3,7 +3,7 @@ import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
 import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
 import { checkedByLength, decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
-import { SUMMARY_VALUES, statusSummary } from "./status-summary.js";
+import { type StatusSummary, SUMMARY_VALUES, statusSummary } from "./status-summary.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -89,6 +89,8 @@ export interface Projection {
    * each record as it is stored, counted in one pass over a typed array (no record is read).
    */
   summaryCounts(): Uint32Array;
+  /** The summary of an object's record (src/store/status-summary.ts) without decoding it; undefined: PENDING. */
+  statusSummary(key: string): StatusSummary | undefined;
   /** The history feed, oldest first (a live view: it changes as deltas are applied). */
   history(): HistoryView;
   downtime(id: string): DowntimeRecord | undefined;
@@ -205,6 +207,10 @@ export function createProjection(
     statusCheckedByLength: (ref) => statuses.markOf(ref),
     size: () => statuses.size,
     summaryCounts: () => statuses.tagCounts(),
+    statusSummary(key) {
+      const slot = statuses.find(key);
+      return slot < 0 ? undefined : statuses.tagOf(slot);
+    },
     history: () => history,
     downtime: (id) => downtimes.get(id),
     applyDelta(delta) {

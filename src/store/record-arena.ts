@@ -45,6 +45,8 @@ export interface RecordArena {
    * stored: one pass over a typed array, for counting without reading the records.
    */
   tagCounts(): Uint32Array;
+  /** The `tag` of the bytes in a slot `find` returned, as computed when they were stored (0 without one). */
+  tagOf(slot: number): number;
 }
 
 const PAGE = 1 << 20;
@@ -230,6 +232,7 @@ export function createRecordArena(mark?: RecordMark, tag?: RecordTag): RecordAre
     },
     markOf: (slot) => marks[slot] as number,
     keys: () => slotOf.keys(),
+    tagOf: (slot) => (tag === undefined ? 0 : (tags[slot] as number)),
     tagCounts() {
       const counts = new Uint32Array(tag?.values ?? 0);
       if (tag === undefined) return counts;
