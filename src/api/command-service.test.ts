@@ -103,10 +103,11 @@ const cases: Case[] = [
     want: 200,
   },
   {
-    name: "remove an acknowledgement by selector",
+    name: "remove acknowledgements by a selector that matches nothing",
     rpc: "RemoveAcknowledgement",
-    body: { target: { selector: "env=dev" } },
-    want: 200,
+    body: { target: { selector: "rack=r9" } },
+    want: "not_found",
+    message: /selector "rack=r9" matches no configured object/,
   },
   {
     name: "downtime ending before it starts",

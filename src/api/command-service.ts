@@ -5,7 +5,6 @@ import type { Core, CoreView } from "../core/core.js";
 import type { SubmittedCommand } from "../core/validate.js";
 import type { Target } from "../model/commands.js";
 import type { Logger } from "../model/logger.js";
-import { objectKey } from "../model/object-ref.js";
 import { type ApiAudit, NO_AUDIT, resultsCommand } from "./api-audit.js";
 import { type Caller, callerKey } from "./caller.js";
 import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
@@ -23,7 +22,10 @@ import {
 export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
   readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "newCommentId" | "clock"> & {
-    /** The projection, for the checks whose answer is already known (acknowledging an OK object). */
+    /**
+     * The projection (for RPCs that read it). What the state already refuses, Core.submit refuses
+     * itself (src/core/precheck.ts).
+     */
     readonly view?: Pick<CoreView, "projection" | "index">;
   };
   readonly logger?: Logger;
@@ -78,7 +80,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
   // Not async: the commands are serialized by the time core.submit returns, and nothing here keeps
   // them alive while the batch waits for the disk.
   const submit = (commands: SubmittedCommand[], what?: string): Promise<void> =>
-    core.submit(commands).catch((e: unknown) => {
+    core.submit(commands, { source: "api" }).catch((e: unknown) => {
       throw toConnectError(e, logger, what);
     });
   const service: Partial<ServiceImpl<typeof CommandService>> = {
@@ -126,7 +128,6 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
           };
         },
         async () => {
-          precondition(core.view, t, "acknowledge");
           await submit([
             {
               type: "AcknowledgeProblem",
@@ -336,32 +337,6 @@ function target(t: TargetMessage | undefined): Target {
 }
 
 /** A target as the audit record shows it, with capitalized keys. */
-/**
- * Refuses, with `failed_precondition`, an acknowledgement the projection already shows cannot
- * take: of an object in an OK/UP state, or already acknowledged — as Icinga 2's API
- * answers 409. Only for one object: a selector's objects are each judged by the engine, which
- * skips those without a problem. The projection may lag the engine by a moment; what passes here
- * can still be rejected when applied (ListHistory then shows CommandRejected for the object).
- */
-function precondition(view: Pick<CoreView, "projection"> | undefined, t: Target, what: "acknowledge"): void {
-  if (view === undefined || !("object" in t)) return;
-  const key = objectKey(t.object);
-  const status = view.projection.status(key);
-  // No record: PENDING, or not configured at all — the pipeline's own check answers not_found.
-  if (status === undefined) return;
-  const state = status.state;
-  switch (state) {
-    case "OK":
-    case "UP":
-    case "PENDING":
-      throw new ConnectError(`nothing to ${what}: ${key} is ${state}`, Code.FailedPrecondition);
-    default:
-      if (status.acknowledgement !== undefined) {
-        throw new ConnectError(`${key} is already acknowledged`, Code.FailedPrecondition);
-      }
-  }
-}
-
 function targetJson(t: Target): Record<string, unknown> {
   if ("selector" in t) return { Selector: t.selector };
   return {

@@ -74,6 +74,7 @@ export function createResultsIngest(
         const outcome = await core.submitEncoded(
           `${batch ? "results" : "result"}-${format}` satisfies ResultsForm,
           body,
+          "api",
         );
         if (outcome.kind === "enqueued") {
           described =
@@ -92,7 +93,7 @@ export function createResultsIngest(
           return { ok: false, error: ConnectError.from(e), decoding: true };
         }
         described = describeRequests(results.map((r) => r.result));
-        await core.submit(results);
+        await core.submit(results, { source: "api" });
         return { ok: true, accepted: results.length, described };
       } catch (e) {
         // Refused on the writer's thread: its decoder described what it refused.

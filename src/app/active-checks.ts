@@ -45,7 +45,10 @@ export function startActiveChecks(o: {
   const submit = (result: CheckResult) => {
     const key = objectKey(result);
     core
-      .submit([{ type: "ProcessCheckResult", result }], { onVisible: () => scheduler?.resultApplied(key) })
+      .submit([{ type: "ProcessCheckResult", result }], {
+        onVisible: () => scheduler?.resultApplied(key),
+        source: "scheduler",
+      })
       .catch((e: unknown) => logger.warn("check result not enqueued", { object: key, error: e }));
   };
   const needsRetry = (key: string) => {

@@ -26,6 +26,7 @@ import { memorySettings } from "./memory-settings.js";
 import { createMetricsRegistry } from "./metrics.js";
 import { DEFAULT_NOTIFY_OPTIONS, startNotifier, TimeZoneError } from "./notifier-wiring.js";
 import { hostCheckOf, isLoopbackAddress, writesOpen } from "./open-writes.js";
+import { registerCommandFileMetrics, registerPipelineMetrics } from "./pipeline-metrics.js";
 import { Reloader, type ReloadResult } from "./reload.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
 import { registerSinkMetrics, sinkStatusOf } from "./sink-metrics.js";
@@ -149,6 +150,8 @@ export class App {
       throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
     }
     registerHeapMetrics(metrics, () => core.writerStats());
+    registerPipelineMetrics(metrics, core);
+    const countLine = registerCommandFileMetrics(metrics);
     const consumers = ConsumerHost.open({
       dataDir: o.dataDir,
       clock,
@@ -169,7 +172,7 @@ export class App {
         logger: sinksLogger,
         // A sink's drops and outages go to the log like the engine's events (never one per delivery).
         record: (events) => {
-          core.submit([{ type: "RecordEvents", events }]).catch((e: unknown) => {
+          core.submit([{ type: "RecordEvents", events }], { source: "sinks" }).catch((e: unknown) => {
             sinksLogger.warn("cannot record a sink event", { error: String(e) });
           });
         },
@@ -294,6 +297,7 @@ export class App {
           audit: auth.auditLog,
           clock,
           logger: logger.child({ component: "extcmd" }),
+          count: countLine,
         });
       } catch (e) {
         await checks.stop();

@@ -117,15 +117,16 @@ const RPCS: readonly Rpc[] = [
   {
     service: CommandService,
     name: "AcknowledgeProblem",
-    // A selector: whether the object is already acknowledged cannot change the cell's answer.
-    request: () => ({ target: { selector: "" }, author: "m", comment: "c" }),
-    allowed: "ok",
+    // An object that is not configured: refused after the gate whatever the state (whether an
+    // object has a problem, or is acknowledged, would make the answer depend on the order of cells).
+    request: () => ({ target: { object: { host: "web", service: "nope" } }, author: "m", comment: "c" }),
+    allowed: "not_found",
   },
   {
     service: CommandService,
     name: "RemoveAcknowledgement",
-    request: () => ({ target: { object: { host: "web", service: "bad" } } }),
-    allowed: "ok",
+    request: () => ({ target: { object: { host: "web", service: "nope" } } }),
+    allowed: "not_found",
   },
   {
     service: CommandService,

@@ -44,7 +44,7 @@ export function startNotifier(p: {
   const o = p.options;
   const zone = createNotifyZone(o.timezone);
   const notifier = new Notifier({
-    submit: (commands) => p.core.submit(commands),
+    submit: (commands) => p.core.submit(commands, { source: "notifier" }),
     state: p.consumers.state,
     config: p.config,
     senders: {

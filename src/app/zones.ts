@@ -169,7 +169,7 @@ export async function startServerZones(o: {
     try {
       started = await startResultsIngest({
         nc,
-        submit: (commands, onVisible) => core.submit(commands, { onVisible }),
+        submit: (commands, onVisible) => core.submit(commands, { onVisible, source: "zones" }),
         placement: (host, service) => {
           const h = core.view.index.config.hosts.get(host);
           if (h === undefined) return undefined;

@@ -9,6 +9,7 @@ import type { WriterOptions, WriterStats } from "../store/protocol.js";
 import { type IngestOutcome, type PreparedStoreConfig, Store } from "../store/store.js";
 import type { ResultsForm } from "./encoded-results.js";
 import { loggedForm } from "./plugin-result.js";
+import { batchTouches, precheckCommands } from "./precheck.js";
 import { type SubmittedCommand, validateCommands } from "./validate.js";
 
 const encoder = new TextEncoder();
@@ -40,6 +41,32 @@ export interface PreparedConfig {
 export interface SubmitOptions {
   /** Called on the caller's thread once the batch is applied and visible through `view`. */
   readonly onVisible?: () => void;
+  /** Who submits, for the command counters (CoreObserver); "internal" when absent. */
+  readonly source?: CommandSource;
+}
+
+/** Who submitted a command: the label of `lookout_commands_total` (docs/metrics.md). */
+export type CommandSource =
+  | "api"
+  | "command_file"
+  | "scheduler"
+  | "zones"
+  | "notifier"
+  | "sinks"
+  | "internal";
+
+/** What became of submitted commands: enqueued, refused at once (RejectedError), or not stored. */
+export type CommandResult = "accepted" | "refused" | "failed";
+
+/**
+ * What Core tells whoever watches its pipeline (the app's metrics). Called synchronously on the
+ * submitting thread: must be cheap and must not throw.
+ */
+export interface CoreObserver {
+  /** `n` commands of `type` from `source` had `result`. */
+  commands(source: CommandSource, type: string, result: CommandResult, n: number): void;
+  /** A submission was durably enqueued `seconds` after it was handed over (group commit, fsync). */
+  committed(seconds: number): void;
 }
 
 /** What a reader sees: the config in force, its object index, and the projection. */
@@ -73,6 +100,7 @@ export class Core {
   readonly #committed = new Set<() => void>();
   readonly #issuedDowntimes = new Set<string>();
   readonly #issuedComments = new Set<string>();
+  #observer: CoreObserver | undefined;
   #wakeup: { at: number; timer: TimerHandle } | undefined;
   #closed = false;
 
@@ -123,6 +151,24 @@ export class Core {
     return this.#clock;
   }
 
+  /** Sets who is told about submitted commands and commit latencies (one at a time). */
+  observe(observer: CoreObserver | undefined): void {
+    this.#observer = observer;
+  }
+
+  /**
+   * Commands the engine refused when it applied them since open (accepted by submit, then a
+   * CommandRejected event), by command type.
+   */
+  get rejectedCommands(): ReadonlyMap<string, number> {
+    return this.#store.rejectedCommands;
+  }
+
+  /** Submissions (batches, reloads, ticks) enqueued or being enqueued and not yet visible in `view`. */
+  get queueDepth(): number {
+    return this.#store.queueDepth;
+  }
+
   /** A fresh downtime id for a ScheduleDowntime command (ids are returned before the command applies). */
   newDowntimeId(): string {
     return `dt-${randomUUID()}`;
@@ -142,6 +188,8 @@ export class Core {
     if (this.#closed) return Promise.reject(new Error("core is closed"));
     const now = this.#clock.now();
     const projection = this.#store.projection;
+    const observer = this.#observer;
+    const source = options?.source ?? "internal";
     try {
       validateCommands(commands, {
         index: this.#store.index,
@@ -151,7 +199,14 @@ export class Core {
         passiveChecksOff: (host, service) =>
           projection.switchedOff(service === undefined ? host : `${host}!${service}`, "passiveChecks"),
       });
+      // What the state refuses, where no earlier submission may still change it.
+      precheckCommands(commands, {
+        index: this.#store.index,
+        projection,
+        settledFor: (keys) => this.#store.settledFor(keys),
+      });
     } catch (e) {
+      if (observer !== undefined) countCommands(observer, source, commands, "refused");
       return Promise.reject(e);
     }
     const issued: string[] = [];
@@ -174,7 +229,21 @@ export class Core {
           };
     // The batch row carries `at`; the writer stamps it on every command of the batch as it decodes.
     const body = encoder.encode(JSON.stringify(commands.map(loggedForm)));
-    return this.#store.submit(now, body, onVisible);
+    const stored = this.#store.submit(now, body, onVisible, batchTouches(commands));
+    if (observer === undefined) return stored;
+    // Counted by type now: the commands are let go of while the batch waits for the disk.
+    const counted = countsByType(commands);
+    const started = performance.now();
+    return stored.then(
+      () => {
+        observer.committed((performance.now() - started) / 1000);
+        for (const [type, n] of counted) observer.commands(source, type, "accepted", n);
+      },
+      (e: unknown) => {
+        for (const [type, n] of counted) observer.commands(source, type, "failed", n);
+        throw e;
+      },
+    );
   }
 
   /**
@@ -187,9 +256,32 @@ export class Core {
    * does not decode exactly as protobuf-es would (malformed, or an unusual corner): the caller then
    * decodes it and uses `submit`.
    */
-  submitEncoded(form: ResultsForm, body: Uint8Array): Promise<IngestOutcome> {
+  submitEncoded(
+    form: ResultsForm,
+    body: Uint8Array,
+    source: CommandSource = "internal",
+  ): Promise<IngestOutcome> {
     if (this.#closed) return Promise.reject(new Error("core is closed"));
-    return this.#store.ingest(this.#clock.now(), form, body);
+    const ingested = this.#store.ingest(this.#clock.now(), form, body);
+    const observer = this.#observer;
+    if (observer === undefined) return ingested;
+    const started = performance.now();
+    return ingested.then(
+      (outcome) => {
+        // An undecoded body comes back to be submitted (and counted) by `submit`.
+        if (outcome.kind === "enqueued") {
+          observer.committed((performance.now() - started) / 1000);
+          observer.commands(source, "ProcessCheckResult", "accepted", outcome.accepted);
+        }
+        return outcome;
+      },
+      (e: unknown) => {
+        // A refused batch counts once: how many results it held is the writer's to know.
+        const refused = e instanceof Error && e.name === "RejectedError";
+        observer.commands(source, "ProcessCheckResult", refused ? "refused" : "failed", 1);
+        throw e;
+      },
+    );
   }
 
   /**
@@ -283,4 +375,20 @@ export class Core {
     });
     this.#wakeup = { at, timer };
   }
+}
+
+/** How many commands of each type a batch holds. */
+function countsByType(commands: readonly SubmittedCommand[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const c of commands) counts.set(c.type, (counts.get(c.type) ?? 0) + 1);
+  return counts;
+}
+
+function countCommands(
+  observer: CoreObserver,
+  source: CommandSource,
+  commands: readonly SubmittedCommand[],
+  result: CommandResult,
+): void {
+  for (const [type, n] of countsByType(commands)) observer.commands(source, type, result, n);
 }

@@ -8,6 +8,7 @@ import { RejectedError } from "../store/errors.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { KnownObjects } from "../store/state-machine.js";
 import type { PluginResultInput } from "./plugin-result.js";
+import { selectorPositions } from "./precheck.js";
 
 /** Removes `at` from each member of a union (Omit alone would collapse the union). */
 type WithoutAt<C> = C extends Command ? Omit<C, "at"> : never;
@@ -43,9 +44,9 @@ export interface ValidationContext {
  * downtime exists. Whether an acknowledgement finds a problem is the engine's call at apply time.
  */
 export function validateCommands(commands: readonly SubmittedCommand[], ctx: ValidationContext): void {
-  const known = configObjects(ctx.index.config);
+  const known = targetObjects(ctx.index);
   const off = ctx.passiveChecksOff;
-  const objects: KnownObjects = off === undefined ? known : { ...known, passiveChecksOff: off };
+  const objects: TargetObjects = off === undefined ? known : { ...known, passiveChecksOff: off };
   for (let i = 0; i < commands.length; i++) {
     try {
       validateOne(commands[i] as SubmittedCommand, ctx, objects);
@@ -65,7 +66,16 @@ export function configObjects(config: Config): KnownObjects {
   };
 }
 
-function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: KnownObjects): void {
+/** The configured objects, and which of them a selector matches (the index's, cached per selector). */
+interface TargetObjects extends KnownObjects {
+  readonly index: ObjectIndex;
+}
+
+function targetObjects(index: ObjectIndex): TargetObjects {
+  return { ...configObjects(index.config), index };
+}
+
+function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: TargetObjects): void {
   switch (c.type) {
     case "ProcessCheckResult": {
       const r = c.result;
@@ -156,18 +166,16 @@ export function validateResult(
   }
 }
 
-function checkTarget(objects: KnownObjects, t: Target): void {
+/**
+ * Checks a command's target: its object is configured, or its selector parses and matches at least
+ * one configured object (`not_found` otherwise: the engine would refuse it, whatever the state).
+ */
+function checkTarget(objects: TargetObjects, t: Target): void {
   if ("object" in t) {
     checkObject(objects, t.object.host, t.object.service);
     return;
   }
-  const parsed = parseSelector(t.selector);
-  if (!parsed.ok) {
-    throw new RejectedError(
-      "invalid",
-      `selector "${t.selector}", column ${parsed.column}: ${parsed.message}`,
-    );
-  }
+  selectorPositions(objects.index, t.selector);
 }
 
 /** Refuses, with not_found, a selector that matches no configured object (the engine would). */

@@ -27,6 +27,7 @@ const CONFIG = `hosts: {
 			ack2: ${PASSIVE}
 			long: ${PASSIVE}
 			flex: ${PASSIVE}
+			pending: ${PASSIVE}
 		}
 	}
 	gw: {address: "127.0.0.1", ${PASSIVE}}
@@ -285,6 +286,40 @@ describe("external command file", () => {
         ext.some((j) => j.includes('"AddComment"') && j.includes(disk.id)) &&
         ext.some((j) => j.includes('"DeleteComment"') && j.includes(disk.id)) &&
         ext.some((j) => j.includes('"DeleteDowntime"') && j.includes(flex?.id ?? "?")),
+    );
+  });
+
+  test("what the state already refuses is audited as rejected at once, not accepted", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const before = (await audits()).filter((r) => r.source === "AUDIT_SOURCE_EXTCMD").length;
+    // Everything written before is applied (the test above waited for it): the projection knows.
+    await shell([
+      `[${now}] ACKNOWLEDGE_SVC_PROBLEM;web;pending;2;1;1;ops;nothing to see`,
+      `[${now}] REMOVE_SVC_ACKNOWLEDGEMENT;web;pending`,
+      `[${now}] REMOVE_HOST_ACKNOWLEDGEMENT;gw`,
+      `[${now}] DEL_SVC_DOWNTIME;dt-nope`,
+    ]);
+    const ext = await until(
+      "audit",
+      async () =>
+        (await audits())
+          .filter((r) => r.source === "AUDIT_SOURCE_EXTCMD")
+          .reverse()
+          .slice(before),
+      (r) => r.length >= 4,
+    );
+    assert.deepEqual(
+      ext.map((r) => [r.rpc, r.outcome, r.reason]),
+      [
+        [
+          "ACKNOWLEDGE_SVC_PROBLEM",
+          "AUDIT_OUTCOME_REJECTED",
+          "web!pending is PENDING: there is no problem to acknowledge",
+        ],
+        ["REMOVE_SVC_ACKNOWLEDGEMENT", "AUDIT_OUTCOME_REJECTED", "web!pending is not acknowledged"],
+        ["REMOVE_HOST_ACKNOWLEDGEMENT", "AUDIT_OUTCOME_REJECTED", "gw is not acknowledged"],
+        ["DEL_SVC_DOWNTIME", "AUDIT_OUTCOME_REJECTED", 'downtime "dt-nope" does not exist'],
+      ],
     );
   });
 

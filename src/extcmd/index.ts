@@ -4,4 +4,10 @@
  * becomes the same command the API would submit (Core.submit) and is audited. See docs/auth.md.
  */
 export { type ExternalCommandName, type ParsedLine, parseCommandLine } from "./parse.js";
-export { type CommandFile, CommandFileError, type CommandFileOptions, startCommandFile } from "./reader.js";
+export {
+  type CommandFile,
+  CommandFileError,
+  type CommandFileOptions,
+  type LineResult,
+  startCommandFile,
+} from "./reader.js";

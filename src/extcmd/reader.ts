@@ -6,6 +6,7 @@ import { type AuditLog, capText } from "../audit/index.js";
 import type { Core } from "../core/core.js";
 import type { Clock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
+import { RejectedError } from "../store/errors.js";
 import { commandNameOf, parseCommandLine } from "./parse.js";
 
 const run = promisify(execFile);
@@ -21,7 +22,23 @@ export interface CommandFileOptions {
   readonly audit: AuditLog;
   readonly clock: Pick<Clock, "now">;
   readonly logger: Logger;
+  /** Told what became of every line read (for `lookout_command_file_lines_total`). */
+  readonly count?: (result: LineResult) => void;
 }
+
+/**
+ * What became of a line: accepted (enqueued); refused as unparsable (not a command Lookout knows,
+ * or bad arguments) or too long; refused by the pipeline as invalid, not found, or by the state
+ * the projection shows (failed_precondition); or failed (not stored).
+ */
+export type LineResult =
+  | "accepted"
+  | "unparsable"
+  | "too_long"
+  | "invalid"
+  | "not_found"
+  | "failed_precondition"
+  | "failed";
 
 /** The running reader of the external command file. */
 export interface CommandFile {
@@ -88,6 +105,7 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
     let name: string;
     let shown = "{}";
     if (!parsed.ok) {
+      o.count?.("unparsable");
       // A reason may quote what the line held: logged capped, as its audit record is.
       o.logger.warn("external command refused", { command: parsed.name, reason: capText(parsed.reason) });
       name = parsed.name;
@@ -96,10 +114,14 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
       name = parsed.name;
       shown = JSON.stringify(parsed.shown);
       // Submitted at once, in the order read (Core enqueues in call order).
-      outcome = o.core.submit([parsed.command]).then(
-        () => "",
+      outcome = o.core.submit([parsed.command], { source: "command_file" }).then(
+        () => {
+          o.count?.("accepted");
+          return "";
+        },
         (e: unknown) => {
-          const refused = e instanceof Error && e.name === "RejectedError";
+          const refused = e instanceof RejectedError;
+          o.count?.(refused ? e.reason : "failed");
           if (refused)
             o.logger.warn("external command refused", { command: name, reason: capText(e.message) });
           else o.logger.error("external command failed", { command: name, error: e });
@@ -114,6 +136,7 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
   const refuseLong = (start: string) => {
     const name = commandNameOf(start);
     const reason = `a line longer than ${MAX_LINE_BYTES} bytes`;
+    o.count?.("too_long");
     o.logger.warn("external command refused", { command: name, reason });
     pending = pending.then(() => audit(name, "{}", reason));
   };

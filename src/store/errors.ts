@@ -2,9 +2,10 @@
  * Why the store refused a request. `invalid` means the request itself is wrong (bad exit status,
  * bad selector, bad page token); `not_found` means it names something that is not configured or
  * does not exist; `failed_precondition` that what it names is in a state that refuses it (a passive
- * result for an object whose passive checks are switched off). The API layer maps these to
- * `invalid_argument`, `not_found` and `failed_precondition`; the message is
- * written for the caller and names the offending item.
+ * result for an object whose passive checks are switched off; acknowledging an object the projection
+ * shows without a problem: src/core/precheck.ts). The API layer maps these to
+ * `invalid_argument`, `not_found` and `failed_precondition`; the message is written for the caller
+ * and names the offending item.
  */
 export type RejectReason = "invalid" | "not_found" | "failed_precondition";
 

@@ -5,6 +5,7 @@
  * command is fsync'd, not yet applied; a restart replays to the identical projection. The engine is
  * plugged in by the writer thread's entry module (src/core/writer-worker.ts). See docs/storage.md.
  */
+
 export { RejectedError, type RejectReason, StoreError, type StoreFailure } from "./errors.js";
 export { type EventLogReader, type LoggedEvent, openEventLogReader } from "./event-log.js";
 export type { ObjectEntry, ObjectIndex } from "./object-index.js";
@@ -22,6 +23,7 @@ export {
 export type { AckRecord, DowntimeRecord, HistoryRecord, StatusRecord } from "./records.js";
 export { replayProjection } from "./replay.js";
 export type { StateMachine, StateMachineFactory } from "./state-machine.js";
+export { type StatusSummary, type SummaryFields, statusSummary, summaryFields } from "./status-summary.js";
 export { type IngestOutcome, type PreparedStoreConfig, Store, type StoreOptions } from "./store.js";
 export type { SubmissionDecoder } from "./submission.js";
 export { type HeapSpace, type ThreadMemory, threadMemory } from "./thread-memory.js";

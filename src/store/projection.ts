@@ -17,6 +17,7 @@ import {
   type EncodedStatus,
   encodeStatus,
 } from "./status-codec.js";
+import { type StatusSummary, SUMMARY_VALUES, statusSummary } from "./status-summary.js";
 
 /** How much history the projection keeps in memory. */
 export interface ProjectionLimits {
@@ -107,6 +108,13 @@ export interface Projection {
   switchedOff(key: string, s: ObjectSwitch): boolean;
   /** Number of status records. */
   size(): number;
+  /**
+   * How many records have each StatusSummary value (src/store/status-summary.ts): kept beside
+   * each record as it is stored, counted in one pass over a typed array (no record is read).
+   */
+  summaryCounts(): Uint32Array;
+  /** The summary of an object's record (src/store/status-summary.ts) without decoding it; undefined: PENDING. */
+  statusSummary(key: string): StatusSummary | undefined;
   /** The history feed, oldest first (a live view: it changes as deltas are applied). */
   history(): HistoryView;
   downtime(id: string): DowntimeRecord | undefined;
@@ -151,7 +159,7 @@ export function createProjection(
 ): Projection {
   let eventSeq = from?.eventSeq ?? 0;
   // Each record's checked_by length is kept beside it: a page asks for it on every row.
-  const statuses = createRecordArena(checkedByLength);
+  const statuses = createRecordArena(checkedByLength, { values: SUMMARY_VALUES, tag: statusSummary });
   const downtimes = new Map<string, DowntimeRecord>();
   const comments = new Map<string, CommentRecord>();
   const history = createHistoryRing(limits.historyCapacity);
@@ -242,6 +250,11 @@ export function createProjection(
       return (disabledMaskAt(head, n) & switchBit(s)) !== 0;
     },
     size: () => statuses.size,
+    summaryCounts: () => statuses.tagCounts(),
+    statusSummary(key) {
+      const slot = statuses.find(key);
+      return slot < 0 ? undefined : statuses.tagOf(slot);
+    },
     history: () => history,
     downtime: (id) => downtimes.get(id),
     downtimes: () => downtimes,

@@ -205,7 +205,12 @@ export type FromWriter =
    */
   | { readonly t: "barrier"; readonly id: number }
   /** A group of commands is applied and its deltas are sent; the engine's next timer is due at nextWakeup. */
-  | { readonly t: "applied"; readonly nextWakeup: number | undefined }
+  | {
+      readonly t: "applied";
+      readonly nextWakeup: number | undefined;
+      /** Commands the engine refused since the last `applied`, by command type (absent: none). */
+      readonly rejected?: Readonly<Record<string, number>>;
+    }
   | { readonly t: "stats"; readonly id: number; readonly stats: WriterStats }
   | { readonly t: "trimmed"; readonly id: number; readonly events: number; readonly error?: string }
   /** A snapshot, sync or close request finished. */

@@ -40,6 +40,13 @@ export interface RecordArena {
   /** The `mark` of the bytes in a slot `find` returned, as computed when they were stored (0 without one). */
   markOf(slot: number): number;
   keys(): IterableIterator<string>;
+  /**
+   * How many records hold each `tag` value (0 to `tagValues` - 1), as computed when they were
+   * stored: one pass over a typed array, for counting without reading the records.
+   */
+  tagCounts(): Uint32Array;
+  /** The `tag` of the bytes in a slot `find` returned, as computed when they were stored (0 without one). */
+  tagOf(slot: number): number;
 }
 
 const PAGE = 1 << 20;
@@ -57,7 +64,13 @@ function capacityFor(len: number): number {
  */
 export type RecordMark = (bytes: Uint8Array, start: number, len: number) => number;
 
-export function createRecordArena(mark?: RecordMark): RecordArena {
+/** Like a RecordMark, of a key's record, in 0 .. `values` - 1: what `tagCounts` counts. */
+export interface RecordTag {
+  readonly values: number;
+  tag(bytes: Uint8Array, start: number, len: number, key: string): number;
+}
+
+export function createRecordArena(mark?: RecordMark, tag?: RecordTag): RecordArena {
   const slotOf = new Map<string, number>();
   // The key of each slot in use, so that others can hold the arena's copy instead of their own.
   const keyOfSlot: string[] = [];
@@ -67,6 +80,7 @@ export function createRecordArena(mark?: RecordMark): RecordArena {
   let lens = new Int32Array(1024);
   let caps = new Int32Array(1024);
   let marks = new Int32Array(1024);
+  let tags = new Uint16Array(tag === undefined ? 0 : 1024);
   let nextSlot = 0;
   let generation = 0;
   const freeSlots: number[] = [];
@@ -89,6 +103,11 @@ export function createRecordArena(mark?: RecordMark): RecordArena {
     lens = grown(lens);
     caps = grown(caps);
     marks = grown(marks);
+    if (tag !== undefined) {
+      const t = new Uint16Array(tags.length * 2);
+      t.set(tags);
+      tags = t;
+    }
   };
 
   const allocate = (slot: number, cap: number): void => {
@@ -172,6 +191,7 @@ export function createRecordArena(mark?: RecordMark): RecordArena {
       const buf = bufferOf(slot);
       buf.write(bytes, offsets[slot] as number, bytes.length, "latin1");
       if (mark !== undefined) marks[slot] = mark(buf, offsets[slot] as number, bytes.length);
+      if (tag !== undefined) tags[slot] = tag.tag(buf, offsets[slot] as number, bytes.length, key);
     },
     setBytes(key, src, start, len) {
       const slot = place(key, len);
@@ -180,6 +200,7 @@ export function createRecordArena(mark?: RecordMark): RecordArena {
       // Byte by byte: a view for TypedArray#set would be the one allocation per record left.
       for (let i = 0, at = offsets[slot] as number; i < len; i++) dst[at + i] = src[start + i] as number;
       if (mark !== undefined) marks[slot] = mark(dst, offsets[slot] as number, len);
+      if (tag !== undefined) tags[slot] = tag.tag(dst, offsets[slot] as number, len, key);
     },
     delete(key) {
       const slot = slotOf.get(key);
@@ -211,5 +232,16 @@ export function createRecordArena(mark?: RecordMark): RecordArena {
     },
     markOf: (slot) => marks[slot] as number,
     keys: () => slotOf.keys(),
+    tagOf: (slot) => (tag === undefined ? 0 : (tags[slot] as number)),
+    tagCounts() {
+      const counts = new Uint32Array(tag?.values ?? 0);
+      if (tag === undefined) return counts;
+      // Freed slots have an empty key.
+      for (let slot = 0; slot < nextSlot; slot++) {
+        if (keyOfSlot[slot] !== "")
+          counts[tags[slot] as number] = (counts[tags[slot] as number] as number) + 1;
+      }
+      return counts;
+    },
   };
 }

@@ -96,6 +96,16 @@ export class Store {
   #visible: { readonly id: number; readonly fn: () => void }[] = [];
   #nextId = 1;
   /**
+   * The writes (submits, ingests, reloads) not yet applied and visible, by request id in ascending
+   * order, each with the objects it may change (null: any), and those objects counted by key: an
+   * object none of them may change shows in the projection as the engine will find it.
+   */
+  readonly #outstanding = new Map<number, readonly string[] | null>();
+  #outstandingAny = 0;
+  readonly #outstandingKeys = new Map<string, number>();
+  /** Commands the engine refused when it applied them since open, by type. */
+  readonly #rejected = new Map<string, number>();
+  /**
    * Ingests of this turn, sent to the writer together (one message instead of one per request:
    * a request carrying one result then costs this thread as little as a batch does).
    */
@@ -161,6 +171,28 @@ export class Store {
     return this.#projection;
   }
 
+  /**
+   * Whether the projection shows the objects `keys` as the engine will find them when it applies a
+   * command submitted now: no write waiting to be applied and made visible may change their state
+   * or acknowledgement (src/core/precheck.ts relies on it).
+   */
+  settledFor(keys: readonly string[]): boolean {
+    if (this.#outstandingAny > 0) return false;
+    if (this.#outstandingKeys.size === 0) return true;
+    for (const k of keys) if (this.#outstandingKeys.has(k)) return false;
+    return true;
+  }
+
+  /** How many commands the engine refused when it applied them since open, by command type. */
+  get rejectedCommands(): ReadonlyMap<string, number> {
+    return this.#rejected;
+  }
+
+  /** How many submits, ingests and reloads are enqueued (or being enqueued) and not yet visible. */
+  get queueDepth(): number {
+    return this.#outstanding.size;
+  }
+
   /** The configured objects of the config in force (as last given to open or applyConfig). */
   get index(): ObjectIndex {
     return this.#index;
@@ -171,12 +203,19 @@ export class Store {
    * this call's `at`. The buffer is transferred to the writer (unusable afterwards). Resolves when
    * the batch is on disk; rejects with StoreError if it could not be stored. `onVisible` is called
    * on this thread once the batch is applied and `projection` shows its effects (never, if the
-   * writer dies first).
+   * writer dies first). `touches`: the keys of the objects whose state or acknowledgement the
+   * batch may change (null, the default: any), for `settledFor`.
    */
-  submit(at: number, body: Uint8Array, onVisible?: () => void): Promise<void> {
+  submit(
+    at: number,
+    body: Uint8Array,
+    onVisible?: () => void,
+    touches: readonly string[] | null = null,
+  ): Promise<void> {
     return this.#send(
       (id) => {
         if (onVisible !== undefined) this.#visible.push({ id, fn: onVisible });
+        this.#outstand(id, touches);
         return { t: "submit", id, at, body };
       },
       [body.buffer as ArrayBuffer],
@@ -194,6 +233,7 @@ export class Store {
   ingest(at: number, kind: string, body: Uint8Array): Promise<IngestOutcome> {
     if (this.#fatal !== undefined) return Promise.reject(new StoreError(this.#fatal));
     const id = this.#nextId++;
+    this.#outstand(id, null);
     return new Promise<IngestOutcome>((resolve, reject) => {
       this.#waiters.set(id, {
         resolve: (accepted, described) =>
@@ -223,7 +263,10 @@ export class Store {
     const c = p?.config ?? (config as Config);
     this.#index = p?.index ?? createObjectIndex(c, this.#projection.heldKey);
     const forWriter = p === undefined ? (this.#options.writerConfig?.(c) ?? c) : p.forWriter;
-    return this.#send((id) => ({ t: "config", id, at, config: forWriter, digest }));
+    return this.#send((id) => {
+      this.#outstand(id, null);
+      return { t: "config", id, at, config: forWriter, digest };
+    });
   }
 
   /**
@@ -337,17 +380,20 @@ export class Store {
         return;
       }
       case "rejected": {
+        this.#settled(m.id);
         const w = this.#take(m.id);
         w?.reject(new RejectedError(m.reason, m.message, m.index, m.detail));
         return;
       }
       case "undecoded": {
+        this.#settled(m.id);
         const w = this.#take(m.id);
         w?.undecoded?.(m.body);
         return;
       }
       case "failed": {
         const failed = new Set(m.ids);
+        for (const id of m.ids) this.#settled(id);
         this.#visible = this.#visible.filter((v) => !failed.has(v.id));
         for (const id of m.ids) this.#settle(id, m.message, 0, m.reason);
         return;
@@ -363,6 +409,11 @@ export class Store {
         return;
       }
       case "applied":
+        if (m.rejected !== undefined) {
+          for (const [type, n] of Object.entries(m.rejected)) {
+            this.#rejected.set(type, (this.#rejected.get(type) ?? 0) + n);
+          }
+        }
         this.#options.onWakeup?.(m.nextWakeup);
         return;
       case "fatal":
@@ -479,12 +530,40 @@ export class Store {
 
   /** Calls the visibility callbacks of every submit up to request id `applied`. */
   #announce(applied: number): void {
+    // Ascending: ids are issued in call order.
+    for (const id of this.#outstanding.keys()) {
+      if (id > applied) break;
+      this.#settled(id);
+    }
     let n = 0;
     while (n < this.#visible.length && (this.#visible[n] as { id: number }).id <= applied) n++;
     if (n === 0) return;
     const due = this.#visible.slice(0, n);
     this.#visible = this.#visible.slice(n);
     for (const v of due) v.fn();
+  }
+
+  /** Counts a write as outstanding until #settled(id). */
+  #outstand(id: number, touches: readonly string[] | null): void {
+    this.#outstanding.set(id, touches);
+    if (touches === null) this.#outstandingAny++;
+    else for (const k of touches) this.#outstandingKeys.set(k, (this.#outstandingKeys.get(k) ?? 0) + 1);
+  }
+
+  /** A write is applied and visible, or will never be (refused, failed). */
+  #settled(id: number): void {
+    const touches = this.#outstanding.get(id);
+    if (touches === undefined) return;
+    this.#outstanding.delete(id);
+    if (touches === null) {
+      this.#outstandingAny--;
+      return;
+    }
+    for (const k of touches) {
+      const n = this.#outstandingKeys.get(k) ?? 0;
+      if (n <= 1) this.#outstandingKeys.delete(k);
+      else this.#outstandingKeys.set(k, n - 1);
+    }
   }
 
   #pull(): void {
@@ -518,6 +597,9 @@ export class Store {
     for (const w of this.#trimWaiters.values()) w.reject(new StoreError(message));
     this.#trimWaiters.clear();
     this.#visible = [];
+    this.#outstanding.clear();
+    this.#outstandingKeys.clear();
+    this.#outstandingAny = 0;
     this.#options.onFatal?.(message);
   }
 }

@@ -263,7 +263,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
             drain();
             // The next wakeup before the answer: a caller that syncs, then moves its clock, finds the
             // engine's timer already scheduled.
-            post({ t: "applied", nextWakeup: w.nextWakeup() });
+            post(appliedMessage(w));
             post({ t: "done", id: m.id });
             break;
           case "snapshot":
@@ -318,7 +318,7 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     if (w === undefined || closed) return;
     try {
       if (applyEnqueued(w) && snap === undefined && w.snapshotDue()) startSnapshot(w);
-      post({ t: "applied", nextWakeup: w.nextWakeup() });
+      post(appliedMessage(w));
     } catch (e) {
       post({ t: "fatal", message: `writer failed: ${String(e)}` });
       closed = true;
@@ -472,4 +472,15 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
       }
     }
   }
+}
+
+/** What the writer tells the reader after applying a group: the engine's next timer, refusals. */
+function appliedMessage(w: {
+  nextWakeup(): number | undefined;
+  takeRejected(): Record<string, number> | undefined;
+}): FromWriter {
+  const rejected = w.takeRejected();
+  return rejected === undefined
+    ? { t: "applied", nextWakeup: w.nextWakeup() }
+    : { t: "applied", nextWakeup: w.nextWakeup(), rejected };
 }

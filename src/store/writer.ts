@@ -117,6 +117,8 @@ export class Writer<C = unknown> {
   readonly #snapshotEventSeq: number;
   /** Commands re-applied to the engine and commands applied fresh while opening (see Recovered). */
   readonly #recovered = { replayed: 0, applied: 0 };
+  /** CommandRejected events applied since takeRejected, by command type (replays not counted). */
+  #rejected: Record<string, number> | undefined;
   #recoveredAfter: Pick<Recovered, "events" | "snapshot" | "snapshotError"> = { events: 0, snapshot: false };
 
   private constructor(
@@ -270,6 +272,13 @@ export class Writer<C = unknown> {
    * Applies every enqueued command, commits their events, folds them into the projection and returns
    * the delta (undefined when nothing changed). Afterwards takes a snapshot if one is due.
    */
+  /** The commands the engine refused since the last call, by type (for metrics); undefined: none. */
+  takeRejected(): Record<string, number> | undefined {
+    const r = this.#rejected;
+    this.#rejected = undefined;
+    return r;
+  }
+
   applyPending(): ProjectionDelta | undefined {
     const stalled = this.#unrecorded;
     if (this.#queue.length === 0 && stalled === undefined) return undefined;
@@ -291,6 +300,10 @@ export class Writer<C = unknown> {
       this.#applyRow(q.body, q.at, q.parsed, (e) => {
         this.#fold.apply(e, ++seq);
         row.add(e);
+        if (e.type === "CommandRejected") {
+          this.#rejected ??= {};
+          this.#rejected[e.command] = (this.#rejected[e.command] ?? 0) + 1;
+        }
       });
       const count = row.count;
       if (count > 0) chunks.push({ cmdSeq: q.seq, at: q.at, count, body: row.take() });
