@@ -61,7 +61,7 @@ describe("downtimes and comments over the API", () => {
           "ScheduleDowntime",
           { target: { selector: "env=nowhere" }, start: iso(T0), end: iso(T0 + H) },
           "not_found",
-          /matches no object/,
+          /matches no configured object/,
         ],
         [
           "ScheduleDowntime",
