@@ -11,6 +11,7 @@ import { deleteDowntime, scheduleDowntime } from "./downtimes.js";
 import type { Downtime, EngineState } from "./engine-state.js";
 import { emptyTable, indexConfig, keyOf, lookup, lookupKey, statusOf } from "./object-table.js";
 import { processResult } from "./process-result.js";
+import { rescheduleCheck } from "./reschedule.js";
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
 import { createTimerQueue } from "./timer-queue.js";
 import { fireDue, nextWakeup, rebuildTimers } from "./timers.js";
@@ -153,6 +154,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         break;
       case "DeleteDowntime":
         deleteDowntime(st, cmd, out);
+        break;
+      case "RescheduleCheck":
+        rescheduleCheck(st, cmd, out);
         break;
       case "ApplyConfig":
         applyConfig(st, compileConfig(cmd.config), cmd.at, cmd.digest ?? configDigest(cmd.config), out);

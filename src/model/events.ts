@@ -151,6 +151,18 @@ export interface DowntimeDeletedEvent extends ObjectEventBase {
   readonly wasActive: boolean;
 }
 
+/**
+ * An object's active check was rescheduled (RescheduleCheck): the scheduler runs it at `runAt`, one
+ * extra run, then keeps the object's grid. Pending until a result checked at or after `runAt`.
+ */
+export interface CheckRescheduledEvent extends ObjectEventBase {
+  readonly type: "CheckRescheduled";
+  /** Ms since the epoch. */
+  readonly runAt: number;
+  readonly force: boolean;
+  readonly author: string;
+}
+
 /** A reload added an object; it starts PENDING. */
 export interface ObjectAddedEvent extends ObjectEventBase {
   readonly type: "ObjectAdded";
@@ -292,6 +304,7 @@ export type EngineEvent =
   | DowntimeStartedEvent
   | DowntimeEndedEvent
   | DowntimeDeletedEvent
+  | CheckRescheduledEvent
   | ObjectAddedEvent
   | ObjectRemovedEvent
   | ConfigAppliedEvent

@@ -1,6 +1,12 @@
 import { forEachRecord, packStatuses } from "./packed-statuses.js";
 import { mergePatches, patchRecord } from "./projection.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
+import type {
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  RescheduleRecord,
+  StatusPatch,
+} from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** What a reader gets next: a part of the changes, or a barrier it must answer (a snapshot point). */
@@ -38,6 +44,7 @@ interface Segment {
   history: HistoryRecord[];
   dtAdded: Map<string, DowntimeRecord>;
   dtRemoved: Set<string>;
+  reschedules: Map<string, RescheduleRecord>;
   eventSeq: number;
   /** The last request id whose changes this segment holds (0: none). */
   applied: number;
@@ -51,6 +58,7 @@ const newSegment = (): Segment => ({
   history: [],
   dtAdded: new Map(),
   dtRemoved: new Set(),
+  reschedules: new Map(),
   eventSeq: 0,
   applied: 0,
   barrier: undefined,
@@ -63,7 +71,7 @@ const hasData = (s: Segment): boolean =>
   s.patches.size > 0 ||
   s.removed.size > 0 ||
   s.history.length > 0 ||
-  s.dtAdded.size + s.dtRemoved.size > 0;
+  s.dtAdded.size + s.dtRemoved.size + s.reschedules.size > 0;
 
 /**
  * History entries travel as objects, not packed: a part takes at most this many characters of
@@ -145,6 +153,10 @@ export function createDeltaBuffer(): DeltaBuffer {
         seg.dtRemoved.delete(a.id);
         seg.dtAdded.set(a.id, a);
       }
+      for (const r of d.reschedules ?? []) {
+        seg.reschedules.delete(r.key);
+        seg.reschedules.set(r.key, r);
+      }
       if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
     },
     markApplied(id) {
@@ -193,7 +205,9 @@ export function createDeltaBuffer(): DeltaBuffer {
         history,
         downtimesAdded: [...seg.dtAdded.values()],
         downtimesRemoved: [...seg.dtRemoved],
+        ...(seg.reschedules.size === 0 ? {} : { reschedules: [...seg.reschedules.values()] }),
       };
+      seg.reschedules.clear();
       seg.removed.clear();
       seg.dtAdded.clear();
       seg.dtRemoved.clear();

@@ -1,6 +1,12 @@
 import type { LookoutEvent } from "../model/events.js";
 import { mergePatches, patchRecord } from "./projection.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch } from "./records.js";
+import type {
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  RescheduleRecord,
+  StatusPatch,
+} from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus, encodeStatusOf } from "./status-codec.js";
 
 /** The fold's own state, kept in snapshots. */
@@ -39,6 +45,7 @@ export function createFold(from?: FoldSnapshot): Fold {
   let history: HistoryRecord[] = [];
   let dtAdded = new Map<string, DowntimeRecord>();
   let dtRemoved = new Set<string>();
+  let reschedules = new Map<string, RescheduleRecord>();
   let lastSeq = 0;
   let folded = false;
 
@@ -125,6 +132,14 @@ export function createFold(from?: FoldSnapshot): Fold {
           note(seq, e, e.type === "DowntimeDeleted" ? { comment: e.reason } : {});
           return;
         }
+        case "CheckRescheduled":
+          reschedules.delete(e.key); // the newest last
+          reschedules.set(e.key, { key: e.key, runAt: e.runAt, force: e.force });
+          note(seq, e, {
+            author: e.author,
+            comment: `${e.force ? "forced check" : "check"} at ${new Date(e.runAt).toISOString()}`,
+          });
+          return;
         case "ObjectAdded":
           return;
         case "ObjectRemoved":
@@ -169,7 +184,9 @@ export function createFold(from?: FoldSnapshot): Fold {
         history,
         downtimesAdded: [...dtAdded.values()],
         downtimesRemoved: [...dtRemoved],
+        ...(reschedules.size === 0 ? {} : { reschedules: [...reschedules.values()] }),
       };
+      reschedules = new Map();
       statuses = new Map();
       patches = new Map();
       removed = new Set();

@@ -1,7 +1,14 @@
 import { createHistoryRing, type FrozenHistory, type HistoryRing } from "./history-ring.js";
 import { packedKeyReader, recordCount } from "./packed-statuses.js";
 import { createRecordArena } from "./record-arena.js";
-import type { DowntimeRecord, HistoryRecord, ProjectionDelta, StatusPatch, StatusRecord } from "./records.js";
+import type {
+  DowntimeRecord,
+  HistoryRecord,
+  ProjectionDelta,
+  RescheduleRecord,
+  StatusPatch,
+  StatusRecord,
+} from "./records.js";
 import { checkedByLength, decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
 
 /** How much history the projection keeps in memory. */
@@ -18,6 +25,8 @@ export interface ProjectionSnapshot {
   readonly statuses: readonly StatusRecord[];
   readonly history: readonly HistoryRecord[];
   readonly downtimes: readonly DowntimeRecord[];
+  /** Pending reschedules; absent when none. */
+  readonly reschedules?: readonly RescheduleRecord[];
 }
 
 /**
@@ -31,6 +40,7 @@ export interface ProjectionImage {
   readonly encoded: readonly EncodedStatus[];
   readonly history: readonly HistoryRecord[];
   readonly downtimes: readonly DowntimeRecord[];
+  readonly reschedules?: readonly RescheduleRecord[];
 }
 
 /** The history feed as a reader sees it: positions 0 (oldest) to size - 1 (newest), ascending by seq. */
@@ -86,6 +96,13 @@ export interface Projection {
   /** The history feed, oldest first (a live view: it changes as deltas are applied). */
   history(): HistoryView;
   downtime(id: string): DowntimeRecord | undefined;
+  /** Checks rescheduled that have not run yet (no result checked at or after their time). */
+  reschedules(): IterableIterator<RescheduleRecord>;
+  /**
+   * Calls `listener` with each reschedule a delta brings that has not run yet, once the delta is
+   * wholly applied (the scheduler's news of RescheduleCheck). Returns the function that unsubscribes.
+   */
+  onReschedule(listener: (r: RescheduleRecord) => void): () => void;
   applyDelta(delta: ProjectionDelta): void;
   /**
    * Applies a delta in steps, so that a thread serving reads can answer them between steps: each
@@ -124,6 +141,8 @@ export function createProjection(
   // Each record's checked_by length is kept beside it: a page asks for it on every row.
   const statuses = createRecordArena(checkedByLength);
   const downtimes = new Map<string, DowntimeRecord>();
+  const reschedules = new Map<string, RescheduleRecord>();
+  const rescheduleListeners = new Set<(r: RescheduleRecord) => void>();
   const history = createHistoryRing(limits.historyCapacity);
   /** The arena's copy of a key when it holds a record under it. */
   const heldKey = (key: string): string | undefined => {
@@ -139,6 +158,7 @@ export function createProjection(
     for (const s of from?.statuses ?? []) statuses.set(s.key, encodeStatus(s));
   }
   for (const d of from?.downtimes ?? []) downtimes.set(d.id, d);
+  for (const r of from?.reschedules ?? []) reschedules.set(r.key, r);
   for (const h of from?.history ?? []) history.push(h, sharedKey(h.key));
 
   const decoded = (key: string): StatusRecord | undefined => {
@@ -146,6 +166,14 @@ export function createProjection(
     return e === undefined ? undefined : decodeStatus(key, e);
   };
   const allKeys = (): string[] => [...statuses.keys()];
+  /** Whether the object has a result checked at or after `at`. */
+  const checkedSince = (key: string, at: number): boolean => (decoded(key)?.lastCheck ?? -1) >= at;
+  /** A reschedule is pending until a result checked at or after its time arrives. */
+  const settleReschedule = (key: string): void => {
+    const r = reschedules.get(key);
+    if (r !== undefined && checkedSince(key, r.runAt)) reschedules.delete(key);
+  };
+  const optional = <T>(name: string, m: Map<string, T>) => (m.size === 0 ? {} : { [name]: [...m.values()] });
 
   const steps = (delta: ProjectionDelta, max: number): (() => boolean) => {
     const keys = delta.statusKeys;
@@ -160,18 +188,27 @@ export function createProjection(
     let at = 0;
     return () => {
       if (next === -1) {
-        for (const k of delta.removed) statuses.delete(k);
+        for (const k of delta.removed) {
+          statuses.delete(k);
+          reschedules.delete(k);
+        }
         next = 0;
       }
       const end = Math.min(count, next + max);
       if (fromPacked === undefined) {
-        for (let i = next; i < end; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
+        for (let i = next; i < end; i++) {
+          const key = keys[i] as string;
+          statuses.set(key, delta.statuses[i] as string);
+          if (reschedules.size > 0) settleReschedule(key);
+        }
       } else {
         const { packed, nextKey } = fromPacked;
         for (let i = next; i < end; i++) {
           const len = packed.lengths[i] as number;
-          statuses.setBytes(nextKey(), packed.bytes, at, len);
+          const key = nextKey();
+          statuses.setBytes(key, packed.bytes, at, len);
           at += len;
+          if (reschedules.size > 0) settleReschedule(key);
         }
       }
       next = end;
@@ -182,7 +219,14 @@ export function createProjection(
       for (const h of delta.history) history.push(h, sharedKey(h.key));
       for (const d of delta.downtimesAdded) downtimes.set(d.id, d);
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
+      const news: RescheduleRecord[] = [];
+      for (const r of delta.reschedules ?? []) {
+        if (checkedSince(r.key, r.runAt)) continue; // ran already, within this delta
+        reschedules.set(r.key, r);
+        news.push(r);
+      }
       if (delta.eventSeq > eventSeq) eventSeq = delta.eventSeq;
+      for (const r of news) for (const f of rescheduleListeners) f(r);
       return true;
     };
   };
@@ -200,6 +244,11 @@ export function createProjection(
     size: () => statuses.size,
     history: () => history,
     downtime: (id) => downtimes.get(id),
+    reschedules: () => reschedules.values(),
+    onReschedule(listener) {
+      rescheduleListeners.add(listener);
+      return () => rescheduleListeners.delete(listener);
+    },
     applyDelta(delta) {
       const step = steps(delta, Number.POSITIVE_INFINITY);
       let done = false;
@@ -214,6 +263,7 @@ export function createProjection(
         encoded: keys.map((k) => statuses.get(k) as EncodedStatus),
         history: history.toArray(),
         downtimes: [...downtimes.values()],
+        ...optional("reschedules", reschedules),
       };
     },
     captureFrame: () => ({
@@ -221,6 +271,7 @@ export function createProjection(
       keys: allKeys(),
       history: history.frozen(),
       downtimes: [...downtimes.values()],
+      ...optional("reschedules", reschedules),
     }),
     snapshot: () => ({
       eventSeq,
@@ -229,6 +280,7 @@ export function createProjection(
         .map((k) => decodeStatus(k, statuses.get(k) as string)),
       history: history.toArray(),
       downtimes: [...downtimes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+      ...optional("reschedules", reschedules),
     }),
   };
 }

@@ -61,6 +61,17 @@ export interface DowntimeRecord {
 }
 
 /**
+ * An object's check rescheduled (CheckRescheduled) and not yet run: the scheduler runs it at
+ * `runAt`. Pending until the object has a result checked at or after `runAt`.
+ */
+export interface RescheduleRecord {
+  readonly key: string;
+  /** Ms since the epoch. */
+  readonly runAt: number;
+  readonly force: boolean;
+}
+
+/**
  * A change to an object's record that is not a new result: an acknowledgement set (`null`:
  * removed), or the object entering or leaving downtime. Applied to the current record, or to a
  * PENDING record when the object has none.
@@ -109,4 +120,6 @@ export interface ProjectionDelta {
   readonly history: readonly HistoryRecord[];
   readonly downtimesAdded: readonly DowntimeRecord[];
   readonly downtimesRemoved: readonly string[];
+  /** Checks rescheduled (applied after the records: one a record already ran is not pending). */
+  readonly reschedules?: readonly RescheduleRecord[];
 }

@@ -397,7 +397,7 @@ export class Store {
    */
   #answerBarrier(id: number): void {
     const p = this.#projection;
-    const { eventSeq, keys, history, downtimes } = p.captureFrame();
+    const { eventSeq, keys, history, downtimes, reschedules } = p.captureFrame();
     const post = (m: ToWriter, transfer?: ArrayBuffer[]): void => {
       if (this.#fatal === undefined) this.#post(m, transfer);
     };
@@ -423,7 +423,8 @@ export class Store {
         text((from === 0 ? "" : ",") + json)();
       });
     }
-    pieces.push(text(`],"downtimes":${JSON.stringify(downtimes)}}`, true));
+    const pending = reschedules === undefined ? "" : `,"reschedules":${JSON.stringify(reschedules)}`;
+    pieces.push(text(`],"downtimes":${JSON.stringify(downtimes)}${pending}}`, true));
     this.#held = [];
     let i = 0;
     const step = (): void => {
