@@ -144,7 +144,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
    */
   const schedule = (e: Entry, gridDue: number): void => {
     e.gridDue = gridDue;
-    e.due = e.forcedAt < gridDue ? e.forcedAt : gridDue;
+    e.due = Number.isNaN(e.forcedAt) ? gridDue : Math.min(e.forcedAt, gridDue);
   };
 
   /**
