@@ -11,6 +11,7 @@ import { type Caller, callerKey } from "./caller.js";
 import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
 import { toConnectError } from "./pipeline-errors.js";
+import { reschedulePrecondition } from "./reschedule-precondition.js";
 import {
   checkResult,
   createResultsIngest,
@@ -23,7 +24,7 @@ export interface CommandServiceDeps {
   /** The command pipeline; every RPC validates against it and enqueues into it. */
   readonly core: Pick<Core, "submit" | "submitEncoded" | "newDowntimeId" | "clock"> & {
     /** The projection, for the checks whose answer is already known (acknowledging an OK object). */
-    readonly view?: Pick<CoreView, "projection">;
+    readonly view?: Pick<CoreView, "projection"> & { readonly index?: CoreView["index"] };
   };
   readonly logger?: Logger;
   /** Where every call is audited, accepted or refused (none when absent). */
@@ -182,6 +183,33 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
         },
       );
     },
+    rescheduleCheck(req, ctx) {
+      let cmd: Extract<SubmittedCommand, { type: "RescheduleCheck" }>;
+      return audited(
+        ctx,
+        () => {
+          cmd = {
+            type: "RescheduleCheck",
+            target: target(req.target),
+            force: req.force,
+            // No author field: the caller's principal, as the history shows it.
+            author: authorOf(ctx.values.get(callerKey), ""),
+            ...(req.at === undefined ? {} : { runAt: runAtOf(req.at) }),
+          };
+          return {
+            Type: "RescheduleCheck",
+            Target: targetJson(cmd.target),
+            ...(cmd.runAt === undefined ? {} : { At: new Date(cmd.runAt).toISOString() }),
+            Force: cmd.force,
+          };
+        },
+        async () => {
+          reschedulePrecondition(core.view?.index, cmd.target);
+          await submit([cmd]);
+          return {};
+        },
+      );
+    },
     deleteDowntime(req, ctx) {
       return audited(
         ctx,
@@ -263,6 +291,13 @@ function targetJson(t: Target): Record<string, unknown> {
   return {
     Object: { Host: t.object.host, ...(t.object.service === undefined ? {} : { Service: t.object.service }) },
   };
+}
+
+/** RescheduleCheck's `at`, refused when no date can show it. */
+function runAtOf(t: Timestamp): number {
+  const ms = timestampMs(t);
+  if (!(ms >= 0 && ms <= 8.64e15)) throw new ConnectError("at is not a valid time", Code.InvalidArgument);
+  return ms;
 }
 
 function time(t: Timestamp | undefined, field: string): number {

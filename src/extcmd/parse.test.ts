@@ -157,6 +157,23 @@ describe("parseCommandLine", () => {
     },
     { line: "[1700000000] DEL_SVC_DOWNTIME;dt-9", command: { type: "DeleteDowntime", id: "dt-9" } },
     { line: "[1700000000] DEL_HOST_DOWNTIME;dt-9", command: { type: "DeleteDowntime", id: "dt-9" } },
+    ...(
+      [
+        ["SCHEDULE_SVC_CHECK;web;http;1700000060", { host: "web", service: "http" }, false],
+        ["SCHEDULE_FORCED_SVC_CHECK;web;http;1700000060", { host: "web", service: "http" }, true],
+        ["SCHEDULE_HOST_CHECK;web;1700000060", { host: "web" }, false],
+        ["SCHEDULE_FORCED_HOST_CHECK;web;1700000060", { host: "web" }, true],
+      ] as const
+    ).map(([line, object, force]) => ({
+      line: `[1700000000] ${line}`,
+      command: {
+        type: "RescheduleCheck",
+        target: { object },
+        runAt: 1_700_000_060_000,
+        force,
+        author: "command-file",
+      },
+    })),
   ];
   for (const c of good) {
     test(c.line, () => {
@@ -179,6 +196,10 @@ describe("parseCommandLine", () => {
       reason: /only fixed downtimes/,
     },
     { line: "[1700000000] DEL_HOST_DOWNTIME;a;b", reason: /takes 1 arguments, got 2/ },
+    { line: "[1700000000] SCHEDULE_SVC_CHECK;web;http", reason: /takes 3 arguments, got 2/ },
+    { line: "[1700000000] SCHEDULE_HOST_CHECK;web;soon", reason: /check_time must be an integer/ },
+    { line: "[1700000000] SCHEDULE_FORCED_HOST_CHECK;;1700000000", reason: /host_name is empty/ },
+    { line: "[1700000000] SCHEDULE_HOST_CHECK;web;-5", reason: /not a valid time/ },
   ];
   for (const c of bad) {
     test(`refuses ${JSON.stringify(c.line)}`, () => {
