@@ -4,6 +4,7 @@ import type { ObjectStatus } from "../../../api/gen/svc/v1/query_service_pb.js";
 import { noteCommandError, noteReadError } from "../access.js";
 import { command, messageOf, query } from "../api.js";
 import type { PendingAction } from "../components/action-dialog.js";
+import { CheckNowButton } from "../components/check-now.js";
 import { HistoryList } from "../components/history-list.js";
 import { Flags, StateBadge } from "../components/status-columns.js";
 import { forgetDowntime, knownDowntimes } from "../downtimes.js";
@@ -92,6 +93,7 @@ export function ObjectPage(props: {
               <button type="button" onClick={() => onAction({ kind: "downtime", target })}>
                 Schedule downtime
               </button>
+              {s.checkType !== "passive" && <CheckNowButton target={target} />}
             </div>
           )}
           <h2>Output</h2>

@@ -1,6 +1,7 @@
 import { useMemo, useState } from "preact/hooks";
 import type { View } from "../../../api/gen/svc/v1/query_service_pb.js";
 import type { PendingAction } from "../components/action-dialog.js";
+import { CheckNowButton } from "../components/check-now.js";
 import { statusColumns } from "../components/status-columns.js";
 import { type SortState, VirtualTable } from "../components/virtual-table.js";
 import { isProblem, severity, stateName } from "../format.js";
@@ -171,6 +172,7 @@ export function StatusPage(props: {
           <button type="button" onClick={() => onAction({ kind: "downtime", target })}>
             Schedule downtime
           </button>
+          <CheckNowButton target={target} />
         </fieldset>
       )}
       <div class="table-tall">
