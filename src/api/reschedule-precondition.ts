@@ -11,7 +11,8 @@ import type { ObjectIndex } from "../store/object-index.js";
  * passive objects passes: the engine reschedules the active ones. Unknown objects and bad selectors
  * are left to the pipeline's own validation (`not_found`, `invalid_argument`). The engine judges
  * again when it applies the command (src/engine/reschedule.ts, where run-time switches are judged
- * too), so a reload in between is answered in history.
+ * too), so a reload in between is answered in history. Run-time switches (SetObjectFlags) belong
+ * here as well: an object whose active checks are switched off, without `force`, is refused.
  */
 export function reschedulePrecondition(index: ObjectIndex | undefined, t: Target): void {
   if (index === undefined) return;
