@@ -66,8 +66,9 @@ export interface SchedulerOptions {
    * Whether an object has never been checked (no result yet). Such an object, when a config adds
    * it (start-up with no state, a reload), runs its first check soon instead of at its first grid
    * slot: at a spread offset within a window of a few seconds, widened for many objects
-   * (first-run.ts); its later runs keep the grid. Absent: every object starts on its grid. Must not
-   * call the scheduler; a throw counts as false.
+   * (first-run.ts); its later runs keep the grid. Absent: every object starts on its grid; so does
+   * the first config applied with `catchUpMs` (a server taking over keeps to the grid, so that its
+   * jobs de-duplicate). Must not call the scheduler; a throw counts as false.
    */
   readonly isNew?: (key: string) => boolean;
 }

@@ -4,7 +4,7 @@ import { FakeClock } from "../../testing/fake-clock.js";
 import { FIRST_RUN_WINDOW_MS, firstRunDue, firstRunWindowMs } from "./first-run.js";
 import { createHarness, fixtureConfig, runFor } from "./fixtures.js";
 import { createScheduler } from "./scheduler.js";
-import { slotAtOrAfter } from "./slots.js";
+import { slotAtOrAfter, slotAtOrBefore } from "./slots.js";
 
 test("firstRunWindowMs: 5 s for a few objects, widened at 1,000 first runs a second", () => {
   const table: [number, number][] = [
@@ -94,5 +94,21 @@ test("first runs: a slow start-up spreads first runs from start(), not from appl
   if (next !== undefined) assert.ok(next - at < FIRST_RUN_WINDOW_MS, `due ${next - at} ms after start`);
   await runFor(clock, FIRST_RUN_WINDOW_MS);
   assert.equal(h.seen.length, 1);
+  await s.stop();
+});
+
+test("first runs: a first apply that catches up (taking over a zone's lead) keeps to the grid", async () => {
+  const clock = new FakeClock();
+  const h = createHarness({ clock });
+  const s = createScheduler({ ...h.options, isNew: () => true, catchUpMs: 5_000 });
+  const objects = Array.from({ length: 20 }, (_, i) => ({ host: "h", service: `s${i}` }));
+  s.applyConfig(fixtureConfig(objects));
+  const now = clock.now();
+  for (const { service } of objects) {
+    const key = `h!${service}`;
+    const last = slotAtOrBefore(key, 60_000, now);
+    const want = last >= now - 5_000 ? last : slotAtOrAfter(key, 60_000, now);
+    assert.equal(s.nextRunAt(key), want, key);
+  }
   await s.stop();
 });

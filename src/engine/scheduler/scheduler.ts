@@ -417,9 +417,11 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     for (const key of diff.duplicates) log.warn("two objects share one key; scheduling the first", { key });
     const { plans, old: olds, same } = diff;
     // Objects never checked run their first check soon, spread over a window sized by their number.
+    // Not in a first apply that catches up (a server taking over from a dead leader, whose log
+    // lacks the leader's results): that keeps to the grid, so that its jobs de-duplicate.
     const fresh: boolean[] = [];
     let freshCount = 0;
-    if (isNew !== undefined) {
+    if (isNew !== undefined && !(catchUpMs > 0 && generation === 1)) {
       for (let i = 0; i < plans.length; i++) {
         const f = !(olds[i] !== undefined && same[i]) && askNew(plans[i]!.key);
         fresh[i] = f;
@@ -527,10 +529,11 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const late = heap
         .items()
         .filter((e) => e.gridDue < now - catchUpMs && Number.isNaN(e.lastDue) && Number.isNaN(e.forcedAt));
-      const window = firstRunWindowMs(isNew === undefined ? 0 : late.length);
+      const spread = isNew !== undefined && catchUpMs === 0;
+      const window = firstRunWindowMs(spread ? late.length : 0);
       for (const e of late) {
         heap.remove(e);
-        const first = isNew !== undefined && askNew(e.plan.key);
+        const first = spread && askNew(e.plan.key);
         schedule(
           e,
           first
