@@ -36,7 +36,9 @@ export function rescheduleCheck(st: EngineState, cmd: RescheduleCheckCommand, ou
     return;
   }
   const t = st.objects;
-  const runAt = cmd.runAt ?? at;
+  // A time already past means at once: when applied, so that it is pending until a result checked
+  // after the command (a past time could predate the last check and count as run already).
+  const runAt = Math.max(cmd.runAt ?? at, at);
   let done = 0;
   for (const i of r.records) {
     const refused = rescheduleRefusal(t, i, cmd.force);
