@@ -219,6 +219,8 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const top = heap.peek();
       if (top === undefined || top.due > now) break;
       heap.pop();
+      // Run-time switches (SetObjectFlags): where active checks are switched off, a due run is
+      // skipped unless it is the rescheduled one and forced (`top.force`, read before takeForced).
       const rescheduled = takeForced(top);
       if (route !== undefined && routeRun(top, now, rescheduled)) continue;
       startRun(top, now, rescheduled);
