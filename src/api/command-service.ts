@@ -11,6 +11,7 @@ import type { CommandService } from "./gen/svc/v1/command_service_pb.js";
 import type { Target as TargetMessage } from "./gen/svc/v1/types_pb.js";
 import { flagsAuditOf, flagsChangeOf, refuseEmptySelector } from "./object-flags-request.js";
 import { toConnectError } from "./pipeline-errors.js";
+import { reschedulePrecondition } from "./reschedule-precondition.js";
 import {
   checkResult,
   createResultsIngest,
@@ -255,6 +256,39 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
         },
       );
     },
+    rescheduleCheck(req, ctx) {
+      let cmd: Extract<SubmittedCommand, { type: "RescheduleCheck" }>;
+      return audited(
+        ctx,
+        () => {
+          cmd = {
+            type: "RescheduleCheck",
+            target: target(req.target),
+            force: req.force,
+            // No author field: the caller's principal, as the history shows it.
+            author: authorOf(ctx.values.get(callerKey), ""),
+            ...(req.at === undefined ? {} : { runAt: runAtOf(req.at) }),
+          };
+          return {
+            Type: "RescheduleCheck",
+            Target: targetJson(cmd.target),
+            ...(cmd.runAt === undefined ? {} : { At: new Date(cmd.runAt).toISOString() }),
+            Force: cmd.force,
+          };
+        },
+        async () => {
+          const projection = core.view?.projection;
+          reschedulePrecondition(
+            core.view?.index,
+            cmd.target,
+            cmd.force,
+            projection === undefined ? undefined : (key) => projection.switchedOff(key, "activeChecks"),
+          );
+          await submit([cmd]);
+          return {};
+        },
+      );
+    },
     setObjectFlags(req, ctx) {
       let cmd: Extract<SubmittedCommand, { type: "SetObjectFlags" }>;
       return audited(
@@ -351,6 +385,13 @@ function durationMs(d: Duration | undefined): number {
   if (!(ms > 0) || !Number.isSafeInteger(ms)) {
     throw new ConnectError("a flexible downtime's duration must be positive", Code.InvalidArgument);
   }
+  return ms;
+}
+
+/** RescheduleCheck's `at`, refused when no date can show it. */
+function runAtOf(t: Timestamp): number {
+  const ms = timestampMs(t);
+  if (!(ms >= 0 && ms <= 8.64e15)) throw new ConnectError("at is not a valid time", Code.InvalidArgument);
   return ms;
 }
 

@@ -68,9 +68,19 @@ export function startActiveChecks(o: {
     logger,
     ...(o.route === undefined ? {} : { route: o.route }),
     ...(o.catchUpMs === undefined ? {} : { catchUpMs: o.catchUpMs }),
+    // Never checked: no record in the projection (docs/scheduling.md, "First runs").
+    isNew: (key) => core.view.projection.statusRef(key) < 0,
   });
   scheduler.applyConfig(o.config);
   scheduler.start();
+  // RescheduleCheck: those still pending when this started (a restart), then each as it is applied.
+  const projection = core.view.projection;
+  for (const r of projection.reschedules()) scheduler.reschedule(r.key, r.runAt, r.force);
+  const unsubscribe = projection.onReschedule((r) => {
+    if (scheduler?.reschedule(r.key, r.runAt, r.force) === false) {
+      logger.info("rescheduled check not on the schedule", { object: r.key });
+    }
+  });
   return {
     async applyConfig(config) {
       const prepared = await scheduler?.prepareConfig(config);
@@ -81,6 +91,7 @@ export function startActiveChecks(o: {
     resultApplied: (key) => scheduler?.resultApplied(key),
     async stop() {
       stopping = true;
+      unsubscribe();
       await scheduler?.stop();
       scheduler = undefined;
       await checkers.close();

@@ -87,6 +87,12 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Targe
     case "SendCustomNotification":
       checkTarget(objects, c.target);
       return;
+    case "RescheduleCheck":
+      checkTarget(objects, c.target);
+      if (c.runAt !== undefined && (!Number.isFinite(c.runAt) || c.runAt < 0)) {
+        throw new RejectedError("invalid", "the time to run the check is not a valid time");
+      }
+      return;
     case "ScheduleDowntime":
       checkTarget(objects, c.target);
       if (!Number.isFinite(c.start) || !Number.isFinite(c.end)) {

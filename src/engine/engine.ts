@@ -23,6 +23,7 @@ import {
   statusOf,
 } from "./object-table.js";
 import { processResult } from "./process-result.js";
+import { rescheduleCheck } from "./reschedule.js";
 import { type EngineSnapshot, restoreSnapshot, takeSnapshot } from "./snapshot.js";
 import { createTimerQueue } from "./timer-queue.js";
 import { fireDue, nextWakeup, rebuildTimers } from "./timers.js";
@@ -212,6 +213,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
         break;
       case "SetObjectFlags":
         setObjectFlags(st, cmd, out);
+        break;
+      case "RescheduleCheck":
+        rescheduleCheck(st, cmd, out);
         break;
       case "ApplyConfig":
         applyConfig(st, compileConfig(cmd.config), cmd.at, cmd.digest ?? configDigest(cmd.config), out);

@@ -33,6 +33,12 @@ const CONFIG = `hosts: {
 	gw: {address: "127.0.0.1", ${PASSIVE}}
 	ack1: {address: "127.0.0.1", parents: ["gw"], ${PASSIVE}}
 	ack2: {address: "127.0.0.1", parents: ["gw"], ${PASSIVE}}
+	probe: {
+		address: "127.0.0.1"
+		${PASSIVE}
+		// An active check (of a closed loopback port) that runs once a day unless rescheduled.
+		services: tcp: check: {type: "tcp", address: "127.0.0.1:9", check_interval: "24h"}
+	}
 }
 `;
 
@@ -41,6 +47,7 @@ interface Status {
   service?: string;
   state: string;
   output: string;
+  lastCheck?: string;
   acknowledgement?: { author: string; comment: string };
 }
 interface Audit {
@@ -321,6 +328,48 @@ describe("external command file", () => {
         ["DEL_SVC_DOWNTIME", "AUDIT_OUTCOME_REJECTED", 'downtime "dt-nope" does not exist'],
       ],
     );
+  });
+
+  test("SCHEDULE_[FORCED_]SVC_CHECK / HOST_CHECK reschedule an active check; a passive one is refused", async () => {
+    const first = await until(
+      "the first run of probe!tcp",
+      () => statusOf("probe", "tcp"),
+      (s) => s?.lastCheck !== undefined,
+    );
+    const now = Math.floor(Date.now() / 1000);
+    await shell([
+      `[${now}] SCHEDULE_FORCED_SVC_CHECK;probe;tcp;${now}`,
+      `[${now}] SCHEDULE_SVC_CHECK;web;http;${now}`,
+      `[${now}] SCHEDULE_HOST_CHECK;nope;${now}`,
+    ]);
+    await until(
+      "probe!tcp checked again",
+      () => statusOf("probe", "tcp"),
+      (s) => Date.parse(s?.lastCheck ?? "") > Date.parse(first?.lastCheck ?? ""),
+    );
+    const mine = (
+      await until(
+        "the three lines audited",
+        audits,
+        (a) => a.filter((r) => r.rpc?.startsWith("SCHEDULE_") === true).length >= 3,
+      )
+    ).filter((r) => r.rpc?.startsWith("SCHEDULE_") === true);
+    assert.deepEqual(mine.map((r) => [r.rpc, r.outcome, r.reason ?? ""]).sort(), [
+      ["SCHEDULE_FORCED_SVC_CHECK", "AUDIT_OUTCOME_ACCEPTED", ""],
+      ["SCHEDULE_HOST_CHECK", "AUDIT_OUTCOME_REJECTED", 'host "nope" is not configured'],
+      [
+        "SCHEDULE_SVC_CHECK",
+        "AUDIT_OUTCOME_REJECTED",
+        "web!http has a passive check: there is no check to run",
+      ],
+    ]);
+    const history = await call<{ entries: { kind: string; author?: string; comment?: string }[] }>(
+      "/svc.v1.QueryService/ListHistory",
+      { host: "probe", service: "tcp" },
+    );
+    const e = history.entries.find((x) => x.kind === "CheckRescheduled");
+    assert.equal(e?.author, "command-file", JSON.stringify(history));
+    assert.match(e?.comment ?? "", /^forced check at /);
   });
 
   test("an over-long line is one refusal; audit fields are capped and say so", async () => {

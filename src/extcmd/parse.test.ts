@@ -251,6 +251,23 @@ describe("parseCommandLine", () => {
         author: "command-file",
       },
     })),
+    ...(
+      [
+        ["SCHEDULE_SVC_CHECK;web;http;1700000060", { host: "web", service: "http" }, false],
+        ["SCHEDULE_FORCED_SVC_CHECK;web;http;1700000060", { host: "web", service: "http" }, true],
+        ["SCHEDULE_HOST_CHECK;web;1700000060", { host: "web" }, false],
+        ["SCHEDULE_FORCED_HOST_CHECK;web;1700000060", { host: "web" }, true],
+      ] as const
+    ).map(([line, object, force]) => ({
+      line: `[1700000000] ${line}`,
+      command: {
+        type: "RescheduleCheck",
+        target: { object },
+        runAt: 1_700_000_060_000,
+        force,
+        author: "command-file",
+      },
+    })),
   ];
   for (const c of good) {
     test(c.line, () => {
@@ -283,6 +300,10 @@ describe("parseCommandLine", () => {
     { line: "[1700000000] DISABLE_SVC_CHECK;web", reason: /takes 2 arguments, got 1/ },
     { line: "[1700000000] DISABLE_HOST_NOTIFICATIONS;web;http", reason: /takes 1 arguments, got 2/ },
     { line: "[1700000000] ENABLE_SVC_NOTIFICATIONS;web;", reason: /service_description is empty/ },
+    { line: "[1700000000] SCHEDULE_SVC_CHECK;web;http", reason: /takes 3 arguments, got 2/ },
+    { line: "[1700000000] SCHEDULE_HOST_CHECK;web;soon", reason: /check_time must be an integer/ },
+    { line: "[1700000000] SCHEDULE_FORCED_HOST_CHECK;;1700000000", reason: /host_name is empty/ },
+    { line: "[1700000000] SCHEDULE_HOST_CHECK;web;-5", reason: /not a valid time/ },
   ];
   for (const c of bad) {
     test(`refuses ${JSON.stringify(c.line)}`, () => {

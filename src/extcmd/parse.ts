@@ -28,7 +28,11 @@ export type ExternalCommandName =
   | "DEL_HOST_COMMENT"
   | "SEND_CUSTOM_SVC_NOTIFICATION"
   | "SEND_CUSTOM_HOST_NOTIFICATION"
-  | SwitchCommandName;
+  | SwitchCommandName
+  | "SCHEDULE_SVC_CHECK"
+  | "SCHEDULE_FORCED_SVC_CHECK"
+  | "SCHEDULE_HOST_CHECK"
+  | "SCHEDULE_FORCED_HOST_CHECK";
 
 /** A parsed line: the command for Core.submit and what its audit record shows; or why not. */
 export type ParsedLine =
@@ -59,10 +63,17 @@ const ARITY: Record<ExternalCommandName, number> = {
   SEND_CUSTOM_SVC_NOTIFICATION: 5,
   SEND_CUSTOM_HOST_NOTIFICATION: 4,
   ...SWITCH_ARITY,
+  SCHEDULE_SVC_CHECK: 3,
+  SCHEDULE_FORCED_SVC_CHECK: 3,
+  SCHEDULE_HOST_CHECK: 2,
+  SCHEDULE_FORCED_HOST_CHECK: 2,
 };
 
 /** Commands whose last argument is free text that may itself contain `;`. */
 const TEXT_LAST: ReadonlySet<string> = new Set(["ADD_SVC_COMMENT", "ADD_HOST_COMMENT"]);
+
+/** The author a command-file line records where the line names none (rescheduled checks). */
+export const COMMAND_FILE_AUTHOR = "command-file";
 
 function isName(s: string): s is ExternalCommandName {
   return Object.hasOwn(ARITY, s);
@@ -313,6 +324,27 @@ function build(
     case "DEL_HOST_COMMENT": {
       const id = nonEmpty(a(0).trim(), "comment_id");
       return { command: { type: "DeleteComment", id }, shown: { Type: "DeleteComment", Id: id } };
+    }
+    case "SCHEDULE_SVC_CHECK":
+    case "SCHEDULE_FORCED_SVC_CHECK":
+    case "SCHEDULE_HOST_CHECK":
+    case "SCHEDULE_FORCED_HOST_CHECK": {
+      const svc = name === "SCHEDULE_SVC_CHECK" || name === "SCHEDULE_FORCED_SVC_CHECK";
+      const force = name.startsWith("SCHEDULE_FORCED_");
+      const target = svc ? object(a(0), a(1)) : object(a(0));
+      const seconds = int(a(svc ? 2 : 1), "check_time");
+      if (seconds < 0 || seconds > 8_640_000_000_000)
+        throw new LineError(`check_time ${seconds} is not a valid time`);
+      const runAt = seconds * 1000;
+      return {
+        command: { type: "RescheduleCheck", target, runAt, force, author: COMMAND_FILE_AUTHOR },
+        shown: {
+          Type: "RescheduleCheck",
+          Target: targetJson(target),
+          At: new Date(runAt).toISOString(),
+          Force: force,
+        },
+      };
     }
     default: {
       const never: never = name;

@@ -3,7 +3,8 @@ import { constants, lstatSync, openSync } from "node:fs";
 import net from "node:net";
 import { promisify } from "node:util";
 import { type AuditLog, capText } from "../audit/index.js";
-import type { Core } from "../core/core.js";
+import type { Core, CoreView } from "../core/core.js";
+import { rescheduleRefusal } from "../core/reschedule-refusal.js";
 import type { Clock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import { RejectedError } from "../store/errors.js";
@@ -18,7 +19,11 @@ const REOPEN_MS = 1000;
 
 export interface CommandFileOptions {
   readonly path: string;
-  readonly core: Pick<Core, "submit" | "newDowntimeId"> & Partial<Pick<Core, "newCommentId">>;
+  readonly core: Pick<Core, "submit" | "newDowntimeId"> &
+    Partial<Pick<Core, "newCommentId">> & {
+      /** The config in force, for refusing at once what it already shows cannot apply. */
+      readonly view?: Pick<CoreView, "index"> & Partial<Pick<CoreView, "projection">>;
+    };
   readonly audit: AuditLog;
   readonly clock: Pick<Clock, "now">;
   readonly logger: Logger;
@@ -96,11 +101,21 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
     });
   const handle = (line: string) => {
     if (line.trim() === "") return;
-    const parsed = parseCommandLine(
+    let parsed = parseCommandLine(
       line,
       () => o.core.newDowntimeId(),
       o.core.newCommentId === undefined ? undefined : () => (o.core.newCommentId as () => string)(),
     );
+    if (parsed.ok && parsed.command.type === "RescheduleCheck" && o.core.view !== undefined) {
+      const projection = o.core.view.projection;
+      const refused = rescheduleRefusal(
+        o.core.view.index,
+        parsed.command.target,
+        parsed.command.force,
+        projection === undefined ? undefined : (key) => projection.switchedOff(key, "activeChecks"),
+      );
+      if (refused !== undefined) parsed = { ok: false, name: parsed.name, reason: refused.message };
+    }
     let outcome: Promise<string>;
     let name: string;
     let shown = "{}";

@@ -125,6 +125,22 @@ export interface SetObjectFlagsCommand {
 }
 
 /**
+ * Runs the targeted objects' active checks at `runAt` (at once when absent: `at`), one extra run
+ * each, after which every object keeps its grid (docs/scheduling.md, "Check now"). An object with a
+ * passive check is refused; a selector reschedules the active objects it matches and skips the
+ * passive ones. `force` runs the check even where its active checks are switched off.
+ */
+export interface RescheduleCheckCommand {
+  readonly type: "RescheduleCheck";
+  readonly at: number;
+  readonly target: Target;
+  /** Ms since the epoch; absent: `at` (now). */
+  readonly runAt?: number;
+  readonly force: boolean;
+  readonly author: string;
+}
+
+/**
  * Swaps the running configuration (start-up, SIGHUP, the ApplyConfig RPC). Unchanged objects keep
  * their state, removed ones are dropped, new ones start PENDING.
  */
@@ -171,6 +187,7 @@ export type Command =
   | DeleteCommentCommand
   | SendCustomNotificationCommand
   | SetObjectFlagsCommand
+  | RescheduleCheckCommand
   | ApplyConfigCommand
   | TickCommand
   | RecordEventsCommand;

@@ -201,6 +201,18 @@ export interface ObjectFlagsChangedEvent extends ObjectEventBase {
   readonly author: string;
 }
 
+/**
+ * An object's active check was rescheduled (RescheduleCheck): the scheduler runs it at `runAt`, one
+ * extra run, then keeps the object's grid. Pending until a result checked at or after `runAt`.
+ */
+export interface CheckRescheduledEvent extends ObjectEventBase {
+  readonly type: "CheckRescheduled";
+  /** Ms since the epoch. */
+  readonly runAt: number;
+  readonly force: boolean;
+  readonly author: string;
+}
+
 /** A reload added an object; it starts PENDING. */
 export interface ObjectAddedEvent extends ObjectEventBase {
   readonly type: "ObjectAdded";
@@ -347,6 +359,7 @@ export type EngineEvent =
   | CommentDeletedEvent
   | CustomNotificationEvent
   | ObjectFlagsChangedEvent
+  | CheckRescheduledEvent
   | ObjectAddedEvent
   | ObjectRemovedEvent
   | ConfigAppliedEvent

@@ -5,6 +5,7 @@ import type {
   DowntimeRecord,
   HistoryRecord,
   ProjectionDelta,
+  RescheduleRecord,
   StatusPatch,
 } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus } from "./status-codec.js";
@@ -46,6 +47,7 @@ interface Segment {
   dtRemoved: Set<string>;
   cAdded: Map<string, CommentRecord>;
   cRemoved: Set<string>;
+  reschedules: Map<string, RescheduleRecord>;
   eventSeq: number;
   /** The last request id whose changes this segment holds (0: none). */
   applied: number;
@@ -61,6 +63,7 @@ const newSegment = (): Segment => ({
   dtRemoved: new Set(),
   cAdded: new Map(),
   cRemoved: new Set(),
+  reschedules: new Map(),
   eventSeq: 0,
   applied: 0,
   barrier: undefined,
@@ -73,7 +76,7 @@ const hasData = (s: Segment): boolean =>
   s.patches.size > 0 ||
   s.removed.size > 0 ||
   s.history.length > 0 ||
-  s.dtAdded.size + s.dtRemoved.size > 0 ||
+  s.dtAdded.size + s.dtRemoved.size + s.reschedules.size > 0 ||
   s.cAdded.size + s.cRemoved.size > 0;
 
 /**
@@ -164,6 +167,10 @@ export function createDeltaBuffer(): DeltaBuffer {
         seg.cRemoved.delete(c.id);
         seg.cAdded.set(c.id, c);
       }
+      for (const r of d.reschedules ?? []) {
+        seg.reschedules.delete(r.key);
+        seg.reschedules.set(r.key, r);
+      }
       if (d.eventSeq > seg.eventSeq) seg.eventSeq = d.eventSeq;
     },
     markApplied(id) {
@@ -214,7 +221,9 @@ export function createDeltaBuffer(): DeltaBuffer {
         downtimesRemoved: [...seg.dtRemoved],
         ...(seg.cAdded.size === 0 ? {} : { commentsAdded: [...seg.cAdded.values()] }),
         ...(seg.cRemoved.size === 0 ? {} : { commentsRemoved: [...seg.cRemoved] }),
+        ...(seg.reschedules.size === 0 ? {} : { reschedules: [...seg.reschedules.values()] }),
       };
+      seg.reschedules.clear();
       seg.removed.clear();
       seg.dtAdded.clear();
       seg.dtRemoved.clear();

@@ -6,6 +6,7 @@ import type {
   DowntimeRecord,
   HistoryRecord,
   ProjectionDelta,
+  RescheduleRecord,
   StatusPatch,
 } from "./records.js";
 import { decodeStatus, type EncodedStatus, encodeStatus, encodeStatusOf } from "./status-codec.js";
@@ -59,6 +60,7 @@ export function createFold(from?: FoldSnapshot): Fold {
   let dtRemoved = new Set<string>();
   let cAdded = new Map<string, CommentRecord>();
   let cRemoved = new Set<string>();
+  let reschedules = new Map<string, RescheduleRecord>();
   let lastSeq = 0;
   let folded = false;
 
@@ -216,6 +218,14 @@ export function createFold(from?: FoldSnapshot): Fold {
           note(seq, e, { author: e.author, comment: off.length === 0 ? "all on" : `off: ${off.join(", ")}` });
           return;
         }
+        case "CheckRescheduled":
+          reschedules.delete(e.key); // the newest last
+          reschedules.set(e.key, { key: e.key, runAt: e.runAt, force: e.force });
+          note(seq, e, {
+            author: e.author,
+            comment: `${e.force ? "forced check" : "check"} at ${new Date(e.runAt).toISOString()}`,
+          });
+          return;
         case "ObjectAdded":
           return;
         case "ObjectRemoved":
@@ -264,7 +274,9 @@ export function createFold(from?: FoldSnapshot): Fold {
         downtimesRemoved: [...dtRemoved],
         ...(cAdded.size === 0 ? {} : { commentsAdded: [...cAdded.values()] }),
         ...(cRemoved.size === 0 ? {} : { commentsRemoved: [...cRemoved] }),
+        ...(reschedules.size === 0 ? {} : { reschedules: [...reschedules.values()] }),
       };
+      reschedules = new Map();
       statuses = new Map();
       patches = new Map();
       removed = new Set();

@@ -7,6 +7,7 @@ import type {
   DowntimeRecord,
   HistoryRecord,
   ProjectionDelta,
+  RescheduleRecord,
   StatusPatch,
   StatusRecord,
 } from "./records.js";
@@ -35,6 +36,8 @@ export interface ProjectionSnapshot {
   readonly downtimes: readonly DowntimeRecord[];
   /** Absent in snapshots taken before comments. */
   readonly comments?: readonly CommentRecord[];
+  /** Pending reschedules; absent when none. */
+  readonly reschedules?: readonly RescheduleRecord[];
 }
 
 /**
@@ -49,6 +52,7 @@ export interface ProjectionImage {
   readonly history: readonly HistoryRecord[];
   readonly downtimes: readonly DowntimeRecord[];
   readonly comments?: readonly CommentRecord[];
+  readonly reschedules?: readonly RescheduleRecord[];
 }
 
 /** The history feed as a reader sees it: positions 0 (oldest) to size - 1 (newest), ascending by seq. */
@@ -123,6 +127,13 @@ export interface Projection {
   comment(id: string): CommentRecord | undefined;
   /** Every comment, operators' and acknowledgements' (a live view). */
   comments(): ReadonlyMap<string, CommentRecord>;
+  /** Checks rescheduled that have not run yet (no result checked at or after their time). */
+  reschedules(): IterableIterator<RescheduleRecord>;
+  /**
+   * Calls `listener` with each reschedule a delta brings that has not run yet, once the delta is
+   * wholly applied (the scheduler's news of RescheduleCheck). Returns the function that unsubscribes.
+   */
+  onReschedule(listener: (r: RescheduleRecord) => void): () => void;
   applyDelta(delta: ProjectionDelta): void;
   /**
    * Applies a delta in steps, so that a thread serving reads can answer them between steps: each
@@ -162,6 +173,8 @@ export function createProjection(
   const statuses = createRecordArena(checkedByLength, { values: SUMMARY_VALUES, tag: statusSummary });
   const downtimes = new Map<string, DowntimeRecord>();
   const comments = new Map<string, CommentRecord>();
+  const reschedules = new Map<string, RescheduleRecord>();
+  const rescheduleListeners = new Set<(r: RescheduleRecord) => void>();
   const history = createHistoryRing(limits.historyCapacity);
   /** The arena's copy of a key when it holds a record under it. */
   const heldKey = (key: string): string | undefined => {
@@ -178,6 +191,7 @@ export function createProjection(
   }
   for (const d of from?.downtimes ?? []) downtimes.set(d.id, d);
   for (const c of from?.comments ?? []) comments.set(c.id, c);
+  for (const r of from?.reschedules ?? []) reschedules.set(r.key, r);
   for (const h of from?.history ?? []) history.push(h, sharedKey(h.key));
 
   /** Where `switchedOff` copies a record's first bytes. */
@@ -187,6 +201,14 @@ export function createProjection(
     return e === undefined ? undefined : decodeStatus(key, e);
   };
   const allKeys = (): string[] => [...statuses.keys()];
+  /** Whether the object has a result checked at or after `at`. */
+  const checkedSince = (key: string, at: number): boolean => (decoded(key)?.lastCheck ?? -1) >= at;
+  /** A reschedule is pending until a result checked at or after its time arrives. */
+  const settleReschedule = (key: string): void => {
+    const r = reschedules.get(key);
+    if (r !== undefined && checkedSince(key, r.runAt)) reschedules.delete(key);
+  };
+  const optional = <T>(name: string, m: Map<string, T>) => (m.size === 0 ? {} : { [name]: [...m.values()] });
 
   const steps = (delta: ProjectionDelta, max: number): (() => boolean) => {
     const keys = delta.statusKeys;
@@ -201,18 +223,27 @@ export function createProjection(
     let at = 0;
     return () => {
       if (next === -1) {
-        for (const k of delta.removed) statuses.delete(k);
+        for (const k of delta.removed) {
+          statuses.delete(k);
+          reschedules.delete(k);
+        }
         next = 0;
       }
       const end = Math.min(count, next + max);
       if (fromPacked === undefined) {
-        for (let i = next; i < end; i++) statuses.set(keys[i] as string, delta.statuses[i] as string);
+        for (let i = next; i < end; i++) {
+          const key = keys[i] as string;
+          statuses.set(key, delta.statuses[i] as string);
+          if (reschedules.size > 0) settleReschedule(key);
+        }
       } else {
         const { packed, nextKey } = fromPacked;
         for (let i = next; i < end; i++) {
           const len = packed.lengths[i] as number;
-          statuses.setBytes(nextKey(), packed.bytes, at, len);
+          const key = nextKey();
+          statuses.setBytes(key, packed.bytes, at, len);
           at += len;
+          if (reschedules.size > 0) settleReschedule(key);
         }
       }
       next = end;
@@ -225,7 +256,14 @@ export function createProjection(
       for (const id of delta.downtimesRemoved) downtimes.delete(id);
       for (const id of delta.commentsRemoved ?? []) comments.delete(id);
       for (const c of delta.commentsAdded ?? []) comments.set(c.id, c);
+      const news: RescheduleRecord[] = [];
+      for (const r of delta.reschedules ?? []) {
+        if (checkedSince(r.key, r.runAt)) continue; // ran already, within this delta
+        reschedules.set(r.key, r);
+        news.push(r);
+      }
       if (delta.eventSeq > eventSeq) eventSeq = delta.eventSeq;
+      for (const r of news) for (const f of rescheduleListeners) f(r);
       return true;
     };
   };
@@ -260,6 +298,11 @@ export function createProjection(
     downtimes: () => downtimes,
     comment: (id) => comments.get(id),
     comments: () => comments,
+    reschedules: () => reschedules.values(),
+    onReschedule(listener) {
+      rescheduleListeners.add(listener);
+      return () => rescheduleListeners.delete(listener);
+    },
     applyDelta(delta) {
       const step = steps(delta, Number.POSITIVE_INFINITY);
       let done = false;
@@ -275,6 +318,7 @@ export function createProjection(
         history: history.toArray(),
         downtimes: [...downtimes.values()],
         comments: [...comments.values()],
+        ...optional("reschedules", reschedules),
       };
     },
     captureFrame: () => ({
@@ -283,6 +327,7 @@ export function createProjection(
       history: history.frozen(),
       downtimes: [...downtimes.values()],
       comments: [...comments.values()],
+      ...optional("reschedules", reschedules),
     }),
     snapshot: () => ({
       eventSeq,
@@ -294,6 +339,7 @@ export function createProjection(
       ...(comments.size === 0
         ? {}
         : { comments: [...comments.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) }),
+      ...optional("reschedules", reschedules),
     }),
   };
 }

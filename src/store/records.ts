@@ -92,6 +92,17 @@ export interface CommentRecord {
 }
 
 /**
+ * An object's check rescheduled (CheckRescheduled) and not yet run: the scheduler runs it at
+ * `runAt`. Pending until the object has a result checked at or after `runAt`.
+ */
+export interface RescheduleRecord {
+  readonly key: string;
+  /** Ms since the epoch. */
+  readonly runAt: number;
+  readonly force: boolean;
+}
+
+/**
  * A change to an object's record that is not a new result: an acknowledgement set (`null`:
  * removed), or the object entering or leaving downtime. Applied to the current record, or to a
  * PENDING record when the object has none.
@@ -146,4 +157,6 @@ export interface ProjectionDelta {
   /** Comments that appeared (or replace one held, as an acknowledgement's does) and went away. */
   readonly commentsAdded?: readonly CommentRecord[];
   readonly commentsRemoved?: readonly string[];
+  /** Checks rescheduled (applied after the records: one a record already ran is not pending). */
+  readonly reschedules?: readonly RescheduleRecord[];
 }

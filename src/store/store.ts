@@ -448,7 +448,7 @@ export class Store {
    */
   #answerBarrier(id: number): void {
     const p = this.#projection;
-    const { eventSeq, keys, history, downtimes, comments } = p.captureFrame();
+    const { eventSeq, keys, history, downtimes, comments, reschedules } = p.captureFrame();
     const post = (m: ToWriter, transfer?: ArrayBuffer[]): void => {
       if (this.#fatal === undefined) this.#post(m, transfer);
     };
@@ -474,8 +474,12 @@ export class Store {
         text((from === 0 ? "" : ",") + json)();
       });
     }
+    const pending = reschedules === undefined ? "" : `,"reschedules":${JSON.stringify(reschedules)}`;
     pieces.push(
-      text(`],"downtimes":${JSON.stringify(downtimes)},"comments":${JSON.stringify(comments ?? [])}}`, true),
+      text(
+        `],"downtimes":${JSON.stringify(downtimes)},"comments":${JSON.stringify(comments ?? [])}${pending}}`,
+        true,
+      ),
     );
     this.#held = [];
     let i = 0;

@@ -99,6 +99,8 @@ export function renderEvent(e: EngineEvent, t0: number): string[] {
     case "ObjectAdded":
     case "ObjectRemoved":
       return [e.type, objectWord(e.key)];
+    case "CheckRescheduled":
+      return [e.type, objectWord(e.key), `runAt=${rel(e.runAt)}`, `force=${e.force}`, `author=${e.author}`];
     case "ConfigApplied":
       return [
         e.type,

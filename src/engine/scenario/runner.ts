@@ -252,6 +252,21 @@ export function runScenario(text: string, extensions: readonly ScenarioExtension
             id: need(args[0], "delete-downtime needs an id"),
           });
           break;
+        case "reschedule": {
+          // `reschedule web/http [at=30s] [force] [author=ops]`
+          const { target, rest } = targetOf(args);
+          const kv = options(rest, ["force"]);
+          const runAt = kv.get("at");
+          exec(lineNo, {
+            type: "RescheduleCheck",
+            at: clock.now(),
+            target,
+            force: kv.has("force"),
+            author: kv.get("author") ?? "ops",
+            ...(runAt === undefined ? {} : { runAt: SCENARIO_T0 + parseDuration(runAt) }),
+          });
+          break;
+        }
         case "restart": {
           // What the writer does after a crash: a JSON snapshot, restored with the config in force.
           const snap = JSON.parse(JSON.stringify(engine.snapshot()));

@@ -70,6 +70,15 @@ export interface SchedulerOptions {
    * dispatcher's de-duplication drops). Once per object, whatever the window (0 unless set).
    */
   readonly catchUpMs?: number;
+  /**
+   * Whether an object has never been checked (no result yet). Such an object, when a config adds
+   * it (start-up with no state, a reload), runs its first check soon instead of at its first grid
+   * slot: at a spread offset within a window of a few seconds, widened for many objects
+   * (first-run.ts); its later runs keep the grid. Absent: every object starts on its grid; so does
+   * the first config applied with `catchUpMs` (a server taking over keeps to the grid, so that its
+   * jobs de-duplicate). Must not call the scheduler; a throw counts as false.
+   */
+  readonly isNew?: (key: string) => boolean;
 }
 
 /** What `applyConfig` did, counted in objects. */
@@ -121,6 +130,14 @@ export interface Scheduler {
   resultApplied(key: string): void;
   /** Makes the object due now (a forced check); false when unknown, already running, or not started. */
   checkNow(key: string): boolean;
+  /**
+   * Runs the object's check at `at` (ms since the epoch; at once when past): one extra run, after
+   * which the object keeps its grid — its next run is the grid slot it was waiting for (a soft
+   * object retries from the extra run, as after any run). A newer call replaces a pending one; a
+   * call while a run is in flight runs again after it. `force`: the run is forced (it runs even
+   * where the object's active checks are switched off). False when the object is not scheduled.
+   */
+  reschedule(key: string, at: number, force: boolean): boolean;
   /** When the object runs next; undefined while it runs or when it is not scheduled. */
   nextRunAt(key: string): number | undefined;
   /** Objects on the schedule. */

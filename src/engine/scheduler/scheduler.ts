@@ -4,6 +4,7 @@ import type { Config } from "../../model/config.js";
 import { isExitStatus } from "../../model/state.js";
 import type { ApplySummary, PreparedSchedule, Scheduler, SchedulerOptions } from "./api.js";
 import { createDueHeap, type HeapItem } from "./due-heap.js";
+import { firstRunDue, firstRunWindowMs } from "./first-run.js";
 import { createSchedulerMetrics, noMetrics, type RunResult } from "./metrics.js";
 import {
   checkerFailedOutcome,
@@ -27,6 +28,12 @@ interface Entry extends HeapItem {
   live: boolean;
   /** Made due by checkNow: runs even while its active checks are switched off (once). */
   forced?: boolean;
+  /** When the object runs next on its own schedule (grid or retry); `due` is earlier when forced. */
+  gridDue: number;
+  /** When a rescheduled run (RescheduleCheck) is due, NaN when none is pending. */
+  forcedAt: number;
+  /** Whether the pending rescheduled run was forced (runs even where active checks are off). */
+  force: boolean;
 }
 
 interface Run {
@@ -35,6 +42,8 @@ interface Run {
   readonly due: number;
   readonly startedAt: number;
   readonly controller: AbortController;
+  /** A rescheduled run (RescheduleCheck): one extra run that moves no grid slot. */
+  readonly rescheduled: boolean;
   timeout: TimerHandle | undefined;
   grace: TimerHandle | undefined;
   /** A result was submitted, or the run was dropped: nothing more may be submitted for it. */
@@ -72,6 +81,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   const route = opts.route;
   const switchedOff = opts.activeChecksDisabled;
   const catchUpMs = opts.catchUpMs ?? 0;
+  const isNew = opts.isNew;
 
   const entries = new Map<string, Entry>();
   const heap = createDueHeap<Entry>();
@@ -111,6 +121,15 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       log.info?.("active checks keep their schedule again", overloadFields(sample));
   };
 
+  const askNew = (key: string): boolean => {
+    try {
+      return isNew?.(key) === true;
+    } catch (err) {
+      log.warn("isNew threw; keeping the object's grid", { key, err });
+      return false;
+    }
+  };
+
   const askRetry = (key: string): boolean => {
     try {
       return needsRetry(key);
@@ -121,6 +140,41 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
   };
 
   const intervalOf = (e: Entry): number => (e.retrying ? e.plan.retryIntervalMs : e.plan.checkIntervalMs);
+
+  /**
+   * Puts the object's own next run at `gridDue`; it is due then, or at its pending rescheduled run
+   * if that comes first. Not while the entry is queued (the heap orders by `due`).
+   */
+  const schedule = (e: Entry, gridDue: number): void => {
+    e.gridDue = gridDue;
+    e.due = Number.isNaN(e.forcedAt) ? gridDue : Math.min(e.forcedAt, gridDue);
+  };
+
+  /**
+   * The object's own next run after a run due at `due`. A rescheduled run is one extra run: an
+   * object that was on its grid before it and is after it (not soft) keeps the slot it was waiting
+   * for, or the next one if that passed while it ran; otherwise (retries) the usual rule.
+   */
+  const afterRun = (
+    e: Entry,
+    due: number,
+    rescheduled: boolean,
+    wasRetrying: boolean,
+    now: number,
+  ): number => {
+    if (rescheduled && !wasRetrying && !e.retrying && e.gridDue > due) {
+      return e.gridDue >= now ? e.gridDue : slotAtOrAfter(e.plan.key, intervalOf(e), now);
+    }
+    return nextDue(e, due, now);
+  };
+
+  /** Whether the run now due is the rescheduled one (and takes it off the entry). */
+  const takeForced = (e: Entry): boolean => {
+    if (!(e.forcedAt <= e.due)) return false;
+    e.forcedAt = Number.NaN;
+    e.force = false;
+    return true;
+  };
 
   /** A fresh slot: the first point of the object's grid from now on. */
   const slotFromNow = (e: Entry, now: number): number => {
@@ -168,9 +222,14 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const top = heap.peek();
       if (top === undefined || top.due > now) break;
       heap.pop();
-      if (switchedOff !== undefined && skipSwitchedOff(top, now)) continue;
-      if (route !== undefined && routeRun(top, now)) continue;
-      startRun(top, now);
+      // Run-time switches (SetObjectFlags): where active checks are switched off, a due run is
+      // skipped unless it is a forced rescheduled one (`top.force`, read before takeForced) or
+      // checkNow's.
+      const forcedRun = top.force && top.forcedAt <= top.due;
+      const rescheduled = takeForced(top);
+      if (switchedOff !== undefined && skipSwitchedOff(top, now, forcedRun)) continue;
+      if (route !== undefined && routeRun(top, now, rescheduled)) continue;
+      startRun(top, now, rescheduled);
     }
     if (overload.due(now)) sampleOverload(now);
     arm();
@@ -180,11 +239,12 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
    * Skips a due run of an object whose active checks an operator turned off: it is due again at
    * its next check_interval slot, without running, routing or counting as skipped by overload.
    */
-  const skipSwitchedOff = (entry: Entry, now: number): boolean => {
+  const skipSwitchedOff = (entry: Entry, now: number, forcedRun: boolean): boolean => {
     if (entry.forced === true) {
       entry.forced = false;
       return false;
     }
+    if (forcedRun) return false;
     let off = false;
     try {
       off = switchedOff?.(entry.plan.key) === true;
@@ -193,13 +253,13 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     }
     if (!off) return false;
     entry.retrying = false;
-    entry.due = slotAtOrAfter(entry.plan.key, entry.plan.checkIntervalMs, now + 1);
+    schedule(entry, slotAtOrAfter(entry.plan.key, entry.plan.checkIntervalMs, now + 1));
     heap.push(entry);
     return true;
   };
 
   /** Offers a due run to `route`; when taken, the entry is due again at its next slot. */
-  const routeRun = (entry: Entry, now: number): boolean => {
+  const routeRun = (entry: Entry, now: number, rescheduled: boolean): boolean => {
     let taken = false;
     try {
       taken = route?.(entry.plan, entry.due) === true;
@@ -208,13 +268,14 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     }
     if (!taken) return false;
     entry.lastDue = entry.due;
+    const wasRetrying = entry.retrying;
     entry.retrying = askRetry(entry.plan.key);
-    entry.due = nextDue(entry, entry.lastDue, now);
+    schedule(entry, afterRun(entry, entry.lastDue, rescheduled, wasRetrying, now));
     heap.push(entry);
     return true;
   };
 
-  const startRun = (entry: Entry, now: number): void => {
+  const startRun = (entry: Entry, now: number, rescheduled: boolean): void => {
     const plan = entry.plan;
     const run: Run = {
       entry,
@@ -222,6 +283,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       due: entry.due,
       startedAt: now,
       controller: new AbortController(),
+      rescheduled,
       timeout: undefined,
       grace: undefined,
       finished: false,
@@ -332,8 +394,9 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       log.warn("submit threw; result lost", { key: plan.key, err });
     }
     if (!running || !entry.live) return;
+    const wasRetrying = entry.retrying;
     entry.retrying = askRetry(plan.key);
-    entry.due = nextDue(entry, run.due, now);
+    schedule(entry, afterRun(entry, run.due, run.rescheduled, wasRetrying, now));
     heap.push(entry);
     arm();
   };
@@ -384,6 +447,19 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
     let unchanged = 0;
     for (const key of diff.duplicates) log.warn("two objects share one key; scheduling the first", { key });
     const { plans, old: olds, same } = diff;
+    // Objects never checked run their first check soon, spread over a window sized by their number.
+    // Not in a first apply that catches up (a server taking over from a dead leader, whose log
+    // lacks the leader's results): that keeps to the grid, so that its jobs de-duplicate.
+    const fresh: boolean[] = [];
+    let freshCount = 0;
+    if (isNew !== undefined && !(catchUpMs > 0 && generation === 1)) {
+      for (let i = 0; i < plans.length; i++) {
+        const f = !(olds[i] !== undefined && same[i]) && askNew(plans[i]!.key);
+        fresh[i] = f;
+        if (f) freshCount++;
+      }
+    }
+    const window = firstRunWindowMs(freshCount);
     for (let i = 0; i < plans.length; i++) {
       const plan = plans[i]!;
       const old = olds[i];
@@ -392,7 +468,13 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         unchanged++;
         continue;
       }
+      // A rescheduled run still pending (or aborted by the change) stays pending.
+      let forcedAt = Number.NaN;
+      let force = false;
       if (old !== undefined) {
+        if (old.run !== undefined && !old.run.finished && old.run.rescheduled) forcedAt = now;
+        if (!Number.isNaN(old.forcedAt)) forcedAt = Number.isNaN(forcedAt) ? old.forcedAt : forcedAt;
+        force = old.force || (old.run?.rescheduled ?? false);
         dropRun(old.run, "changed");
         heap.remove(old);
         old.live = false; // a late result of the old run must not touch the new entry
@@ -407,17 +489,23 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
         run: undefined,
         live: true,
         due: 0,
+        gridDue: 0,
+        forcedAt,
+        force: Number.isNaN(forcedAt) ? false : force,
         heapIndex: -1,
         heapSeq: 0,
       };
-      entry.due = slotFromNow(entry, now);
-      if (catchUpMs > 0 && generation === 1) {
+      schedule(
+        entry,
+        fresh[i] === true ? firstRunDue(plan.key, window, intervalOf(entry), now) : slotFromNow(entry, now),
+      );
+      if (catchUpMs > 0 && generation === 1 && fresh[i] !== true) {
         // The newest slot that passed, if it is in the window: left in the past (the run starts at
         // once) so that the next run keeps to the grid. The newest, not the oldest: a run the dead
         // leader did hand out carries the slot's due time and is de-duplicated by it, so catching
         // up an older slot would re-send a run already out and still skip the one it missed.
         const last = slotAtOrBefore(plan.key, intervalOf(entry), now);
-        if (last >= now - catchUpMs) entry.due = last;
+        if (last >= now - catchUpMs) schedule(entry, last);
       }
       entries.set(plan.key, entry);
       heap.push(entry);
@@ -468,10 +556,21 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       // Slots that passed between applyConfig and start would all fall due at once: move objects
       // that never ran to their next slot instead, so a slow start-up does not become a burst.
       const now = clock.now();
-      const late = heap.items().filter((e) => e.due < now - catchUpMs && Number.isNaN(e.lastDue));
+      // First runs of objects never checked are spread again from now, as applyConfig spread them.
+      const late = heap
+        .items()
+        .filter((e) => e.gridDue < now - catchUpMs && Number.isNaN(e.lastDue) && Number.isNaN(e.forcedAt));
+      const spread = isNew !== undefined && catchUpMs === 0;
+      const window = firstRunWindowMs(spread ? late.length : 0);
       for (const e of late) {
         heap.remove(e);
-        e.due = slotAtOrAfter(e.plan.key, intervalOf(e), now);
+        const first = spread && askNew(e.plan.key);
+        schedule(
+          e,
+          first
+            ? firstRunDue(e.plan.key, window, intervalOf(e), now)
+            : slotAtOrAfter(e.plan.key, intervalOf(e), now),
+        );
         heap.push(e);
       }
       pump();
@@ -497,7 +596,7 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       if (retrying === entry.retrying) return;
       entry.retrying = retrying;
       heap.remove(entry);
-      entry.due = nextDue(entry, entry.lastDue, clock.now());
+      schedule(entry, nextDue(entry, entry.lastDue, clock.now()));
       heap.push(entry);
       arm();
     },
@@ -505,10 +604,29 @@ export function createScheduler(opts: SchedulerOptions): Scheduler {
       const entry = entries.get(key);
       if (entry === undefined || entry.heapIndex < 0 || !running) return false;
       heap.remove(entry);
-      entry.due = clock.now();
+      entry.forcedAt = Number.NaN;
+      entry.force = false;
       entry.forced = true;
+      schedule(entry, clock.now());
       heap.push(entry);
       pump();
+      return true;
+    },
+    reschedule(key, at, force) {
+      const entry = entries.get(key);
+      if (entry === undefined || stopped) return false;
+      // A newer reschedule replaces one still pending. While a run is in flight, the entry is not
+      // queued: the rescheduled run follows it (complete() puts the entry back at forcedAt).
+      const queued = entry.heapIndex >= 0;
+      if (queued) heap.remove(entry);
+      // Never in the past: a run rescheduled before a restart counts its lateness from now.
+      entry.forcedAt = Math.max(at, clock.now());
+      entry.force = force;
+      if (queued) {
+        schedule(entry, entry.gridDue);
+        heap.push(entry);
+      }
+      arm();
       return true;
     },
     nextRunAt(key) {

@@ -4,6 +4,7 @@ import type { ObjectStatus } from "../../../api/gen/svc/v1/query_service_pb.js";
 import { noteReadError } from "../access.js";
 import { messageOf, query } from "../api.js";
 import type { PendingAction } from "../components/action-dialog.js";
+import { CheckNowButton } from "../components/check-now.js";
 import { CommentList } from "../components/comment-list.js";
 import { CustomNotificationAction } from "../components/custom-notification.js";
 import { DowntimeList } from "../components/downtime-list.js";
@@ -100,6 +101,7 @@ export function ObjectPage(props: {
                 Schedule downtime
               </button>
               <CustomNotificationAction host={host} service={service} />
+              {s.checkType !== "passive" && <CheckNowButton target={target} />}
             </div>
           )}
           <h2>Output</h2>

@@ -1,6 +1,7 @@
 import { useMemo, useState } from "preact/hooks";
 import type { View } from "../../../api/gen/svc/v1/query_service_pb.js";
 import type { PendingAction } from "../components/action-dialog.js";
+import { CheckNowButton } from "../components/check-now.js";
 import { BulkSwitches } from "../components/object-switches.js";
 import { statusColumns } from "../components/status-columns.js";
 import { type SortState, VirtualTable } from "../components/virtual-table.js";
@@ -173,6 +174,7 @@ export function StatusPage(props: {
             Schedule downtime
           </button>
           <BulkSwitches selector={selector} total={snap.total} />
+          <CheckNowButton target={target} />
         </fieldset>
       )}
       <div class="table-tall">
