@@ -100,4 +100,22 @@ describe("RescheduleCheck", () => {
     await srv.core.flush();
     assert.deepEqual(pending(), { "web!http": [299_000, true] });
   });
+
+  it("refuses at once an object whose active checks are switched off, unless forced", async () => {
+    const off = await connectJson(srv.url, `${CMD}SetObjectFlags`, {
+      target: { object: { host: "web", service: "http" } },
+      activeChecks: false,
+    });
+    assert.equal(off.status, 200, JSON.stringify(off.body));
+    await srv.core.flush();
+    const target = { object: { host: "web", service: "http" } };
+    const r = await connectJson(srv.url, `${CMD}RescheduleCheck`, { target });
+    assert.equal(r.body.code, "failed_precondition", JSON.stringify(r.body));
+    assert.match(r.body.message, /web!http has its active checks switched off/);
+    clock.advance(1_000); // after the last result, so that the new time is not already run
+    const forced = await connectJson(srv.url, `${CMD}RescheduleCheck`, { target, force: true });
+    assert.equal(forced.status, 200, JSON.stringify(forced.body));
+    await srv.core.flush();
+    assert.deepEqual(pending()["web!http"], [0, true]);
+  });
 });

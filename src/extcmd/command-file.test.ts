@@ -351,9 +351,9 @@ describe("external command file", () => {
       await until(
         "the three lines audited",
         audits,
-        (a) => a.filter((r) => r.rpc?.startsWith("SCHEDULE_") === true).length >= 3,
+        (a) => a.filter((r) => /^SCHEDULE_(FORCED_)?(SVC|HOST)_CHECK$/.test(r.rpc ?? "")).length >= 3,
       )
-    ).filter((r) => r.rpc?.startsWith("SCHEDULE_") === true);
+    ).filter((r) => /^SCHEDULE_(FORCED_)?(SVC|HOST)_CHECK$/.test(r.rpc ?? ""));
     assert.deepEqual(mine.map((r) => [r.rpc, r.outcome, r.reason ?? ""]).sort(), [
       ["SCHEDULE_FORCED_SVC_CHECK", "AUDIT_OUTCOME_ACCEPTED", ""],
       ["SCHEDULE_HOST_CHECK", "AUDIT_OUTCOME_REJECTED", 'host "nope" is not configured'],
