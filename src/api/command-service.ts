@@ -265,8 +265,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
             type: "RescheduleCheck",
             target: target(req.target),
             force: req.force,
-            // No author field: the caller's principal, as the history shows it.
-            author: authorOf(ctx.values.get(callerKey), ""),
+            author: authorOf(ctx.values.get(callerKey), req.author),
             ...(req.at === undefined ? {} : { runAt: runAtOf(req.at) }),
           };
           return {
@@ -274,6 +273,7 @@ export function createCommandService(deps?: CommandServiceDeps): Partial<Service
             Target: targetJson(cmd.target),
             ...(cmd.runAt === undefined ? {} : { At: new Date(cmd.runAt).toISOString() }),
             Force: cmd.force,
+            Author: cmd.author,
           };
         },
         async () => {

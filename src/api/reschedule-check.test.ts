@@ -79,6 +79,7 @@ describe("RescheduleCheck", () => {
       target: { selector: "team=web" },
       at,
       force: true,
+      author: "carol",
     });
     assert.equal(sel.status, 200, JSON.stringify(sel.body));
     await srv.core.flush();
@@ -87,6 +88,7 @@ describe("RescheduleCheck", () => {
     const h = await connectJson(srv.url, `${Q}ListHistory`, { host: "web", service: "http" });
     assert.equal(h.body.entries[0].kind, "CheckRescheduled", JSON.stringify(h.body));
     assert.match(h.body.entries[0].comment, /forced check at 2026-01-01T00:05:00.000Z/);
+    assert.equal(h.body.entries[0].author, "carol", "the request's author, as history shows it");
   });
 
   it("a result checked at or after the time settles the reschedule; an earlier one does not", async () => {
