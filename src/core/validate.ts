@@ -2,7 +2,6 @@ import type { Command, Target } from "../model/commands.js";
 import type { Config } from "../model/config.js";
 import { RECORDED_EVENT_TYPES } from "../model/events.js";
 import { OBJECT_SWITCHES } from "../model/object-flags.js";
-import { parseSelector } from "../model/selector.js";
 import { isExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import type { ObjectIndex } from "../store/object-index.js";
@@ -103,7 +102,6 @@ function validateOne(c: SubmittedCommand, ctx: ValidationContext, objects: Targe
       if (c.flexible === true && !(Number.isFinite(c.durationMs) && (c.durationMs as number) > 0)) {
         throw new RejectedError("invalid", "a flexible downtime needs a positive duration");
       }
-      checkMatches(ctx.index, c.target);
       return;
     case "AddComment":
       checkObject(objects, c.object.host, c.object.service);
@@ -182,15 +180,6 @@ function checkTarget(objects: TargetObjects, t: Target): void {
     return;
   }
   selectorPositions(objects.index, t.selector);
-}
-
-/** Refuses, with not_found, a selector that matches no configured object (the engine would). */
-function checkMatches(index: ObjectIndex, t: Target): void {
-  if (!("selector" in t)) return;
-  const parsed = parseSelector(t.selector);
-  if (parsed.ok && index.matching(parsed.selector).length === 0) {
-    throw new RejectedError("not_found", `selector "${t.selector}" matches no object`);
-  }
 }
 
 function checkObject(objects: KnownObjects, host: string, service: string | undefined): void {
