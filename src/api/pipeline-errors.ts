@@ -7,7 +7,8 @@ import { boundedMessage } from "./error-message-bound.js";
  * The Connect error for a failure of the pipeline: refusals keep their message (it was written for
  * the caller; cut to 512 characters, error-message-bound.ts), prefixed `<batchField>[i]: ` when a
  * batch's item was refused; a full data directory is `resource_exhausted` (nothing was enqueued;
- * the same request can succeed once there is room); anything else is `internal` with a generic
+ * the same request can succeed once there is room); the replicated command log without a quorum
+ * is `unavailable` (docs/replication.md); anything else is `internal` with a generic
  * message, the cause going to the log only.
  */
 export function toConnectError(e: unknown, logger?: Logger, batchField?: string): ConnectError {
@@ -28,6 +29,13 @@ export function toConnectError(e: unknown, logger?: Logger, batchField?: string)
     return new ConnectError(
       "the data directory is full: the command was not enqueued; retry once there is room",
       Code.ResourceExhausted,
+    );
+  }
+  if (e instanceof StoreError && e.reason === "unavailable") {
+    logger?.warn("command refused: the replicated command log is unavailable", { error: String(e) });
+    return new ConnectError(
+      "the replicated command log did not store the command in time (no quorum of NATS servers?); it may still have been stored: retry once it answers",
+      Code.Unavailable,
     );
   }
   logger?.error("command pipeline failure", { error: String(e) });

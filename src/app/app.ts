@@ -1,5 +1,6 @@
 import { access, constants } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
 import type { Registry } from "prom-client";
 import {
   createAdminService,
@@ -28,6 +29,14 @@ import { DEFAULT_NOTIFY_OPTIONS, startNotifier, TimeZoneError } from "./notifier
 import { hostCheckOf, isLoopbackAddress, writesOpen } from "./open-writes.js";
 import { registerCommandFileMetrics, registerPipelineMetrics } from "./pipeline-metrics.js";
 import { Reloader, type ReloadResult } from "./reload.js";
+import {
+  caughtUp,
+  configSource,
+  coreReplication,
+  followConfigSources,
+  isReplicated,
+  registerReplicaMetrics,
+} from "./replication.js";
 import { parseListen, type ServerOptions } from "./server-flags.js";
 import { registerSinkMetrics, sinkStatusOf } from "./sink-metrics.js";
 import { startServerZones } from "./zones.js";
@@ -131,8 +140,11 @@ export class App {
       throw new StartupError(`-data-dir ${o.dataDir}: ${(e as Error).message}`);
     }
     let core: Core;
+    const replicated = isReplicated(o);
+    const serverId = `${hostname()}-${process.pid}`;
     try {
       core = await Core.open({
+        ...(replicated ? { replication: coreReplication(o, serverId) } : {}),
         dataDir: o.dataDir,
         config: loaded.config,
         ...(loaded.digest === undefined ? {} : { configDigest: loaded.digest }),
@@ -151,6 +163,9 @@ export class App {
     }
     registerHeapMetrics(metrics, () => core.writerStats());
     registerPipelineMetrics(metrics, core);
+    if (replicated) registerReplicaMetrics(metrics, core);
+    /** The config this server runs (its -config file's, or the one the log applied). */
+    let running = loaded.config;
     const countLine = registerCommandFileMetrics(metrics);
     const consumers = ConsumerHost.open({
       dataDir: o.dataDir,
@@ -199,6 +214,19 @@ export class App {
             metrics,
             concurrency: CHECK_CONCURRENCY,
             audit: auth.auditLog,
+            id: serverId,
+            ...(replicated
+              ? {
+                  ready: () => caughtUp(core.replica),
+                  onLeading: async (leading: boolean) => {
+                    core.setTicking(leading);
+                    if (!leading) return;
+                    // The config of this server's file, if the log does not run it yet (a first start).
+                    const published = await configSource(o.config);
+                    await core.applyConfig(running, published?.digest ?? "empty", published?.source);
+                  },
+                }
+              : {}),
           })
         : undefined;
     const checks =
@@ -222,8 +250,25 @@ export class App {
     // Prepared first, in turns of their own: the switch itself then holds the event loop briefly.
     reloader.register({
       name: "core",
-      applyConfig: async (c, digest) => core.applyConfig(await core.prepareConfig(c, digest)),
+      applyConfig: async (c, digest) => {
+        running = c;
+        // Replicated, the config goes into the log with its source, by the digest of its text.
+        const published = replicated ? await configSource(o.config) : undefined;
+        return core.applyConfig(
+          await core.prepareConfig(c, published?.digest ?? digest),
+          undefined,
+          published?.source,
+        );
+      },
     });
+    if (replicated) {
+      followConfigSources({
+        core,
+        configPath: o.config,
+        reloader,
+        logger: logger.child({ component: "replication" }),
+      });
+    }
     reloader.register({ name: "scheduler", applyConfig: (c) => checks.applyConfig(c) });
     let notifier: Notifier;
     try {

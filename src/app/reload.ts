@@ -27,7 +27,7 @@ export interface ConfigConsumer {
   applyConfig(config: Config, digest?: string): void | Promise<void>;
 }
 
-export type ReloadSource = "startup" | "sighup" | "api";
+export type ReloadSource = "startup" | "sighup" | "api" | "replication";
 
 export interface ReloaderOptions {
   /** Reads and loads the served document: the one loader used by startup, SIGHUP and the API. */

@@ -116,7 +116,8 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     name: "leader-election",
     kind: "bool",
     default: false,
-    usage: "with -nats: schedule and ingest only while holding the leader lease (a standby waits)",
+    usage:
+      "with -nats: every server a replica of one command log on JetStream; only the lease holder schedules, ingests, notifies and feeds sinks (docs/replication.md)",
   },
   {
     name: "no-worker-grace",

@@ -81,6 +81,13 @@ export async function startServerZones(o: {
   readonly id?: string;
   /** Where refused results from workers are recorded. */
   readonly audit?: { record(entry: AuditEntry): void };
+  /**
+   * Replicated (docs/replication.md): called when this server starts leading (before it schedules)
+   * and when it stops (after it stopped scheduling); awaited.
+   */
+  readonly onLeading?: (leading: boolean) => Promise<void>;
+  /** Whether this server may take the lease now (a replica that caught up with the log). */
+  readonly ready?: () => boolean;
 }): Promise<ServerZones> {
   const { core, clock, logger } = o;
   const local = new Set(o.localZones);
@@ -123,6 +130,8 @@ export async function startServerZones(o: {
   };
 
   const lead = async (token: number): Promise<void> => {
+    if (stopped || checks !== undefined) return;
+    await o.onLeading?.(true);
     if (stopped || checks !== undefined) return;
     checks = startActiveChecks({
       core,
@@ -208,6 +217,7 @@ export async function startServerZones(o: {
     checks = undefined;
     await i?.stop();
     await c?.stop();
+    await o.onLeading?.(false);
   };
   let leaderToken = 0;
 
@@ -238,6 +248,7 @@ export async function startServerZones(o: {
         onLost: follow,
         ttlMs: o.leaseMs,
         renewMs,
+        ...(o.ready === undefined ? {} : { ready: o.ready }),
       });
     } else {
       // Leading since start: ingestion joins now that NATS answers.

@@ -5,7 +5,7 @@ import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
-import type { WriterOptions, WriterStats } from "../store/protocol.js";
+import type { ReplicaStatus, WriterOptions, WriterStats } from "../store/protocol.js";
 import { type IngestOutcome, type PreparedStoreConfig, Store } from "../store/store.js";
 import type { ResultsForm } from "./encoded-results.js";
 import { loggedForm } from "./plugin-result.js";
@@ -29,6 +29,13 @@ export interface CoreOptions {
   readonly logger?: Logger;
   /** Writer tuning (snapshot cadence, history size); defaults suit production. */
   readonly writer?: Partial<WriterOptions>;
+  /**
+   * Every server a replica (docs/replication.md): commands go through a replicated command log,
+   * which the writer's thread opens from `workerUrl` (an entry module that calls runWriterThread
+   * with a ReplicatedLogFactory) with `options`; `origin` names this server's groups in it. Timer
+   * ticks are then issued only while `setTicking(true)` (the leader).
+   */
+  readonly replication?: { readonly workerUrl: URL; readonly origin: string; readonly options: unknown };
 }
 
 /** A config made ready for Core.applyConfig by Core.prepareConfig. */
@@ -103,6 +110,12 @@ export class Core {
   #observer: CoreObserver | undefined;
   #wakeup: { at: number; timer: TimerHandle } | undefined;
   #closed = false;
+  /** Whether this server issues timer ticks: always, but replicated only while it leads. */
+  #ticking = true;
+  /** The engine's next timer as last told (what setTicking(true) schedules). */
+  #nextWakeup: number | undefined;
+  #replica: ReplicaStatus | undefined;
+  readonly #configSources = new Set<(digest: string, source: string | undefined) => void>();
 
   private constructor(store: Store, clock: Clock, logger: Logger | undefined, dataDir: string) {
     this.#store = store;
@@ -116,12 +129,26 @@ export class Core {
     const clock = options.clock ?? systemClock;
     let core: Core | undefined;
     let firstWakeup: number | undefined;
+    let firstReplica: ReplicaStatus | undefined;
+    const replication = options.replication;
     const store = await Store.open({
       dataDir: options.dataDir,
       config: options.config,
       configDigest: options.configDigest ?? configDigest(options.config),
       at: clock.now(),
-      workerUrl: new URL("./writer-worker.js", import.meta.url),
+      workerUrl: replication?.workerUrl ?? new URL("./writer-worker.js", import.meta.url),
+      ...(replication === undefined
+        ? {}
+        : {
+            replication: { origin: replication.origin, options: replication.options },
+            onReplica: (status: ReplicaStatus) => {
+              if (core === undefined) firstReplica = status;
+              else core.#onReplica(status);
+            },
+            onConfigSource: (digest: string, source: string | undefined) => {
+              if (core !== undefined) for (const f of core.#configSources) f(digest, source);
+            },
+          }),
       // The writer's engine gets the part of the config it reads, compiled into tables (typed arrays
       // are cloned as bytes), not a copy of the whole document.
       writerConfig: compileConfig,
@@ -137,8 +164,54 @@ export class Core {
     });
     core = new Core(store, clock, options.logger, options.dataDir);
     options.logger?.info("store opened", { dataDir: options.dataDir, ...store.recovered });
+    if (replication !== undefined) core.#ticking = false;
+    if (firstReplica !== undefined) core.#onReplica(firstReplica);
     core.#schedule(firstWakeup);
     return core;
+  }
+
+  /**
+   * Replicated: whether this server issues the engine's timer ticks (the leader does; replicas
+   * apply the leader's). Turning it on schedules the next one at once.
+   */
+  setTicking(on: boolean): void {
+    if (this.#ticking === on) return;
+    this.#ticking = on;
+    if (!on) {
+      this.#wakeup?.timer.cancel();
+      this.#wakeup = undefined;
+      return;
+    }
+    this.#schedule(this.#nextWakeup);
+  }
+
+  /** Replicated: how this server's copy stands against the command log (undefined: not replicated). */
+  get replica(): ReplicaStatus | undefined {
+    return this.#replica;
+  }
+
+  /**
+   * Replicated: calls `listener` when a group of another server names a config (it applies in the
+   * log's order), with its CUE source when that server sent it. Returns the unsubscribe function.
+   */
+  onConfigSource(listener: (digest: string, source: string | undefined) => void): () => void {
+    this.#configSources.add(listener);
+    return () => this.#configSources.delete(listener);
+  }
+
+  #onReplica(status: ReplicaStatus): void {
+    const before = this.#replica;
+    this.#replica = status;
+    if (status.error !== undefined && status.error !== before?.error) {
+      this.#logger?.error("this server stopped applying the command log", { error: status.error });
+    } else if (before !== undefined && before.connected !== status.connected) {
+      if (status.connected) this.#logger?.info("the command log answers again", { applied: status.applied });
+      else
+        this.#logger?.warn(
+          "the command log does not answer: writes fail as unavailable, reads serve what is applied",
+          {},
+        );
+    }
   }
 
   /** The read side. Take it once per request: index and projection belong together. */
@@ -289,12 +362,17 @@ export class Core {
    * CoreOptions.configDigest. A config prepared by prepareConfig (with its digest) only switches
    * and is sent in this call; any other is also indexed and compiled for the writer in it.
    */
-  applyConfig(config: Config | PreparedConfig, digest?: string): Promise<void> {
+  applyConfig(config: Config | PreparedConfig, digest?: string, source?: string): Promise<void> {
     const at = this.#clock.now();
     if ("store" in config) {
-      return this.#store.applyConfig(config.store, at, config.digest ?? configDigest(config.store.config));
+      return this.#store.applyConfig(
+        config.store,
+        at,
+        config.digest ?? configDigest(config.store.config),
+        source,
+      );
     }
-    return this.#store.applyConfig(config, at, digest ?? configDigest(config));
+    return this.#store.applyConfig(config, at, digest ?? configDigest(config), source);
   }
 
   /**
@@ -360,7 +438,8 @@ export class Core {
 
   /** Keeps one clock timer for the engine's next due timer; when it fires, a Tick is enqueued. */
   #schedule(at: number | undefined): void {
-    if (this.#closed) return;
+    this.#nextWakeup = at;
+    if (this.#closed || !this.#ticking) return;
     if (this.#wakeup !== undefined && this.#wakeup.at === at) return;
     this.#wakeup?.timer.cancel();
     this.#wakeup = undefined;

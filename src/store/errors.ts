@@ -29,10 +29,11 @@ export class RejectedError extends Error {
 
 /**
  * Why the writer failed a request: `disk_full` when the data directory's filesystem has no room
- * (nothing was enqueued; the same request can succeed once space returns), `failed` for anything
- * else (corrupt database, closed store).
+ * (nothing was enqueued; the same request can succeed once space returns), `unavailable` when the
+ * replicated command log did not store it in time (no quorum: docs/replication.md; it may still
+ * have been stored), `failed` for anything else (corrupt database, closed store).
  */
-export type StoreFailure = "failed" | "disk_full";
+export type StoreFailure = "failed" | "disk_full" | "unavailable";
 
 /** The writer failed (disk full, corrupt database, closed store); the message says why. */
 export class StoreError extends Error {

@@ -69,9 +69,11 @@ export class EventLog {
   readonly #insertConfig: Statement<[string, Buffer]>;
   readonly #insertEvents: Statement<[number, number, number, number, Buffer]>;
   readonly #setApplied: Statement<[number]>;
+  readonly #setStream: Statement<[number]>;
   readonly #enqueueTx: (
     rows: readonly { at: number; body: string | Uint8Array }[],
     configs: readonly ConfigRow[],
+    stream: number | undefined,
   ) => number[];
   readonly #appliedTx: (cmdSeq: number, chunks: readonly EventChunk[]) => number;
   #lastEventSeq: number;
@@ -87,13 +89,17 @@ export class EventLog {
       "INSERT INTO events (last_seq, first_seq, cmd_seq, at, body) VALUES (?, ?, ?, ?, ?)",
     );
     this.#setApplied = db.prepare("UPDATE meta SET value = ? WHERE key = 'applied'");
+    this.#setStream = db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('stream', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    );
     this.#lastEventSeq = (
       db.prepare("SELECT coalesce(max(last_seq), 0) AS s FROM events").get() as { s: number }
     ).s;
-    this.#enqueueTx = db.transaction((rows, configs) => {
+    this.#enqueueTx = db.transaction((rows, configs, stream) => {
       for (const c of configs) this.#insertConfig.run(c.digest, pack(c.body));
       const seqs: number[] = [];
       for (const r of rows) seqs.push(Number(this.#insertCommand.run(r.at, pack(r.body)).lastInsertRowid));
+      if (stream !== undefined) this.#setStream.run(stream);
       return seqs;
     });
     this.#appliedTx = db.transaction((cmdSeq, chunks) => {
@@ -139,14 +145,35 @@ export class EventLog {
 
   /**
    * Appends commands to the queue in one fsync'd transaction and returns their sequence numbers.
-   * `configs` are stored in the same transaction (the configs an ApplyConfig in `rows` names).
+   * `configs` are stored in the same transaction (the configs an ApplyConfig in `rows` names), and
+   * so is `stream`, the replicated log's position of the group the rows are (streamPosition).
    */
   enqueue(
     rows: readonly { at: number; body: string | Uint8Array }[],
     configs: readonly ConfigRow[] = [],
+    stream?: number,
   ): number[] {
     this.#db.pragma("synchronous = FULL");
-    return this.#enqueueTx(rows, configs);
+    return this.#enqueueTx(rows, configs, stream);
+  }
+
+  /**
+   * Replicated: the position in the replicated command log of the last group enqueued here (0:
+   * none), stored in the same transaction as its rows (`enqueue`'s `stream`).
+   */
+  streamPosition(): number {
+    const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'stream'").get() as
+      | { value: number }
+      | undefined;
+    return row?.value ?? 0;
+  }
+
+  /** Whether the log holds any command or event (a data directory that has been used). */
+  used(): boolean {
+    const row = this.#db
+      .prepare("SELECT (SELECT count(*) FROM events) + (SELECT value FROM meta WHERE key = 'applied') AS n")
+      .get() as { n: number };
+    return row.n > 0 || this.latestSnapshot() !== undefined;
   }
 
   /** A stored configuration's JSON, by digest. */

@@ -60,6 +60,18 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   youngGenerationMb: 6,
 };
 
+/** A replicated server's copy of the command log (docs/replication.md). */
+export interface ReplicaStatus {
+  /** Whether the command log answers. */
+  readonly connected: boolean;
+  /** The log's last position as last seen (0: unknown yet). */
+  readonly last: number;
+  /** The position of the last group applied here. */
+  readonly applied: number;
+  /** Why this server stopped applying the log (a group it cannot read); it never skips one. */
+  readonly error?: string;
+}
+
 /** What a start recovered from the log (logged as the "store opened" line). */
 export interface Recovered {
   /** Command rows re-applied to the engine (their events were logged already). */
@@ -90,6 +102,12 @@ export type ToWriter =
       /** When the config is applied, if it has to be (the owner's clock). */
       readonly at: number;
       readonly options: WriterOptions;
+      /**
+       * Replicated (docs/replication.md): commands go through the replicated command log, which
+       * the thread opens with `options` (its ReplicatedLogFactory's); `origin` names this server's
+       * groups in it (unique per start).
+       */
+      readonly replication?: { readonly origin: string; readonly options: unknown };
     }
   /** `body` is the UTF-8 JSON of a Command[] (commands without `at` get this `at`), transferred. */
   | { readonly t: "submit"; readonly id: number; readonly at: number; readonly body: Uint8Array }
@@ -123,6 +141,8 @@ export type ToWriter =
       /** What StoreOptions.writerConfig made of the config (structured-cloned). */
       readonly config: unknown;
       readonly digest: string | undefined;
+      /** Replicated: the config's CUE source, which travels with it to every server. */
+      readonly source?: string;
     }
   | { readonly t: "snapshot"; readonly id: number }
   /** The reader is ready for the next delta part. */
@@ -215,5 +235,12 @@ export type FromWriter =
   | { readonly t: "trimmed"; readonly id: number; readonly events: number; readonly error?: string }
   /** A snapshot, sync or close request finished. */
   | { readonly t: "done"; readonly id: number; readonly error?: string }
+  /** Replicated: how this server's copy stands against the command log (about once a second). */
+  | { readonly t: "replica"; readonly state: ReplicaStatus }
+  /**
+   * Replicated: a group of another server named config `digest` (with its CUE source, when that
+   * server had it); it is applied in the log's order, like every command.
+   */
+  | { readonly t: "config-source"; readonly digest: string; readonly source?: string }
   /** The writer cannot go on (corrupt log, disk failure); the store is unusable. */
   | { readonly t: "fatal"; readonly message: string };

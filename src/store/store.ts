@@ -7,6 +7,7 @@ import {
   DEFAULT_WRITER_OPTIONS,
   type FromWriter,
   type Recovered,
+  type ReplicaStatus,
   type ToWriter,
   type WriterOptions,
   type WriterStats,
@@ -74,6 +75,15 @@ export interface StoreOptions {
   readonly onWakeup?: (at: number | undefined) => void;
   /** Called once if the writer dies; the store rejects every later write. */
   readonly onFatal?: (message: string) => void;
+  /**
+   * Replicated (docs/replication.md): writes go through the replicated command log that the
+   * worker's entry module opens with `options`; `origin` names this server's groups in it.
+   */
+  readonly replication?: { readonly origin: string; readonly options: unknown };
+  /** Replicated: how this server's copy stands against the log (about once a second). */
+  readonly onReplica?: (status: ReplicaStatus) => void;
+  /** Replicated: another server's group named config `digest` (with its CUE source when it had it). */
+  readonly onConfigSource?: (digest: string, source: string | undefined) => void;
 }
 
 /**
@@ -147,6 +157,7 @@ export class Store {
       configDigest: options.configDigest,
       at: options.at,
       options: writerOptions,
+      ...(options.replication === undefined ? {} : { replication: options.replication }),
     };
     return new Promise((resolve, reject) => {
       const onError = (e: Error): void => reject(new StoreError("writer failed to start", { cause: e }));
@@ -257,15 +268,23 @@ export class Store {
    * Switches to a new config: reads see its objects at once (new ones PENDING), and an ApplyConfig is
    * enqueued behind every earlier batch. Resolves when that is durable. `config` may come prepared
    * (prepareConfig): then the call only switches and sends, which is all that must happen at once.
+   * `source` (replicated): the config's CUE text, published with it for the other servers.
    */
-  applyConfig(config: Config | PreparedStoreConfig, at: number, digest?: string): Promise<void> {
+  applyConfig(
+    config: Config | PreparedStoreConfig,
+    at: number,
+    digest?: string,
+    source?: string,
+  ): Promise<void> {
     const p = "index" in config ? config : undefined;
     const c = p?.config ?? (config as Config);
     this.#index = p?.index ?? createObjectIndex(c, this.#projection.heldKey);
     const forWriter = p === undefined ? (this.#options.writerConfig?.(c) ?? c) : p.forWriter;
     return this.#send((id) => {
       this.#outstand(id, null);
-      return { t: "config", id, at, config: forWriter, digest };
+      return source === undefined
+        ? { t: "config", id, at, config: forWriter, digest }
+        : { t: "config", id, at, config: forWriter, digest, source };
     });
   }
 
@@ -431,6 +450,12 @@ export class Store {
         return;
       }
       case "ready":
+        return;
+      case "replica":
+        this.#options.onReplica?.(m.state);
+        return;
+      case "config-source":
+        this.#options.onConfigSource?.(m.digest, m.source);
         return;
       default: {
         const never: never = m;

@@ -18,6 +18,15 @@ import type { ConfigRow } from "./event-log.js";
 import { transferList } from "./packed-statuses.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
+import {
+  decodeGroup,
+  encodeGroup,
+  type LogGroup,
+  LogUnavailableError,
+  type ReplicaState,
+  type ReplicatedLog,
+  type ReplicatedLogFactory,
+} from "./replicated-log.js";
 import { type PackedRecords, recordsJson } from "./snapshot-records.js";
 import type { StateMachineFactory } from "./state-machine.js";
 import type { SubmissionDecoder } from "./submission.js";
@@ -79,7 +88,11 @@ interface Snapshotting {
  * decoder of submissions that arrive in a wire form) calls this once. Without a decoder every
  * such submission goes back undecoded.
  */
-export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?: SubmissionDecoder): void {
+export function runWriterThread<C>(
+  engines: StateMachineFactory<C>,
+  submissions?: SubmissionDecoder,
+  replicatedLog?: ReplicatedLogFactory,
+): void {
   const port = parentPort;
   if (port === null) throw new Error("the writer must run in a worker thread");
   let writer: Writer<C> | undefined;
@@ -104,6 +117,8 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
 
   const post = (m: FromWriter, transfer?: ArrayBuffer[]): void => port.postMessage(m, transfer);
   const deltaChunk = (): number => options?.deltaChunk ?? 500;
+  /** Replicated (docs/replication.md): the command log; undefined while not (yet) reached. */
+  let replication: Replication | undefined;
 
   port.on("message", (m: ToWriter) => {
     switch (m.t) {
@@ -111,7 +126,24 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
         try {
           options = m.options;
           lowerThreadPriority(m.options.priority, m.options.nice);
-          writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
+          writer = Writer.open(
+            m.dataDir,
+            m.config,
+            m.at,
+            engines,
+            m.options,
+            m.configDigest,
+            m.replication !== undefined,
+          );
+          if (m.replication !== undefined) {
+            if (replicatedLog === undefined) throw new Error("this build has no replicated command log");
+            replication = startReplication(
+              writer,
+              m.replication.origin,
+              m.replication.options,
+              replicatedLog,
+            );
+          }
           post({
             t: "ready",
             projection: writer.takeInitialProjection(),
@@ -171,6 +203,8 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     pending = [];
     let rows: (EnqueueRow | MergedIngests)[] = [];
     let configs: ConfigRow[] = [];
+    /** Replicated: the CUE sources of the configs, which travel with them. */
+    let sources: { digest: string; source: string }[] = [];
     /**
      * The row the ingests of this group go into while nothing else comes between them: one log
      * row, one set of events, however many requests (createMergedIngests). Its body is written at commit.
@@ -187,6 +221,21 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     const commit = (): void => {
       if (ids.length === 0) return;
       merged = undefined;
+      if (replication !== undefined) {
+        replication.publish(
+          rows.map((r) => ("kind" in r ? r.row() : r)),
+          configs,
+          sources,
+          { ids, accepted, described },
+        );
+        rows = [];
+        configs = [];
+        sources = [];
+        ids = [];
+        accepted = undefined;
+        described = undefined;
+        return;
+      }
       try {
         w.enqueue(
           rows.map((r) => ("kind" in r ? r.row() : r)),
@@ -250,12 +299,31 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
             if (c !== undefined) {
               rows.push(c.row);
               configs.push(c.config);
+              if (m.source !== undefined) sources.push({ digest: c.config.digest, source: m.source });
             }
             admit(m.id, 0);
             break;
           }
           case "sync":
             commit();
+            if (replication !== undefined) {
+              const id = m.id;
+              void replication.settled().then((error) => {
+                if (closed) return;
+                if (error !== undefined || !apply()) {
+                  post({
+                    t: "done",
+                    id,
+                    error: error ?? "the disk is full: applied events wait to be recorded",
+                  });
+                  return;
+                }
+                drain();
+                post(appliedMessage(w));
+                post({ t: "done", id });
+              });
+              break;
+            }
             if (!apply()) {
               post({ t: "done", id: m.id, error: "the disk is full: applied events wait to be recorded" });
               break;
@@ -273,6 +341,24 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
             break;
           case "close":
             commit();
+            if (replication !== undefined) {
+              // What was published is acknowledged or refused first; what the log holds of this
+              // server's and others' is applied; then the snapshot, as without replication.
+              const r = replication;
+              const id = m.id;
+              replication = undefined;
+              pending = [];
+              void r.close().then(() => {
+                if (!apply()) {
+                  w.close();
+                  closed = true;
+                  post({ t: "done", id });
+                  return;
+                }
+                startSnapshot(w, id).closeAfter = true;
+              });
+              return;
+            }
             if (!apply()) {
               // The commands are durable; their events are applied again on the next start.
               if (retry !== undefined) clearTimeout(retry);
@@ -302,6 +388,237 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     }
   }
 
+  /** Replicated: the command log as this thread uses it (see startReplication). */
+  interface Replication {
+    /** Publishes a group's rows; answers its requests once the log stored it (or could not). */
+    publish(
+      rows: readonly EnqueueRow[],
+      configs: readonly ConfigRow[],
+      sources: readonly { digest: string; source: string }[],
+      requests: {
+        ids: number[];
+        accepted: number[] | undefined;
+        described: (string | number | null)[] | undefined;
+      },
+    ): void;
+    /**
+     * Resolves once every publish made so far is answered and what the log stored of them is
+     * applied here (an error when that cannot be had in time).
+     */
+    settled(): Promise<string | undefined>;
+    /** Everything materialised is applied: answers the settled() waiting for it. */
+    onApplied(): void;
+    close(): Promise<void>;
+  }
+
+  /**
+   * Opens the command log (again every 2 s until it answers), follows it from this server's
+   * position, and materialises each group: enqueued in the SQLite log with its position, in one
+   * transaction per turn's groups, then applied like local commands. This server's own requests
+   * become visible when their group comes back through the log.
+   */
+  function startReplication(
+    w: Writer<C>,
+    origin: string,
+    logOptions: unknown,
+    factory: ReplicatedLogFactory,
+  ): Replication {
+    let log: ReplicatedLog | undefined;
+    let stopping = false;
+    let groupNo = 0;
+    /** Own groups published and not yet back through the log: their last request id. */
+    const published = new Map<number, number>();
+    const inflight = new Set<Promise<void>>();
+    /** The highest position the log gave one of this server's publishes. */
+    let publishedUpTo = 0;
+    let applied = w.streamPosition();
+    const reached: { position: number; resolve: () => void }[] = [];
+    let incoming: { position: number; group: LogGroup }[] = [];
+    let materialising: Promise<void> | undefined;
+    let state: ReplicaState = { connected: false, last: 0 };
+    const encoder = new TextEncoder();
+    const textOf = new TextDecoder();
+
+    const report = (): void => {
+      post({
+        t: "replica",
+        state: {
+          connected: state.connected,
+          last: state.last,
+          applied,
+          ...(state.error === undefined ? {} : { error: state.error }),
+        },
+      });
+    };
+    const open = async (): Promise<void> => {
+      while (!stopping && log === undefined) {
+        try {
+          log = await factory(logOptions);
+        } catch (e) {
+          state = { connected: false, last: state.last, error: `cannot reach the command log: ${String(e)}` };
+          report();
+          await new Promise((r) => setTimeout(r, 2_000));
+          continue;
+        }
+        if (stopping) {
+          await log.close();
+          return;
+        }
+        state = { connected: true, last: state.last };
+        log.follow(
+          applied,
+          (position, bytes) => {
+            incoming.push({ position, group: decodeGroup(bytes) });
+            materialising ??= new Promise<void>((resolve) => setImmediate(resolve)).then(materialise);
+            // Room for a few hundred groups between transactions; beyond that the log waits.
+            return incoming.length >= 256 ? materialising : undefined;
+          },
+          (s) => {
+            state = s;
+            report();
+          },
+        );
+      }
+    };
+    void open();
+
+    /** Enqueues the groups received since the last turn, then applies them. */
+    const materialise = (): void => {
+      materialising = undefined;
+      const items = incoming;
+      incoming = [];
+      if (items.length === 0 || closed) return;
+      const rows: EnqueueRow[] = [];
+      const configs: ConfigRow[] = [];
+      for (const { group } of items) {
+        for (const r of group.rows) rows.push({ at: r.at, body: r.body });
+        for (const c of group.configs) configs.push({ digest: c.digest, body: textOf.decode(c.body) });
+      }
+      const last = (items[items.length - 1] as { position: number }).position;
+      try {
+        w.enqueue(rows, configs, last);
+      } catch (e) {
+        if (!isDiskFull(e)) {
+          post({ t: "fatal", message: `writer failed: ${String(e)}` });
+          closed = true;
+          return;
+        }
+        // Kept, and tried again: the log waits meanwhile (its deliveries await this).
+        incoming = [...items, ...incoming];
+        materialising = new Promise<void>((resolve) => setTimeout(resolve, DISK_FULL_RETRY_MS)).then(
+          materialise,
+        );
+        return;
+      }
+      for (const { group } of items) {
+        for (const c of group.configs) w.followConfig(c.digest);
+        if (group.origin === origin) {
+          const id = published.get(group.n);
+          if (id !== undefined) {
+            published.delete(group.n);
+            if (id > enqueuedId) enqueuedId = id;
+          }
+        } else {
+          for (const c of group.configs) {
+            const source = group.sources.find((s) => s.digest === c.digest);
+            post(
+              source === undefined
+                ? { t: "config-source", digest: c.digest }
+                : { t: "config-source", digest: c.digest, source: textOf.decode(source.body) },
+            );
+          }
+        }
+      }
+      applied = last;
+      applyTask ??= setImmediate(applyGroup);
+    };
+
+    return {
+      publish(rows, configs, sources, requests) {
+        const { ids, accepted, described } = requests;
+        const lastId = ids[ids.length - 1] as number;
+        const acked: FromWriter = {
+          t: "acked",
+          ids,
+          ...(accepted === undefined ? {} : { accepted }),
+          ...(described === undefined ? {} : { described }),
+        };
+        if (rows.length === 0) {
+          // Nothing for the log (a config already in force): answered and visible at once.
+          post(acked);
+          if (lastId > enqueuedId) enqueuedId = lastId;
+          applyTask ??= setImmediate(applyGroup);
+          return;
+        }
+        const n = ++groupNo;
+        const bytes = encodeGroup({
+          origin,
+          n,
+          rows: rows.map((r) => ({
+            at: r.at,
+            body: typeof r.body === "string" ? encoder.encode(r.body) : r.body,
+          })),
+          configs: configs.map((c) => ({ digest: c.digest, body: encoder.encode(c.body) })),
+          sources: sources.map((s) => ({ digest: s.digest, body: encoder.encode(s.source) })),
+        });
+        published.set(n, lastId);
+        const current = log;
+        const p: Promise<void> = (
+          current === undefined
+            ? Promise.reject(new LogUnavailableError("the command log is not reached yet"))
+            : current.publish(`${origin}-${n}`, bytes)
+        ).then(
+          (position) => {
+            if (position > publishedUpTo) publishedUpTo = position;
+            post(acked);
+          },
+          (e: unknown) => {
+            published.delete(n);
+            post({
+              t: "failed",
+              ids,
+              message: String(e instanceof Error ? e.message : e),
+              reason: e instanceof LogUnavailableError ? "unavailable" : "failed",
+            });
+          },
+        );
+        inflight.add(p);
+        void p.finally(() => inflight.delete(p));
+      },
+      async settled() {
+        await Promise.allSettled([...inflight]);
+        const want = publishedUpTo;
+        if (applied >= want) return undefined;
+        const ok = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), 30_000);
+          reached.push({
+            position: want,
+            resolve: () => {
+              clearTimeout(timer);
+              resolve(true);
+            },
+          });
+        });
+        return ok ? undefined : "this server's writes did not come back through the command log in 30 s";
+      },
+      onApplied() {
+        for (let i = 0; i < reached.length; ) {
+          const r = reached[i] as { position: number; resolve: () => void };
+          if (r.position <= applied) {
+            reached.splice(i, 1);
+            r.resolve();
+          } else i++;
+        }
+      },
+      async close() {
+        await Promise.allSettled([...inflight]);
+        stopping = true;
+        if (materialising !== undefined) await materialising;
+        await log?.close();
+      },
+    };
+  }
+
   /**
    * Commits what arrived since the last flush, then applies everything enqueued, sends its delta
    * and the engine's next wakeup, and begins a snapshot when one is due.
@@ -317,7 +634,9 @@ export function runWriterThread<C>(engines: StateMachineFactory<C>, submissions?
     const w = writer;
     if (w === undefined || closed) return;
     try {
-      if (applyEnqueued(w) && snap === undefined && w.snapshotDue()) startSnapshot(w);
+      const ok = applyEnqueued(w);
+      if (ok) replication?.onApplied();
+      if (ok && snap === undefined && w.snapshotDue()) startSnapshot(w);
       post(appliedMessage(w));
     } catch (e) {
       post({ t: "fatal", message: `writer failed: ${String(e)}` });

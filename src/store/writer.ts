@@ -165,13 +165,20 @@ export class Writer<C = unknown> {
     engines: StateMachineFactory<C>,
     options: WriterOptions = DEFAULT_WRITER_OPTIONS,
     digest?: string,
+    replicated = false,
   ): Writer<C> {
     const log = EventLog.open(dataDir);
     try {
+      if (replicated && log.streamPosition() === 0 && log.used()) {
+        throw new Error(
+          "it holds the log of a server that ran without replication; a replicated server starts from an empty data directory and takes its state from the command stream (docs/replication.md)",
+        );
+      }
       const adopted = engines.adopt(config);
       const given = digest ?? textDigest(engines.encode(adopted));
       const w = new Writer(log, engines, options, { config: adopted, digest: given });
-      const c = w.configCommand(adopted, at, given);
+      // Replicated, the config is applied when it comes through the command stream, like any command.
+      const c = replicated ? undefined : w.configCommand(adopted, at, given);
       if (c !== undefined) w.enqueue([c.row], [c.config]);
       w.applyPending();
       w.#snapshotAfterRecovery();
@@ -206,8 +213,8 @@ export class Writer<C = unknown> {
    * Durably enqueues command batches (each the UTF-8 JSON of a Command[]), in order, with one fsync,
    * together with the configs their ApplyConfig commands name.
    */
-  enqueue(rows: readonly EnqueueRow[], configs: readonly ConfigRow[] = []): void {
-    const seqs = this.#log.enqueue(rows, configs);
+  enqueue(rows: readonly EnqueueRow[], configs: readonly ConfigRow[] = [], stream?: number): void {
+    const seqs = this.#log.enqueue(rows, configs, stream);
     for (let i = 0; i < seqs.length; i++) {
       const row = rows[i] as EnqueueRow;
       const seq = seqs[i] as number;
@@ -218,6 +225,26 @@ export class Writer<C = unknown> {
           : { seq, at: row.at, body: "", parsed: row.parsed },
       );
     }
+  }
+
+  /** Replicated: the command stream's position of the last group enqueued (0: none). */
+  streamPosition(): number {
+    return this.#log.streamPosition();
+  }
+
+  /** The digest of the config the engine runs (as of the commands applied so far). */
+  configDigestInForce(): string {
+    return this.#configDigest;
+  }
+
+  /**
+   * Replicated: a group from the command stream named config `digest` (its ApplyConfig is enqueued
+   * with it): commands published from now on are validated against it, as if enqueued here.
+   */
+  followConfig(digest: string): void {
+    if (digest === this.#lastConfigDigest) return;
+    this.#lastConfigDigest = digest;
+    this.#known = undefined;
   }
 
   /**

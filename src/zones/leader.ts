@@ -32,6 +32,11 @@ export interface LeaderOptions {
   readonly ttlMs?: number;
   readonly renewMs?: number;
   readonly now?: () => number;
+  /**
+   * Whether this server may take the lease now (default: always). A replica that has not caught up
+   * with the command log waits (docs/replication.md): it would lead with state the log has moved past.
+   */
+  readonly ready?: () => boolean;
 }
 
 /**
@@ -81,6 +86,7 @@ export async function startLeaderElection(o: LeaderOptions): Promise<LeaderElect
       }
       return;
     }
+    if (o.ready !== undefined && !o.ready()) return;
     try {
       revision = await kv.create(LEADER_KEY, o.id);
     } catch {

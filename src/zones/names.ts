@@ -18,6 +18,14 @@ export const RESULTS_SUBJECTS = "lookout.result.>";
 export const RESULTS_CONSUMER = "lookout-primary";
 /** KV bucket of live workers: key `<zone token>.<worker id>`, value the worker's description. */
 export const WORKERS_BUCKET = "lookout_workers";
+/**
+ * The replicated command log (docs/replication.md): every command group on `COMMANDS_SUBJECT`, in
+ * the order every server applies them; the parts of a group too large for one message on
+ * `COMMAND_PARTS_SUBJECT`, named by the group that follows them.
+ */
+export const COMMANDS_STREAM = "LOOKOUT_CMDS";
+export const COMMANDS_SUBJECT = "lookout.cmd";
+export const COMMAND_PARTS_SUBJECT = "lookout.cmdpart";
 /** KV bucket holding the leader lease under `LEADER_KEY`. */
 export const LEADER_BUCKET = "lookout_leader";
 export const LEADER_KEY = "leader";

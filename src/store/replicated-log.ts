@@ -1,0 +1,168 @@
+/**
+ * The seam between the writer and a replicated command log (docs/replication.md). With one, the
+ * writer's durable step is not its own SQLite commit but a publish to the log: a group of command
+ * rows is acknowledged to its submitters once the log stored it, and every server (the publisher
+ * too) applies the groups in the log's order as the log delivers them, so each server's SQLite log
+ * is a materialisation of the replicated one, at the log's positions.
+ *
+ * The store knows nothing of the log's technology; src/zones/command-stream.ts implements it on a
+ * NATS JetStream stream.
+ */
+
+/** One group of the log: command rows and the configs their ApplyConfig rows name. */
+export interface LogGroup {
+  /** The server that published it (its messages' id prefix), and its number there. */
+  readonly origin: string;
+  readonly n: number;
+  /** Command rows: the row's `at` and its body, the JSON text of a Command[] or of an ApplyConfig. */
+  readonly rows: readonly { readonly at: number; readonly body: Uint8Array }[];
+  /** Configs by digest, as the writer logs them (StateMachineFactory.encode). */
+  readonly configs: readonly { readonly digest: string; readonly body: Uint8Array }[];
+  /** The CUE source of a config an ApplyConfig row names, when the publisher had it. */
+  readonly sources: readonly { readonly digest: string; readonly body: Uint8Array }[];
+}
+
+/** Why a publish failed: `unavailable` when the log could not store it in time (no quorum). */
+export class LogUnavailableError extends Error {
+  override readonly name = "LogUnavailableError";
+}
+
+/** A replicated log as the writer's thread sees it. */
+export interface ReplicatedLog {
+  /**
+   * Publishes one group; resolves with its position once the log stored it (on a quorum of its
+   * replicas), rejects with LogUnavailableError when it could not be stored in time. `id` is unique
+   * to the group (the origin and its number): a publish repeated with the same id is stored once.
+   */
+  publish(id: string, group: Uint8Array): Promise<number>;
+  /**
+   * Delivers every group after position `after`, in the log's order, one at a time: the next is
+   * delivered once the promise `deliver` returned has resolved. `onState` tells whether the log
+   * is reachable and how far it reaches (`last`: the log's last position when it was last asked).
+   */
+  follow(
+    after: number,
+    deliver: (position: number, group: Uint8Array) => Promise<void> | void,
+    onState: (state: ReplicaState) => void,
+  ): void;
+  close(): Promise<void>;
+}
+
+/** What a follower knows of the log. */
+export interface ReplicaState {
+  readonly connected: boolean;
+  /** The log's last position as last seen (0: unknown). */
+  readonly last: number;
+  /** Why the follower stopped, when it did: it never skips what it cannot apply. */
+  readonly error?: string;
+}
+
+/** Makes the log in the writer's thread from the options the owner sent (structured-cloned). */
+export type ReplicatedLogFactory = (options: unknown) => Promise<ReplicatedLog>;
+
+const MAGIC = 0x4c4b4331; // "LKC1"
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The version of the group format this build writes and reads. */
+export const LOG_FORMAT_VERSION = 1;
+
+/**
+ * A group as bytes: "LKC1", a 32-bit length, a JSON header naming each part's length, then the
+ * parts as they are (the bodies are JSON already; they are never escaped into the header).
+ */
+export function encodeGroup(g: LogGroup): Uint8Array {
+  const header = encoder.encode(
+    JSON.stringify({
+      v: LOG_FORMAT_VERSION,
+      o: g.origin,
+      n: g.n,
+      rows: g.rows.map((r) => [r.at, r.body.length]),
+      configs: g.configs.map((c) => [c.digest, c.body.length]),
+      sources: g.sources.map((s) => [s.digest, s.body.length]),
+    }),
+  );
+  let size = 8 + header.length;
+  for (const r of g.rows) size += r.body.length;
+  for (const c of g.configs) size += c.body.length;
+  for (const s of g.sources) size += s.body.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC);
+  view.setUint32(4, header.length);
+  out.set(header, 8);
+  let at = 8 + header.length;
+  for (const part of [...g.rows, ...g.configs, ...g.sources]) {
+    out.set(part.body, at);
+    at += part.body.length;
+  }
+  return out;
+}
+
+/** A group that this build cannot read: the replica stops applying (it never skips one). */
+export class UnreadableGroupError extends Error {
+  override readonly name = "UnreadableGroupError";
+}
+
+/** Reads what encodeGroup wrote; the bodies are views into `bytes`. */
+export function decodeGroup(bytes: Uint8Array): LogGroup {
+  if (bytes.length < 8) throw new UnreadableGroupError(`a group of ${bytes.length} bytes is too short`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0) !== MAGIC) throw new UnreadableGroupError("not a Lookout command group");
+  const headerLength = view.getUint32(4);
+  if (8 + headerLength > bytes.length) throw new UnreadableGroupError("the group's header is cut short");
+  let h: {
+    v?: unknown;
+    o?: unknown;
+    n?: unknown;
+    rows?: unknown;
+    configs?: unknown;
+    sources?: unknown;
+  };
+  try {
+    h = JSON.parse(decoder.decode(bytes.subarray(8, 8 + headerLength))) as typeof h;
+  } catch (e) {
+    throw new UnreadableGroupError(`the group's header is not JSON: ${String(e)}`);
+  }
+  if (h.v !== LOG_FORMAT_VERSION) {
+    throw new UnreadableGroupError(
+      `the group is in format ${String(h.v)}; this build reads format ${LOG_FORMAT_VERSION} (a newer Lookout published it: upgrade this server)`,
+    );
+  }
+  if (
+    typeof h.o !== "string" ||
+    typeof h.n !== "number" ||
+    !Array.isArray(h.rows) ||
+    !Array.isArray(h.configs) ||
+    !Array.isArray(h.sources)
+  ) {
+    throw new UnreadableGroupError("the group's header lacks a field");
+  }
+  let at = 8 + headerLength;
+  const take = (length: unknown): Uint8Array => {
+    if (typeof length !== "number" || !Number.isInteger(length) || length < 0 || at + length > bytes.length) {
+      throw new UnreadableGroupError("a part of the group is cut short");
+    }
+    const part = bytes.subarray(at, at + length);
+    at += length;
+    return part;
+  };
+  const pairs = (list: unknown[], what: string): [unknown, unknown][] =>
+    list.map((p) => {
+      if (!Array.isArray(p) || p.length !== 2) throw new UnreadableGroupError(`a malformed ${what} entry`);
+      return p as [unknown, unknown];
+    });
+  const rows = pairs(h.rows, "row").map(([rowAt, length]) => {
+    if (typeof rowAt !== "number") throw new UnreadableGroupError("a row without its time");
+    return { at: rowAt, body: take(length) };
+  });
+  const named = (list: unknown[], what: string) =>
+    pairs(list, what).map(([digest, length]) => {
+      if (typeof digest !== "string") throw new UnreadableGroupError(`a ${what} without its digest`);
+      return { digest, body: take(length) };
+    });
+  const configs = named(h.configs, "config");
+  const sources = named(h.sources, "source");
+  if (at !== bytes.length) throw new UnreadableGroupError("the group has bytes past its parts");
+  return { origin: h.o, n: h.n, rows, configs, sources };
+}

@@ -1,0 +1,230 @@
+import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { connect, headers, type NatsConnection, nanos } from "@nats-io/transport-node";
+import { LogUnavailableError, type ReplicaState, type ReplicatedLog } from "../store/replicated-log.js";
+import { type NatsAuth, natsConnectOptions } from "./connection.js";
+import { COMMAND_PARTS_SUBJECT, COMMANDS_STREAM, COMMANDS_SUBJECT } from "./names.js";
+import { DUPLICATE_WINDOW_MS } from "./streams.js";
+
+/** What the owner sends the writer's thread to open the command stream with (structured-cloned). */
+export interface CommandStreamOptions {
+  /** `-nats`: the servers, comma-separated. */
+  readonly servers: string;
+  readonly auth?: NatsAuth;
+  /** The connection's name (for NATS monitoring). */
+  readonly name: string;
+  /** `-nats-replicas`. */
+  readonly replicas: number;
+  /** How long a publish may take, retries included, before it is answered `unavailable` (ms). */
+  readonly publishBudgetMs?: number;
+}
+
+/** One attempt's wait for JetStream's acknowledgement. */
+const ATTEMPT_TIMEOUT_MS = 2_000;
+/** A write waits this long at most for a quorum (retries with the same message id). */
+const DEFAULT_PUBLISH_BUDGET_MS = 6_000;
+/** How often the follower asks for the stream's last position (replica lag, catching up). */
+const STATE_EVERY_MS = 1_000;
+/** Room left in a message for its headers. */
+const HEADROOM = 4_096;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Makes sure the command stream exists with these replicas: file storage, kept whole (retention by
+ * limits, none set: snapshots bound it, docs/replication.md), de-duplication by message id within
+ * the zones' duplicate window.
+ */
+async function ensureCommandStream(nc: NatsConnection, replicas: number): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const cfg = {
+    name: COMMANDS_STREAM,
+    subjects: [COMMANDS_SUBJECT, COMMAND_PARTS_SUBJECT],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    num_replicas: replicas,
+  };
+  try {
+    const info = await jsm.streams.info(COMMANDS_STREAM);
+    if (info.config.num_replicas !== replicas) await jsm.streams.update(COMMANDS_STREAM, cfg);
+  } catch (e) {
+    if (!/not found/i.test(String(e))) throw e;
+    await jsm.streams.add(cfg);
+  }
+}
+
+/**
+ * The replicated command log on a JetStream stream (docs/replication.md): a group is one message
+ * on `lookout.cmd` with the publisher's id as its message id (a publish retried after a lost
+ * acknowledgement is stored once); a group larger than the server's `max_payload` goes as parts on
+ * `lookout.cmdpart` first, and the group's message names the parts' positions. The follower is an
+ * ordered consumer from a position, filtered to `lookout.cmd`: it fetches the parts it needs by
+ * position, so a follower resuming between a group's parts and its message still finds them.
+ */
+export async function createCommandStream(o: CommandStreamOptions): Promise<ReplicatedLog> {
+  const nc = await connect({
+    ...natsConnectOptions(o.servers, o.name, o.auth),
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  const js = jetstream(nc);
+  const budget = o.publishBudgetMs ?? DEFAULT_PUBLISH_BUDGET_MS;
+  const maxMessage = Math.max(64 * 1024, nc.info?.max_payload ?? 1024 * 1024) - HEADROOM;
+  let ensured: Promise<void> | undefined;
+  let closed = false;
+  const ensure = (): Promise<void> => {
+    ensured ??= ensureCommandStream(nc, o.replicas).catch((e: unknown) => {
+      ensured = undefined;
+      throw e;
+    });
+    return ensured;
+  };
+  await ensure().catch(() => {
+    // Created on the first publish or follow that reaches a quorum.
+  });
+
+  /** Publishes with retries under the same message id until `deadline`. */
+  const publishOne = async (
+    subject: string,
+    data: Uint8Array,
+    msgID: string,
+    deadline: number,
+    hdrs?: ReturnType<typeof headers>,
+  ): Promise<number> => {
+    let last: unknown;
+    while (!closed) {
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      try {
+        await ensure();
+        const ack = await js.publish(subject, data, {
+          msgID,
+          timeout: Math.min(ATTEMPT_TIMEOUT_MS, Math.max(100, left)),
+          ...(hdrs === undefined ? {} : { headers: hdrs }),
+        });
+        return ack.seq;
+      } catch (e) {
+        last = e;
+        await sleep(Math.min(250, Math.max(0, deadline - Date.now())));
+      }
+    }
+    throw new LogUnavailableError(
+      `the command log did not store the write in ${Math.round(budget / 1000)} s (no JetStream quorum?): ${String(last)}`,
+    );
+  };
+
+  return {
+    async publish(id, group) {
+      const deadline = Date.now() + budget;
+      if (group.length <= maxMessage) return publishOne(COMMANDS_SUBJECT, group, id, deadline);
+      const parts: number[] = [];
+      for (let i = 0, at = 0; at < group.length; i++, at += maxMessage) {
+        parts.push(
+          await publishOne(
+            COMMAND_PARTS_SUBJECT,
+            group.subarray(at, at + maxMessage),
+            `${id}.p${i}`,
+            deadline,
+          ),
+        );
+      }
+      const h = headers();
+      h.set("Lookout-Parts", parts.join(","));
+      return publishOne(COMMANDS_SUBJECT, new Uint8Array(0), id, deadline, h);
+    },
+
+    follow(after, deliver, onState) {
+      let position = after;
+      let last = 0;
+      let connected = true;
+      let stopped: string | undefined;
+      const report = () =>
+        onState({
+          connected,
+          last,
+          ...(stopped === undefined ? {} : { error: stopped }),
+        } satisfies ReplicaState);
+      const poll = async () => {
+        while (!closed && stopped === undefined) {
+          try {
+            await ensure();
+            const jsm = await jetstreamManager(nc);
+            // The last group's position (parts of a group that never followed may come after it).
+            const m = await jsm.streams
+              .getMessage(COMMANDS_STREAM, { last_by_subj: COMMANDS_SUBJECT })
+              .catch((e: unknown) => {
+                if (/no message found|not found/i.test(String(e))) return null;
+                throw e;
+              });
+            last = m?.seq ?? 0;
+            connected = true;
+          } catch {
+            connected = false;
+          }
+          report();
+          await sleep(STATE_EVERY_MS);
+        }
+      };
+      void poll();
+      const assemble = async (parts: string): Promise<Uint8Array> => {
+        const jsm = await jetstreamManager(nc);
+        const chunks: Uint8Array[] = [];
+        for (const seq of parts.split(",").map(Number)) {
+          const m = await jsm.streams.getMessage(COMMANDS_STREAM, { seq });
+          if (m === null) throw new Error(`part ${seq} of a command group is missing from the stream`);
+          chunks.push(m.data);
+        }
+        const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+        let at = 0;
+        for (const c of chunks) {
+          out.set(c, at);
+          at += c.length;
+        }
+        return out;
+      };
+      const run = async () => {
+        while (!closed && stopped === undefined) {
+          try {
+            await ensure();
+            const consumer = await js.consumers.get(COMMANDS_STREAM, {
+              filter_subjects: COMMANDS_SUBJECT,
+              ...(position === 0
+                ? {}
+                : { deliver_policy: "by_start_sequence" as never, opt_start_seq: position + 1 }),
+            });
+            const messages = await consumer.consume({ max_messages: 256 });
+            for await (const m of messages) {
+              if (closed) break;
+              const seq = m.seq;
+              if (seq <= position) continue;
+              const parts = m.headers?.get("Lookout-Parts");
+              const data = parts === undefined || parts === "" ? m.data : await assemble(parts);
+              try {
+                await deliver(seq, data);
+              } catch (e) {
+                stopped = `cannot apply the command group at position ${seq}: ${String(e)}`;
+                report();
+                await messages.close();
+                return;
+              }
+              position = seq;
+            }
+          } catch (e) {
+            if (closed) return;
+            connected = false;
+            report();
+            await sleep(1_000);
+            void e;
+          }
+        }
+      };
+      void run();
+    },
+
+    async close() {
+      closed = true;
+      await nc.close().catch(() => undefined);
+    },
+  };
+}
