@@ -168,6 +168,26 @@ export class EventLog {
     return row?.value ?? 0;
   }
 
+  /**
+   * Whether this log is a replica's (docs/replication.md): set by `markReplicated(true)` when a
+   * replicated server opens an unused data directory, cleared when a server opens it without
+   * replication (its log then goes its own way and can no longer follow the command stream).
+   */
+  replicated(): boolean {
+    const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'replicated'").get() as
+      | { value: number }
+      | undefined;
+    return row?.value === 1;
+  }
+
+  markReplicated(on: boolean): void {
+    this.#db
+      .prepare(
+        "INSERT INTO meta (key, value) VALUES ('replicated', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      )
+      .run(on ? 1 : 0);
+  }
+
   /** Whether the log holds any command or event (a data directory that has been used). */
   used(): boolean {
     const row = this.#db

@@ -66,6 +66,9 @@ function createMergedIngests(at: number): MergedIngests {
   };
 }
 
+/** How long a write waits for a command log not reached yet (a start, NATS down) before it fails. */
+const UNREACHED_LOG_WAIT_MS = 6_000;
+
 /** How often a writer whose events wait for room on disk tries to record them again. */
 const DISK_FULL_RETRY_MS = 250;
 
@@ -450,6 +453,11 @@ export function runWriterThread<C>(
         },
       });
     };
+    /** Publishes wait for the log to be reached, within their budget. */
+    let reachedLog: () => void = () => {};
+    const logReached = new Promise<void>((resolve) => {
+      reachedLog = resolve;
+    });
     const open = async (): Promise<void> => {
       while (!stopping && log === undefined) {
         try {
@@ -465,6 +473,7 @@ export function runWriterThread<C>(
           return;
         }
         state = { connected: true, last: state.last };
+        reachedLog();
         log.follow(
           applied,
           (position, bytes) => {
@@ -562,11 +571,18 @@ export function runWriterThread<C>(
           sources: sources.map((s) => ({ digest: s.digest, body: encoder.encode(s.source) })),
         });
         published.set(n, lastId);
-        const current = log;
         const p: Promise<void> = (
-          current === undefined
-            ? Promise.reject(new LogUnavailableError("the command log is not reached yet"))
-            : current.publish(`${origin}-${n}`, bytes)
+          log !== undefined
+            ? log.publish(`${origin}-${n}`, bytes)
+            : Promise.race([
+                logReached.then(() => (log as ReplicatedLog).publish(`${origin}-${n}`, bytes)),
+                new Promise<number>((_, reject) =>
+                  setTimeout(
+                    () => reject(new LogUnavailableError("the command log cannot be reached")),
+                    UNREACHED_LOG_WAIT_MS,
+                  ),
+                ),
+              ])
         ).then(
           (position) => {
             if (position > publishedUpTo) publishedUpTo = position;

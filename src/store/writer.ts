@@ -169,10 +169,16 @@ export class Writer<C = unknown> {
   ): Writer<C> {
     const log = EventLog.open(dataDir);
     try {
-      if (replicated && log.streamPosition() === 0 && log.used()) {
-        throw new Error(
-          "it holds the log of a server that ran without replication; a replicated server starts from an empty data directory and takes its state from the command stream (docs/replication.md)",
-        );
+      if (replicated && !log.replicated()) {
+        if (log.used()) {
+          throw new Error(
+            "it holds the log of a server that ran without replication; a replicated server starts from an empty data directory and takes its state from the command stream (docs/replication.md)",
+          );
+        }
+        log.markReplicated(true);
+      } else if (!replicated && log.replicated()) {
+        // Run on its own from here: it can no longer follow the command stream.
+        log.markReplicated(false);
       }
       const adopted = engines.adopt(config);
       const given = digest ?? textDigest(engines.encode(adopted));

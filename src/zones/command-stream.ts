@@ -24,6 +24,8 @@ const ATTEMPT_TIMEOUT_MS = 2_000;
 const DEFAULT_PUBLISH_BUDGET_MS = 6_000;
 /** How often the follower asks for the stream's last position (replica lag, catching up). */
 const STATE_EVERY_MS = 1_000;
+/** A follower that delivered nothing this long while the log has more makes its consumer anew. */
+const STALLED_MS = 5_000;
 /** Room left in a message for its headers. */
 const HEADROOM = 4_096;
 
@@ -139,6 +141,9 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
       let last = 0;
       let connected = true;
       let stopped: string | undefined;
+      /** The consumer's messages while it runs, and when it last delivered (or started). */
+      let current: { close(): Promise<void | Error> } | undefined;
+      let progressAt = Date.now();
       const report = () =>
         onState({
           connected,
@@ -159,6 +164,12 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
               });
             last = m?.seq ?? 0;
             connected = true;
+            // A consumer that lost its server (a node restarted) may wait for its pull to expire:
+            // one that delivers nothing while the log has more is made anew from the position.
+            if (last > position && Date.now() - progressAt > STALLED_MS && current !== undefined) {
+              progressAt = Date.now();
+              void current.close();
+            }
           } catch {
             connected = false;
           }
@@ -193,7 +204,9 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
                 ? {}
                 : { deliver_policy: "by_start_sequence" as never, opt_start_seq: position + 1 }),
             });
-            const messages = await consumer.consume({ max_messages: 256 });
+            const messages = await consumer.consume({ max_messages: 256, expires: 5_000 });
+            current = messages;
+            progressAt = Date.now();
             for await (const m of messages) {
               if (closed) break;
               const seq = m.seq;
@@ -209,6 +222,7 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
                 return;
               }
               position = seq;
+              progressAt = Date.now();
             }
           } catch (e) {
             if (closed) return;
