@@ -177,6 +177,7 @@ export class Core {
   setTicking(on: boolean): void {
     if (this.#ticking === on) return;
     this.#ticking = on;
+    this.#store.setLeading(on);
     if (!on) {
       this.#wakeup?.timer.cancel();
       this.#wakeup = undefined;
@@ -202,6 +203,11 @@ export class Core {
   #onReplica(status: ReplicaStatus): void {
     const before = this.#replica;
     this.#replica = status;
+    if (status.snapshotError !== undefined) {
+      this.#logger?.warn("cannot publish a snapshot for servers that join", { error: status.snapshotError });
+      this.#replica = { ...status, snapshotError: undefined } as ReplicaStatus;
+      return;
+    }
     if (status.error !== undefined && status.error !== before?.error) {
       this.#logger?.error("this server stopped applying the command log", { error: status.error });
     } else if (before !== undefined && before.connected !== status.connected) {

@@ -92,8 +92,13 @@ export class EventLog {
     this.#setStream = db.prepare(
       "INSERT INTO meta (key, value) VALUES ('stream', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     );
+    // A replica that took its state from a snapshot of another server's starts its events there.
     this.#lastEventSeq = (
-      db.prepare("SELECT coalesce(max(last_seq), 0) AS s FROM events").get() as { s: number }
+      db
+        .prepare(
+          "SELECT max(coalesce((SELECT max(last_seq) FROM events), 0), coalesce((SELECT value FROM meta WHERE key = 'events_base'), 0)) AS s",
+        )
+        .get() as { s: number }
     ).s;
     this.#enqueueTx = db.transaction((rows, configs, stream) => {
       for (const c of configs) this.#insertConfig.run(c.digest, pack(c.body));
@@ -186,6 +191,48 @@ export class EventLog {
         "INSERT INTO meta (key, value) VALUES ('replicated', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
       )
       .run(on ? 1 : 0);
+  }
+
+  /**
+   * Replicated: makes a snapshot another server took (at command log position `position`, after
+   * event `eventSeq`) this log's starting point: the commands queued here go (the snapshot covers
+   * more than they do), the snapshot is stored as the newest, with the config it names, and the log
+   * goes on from `position` and `eventSeq`. The events kept here stay (they are older). One
+   * transaction; the Writer opened afterwards starts from it.
+   */
+  installSnapshot(s: {
+    readonly body: string;
+    readonly eventSeq: number;
+    readonly position: number;
+    readonly config: ConfigRow;
+  }): void {
+    this.#db.pragma("synchronous = FULL");
+    this.#db.transaction(() => {
+      const base = (
+        this.#db
+          .prepare(
+            "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'commands'), 0), coalesce((SELECT max(cmd_seq) FROM snapshots), 0)) AS s",
+          )
+          .get() as { s: number }
+      ).s;
+      const cmdSeq = base + 1;
+      this.#db.prepare("DELETE FROM commands").run();
+      // The next command enqueued here follows the snapshot's place.
+      this.#db.prepare("DELETE FROM sqlite_sequence WHERE name = 'commands'").run();
+      this.#db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('commands', ?)").run(cmdSeq);
+      this.#insertConfig.run(s.config.digest, pack(s.config.body));
+      this.#db
+        .prepare("INSERT OR REPLACE INTO snapshots (cmd_seq, event_seq, at, body) VALUES (?, ?, ?, ?)")
+        .run(cmdSeq, s.eventSeq, Date.now(), pack(s.body));
+      this.#setApplied.run(cmdSeq);
+      this.#setStream.run(s.position);
+      this.#db
+        .prepare(
+          "INSERT INTO meta (key, value) VALUES ('events_base', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        )
+        .run(s.eventSeq);
+    })();
+    if (s.eventSeq > this.#lastEventSeq) this.#lastEventSeq = s.eventSeq;
   }
 
   /** Whether the log holds any command or event (a data directory that has been used). */

@@ -70,6 +70,8 @@ export interface ReplicaStatus {
   readonly applied: number;
   /** Why this server stopped applying the log (a group it cannot read); it never skips one. */
   readonly error?: string;
+  /** Why the last snapshot this server (the leader) published failed, when it did. */
+  readonly snapshotError?: string;
 }
 
 /** What a start recovered from the log (logged as the "store opened" line). */
@@ -145,6 +147,8 @@ export type ToWriter =
       readonly source?: string;
     }
   | { readonly t: "snapshot"; readonly id: number }
+  /** Replicated: whether this server leads (the leader publishes its snapshots for servers that join). */
+  | { readonly t: "leading"; readonly on: boolean }
   /** The reader is ready for the next delta part. */
   | { readonly t: "pull" }
   /**

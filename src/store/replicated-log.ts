@@ -45,7 +45,99 @@ export interface ReplicatedLog {
     deliver: (position: number, group: Uint8Array) => Promise<void> | void,
     onState: (state: ReplicaState) => void,
   ): void;
+  /** The log's first position still kept (0: the log is empty). */
+  firstPosition(): Promise<number>;
+  /**
+   * Publishes a snapshot (snapshotBytes) that covers the log up to `position`, then trims what no
+   * kept snapshot needs: the log keeps every group after the older of the two newest snapshots.
+   */
+  publishSnapshot(position: number, snapshot: Uint8Array): Promise<void>;
+  /** The newest snapshot published (undefined: none). */
+  latestSnapshot(): Promise<Uint8Array | undefined>;
   close(): Promise<void>;
+}
+
+/** A snapshot as published for servers that join: see encodeSnapshot. */
+export interface PublishedSnapshot {
+  /** The command log position it covers. */
+  readonly position: number;
+  /** The last event it covers (a joining server's events go on from there). */
+  readonly eventSeq: number;
+  /** The config in force, by digest, with its text as the writer logs it. */
+  readonly configDigest: string;
+  readonly config: string;
+  /** The writer's snapshot (engine, fold, projection) as it stores it. */
+  readonly body: string;
+}
+
+const SNAPSHOT_MAGIC = 0x4c4b5331; // "LKS1"
+
+/** A snapshot as bytes: "LKS1", a 32-bit header length, a JSON header, the config, the body. */
+export function encodeSnapshot(s: PublishedSnapshot): Uint8Array {
+  const config = encoder.encode(s.config);
+  const body = encoder.encode(s.body);
+  const header = encoder.encode(
+    JSON.stringify({
+      v: LOG_FORMAT_VERSION,
+      position: s.position,
+      eventSeq: s.eventSeq,
+      configDigest: s.configDigest,
+      config: config.length,
+      body: body.length,
+    }),
+  );
+  const out = new Uint8Array(8 + header.length + config.length + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, SNAPSHOT_MAGIC);
+  view.setUint32(4, header.length);
+  out.set(header, 8);
+  out.set(config, 8 + header.length);
+  out.set(body, 8 + header.length + config.length);
+  return out;
+}
+
+export function decodeSnapshot(bytes: Uint8Array): PublishedSnapshot {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 8 || view.getUint32(0) !== SNAPSHOT_MAGIC) {
+    throw new UnreadableGroupError("not a Lookout snapshot");
+  }
+  const headerLength = view.getUint32(4);
+  let h: {
+    v?: unknown;
+    position?: unknown;
+    eventSeq?: unknown;
+    configDigest?: unknown;
+    config?: unknown;
+    body?: unknown;
+  };
+  try {
+    h = JSON.parse(decoder.decode(bytes.subarray(8, 8 + headerLength))) as typeof h;
+  } catch (e) {
+    throw new UnreadableGroupError(`the snapshot's header is not JSON: ${String(e)}`);
+  }
+  if (h.v !== LOG_FORMAT_VERSION) {
+    throw new UnreadableGroupError(
+      `the snapshot is in format ${String(h.v)}; this build reads format ${LOG_FORMAT_VERSION}`,
+    );
+  }
+  if (
+    typeof h.position !== "number" ||
+    typeof h.eventSeq !== "number" ||
+    typeof h.configDigest !== "string" ||
+    typeof h.config !== "number" ||
+    typeof h.body !== "number" ||
+    8 + headerLength + h.config + h.body !== bytes.length
+  ) {
+    throw new UnreadableGroupError("the snapshot's header does not match its bytes");
+  }
+  const at = 8 + headerLength;
+  return {
+    position: h.position,
+    eventSeq: h.eventSeq,
+    configDigest: h.configDigest,
+    config: decoder.decode(bytes.subarray(at, at + h.config)),
+    body: decoder.decode(bytes.subarray(at + h.config)),
+  };
 }
 
 /** What a follower knows of the log. */

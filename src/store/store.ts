@@ -313,6 +313,11 @@ export class Store {
     });
   }
 
+  /** Replicated: tells the writer whether this server leads (its snapshots are then published). */
+  setLeading(on: boolean): void {
+    if (this.#fatal === undefined) this.#post({ t: "leading", on } satisfies ToWriter);
+  }
+
   /** Asks the writer for a snapshot now; resolves when it is stored. */
   snapshot(): Promise<void> {
     return this.#send((id) => ({ t: "snapshot", id }));

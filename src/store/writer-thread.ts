@@ -15,14 +15,18 @@ import { parentPort } from "node:worker_threads";
 import { type BufferItem, createDeltaBuffer } from "./delta-buffer.js";
 import { DiskFullError, isDiskFull, RejectedError } from "./errors.js";
 import type { ConfigRow } from "./event-log.js";
+import { EventLog } from "./event-log.js";
 import { transferList } from "./packed-statuses.js";
 import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import {
   decodeGroup,
+  decodeSnapshot,
   encodeGroup,
+  encodeSnapshot,
   type LogGroup,
   LogUnavailableError,
+  type PublishedSnapshot,
   type ReplicaState,
   type ReplicatedLog,
   type ReplicatedLogFactory,
@@ -65,6 +69,9 @@ function createMergedIngests(at: number): MergedIngests {
     row: () => ({ at, body: JSON.stringify(parsed), parsed }),
   };
 }
+
+/** How long a replica's start waits for the command log before it serves what it has. */
+const START_REACH_MS = 10_000;
 
 /** How long a write waits for a command log not reached yet (a start, NATS down) before it fails. */
 const UNREACHED_LOG_WAIT_MS = 6_000;
@@ -122,31 +129,20 @@ export function runWriterThread<C>(
   const deltaChunk = (): number => options?.deltaChunk ?? 500;
   /** Replicated (docs/replication.md): the command log; undefined while not (yet) reached. */
   let replication: Replication | undefined;
+  /** Replicated: whether this server leads (it publishes its snapshots). */
+  let leading = false;
 
   port.on("message", (m: ToWriter) => {
     switch (m.t) {
       case "init":
+        if (m.replication !== undefined) {
+          void initReplicated(m, m.replication);
+          return;
+        }
         try {
           options = m.options;
           lowerThreadPriority(m.options.priority, m.options.nice);
-          writer = Writer.open(
-            m.dataDir,
-            m.config,
-            m.at,
-            engines,
-            m.options,
-            m.configDigest,
-            m.replication !== undefined,
-          );
-          if (m.replication !== undefined) {
-            if (replicatedLog === undefined) throw new Error("this build has no replicated command log");
-            replication = startReplication(
-              writer,
-              m.replication.origin,
-              m.replication.options,
-              replicatedLog,
-            );
-          }
+          writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
           post({
             t: "ready",
             projection: writer.takeInitialProjection(),
@@ -156,6 +152,9 @@ export function runWriterThread<C>(
         } catch (e) {
           post({ t: "fatal", message: `cannot open the event log in ${m.dataDir}: ${String(e)}` });
         }
+        return;
+      case "leading":
+        leading = m.on;
         return;
       case "stats": {
         const cpuMs = threadCpuMs();
@@ -197,6 +196,70 @@ export function runWriterThread<C>(
         }
     }
   });
+
+  /**
+   * Opens a replica: reaches the command log (for a while: a server that cannot reach it serves
+   * what it has and follows once it can), and when this server's copy is behind what the log
+   * keeps, starts from the newest published snapshot instead (a server that joins with an empty
+   * data directory, or one that was down past the log's retention).
+   */
+  async function initReplicated(
+    m: Extract<ToWriter, { t: "init" }>,
+    r: { readonly origin: string; readonly options: unknown },
+  ): Promise<void> {
+    try {
+      options = m.options;
+      lowerThreadPriority(m.options.priority, m.options.nice);
+      if (replicatedLog === undefined) throw new Error("this build has no replicated command log");
+      let log: ReplicatedLog | undefined;
+      try {
+        log = await Promise.race([
+          replicatedLog(r.options),
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error("the command log did not answer")), START_REACH_MS),
+          ),
+        ]);
+      } catch {
+        log = undefined;
+      }
+      if (log !== undefined) await takeSnapshotIfBehind(m.dataDir, log);
+      const w = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest, true);
+      writer = w;
+      replication = startReplication(w, r.origin, r.options, replicatedLog, log);
+      post({
+        t: "ready",
+        projection: w.takeInitialProjection(),
+        nextWakeup: w.nextWakeup(),
+        recovered: w.recovered,
+      });
+    } catch (e) {
+      post({ t: "fatal", message: `cannot open the event log in ${m.dataDir}: ${String(e)}` });
+    }
+  }
+
+  /** Installs the newest published snapshot when this copy's position is behind the log's first. */
+  async function takeSnapshotIfBehind(dataDir: string, log: ReplicatedLog): Promise<void> {
+    const local = EventLog.open(dataDir);
+    try {
+      if (local.used() && !local.replicated()) return; // Writer.open says why it is refused.
+      const position = local.streamPosition();
+      const first = await log.firstPosition();
+      if (first <= position + 1) return;
+      const bytes = await log.latestSnapshot();
+      if (bytes === undefined) return; // The follower stops with a clear error.
+      const s = decodeSnapshot(bytes);
+      if (s.position <= position || s.position + 1 < first) return;
+      local.markReplicated(true);
+      local.installSnapshot({
+        body: s.body,
+        eventSeq: s.eventSeq,
+        position: s.position,
+        config: { digest: s.configDigest, body: s.config },
+      });
+    } finally {
+      local.close();
+    }
+  }
 
   function flush(): void {
     scheduled = false;
@@ -411,6 +474,8 @@ export function runWriterThread<C>(
     settled(): Promise<string | undefined>;
     /** Everything materialised is applied: answers the settled() waiting for it. */
     onApplied(): void;
+    /** Publishes a snapshot stored here, for servers that join (the leader's). */
+    publishSnapshot(snapshot: PublishedSnapshot): void;
     close(): Promise<void>;
   }
 
@@ -425,6 +490,7 @@ export function runWriterThread<C>(
     origin: string,
     logOptions: unknown,
     factory: ReplicatedLogFactory,
+    opened?: ReplicatedLog,
   ): Replication {
     let log: ReplicatedLog | undefined;
     let stopping = false;
@@ -439,6 +505,7 @@ export function runWriterThread<C>(
     let incoming: { position: number; group: LogGroup }[] = [];
     let materialising: Promise<void> | undefined;
     let state: ReplicaState = { connected: false, last: 0 };
+    let snapshotPublishing = false;
     const encoder = new TextEncoder();
     const textOf = new TextDecoder();
 
@@ -461,7 +528,7 @@ export function runWriterThread<C>(
     const open = async (): Promise<void> => {
       while (!stopping && log === undefined) {
         try {
-          log = await factory(logOptions);
+          log = opened ?? (await factory(logOptions));
         } catch (e) {
           state = { connected: false, last: state.last, error: `cannot reach the command log: ${String(e)}` };
           report();
@@ -617,6 +684,22 @@ export function runWriterThread<C>(
         });
         return ok ? undefined : "this server's writes did not come back through the command log in 30 s";
       },
+      publishSnapshot(snapshot) {
+        const current = log;
+        if (current === undefined || snapshotPublishing) return;
+        snapshotPublishing = true;
+        current
+          .publishSnapshot(snapshot.position, encodeSnapshot(snapshot))
+          .catch((e: unknown) => {
+            post({
+              t: "replica",
+              state: { connected: state.connected, last: state.last, applied, snapshotError: String(e) },
+            });
+          })
+          .finally(() => {
+            snapshotPublishing = false;
+          });
+      },
       onApplied() {
         for (let i = 0; i < reached.length; ) {
           const r = reached[i] as { position: number; resolve: () => void };
@@ -751,7 +834,17 @@ export function runWriterThread<C>(
     snap = undefined;
     let error: string | undefined;
     try {
-      w.finishSnapshot(s.start, s.parts.join(""));
+      const body = w.finishSnapshot(s.start, s.parts.join(""));
+      const config = w.configText(s.start.configDigest);
+      if (replication !== undefined && leading && s.start.position > 0 && config !== undefined) {
+        replication.publishSnapshot({
+          position: s.start.position,
+          eventSeq: s.start.eventSeq,
+          configDigest: s.start.configDigest,
+          config,
+          body,
+        });
+      }
     } catch (e) {
       error = `snapshot failed: ${String(e)}`;
     }

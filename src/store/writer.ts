@@ -68,6 +68,10 @@ interface DigestedConfig<C> {
 export interface SnapshotStart {
   readonly cmdSeq: number;
   readonly eventSeq: number;
+  /** Replicated: the command log position the snapshot covers (0 otherwise). */
+  readonly position: number;
+  /** The digest of the config in force at the snapshot. */
+  readonly configDigest: string;
   /** JSON of the writer's part, an object missing its closing `}` and its `projection` member. */
   readonly prefix: string;
 }
@@ -388,17 +392,28 @@ export class Writer<C = unknown> {
     return {
       cmdSeq: this.#log.appliedSeq(),
       eventSeq: this.#log.lastEventSeq(),
+      position: this.#log.streamPosition(),
+      configDigest: this.#configDigest,
       prefix: prefix.slice(0, -1),
     };
   }
 
-  /** Stores the snapshot with `projection` (JSON of a ProjectionSnapshot) and drops the commands it covers. */
-  finishSnapshot(start: SnapshotStart, projection: string): void {
+  /**
+   * Stores the snapshot with `projection` (JSON of a ProjectionSnapshot) and drops the commands it
+   * covers; returns the snapshot's body (what a replicated leader also publishes).
+   */
+  finishSnapshot(start: SnapshotStart, projection: string): string {
     const body = `${start.prefix},"projection":${projection}}`;
     this.#log.saveSnapshot({ cmdSeq: start.cmdSeq, eventSeq: start.eventSeq, at: Date.now(), body });
     this.#log.compactCommands(start.cmdSeq);
     const keep = this.#options.retainEvents;
     if (keep > 0 && start.eventSeq > keep) this.#log.trimEvents(start.eventSeq - keep);
+    return body;
+  }
+
+  /** A stored config's text, by digest (what a published snapshot carries with it). */
+  configText(digest: string): string | undefined {
+    return this.#log.config(digest);
   }
 
   /** Retention by age that spares what a log consumer has not read (EventLog.trimRetained). */

@@ -2,7 +2,14 @@ import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageTyp
 import { connect, headers, type NatsConnection, nanos } from "@nats-io/transport-node";
 import { LogUnavailableError, type ReplicaState, type ReplicatedLog } from "../store/replicated-log.js";
 import { type NatsAuth, natsConnectOptions } from "./connection.js";
-import { COMMAND_PARTS_SUBJECT, COMMANDS_STREAM, COMMANDS_SUBJECT } from "./names.js";
+import {
+  COMMAND_PARTS_SUBJECT,
+  COMMANDS_STREAM,
+  COMMANDS_SUBJECT,
+  SNAPSHOT_PARTS_SUBJECT,
+  SNAPSHOT_SUBJECT,
+  SNAPSHOTS_STREAM,
+} from "./names.js";
 import { DUPLICATE_WINDOW_MS } from "./streams.js";
 
 /** What the owner sends the writer's thread to open the command stream with (structured-cloned). */
@@ -16,6 +23,8 @@ export interface CommandStreamOptions {
   readonly replicas: number;
   /** How long a publish may take, retries included, before it is answered `unavailable` (ms). */
   readonly publishBudgetMs?: number;
+  /** Positions kept before the older kept snapshot's (default 1,000; tests make it small). */
+  readonly trimMargin?: number;
 }
 
 /** One attempt's wait for JetStream's acknowledgement. */
@@ -47,14 +56,28 @@ async function ensureCommandStream(nc: NatsConnection, replicas: number): Promis
     duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     num_replicas: replicas,
   };
-  try {
-    const info = await jsm.streams.info(COMMANDS_STREAM);
-    if (info.config.num_replicas !== replicas) await jsm.streams.update(COMMANDS_STREAM, cfg);
-  } catch (e) {
-    if (!/not found/i.test(String(e))) throw e;
-    await jsm.streams.add(cfg);
+  const snapshots = {
+    name: SNAPSHOTS_STREAM,
+    subjects: [SNAPSHOT_SUBJECT, SNAPSHOT_PARTS_SUBJECT],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    discard: DiscardPolicy.Old,
+    duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    num_replicas: replicas,
+  };
+  for (const c of [cfg, snapshots]) {
+    try {
+      const info = await jsm.streams.info(c.name);
+      if (info.config.num_replicas !== replicas) await jsm.streams.update(c.name, c);
+    } catch (e) {
+      if (!/not found/i.test(String(e))) throw e;
+      await jsm.streams.add(c);
+    }
   }
 }
+
+/** Groups kept before the older kept snapshot's position: a group's parts come shortly before it. */
+const TRIM_MARGIN = 1_000;
 
 /**
  * The replicated command log on a JetStream stream (docs/replication.md): a group is one message
@@ -116,7 +139,93 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
     );
   };
 
+  /** Publishes `data` as parts on `partsSubject` and a header message naming them; its position. */
+  const publishInParts = async (
+    subject: string,
+    partsSubject: string,
+    data: Uint8Array,
+    id: string,
+    deadline: number,
+    extra: Record<string, string> = {},
+  ): Promise<{ position: number; firstPart: number }> => {
+    const parts: number[] = [];
+    for (let i = 0, at = 0; at < data.length; i++, at += maxMessage) {
+      parts.push(await publishOne(partsSubject, data.subarray(at, at + maxMessage), `${id}.p${i}`, deadline));
+    }
+    const h = headers();
+    h.set("Lookout-Parts", parts.join(","));
+    for (const [k, v] of Object.entries(extra)) h.set(k, v);
+    const position = await publishOne(subject, new Uint8Array(0), id, deadline, h);
+    return { position, firstPart: parts[0] ?? position };
+  };
+
+  /** The bytes of a message in parts (its `Lookout-Parts` header), read by position. */
+  const assembleFrom = async (stream: string, parts: string): Promise<Uint8Array> => {
+    const jsm = await jetstreamManager(nc);
+    const chunks: Uint8Array[] = [];
+    for (const seq of parts.split(",").map(Number)) {
+      const m = await jsm.streams.getMessage(stream, { seq });
+      if (m === null) throw new Error(`part ${seq} of a message in ${stream} is missing`);
+      chunks.push(m.data);
+    }
+    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  };
+
+  /** The newest message on `subject` of `stream`, or null. */
+  const lastOn = async (stream: string, subject: string) => {
+    const jsm = await jetstreamManager(nc);
+    return jsm.streams.getMessage(stream, { last_by_subj: subject }).catch((e: unknown) => {
+      if (/no message found|not found/i.test(String(e))) return null;
+      throw e;
+    });
+  };
+
   return {
+    async firstPosition() {
+      await ensure();
+      const jsm = await jetstreamManager(nc);
+      const info = await jsm.streams.info(COMMANDS_STREAM);
+      return info.state.messages === 0 ? 0 : info.state.first_seq;
+    },
+
+    async publishSnapshot(position, snapshot) {
+      await ensure();
+      const deadline = Date.now() + Math.max(budget, 30_000);
+      const previous = await lastOn(SNAPSHOTS_STREAM, SNAPSHOT_SUBJECT);
+      const published = await publishInParts(
+        SNAPSHOT_SUBJECT,
+        SNAPSHOT_PARTS_SUBJECT,
+        snapshot,
+        `snapshot-${position}`,
+        deadline,
+        { "Lookout-Position": String(position) },
+      );
+      if (previous === null) return;
+      // Two kept: the new one and the one before; the log keeps what follows the older.
+      const jsm = await jetstreamManager(nc);
+      const older = Number(previous.header?.get("Lookout-Position") ?? "0");
+      const olderFirst = Number(previous.header?.get("Lookout-Parts")?.split(",")[0] ?? previous.seq);
+      if (olderFirst > 0 && olderFirst < published.firstPart) {
+        await jsm.streams.purge(SNAPSHOTS_STREAM, { seq: olderFirst });
+      }
+      const margin = o.trimMargin ?? TRIM_MARGIN;
+      if (older > margin) await jsm.streams.purge(COMMANDS_STREAM, { seq: older - margin });
+    },
+
+    async latestSnapshot() {
+      await ensure();
+      const m = await lastOn(SNAPSHOTS_STREAM, SNAPSHOT_SUBJECT);
+      if (m === null) return undefined;
+      const parts = m.header?.get("Lookout-Parts") ?? "";
+      return parts === "" ? m.data : assembleFrom(SNAPSHOTS_STREAM, parts);
+    },
+
     async publish(id, group) {
       const deadline = Date.now() + budget;
       if (group.length <= maxMessage) return publishOne(COMMANDS_SUBJECT, group, id, deadline);
@@ -154,16 +263,19 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
         while (!closed && stopped === undefined) {
           try {
             await ensure();
-            const jsm = await jetstreamManager(nc);
             // The last group's position (parts of a group that never followed may come after it).
-            const m = await jsm.streams
-              .getMessage(COMMANDS_STREAM, { last_by_subj: COMMANDS_SUBJECT })
-              .catch((e: unknown) => {
-                if (/no message found|not found/i.test(String(e))) return null;
-                throw e;
-              });
+            const m = await lastOn(COMMANDS_STREAM, COMMANDS_SUBJECT);
             last = m?.seq ?? 0;
             connected = true;
+            const jsm = await jetstreamManager(nc);
+            const info = await jsm.streams.info(COMMANDS_STREAM);
+            if (info.state.messages > 0 && info.state.first_seq > position + 1 && last > position) {
+              // Never skipped: what this server missed is gone from the log.
+              stopped = `this server's copy (position ${position}) is behind what the command log keeps (from ${info.state.first_seq}): restart it to take the newest snapshot`;
+              report();
+              void current?.close();
+              return;
+            }
             // A consumer that lost its server (a node restarted) may wait for its pull to expire:
             // one that delivers nothing while the log has more is made anew from the position.
             if (last > position && Date.now() - progressAt > STALLED_MS && current !== undefined) {
@@ -178,22 +290,6 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
         }
       };
       void poll();
-      const assemble = async (parts: string): Promise<Uint8Array> => {
-        const jsm = await jetstreamManager(nc);
-        const chunks: Uint8Array[] = [];
-        for (const seq of parts.split(",").map(Number)) {
-          const m = await jsm.streams.getMessage(COMMANDS_STREAM, { seq });
-          if (m === null) throw new Error(`part ${seq} of a command group is missing from the stream`);
-          chunks.push(m.data);
-        }
-        const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-        let at = 0;
-        for (const c of chunks) {
-          out.set(c, at);
-          at += c.length;
-        }
-        return out;
-      };
       const run = async () => {
         while (!closed && stopped === undefined) {
           try {
@@ -212,7 +308,8 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
               const seq = m.seq;
               if (seq <= position) continue;
               const parts = m.headers?.get("Lookout-Parts");
-              const data = parts === undefined || parts === "" ? m.data : await assemble(parts);
+              const data =
+                parts === undefined || parts === "" ? m.data : await assembleFrom(COMMANDS_STREAM, parts);
               try {
                 await deliver(seq, data);
               } catch (e) {

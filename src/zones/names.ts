@@ -26,6 +26,13 @@ export const WORKERS_BUCKET = "lookout_workers";
 export const COMMANDS_STREAM = "LOOKOUT_CMDS";
 export const COMMANDS_SUBJECT = "lookout.cmd";
 export const COMMAND_PARTS_SUBJECT = "lookout.cmdpart";
+/**
+ * Snapshots for servers that join (docs/replication.md): a snapshot's header on `SNAPSHOT_SUBJECT`
+ * after its parts on `SNAPSHOT_PARTS_SUBJECT`; the two newest are kept.
+ */
+export const SNAPSHOTS_STREAM = "LOOKOUT_SNAPSHOTS";
+export const SNAPSHOT_SUBJECT = "lookout.snapshot";
+export const SNAPSHOT_PARTS_SUBJECT = "lookout.snapshotpart";
 /** KV bucket holding the leader lease under `LEADER_KEY`. */
 export const LEADER_BUCKET = "lookout_leader";
 export const LEADER_KEY = "leader";

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { Core } from "../core/core.js";
 import { fleetConfig } from "../core/fleet-config.js";
@@ -10,10 +11,11 @@ import type { CommandInput } from "../core/validate.js";
 import type { ExitStatus } from "../model/state.js";
 import { StoreError } from "../store/errors.js";
 import { listHistory, listStatus } from "../store/read-model.js";
+import { Database } from "../store/sqlite.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { type NatsCluster, startNatsCluster } from "../testing/peers/nats.js";
 import type { CommandStreamOptions } from "./command-stream.js";
-import { COMMANDS_SUBJECT } from "./names.js";
+import { COMMANDS_STREAM, COMMANDS_SUBJECT } from "./names.js";
 
 /**
  * Cores replicating one command log on a real nats-server (docs/replication.md): what each applies
@@ -42,17 +44,24 @@ function tempDir(): string {
 }
 
 let origins = 0;
-async function replica(dataDir: string, o: { budgetMs?: number } = {}): Promise<Core> {
+async function replica(
+  dataDir: string,
+  o: { budgetMs?: number; on?: NatsCluster; snapshotEveryEvents?: number } = {},
+): Promise<Core> {
   const options: CommandStreamOptions = {
-    servers: nats.urls,
+    servers: (o.on ?? nats).urls,
     name: "test",
     replicas: 1,
+    trimMargin: 5,
     ...(o.budgetMs === undefined ? {} : { publishBudgetMs: o.budgetMs }),
   };
   const core = await Core.open({
     dataDir,
     config,
     clock: new FakeClock(Date.UTC(2026, 10, 1)),
+    ...(o.snapshotEveryEvents === undefined
+      ? {}
+      : { writer: { snapshotEveryEvents: o.snapshotEveryEvents } }),
     replication: {
       workerUrl: new URL("./replicated-writer-worker.js", import.meta.url),
       origin: `test-${++origins}`,
@@ -229,5 +238,42 @@ describe("replicated cores", () => {
     const local = await Core.open({ dataDir: dir, config, clock: new FakeClock() });
     await local.close();
     await assert.rejects(replica(dir), /ran without replication/);
+  });
+});
+
+describe("a replicated log's retention", () => {
+  it("follows the leader's snapshots, and a server that joins starts from the newest", async () => {
+    const own = await startNatsCluster(1);
+    try {
+      const leader = await replica(tempDir(), { on: own, snapshotEveryEvents: 20 });
+      leader.setTicking(true);
+      await leader.applyConfig(config, "cfg-1");
+      const at = Date.UTC(2026, 10, 1);
+      for (let i = 0; i < 120; i++) {
+        await leader.submit([result(`host-0000${i % 3}`, "svc-000", i % 3, at + i)]);
+      }
+      const nc = await connect({ servers: own.urls });
+      const jsm = await jetstreamManager(nc);
+      let first = 1;
+      for (let i = 0; i < 100 && first <= 10; i++) {
+        first = (await jsm.streams.info(COMMANDS_STREAM)).state.first_seq;
+        if (first <= 10) {
+          await leader.submit([result("host-00000", "svc-001", i % 2, at + 1_000 + i)]);
+        }
+      }
+      await nc.close();
+      assert.ok(first > 10, `the log was trimmed (its first position ${first})`);
+      const joinedDir = tempDir();
+      const joined = await replica(joinedDir, { on: own });
+      await leader.submit([result("host-00001", "svc-001", 2, at + 5_000)]);
+      await converged(leader, joined);
+      await joined.close();
+      const db = new Database(join(joinedDir, "lookout.db"));
+      const base = db.prepare("SELECT value FROM meta WHERE key = 'events_base'").get() as { value: number };
+      db.close();
+      assert.ok(base.value > 0, "it started from a snapshot, not from the log's beginning");
+    } finally {
+      await own.stop();
+    }
   });
 });
