@@ -26,6 +26,11 @@ export interface ConsumerHostOptions {
   readonly reader?: EventLogReader;
   /** Opens the state (tests); default: `<dataDir>/consumers.db`. */
   readonly state?: ConsumerState;
+  /**
+   * Whether the consumers run from the start (default true). A replica that is not the leader opens
+   * its host inactive and activates it once it leads (`setActive`, docs/storage.md).
+   */
+  readonly active?: boolean;
 }
 
 const BACKOFF_START_MS = 1000;
@@ -47,6 +52,10 @@ const READ_CACHE_EVENTS = 10_000;
  * never skipped.
  *
  * Events handed to consumers may be shared between them: consumers must not mutate them.
+ *
+ * With a replicated log only the leader runs the consumers: `setActive(false)` pauses them all (no
+ * reading, no handling, positions held, no trimming) and `setActive(true)` resumes them from the
+ * positions in the state, which the new leader has just pulled from the replicated copy.
  */
 export class ConsumerHost {
   /** Durable per-consumer key/value state (same file as the positions). */
@@ -59,6 +68,9 @@ export class ConsumerHost {
   #retentionTimer: TimerHandle | undefined;
   #trimming: Promise<void> | undefined;
   #stopped = false;
+  #active: boolean;
+  /** The last setActive call: calls are serialised. */
+  #switching: Promise<void> = Promise.resolve();
 
   private constructor(o: ConsumerHostOptions, reader: EventLogReader, state: ConsumerState) {
     this.#reader = reader;
@@ -66,6 +78,7 @@ export class ConsumerHost {
     this.#clock = o.clock;
     this.#logger = o.logger;
     this.#retention = o.retention;
+    this.#active = o.active ?? true;
     this.#scheduleRetention();
   }
 
@@ -76,21 +89,75 @@ export class ConsumerHost {
     return new ConsumerHost(o, reader, state);
   }
 
-  /** Starts a consumer; its stored position wins over `o.start`. A name already running is an error. */
+  /**
+   * Starts a consumer; its stored position wins over `o.start`. A name already running is an error.
+   * On an inactive host it waits, paused, and takes its position (stored, or from `o.start`, then
+   * stored) when the host is activated.
+   */
   add(consumer: LogConsumer, o: AddOptions): void {
     if (this.#stopped) throw new Error("the consumer host is stopped");
     if (this.#runners.has(consumer.name)) throw new Error(`log consumer ${consumer.name} is already running`);
-    const stored = this.state.position(consumer.name);
-    const position = stored ?? this.#startPosition(o.start);
-    if (stored === undefined) this.state.put(consumer.name, [], position);
-    const runner = new Runner(this, consumer, o, position);
+    const runner = new Runner(
+      this,
+      consumer,
+      o,
+      this.#active ? this.#takePosition(consumer.name, o.start) : 0,
+    );
     this.#runners.set(consumer.name, runner);
-    this.#logger.info("log consumer started", {
-      consumer: consumer.name,
-      position,
-      from: stored === undefined ? o.start.kind : "stored",
-    });
+    if (!this.#active) {
+      runner.position = this.state.position(consumer.name) ?? 0;
+      void runner.pause();
+      this.#logger.info("log consumer added, paused until this server leads", { consumer: consumer.name });
+    }
     runner.start();
+  }
+
+  /** Whether the consumers run (see `setActive`). */
+  get active(): boolean {
+    return this.#active;
+  }
+
+  /**
+   * Pauses (false) or resumes (true) every consumer; calls are serialised, a call that changes
+   * nothing returns at once. Pausing resolves once no consumer is inside `handle` or `idle` (the
+   * calls in flight finish and their positions are stored) and no trim is running; while paused the
+   * host reads nothing, calls nothing, moves no position (not even an inactive consumer's, which
+   * otherwise follows the end of the log) and trims nothing. Resuming reads each consumer's position
+   * from the state again (it may have been replaced meanwhile, by a new leader's pull of the
+   * replicated copy) before its first read; a consumer without one starts where its `start` says.
+   */
+  setActive(active: boolean): Promise<void> {
+    const next = this.#switching.then(() => this.#switch(active));
+    this.#switching = next.catch(() => {});
+    return next;
+  }
+
+  async #switch(active: boolean): Promise<void> {
+    if (this.#stopped || active === this.#active) return;
+    this.#active = active;
+    if (!active) {
+      await Promise.all([...this.#runners.values()].map((r) => r.pause()));
+      await this.#trimming;
+      this.#logger.info("log consumers paused", { consumers: this.names() });
+      return;
+    }
+    for (const [name, r] of this.#runners) r.resume(this.#takePosition(name, r.startAt));
+    this.#logger.info("log consumers resumed", {
+      consumers: this.statuses().map((s) => [s.name, s.position]),
+    });
+  }
+
+  /** A consumer's stored position, or (stored now) where `start` says. */
+  #takePosition(name: string, start: StartAt): number {
+    const stored = this.state.position(name);
+    const position = stored ?? this.#startPosition(start);
+    if (stored === undefined) this.state.put(name, [], position);
+    this.#logger.info("log consumer started", {
+      consumer: name,
+      position,
+      from: stored === undefined ? start.kind : "stored",
+    });
+    return position;
   }
 
   /** Stops a consumer and waits for its batch in flight; its position and state stay stored. */
@@ -160,7 +227,8 @@ export class ConsumerHost {
   /** Runs retention once now (tests; normally every `everyMs`). Resolves to the events dropped. */
   async trimNow(): Promise<number> {
     const ret = this.#retention;
-    if (ret === undefined || ret.retentionMs <= 0) return 0;
+    // Paused: the positions are the leader's to move, and the trimming with them.
+    if (ret === undefined || ret.retentionMs <= 0 || !this.#active) return 0;
     const now = this.#clock.now();
     const before = now - ret.retentionMs;
     const positions = [...this.#runners.values()].map((r) => r.position);
@@ -244,6 +312,8 @@ class Runner {
   failures = 0;
   lastProgressAt = 0;
   reportedStuck = false;
+  /** Where the consumer starts without a stored position. */
+  readonly startAt: StartAt;
   readonly #host: ConsumerHost;
   readonly #consumer: LogConsumer;
   readonly #maxBatch: number;
@@ -253,8 +323,15 @@ class Runner {
   #done: Promise<void> = Promise.resolve();
   #wake: (() => void) | undefined;
   #gapReportedAt = -1;
+  /** Set while paused: resolved by resume (or stop). */
+  #paused: { resumed: Promise<void>; resume: () => void } | undefined;
+  /** Resolved when the loop next stands still at the pause (or ends). */
+  #parked: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Ends the sleep in progress, wakeable or not. */
+  #interrupt: (() => void) | undefined;
 
   constructor(host: ConsumerHost, consumer: LogConsumer, o: AddOptions, position: number) {
+    this.startAt = o.start;
     this.#host = host;
     this.#consumer = consumer;
     this.position = position;
@@ -281,7 +358,36 @@ class Runner {
   async stop(): Promise<void> {
     this.#abort.abort(new Error("the log consumer is stopping"));
     this.wake();
+    this.#paused?.resume();
     await this.#done;
+  }
+
+  /** Pauses the loop; resolves once it stands still (the handle or idle call in flight finished). */
+  pause(): Promise<void> {
+    if (this.#paused === undefined) {
+      let resume = (): void => {};
+      const resumed = new Promise<void>((r) => {
+        resume = r;
+      });
+      this.#paused = { resumed, resume };
+      let resolve = (): void => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.#parked = { promise, resolve };
+    }
+    this.#interrupt?.();
+    return Promise.race([(this.#parked as { promise: Promise<void> }).promise, this.#done]);
+  }
+
+  /** Resumes a paused loop from `position`. */
+  resume(position: number): void {
+    const p = this.#paused;
+    if (p === undefined) return;
+    this.position = position;
+    this.#paused = undefined;
+    this.#parked = undefined;
+    p.resume();
   }
 
   async #loop(): Promise<void> {
@@ -291,6 +397,15 @@ class Runner {
     let lastIdle = clock.now();
     let waitingSince: number | undefined;
     while (!signal.aborted) {
+      const paused = this.#paused;
+      if (paused !== undefined) {
+        this.#parked?.resolve();
+        // stop() resolves it too.
+        await paused.resumed;
+        lastIdle = clock.now();
+        waitingSince = undefined;
+        continue;
+      }
       if (this.#consumer.active?.() === false) {
         this.#follow();
         await this.#sleep(this.#idleMs, false);
@@ -373,6 +488,7 @@ class Runner {
     return new Promise((resolve) => {
       const signal = this.#abort.signal;
       if (signal.aborted) return resolve();
+      if (this.#paused !== undefined) return resolve();
       let settled = false;
       const finish = (): void => {
         if (settled) return;
@@ -380,11 +496,13 @@ class Runner {
         timer.cancel();
         signal.removeEventListener("abort", finish);
         if (this.#wake === finish) this.#wake = undefined;
+        if (this.#interrupt === finish) this.#interrupt = undefined;
         resolve();
       };
       const timer = this.#host.clock.setTimer(ms, finish);
       signal.addEventListener("abort", finish);
       if (wakeable) this.#wake = finish;
+      this.#interrupt = finish;
     });
   }
 }
