@@ -169,7 +169,7 @@ export function createReplicatedConsumerState(o: ReplicatedConsumerStateOptions)
     });
   };
 
-  const valueOf = (consumer: string, key: string | undefined, value: string, wrapped: boolean): string =>
+  const storedValue = (consumer: string, key: string | undefined, value: string, wrapped: boolean): string =>
     wrapped
       ? JSON.stringify(key === undefined ? { c: consumer, v: value } : { c: consumer, k: key, v: value })
       : value;
@@ -177,7 +177,7 @@ export function createReplicatedConsumerState(o: ReplicatedConsumerStateOptions)
   const enqueue = (consumer: string, key: string | undefined, value: string | null): void => {
     const { kvKey, wrapped } = consumerKvKey(consumer, key);
     queue.delete(kvKey);
-    queue.set(kvKey, { value: value === null ? null : valueOf(consumer, key, value, wrapped) });
+    queue.set(kvKey, { value: value === null ? null : storedValue(consumer, key, value, wrapped) });
     if (queue.size > maxPending) {
       if (!resync && !copying) {
         logger.warn("consumers' state mirror: queue full; the whole state is copied once NATS answers", {
@@ -231,12 +231,12 @@ export function createReplicatedConsumerState(o: ReplicatedConsumerStateOptions)
       for (const k of r?.entries.keys() ?? []) if (!have.has(k)) await b.delete(consumerKvKey(name, k).kvKey);
       for (const e of entries) {
         const { kvKey, wrapped } = consumerKvKey(name, e.key);
-        await b.put(kvKey, valueOf(name, e.key, e.value, wrapped), { timeout: timeoutMs });
+        await b.put(kvKey, storedValue(name, e.key, e.value, wrapped), { timeout: timeoutMs });
       }
       const p = local.position(name);
       if (p === undefined) continue;
       const { kvKey, wrapped } = consumerKvKey(name, undefined);
-      await b.put(kvKey, valueOf(name, undefined, String(p), wrapped), { timeout: timeoutMs });
+      await b.put(kvKey, storedValue(name, undefined, String(p), wrapped), { timeout: timeoutMs });
     }
   };
 
