@@ -248,6 +248,45 @@ describe("ConsumerHost.setActive (leader-only consumers)", () => {
     }
   });
 
+  it("aborts the signal of a handle that retries until aborted (a sink whose backend is down), and calls the consumer's pause and resume", async () => {
+    const s = await open();
+    try {
+      const hooks: string[] = [];
+      let attempts = 0;
+      const c: LogConsumer = {
+        name: "sink:down",
+        async handle(batch, signal) {
+          // Retries a dead backend until aborted, as the sink runner does.
+          while (!signal.aborted) {
+            attempts++;
+            await new Promise((r) => setTimeout(r, 10));
+          }
+          return (batch[0] as LoggedEvent).seq - 1;
+        },
+        async pause() {
+          hooks.push("pause");
+        },
+        resume() {
+          hooks.push("resume");
+        },
+      };
+      s.host.add(c, { start: { kind: "oldest" }, idleMs: 20 });
+      await s.submit(0, 1);
+      await until(() => attempts > 0);
+      await s.host.setActive(false);
+      assert.deepEqual(hooks, ["pause"]);
+      const stopped = attempts;
+      await settle(100);
+      assert.equal(attempts, stopped, "the aborted handle returned, and none follows while paused");
+      assert.equal(s.host.status("sink:down")?.failures, 0, "a pause is not a failure (no backoff)");
+      await s.host.setActive(true);
+      assert.deepEqual(hooks, ["pause", "resume"]);
+      await until(() => attempts > stopped);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("stops while paused", async () => {
     const s = await open();
     const c = recorder("c");

@@ -320,6 +320,8 @@ class Runner {
   readonly #maxWaitMs: number;
   readonly #idleMs: number;
   readonly #abort = new AbortController();
+  /** The signal `handle` and `idle` get: aborted by stop, and by pause (a new one on resume). */
+  #term = new AbortController();
   #done: Promise<void> = Promise.resolve();
   #wake: (() => void) | undefined;
   #gapReportedAt = -1;
@@ -356,7 +358,9 @@ class Runner {
   }
 
   async stop(): Promise<void> {
-    this.#abort.abort(new Error("the log consumer is stopping"));
+    const reason = new Error("the log consumer is stopping");
+    this.#abort.abort(reason);
+    this.#term.abort(reason);
     this.wake();
     this.#paused?.resume();
     await this.#done;
@@ -377,7 +381,18 @@ class Runner {
       this.#parked = { promise, resolve };
     }
     this.#interrupt?.();
-    return Promise.race([(this.#parked as { promise: Promise<void> }).promise, this.#done]);
+    // A handle that retries a dead backend until aborted (a sink) would never let the pause end.
+    this.#term.abort(new Error("the log consumer is pausing"));
+    const own = Promise.resolve()
+      .then(() => this.#consumer.pause?.())
+      .catch((e: unknown) => {
+        this.#host.logger.warn("log consumer failed to pause", {
+          consumer: this.#consumer.name,
+          error: String(e),
+        });
+      });
+    const parked = Promise.race([(this.#parked as { promise: Promise<void> }).promise, this.#done]);
+    return Promise.all([parked, own]).then(() => undefined);
   }
 
   /** Resumes a paused loop from `position`. */
@@ -385,8 +400,17 @@ class Runner {
     const p = this.#paused;
     if (p === undefined) return;
     this.position = position;
+    try {
+      this.#consumer.resume?.();
+    } catch (e) {
+      this.#host.logger.error("log consumer failed to resume", {
+        consumer: this.#consumer.name,
+        error: String(e),
+      });
+    }
     this.#paused = undefined;
     this.#parked = undefined;
+    if (!this.#abort.signal.aborted) this.#term = new AbortController();
     p.resume();
   }
 
@@ -406,6 +430,7 @@ class Runner {
         waitingSince = undefined;
         continue;
       }
+      const term = this.#term.signal;
       if (this.#consumer.active?.() === false) {
         this.#follow();
         await this.#sleep(this.#idleMs, false);
@@ -431,7 +456,7 @@ class Runner {
           if (this.#consumer.idle !== undefined && now - lastIdle >= this.#idleMs) {
             lastIdle = now;
             try {
-              await this.#consumer.idle(signal);
+              await this.#consumer.idle(term);
             } catch (e) {
               this.#host.logger.warn("log consumer's idle work failed", { consumer: name, error: String(e) });
             }
@@ -454,9 +479,9 @@ class Runner {
       }
       let done = this.position;
       try {
-        done = await this.#consumer.handle(batch, signal);
+        done = await this.#consumer.handle(batch, term);
       } catch (e) {
-        if (!signal.aborted)
+        if (!term.aborted)
           this.#host.logger.warn("log consumer failed a batch", { consumer: name, error: String(e) });
       }
       const last = (batch[batch.length - 1] as LoggedEvent).seq;
@@ -467,7 +492,7 @@ class Runner {
         this.#host.state.put(name, [], this.position);
         // A turn of the event loop between batches: reads and other consumers get their share.
         await new Promise((resolve) => setImmediate(resolve));
-      } else if (!signal.aborted) {
+      } else if (!term.aborted) {
         this.failures++;
         const ms = Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** Math.min(this.failures - 1, 10));
         await this.#sleep(ms, false);
