@@ -119,8 +119,10 @@ export class ConsumerHost {
 
   /**
    * Pauses (false) or resumes (true) every consumer; calls are serialised, a call that changes
-   * nothing returns at once. Pausing resolves once no consumer is inside `handle` or `idle` (the
-   * calls in flight finish and their positions are stored) and no trim is running; while paused the
+   * nothing returns at once. Pausing aborts the signal of the `handle` or `idle` call in flight (a
+   * sink retrying a dead backend would otherwise never return), calls each consumer's `pause`, and
+   * resolves once both are done (the position a `handle` reports is stored) and no trim is running;
+   * while paused the
    * host reads nothing, calls nothing, moves no position (not even an inactive consumer's, which
    * otherwise follows the end of the log) and trims nothing. Resuming reads each consumer's position
    * from the state again (it may have been replaced meanwhile, by a new leader's pull of the
