@@ -58,6 +58,8 @@ export function startNotifier(p: {
     zone,
     sendTimeoutMs: o.sendTimeoutMs,
     metrics: createNotifierMetrics(p.metrics),
+    // A replica that does not lead: nothing is sent until the host resumes the consumers.
+    ...(p.consumers.active ? {} : { paused: true }),
   });
   p.consumers.add(notifier, { start: { kind: "end" }, idleMs: 1000 });
   p.reloader.register({ name: "notifier", applyConfig: (c) => notifier.applyConfig(c) });

@@ -30,6 +30,17 @@ export interface LogConsumer {
    * notification policy.
    */
   active?(): boolean;
+  /**
+   * The host pauses (this server stops leading, `ConsumerHost.setActive(false)`): stop every side
+   * effect of your own (timers, sends in flight) and resolve once none is left. Called alongside
+   * the abort of the signal of a `handle` or `idle` in flight. Optional.
+   */
+  pause?(): Promise<void>;
+  /**
+   * The host resumes (this server leads again): reload what you keep from the state, which a new
+   * leader's pull may have replaced, before the first `handle`. Optional.
+   */
+  resume?(): void;
 }
 
 /**

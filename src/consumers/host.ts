@@ -26,6 +26,11 @@ export interface ConsumerHostOptions {
   readonly reader?: EventLogReader;
   /** Opens the state (tests); default: `<dataDir>/consumers.db`. */
   readonly state?: ConsumerState;
+  /**
+   * Whether the consumers run from the start (default true). A replica that is not the leader opens
+   * its host inactive and activates it once it leads (`setActive`, docs/storage.md).
+   */
+  readonly active?: boolean;
 }
 
 const BACKOFF_START_MS = 1000;
@@ -47,6 +52,10 @@ const READ_CACHE_EVENTS = 10_000;
  * never skipped.
  *
  * Events handed to consumers may be shared between them: consumers must not mutate them.
+ *
+ * With a replicated log only the leader runs the consumers: `setActive(false)` pauses them all (no
+ * reading, no handling, positions held, no trimming) and `setActive(true)` resumes them from the
+ * positions in the state, which the new leader has just pulled from the replicated copy.
  */
 export class ConsumerHost {
   /** Durable per-consumer key/value state (same file as the positions). */
@@ -59,6 +68,9 @@ export class ConsumerHost {
   #retentionTimer: TimerHandle | undefined;
   #trimming: Promise<void> | undefined;
   #stopped = false;
+  #active: boolean;
+  /** The last setActive call: calls are serialised. */
+  #switching: Promise<void> = Promise.resolve();
 
   private constructor(o: ConsumerHostOptions, reader: EventLogReader, state: ConsumerState) {
     this.#reader = reader;
@@ -66,6 +78,7 @@ export class ConsumerHost {
     this.#clock = o.clock;
     this.#logger = o.logger;
     this.#retention = o.retention;
+    this.#active = o.active ?? true;
     this.#scheduleRetention();
   }
 
@@ -76,21 +89,77 @@ export class ConsumerHost {
     return new ConsumerHost(o, reader, state);
   }
 
-  /** Starts a consumer; its stored position wins over `o.start`. A name already running is an error. */
+  /**
+   * Starts a consumer; its stored position wins over `o.start`. A name already running is an error.
+   * On an inactive host it waits, paused, and takes its position (stored, or from `o.start`, then
+   * stored) when the host is activated.
+   */
   add(consumer: LogConsumer, o: AddOptions): void {
     if (this.#stopped) throw new Error("the consumer host is stopped");
     if (this.#runners.has(consumer.name)) throw new Error(`log consumer ${consumer.name} is already running`);
-    const stored = this.state.position(consumer.name);
-    const position = stored ?? this.#startPosition(o.start);
-    if (stored === undefined) this.state.put(consumer.name, [], position);
-    const runner = new Runner(this, consumer, o, position);
+    const runner = new Runner(
+      this,
+      consumer,
+      o,
+      this.#active ? this.#takePosition(consumer.name, o.start) : 0,
+    );
     this.#runners.set(consumer.name, runner);
-    this.#logger.info("log consumer started", {
-      consumer: consumer.name,
-      position,
-      from: stored === undefined ? o.start.kind : "stored",
-    });
+    if (!this.#active) {
+      runner.position = this.state.position(consumer.name) ?? 0;
+      void runner.pause();
+      this.#logger.info("log consumer added, paused until this server leads", { consumer: consumer.name });
+    }
     runner.start();
+  }
+
+  /** Whether the consumers run (see `setActive`). */
+  get active(): boolean {
+    return this.#active;
+  }
+
+  /**
+   * Pauses (false) or resumes (true) every consumer; calls are serialised, a call that changes
+   * nothing returns at once. Pausing aborts the signal of the `handle` or `idle` call in flight (a
+   * sink retrying a dead backend would otherwise never return), calls each consumer's `pause`, and
+   * resolves once both are done (the position a `handle` reports is stored) and no trim is running;
+   * while paused the
+   * host reads nothing, calls nothing, moves no position (not even an inactive consumer's, which
+   * otherwise follows the end of the log) and trims nothing. Resuming reads each consumer's position
+   * from the state again (it may have been replaced meanwhile, by a new leader's pull of the
+   * replicated copy) before its first read; a consumer without one starts where its `start` says.
+   */
+  setActive(active: boolean): Promise<void> {
+    const next = this.#switching.then(() => this.#switch(active));
+    this.#switching = next.catch(() => {});
+    return next;
+  }
+
+  async #switch(active: boolean): Promise<void> {
+    if (this.#stopped || active === this.#active) return;
+    this.#active = active;
+    if (!active) {
+      await Promise.all([...this.#runners.values()].map((r) => r.pause()));
+      await this.#trimming;
+      this.#logger.info("log consumers paused", { consumers: this.names() });
+      return;
+    }
+    for (const [name, r] of this.#runners) r.resume(this.#takePosition(name, r.startAt));
+    this.#logger.info("log consumers resumed", {
+      consumers: this.statuses().map((s) => [s.name, s.position]),
+    });
+  }
+
+  /** A consumer's stored position, or (stored now) where `start` says. */
+  #takePosition(name: string, start: StartAt): number {
+    const stored = this.state.position(name);
+    const position = stored ?? this.#startPosition(start);
+    if (stored === undefined) this.state.put(name, [], position);
+    this.#logger.info("log consumer started", {
+      consumer: name,
+      position,
+      from: stored === undefined ? start.kind : "stored",
+    });
+    return position;
   }
 
   /** Stops a consumer and waits for its batch in flight; its position and state stay stored. */
@@ -160,7 +229,8 @@ export class ConsumerHost {
   /** Runs retention once now (tests; normally every `everyMs`). Resolves to the events dropped. */
   async trimNow(): Promise<number> {
     const ret = this.#retention;
-    if (ret === undefined || ret.retentionMs <= 0) return 0;
+    // Paused: the positions are the leader's to move, and the trimming with them.
+    if (ret === undefined || ret.retentionMs <= 0 || !this.#active) return 0;
     const now = this.#clock.now();
     const before = now - ret.retentionMs;
     const positions = [...this.#runners.values()].map((r) => r.position);
@@ -244,17 +314,28 @@ class Runner {
   failures = 0;
   lastProgressAt = 0;
   reportedStuck = false;
+  /** Where the consumer starts without a stored position. */
+  readonly startAt: StartAt;
   readonly #host: ConsumerHost;
   readonly #consumer: LogConsumer;
   readonly #maxBatch: number;
   readonly #maxWaitMs: number;
   readonly #idleMs: number;
   readonly #abort = new AbortController();
+  /** The signal `handle` and `idle` get: aborted by stop, and by pause (a new one on resume). */
+  #term = new AbortController();
   #done: Promise<void> = Promise.resolve();
   #wake: (() => void) | undefined;
   #gapReportedAt = -1;
+  /** Set while paused: resolved by resume (or stop). */
+  #paused: { resumed: Promise<void>; resume: () => void } | undefined;
+  /** Resolved when the loop next stands still at the pause (or ends). */
+  #parked: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Ends the sleep in progress, wakeable or not. */
+  #interrupt: (() => void) | undefined;
 
   constructor(host: ConsumerHost, consumer: LogConsumer, o: AddOptions, position: number) {
+    this.startAt = o.start;
     this.#host = host;
     this.#consumer = consumer;
     this.position = position;
@@ -279,9 +360,60 @@ class Runner {
   }
 
   async stop(): Promise<void> {
-    this.#abort.abort(new Error("the log consumer is stopping"));
+    const reason = new Error("the log consumer is stopping");
+    this.#abort.abort(reason);
+    this.#term.abort(reason);
     this.wake();
+    this.#paused?.resume();
     await this.#done;
+  }
+
+  /** Pauses the loop; resolves once it stands still (the handle or idle call in flight finished). */
+  pause(): Promise<void> {
+    if (this.#paused === undefined) {
+      let resume = (): void => {};
+      const resumed = new Promise<void>((r) => {
+        resume = r;
+      });
+      this.#paused = { resumed, resume };
+      let resolve = (): void => {};
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.#parked = { promise, resolve };
+    }
+    this.#interrupt?.();
+    // A handle that retries a dead backend until aborted (a sink) would never let the pause end.
+    this.#term.abort(new Error("the log consumer is pausing"));
+    const own = Promise.resolve()
+      .then(() => this.#consumer.pause?.())
+      .catch((e: unknown) => {
+        this.#host.logger.warn("log consumer failed to pause", {
+          consumer: this.#consumer.name,
+          error: String(e),
+        });
+      });
+    const parked = Promise.race([(this.#parked as { promise: Promise<void> }).promise, this.#done]);
+    return Promise.all([parked, own]).then(() => undefined);
+  }
+
+  /** Resumes a paused loop from `position`. */
+  resume(position: number): void {
+    const p = this.#paused;
+    if (p === undefined) return;
+    this.position = position;
+    try {
+      this.#consumer.resume?.();
+    } catch (e) {
+      this.#host.logger.error("log consumer failed to resume", {
+        consumer: this.#consumer.name,
+        error: String(e),
+      });
+    }
+    this.#paused = undefined;
+    this.#parked = undefined;
+    if (!this.#abort.signal.aborted) this.#term = new AbortController();
+    p.resume();
   }
 
   async #loop(): Promise<void> {
@@ -291,6 +423,16 @@ class Runner {
     let lastIdle = clock.now();
     let waitingSince: number | undefined;
     while (!signal.aborted) {
+      const paused = this.#paused;
+      if (paused !== undefined) {
+        this.#parked?.resolve();
+        // stop() resolves it too.
+        await paused.resumed;
+        lastIdle = clock.now();
+        waitingSince = undefined;
+        continue;
+      }
+      const term = this.#term.signal;
       if (this.#consumer.active?.() === false) {
         this.#follow();
         await this.#sleep(this.#idleMs, false);
@@ -316,7 +458,7 @@ class Runner {
           if (this.#consumer.idle !== undefined && now - lastIdle >= this.#idleMs) {
             lastIdle = now;
             try {
-              await this.#consumer.idle(signal);
+              await this.#consumer.idle(term);
             } catch (e) {
               this.#host.logger.warn("log consumer's idle work failed", { consumer: name, error: String(e) });
             }
@@ -339,9 +481,9 @@ class Runner {
       }
       let done = this.position;
       try {
-        done = await this.#consumer.handle(batch, signal);
+        done = await this.#consumer.handle(batch, term);
       } catch (e) {
-        if (!signal.aborted)
+        if (!term.aborted)
           this.#host.logger.warn("log consumer failed a batch", { consumer: name, error: String(e) });
       }
       const last = (batch[batch.length - 1] as LoggedEvent).seq;
@@ -352,7 +494,7 @@ class Runner {
         this.#host.state.put(name, [], this.position);
         // A turn of the event loop between batches: reads and other consumers get their share.
         await new Promise((resolve) => setImmediate(resolve));
-      } else if (!signal.aborted) {
+      } else if (!term.aborted) {
         this.failures++;
         const ms = Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** Math.min(this.failures - 1, 10));
         await this.#sleep(ms, false);
@@ -373,6 +515,7 @@ class Runner {
     return new Promise((resolve) => {
       const signal = this.#abort.signal;
       if (signal.aborted) return resolve();
+      if (this.#paused !== undefined) return resolve();
       let settled = false;
       const finish = (): void => {
         if (settled) return;
@@ -380,11 +523,13 @@ class Runner {
         timer.cancel();
         signal.removeEventListener("abort", finish);
         if (this.#wake === finish) this.#wake = undefined;
+        if (this.#interrupt === finish) this.#interrupt = undefined;
         resolve();
       };
       const timer = this.#host.clock.setTimer(ms, finish);
       signal.addEventListener("abort", finish);
       if (wakeable) this.#wake = finish;
+      this.#interrupt = finish;
     });
   }
 }

@@ -66,6 +66,11 @@ export interface NotifierOptions {
    * memory").
    */
   readonly maxQueued?: number;
+  /**
+   * Starts paused (a replica that does not lead): the tracker is loaded for reads, but no pending
+   * send is restored or sent until the consumer host resumes it (`resume`).
+   */
+  readonly paused?: boolean;
 }
 
 const OBJ = "o/";
@@ -93,7 +98,7 @@ export class Notifier implements LogConsumer {
   readonly name = NOTIFIER_NAME;
   readonly #o: NotifierOptions;
   #config: Config;
-  readonly #tracker: Tracker;
+  #tracker: Tracker;
   readonly #queues = new Map<string, ContactQueue>();
   readonly #stop = new AbortController();
   #records: RecordedEvent[] = [];
@@ -106,15 +111,25 @@ export class Notifier implements LogConsumer {
   #roomWaiter: (() => void) | undefined;
   #pending = 0;
   #active: boolean;
+  /** Paused by the consumer host (this server does not lead): nothing is sent. */
+  #paused: boolean;
 
   constructor(o: NotifierOptions) {
     this.#o = o;
     this.#config = o.config;
     this.#active = hasPolicy(o.config);
+    this.#paused = o.paused ?? false;
     this.#tracker = createTracker(o.config, o.zone);
+    this.#restore();
+  }
+
+  /** Loads the tracker and (unless paused) the pending sends from the state. */
+  #restore(): void {
+    const o = this.#o;
     for (const { key, value } of o.state.list(NOTIFIER_NAME, OBJ)) {
       this.#tracker.load(key.slice(OBJ.length), JSON.parse(value) as TrackedObject);
     }
+    if (this.#paused) return;
     const restored = o.state.list(NOTIFIER_NAME, SEND).map((e) => JSON.parse(e.value) as PendingSend);
     restored.sort((a, b) => a.n.at - b.n.at || (a.id < b.id ? -1 : 1));
     const superseded: RecordedEvent[] = [];
@@ -171,6 +186,7 @@ export class Notifier implements LogConsumer {
   }
 
   async idle(): Promise<void> {
+    if (this.#paused) return;
     const intents = this.#tracker.due(this.#o.clock.now());
     if (intents.length > 0) await this.#commit(intents, undefined);
   }
@@ -179,6 +195,8 @@ export class Notifier implements LogConsumer {
   async applyConfig(config: Config): Promise<void> {
     this.#config = config;
     this.#active = hasPolicy(config);
+    // The leader applies it; resuming rebuilds the tracker with this config.
+    if (this.#paused) return;
     const intents = this.#tracker.applyConfig(config);
     const dropped: RecordedEvent[] = [];
     const entries: { key: string; value: string | null }[] = [];
@@ -209,6 +227,39 @@ export class Notifier implements LogConsumer {
   /** Who would be told (docs/notifications.md, "Routing preview"), from the tracker's own state. */
   preview(q: PreviewQuery): Preview[] {
     return previewNotifications(this.#tracker, q);
+  }
+
+  /**
+   * This server stops leading (the consumer host pauses): sends in flight are aborted and stay
+   * pending in the state (the new leader sends them, under the same ids), the outbox is flushed, and
+   * nothing more is sent until `resume`.
+   */
+  async pause(): Promise<void> {
+    if (this.#paused) return;
+    this.#paused = true;
+    for (const ac of this.#sending) ac.abort(new Error("notifier paused"));
+    this.#wakeRoom();
+    for (const q of this.#queues.values()) q.timer?.cancel();
+    await Promise.allSettled([...this.#inFlight]);
+    this.#flushTimer?.cancel();
+    this.#flushTimer = undefined;
+    await this.#flush();
+    this.#queues.clear();
+    this.#pending = 0;
+    this.#o.metrics?.setPending(0);
+    this.#o.logger.info("notifier paused: this server does not lead");
+  }
+
+  /** This server leads again: the tracker and the pending sends are reloaded from the state. */
+  resume(): void {
+    if (!this.#paused || this.#stop.signal.aborted) return;
+    this.#paused = false;
+    for (const q of this.#queues.values()) q.timer?.cancel();
+    this.#queues.clear();
+    this.#pending = 0;
+    this.#tracker = createTracker(this.#config, this.#o.zone);
+    this.#restore();
+    this.#o.metrics?.setPending(this.#pending);
   }
 
   /** Stops sending: in-flight sends are aborted (and stay pending), the outbox is flushed. */
@@ -380,6 +431,8 @@ export class Notifier implements LogConsumer {
   }
 
   #enqueue(p: PendingSend): void {
+    // Paused: the send is in the state already; the leader (or this server, resumed) sends it.
+    if (this.#paused) return;
     let q = this.#queues.get(p.contact);
     if (q === undefined) {
       q = {
@@ -418,7 +471,12 @@ export class Notifier implements LogConsumer {
     const onAbort = () => this.#wakeRoom();
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      while (!this.#stop.signal.aborted && signal?.aborted !== true && this.#queuedLive() > high / 2) {
+      while (
+        !this.#stop.signal.aborted &&
+        !this.#paused &&
+        signal?.aborted !== true &&
+        this.#queuedLive() > high / 2
+      ) {
         await new Promise<void>((resolve) => {
           this.#roomWaiter = resolve;
         });
@@ -436,7 +494,7 @@ export class Notifier implements LogConsumer {
   }
 
   #pump(q: ContactQueue): void {
-    if (this.#stop.signal.aborted) return;
+    if (this.#stop.signal.aborted || this.#paused) return;
     const limit = this.#o.concurrency ?? 32;
     const now = this.#o.clock.now();
     while (q.inFlight < limit && q.head < q.items.length) {
@@ -497,8 +555,9 @@ export class Notifier implements LogConsumer {
       clearTimeout(timeout);
       this.#sending.delete(ac);
     }
-    if (this.#stop.signal.aborted) {
-      // Stopping: the send stays pending (durably) and is retried after the restart.
+    if (this.#stop.signal.aborted || this.#paused) {
+      // Stopping (or no longer leading): the send stays pending (durably) and is retried after the
+      // restart (or by the leader).
       return;
     }
     const now = this.#o.clock.now();

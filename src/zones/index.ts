@@ -4,11 +4,18 @@
  * zone's workers; a worker (`lookout worker`) runs each job with the same Checker code and
  * publishes the result; the leader ingests the results into its event log through Core.submit,
  * keeping the results stream's position in the log. Workers announce themselves in a KV bucket
- * whose entries expire; a standby server takes over through a leader lease on another KV key.
- * Every JetStream name is in names.ts.
+ * whose entries expire; a standby server takes over through a leader lease on another KV key,
+ * and resumes the log's consumers from the state the leader mirrored to a third bucket. Every
+ * JetStream name is in names.ts.
  */
 
 export { type NatsAuth, natsConnectOptions } from "./connection.js";
+export {
+  consumerKvKey,
+  createReplicatedConsumerState,
+  type ReplicatedConsumerState,
+  type ReplicatedConsumerStateOptions,
+} from "./consumer-state-replica.js";
 export {
   createDispatcher,
   type Dispatcher,

@@ -36,6 +36,11 @@ export const SNAPSHOT_PARTS_SUBJECT = "lookout.snapshotpart";
 /** KV bucket holding the leader lease under `LEADER_KEY`. */
 export const LEADER_BUCKET = "lookout_leader";
 export const LEADER_KEY = "leader";
+/**
+ * KV bucket mirroring the log consumers' state (positions and entries) that the leader writes, so
+ * that a new leader resumes where the old one stopped (consumer-state-replica.ts has the key encoding).
+ */
+export const CONSUMERS_BUCKET = "lookout_consumers";
 
 /**
  * A subject token for a zone: its name when made of `[A-Za-z0-9_-]` (at most 64 characters),
