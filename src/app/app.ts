@@ -1,6 +1,7 @@
 import { access, constants } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Registry } from "prom-client";
 import {
   createAdminService,
@@ -9,7 +10,7 @@ import {
   createQueryService,
   DualProtocolServer,
 } from "../api/index.js";
-import { ConsumerHost } from "../consumers/index.js";
+import { ConsumerHost, openConsumerState } from "../consumers/index.js";
 import { Core } from "../core/core.js";
 import { type CommandFile, CommandFileError, startCommandFile } from "../extcmd/index.js";
 import { systemClock } from "../model/clock.js";
@@ -17,6 +18,7 @@ import type { Logger } from "../model/logger.js";
 import type { Notifier } from "../notify/index.js";
 import { SinkSet } from "../sinks/index.js";
 import { createStaticSite, placeholderPage } from "../web/index.js";
+import { createReplicatedConsumerState, type ReplicatedConsumerState } from "../zones/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
 import { adminDeps } from "./admin.js";
 import { AuthSetupError, type AuthWiring, wireAuth } from "./auth-wiring.js";
@@ -167,7 +169,19 @@ export class App {
     /** The config this server runs (its -config file's, or the one the log applied). */
     let running = loaded.config;
     const countLine = registerCommandFileMetrics(metrics);
-    const consumers = ConsumerHost.open({
+    // Replicated, the notifier and the sinks run on the leader only, from positions the leader
+    // mirrors to NATS (docs/replication.md): the host starts paused, and runs while this server leads.
+    let consumerState: ReplicatedConsumerState | undefined;
+    let consumers: ConsumerHost;
+    if (replicated) {
+      consumerState = createReplicatedConsumerState({
+        local: openConsumerState(o.dataDir),
+        logger: logger.child({ component: "consumers" }),
+        replicas: o.natsReplicas ?? 1,
+        mirroring: () => consumers.active,
+      });
+    }
+    consumers = ConsumerHost.open({
       dataDir: o.dataDir,
       clock,
       logger: logger.child({ component: "consumers" }),
@@ -175,6 +189,7 @@ export class App {
         retentionMs: o.eventRetentionMs,
         trim: (floor, before) => core.trimEvents(floor, before),
       },
+      ...(consumerState === undefined ? {} : { state: consumerState, active: false }),
     });
     core.onCommitted(() => consumers.notify());
     registerConsumerMetrics(metrics, consumers);
@@ -218,9 +233,16 @@ export class App {
             ...(replicated
               ? {
                   ready: () => caughtUp(core.replica),
+                  onConnected: (nc: NatsConnection) => consumerState?.attach(nc),
                   onLeading: async (leading: boolean) => {
                     core.setTicking(leading);
-                    if (!leading) return;
+                    if (!leading) {
+                      await consumers.setActive(false);
+                      return;
+                    }
+                    // The notifier and the sinks go on from where the last leader recorded.
+                    await consumerState?.pull();
+                    await consumers.setActive(true);
                     // The config of this server's file, if the log does not run it yet (a first start).
                     const published = await configSource(o.config);
                     await core.applyConfig(running, published?.digest ?? "empty", published?.source);

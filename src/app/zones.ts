@@ -88,6 +88,8 @@ export async function startServerZones(o: {
   readonly onLeading?: (leading: boolean) => Promise<void>;
   /** Whether this server may take the lease now (a replica that caught up with the log). */
   readonly ready?: () => boolean;
+  /** Called with the NATS connection once it is made (the consumers' replicated state uses it). */
+  readonly onConnected?: (nc: NatsConnection) => void;
 }): Promise<ServerZones> {
   const { core, clock, logger } = o;
   const local = new Set(o.localZones);
@@ -226,6 +228,7 @@ export async function startServerZones(o: {
 
   const setUp = async (): Promise<void> => {
     nc = await connectNats();
+    o.onConnected?.(nc);
     dispatcher = await createDispatcher({
       nc,
       localZones: local,
