@@ -95,3 +95,13 @@ function byKey(x: string, y: string): number {
   if (/^\d+$/.test(x) && /^\d+$/.test(y)) return x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
   return x < y ? -1 : x > y ? 1 : 0;
 }
+
+/** The value at a dotted `path` in a JSON object (`acknowledgement.comment`), or undefined. */
+export function fieldOf(j: Json | undefined, path: string): Json | undefined {
+  let v: Json | undefined = j;
+  for (const k of path.split(".")) {
+    if (v === null || v === undefined || typeof v !== "object" || Array.isArray(v)) return undefined;
+    v = (v as { readonly [k: string]: Json })[k];
+  }
+  return v;
+}

@@ -73,6 +73,8 @@ export interface WriteLoadOptions {
   readonly tag?: string;
   /** Per-call timeout (default 15 s). */
   readonly timeoutMs?: number;
+  /** Each call to the next running target in turn (default: the first until it fails). */
+  readonly rotate?: boolean;
 }
 
 export interface WriteLoad {
@@ -123,6 +125,7 @@ export function startWriteLoad(o: WriteLoadOptions): WriteLoad {
     return {
       current(): Replica | undefined {
         const ts = o.targets().filter((t) => t.running);
+        if (o.rotate === true) i++;
         return ts.length === 0 ? undefined : ts[i % ts.length];
       },
       failed() {
@@ -274,14 +277,24 @@ const str = (e: Json | undefined, k: string): string => {
   return typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v);
 };
 
+/** What a server's state lacks of a ledger. */
+export interface Missing {
+  /** Acknowledged writes it does not show: results not in history, comments, downtimes, acknowledgements. */
+  readonly lost: readonly string[];
+  /** Objects whose status is not that of their last acknowledged result (or of one sent after it). */
+  readonly stale: readonly string[];
+}
+
 /**
- * Every acknowledged write that `state` does not show, as `result h0!s1 "CRITICAL - …"` lines:
- * each acknowledged result in the object's history; each object's status output that of its last
- * acknowledged result or of one sent after it (unacknowledged, so it may have applied); every
- * acknowledged comment and downtime by id; each acknowledgement as it last stood.
+ * Every acknowledged write that `state` does not show, as `result h0!s1 "CRITICAL - …" not in
+ * history` lines: each acknowledged result in its object's history; every acknowledged comment and
+ * downtime by id; each acknowledgement as it last stood. And, apart, each object whose status
+ * output is neither that of its last acknowledged result nor of one sent after it
+ * (unacknowledged, so it may have applied).
  */
-export function missingWrites(state: ReplicaState, ledger: Ledger): string[] {
-  const out: string[] = [];
+export function missingWrites(state: ReplicaState, ledger: Ledger): Missing {
+  const lost: string[] = [];
+  const stale: string[] = [];
   const history = new Set<string>();
   for (const h of state.history)
     history.add(`${str(h, "host")}!${str(h, "service")}\u0000${str(h, "output")}`);
@@ -289,22 +302,22 @@ export function missingWrites(state: ReplicaState, ledger: Ledger): string[] {
   for (const [key, sent] of ledger.results) {
     for (const s of sent)
       if (s.acked && !history.has(`${key}\u0000${s.output}`))
-        out.push(`result ${key} "${s.output}" not in history`);
+        lost.push(`result ${key} "${s.output}" not in history`);
     const last = sent.map((s) => s.acked).lastIndexOf(true);
     if (last < 0) continue;
     const allowed = sent.slice(last).map((s) => s.output);
     const shown = str(status.get(key), "output");
     if (!allowed.includes(shown))
-      out.push(
+      stale.push(
         `status ${key} output "${shown}", want "${allowed[0]}"${allowed.length > 1 ? " or later" : ""}`,
       );
   }
   const comments = new Set(state.comments.map((c) => str(c, "id")));
   for (const c of ledger.comments)
-    if (!comments.has(c.id)) out.push(`comment ${c.id} ("${c.text}", acknowledged by ${c.server})`);
+    if (!comments.has(c.id)) lost.push(`comment ${c.id} ("${c.text}", acknowledged by ${c.server})`);
   const downtimes = new Set(state.downtimes.map((d) => str(d, "id")));
   for (const d of ledger.downtimes)
-    if (!downtimes.has(d.id)) out.push(`downtime ${d.id} ("${d.comment}", acknowledged by ${d.server})`);
+    if (!downtimes.has(d.id)) lost.push(`downtime ${d.id} ("${d.comment}", acknowledged by ${d.server})`);
   for (const [key, comment] of ledger.acks) {
     if (ledger.acksUncertain.has(key)) continue;
     const s = status.get(key);
@@ -314,9 +327,19 @@ export function missingWrites(state: ReplicaState, ledger: Ledger): string[] {
         : undefined;
     const shown = ack === undefined || ack === null ? null : str(ack, "comment");
     if (shown !== comment)
-      out.push(`acknowledgement of ${key}: ${JSON.stringify(shown)}, want ${JSON.stringify(comment)}`);
+      lost.push(`acknowledgement of ${key}: ${JSON.stringify(shown)}, want ${JSON.stringify(comment)}`);
   }
-  return out;
+  return { lost, stale };
+}
+
+/**
+ * A problem line for `server` when `m` is not empty: how many acknowledged writes it lacks of
+ * how many, and the first few.
+ */
+export function describeMissing(server: string, m: Missing, ledger: Ledger): string | undefined {
+  if (m.lost.length === 0 && m.stale.length === 0) return undefined;
+  const first = [...m.lost, ...m.stale].slice(0, 3).join("; ");
+  return `${server}: ${m.lost.length} of ${acknowledgedCount(ledger)} acknowledged writes lost, ${m.stale.length} statuses stale; first: ${first}`;
 }
 
 /** Acknowledged writes in the ledger (results, comments, downtimes, acknowledgement calls). */

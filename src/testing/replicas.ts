@@ -28,7 +28,7 @@ import { type NatsCluster, startNatsCluster } from "./peers/nats.js";
 import { compareReplicas, type Json, type ReplicaState } from "./replica-compare.js";
 import { type ServerProcess, startServer } from "./server-process.js";
 
-export { compareReplicas, type Json, type ReplicaState } from "./replica-compare.js";
+export { compareReplicas, fieldOf, type Json, type ReplicaState } from "./replica-compare.js";
 
 /** One server of the set, across its restarts. */
 export interface Replica {

@@ -5,6 +5,7 @@ import { type ResultSpec, sendResults } from "../testing/replica-writes.js";
 import {
   apiOf,
   converge,
+  fieldOf,
   type Json,
   passiveFleet,
   type Replica,
@@ -32,12 +33,7 @@ const obj = (host: string, service?: string) => ({ host, ...(service === undefin
 const target = (host: string, service?: string) => ({
   kind: { case: "object" as const, value: obj(host, service) },
 });
-const field = (j: Json | undefined, path: string): Json | undefined => {
-  let v: Json | undefined = j;
-  for (const k of path.split("."))
-    v = v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, Json>)[k] : undefined;
-  return v;
-};
+const field = fieldOf;
 
 test("writes on the leader and on replicas: every server answers what the leader answers", async () => {
   await withReplicaSet({ config: passiveFleet(4, 3) }, async (set) => {
