@@ -11,7 +11,7 @@
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Json, ReplicaState } from "./replica-compare.js";
-import { apiOf, type Replica, sleep } from "./replicas.js";
+import { apiOf, type Replica, readState, sleep } from "./replicas.js";
 
 /** An object as the API names it. */
 export interface ObjectName {
@@ -374,4 +374,23 @@ export async function sendResults(
     },
     { timeoutMs },
   );
+}
+
+/**
+ * Reads `r`'s state until it shows every write in `ledger` (an acknowledged write is stored, not
+ * yet applied: it shows a moment later) or `timeoutMs` (default 10 s) passes; answers what it still
+ * lacked at the last read.
+ */
+export async function settledWrites(r: Replica, ledger: Ledger, timeoutMs = 10_000): Promise<Missing> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let m: Missing;
+    try {
+      m = missingWrites(await readState(r.url), ledger);
+    } catch (e) {
+      m = { lost: [`${r.name} did not answer: ${String(e)}`], stale: [] };
+    }
+    if ((m.lost.length === 0 && m.stale.length === 0) || Date.now() > deadline) return m;
+    await sleep(250);
+  }
 }

@@ -59,6 +59,8 @@ export interface ReplicaSetOptions {
   readonly extraArgs?: readonly string[];
   /** Environment of the servers (default: PATH only). */
   readonly env?: NodeJS.ProcessEnv;
+  /** Node flags of the servers (a benchmark passes the launcher's). */
+  readonly nodeArgs?: readonly string[];
   /** How long a server may take to listen (default 60 s). */
   readonly startTimeoutMs?: number;
   /** Parent of the set's temporary directory (default the OS's). */
@@ -134,6 +136,7 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
       proc = await startServer(args(r.dataDir), {
         timeoutMs: o.startTimeoutMs ?? 60_000,
         ...(o.env === undefined ? {} : { env: o.env }),
+        ...(o.nodeArgs === undefined ? {} : { nodeArgs: o.nodeArgs }),
       });
     } catch (e) {
       // The start's output is in the error; keep it with the server's log.

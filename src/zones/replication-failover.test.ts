@@ -5,9 +5,9 @@ import {
   describeMissing,
   keyOf,
   type Ledger,
-  missingWrites,
   type ObjectName,
   sendResults,
+  settledWrites,
   startWriteLoad,
 } from "../testing/replica-writes.js";
 import {
@@ -110,12 +110,12 @@ test("kill -9 of the leader during ingestion: a new leader, no acknowledged writ
     if (!c.equal)
       problems.push(`survivors differ ${Math.round(c.ms)} ms after writes stopped: ${c.difference}`);
     for (const r of survivors) {
-      const state = await readState(r.url);
       const missing = describeMissing(
         r === next ? `${r.name} (new leader)` : r.name,
-        missingWrites(state, ledger),
+        await settledWrites(r, ledger, CONVERGE_MS),
         ledger,
       );
+      const state = await readState(r.url);
       if (missing !== undefined) problems.push(missing);
       const h9 = state.status.find((s) => fieldOf(s, "host") === "h9" && fieldOf(s, "service") === undefined);
       if (next !== undefined && fieldOf(h9, "output") !== "UP - written to the new leader")

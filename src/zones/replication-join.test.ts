@@ -3,16 +3,15 @@ import { test } from "node:test";
 import {
   describeMissing,
   keyOf,
-  missingWrites,
   type ObjectName,
   sendResults,
+  settledWrites,
   startWriteLoad,
 } from "../testing/replica-writes.js";
 import {
   converge,
   passiveFleet,
   type Replica,
-  readState,
   sleep,
   withReplicaSet,
 } from "../testing/replicas.js";
@@ -74,11 +73,7 @@ test("a server with an empty data dir joins, a killed one restarts: both catch u
     if (!c.equal) problems.push(`not equal ${Math.round(c.ms)} ms after writes stopped: ${c.difference}`);
     for (const r of [leader, r1, r2, fresh]) {
       const role = r === leader ? " (leader)" : r === r2 ? " (restarted)" : r === fresh ? " (newcomer)" : "";
-      const missing = describeMissing(
-        `${r.name}${role}`,
-        missingWrites(await readState(r.url), ledger),
-        ledger,
-      );
+      const missing = describeMissing(`${r.name}${role}`, await settledWrites(r, ledger), ledger);
       if (missing !== undefined) problems.push(missing);
     }
     assert.deepEqual(problems, []);
