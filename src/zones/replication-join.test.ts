@@ -8,13 +8,7 @@ import {
   settledWrites,
   startWriteLoad,
 } from "../testing/replica-writes.js";
-import {
-  converge,
-  passiveFleet,
-  type Replica,
-  sleep,
-  withReplicaSet,
-} from "../testing/replicas.js";
+import { converge, passiveFleet, type Replica, sleep, withReplicaSet } from "../testing/replicas.js";
 
 /**
  * Issue 29, "joining and rejoining": three servers take writes in turn (results, comments,
