@@ -21,8 +21,10 @@
  *   npm run bench:replicated -- [--seconds 20] [--clients 2] [--concurrency 4] [--hosts 100]
  *     [--services 100] [--trials 20] [--lease 3s] [--phases ilf]
  *
- * `--phases` picks the parts: i (ingestion at 1 and 3 and single-node), l (lag, with the replicas-3
- * ingestion), f (failover). Read the CPU columns on a shared machine, not wall time.
+ * `--lease` is the servers' `-leader-lease` (the flag's default, 10 s, alone outlasts the issue's
+ * failover target). `--phases` picks the parts: i (ingestion at 1 and 3 and single-node), l (lag,
+ * with the replicas-3 ingestion), f (failover). Read the CPU columns on a shared machine, not wall
+ * time.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

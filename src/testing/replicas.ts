@@ -106,13 +106,19 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
   const dir = mkdtempSync(join(o.baseDir ?? tmpdir(), "lookout-replicas-"));
   const configPath = join(dir, "lookout.cue");
   writeFileSync(configPath, o.config);
-  let nats: NatsCluster;
-  try {
-    nats = await startNatsCluster(o.natsNodes ?? 3);
-  } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
-    throw e;
+  let started: NatsCluster | undefined;
+  // On a loaded machine a node now and then waits more than startNatsCluster's 20 s for the
+  // cluster's metadata leader (seen once in 20 runs, two at once); a new cluster then starts.
+  for (let attempt = 1; started === undefined; attempt++) {
+    try {
+      started = await startNatsCluster(o.natsNodes ?? 3);
+    } catch (e) {
+      if (attempt < 3) continue;
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
   }
+  const nats = started;
   const replicas: (Replica & { proc?: ServerProcess; logs: (() => string)[] })[] = [];
   const args = (dataDir: string): string[] => [
     "-config",
