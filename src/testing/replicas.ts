@@ -410,15 +410,23 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 
 /**
  * A config document of `hosts` passive hosts `h0`, `h1`, … with `services` passive services `s0`,
- * `s1`, … each (and `extra` lines), every check `max_attempts: 1` (each result is HARD at once, a
- * state change is a history entry) with a freshness threshold far away.
+ * `s1`, … each (and `extra` lines), each check with a freshness threshold far away and
+ * `max_attempts: 1` (each result is HARD at once, a state change is a history entry) unless
+ * `softHosts` names the host: its services take 3 attempts, so results go SOFT first.
  */
-export function passiveFleet(hosts: number, services: number, extra = ""): string {
-  const check = `{type: "passive", freshness_threshold: "24h", max_attempts: 1}`;
+export function passiveFleet(
+  hosts: number,
+  services: number,
+  extra = "",
+  softHosts: ReadonlySet<string> = new Set(),
+): string {
+  const check = (attempts: number) =>
+    `{type: "passive", freshness_threshold: "24h", max_attempts: ${attempts}}`;
   const lines = ["hosts: {"];
   for (let h = 0; h < hosts; h++) {
-    lines.push(`\th${h}: {address: "127.0.0.1", check: ${check}, services: {`);
-    for (let s = 0; s < services; s++) lines.push(`\t\ts${s}: check: ${check}`);
+    lines.push(`\th${h}: {address: "127.0.0.1", check: ${check(1)}, services: {`);
+    const attempts = softHosts.has(`h${h}`) ? 3 : 1;
+    for (let s = 0; s < services; s++) lines.push(`\t\ts${s}: check: ${check(attempts)}`);
     lines.push("\t}}");
   }
   lines.push("}", extra, "");
