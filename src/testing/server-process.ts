@@ -24,12 +24,18 @@ export interface ServerProcess {
  */
 export async function startServer(
   args: readonly string[] = [],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    timeoutMs?: number;
+    /** Node flags before the entry point (a benchmark passes the launcher's, bench/launcher-settings.ts). */
+    nodeArgs?: readonly string[];
+  } = {},
 ): Promise<ServerProcess> {
   const hasListen = args.some((a) => /^--?listen(=|$)/.test(a));
   const child = spawn(
     process.execPath,
-    [MAIN_JS, ...(hasListen ? [] : ["-listen", "127.0.0.1:0"]), ...args],
+    [...(opts.nodeArgs ?? []), MAIN_JS, ...(hasListen ? [] : ["-listen", "127.0.0.1:0"]), ...args],
     {
       stdio: ["ignore", "pipe", "pipe"],
       env: opts.env ?? { PATH: process.env.PATH ?? "/usr/bin:/bin" },

@@ -11,6 +11,8 @@ export interface NatsNode {
   /** nats://127.0.0.1:PORT */
   readonly url: string;
   readonly running: boolean;
+  /** The PID of its current process (undefined before it started). */
+  readonly pid: number | undefined;
   /** SIGKILL, as a crash would. */
   kill(): Promise<void>;
   /** Starts it again with the same ports and store (after kill). */
@@ -72,6 +74,9 @@ export async function startNatsCluster(
       url: `nats://127.0.0.1:${p.client}`,
       get running() {
         return child !== undefined && child.exitCode === null && child.signalCode === null;
+      },
+      get pid() {
+        return child?.pid;
       },
       async start() {
         const c = spawn("nats-server", ["-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
