@@ -34,6 +34,9 @@ const hash = (s: string): string => createHash("sha256").update(s).digest("base6
  * longer than 256 (consumer) or 1,024 (key) characters is replaced by `C` or `K` and the base64url
  * SHA-256 of the name, and the value is then the JSON `{"c": consumer, "k": key, "v": value}`.
  */
+/** Entry writes the mirror has in flight at once. */
+const WINDOW = 64;
+
 export function consumerKvKey(consumer: string, key?: string): { kvKey: string; wrapped: boolean } {
   const c = b64(consumer);
   const ct = c.length <= MAX_CONSUMER_TOKEN ? `c${c}` : `C${hash(consumer)}`;
@@ -276,10 +279,22 @@ export function createReplicatedConsumerState(o: ReplicatedConsumerStateOptions)
             copying = false;
           }
         } else {
-          const [k, w] = queue.entries().next().value as [string, Write];
-          if (w.value === null) await b.delete(k);
-          else await b.put(k, w.value, { timeout: timeoutMs });
-          if (queue.get(k) === w) queue.delete(k);
+          // Entries in windows of up to WINDOW writes at once (a notifier writes one per send: one
+          // at a time, the mirror falls behind a burst, and a new leader repeats what it missed); a
+          // position alone, once the entries queued before it are written.
+          const window: [string, Write][] = [];
+          for (const [k, w] of queue) {
+            const position = k.endsWith(".p");
+            if (position && window.length > 0) break;
+            window.push([k, w]);
+            if (position || window.length >= WINDOW) break;
+          }
+          await Promise.all(
+            window.map(([k, w]) =>
+              w.value === null ? b.delete(k) : b.put(k, w.value, { timeout: timeoutMs }),
+            ),
+          );
+          for (const [k, w] of window) if (queue.get(k) === w) queue.delete(k);
         }
         recovered();
       } catch (e) {

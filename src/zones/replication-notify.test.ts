@@ -73,8 +73,10 @@ test("kill -9 of the leader while it notifies: the new leader sends the rest, no
         problems.push(`delivered under a new id: ${twice.slice(0, 3).join("; ")} (${twice.length})`);
       const repeats = hook.got.length - byId.size;
       t.diagnostic(`${before} arrived before the kill; ${byId.size} ids, ${repeats} repeats`);
-      // Only sends in flight (or delivered, not yet recorded) at the kill may repeat.
-      if (repeats > 64) problems.push(`${repeats} repeats (more than the sends in flight at the kill)`);
+      // Only sends in flight at the kill (64 at most), or delivered and not yet mirrored to the
+      // bucket (the mirror writes 64 at a time; docs/replication.md), may repeat.
+      if (repeats > 128)
+        problems.push(`${repeats} repeats (more than the sends in flight or not yet mirrored at the kill)`);
       assert.deepEqual(problems, []);
     });
   } finally {
