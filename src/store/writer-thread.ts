@@ -620,8 +620,15 @@ export function runWriterThread<C>(
           ...(described === undefined ? {} : { described }),
         };
         if (rows.length === 0) {
-          // Nothing for the log (a config already in force): answered and visible at once.
+          // Nothing for the log (a config already in force): answered at once, and visible with
+          // the newest group in flight (ids are announced in order), or at once when none is.
           post(acked);
+          if (published.size > 0) {
+            let newest = 0;
+            for (const k of published.keys()) if (k > newest) newest = k;
+            published.set(newest, Math.max(published.get(newest) ?? 0, lastId));
+            return;
+          }
           if (lastId > enqueuedId) enqueuedId = lastId;
           applyTask ??= setImmediate(applyGroup);
           return;
