@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { test } from "node:test";
 import {
   acknowledgedCount,
@@ -10,13 +11,14 @@ import {
   startWriteLoad,
 } from "./replica-writes.js";
 import { converge, passiveFleet, readState, sleep, withReplicaSet } from "./replicas.js";
+import { startServer } from "./server-process.js";
 
 /**
  * The replication harness on what holds today, one server with a log of its own: a write load
  * (results, comments, downtimes, acknowledgements) through the API, a SIGKILL mid-load and a
  * restart on the same data directory; the ledger finds every acknowledged write in the restarted
- * server's state, `converge` finds it equal to itself, and a second server that took none of the
- * writes differs from it (h2's services take 3 attempts: their results go SOFT). So a replication test that fails does so because servers differ, not
+ * server's state, `converge` finds it equal to itself, and a server of its own (not a replica)
+ * that took none of the writes differs from it (h2's services take 3 attempts: their results go SOFT). So a replication test that fails does so because servers differ, not
  * because the harness miscounts.
  */
 test("the harness: kill -9 and restart of one server loses nothing it acknowledged; another server differs", async (t) => {
@@ -61,11 +63,20 @@ test("the harness: kill -9 and restart of one server loses nothing it acknowledg
     assert.equal(self.difference, undefined);
     assert.ok(self.equal);
 
-    const s2 = await set.add();
-    const other = await converge(s1, [s2], { timeoutMs: 0 });
-    assert.equal(other.equal, false);
-    assert.match(other.difference ?? "", /\(s1 vs s2\)|absent on s2/);
-    const lost = missingWrites(await readState(s2.url), ledger);
-    assert.ok(lost.lost.length > 0 && lost.stale.length > 0, "the ledger finds what s2 lacks");
+    // A server of its own (no -nats: not a replica) took none of the writes.
+    const alone = await startServer(
+      ["-config", join(set.dir, "lookout.cue"), "-data-dir", join(set.dir, "alone")],
+      { timeoutMs: 60_000 },
+    );
+    try {
+      const s2 = { ...s1, name: "s2", url: alone.url };
+      const other = await converge(s1, [s2], { timeoutMs: 0 });
+      assert.equal(other.equal, false);
+      assert.match(other.difference ?? "", /\(s1 vs s2\)|absent on s2/);
+      const lost = missingWrites(await readState(alone.url), ledger);
+      assert.ok(lost.lost.length > 0 && lost.stale.length > 0, "the ledger finds what s2 lacks");
+    } finally {
+      await alone.stop();
+    }
   });
 });

@@ -32,7 +32,8 @@ import {
 
 /** An answer later than this is a hang, not a prompt `unavailable`. */
 const HANG_MS = 15_000;
-const CONVERGE_MS = 10_000;
+// Generous: a loaded machine delays a replica; servers that diverge never converge.
+const CONVERGE_MS = 30_000;
 
 test("one nats node dies: writes go on, none lost; the quorum lost: unavailable, reads go on; it returns: writes resume", async (t) => {
   await withReplicaSet({ config: passiveFleet(6, 5) }, async (set) => {
