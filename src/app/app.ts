@@ -181,6 +181,38 @@ export class App {
         mirroring: () => consumers.active,
       });
     }
+    /**
+     * Replicated: the consumers run while this server leads, once it has the last leader's record
+     * of them (pulled from NATS, retried every second while NATS elects its leaders): the checks and
+     * the ticks do not wait for it. One change at a time.
+     */
+    let consumersTerm = 0;
+    let consumersTurn: Promise<void> = Promise.resolve();
+    const leadConsumers = (leading: boolean): Promise<void> => {
+      const term = ++consumersTerm;
+      const run = async (): Promise<void> => {
+        if (!leading) {
+          await consumers.setActive(false);
+          return;
+        }
+        for (;;) {
+          try {
+            await consumerState?.pull();
+            break;
+          } catch (e) {
+            logger.warn("cannot read the last leader's record of the notifier and the sinks; retrying", {
+              error: String(e),
+            });
+            await new Promise((resolve) => setTimeout(resolve, 1_000));
+            if (term !== consumersTerm) return;
+          }
+        }
+        if (term === consumersTerm) await consumers.setActive(true);
+      };
+      consumersTurn = consumersTurn.then(run, run);
+      // Stepping down waits for the consumers to stop; taking the lead does not wait for them.
+      return leading ? Promise.resolve() : consumersTurn;
+    };
     consumers = ConsumerHost.open({
       dataDir: o.dataDir,
       clock,
@@ -236,16 +268,17 @@ export class App {
                   onConnected: (nc: NatsConnection) => consumerState?.attach(nc),
                   onLeading: async (leading: boolean) => {
                     core.setTicking(leading);
-                    if (!leading) {
-                      await consumers.setActive(false);
-                      return;
-                    }
-                    // The notifier and the sinks go on from where the last leader recorded.
-                    await consumerState?.pull();
-                    await consumers.setActive(true);
+                    await leadConsumers(leading);
+                    if (!leading) return;
                     // The config of this server's file, if the log does not run it yet (a first start).
                     const published = await configSource(o.config);
-                    await core.applyConfig(running, published?.digest ?? "empty", published?.source);
+                    await core
+                      .applyConfig(running, published?.digest ?? "empty", published?.source)
+                      .catch((e: unknown) =>
+                        logger.warn("cannot publish this server's config; it leads with the log's", {
+                          error: String(e),
+                        }),
+                      );
                   },
                 }
               : {}),
