@@ -92,12 +92,9 @@ export function followConfigSources(o: {
  * may it take the lease (a replica far behind would lead with state the log has moved past).
  */
 export function caughtUp(replica: ReplicaStatus | undefined): boolean {
-  return (
-    replica !== undefined &&
-    replica.connected &&
-    replica.error === undefined &&
-    replica.applied >= replica.last
-  );
+  // Not `connected`: its last look at the log may have failed while NATS elects a stream leader,
+  // and the lease itself tells whether NATS answers.
+  return replica !== undefined && replica.error === undefined && replica.applied >= replica.last;
 }
 
 /** The replica gauges of /metrics (docs/metrics.md). */
