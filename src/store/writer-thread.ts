@@ -74,7 +74,7 @@ function createMergedIngests(at: number): MergedIngests {
 const START_REACH_MS = 10_000;
 
 /** How long a write waits for a command log not reached yet (a start, NATS down) before it fails. */
-const UNREACHED_LOG_WAIT_MS = 6_000;
+const UNREACHED_LOG_WAIT_MS = 10_000;
 
 /** How often a writer whose events wait for room on disk tries to record them again. */
 const DISK_FULL_RETRY_MS = 250;

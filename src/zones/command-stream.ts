@@ -29,8 +29,12 @@ export interface CommandStreamOptions {
 
 /** One attempt's wait for JetStream's acknowledgement. */
 const ATTEMPT_TIMEOUT_MS = 2_000;
-/** A write waits this long at most for a quorum (retries with the same message id). */
-const DEFAULT_PUBLISH_BUDGET_MS = 6_000;
+/**
+ * A write waits this long at most for a quorum (retries with the same message id): long enough for
+ * JetStream to elect a new leader for the stream when a node dies (a few seconds; more on a loaded
+ * machine), short enough to answer `unavailable` without a quorum.
+ */
+const DEFAULT_PUBLISH_BUDGET_MS = 10_000;
 /** How often the follower asks for the stream's last position (replica lag, catching up). */
 const STATE_EVERY_MS = 1_000;
 /** A follower that delivered nothing this long while the log has more makes its consumer anew. */
