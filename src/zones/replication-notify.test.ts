@@ -36,9 +36,9 @@ function fleet(hookUrl: string): string {
 test("kill -9 of the leader while it notifies: the new leader sends the rest, none lost, none under a new id", async (t) => {
   const hook = await startWebhookReceiver({ delayMs: 15 });
   try {
-    // A 6 s lease: a loaded machine delays renewals, and a leader that steps down (after lease −
+    // The default 10 s lease: a loaded machine delays renewals, and a leader that steps down (lease −
     // 2 × renew) aborts its sends, which the next leader then repeats.
-    await withReplicaSet({ config: fleet(hook.url), leaderLease: "6s" }, async (set) => {
+    await withReplicaSet({ config: fleet(hook.url), leaderLease: "10s" }, async (set) => {
       await set.addMany(3);
       const leader = await set.leader();
       const all = (status: number) =>
