@@ -44,6 +44,20 @@ const HEADROOM = 4_096;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How long one call to JetStream may take before the follower gives up on it and tries again. */
+const CALL_BOUND_MS = 10_000;
+
+/** `p`, or a rejection after CALL_BOUND_MS: nothing the follower awaits can hang it. */
+function bounded<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer in ${CALL_BOUND_MS} ms`)), CALL_BOUND_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Makes sure the command stream exists with these replicas: file storage, kept whole (retention by
  * limits, none set: snapshots bound it, docs/replication.md), de-duplication by message id within
@@ -254,8 +268,8 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
       let last = 0;
       let connected = true;
       let stopped: string | undefined;
-      /** The consumer's messages while it runs, and when it last delivered (or started). */
-      let current: { close(): Promise<void | Error> } | undefined;
+      /** Ends the consumer in use (its messages, and the wait for the next one); then a new one is made. */
+      let abandon: (() => void) | undefined;
       let progressAt = Date.now();
       const report = () =>
         onState({
@@ -266,28 +280,29 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
       const poll = async () => {
         while (!closed && stopped === undefined) {
           try {
-            await ensure();
+            await bounded(ensure(), "the command stream");
             // The last group's position (parts of a group that never followed may come after it).
-            const m = await lastOn(COMMANDS_STREAM, COMMANDS_SUBJECT);
+            const m = await bounded(lastOn(COMMANDS_STREAM, COMMANDS_SUBJECT), "the last group");
             last = m?.seq ?? 0;
             connected = true;
-            const jsm = await jetstreamManager(nc);
-            const info = await jsm.streams.info(COMMANDS_STREAM);
+            const jsm = await bounded(jetstreamManager(nc), "JetStream");
+            const info = await bounded(jsm.streams.info(COMMANDS_STREAM), "the stream's state");
             if (info.state.messages > 0 && info.state.first_seq > position + 1 && last > position) {
               // Never skipped: what this server missed is gone from the log.
               stopped = `this server's copy (position ${position}) is behind what the command log keeps (from ${info.state.first_seq}): restart it to take the newest snapshot`;
               report();
-              void current?.close();
+              abandon?.();
               return;
-            }
-            // A consumer that lost its server (a node restarted) may wait for its pull to expire:
-            // one that delivers nothing while the log has more is made anew from the position.
-            if (last > position && Date.now() - progressAt > STALLED_MS && current !== undefined) {
-              progressAt = Date.now();
-              void current.close();
             }
           } catch {
             connected = false;
+          }
+          // A consumer that lost its server (a node restarted, the quorum came back) may wait for
+          // its pull to expire, or for ever: one that delivers nothing while the log has more is
+          // abandoned and made anew from the position.
+          if (last > position && Date.now() - progressAt > STALLED_MS && abandon !== undefined) {
+            progressAt = Date.now();
+            abandon();
           }
           report();
           await sleep(STATE_EVERY_MS);
@@ -296,41 +311,55 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
       void poll();
       const run = async () => {
         while (!closed && stopped === undefined) {
+          let messages:
+            | Awaited<ReturnType<Awaited<ReturnType<typeof js.consumers.get>>["consume"]>>
+            | undefined;
           try {
-            await ensure();
-            const consumer = await js.consumers.get(COMMANDS_STREAM, {
-              filter_subjects: COMMANDS_SUBJECT,
-              ...(position === 0
-                ? {}
-                : { deliver_policy: "by_start_sequence" as never, opt_start_seq: position + 1 }),
+            await bounded(ensure(), "the command stream");
+            const consumer = await bounded(
+              js.consumers.get(COMMANDS_STREAM, {
+                filter_subjects: COMMANDS_SUBJECT,
+                ...(position === 0
+                  ? {}
+                  : { deliver_policy: "by_start_sequence" as never, opt_start_seq: position + 1 }),
+              }),
+              "a consumer",
+            );
+            messages = await bounded(consumer.consume({ max_messages: 256, expires: 5_000 }), "its messages");
+            const gone = new Promise<"gone">((resolve) => {
+              abandon = () => resolve("gone");
             });
-            const messages = await consumer.consume({ max_messages: 256, expires: 5_000 });
-            current = messages;
             progressAt = Date.now();
-            for await (const m of messages) {
-              if (closed) break;
+            const it = messages[Symbol.asyncIterator]();
+            for (;;) {
+              const next = await Promise.race([it.next(), gone]);
+              if (next === "gone" || next.done === true || closed) break;
+              const m = next.value;
               const seq = m.seq;
               if (seq <= position) continue;
               const parts = m.headers?.get("Lookout-Parts");
               const data =
-                parts === undefined || parts === "" ? m.data : await assembleFrom(COMMANDS_STREAM, parts);
+                parts === undefined || parts === ""
+                  ? m.data
+                  : await bounded(assembleFrom(COMMANDS_STREAM, parts), "a group's parts");
               try {
                 await deliver(seq, data);
               } catch (e) {
                 stopped = `cannot apply the command group at position ${seq}: ${String(e)}`;
                 report();
-                await messages.close();
                 return;
               }
               position = seq;
               progressAt = Date.now();
             }
-          } catch (e) {
+          } catch {
             if (closed) return;
             connected = false;
             report();
             await sleep(1_000);
-            void e;
+          } finally {
+            abandon = undefined;
+            void messages?.close().catch(() => undefined);
           }
         }
       };
