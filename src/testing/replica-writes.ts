@@ -381,7 +381,7 @@ export async function sendResults(
  * yet applied: it shows a moment later) or `timeoutMs` (default 10 s) passes; answers what it still
  * lacked at the last read.
  */
-export async function settledWrites(r: Replica, ledger: Ledger, timeoutMs = 10_000): Promise<Missing> {
+export async function settledWrites(r: Replica, ledger: Ledger, timeoutMs = 30_000): Promise<Missing> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let m: Missing;

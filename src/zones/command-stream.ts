@@ -297,18 +297,25 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
           } catch {
             connected = false;
           }
-          // A consumer that lost its server (a node restarted, the quorum came back) may wait for
-          // its pull to expire, or for ever: one that delivers nothing while the log has more is
-          // abandoned and made anew from the position.
-          if (last > position && Date.now() - progressAt > STALLED_MS && abandon !== undefined) {
-            progressAt = Date.now();
-            abandon();
-          }
           report();
           await sleep(STATE_EVERY_MS);
         }
       };
       void poll();
+      // A consumer that lost its server (a node restarted, the quorum came back) may wait for its
+      // pull to expire, or for ever: one that delivers nothing while the log has more is abandoned
+      // and made anew from the position. Apart from the poll, whose calls a loaded NATS slows.
+      const watchdog = setInterval(() => {
+        if (closed || stopped !== undefined) {
+          clearInterval(watchdog);
+          return;
+        }
+        if (last > position && Date.now() - progressAt > STALLED_MS && abandon !== undefined) {
+          progressAt = Date.now();
+          abandon();
+        }
+      }, STATE_EVERY_MS);
+      watchdog.unref?.();
       const run = async () => {
         while (!closed && stopped === undefined) {
           let messages:
