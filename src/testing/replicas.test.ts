@@ -42,7 +42,16 @@ test("the harness: kill -9 and restart of one server loses nothing it acknowledg
       batch: 10,
       tag: "harness",
     });
-    await sleep(2_000);
+    // Every kind of write acknowledged at least once before the kill (a loaded machine is slow).
+    const deadline = Date.now() + 30_000;
+    const l = load.ledger;
+    while (
+      !(l.ackedResults > 0 && l.comments.length > 0 && l.downtimes.length > 0 && l.ackCalls > 0) &&
+      Date.now() < deadline
+    ) {
+      await sleep(100);
+    }
+    await sleep(500);
     await set.kill(s1);
     await sleep(500);
     await set.restart(s1);
