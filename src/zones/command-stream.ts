@@ -10,7 +10,7 @@ import {
   SNAPSHOT_SUBJECT,
   SNAPSHOTS_STREAM,
 } from "./names.js";
-import { DUPLICATE_WINDOW_MS } from "./streams.js";
+import { DUPLICATE_WINDOW_MS, isNotFound } from "./streams.js";
 
 /** What the owner sends the writer's thread to open the command stream with (structured-cloned). */
 export interface CommandStreamOptions {
@@ -88,7 +88,7 @@ async function ensureCommandStream(nc: NatsConnection, replicas: number): Promis
       const info = await jsm.streams.info(c.name);
       if (info.config.num_replicas !== replicas) await jsm.streams.update(c.name, c);
     } catch (e) {
-      if (!/not found/i.test(String(e))) throw e;
+      if (!isNotFound(e)) throw e;
       await jsm.streams.add(c);
     }
   }

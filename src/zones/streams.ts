@@ -27,7 +27,8 @@ export const ACK_WAIT_MARGIN_MS = 500;
 /** How long the leader may hold a result between reading and acknowledging it. */
 export const RESULTS_ACK_WAIT_MS = 30_000;
 
-const isNotFound = (e: unknown): boolean => {
+/** Whether JetStream answered that the stream or consumer asked for does not exist. */
+export const isNotFound = (e: unknown): boolean => {
   const code = (e as { api_error?: { err_code?: number }; code?: unknown })?.api_error?.err_code;
   return code === 10059 || code === 10014 || /not found/i.test(String((e as Error)?.message));
 };
