@@ -7,12 +7,12 @@
  * with an empty one, reads each server's state through the real API (Connect JSON: ListStatus,
  * ListHistory, ListDowntimes, ListComments, every page) and waits until every server answers what
  * the leader answers. Every process's log is kept: `failed()` writes them all to a directory and
- * prints where, with the tail of each (REPLICAS_TEST_LOGS=dir keeps them there whatever the
- * outcome).
+ * prints where, with the tail of each, and the command log's messages (REPLICAS_TEST_LOGS=dir keeps
+ * them there, in a directory per set, whatever the outcome).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
 import { type Client, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -24,6 +24,7 @@ import {
   ObjectStatusSchema,
   QueryService,
 } from "../api/gen/svc/v1/query_service_pb.js";
+import { dumpCommandLog } from "./command-log-dump.js";
 import { type NatsCluster, startNatsCluster } from "./peers/nats.js";
 import { compareReplicas, type Json, type ReplicaState } from "./replica-compare.js";
 import { type ServerProcess, startServer } from "./server-process.js";
@@ -93,11 +94,15 @@ export interface ReplicaSet {
   /** Every process's log, nats nodes first. */
   logs(): { name: string; text: string }[];
   /**
-   * Writes every log to a directory (REPLICAS_TEST_LOGS or a new temporary one, kept), prints its
-   * path and the last `tailLines` lines of each to stderr; for a failed test.
+   * Writes every log and the command log's messages (`command-log.txt`) to a directory (the set's
+   * own under REPLICAS_TEST_LOGS, or a new temporary one, kept), prints its path and the last
+   * `tailLines` lines of each to stderr; for a failed test.
    */
-  failed(why: unknown, tailLines?: number): void;
-  /** Kills every server and nats node and removes the directory (logs go to REPLICAS_TEST_LOGS first). */
+  failed(why: unknown, tailLines?: number): Promise<void>;
+  /**
+   * Kills every server and nats node and removes the directory (logs go to the set's own directory
+   * under REPLICAS_TEST_LOGS first: one per set, so the sets of one run never overwrite each other's).
+   */
   stop(): Promise<void>;
 }
 
@@ -152,6 +157,11 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
     }
     r.proc = proc;
     r.logs.push(() => proc.stderr());
+  };
+  /** This set's own directory under REPLICAS_TEST_LOGS, when that is set. */
+  const logsDir = (): string | undefined => {
+    const root = process.env.REPLICAS_TEST_LOGS;
+    return root === undefined ? undefined : join(root, basename(dir));
   };
   const writeLogs = (to: string): void => {
     mkdirSync(to, { recursive: true });
@@ -232,9 +242,13 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
         ...replicas.map((r) => ({ name: `lookout-${r.name}`, text: r.log() })),
       ];
     },
-    failed(why, tailLines = 40) {
-      const to = process.env.REPLICAS_TEST_LOGS ?? mkdtempSync(join(tmpdir(), "lookout-replicas-logs-"));
+    async failed(why, tailLines = 40) {
+      const to = logsDir() ?? mkdtempSync(join(tmpdir(), "lookout-replicas-logs-"));
       writeLogs(to);
+      const dump = await dumpCommandLog(nats.urls).catch(
+        (e: unknown) => `cannot read the command log: ${String(e)}\n`,
+      );
+      writeFileSync(join(to, "command-log.txt"), dump);
       const tails = set
         .logs()
         .map(
@@ -244,7 +258,8 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
       console.error(`${String(why)}\nevery process's log is in ${to}\n${tails.join("\n")}`);
     },
     async stop() {
-      if (process.env.REPLICAS_TEST_LOGS !== undefined) writeLogs(process.env.REPLICAS_TEST_LOGS);
+      const to = logsDir();
+      if (to !== undefined) writeLogs(to);
       await Promise.all(replicas.map((r) => r.proc?.kill().catch(() => {})));
       await nats.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -265,7 +280,7 @@ export async function withReplicaSet<T>(
   try {
     return await body(set);
   } catch (e) {
-    set.failed(e);
+    await set.failed(e);
     throw e;
   } finally {
     await set.stop();

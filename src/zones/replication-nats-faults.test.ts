@@ -137,11 +137,14 @@ test("one nats node dies: writes go on, none lost; the quorum lost: unavailable,
     for (const r of servers) {
       const deadline = Date.now() + 60_000;
       let last = "";
-      for (;;) {
+      for (let attempt = 1; ; attempt++) {
         try {
           const out = `OK - ${r.name} after the quorum returned`;
           await sendResults(r, [["h0", `s${servers.indexOf(r)}`, 0, out]], 10_000);
           resumed.push(out);
+          t.diagnostic(
+            `the quorum back: a write to ${r.name} acknowledged at attempt ${attempt} (${new Date().toISOString()})${attempt > 1 ? `; the last failure: ${last}` : ""}`,
+          );
           break;
         } catch (e) {
           last = String(e);
