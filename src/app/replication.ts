@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "prom-client";
 import type { Core, CoreOptions } from "../core/core.js";
 import type { Logger } from "../model/logger.js";
 import type { ReplicaStatus } from "../store/protocol.js";
@@ -123,6 +123,15 @@ export function registerReplicaMetrics(registry: Registry, core: Core): void {
     registers: [registry],
     collect() {
       this.set(status()?.connected === true ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: "lookout_replica_lost_writes_total",
+    help: "Writes of this server's that the command log acknowledged and then lost; each was published again (see the log)",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(core.lostWrites);
     },
   });
   new Gauge({

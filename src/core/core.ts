@@ -115,6 +115,7 @@ export class Core {
   /** The engine's next timer as last told (what setTicking(true) schedules). */
   #nextWakeup: number | undefined;
   #replica: ReplicaStatus | undefined;
+  #lostWrites = 0;
   readonly #configSources = new Set<(digest: string, source: string | undefined) => void>();
 
   private constructor(store: Store, clock: Clock, logger: Logger | undefined, dataDir: string) {
@@ -191,6 +192,11 @@ export class Core {
     return this.#replica;
   }
 
+  /** Replicated: writes of this server's the log acknowledged and then lost (each published again). */
+  get lostWrites(): number {
+    return this.#lostWrites;
+  }
+
   /**
    * Replicated: calls `listener` when a group of another server names a config (it applies in the
    * log's order), with its CUE source when that server sent it. Returns the unsubscribe function.
@@ -203,6 +209,23 @@ export class Core {
   #onReplica(status: ReplicaStatus): void {
     const before = this.#replica;
     this.#replica = status;
+    if (status.lost !== undefined) {
+      const { lost } = status;
+      this.#lostWrites++;
+      if (lost.error === undefined)
+        this.#logger?.error("the command log lost a write it had acknowledged; published it again", {
+          ...lost,
+        });
+      else
+        this.#logger?.error(
+          "the command log lost a write it had acknowledged, and publishing it again failed",
+          {
+            ...lost,
+          },
+        );
+      this.#replica = { ...status, lost: undefined } as ReplicaStatus;
+      return;
+    }
     if (status.snapshotError !== undefined) {
       this.#logger?.warn("cannot publish a snapshot for servers that join", { error: status.snapshotError });
       this.#replica = { ...status, snapshotError: undefined } as ReplicaStatus;

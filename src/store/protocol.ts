@@ -72,6 +72,17 @@ export interface ReplicaStatus {
   readonly error?: string;
   /** Why the last snapshot this server (the leader) published failed, when it did. */
   readonly snapshotError?: string;
+  /**
+   * A write of this server's that the log acknowledged at `position` and then lost (`found` there
+   * instead), and the position it was published again at, or why that failed.
+   */
+  readonly lost?: {
+    readonly position: number;
+    readonly id: string;
+    readonly found: string;
+    readonly republished?: number;
+    readonly error?: string;
+  };
 }
 
 /** What a start recovered from the log (logged as the "store opened" line). */

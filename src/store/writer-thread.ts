@@ -17,7 +17,7 @@ import { DiskFullError, isDiskFull, RejectedError } from "./errors.js";
 import type { ConfigRow } from "./event-log.js";
 import { EventLog } from "./event-log.js";
 import { transferList } from "./packed-statuses.js";
-import type { FromWriter, ToWriter, WriterOptions } from "./protocol.js";
+import type { FromWriter, ReplicaStatus, ToWriter, WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import {
   decodeGroup,
@@ -500,6 +500,12 @@ export function runWriterThread<C>(
     const inflight = new Set<Promise<void>>();
     /** The highest position the log gave one of this server's publishes. */
     let publishedUpTo = 0;
+    /**
+     * Own groups the log acknowledged at a position and that have not come back through it yet, by
+     * that position: when the follower passes the position with another group there (or none), the
+     * log lost a write it had acknowledged, and it is published again (see `lostAcknowledged`).
+     */
+    const awaited = new Map<number, { readonly n: number; readonly bytes: Uint8Array }>();
     let applied = w.streamPosition();
     const reached: { position: number; resolve: () => void }[] = [];
     let incoming: { position: number; group: LogGroup }[] = [];
@@ -509,16 +515,14 @@ export function runWriterThread<C>(
     const encoder = new TextEncoder();
     const textOf = new TextDecoder();
 
+    const status = (): ReplicaStatus => ({
+      connected: state.connected,
+      last: state.last,
+      applied,
+      ...(state.error === undefined ? {} : { error: state.error }),
+    });
     const report = (): void => {
-      post({
-        t: "replica",
-        state: {
-          connected: state.connected,
-          last: state.last,
-          applied,
-          ...(state.error === undefined ? {} : { error: state.error }),
-        },
-      });
+      post({ t: "replica", state: status() });
     };
     /** Publishes wait for the log to be reached, within their budget. */
     let reachedLog: () => void = () => {};
@@ -571,6 +575,7 @@ export function runWriterThread<C>(
         for (const c of group.configs) configs.push({ digest: c.digest, body: textOf.decode(c.body) });
       }
       const last = (items[items.length - 1] as { position: number }).position;
+      if (awaited.size > 0) checkAwaited(items, last);
       try {
         w.enqueue(rows, configs, last);
       } catch (e) {
@@ -609,6 +614,51 @@ export function runWriterThread<C>(
       applyTask ??= setImmediate(applyGroup);
     };
 
+    /**
+     * Every own group acknowledged at a position the follower has now passed came back there; one
+     * that did not was lost by the log after its acknowledgement (a quorum of nodes that lost
+     * state, seen with nats-server 2.9 after SIGKILLed nodes returned). Its client was told it is
+     * stored, so it is published again under the same id (a log that still has it answers with its
+     * position instead of storing it twice), and said so in the log.
+     */
+    const checkAwaited = (items: readonly { position: number; group: LogGroup }[], last: number): void => {
+      for (const { position, group } of items) {
+        const mine = awaited.get(position);
+        if (mine === undefined) continue;
+        awaited.delete(position);
+        if (group.origin !== origin || group.n !== mine.n) {
+          lostAcknowledged(position, mine, `${group.origin}-${group.n}`);
+        }
+      }
+      for (const [position, mine] of awaited) {
+        if (position > last) continue;
+        awaited.delete(position);
+        lostAcknowledged(position, mine, "nothing");
+      }
+    };
+    const lostAcknowledged = (
+      position: number,
+      mine: { n: number; bytes: Uint8Array },
+      found: string,
+    ): void => {
+      const current = log;
+      const lost = { position, id: `${origin}-${mine.n}`, found };
+      const p = (
+        current === undefined
+          ? Promise.reject(new Error("the log is closed"))
+          : current.publish(lost.id, mine.bytes)
+      ).then(
+        (to) => {
+          if (published.has(mine.n)) awaited.set(to, mine);
+          post({ t: "replica", state: { ...status(), lost: { ...lost, republished: to } } });
+        },
+        (e: unknown) => {
+          post({ t: "replica", state: { ...status(), lost: { ...lost, error: String(e) } } });
+        },
+      );
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    };
     return {
       publish(rows, configs, sources, requests) {
         const { ids, accepted, described } = requests;
@@ -660,6 +710,11 @@ export function runWriterThread<C>(
         ).then(
           (position) => {
             if (position > publishedUpTo) publishedUpTo = position;
+            if (published.has(n)) {
+              // Not back through the log yet: watched for until it is (or the log lost it).
+              if (position <= applied) lostAcknowledged(position, { n, bytes }, "nothing");
+              else awaited.set(position, { n, bytes });
+            }
             post(acked);
           },
           (e: unknown) => {
