@@ -226,6 +226,11 @@ export class Core {
       this.#replica = { ...status, lost: undefined } as ReplicaStatus;
       return;
     }
+    if (status.notice !== undefined) {
+      this.#logger?.warn(status.notice, {});
+      this.#replica = { ...status, notice: undefined } as ReplicaStatus;
+      return;
+    }
     if (status.snapshotError !== undefined) {
       this.#logger?.warn("cannot publish a snapshot for servers that join", { error: status.snapshotError });
       this.#replica = { ...status, snapshotError: undefined } as ReplicaStatus;

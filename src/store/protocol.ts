@@ -72,6 +72,8 @@ export interface ReplicaStatus {
   readonly error?: string;
   /** Why the last snapshot this server (the leader) published failed, when it did. */
   readonly snapshotError?: string;
+  /** Something the follower noticed and made good (ReplicaState.notice), logged once. */
+  readonly notice?: string;
   /**
    * A write of this server's that the log acknowledged at `position` and then lost (`found` there
    * instead), and the position it was published again at, or why that failed.

@@ -147,6 +147,11 @@ export interface ReplicaState {
   readonly last: number;
   /** Why the follower stopped, when it did: it never skips what it cannot apply. */
   readonly error?: string;
+  /**
+   * Something the follower noticed and made good, for the server's log (once per state): e.g.
+   * groups its consumer passed over, which it then read by position.
+   */
+  readonly notice?: string;
 }
 
 /** Makes the log in the writer's thread from the options the owner sent (structured-cloned). */

@@ -554,6 +554,12 @@ export function runWriterThread<C>(
             return incoming.length >= 256 ? materialising : undefined;
           },
           (s) => {
+            if (s.notice !== undefined) {
+              const { notice, ...rest } = s;
+              state = rest;
+              post({ t: "replica", state: { ...status(), notice } });
+              return;
+            }
             state = s;
             report();
           },
@@ -649,8 +655,23 @@ export function runWriterThread<C>(
           : current.publish(lost.id, mine.bytes)
       ).then(
         (to) => {
-          if (published.has(mine.n)) awaited.set(to, mine);
-          post({ t: "replica", state: { ...status(), lost: { ...lost, republished: to } } });
+          if (!published.has(mine.n) || to > applied) {
+            // Watched for again, unless it already came back.
+            if (published.has(mine.n)) awaited.set(to, mine);
+            post({ t: "replica", state: { ...status(), lost: { ...lost, republished: to } } });
+            return;
+          }
+          // The log has it at a position this server passed without it: not applied here.
+          post({
+            t: "replica",
+            state: {
+              ...status(),
+              lost: {
+                ...lost,
+                error: `the log has it at position ${to}, which this server passed without applying it`,
+              },
+            },
+          });
         },
         (e: unknown) => {
           post({ t: "replica", state: { ...status(), lost: { ...lost, error: String(e) } } });

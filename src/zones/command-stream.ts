@@ -1,6 +1,7 @@
 import { DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
 import { connect, headers, type NatsConnection, nanos } from "@nats-io/transport-node";
 import { LogUnavailableError, type ReplicaState, type ReplicatedLog } from "../store/replicated-log.js";
+import { groupsBetween } from "./command-gaps.js";
 import { type NatsAuth, natsConnectOptions } from "./connection.js";
 import {
   COMMAND_PARTS_SUBJECT,
@@ -195,6 +196,29 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
     return out;
   };
 
+  /** The groups stored after `after` and before `before` (see groupsBetween), read by position. */
+  const missedGroups = async (after: number, before: number, skip: ReadonlySet<number>) => {
+    const jsm = await jetstreamManager(nc);
+    // What the log no longer keeps is not looked for (a server behind it stops, see the poll).
+    const first = (await jsm.streams.info(COMMANDS_STREAM)).state.first_seq;
+    return groupsBetween({
+      after: Math.max(after, first - 1),
+      before,
+      skip,
+      subject: COMMANDS_SUBJECT,
+      get: async (seq) => {
+        const m = await jsm.streams.getMessage(COMMANDS_STREAM, { seq }).catch((e: unknown) => {
+          if (/no message found|not found/i.test(String(e))) return null;
+          throw e;
+        });
+        return m === null
+          ? null
+          : { subject: m.subject, data: m.data, parts: m.header?.get("Lookout-Parts") ?? "" };
+      },
+      assemble: (parts) => assembleFrom(COMMANDS_STREAM, parts),
+    });
+  };
+
   /** The newest message on `subject` of `stream`, or null. */
   const lastOn = async (stream: string, subject: string) => {
     const jsm = await jetstreamManager(nc);
@@ -345,6 +369,35 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
               const seq = m.seq;
               if (seq <= position) continue;
               const parts = m.headers?.get("Lookout-Parts");
+              if (seq > position + 1) {
+                // Positions between are parts of large groups, or groups the consumer passed over
+                // (seen once after a quorum returned, on every server at the same position): those
+                // are read by position and applied first. Never skipped.
+                const own = new Set(
+                  (parts ?? "")
+                    .split(",")
+                    .filter((x) => x !== "")
+                    .map(Number),
+                );
+                const missed = await bounded(missedGroups(position, seq, own), "the groups before a gap");
+                for (const g of missed) {
+                  try {
+                    await deliver(g.seq, g.data);
+                  } catch (e) {
+                    stopped = `cannot apply the command group at position ${g.seq}: ${String(e)}`;
+                    report();
+                    return;
+                  }
+                  position = g.seq;
+                }
+                if (missed.length > 0) {
+                  onState({
+                    connected,
+                    last,
+                    notice: `the command log's consumer passed over ${missed.length === 1 ? "the group at position" : "the groups at positions"} ${missed.map((g) => g.seq).join(", ")}; they were read by position and applied in order`,
+                  });
+                }
+              }
               const data =
                 parts === undefined || parts === ""
                   ? m.data
