@@ -271,20 +271,7 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
     async publish(id, group) {
       const deadline = Date.now() + budget;
       if (group.length <= maxMessage) return publishOne(COMMANDS_SUBJECT, group, id, deadline);
-      const parts: number[] = [];
-      for (let i = 0, at = 0; at < group.length; i++, at += maxMessage) {
-        parts.push(
-          await publishOne(
-            COMMAND_PARTS_SUBJECT,
-            group.subarray(at, at + maxMessage),
-            `${id}.p${i}`,
-            deadline,
-          ),
-        );
-      }
-      const h = headers();
-      h.set("Lookout-Parts", parts.join(","));
-      return publishOne(COMMANDS_SUBJECT, new Uint8Array(0), id, deadline, h);
+      return (await publishInParts(COMMANDS_SUBJECT, COMMAND_PARTS_SUBJECT, group, id, deadline)).position;
     },
 
     follow(after, deliver, onState) {
