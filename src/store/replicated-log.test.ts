@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { decodeGroup, encodeGroup, type LogGroup, UnreadableGroupError } from "./replicated-log.js";
+import {
+  decodeGroup,
+  decodeSnapshot,
+  encodeGroup,
+  encodeSnapshot,
+  type LogGroup,
+  type PublishedSnapshot,
+  UnreadableGroupError,
+} from "./replicated-log.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 const str = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -67,6 +75,49 @@ describe("command log groups", () => {
     it(`refuses ${name} with a clear error`, () => {
       assert.throws(
         () => decodeGroup(bytes),
+        (e: unknown) => e instanceof UnreadableGroupError && message.test(e.message),
+      );
+    });
+  }
+});
+
+describe("published snapshots", () => {
+  const snap: PublishedSnapshot = {
+    position: 120,
+    eventSeq: 4_000,
+    configDigest: "abc",
+    config: '{"hosts":{"é":{}}}',
+    body: '{"engine":"…"}',
+  };
+  it("round-trips", () => {
+    assert.deepEqual(decodeSnapshot(encodeSnapshot(snap)), snap);
+  });
+  const good = encodeSnapshot(snap);
+  const withHeader = (header: string): Uint8Array => {
+    const h = text(header);
+    const out = new Uint8Array(8 + h.length);
+    const v = new DataView(out.buffer);
+    v.setUint32(0, 0x4c4b5331);
+    v.setUint32(4, h.length);
+    out.set(h, 8);
+    return out;
+  };
+  const cases: [string, Uint8Array, RegExp][] = [
+    ["too short", new Uint8Array(5), /a snapshot of 5 bytes is too short/],
+    [
+      "a group, not a snapshot",
+      encodeGroup({ origin: "o", n: 1, rows: [], configs: [], sources: [] }),
+      /not a Lookout snapshot/,
+    ],
+    ["a newer format", withHeader('{"v":2}'), /the snapshot is in format 2; this build reads format 1/],
+    ["a header that is not JSON", withHeader("[1,"), /the snapshot's header is not JSON/],
+    ["a header that is not an object", withHeader("[1]"), /not a JSON object/],
+    ["a body cut short", good.subarray(0, good.length - 1), /does not match its bytes/],
+  ];
+  for (const [name, bytes, message] of cases) {
+    it(`refuses ${name} with a clear error`, () => {
+      assert.throws(
+        () => decodeSnapshot(bytes),
         (e: unknown) => e instanceof UnreadableGroupError && message.test(e.message),
       );
     });

@@ -9,6 +9,10 @@
  * NATS JetStream stream.
  */
 
+import { LOG_FORMAT_VERSION, readFrame, UnreadableGroupError, writeFrame } from "./log-frame.js";
+
+export { LOG_FORMAT_VERSION, UnreadableGroupError };
+
 /** One group of the log: command rows and the configs their ApplyConfig rows name. */
 export interface LogGroup {
   /** The server that published it (its messages' id prefix), and its number there. */
@@ -72,65 +76,35 @@ export interface PublishedSnapshot {
 
 const SNAPSHOT_MAGIC = 0x4c4b5331; // "LKS1"
 
-/** A snapshot as bytes: "LKS1", a 32-bit header length, a JSON header, the config, the body. */
+/** A snapshot as bytes: an "LKS1" frame (log-frame.ts) whose parts are the config and the body. */
 export function encodeSnapshot(s: PublishedSnapshot): Uint8Array {
   const config = encoder.encode(s.config);
   const body = encoder.encode(s.body);
-  const header = encoder.encode(
-    JSON.stringify({
-      v: LOG_FORMAT_VERSION,
+  return writeFrame(
+    SNAPSHOT_MAGIC,
+    {
       position: s.position,
       eventSeq: s.eventSeq,
       configDigest: s.configDigest,
       config: config.length,
       body: body.length,
-    }),
+    },
+    [config, body],
   );
-  const out = new Uint8Array(8 + header.length + config.length + body.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, SNAPSHOT_MAGIC);
-  view.setUint32(4, header.length);
-  out.set(header, 8);
-  out.set(config, 8 + header.length);
-  out.set(body, 8 + header.length + config.length);
-  return out;
 }
 
 export function decodeSnapshot(bytes: Uint8Array): PublishedSnapshot {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 8 || view.getUint32(0) !== SNAPSHOT_MAGIC) {
-    throw new UnreadableGroupError("not a Lookout snapshot");
-  }
-  const headerLength = view.getUint32(4);
-  let h: {
-    v?: unknown;
-    position?: unknown;
-    eventSeq?: unknown;
-    configDigest?: unknown;
-    config?: unknown;
-    body?: unknown;
-  };
-  try {
-    h = JSON.parse(decoder.decode(bytes.subarray(8, 8 + headerLength))) as typeof h;
-  } catch (e) {
-    throw new UnreadableGroupError(`the snapshot's header is not JSON: ${String(e)}`);
-  }
-  if (h.v !== LOG_FORMAT_VERSION) {
-    throw new UnreadableGroupError(
-      `the snapshot is in format ${String(h.v)}; this build reads format ${LOG_FORMAT_VERSION}`,
-    );
-  }
+  const { header: h, at } = readFrame(bytes, SNAPSHOT_MAGIC, "snapshot", "not a Lookout snapshot");
   if (
     typeof h.position !== "number" ||
     typeof h.eventSeq !== "number" ||
     typeof h.configDigest !== "string" ||
     typeof h.config !== "number" ||
     typeof h.body !== "number" ||
-    8 + headerLength + h.config + h.body !== bytes.length
+    at + h.config + h.body !== bytes.length
   ) {
     throw new UnreadableGroupError("the snapshot's header does not match its bytes");
   }
-  const at = 8 + headerLength;
   return {
     position: h.position,
     eventSeq: h.eventSeq,
@@ -161,71 +135,28 @@ const MAGIC = 0x4c4b4331; // "LKC1"
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** The version of the group format this build writes and reads. */
-export const LOG_FORMAT_VERSION = 1;
-
 /**
- * A group as bytes: "LKC1", a 32-bit length, a JSON header naming each part's length, then the
- * parts as they are (the bodies are JSON already; they are never escaped into the header).
+ * A group as bytes: an "LKC1" frame (log-frame.ts) whose header names each part's length, then
+ * the parts as they are (the bodies are JSON already; they are never escaped into the header).
  */
 export function encodeGroup(g: LogGroup): Uint8Array {
-  const header = encoder.encode(
-    JSON.stringify({
-      v: LOG_FORMAT_VERSION,
+  return writeFrame(
+    MAGIC,
+    {
       o: g.origin,
       n: g.n,
       rows: g.rows.map((r) => [r.at, r.body.length]),
       configs: g.configs.map((c) => [c.digest, c.body.length]),
       sources: g.sources.map((s) => [s.digest, s.body.length]),
-    }),
+    },
+    [...g.rows, ...g.configs, ...g.sources].map((p) => p.body),
   );
-  let size = 8 + header.length;
-  for (const r of g.rows) size += r.body.length;
-  for (const c of g.configs) size += c.body.length;
-  for (const s of g.sources) size += s.body.length;
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, MAGIC);
-  view.setUint32(4, header.length);
-  out.set(header, 8);
-  let at = 8 + header.length;
-  for (const part of [...g.rows, ...g.configs, ...g.sources]) {
-    out.set(part.body, at);
-    at += part.body.length;
-  }
-  return out;
-}
-
-/** A group that this build cannot read: the replica stops applying (it never skips one). */
-export class UnreadableGroupError extends Error {
-  override readonly name = "UnreadableGroupError";
 }
 
 /** Reads what encodeGroup wrote; the bodies are views into `bytes`. */
 export function decodeGroup(bytes: Uint8Array): LogGroup {
-  if (bytes.length < 8) throw new UnreadableGroupError(`a group of ${bytes.length} bytes is too short`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(0) !== MAGIC) throw new UnreadableGroupError("not a Lookout command group");
-  const headerLength = view.getUint32(4);
-  if (8 + headerLength > bytes.length) throw new UnreadableGroupError("the group's header is cut short");
-  let h: {
-    v?: unknown;
-    o?: unknown;
-    n?: unknown;
-    rows?: unknown;
-    configs?: unknown;
-    sources?: unknown;
-  };
-  try {
-    h = JSON.parse(decoder.decode(bytes.subarray(8, 8 + headerLength))) as typeof h;
-  } catch (e) {
-    throw new UnreadableGroupError(`the group's header is not JSON: ${String(e)}`);
-  }
-  if (h.v !== LOG_FORMAT_VERSION) {
-    throw new UnreadableGroupError(
-      `the group is in format ${String(h.v)}; this build reads format ${LOG_FORMAT_VERSION} (a newer Lookout published it: upgrade this server)`,
-    );
-  }
+  const frame = readFrame(bytes, MAGIC, "group", "not a Lookout command group");
+  const h = frame.header;
   if (
     typeof h.o !== "string" ||
     typeof h.n !== "number" ||
@@ -235,7 +166,7 @@ export function decodeGroup(bytes: Uint8Array): LogGroup {
   ) {
     throw new UnreadableGroupError("the group's header lacks a field");
   }
-  let at = 8 + headerLength;
+  let at = frame.at;
   const take = (length: unknown): Uint8Array => {
     if (typeof length !== "number" || !Number.isInteger(length) || length < 0 || at + length > bytes.length) {
       throw new UnreadableGroupError("a part of the group is cut short");
