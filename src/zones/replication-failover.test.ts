@@ -37,6 +37,12 @@ import {
 // Generous: a loaded machine delays a replica; servers that diverge never converge.
 const CONVERGE_MS = 30_000;
 
+/** Waits until `f` holds or `ms` pass (then the assertions below say what was missing). */
+async function until(f: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!f() && Date.now() < deadline) await sleep(100);
+}
+
 const describe = (l: Ledger): string =>
   `${acknowledgedCount(l)} acknowledged writes (${l.ackedResults} results, ${l.comments.length} comments, ` +
   `${l.downtimes.length} downtimes, ${l.ackCalls} acknowledgement calls); ${l.failures} calls failed unanswered; ` +
@@ -70,7 +76,8 @@ test("kill -9 of the leader during ingestion: a new leader, no acknowledged writ
         pauseMs: 50,
         tag: "failover",
       });
-      await sleep(3_000);
+      // Writes flow before the kill: a few seconds on a quiet machine, more on a loaded one.
+      await until(() => acknowledgedCount(load.ledger) >= 100, 60_000);
       const atKill = acknowledgedCount(load.ledger);
       await set.kill(leader);
       const killedAt = performance.now();
@@ -82,8 +89,9 @@ test("kill -9 of the leader during ingestion: a new leader, no acknowledged writ
         problems.push(`after the leader's death: ${String(e)}`);
       }
       const electedMs = performance.now() - killedAt;
-      // Writes go on a while under the new leader.
-      await sleep(3_000);
+      // Writes go on a while under the new leader (until some more are acknowledged).
+      await until(() => acknowledgedCount(load.ledger) >= atKill + 100, 60_000);
+      await sleep(1_000);
       const ledger = await load.stop();
       t.diagnostic(
         `${describe(ledger)}; ${atKill} acknowledged before the kill; a new leader ${next?.name ?? "none"} after ${Math.round(electedMs)} ms`,
