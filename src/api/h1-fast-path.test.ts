@@ -229,7 +229,7 @@ const cases: Case[] = [
     parts: [request(ONE, '{"host":"host-00000","service":"http"}')],
     answers: 1,
     raw: 1,
-    want: / 404 Not Found[^]*"code":"not_found"/,
+    want: / 404 Not Found[\s\S]*"code":"not_found"/,
   },
   {
     name: "a bad exit status",
@@ -277,7 +277,7 @@ const cases: Case[] = [
     parts: [Buffer.concat([request(ONE, good), request(ONE, '{"host":"nope"}'), request(BATCH, goodBatch)])],
     answers: 3,
     raw: 3,
-    want: /\{\}HTTP[^]*not_found[^]*\{"accepted":2\}$/,
+    want: /\{\}HTTP[\s\S]*not_found[\s\S]*\{"accepted":2\}$/,
   },
   {
     name: "a request in pieces",
@@ -327,7 +327,7 @@ const cases: Case[] = [
     parts: split(Buffer.concat([chunked(ONE, [good]), chunked(BATCH, [goodBatch]), chunked(ONE, [])]), 5),
     answers: 3,
     raw: 3,
-    want: /\{"accepted":2\}[^]*invalid_argument/,
+    want: /\{"accepted":2\}[\s\S]*invalid_argument/,
   },
   {
     name: "chunked with an extension",
@@ -444,7 +444,7 @@ const cases: Case[] = [
     parts: [request(ONE, good, ["Content-Type: application/json", `Authorization: Bearer ${VIEWER}`])],
     answers: 1,
     raw: 1,
-    want: / 403 Forbidden[^]*permission_denied/,
+    want: / 403 Forbidden[\s\S]*permission_denied/,
   },
   {
     name: "gate: an unknown token",
@@ -466,7 +466,7 @@ const cases: Case[] = [
     ],
     answers: 2,
     raw: 2,
-    want: / 200 OK[^]* 404 Not Found/,
+    want: / 200 OK[\s\S]* 404 Not Found/,
   },
 ];
 
@@ -545,6 +545,6 @@ describe("real clients over the raw HTTP/1.1 path", () => {
     const got = await curl(raw.port);
     assert.equal(got, await curl((plain.node as Served).port));
     assert.equal((raw.handler.h1?.served ?? 0) - before, 2);
-    assert.match(got, /^HTTP\/1\.1 200 OK\r\n[^]*\{\}HTTP\/1\.1 200 OK\r\n[^]*\{\}$/);
+    assert.match(got, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\{\}HTTP\/1\.1 200 OK\r\n[\s\S]*\{\}$/);
   });
 });
