@@ -4,6 +4,7 @@ import { socketPeer } from "./caller.js";
 import {
   type ConnectAnswer,
   connectAnswer,
+  connectAnswerNow,
   type HeaderOf,
   type ServedCall,
   type UnaryCalls,
@@ -193,14 +194,21 @@ export function createH1FastPath(o: H1FastPathOptions): H1FastPath {
     const start = (r: Reading): void => {
       served++;
       void o.calls.run(r.call, r.header, peer, Promise.resolve({ body: r.body }), (outcome) => {
+        const now = connectAnswerNow(r.call, outcome);
+        if (now !== undefined) {
+          answered(r.slot, now);
+          return;
+        }
         connectAnswer(r.call, outcome).then(
-          (answer) => {
-            r.slot.bytes = encode(answer, r.slot.last ? undefined : keepAlive);
-            flush();
-          },
+          (answer) => answered(r.slot, answer),
           () => socket.destroy(),
         );
       });
+    };
+
+    const answered = (slot: Slot, answer: ConnectAnswer): void => {
+      slot.bytes = encode(answer, slot.last ? undefined : keepAlive);
+      flush();
     };
 
     /** Writes the answers that are ready, in order; then hands over, ends, or reads on. */
