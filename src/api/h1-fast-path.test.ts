@@ -497,28 +497,39 @@ describe("the raw HTTP/1.1 path answers as node's HTTP server did", () => {
 });
 
 describe("real clients over the raw HTTP/1.1 path", () => {
-  it("connect-node: results accepted, a refusal with the router's code and message", async () => {
-    const outcomes = [];
-    for (const s of [plain.raw, plain.node] as Served[]) {
-      const client = createClient(
-        CommandService,
-        createConnectTransport({ baseUrl: `http://127.0.0.1:${s.port}`, httpVersion: "1.1" }),
-      );
-      const before = s.handler.h1?.served ?? 0;
-      await client.processCheckResult({ host: "host-00002", service: "svc-001", exitStatus: 1, output: "W" });
-      const batch = await client.processCheckResults({
-        results: [{ host: "host-00001" }, { host: "host-00000" }],
-      });
-      const refused = await client.processCheckResult({ host: "nope" }).then(
-        () => undefined,
-        (e: unknown) => ConnectError.from(e),
-      );
-      outcomes.push({ accepted: batch.accepted, code: refused?.code, message: refused?.rawMessage });
-      if (s === plain.raw) assert.equal((s.handler.h1?.served ?? 0) - before, 3);
-    }
-    assert.equal(outcomes[0]?.code, Code.NotFound);
-    assert.deepEqual(outcomes[0], outcomes[1]);
-  });
+  for (const json of [true, false]) {
+    it(`connect-node, ${json ? "JSON" : "binary"}: results accepted, a refusal with the router's code and message`, async () => {
+      const outcomes = [];
+      for (const s of [plain.raw, plain.node] as Served[]) {
+        const client = createClient(
+          CommandService,
+          createConnectTransport({
+            baseUrl: `http://127.0.0.1:${s.port}`,
+            httpVersion: "1.1",
+            useBinaryFormat: !json,
+          }),
+        );
+        const before = s.handler.h1?.served ?? 0;
+        await client.processCheckResult({
+          host: "host-00002",
+          service: "svc-001",
+          exitStatus: 1,
+          output: "W",
+        });
+        const batch = await client.processCheckResults({
+          results: [{ host: "host-00001" }, { host: "host-00000" }],
+        });
+        const refused = await client.processCheckResult({ host: "nope" }).then(
+          () => undefined,
+          (e: unknown) => ConnectError.from(e),
+        );
+        outcomes.push({ accepted: batch.accepted, code: refused?.code, message: refused?.rawMessage });
+        if (s === plain.raw) assert.equal((s.handler.h1?.served ?? 0) - before, 3);
+      }
+      assert.equal(outcomes[0]?.code, Code.NotFound);
+      assert.deepEqual(outcomes[0], outcomes[1]);
+    });
+  }
 
   it("curl: the same answers, the connection kept for the second request", async (t) => {
     const curl = async (port: number): Promise<string> => {
