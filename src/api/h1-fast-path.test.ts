@@ -424,6 +424,12 @@ const cases: Case[] = [
     raw: 0,
   },
   {
+    name: "bare LF line endings",
+    parts: [Buffer.from(request(ONE, good).toString("latin1").replaceAll("\r\n", "\n"), "latin1")],
+    answers: 1,
+    raw: 0,
+  },
+  {
     name: "a head that is not HTTP",
     parts: [Buffer.from("HELLO\r\n\r\n")],
     answers: 1,

@@ -160,7 +160,8 @@ export function createH1FastPath(o: H1FastPathOptions): H1FastPath {
         }
         const end = pending.indexOf(HEAD_END);
         if (end < 0 || end > MAX_HEAD) {
-          if (end > MAX_HEAD || pending.length > MAX_HEAD + 3) handOverWhenIdle();
+          // A head too long, or with a bare LF (which would never end in CRLF CRLF): node's.
+          if (end > MAX_HEAD || pending.length > MAX_HEAD + 3 || bareLf(pending)) handOverWhenIdle();
           return;
         }
         const head = parseHead(pending.toString("latin1", 0, end));
@@ -300,6 +301,13 @@ export function createH1FastPath(o: H1FastPathOptions): H1FastPath {
       return served;
     },
   };
+}
+
+/** Whether `bytes` hold a LF not preceded by a CR. */
+function bareLf(bytes: Buffer): boolean {
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1))
+    if (i === 0 || bytes[i - 1] !== 13) return true;
+  return false;
 }
 
 /**
