@@ -11,7 +11,8 @@
  * bench:ingest:single`: 50 in flight, Connect JSON over HTTP/1.1 keep-alive and gRPC on one HTTP/2
  * connection), and the latency per call is printed too. Each protocol then runs a second time from
  * bench/ingest-lean-client (the calls written on the wire by hand): connect-es' client spends more
- * CPU on a call than the server does, and client and server share the machine's cores.
+ * CPU on a call than the server does, and client and server share the machine's cores. gRPC runs
+ * from @grpc/grpc-js too (`grpc-js`, one HTTP/2 connection).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -60,11 +61,13 @@ function client(
   });
 }
 
-// One result per call: each protocol from connect-es' client, then from the lean one.
+// One result per call: each protocol from connect-es' client, then from the lean one; gRPC also
+// from @grpc/grpc-js (one HTTP/2 connection), the client most gRPC users' servers meet.
 const runs = ["grpc", "connect-json"].flatMap((protocol) =>
   batch === "1"
     ? [
         { protocol, lean: false },
+        ...(protocol === "grpc" ? [{ protocol: "grpc-js", lean: false }] : []),
         { protocol, lean: true },
       ]
     : [{ protocol, lean: false }],

@@ -1,31 +1,36 @@
 /**
  * An ingestion client process: ProcessCheckResults in batches of 1,000 (or `batch`) over gRPC
- * (HTTP/2) or Connect JSON (HTTP/1.1), `concurrency` calls in flight, for `seconds`, as fast as the
+ * (HTTP/2; `grpc-js`: from @grpc/grpc-js, one client and so one HTTP/2 connection, instead of
+ * connect-es) or Connect JSON (HTTP/1.1), `concurrency` calls in flight, for `seconds`, as fast as the
  * server answers or paced to `rate` results per second. Prints one JSON line:
  * {"results": n, "seconds": s, "rate": r, "p50Ms": …, "p99Ms": …, "cpuMs": …} (latency per call; the
  * client's own CPU time). With seconds = 0 it
  * sends one result for every service once. With batch = 1 each call is a unary ProcessCheckResult
  * carrying one result, as agents and NSCA-style senders send.
  *
- *   node dist/bench/ingest-client.js <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost> [rate] [batch] [points]
+ *   node dist/bench/ingest-client.js <url> <grpc|grpc-js|connect-json> <seconds> <concurrency> <hosts> <servicesPerHost> [rate] [batch] [points]
  *
  * `points` (default 1) is the number of perfdata points per result (the sinks bench sends 4).
  */
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import * as grpc from "@grpc/grpc-js";
 import {
   CommandService,
-  type ProcessCheckResultsRequestSchema,
+  ProcessCheckResultRequestSchema,
+  ProcessCheckResultResponseSchema,
+  ProcessCheckResultsRequestSchema,
+  ProcessCheckResultsResponseSchema,
 } from "../src/api/gen/svc/v1/command_service_pb.js";
 import { fleetHost, fleetService } from "../src/core/fleet-config.js";
 
 const [url, protocol, secs, conc, hostsArg, servicesArg, rateArg, batchArg, pointsArg] =
   process.argv.slice(2);
-if (url === undefined || (protocol !== "grpc" && protocol !== "connect-json")) {
+if (url === undefined || (protocol !== "grpc" && protocol !== "grpc-js" && protocol !== "connect-json")) {
   throw new Error(
-    "usage: ingest-client <url> <grpc|connect-json> <seconds> <concurrency> <hosts> <services>",
+    "usage: ingest-client <url> <grpc|grpc-js|connect-json> <seconds> <concurrency> <hosts> <services>",
   );
 }
 const seconds = Number(secs ?? 10);
@@ -42,7 +47,46 @@ const transport =
   protocol === "grpc"
     ? createGrpcTransport({ baseUrl: url })
     : createConnectTransport({ baseUrl: url, httpVersion: "1.1", useBinaryFormat: false });
-const client = createClient(CommandService, transport);
+const connectClient = createClient(CommandService, transport);
+
+/** @grpc/grpc-js: one client, so every call on its one HTTP/2 connection. */
+function grpcJsClient(): Pick<typeof connectClient, "processCheckResult" | "processCheckResults"> {
+  const c = new grpc.Client(new URL(url as string).host, grpc.credentials.createInsecure());
+  const unary = <I, O>(
+    path: string,
+    encode: (m: I) => Uint8Array,
+    decode: (b: Buffer) => O,
+    m: I,
+  ): Promise<O> =>
+    new Promise((resolve, reject) => {
+      c.makeUnaryRequest(
+        path,
+        (x: I) => Buffer.from(encode(x)),
+        decode,
+        m,
+        (err, res) => (err ? reject(err) : resolve(res as O)),
+      );
+    });
+  return {
+    processCheckResult: (m) =>
+      unary(
+        "/svc.v1.CommandService/ProcessCheckResult",
+        (x: typeof m) =>
+          toBinary(ProcessCheckResultRequestSchema, create(ProcessCheckResultRequestSchema, x)),
+        (b) => fromBinary(ProcessCheckResultResponseSchema, b),
+        m,
+      ),
+    processCheckResults: (m) =>
+      unary(
+        "/svc.v1.CommandService/ProcessCheckResults",
+        (x: typeof m) =>
+          toBinary(ProcessCheckResultsRequestSchema, create(ProcessCheckResultsRequestSchema, x)),
+        (b) => fromBinary(ProcessCheckResultsResponseSchema, b),
+        m,
+      ),
+  };
+}
+const client = protocol === "grpc-js" ? grpcJsClient() : connectClient;
 
 const onePass = seconds === 0;
 let next = onePass ? 0 : Math.floor(Math.random() * hosts * services);

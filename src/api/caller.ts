@@ -22,7 +22,14 @@ export const callerKey = createContextKey<Caller>({ peer: "" }, { description: "
 
 /** host:port of a request's TCP peer. */
 export function peerOf(req: NodeRequest): string {
-  const s = req.socket;
+  return socketPeer(req.socket);
+}
+
+/** host:port of a connection's peer (`[v6]:port` for IPv6). */
+export function socketPeer(s: {
+  readonly remoteAddress?: string | undefined;
+  readonly remotePort?: number | undefined;
+}): string {
   const host = s.remoteAddress ?? "";
   return `${host.includes(":") ? `[${host}]` : host}:${s.remotePort ?? 0}`;
 }

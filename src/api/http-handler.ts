@@ -10,6 +10,7 @@ import { NO_AUDIT } from "./api-audit.js";
 import { admit, peerOf, requestContextValues } from "./caller.js";
 import { resultsIngestOf } from "./command-service.js";
 import { answerDecodeErrorsAsInvalid } from "./decode-errors.js";
+import { createH1FastPath } from "./h1-fast-path.js";
 import { ingestMethods } from "./ingest-fast-path.js";
 import { listStatusMethod } from "./list-status-fast-path.js";
 import type { RequestHandler } from "./listener.js";
@@ -17,7 +18,7 @@ import { statusPagerOf } from "./query-service.js";
 import { finishBodyAfterAnswer, type NodeRequest } from "./request-body.js";
 import { mountedServices, type RouteOptions, registerRoutes } from "./routes.js";
 import { createRpcMetrics } from "./rpc-metrics.js";
-import { createUnaryFastPath, type UnaryMethod } from "./unary-fast-path.js";
+import { createUnaryCalls, createUnaryFastPath, type UnaryMethod } from "./unary-fast-path.js";
 
 export interface HttpHandlerOptions extends RouteOptions {
   readonly metrics: Registry;
@@ -46,6 +47,12 @@ export interface HttpHandlerOptions extends RouteOptions {
    * it refuses is answered `permission_denied` before anything else looks at it.
    */
   readonly allowHost?: (host: string | undefined) => boolean;
+  /**
+   * Whether the fast path's Connect calls over HTTP/1.1 are served straight from the socket
+   * (src/api/h1-fast-path.ts; default true). False: node's HTTP server reads every request (tests
+   * compare the two).
+   */
+  readonly h1FastPath?: boolean;
 }
 
 /** Security headers of every page of the dashboard: nothing may frame it. */
@@ -65,7 +72,8 @@ type Res = http.ServerResponse | http2.Http2ServerResponse;
  * JSON/binary, gRPC and gRPC-Web) for the mounted services; anything else is a plain 404. Passive
  * ingestion (ProcessCheckResults, ProcessCheckResult) and ListStatus, in the forms the fast path
  * fully handles, are served by it before the router (src/api/unary-fast-path.ts,
- * ingest-fast-path.ts, list-status-fast-path.ts), with the same answers.
+ * ingest-fast-path.ts, list-status-fast-path.ts), with the same answers; over HTTP/1.1 its Connect
+ * calls are read straight from the socket (`h1`, src/api/h1-fast-path.ts).
  */
 export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
   const readMaxBytes = o.readMaxBytes ?? 64 * 1024 * 1024;
@@ -91,14 +99,24 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
   if (ingest !== undefined) methods.push(...ingestMethods(ingest, authorize("command"), o.audit ?? NO_AUDIT));
   const pager = statusPagerOf(o.query);
   if (pager !== undefined) methods.push(listStatusMethod(pager, authorize("query")));
-  const fast = methods.length === 0 ? undefined : createUnaryFastPath({ methods, metrics, readMaxBytes });
+  const calls = methods.length === 0 ? undefined : createUnaryCalls({ methods, metrics, readMaxBytes });
+  const fast =
+    calls === undefined ? undefined : createUnaryFastPath({ methods, metrics, readMaxBytes }, calls);
+  const h1 =
+    calls === undefined || o.h1FastPath === false
+      ? undefined
+      : createH1FastPath({
+          calls,
+          readMaxBytes,
+          ...(o.allowHost === undefined ? {} : { allowHost: o.allowHost }),
+        });
   const refusedHosts = new Counter({
     name: "lookout_http_host_refused_total",
     help: "Requests refused because their Host (or :authority) is not a loopback name, an address or in -allowed-hosts, while the check is in force",
     registers: [o.metrics],
   });
   let lastHostLog = 0;
-  return (req, res) => {
+  const handler = (req: NodeRequest, res: Res): void => {
     // The one place every request enters: the Host check covers the fast paths and the router.
     if (o.allowHost !== undefined) {
       const host = hostOf(req);
@@ -169,6 +187,7 @@ export function createHttpHandler(o: HttpHandlerOptions): RequestHandler {
     finishBodyAfterAnswer(req, res);
     rpc(req, res);
   };
+  return h1 === undefined ? handler : Object.assign(handler, { h1 });
 }
 
 function header(v: string | string[] | undefined): string | undefined {

@@ -1,6 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import type { H1Connection, H1FastPath } from "./h1-fast-path.js";
 
 /**
  * How much an HTTP/2 session may hold (responses its client has not read yet, header tables,
@@ -14,10 +15,17 @@ export const H2_SESSION_MEMORY_MIB = 64;
 /** Every HTTP/2 connection with prior knowledge starts with these 24 bytes (RFC 9113 §3.4). */
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 
-export type RequestHandler = (
+/** How long an idle HTTP/1.1 keep-alive connection is kept open (node's `keepAliveTimeout`). */
+const KEEP_ALIVE_MS = 65_000;
+
+/**
+ * What the server hands each request to. `h1`, when present, serves HTTP/1.1 connections first,
+ * straight from the socket (src/api/h1-fast-path.ts), until it meets a request it hands over.
+ */
+export type RequestHandler = ((
   req: http.IncomingMessage | http2.Http2ServerRequest,
   res: http.ServerResponse | http2.Http2ServerResponse,
-) => void;
+) => void) & { readonly h1?: H1FastPath };
 
 /**
  * One listening port serving HTTP/1.1 and cleartext HTTP/2 with prior knowledge (h2c), so that
@@ -36,10 +44,14 @@ export class DualProtocolServer {
   readonly #h1Busy = new Map<net.Socket, number>();
   /** Connections whose first bytes have not arrived yet. */
   readonly #undecided = new Set<net.Socket>();
+  /** HTTP/1.1 connections the raw path serves (not handed over to node's server yet). */
+  readonly #raw = new Map<net.Socket, H1Connection>();
+  readonly #h1Fast: H1FastPath | undefined;
   #closing = false;
 
   constructor(handler: RequestHandler) {
-    this.#h1 = http.createServer({ keepAliveTimeout: 65_000 }, handler);
+    this.#h1Fast = handler.h1;
+    this.#h1 = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler);
     this.#h1.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
       const socket = req.socket;
       this.#h1Busy.set(socket, (this.#h1Busy.get(socket) ?? 0) + 1);
@@ -78,14 +90,27 @@ export class DualProtocolServer {
         // The HTTP/2 session reads the unshifted preface from the socket's buffer itself;
         // resuming here would hand those bytes to no listener and lose them.
         this.#h2.emit("connection", socket);
-      } else {
-        this.#h1Busy.set(socket, 0);
-        socket.once("close", () => this.#h1Busy.delete(socket));
-        this.#h1.emit("connection", socket);
+      } else if (this.#h1Fast !== undefined) {
+        const raw = this.#h1Fast.accept(socket, KEEP_ALIVE_MS, () => {
+          this.#raw.delete(socket);
+          this.#toH1(socket);
+        });
+        this.#raw.set(socket, raw);
+        socket.once("close", () => this.#raw.delete(socket));
         socket.resume();
+      } else {
+        this.#toH1(socket);
       }
     };
     socket.on("data", onData);
+  }
+
+  /** Hands a paused HTTP/1.1 connection, its unread bytes unshifted, to node's HTTP server. */
+  #toH1(socket: net.Socket): void {
+    this.#h1Busy.set(socket, 0);
+    socket.once("close", () => this.#h1Busy.delete(socket));
+    this.#h1.emit("connection", socket);
+    socket.resume();
   }
 
   /** Listens on host:port (port 0 picks a free one) and resolves with the bound address. */
@@ -108,6 +133,7 @@ export class DualProtocolServer {
     const closed = new Promise<void>((resolve) => this.#net.close(() => resolve()));
     for (const s of this.#sessions) s.close();
     for (const [socket, busy] of this.#h1Busy) if (busy === 0) socket.end();
+    for (const raw of this.#raw.values()) raw.close();
     for (const socket of this.#undecided) socket.end();
     const deadline = setTimeout(() => {
       for (const s of this.#sockets) s.destroy();

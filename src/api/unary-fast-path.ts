@@ -99,11 +99,37 @@ const GRPC_ROOM = 5;
 const GRPC_OK = { "grpc-status": "0" };
 
 /** A call with everything serving it needs from the headers. */
-interface Call extends UnaryCall {
+export interface ServedCall extends UnaryCall {
   readonly method: UnaryMethod;
   readonly timeoutMs: number | undefined;
   /** How the response may be compressed (the client accepts it). */
   readonly compression: Compression | undefined;
+}
+
+/** A request's header by lower-case name (repeated ones joined), however the request arrived. */
+export type HeaderOf = (name: string) => string | undefined;
+
+/** A request body as read: the message (or the error reading it), and a gRPC body's envelopes. */
+export interface ReadBody {
+  readonly body: Uint8Array | ConnectError | undefined;
+  readonly grpc?: GrpcBody;
+}
+
+/** The fast path's calls, whichever way their requests arrive (node's HTTP, or h1-fast-path.ts). */
+export interface UnaryCalls {
+  /** The call, when a POST to `path` with these headers is one served here; from the headers alone. */
+  match(path: string, header: HeaderOf, httpVersionMajor: number): ServedCall | undefined;
+  /**
+   * Serves a matched call: reads its body (`read`; undefined when the client went away, and then
+   * nothing is done), runs the gate and the method, and hands the outcome to `send` once.
+   */
+  run(
+    call: ServedCall,
+    header: HeaderOf,
+    peer: string,
+    read: Promise<ReadBody | undefined>,
+    send: (outcome: UnaryOutcome) => void,
+  ): Promise<void>;
 }
 
 /**
@@ -118,15 +144,37 @@ interface Call extends UnaryCall {
  */
 export function createUnaryFastPath(
   o: UnaryFastPathOptions,
+  calls: UnaryCalls = createUnaryCalls(o),
 ): (req: NodeRequest, res: NodeResponse) => boolean {
-  const byPath = new Map(o.methods.map((m) => [`/${m.service}/${m.name}`, m]));
   return (req, res) => {
     if (req.method !== "POST") return false;
-    const method = byPath.get((req.url ?? "").split("?", 1)[0] as string);
-    const call = method === undefined ? undefined : match(req, method);
+    const headerOf: HeaderOf = (name) => header(req, name);
+    const call = calls.match((req.url ?? "").split("?", 1)[0] as string, headerOf, req.httpVersionMajor);
     if (call === undefined) return false;
-    void serve(o, call, req, res);
+    const read: Promise<ReadBody | undefined> =
+      call.protocol === "grpc"
+        ? readGrpcBody(req, o.readMaxBytes).then((grpc) =>
+            grpc === undefined ? undefined : { grpc, body: unaryMessage(grpc, o.readMaxBytes) },
+          )
+        : readUnaryBody(req, o.readMaxBytes, headerOf("content-length")).then((body) =>
+            body === undefined ? undefined : { body },
+          );
+    void calls.run(call, headerOf, peerOf(req), read, (outcome) => {
+      respond(call, res, outcome).catch(() => res.destroy());
+    });
     return true;
+  };
+}
+
+/** The calls of `o.methods`, for the fast paths. */
+export function createUnaryCalls(o: UnaryFastPathOptions): UnaryCalls {
+  const byPath = new Map(o.methods.map((m) => [`/${m.service}/${m.name}`, m]));
+  return {
+    match(path, headerOf, major) {
+      const method = byPath.get(path);
+      return method === undefined ? undefined : match(headerOf, major, method);
+    },
+    run: (call, headerOf, peer, read, send) => serve(o, call, headerOf, peer, read, send),
   };
 }
 
@@ -151,12 +199,12 @@ function header(req: NodeRequest, name: string): string | undefined {
 }
 
 /** The call, when the request is one served here; decided from the headers alone. */
-function match(req: NodeRequest, method: UnaryMethod): Call | undefined {
-  const type = header(req, "content-type") ?? "";
+function match(header: HeaderOf, httpVersionMajor: number, method: UnaryMethod): ServedCall | undefined {
+  const type = header("content-type") ?? "";
   if (GRPC_CONTENT_TYPE.test(type)) {
-    const encoding = header(req, "grpc-encoding");
-    if (req.httpVersionMajor !== 2 || (encoding !== undefined && encoding !== "identity")) return undefined;
-    const timeout = parseGrpcTimeout(header(req, "grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
+    const encoding = header("grpc-encoding");
+    if (httpVersionMajor !== 2 || (encoding !== undefined && encoding !== "identity")) return undefined;
+    const timeout = parseGrpcTimeout(header("grpc-timeout") ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error !== undefined) return undefined;
     return {
       protocol: "grpc",
@@ -164,15 +212,15 @@ function match(req: NodeRequest, method: UnaryMethod): Call | undefined {
       room: GRPC_ROOM,
       method,
       timeoutMs: timeout.timeoutMs,
-      compression: negotiate(header(req, "grpc-accept-encoding"), "grpc-accept-encoding"),
+      compression: negotiate(header("grpc-accept-encoding"), "grpc-accept-encoding"),
     };
   }
   if (contentTypeUnaryRegExp.test(type)) {
-    const encoding = header(req, "content-encoding");
+    const encoding = header("content-encoding");
     if (encoding !== undefined && encoding !== "identity") return undefined;
     const format: BodyFormat = /^application\/json/i.test(type) ? "json" : "proto";
     if (format === "json" && !method.json) return undefined;
-    const timeout = parseConnectTimeout(header(req, "connect-timeout-ms") ?? null, Number.MAX_SAFE_INTEGER);
+    const timeout = parseConnectTimeout(header("connect-timeout-ms") ?? null, Number.MAX_SAFE_INTEGER);
     if (timeout.error !== undefined) return undefined;
     return {
       protocol: "connect",
@@ -180,7 +228,7 @@ function match(req: NodeRequest, method: UnaryMethod): Call | undefined {
       room: 0,
       method,
       timeoutMs: timeout.timeoutMs,
-      compression: negotiate(header(req, "accept-encoding"), "accept-encoding"),
+      compression: negotiate(header("accept-encoding"), "accept-encoding"),
     };
   }
   return undefined;
@@ -192,9 +240,11 @@ function negotiate(accepted: string | undefined, headerName: string): Compressio
 
 async function serve(
   o: UnaryFastPathOptions,
-  call: Call,
-  req: NodeRequest,
-  res: NodeResponse,
+  call: ServedCall,
+  header: HeaderOf,
+  peer: string,
+  read: Promise<ReadBody | undefined>,
+  send: (outcome: UnaryOutcome) => void,
 ): Promise<void> {
   const method = call.method;
   let answered = false;
@@ -205,7 +255,7 @@ async function serve(
     clearTimeout(timer);
     if ("error" in outcome && outcome.counted) record(outcome.error);
     if ("body" in outcome) record(undefined);
-    respond(call, res, outcome).catch(() => res.destroy());
+    send(outcome);
   };
   const record = (error: ConnectError | undefined): void => {
     const seconds = started === undefined ? 0 : Number(process.hrtime.bigint() - started) / 1e9;
@@ -225,20 +275,14 @@ async function serve(
       : undefined;
 
   // Reading: what Connect checks before any interceptor runs (sizes, framing) is not counted.
-  let grpc: GrpcBody | undefined;
-  let body: Uint8Array | ConnectError | undefined;
-  if (call.protocol === "grpc") {
-    grpc = await readGrpcBody(req, o.readMaxBytes);
-    body = grpc === undefined ? undefined : unaryMessage(grpc, o.readMaxBytes);
-  } else {
-    body = await readUnaryBody(req, o.readMaxBytes, header(req, "content-length"));
-  }
-  if (grpc === undefined && body === undefined) {
+  const got = await read;
+  if (got === undefined) {
     // The client went away: nothing to answer, nothing was done.
     answered = true;
     clearTimeout(timer);
     return;
   }
+  const { grpc, body } = got;
   if (answered) return;
   if (body instanceof ConnectError) {
     answer({ error: body, counted: false });
@@ -246,14 +290,10 @@ async function serve(
   }
   // From here on what the interceptors (metrics, then the token) would see.
   started = process.hrtime.bigint();
-  const peer = peerOf(req);
   const caller =
     method.authorize === undefined
       ? { peer }
-      : method.authorize(
-          { authorization: header(req, "authorization"), cookie: header(req, "cookie") },
-          peer,
-        );
+      : method.authorize({ authorization: header("authorization"), cookie: header("cookie") }, peer);
   if (caller instanceof ConnectError) {
     answer({ error: caller, counted: true });
     return;
@@ -326,10 +366,10 @@ function bounded(outcome: UnaryOutcome): UnaryOutcome {
 }
 
 /** Writes the answer as Connect's handlers write it for the protocol. */
-async function respond(call: Call, res: NodeResponse, given: UnaryOutcome): Promise<void> {
+async function respond(call: ServedCall, res: NodeResponse, given: UnaryOutcome): Promise<void> {
   if (res.writableEnded || res.destroyed) return;
-  const outcome = bounded(given);
   if (call.protocol === "grpc") {
+    const outcome = bounded(given);
     const compression = call.method.grpcCompression ? call.compression : undefined;
     let envelope: Uint8Array | undefined;
     if ("body" in outcome) {
@@ -357,24 +397,61 @@ async function respond(call: Call, res: NodeResponse, given: UnaryOutcome): Prom
     res.end();
     return;
   }
-  let status = 200;
-  let type = call.format === "json" ? "application/json" : "application/proto";
-  let body: Uint8Array = "body" in outcome ? outcome.body : new Uint8Array(0);
-  if ("error" in outcome) {
-    status = codeToHttpStatus(outcome.error.code);
-    type = "application/json";
-    body = errorToJsonBytes(outcome.error, {});
-  }
-  let encoding: string | undefined;
-  if (call.compression !== undefined && body.byteLength >= COMPRESS_MIN_BYTES) {
-    body = await call.compression.compress(body);
-    encoding = call.compression.name;
-  }
+  const answer = await connectAnswer(call, given);
   if (res.writableEnded || res.destroyed) return;
-  res.writeHead(status, {
-    "content-type": type,
-    ...(encoding === undefined ? {} : { "content-encoding": encoding }),
-    "content-length": String(body.byteLength),
-  });
-  res.end(body);
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}
+
+/** A Connect unary answer: its status, headers (in the order written) and body. */
+export interface ConnectAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Uint8Array;
+}
+
+/** The answer to a Connect unary call, as Connect's handler writes it (compressed as accepted). */
+export async function connectAnswer(call: ServedCall, given: UnaryOutcome): Promise<ConnectAnswer> {
+  const plain = plainConnectAnswer(call, given);
+  if (call.compression === undefined || plain.body.byteLength < COMPRESS_MIN_BYTES) return plain;
+  const body = await call.compression.compress(plain.body);
+  return {
+    status: plain.status,
+    headers: {
+      "content-type": plain.headers["content-type"] as string,
+      "content-encoding": call.compression.name,
+      "content-length": String(body.byteLength),
+    },
+    body,
+  };
+}
+
+/**
+ * The answer to a Connect unary call at once, when Connect would not compress it (what nearly
+ * every answer of the fast paths is); undefined when it would.
+ */
+export function connectAnswerNow(call: ServedCall, given: UnaryOutcome): ConnectAnswer | undefined {
+  const plain = plainConnectAnswer(call, given);
+  return call.compression === undefined || plain.body.byteLength < COMPRESS_MIN_BYTES ? plain : undefined;
+}
+
+function plainConnectAnswer(call: ServedCall, given: UnaryOutcome): ConnectAnswer {
+  if ("body" in given) {
+    const body = given.body;
+    return {
+      status: 200,
+      headers: {
+        "content-type": call.format === "json" ? "application/json" : "application/proto",
+        "content-length": String(body.byteLength),
+      },
+      body,
+    };
+  }
+  const outcome = bounded(given) as { readonly error: ConnectError };
+  const body = errorToJsonBytes(outcome.error, {});
+  return {
+    status: codeToHttpStatus(outcome.error.code),
+    headers: { "content-type": "application/json", "content-length": String(body.byteLength) },
+    body,
+  };
 }
