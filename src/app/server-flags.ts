@@ -84,7 +84,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   {
     name: "writer-priority",
     kind: "string",
-    default: "auto",
+    default: "idle",
     usage:
       "the store writer thread's CPU policy: auto (the process's priority, SCHED_IDLE once it runs flat out), idle (SCHED_IDLE: reads first), nice (nice 10: writes keep a share of a saturated machine) or normal (the process's priority)",
   },

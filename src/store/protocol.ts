@@ -34,10 +34,9 @@ export interface WriterOptions {
    * wants, and a read that wakes takes its CPU at once; on a machine kept busy by other work of
    * normal priority in the same group (the same cgroup, or the same terminal session) ingestion
    * then nearly stops, and every acknowledgement waits for it. `nice`: the writer at `nice`,
-   * always a share. `normal`: the process's own priority. `auto` (the default): `normal` while the
-   * writer mostly waits — a commit of a few requests then runs as soon as they arrive, however
-   * busy the machine — and `idle` for good once it runs flat out (full-speed ingestion), where
-   * reads must come first (docs/storage.md, "Latency").
+   * always a share. `normal`: the process's own priority. `auto`: `normal` while the writer mostly
+   * waits — a commit of a few requests then runs as soon as they arrive — and `idle` for good once
+   * it runs flat out (full-speed ingestion), where reads must come first (docs/storage.md, "Latency").
    */
   readonly priority: ThreadPolicy;
   /** The writer thread's nice value (0..19; 0: the process's own) under `nice`, and where SCHED_IDLE cannot be had. */
@@ -59,7 +58,7 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   // Retention is by age and by the log's consumers' positions (Store.trim, driven by app/); a count
   // cap would trim past a consumer that is behind.
   retainEvents: 0,
-  priority: "auto",
+  priority: "idle",
   nice: 10,
   youngGenerationMb: 6,
 };
