@@ -13,6 +13,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startWebhookReceiver } from "../src/testing/peers/webhook-receiver.js";
 import { notifyFleet, percentile, rssOf, startBenchServer, submit } from "./notify-common.js";
+import { treeUsage } from "./peers/procs.js";
 
 const RATE = Number(process.argv[2] ?? 200);
 const SECONDS = Number(process.argv[3] ?? 20);
@@ -23,7 +24,9 @@ const dir = mkdtempSync(join(tmpdir(), "lookout-bench-notify-"));
 const hook = await startWebhookReceiver();
 const config = join(dir, "fleet.cue");
 writeFileSync(config, notifyFleet(1, SERVICES, { hook: hook.url }));
-const srv = await startBenchServer(["-config", config, "-data-dir", join(dir, "data")]);
+// BENCH_SERVER_ARGS (e.g. "-writer-priority nice"): more flags for the server, to compare settings.
+const extraArgs = (process.env.BENCH_SERVER_ARGS ?? "").split(" ").filter((a) => a !== "");
+const srv = await startBenchServer(["-config", config, "-data-dir", join(dir, "data"), ...extraArgs]);
 try {
   // Every service OK first (not a notification: PENDING → OK), then the measured flips.
   await submit(
@@ -40,6 +43,8 @@ try {
   const durableAt = new Map<string, number>();
   const state = new Array<number>(SERVICES).fill(0);
   const total = RATE * SECONDS;
+  // The server's CPU time over the measured part: what a state change costs, whatever the load.
+  const cpu0 = treeUsage(srv.pid).cpuS;
   const t0 = now();
   const inflight: Promise<void>[] = [];
   for (let k = 0; k < total; k++) {
@@ -62,6 +67,7 @@ try {
   await Promise.all(inflight);
   const sendSeconds = (now() - t0) / 1000;
   await hook.waitFor(total, 120_000);
+  const cpuS = treeUsage(srv.pid).cpuS - cpu0;
   const lat = hook.got
     .map((g) => g.at - (sentAt.get(String(g.body.output)) ?? Number.NaN))
     .filter((x) => Number.isFinite(x))
@@ -81,6 +87,7 @@ try {
   console.log(
     `  of which the API answering (durable): p50 ${percentile(submitLat, 50).toFixed(1)} ms, p99 ${percentile(submitLat, 99).toFixed(1)} ms; API answer → webhook received: p50 ${percentile(fromDurable, 50).toFixed(1)} ms, p99 ${percentile(fromDurable, 99).toFixed(1)} ms (negative: the POST arrived before the API's answer)`,
   );
+  console.log(`  server CPU ${((cpuS * 1e6) / total).toFixed(0)} µs per state change (${cpuS.toFixed(1)} s)`);
   console.log(
     `  load average ${loadavg()
       .map((x) => x.toFixed(1))

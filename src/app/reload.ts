@@ -143,12 +143,17 @@ export class Reloader {
       return { ok: false, kind: "rejected", diagnostics: outcome.diagnostics };
     }
     this.#current = outcome.config;
+    // How long each part took to take the config (wall time, in order): after the load, what a new
+    // check's first run waits for.
+    const applyMs: Record<string, number> = {};
     for (const c of this.#consumers) {
+      const t = performance.now();
       try {
         await c.applyConfig(outcome.config, outcome.digest);
       } catch (e) {
         return this.#fail(log, `config consumer ${c.name} failed`, e, watch.stop());
       }
+      applyMs[c.name] = Math.round(performance.now() - t);
     }
     this.#total.inc({ result: "success" });
     this.#lastSuccess.set(1);
@@ -156,6 +161,7 @@ export class Reloader {
     log.info("config reloaded", {
       hosts: outcome.config.hosts.size,
       loadMs,
+      applyMs,
       ...longestTaskFields(watch.stop()),
       consumers: this.#consumers.map((c) => c.name),
     });

@@ -2,6 +2,10 @@ import { isAllowedHostEntry } from "../api/index.js";
 import { trustedProxyProblem } from "../auth/index.js";
 import { parseDurationMs } from "../config/duration.js";
 import type { WriterOptions } from "../store/index.js";
+
+/** The values of -writer-priority (WriterOptions.priority). */
+const WRITER_POLICIES: readonly WriterOptions["priority"][] = ["auto", "idle", "nice", "normal"];
+
 import type { NatsAuth } from "../zones/index.js";
 import type { FlagSpec, FlagValues } from "./flags.js";
 import { isLogLevel, type LogLevel } from "./logger.js";
@@ -82,7 +86,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     kind: "string",
     default: "idle",
     usage:
-      "the store writer thread's CPU policy: idle (SCHED_IDLE: reads first) or nice (nice 10: writes keep a share of a saturated machine)",
+      "the store writer thread's CPU policy: auto (the process's priority, SCHED_IDLE once it runs flat out), idle (SCHED_IDLE: reads first), nice (nice 10: writes keep a share of a saturated machine) or normal (the process's priority)",
   },
   {
     name: "snapshot-after-replay",
@@ -197,9 +201,12 @@ export function decodeServerOptions(
       error: `invalid value "${s("event-retention")}" for -event-retention: want a duration like 48h`,
     };
   }
-  const writerPriority = s("writer-priority");
-  if (writerPriority !== "idle" && writerPriority !== "nice") {
-    return { ok: false, error: `invalid value "${writerPriority}" for -writer-priority: want idle or nice` };
+  const writerPriority = WRITER_POLICIES.find((p) => p === s("writer-priority"));
+  if (writerPriority === undefined) {
+    return {
+      ok: false,
+      error: `invalid value "${s("writer-priority")}" for -writer-priority: want auto, idle, nice or normal`,
+    };
   }
   const snapshotAfterReplay = Number(s("snapshot-after-replay"));
   if (!/^\d+$/.test(s("snapshot-after-replay")) || !Number.isSafeInteger(snapshotAfterReplay)) {

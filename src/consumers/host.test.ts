@@ -12,6 +12,7 @@ import { silentLogger } from "../model/logger.js";
 import type { ExitStatus } from "../model/state.js";
 import { RejectedError } from "../store/errors.js";
 import { type LoggedEvent, openEventLogReader } from "../store/index.js";
+import { FakeClock } from "../testing/fake-clock.js";
 import type { LogConsumer } from "./consumer.js";
 import { ConsumerHost } from "./host.js";
 
@@ -193,6 +194,26 @@ describe("ConsumerHost", () => {
       await until(() => c.seen.some((e) => e.event.type === "CheckResultProcessed"));
       assert.equal(c.calls, 1, "one batch after flush_interval");
       assert.equal(c.seen.filter((e) => e.event.type === "CheckResultProcessed").length, 21);
+    } finally {
+      off();
+      await host.stop();
+      await core.close();
+    }
+  });
+
+  it("a commit wakes a waiting consumer: it never waits for its idle interval to see new events", async () => {
+    const dir = tempDir();
+    const core = await Core.open({ dataDir: dir, config, clock: systemClock });
+    // The host's clock never moves: a consumer that waited for its idle interval would never read.
+    const host = ConsumerHost.open({ dataDir: dir, clock: new FakeClock(), logger: silentLogger });
+    const off = core.onCommitted(() => host.notify());
+    try {
+      const c = recorder("c");
+      host.add(c, { start: { kind: "end" }, idleMs: 3_600_000 });
+      for (let i = 0; i < 3; i++) {
+        await core.submit([result(i, 2)]);
+        await until(() => c.seen.filter((e) => e.event.type === "CheckResultProcessed").length === i + 1);
+      }
     } finally {
       off();
       await host.stop();

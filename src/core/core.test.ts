@@ -155,7 +155,7 @@ describe("Core", () => {
     },
   ];
 
-  it("runs the writer at a lower CPU priority than the thread that serves reads", async () => {
+  it("runs the writer at a lower CPU priority than the thread that serves reads (idle)", async () => {
     assert.equal(DEFAULT_WRITER_OPTIONS.priority, "idle");
     // Nice value and scheduling policy (SCHED_IDLE is 5) of a thread's stat line.
     const schedOf = (stat: string): string => {
@@ -167,7 +167,7 @@ describe("Core", () => {
     const own = schedOf(readFileSync("/proc/thread-self/stat", "utf8"));
     const idle = `${own.split("/")[0]}/5`;
     const before = threads().filter((s) => s === idle).length;
-    const core = await Core.open({ dataDir: tempDir(), config });
+    const core = await Core.open({ dataDir: tempDir(), config, writer: { priority: "idle" } });
     try {
       assert.equal(threads().filter((s) => s === idle).length, before + 1);
       assert.equal(schedOf(readFileSync("/proc/thread-self/stat", "utf8")), own, "this thread keeps its own");

@@ -33,7 +33,10 @@ export interface WriterOptions {
    * wait. `idle` (SCHED_IDLE): the writer runs on CPU time nothing else in its scheduling group
    * wants, and a read that wakes takes its CPU at once; on a machine kept busy by other work of
    * normal priority in the same group (the same cgroup, or the same terminal session) ingestion
-   * then nearly stops. `nice`: the writer at `nice`, always a share (docs/storage.md, "Latency").
+   * then nearly stops, and every acknowledgement waits for it. `nice`: the writer at `nice`,
+   * always a share. `normal`: the process's own priority. `auto`: `normal` while the writer mostly
+   * waits — a commit of a few requests then runs as soon as they arrive — and `idle` for good once
+   * it runs flat out (full-speed ingestion), where reads must come first (docs/storage.md, "Latency").
    */
   readonly priority: ThreadPolicy;
   /** The writer thread's nice value (0..19; 0: the process's own) under `nice`, and where SCHED_IDLE cannot be had. */

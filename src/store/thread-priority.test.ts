@@ -55,3 +55,68 @@ describe("lowerThreadPriority", () => {
     });
   }
 });
+
+/**
+ * Runs applyThreadPolicy("auto") in a fresh worker sampling every 50 ms; `busy`: the worker then
+ * runs flat out (CPU work with a turn of its event loop between chunks) until it is lowered, else
+ * it waits for `waitMs`. Resolves with the worker's id, its policy afterwards, and what was lowered.
+ */
+function autoInWorker(
+  busy: boolean,
+  waitMs: number,
+): Promise<{ tid: number; policy: number; lowered: string }> {
+  const url = new URL("./thread-priority.js", import.meta.url).href;
+  const code = `
+    const { parentPort } = require("node:worker_threads");
+    const { readFileSync, readlinkSync } = require("node:fs");
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    const policy = () => {
+      const stat = readFileSync("/proc/thread-self/stat", "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+    };
+    import(${JSON.stringify(url)}).then(({ applyThreadPolicy }) => {
+      let lowered = "unchanged";
+      const first = applyThreadPolicy("auto", 10, { sampleMs: 50, onLowered: (l) => { lowered = l; } });
+      const report = () => parentPort.postMessage({ tid, policy: policy(), lowered: first === "unchanged" ? lowered : "at once" });
+      if (!${busy}) return setTimeout(report, ${waitMs});
+      const spin = () => {
+        if (lowered !== "unchanged") return report();
+        const end = performance.now() + 20;
+        while (performance.now() < end);
+        setImmediate(spin);
+      };
+      spin();
+    });`;
+  const w = new Worker(code, { eval: true });
+  return new Promise((resolve, reject) => {
+    w.once("message", (m: { tid: number; policy: number; lowered: string }) => {
+      resolve(m);
+      void w.terminate();
+    });
+    w.once("error", reject);
+  });
+}
+
+describe("applyThreadPolicy", () => {
+  it("normal: the thread keeps the process's priority", async () => {
+    const url = new URL("./thread-priority.js", import.meta.url).href;
+    const { applyThreadPolicy } = (await import(url)) as typeof import("./thread-priority.js");
+    const before = schedOf("self");
+    assert.equal(applyThreadPolicy("normal", 10), "unchanged");
+    assert.deepEqual(schedOf("self"), before);
+  });
+
+  it("auto: a thread that runs flat out moves itself to SCHED_IDLE", async () => {
+    const { tid, policy, lowered } = await autoInWorker(true, 0);
+    assert.equal(lowered, "idle");
+    assert.equal(policy, SCHED_IDLE);
+    assert.ok(tid > 0);
+    assert.deepEqual(schedOf("self").policy, SCHED_OTHER, "the caller's other threads keep theirs");
+  });
+
+  it("auto: a thread that mostly waits keeps the process's priority", async () => {
+    const { policy, lowered } = await autoInWorker(false, 600);
+    assert.equal(lowered, "unchanged");
+    assert.equal(policy, SCHED_OTHER);
+  });
+});

@@ -36,7 +36,7 @@ import type { StateMachineFactory } from "./state-machine.js";
 import type { SubmissionDecoder } from "./submission.js";
 import { threadCpuMs } from "./thread-cpu.js";
 import { threadMemory } from "./thread-memory.js";
-import { lowerThreadPriority } from "./thread-priority.js";
+import { applyThreadPolicy } from "./thread-priority.js";
 import { type EnqueueRow, type SnapshotStart, Writer } from "./writer.js";
 
 /**
@@ -141,7 +141,7 @@ export function runWriterThread<C>(
         }
         try {
           options = m.options;
-          lowerThreadPriority(m.options.priority, m.options.nice);
+          applyThreadPolicy(m.options.priority, m.options.nice);
           writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
           post({
             t: "ready",
@@ -209,7 +209,7 @@ export function runWriterThread<C>(
   ): Promise<void> {
     try {
       options = m.options;
-      lowerThreadPriority(m.options.priority, m.options.nice);
+      applyThreadPolicy(m.options.priority, m.options.nice);
       if (replicatedLog === undefined) throw new Error("this build has no replicated command log");
       let log: ReplicatedLog | undefined;
       try {
