@@ -148,11 +148,12 @@ test("a worker, a NATS node and the primary die: checks go on, no acknowledged r
     "-log-level",
     "debug",
   ];
-  const primary = await startServer(serverArgs("primary"), { timeoutMs: 30_000 });
+  // Generous: a loaded machine took more than 30 s to listen once.
+  const primary = await startServer(serverArgs("primary"), { timeoutMs: 60_000 });
   logs.push({ name: "primary", text: () => primary.stderr() });
   servers.push(primary);
   await waitFor("the primary to lead", () => primary.stderr().includes('"leadership won"'));
-  const standby = await startServer(serverArgs("standby"), { timeoutMs: 30_000 });
+  const standby = await startServer(serverArgs("standby"), { timeoutMs: 60_000 });
   logs.push({ name: "standby", text: () => standby.stderr() });
   servers.push(standby);
   const workers = [startWorker("dc2", "w1"), startWorker("dc2", "w2"), startWorker("dc3", "w3")];
