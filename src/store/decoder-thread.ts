@@ -1,0 +1,87 @@
+/**
+ * The body of the writer's decoding thread (src/store/decode-ahead.ts): decodes each submission it
+ * is sent with the given AheadDecoder and answers, in the order sent, with what it made of it, a
+ * refusal, the body back (not decodable here) or the error. Its CPU time rides on the answers, a
+ * few times a second, for the writer's stats.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { RejectedError, type RejectReason } from "./errors.js";
+import type { AheadDecoder } from "./submission.js";
+import { threadCpuMs } from "./thread-cpu.js";
+import { lowerThreadPriority, type ThreadPolicy } from "./thread-priority.js";
+
+/** A submission to decode: the writer's request id, its kind, body and receive time. */
+export interface ToDecoder {
+  readonly id: number;
+  readonly kind: string;
+  readonly body: Uint8Array;
+  readonly at: number;
+}
+
+/** What the decoding thread answers for one submission. */
+export type FromDecoder = (
+  | { readonly t: "decoded"; readonly logged: string; readonly prepared: string }
+  | {
+      readonly t: "rejected";
+      readonly reason: RejectReason;
+      readonly message: string;
+      readonly index: number | undefined;
+      readonly detail: unknown;
+    }
+  | { readonly t: "undecoded"; readonly body: Uint8Array }
+  | { readonly t: "failed"; readonly message: string }
+) & { readonly id: number; readonly cpuMs?: number };
+
+/** What the thread is started with (workerData): the writer's CPU policy, which it takes too. */
+export interface DecoderThreadData {
+  readonly priority: ThreadPolicy;
+  readonly nice: number;
+}
+
+const CPU_EVERY_MS = 250;
+
+export function runDecoderThread(decoder: AheadDecoder): void {
+  const port = parentPort;
+  if (port === null) throw new Error("the decoder must run in a worker thread");
+  const data = workerData as DecoderThreadData | undefined;
+  if (data !== undefined) lowerThreadPriority(data.priority, data.nice);
+  let cpuAt = 0;
+  port.on("message", (m: ToDecoder) => {
+    let answer: FromDecoder;
+    let transfer: ArrayBuffer[] | undefined;
+    try {
+      const d = decoder.decode(m.kind, m.body, m.at);
+      if (d === undefined) {
+        answer = { t: "undecoded", id: m.id, body: m.body };
+        transfer = wholeBuffer(m.body);
+      } else answer = { t: "decoded", id: m.id, logged: d.logged, prepared: d.prepared };
+    } catch (e) {
+      answer =
+        e instanceof RejectedError
+          ? {
+              t: "rejected",
+              id: m.id,
+              reason: e.reason,
+              message: e.message,
+              index: e.index,
+              detail: e.detail,
+            }
+          : { t: "failed", id: m.id, message: String(e) };
+    }
+    const now = performance.now();
+    if (now - cpuAt >= CPU_EVERY_MS) {
+      cpuAt = now;
+      const cpuMs = threadCpuMs();
+      if (cpuMs !== undefined) answer = { ...answer, cpuMs };
+    }
+    port.postMessage(answer, transfer);
+  });
+}
+
+/** The body's buffer when the body is all of it (then it moves instead of being copied). */
+export function wholeBuffer(body: Uint8Array): ArrayBuffer[] | undefined {
+  const b = body.buffer;
+  return b instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === b.byteLength
+    ? [b]
+    : undefined;
+}
