@@ -19,6 +19,8 @@ export interface DecodeAhead {
   start(m: ToDecoder): boolean;
   /** Whether request `id` was sent and its answer is not in yet. */
   waiting(id: number): boolean;
+  /** How many requests were sent whose answers are not in yet. */
+  outstanding(): number;
   /** The answer for request `id` (once), or undefined when it was not sent or is not in yet. */
   take(id: number): AheadAnswer | undefined;
   /** The decoding thread's CPU time (ms) as it last told; undefined before it told. */
@@ -29,7 +31,8 @@ export interface DecodeAhead {
 
 /**
  * Starts the decoding thread running `module` (which calls runDecoderThread). `onAnswer` is called
- * after each answer is in. Should the thread fail, each request still out is answered `failed`
+ * after each answer is in (the writer flushes once none is outstanding, so that what arrived
+ * together is committed together). Should the thread fail, each request still out is answered `failed`
  * (its body went with it) and later ones are left to the writer.
  */
 export function createDecodeAhead(
@@ -48,15 +51,18 @@ export function createDecodeAhead(
   const answers = new Map<number, AheadAnswer | null>();
   let cpu: number | undefined;
   let failed = false;
+  let out = 0;
   const fail = (message: string): void => {
     if (failed) return;
     failed = true;
     for (const [id, a] of answers) if (a === null) answers.set(id, { t: "failed", id, message });
+    out = 0;
     onAnswer();
   };
   worker.on("message", (a: AheadAnswer) => {
-    if (!answers.has(a.id)) return;
+    if (answers.get(a.id) !== null) return;
     answers.set(a.id, a);
+    out--;
     if (a.cpuMs !== undefined) cpu = a.cpuMs;
     onAnswer();
   });
@@ -66,10 +72,12 @@ export function createDecodeAhead(
     start(m) {
       if (failed) return false;
       answers.set(m.id, null);
+      out++;
       worker.postMessage(m, wholeBuffer(m.body));
       return true;
     },
     waiting: (id) => answers.get(id) === null,
+    outstanding: () => out,
     take(id) {
       const a = answers.get(id);
       if (a === null || a === undefined) return undefined;

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { RejectedError, type RejectReason } from "./errors.js";
+import { packLogBody } from "./log-body.js";
 import type { AheadDecoder } from "./submission.js";
 import { threadCpuMs } from "./thread-cpu.js";
 import { lowerThreadPriority, type ThreadPolicy } from "./thread-priority.js";
@@ -20,7 +21,13 @@ export interface ToDecoder {
 
 /** What the decoding thread answers for one submission. */
 export type FromDecoder = (
-  | { readonly t: "decoded"; readonly logged: string; readonly prepared: string }
+  | {
+      readonly t: "decoded";
+      readonly logged: string;
+      readonly prepared: string;
+      /** `logged` as the log stores it (packLogBody), for a submission big enough to be a row of its own. */
+      readonly packed?: Uint8Array;
+    }
   | {
       readonly t: "rejected";
       readonly reason: RejectReason;
@@ -40,6 +47,12 @@ export interface DecoderThreadData {
 
 const CPU_EVERY_MS = 250;
 
+/**
+ * The logged text from which a submission is packed here and logged as a row of its own (a batch
+ * of a few dozen results); smaller ones share the group's row (one-result requests, see the writer).
+ */
+export const OWN_ROW_CHARS = 4096;
+
 export function runDecoderThread(decoder: AheadDecoder): void {
   const port = parentPort;
   if (port === null) throw new Error("the decoder must run in a worker thread");
@@ -54,6 +67,11 @@ export function runDecoderThread(decoder: AheadDecoder): void {
       if (d === undefined) {
         answer = { t: "undecoded", id: m.id, body: m.body };
         transfer = wholeBuffer(m.body);
+      } else if (d.logged.length >= OWN_ROW_CHARS) {
+        // Packed here, off the writer's thread; such a batch is logged as a row of its own.
+        const packed = packLogBody(d.logged);
+        answer = { t: "decoded", id: m.id, logged: d.logged, prepared: d.prepared, packed };
+        transfer = wholeBuffer(packed);
       } else answer = { t: "decoded", id: m.id, logged: d.logged, prepared: d.prepared };
     } catch (e) {
       answer =

@@ -103,6 +103,12 @@ function joinArrays(texts: readonly string[]): string {
   return body === "" ? "[]" : `${body}]`;
 }
 
+/**
+ * How many requests decoded (or not to decode) a flush takes while the decoding thread still works
+ * on later ones; fewer wait for it to catch up (see takeReady).
+ */
+const READY_ENOUGH = 64;
+
 /** How long a replica's start waits for the command log before it serves what it has. */
 const START_REACH_MS = 10_000;
 
@@ -399,7 +405,12 @@ export function runWriterThread<C>(
             break;
           case "ingest": {
             const decoded = decodeIngest(w, m);
-            if (decoded !== undefined) {
+            if (decoded?.packed !== undefined && decoded.text !== undefined) {
+              // A batch the decoding thread packed: a row of its own, as it is.
+              merged = undefined;
+              rows.push({ at: m.at, body: decoded.text, packed: decoded.packed, parsed: decoded.elements });
+              admit(m.id, decoded.elements.length, submissions?.describe?.(m.kind, decoded.elements));
+            } else if (decoded !== undefined) {
               const logged = decoded.elements;
               if (merged === undefined) {
                 merged = createMergedIngests(m.at);
@@ -835,7 +846,7 @@ export function runWriterThread<C>(
   function decodeIngest(
     w: Writer<C>,
     m: Extract<Pending, { t: "ingest" }>,
-  ): { elements: unknown[]; text?: string } | undefined {
+  ): { elements: unknown[]; text?: string; packed?: Uint8Array } | undefined {
     const answer = ahead?.take(m.id);
     if (answer !== undefined) return admitAhead(w, m, answer);
     let logged: unknown[] | undefined;
@@ -872,7 +883,9 @@ export function runWriterThread<C>(
     const module = submissions?.ahead?.module;
     if (module === undefined || !o.decodeAhead) return;
     ahead = createDecodeAhead(module, { priority: o.priority, nice: o.nice }, o.youngGenerationMb, () => {
-      if (!scheduled && pending.length > 0) {
+      // Once the decoding thread caught up: what arrived together is committed together, as
+      // without it (a flush that a message's arrival asks for takes what is decoded by then).
+      if (!scheduled && pending.length > 0 && ahead?.outstanding() === 0) {
         scheduled = true;
         setImmediate(flush);
       }
@@ -886,12 +899,14 @@ export function runWriterThread<C>(
 
   /**
    * Takes from `pending` what a flush may take now: everything up to the first ingest whose
-   * decoding is still out, so that requests are enqueued in the order they arrived.
+   * decoding is still out, so that requests are enqueued in the order they arrived — and, while
+   * some decoding is out, nothing until that is a good part of a group (READY_ENOUGH): the
+   * decoding thread's last answer flushes, so what arrived together is committed together.
    */
   function takeReady(): Pending[] {
     const a = ahead;
     let n = pending.length;
-    if (a !== undefined) {
+    if (a !== undefined && a.outstanding() > 0) {
       for (let i = 0; i < pending.length; i++) {
         const m = pending[i] as Pending;
         if (m.t === "ingest" && a.waiting(m.id)) {
@@ -899,6 +914,7 @@ export function runWriterThread<C>(
           break;
         }
       }
+      if (n < READY_ENOUGH) return [];
     }
     const batch = n === pending.length ? pending : pending.slice(0, n);
     pending = n === pending.length ? [] : pending.slice(n);
@@ -914,7 +930,7 @@ export function runWriterThread<C>(
     w: Writer<C>,
     m: Extract<Pending, { t: "ingest" }>,
     a: AheadAnswer,
-  ): { elements: unknown[]; text: string } | undefined {
+  ): { elements: unknown[]; text: string; packed?: Uint8Array } | undefined {
     switch (a.t) {
       case "decoded":
         break;
@@ -958,7 +974,9 @@ export function runWriterThread<C>(
       }
       return undefined;
     }
-    return { elements, text: a.logged };
+    return a.packed === undefined
+      ? { elements, text: a.logged }
+      : { elements, text: a.logged, packed: a.packed };
   }
 
   /** Begins a snapshot (or joins the one under way) and puts its barrier into the delta stream. */
