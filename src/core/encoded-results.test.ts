@@ -10,9 +10,10 @@ import {
   ProcessCheckResultsRequestSchema,
 } from "../api/gen/svc/v1/command_service_pb.js";
 import { RejectedError } from "../store/errors.js";
-import { EventLog, openEventLogReader } from "../store/event-log.js";
+import { EventLog, openEventLogReader, unpackBody } from "../store/event-log.js";
 import type { IngestOutcome } from "../store/index.js";
 import { replayProjection } from "../store/replay.js";
+import { Database } from "../store/sqlite.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { Core } from "./core.js";
 import { type ResultsForm, readResultsDescription } from "./encoded-results.js";
@@ -407,11 +408,17 @@ describe("decoded on the writer's decoding thread or on the writer's own", () =>
     await Promise.all(waits);
     await c.flush();
     const projection = c.view.projection.snapshot();
+    // Read while open: closing takes a snapshot, which drops the commands it covers.
+    const db = new Database(join(dir, "lookout.db"), { readonly: true, fileMustExist: true });
+    const rows = (
+      db.prepare("SELECT at, body FROM commands ORDER BY seq").all() as { at: number; body: Buffer }[]
+    ).map((r) => ({ at: r.at, body: unpackBody(r.body) }));
+    db.close();
     await c.close();
     const log = EventLog.open(dir);
     // The commands in log order, each with its time: a batch packed on the decoding thread is a
     // row of its own, where the writer would have put it in the group's row.
-    const commands = log.commandsAfter(0, 10_000).flatMap((r) => {
+    const commands = rows.flatMap((r) => {
       if (!r.body.startsWith("[")) return [[r.at, r.body]];
       let when = r.at;
       return (JSON.parse(r.body) as unknown[]).flatMap((e) => {
@@ -422,7 +429,7 @@ describe("decoded on the writer's decoding thread or on the writer's own", () =>
     });
     const events = log.eventsAfter(0, 100_000).map((e) => e.event);
     log.close();
-    return { outcomes, commands, events, projection, replayed: replayProjection(dir) };
+    return { outcomes, rows: rows.length, commands, events, projection, replayed: replayProjection(dir) };
   }
 
   it("answers, logs, applies and replays alike", async () => {
@@ -436,6 +443,10 @@ describe("decoded on the writer's decoding thread or on the writer's own", () =>
       JSON.stringify(ahead.outcomes),
     );
     assert.deepEqual(ahead.commands, own.commands, "the same commands logged, at the same times");
+    assert.ok(
+      ahead.rows > own.rows,
+      `the big batches are rows of their own (${ahead.rows} rows, ${own.rows} without)`,
+    );
     assert.deepEqual(ahead.events, own.events);
     assert.deepEqual(ahead.projection, own.projection);
     assert.deepEqual(ahead.replayed, ahead.projection);

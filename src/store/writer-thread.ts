@@ -5,6 +5,8 @@
  * them with one fsync'd transaction (the one-result ingests among them as one row) and
  * acknowledges them; a task of its own then applies them, after committing whatever arrived
  * meanwhile, so an acknowledgement waits for one commit, not for the apply of the group before.
+ * Ingests in a wire form are decoded on the writer's decoding thread meanwhile (decode-ahead.ts):
+ * a flush takes requests in the order they arrived, up to the first one still being decoded.
  *
  * Deltas go to the reader by pull: the reader asks for the next part when it has applied the last
  * one, and meanwhile changes coalesce in a DeltaBuffer. A busy reader thus never finds a backlog of
