@@ -169,7 +169,13 @@ describe("Core", () => {
     const before = threads().filter((s) => s === idle).length;
     const core = await Core.open({ dataDir: tempDir(), config });
     try {
-      // The writer lowers its own before it answers; its decoding thread, started then, soon after.
+      assert.equal(threads().filter((s) => s === idle).length, before + 1);
+      assert.equal(schedOf(readFileSync("/proc/thread-self/stat", "utf8")), own, "this thread keeps its own");
+      // The writer's decoding thread starts with the first batch and lowers its own soon after.
+      const results = Array.from({ length: 100 }, (_, i) => ({ host: `host-0000${i % 4}`, output: "OK" }));
+      const batch = new TextEncoder().encode(JSON.stringify({ results }));
+      assert.ok(batch.byteLength >= 2048, "a body the decoding thread takes");
+      assert.equal((await core.submitEncoded("results-json", batch)).kind, "enqueued");
       for (let i = 0; i < 100 && threads().filter((s) => s === idle).length < before + 2; i++) {
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -23,8 +23,8 @@ export interface DecodeAhead {
   outstanding(): number;
   /** The answer for request `id` (once), or undefined when it was not sent or is not in yet. */
   take(id: number): AheadAnswer | undefined;
-  /** The decoding thread's CPU time (ms) as it last told; undefined before it told. */
-  cpuMs(): number | undefined;
+  /** The decoding thread's CPU time (ms) now, or as it last told when it does not answer soon. */
+  cpuMs(): Promise<number | undefined>;
   /** Stops the thread; requests still out are never answered. */
   close(): void;
 }
@@ -59,7 +59,16 @@ export function createDecodeAhead(
     out = 0;
     onAnswer();
   };
-  worker.on("message", (a: AheadAnswer) => {
+  /** Those waiting for the thread's CPU time. */
+  let cpuWaiters: ((ms: number | undefined) => void)[] = [];
+  worker.on("message", (a: AheadAnswer | { t: "cpu"; cpuMs: number | undefined }) => {
+    if (a.t === "cpu") {
+      if (a.cpuMs !== undefined) cpu = a.cpuMs;
+      const w = cpuWaiters;
+      cpuWaiters = [];
+      for (const f of w) f(cpu);
+      return;
+    }
     if (answers.get(a.id) !== null) return;
     answers.set(a.id, a);
     out--;
@@ -84,7 +93,21 @@ export function createDecodeAhead(
       answers.delete(id);
       return a;
     },
-    cpuMs: () => cpu,
+    cpuMs() {
+      if (failed) return Promise.resolve(cpu);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          cpuWaiters = cpuWaiters.filter((f) => f !== done);
+          resolve(cpu);
+        }, 1_000);
+        const done = (ms: number | undefined): void => {
+          clearTimeout(timer);
+          resolve(ms);
+        };
+        cpuWaiters.push(done);
+        worker.postMessage({ t: "cpu" });
+      });
+    },
     close() {
       failed = true;
       void worker.terminate();

@@ -2,7 +2,7 @@
  * The body of the writer's decoding thread (src/store/decode-ahead.ts): decodes each submission it
  * is sent with the given AheadDecoder and answers, in the order sent, with what it made of it, a
  * refusal, the body back (not decodable here) or the error. Its CPU time rides on the answers, a
- * few times a second, for the writer's stats.
+ * few times a second, and answers a `cpu` message, for the writer's stats.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { RejectedError, type RejectReason } from "./errors.js";
@@ -59,7 +59,11 @@ export function runDecoderThread(decoder: AheadDecoder): void {
   const data = workerData as DecoderThreadData | undefined;
   if (data !== undefined) lowerThreadPriority(data.priority, data.nice);
   let cpuAt = 0;
-  port.on("message", (m: ToDecoder) => {
+  port.on("message", (m: ToDecoder | { readonly t: "cpu" }) => {
+    if ("t" in m) {
+      port.postMessage({ t: "cpu", cpuMs: threadCpuMs() });
+      return;
+    }
     let answer: FromDecoder;
     let transfer: ArrayBuffer[] | undefined;
     try {

@@ -111,6 +111,9 @@ function joinArrays(texts: readonly string[]): string {
  */
 const READY_ENOUGH = 64;
 
+/** The smallest body the decoding thread decodes; the writer decodes smaller ones itself. */
+const AHEAD_MIN_BYTES = 2048;
+
 /** How long a replica's start waits for the command log before it serves what it has. */
 const START_REACH_MS = 10_000;
 
@@ -172,8 +175,10 @@ export function runWriterThread<C>(
   let replication: Replication | undefined;
   /** Replicated: whether this server leads (it publishes its snapshots). */
   let leading = false;
-  /** The decoding thread, where the decoder has one and the options want it (startDecodeAhead). */
+  /** The decoding thread, once started (with the first batch: sendAhead). */
   let ahead: DecodeAhead | undefined;
+  /** Whether the decoder has a decoding thread and the options want it (until close). */
+  let aheadAllowed = false;
 
   port.on("message", (m: ToWriter) => {
     switch (m.t) {
@@ -186,7 +191,7 @@ export function runWriterThread<C>(
           options = m.options;
           lowerThreadPriority(m.options.priority, m.options.nice);
           writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
-          startDecodeAhead(m.options);
+          aheadAllowed = submissions?.ahead !== undefined && m.options.decodeAhead;
           post({
             t: "ready",
             projection: writer.takeInitialProjection(),
@@ -202,16 +207,16 @@ export function runWriterThread<C>(
         return;
       case "stats": {
         const cpuMs = threadCpuMs();
-        const decoderCpuMs = ahead?.cpuMs();
-        post({
-          t: "stats",
-          id: m.id,
-          stats: {
-            ...threadMemory(m.collect),
-            cpuMs,
-            ...(decoderCpuMs === undefined ? {} : { decoderCpuMs }),
-          },
-        });
+        const stats = { ...threadMemory(m.collect), cpuMs };
+        if (ahead === undefined) post({ t: "stats", id: m.id, stats });
+        else
+          void ahead.cpuMs().then((decoderCpuMs) =>
+            post({
+              t: "stats",
+              id: m.id,
+              stats: decoderCpuMs === undefined ? stats : { ...stats, decoderCpuMs },
+            }),
+          );
         return;
       }
       case "trim": {
@@ -282,7 +287,7 @@ export function runWriterThread<C>(
       if (log !== undefined) await takeSnapshotIfBehind(m.dataDir, log);
       const w = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest, true);
       writer = w;
-      startDecodeAhead(m.options);
+      aheadAllowed = submissions?.ahead !== undefined && m.options.decodeAhead;
       replication = startReplication(w, r.origin, r.options, replicatedLog, log);
       post({
         t: "ready",
@@ -473,6 +478,7 @@ export function runWriterThread<C>(
             commit();
             ahead?.close();
             ahead = undefined;
+            aheadAllowed = false;
             if (replication !== undefined) {
               // What was published is acknowledged or refused first; what the log holds of this
               // server's and others' is applied; then the snapshot, as without replication.
@@ -878,13 +884,12 @@ export function runWriterThread<C>(
   }
 
   /**
-   * Starts the decoding thread (src/store/decode-ahead.ts) when the decoder has one and the options
-   * want it; an answer that comes in lets a flush take the ingests it held back.
+   * Starts the decoding thread (src/store/decode-ahead.ts): with the first batch, so that a server
+   * that is never sent one does not hold it. An answer that comes in lets a flush take the ingests
+   * it held back.
    */
-  function startDecodeAhead(o: WriterOptions): void {
-    const module = submissions?.ahead?.module;
-    if (module === undefined || !o.decodeAhead) return;
-    ahead = createDecodeAhead(module, { priority: o.priority, nice: o.nice }, o.youngGenerationMb, () => {
+  function startDecodeAhead(o: WriterOptions, module: URL): DecodeAhead {
+    return createDecodeAhead(module, { priority: o.priority, nice: o.nice }, o.youngGenerationMb, () => {
       // Once the decoding thread caught up: what arrived together is committed together, as
       // without it (a flush that a message's arrival asks for takes what is decoded by then).
       if (!scheduled && pending.length > 0 && ahead?.outstanding() === 0) {
@@ -894,8 +899,15 @@ export function runWriterThread<C>(
     });
   }
 
-  /** Has the decoding thread decode an ingest's body, when there is one (it takes the body). */
+  /**
+   * Has the decoding thread decode an ingest's body, when there is one and the body is a batch's
+   * (it takes the body); a small one costs the writer less to decode than two messages do.
+   */
   function sendAhead(m: Extract<Pending, { t: "ingest" }>): void {
+    if (m.body.byteLength < AHEAD_MIN_BYTES || !aheadAllowed) return;
+    const module = submissions?.ahead?.module;
+    if (ahead === undefined && options !== undefined && module !== undefined)
+      ahead = startDecodeAhead(options, module);
     ahead?.start({ id: m.id, kind: m.kind, body: m.body, at: m.at });
   }
 
