@@ -340,7 +340,7 @@ describe("decoded on the writer's decoding thread or on the writer's own", () =>
     "OK - fine | time=0.012s;1;2;0;10 'a b'=3%",
     "WARNING - slow\nline two\nline three | size=1e999B;;;-0;1e999\nmore=2",
     "CRITICAL | zero=-0 huge=1e308",
-    "\ud800 lone surrogate | x=1",
+    "UNKNOWN – ünïcode ✓ | x=1",
   ];
   const batch = (i: number): Result[] =>
     texts.map((output, j) => ({
@@ -355,20 +355,35 @@ describe("decoded on the writer's decoding thread or on the writer's own", () =>
     const at = new FakeClock(Date.UTC(2026, 0, 3));
     const c = await Core.open({ dataDir: dir, config, clock: at, writer: { decodeAhead } });
     const outcomes: unknown[] = [];
-    const settle = (p: Promise<unknown>): Promise<void> =>
-      p.then(
-        (o) => void outcomes.push(o === undefined ? "ok" : counted(o as IngestOutcome)),
-        (e: unknown) =>
-          void outcomes.push(
-            e instanceof RejectedError ? { reason: e.reason, index: e.index, m: e.message } : String(e),
-          ),
+    /** Each request's outcome in the order the requests were made. */
+    const settle = (p: Promise<unknown>): Promise<void> => {
+      const i = outcomes.push(undefined) - 1;
+      return p.then(
+        (o) => {
+          outcomes[i] = o === undefined ? "ok" : counted(o as IngestOutcome);
+        },
+        (e: unknown) => {
+          outcomes[i] =
+            e instanceof RejectedError ? { reason: e.reason, index: e.index, m: e.message } : String(e);
+        },
       );
+    };
     const waits: Promise<void>[] = [];
+    /** A body the decoding thread takes (2 KiB or more; smaller ones stay with the writer). */
+    const batchBody = (form: ResultsForm, results: Result[]): Uint8Array => {
+      const b = body(form, results);
+      assert.ok(b.byteLength >= 2048, `${b.byteLength} bytes`);
+      return b;
+    };
+    const pad = Array.from({ length: 40 }, (_, k) => ok(`host-0000${k % 3}`, undefined, k % 2));
     for (let i = 0; i < 3; i++) {
       waits.push(settle(c.submitEncoded("results-json", body("results-json", batch(i)))));
+      // Decoded there, and logged in the group's row with the requests around it.
+      const medium = Array.from({ length: 6 }, (_, k) => batch(i + k)).flat();
+      waits.push(settle(c.submitEncoded("results-json", batchBody("results-json", medium))));
       // Big enough to be packed on the decoding thread and logged as a row of its own.
       const big = Array.from({ length: 60 }, (_, k) => batch(i + k)).flat();
-      waits.push(settle(c.submitEncoded("results-proto", body("results-proto", big))));
+      waits.push(settle(c.submitEncoded("results-proto", batchBody("results-proto", big))));
       waits.push(settle(c.submitEncoded("results-proto", body("results-proto", batch(i + 1)))));
       waits.push(
         settle(c.submitEncoded("result-json", body("result-json", [ok("host-00002", "svc-001", i)]))),
@@ -395,16 +410,25 @@ describe("decoded on the writer's decoding thread or on the writer's own", () =>
       settle(
         c.submitEncoded(
           "results-proto",
-          body("results-proto", [ok("host-00000"), ok("host-00001", "svc-001")]),
+          batchBody("results-proto", [...pad, ok("host-00000"), ok("host-00001", "svc-001"), ...pad]),
         ),
       ),
     );
     waits.push(
       settle(
-        c.submitEncoded("results-json", body("results-json", [ok("host-00001", "svc-001", 7), ok("x")])),
+        c.submitEncoded(
+          "results-json",
+          batchBody("results-json", [ok("host-00001", "svc-001", 7), ...pad, ok("x")]),
+        ),
       ),
     );
     waits.push(settle(c.submitEncoded("results-json", new TextEncoder().encode('{"results":[{"host":1}]}'))));
+    // Not decoded exactly on either thread: it comes back, to be decoded by the caller.
+    const surrogate = { ...ok("host-00000"), output: "\ud800 lone surrogate" };
+    waits.push(settle(c.submitEncoded("results-json", body("results-json", [...pad, surrogate]))));
+    waits.push(settle(c.submitEncoded("results-json", batchBody("results-json", [...pad, ok("nope")]))));
+    const malformed = `{"results":[${JSON.stringify(ok("host-00000")).repeat(40)}]}`;
+    waits.push(settle(c.submitEncoded("results-json", new TextEncoder().encode(malformed))));
     await Promise.all(waits);
     await c.flush();
     const projection = c.view.projection.snapshot();
