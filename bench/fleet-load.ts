@@ -62,6 +62,8 @@ export interface HarnessStats {
   readonly writerHeapUsed: number;
   readonly readerCpuMs?: number;
   readonly writerCpuMs?: number;
+  /** The writer's decoding thread's CPU (WriterOptions.decodeAhead). */
+  readonly decoderCpuMs?: number;
   /** The reader thread's event-loop delay since the previous stats (ms). */
   readonly loopDelayP50Ms: number;
   readonly loopDelayP99Ms: number;

@@ -86,6 +86,7 @@ for (const { protocol, lean } of runs) {
       `call latency p50 ${r.p50Ms.toFixed(1)} ms p99 ${r.p99Ms.toFixed(1)} ms; ` +
       `server CPU ${cpu.toFixed(1)} s = ${Math.round(r.results / cpu)} results per server CPU-second ` +
       `(µs per result: reader ${perResult(s0.readerCpuMs, s1.readerCpuMs)}, writer ${perResult(s0.writerCpuMs, s1.writerCpuMs)}, ` +
+      `${s1.decoderCpuMs === undefined ? "" : `decoder ${perResult(s0.decoderCpuMs ?? 0, s1.decoderCpuMs)}, `}` +
       `all ${((cpu * 1e6) / r.results).toFixed(1)}; the client's own ${((r.cpuMs * 1000) / r.results).toFixed(1)}); ` +
       `after: ${describe(s1)}; load average ${loadavg()[0]?.toFixed(1)}`,
   );

@@ -28,6 +28,8 @@ const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), "lookout-ingest-
 const core = await Core.open({
   dataDir: dir,
   config: fleetConfig({ hosts: HOSTS, servicesPerHost: SERVICES }),
+  // LOOKOUT_DECODE_AHEAD=0: the writer without its decoding thread (WriterOptions.decodeAhead).
+  writer: { decodeAhead: process.env.LOOKOUT_DECODE_AHEAD !== "0" },
 });
 
 let next = 0;
@@ -40,7 +42,8 @@ async function run(batch: number): Promise<void> {
   const lat: number[] = [];
   let results = 0;
   const r0 = threadCpuMs() ?? 0;
-  const w0 = (await core.writerStats()).cpuMs ?? 0;
+  const s0 = await core.writerStats();
+  const w0 = s0.cpuMs ?? 0;
   const t0 = performance.now();
   const end = t0 + seconds * 1000;
   await Promise.all(
@@ -61,13 +64,18 @@ async function run(batch: number): Promise<void> {
   const took = (performance.now() - t0) / 1000;
   await core.flush();
   const reader = (threadCpuMs() ?? 0) - r0;
-  const writer = ((await core.writerStats()).cpuMs ?? 0) - w0;
+  const s1 = await core.writerStats();
+  const writer = (s1.cpuMs ?? 0) - w0;
+  const decoder =
+    s1.decoderCpuMs === undefined
+      ? ""
+      : `, decoder ${((((s1.decoderCpuMs ?? 0) - (s0.decoderCpuMs ?? 0)) * 1000) / results).toFixed(1)}`;
   lat.sort((a, b) => a - b);
   const pct = (q: number): number => lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] ?? 0;
   console.log(
     `${batch === 1 ? "one result per call" : `batches of ${batch}`}, ${concurrency} in flight: ` +
       `${Math.round(results / took)} results/s, call p50 ${pct(0.5).toFixed(1)} ms p99 ${pct(0.99).toFixed(1)} ms; ` +
-      `µs per result: reader ${((reader * 1000) / results).toFixed(1)} (encoding the bodies included), writer ${((writer * 1000) / results).toFixed(1)}; ` +
+      `µs per result: reader ${((reader * 1000) / results).toFixed(1)} (encoding the bodies included), writer ${((writer * 1000) / results).toFixed(1)}${decoder}; ` +
       `load ${loadavg()[0]?.toFixed(1)}`,
   );
 }

@@ -7,7 +7,8 @@
  *   node dist/src/api/core-test-server.js <dataDir> <hosts> <servicesPerHost> [port=0] [snapshotEveryEvents]
  *
  * LOOKOUT_WRITER_PRIORITY=idle|nice picks the writer thread's CPU policy (WriterOptions.priority),
- * LOOKOUT_WRITER_NICE its nice value under `nice` (WriterOptions.nice).
+ * LOOKOUT_WRITER_NICE its nice value under `nice` (WriterOptions.nice), LOOKOUT_DECODE_AHEAD=0 turns
+ * the writer's decoding thread off (WriterOptions.decodeAhead).
  */
 // First, as in the binary (src/app/index.ts): the server's V8 heap flags.
 import "../app/v8-heap.js";
@@ -122,6 +123,8 @@ async function main(argv: string[]): Promise<void> {
       ...(snapshotEvery === undefined ? {} : { snapshotEveryEvents: Number(snapshotEvery) }),
       ...(priority === "idle" || priority === "nice" ? { priority } : {}),
       ...(nice === undefined ? {} : { nice: Number(nice) }),
+      // ... and LOOKOUT_DECODE_AHEAD=0 the writer without its decoding thread (WriterOptions.decodeAhead).
+      ...(process.env.LOOKOUT_DECODE_AHEAD === "0" ? { decodeAhead: false } : {}),
     },
   });
   const srv = await serveCore(core, Number(port ?? 0));
@@ -174,6 +177,7 @@ async function main(argv: string[]): Promise<void> {
       writerHeapTotal: w.heapTotal,
       readerCpuMs,
       writerCpuMs: w.cpuMs,
+      decoderCpuMs: w.decoderCpuMs,
       loopDelayP50Ms: loopDelayMs.p50,
       loopDelayP99Ms: loopDelayMs.p99,
       loopDelayMaxMs: loopDelayMs.max,

@@ -155,7 +155,7 @@ describe("Core", () => {
     },
   ];
 
-  it("runs the writer at a lower CPU priority than the thread that serves reads (idle)", async () => {
+  it("runs the writer and its decoding thread at a lower CPU priority than the thread that serves reads (idle)", async () => {
     assert.equal(DEFAULT_WRITER_OPTIONS.priority, "idle");
     // Nice value and scheduling policy (SCHED_IDLE is 5) of a thread's stat line.
     const schedOf = (stat: string): string => {
@@ -170,6 +170,16 @@ describe("Core", () => {
     const core = await Core.open({ dataDir: tempDir(), config, writer: { priority: "idle" } });
     try {
       assert.equal(threads().filter((s) => s === idle).length, before + 1);
+      assert.equal(schedOf(readFileSync("/proc/thread-self/stat", "utf8")), own, "this thread keeps its own");
+      // The writer's decoding thread starts with the first batch and lowers its own soon after.
+      const results = Array.from({ length: 100 }, (_, i) => ({ host: `host-0000${i % 4}`, output: "OK" }));
+      const batch = new TextEncoder().encode(JSON.stringify({ results }));
+      assert.ok(batch.byteLength >= 2048, "a body the decoding thread takes");
+      assert.equal((await core.submitEncoded("results-json", batch)).kind, "enqueued");
+      for (let i = 0; i < 100 && threads().filter((s) => s === idle).length < before + 2; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(threads().filter((s) => s === idle).length, before + 2);
       assert.equal(schedOf(readFileSync("/proc/thread-self/stat", "utf8")), own, "this thread keeps its own");
     } finally {
       await core.close();

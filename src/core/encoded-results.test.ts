@@ -10,9 +10,10 @@ import {
   ProcessCheckResultsRequestSchema,
 } from "../api/gen/svc/v1/command_service_pb.js";
 import { RejectedError } from "../store/errors.js";
-import { openEventLogReader } from "../store/event-log.js";
+import { EventLog, openEventLogReader, unpackBody } from "../store/event-log.js";
 import type { IngestOutcome } from "../store/index.js";
 import { replayProjection } from "../store/replay.js";
+import { Database } from "../store/sqlite.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { Core } from "./core.js";
 import { type ResultsForm, readResultsDescription } from "./encoded-results.js";
@@ -330,5 +331,148 @@ describe("one-result ingests in the same group", () => {
     c = await Core.open({ dataDir: dir, config, clock: merging });
     assert.deepEqual(c.view.projection.snapshot(), before);
     assert.deepEqual(replayProjection(dir), before);
+  });
+});
+
+describe("decoded on the writer's decoding thread or on the writer's own", () => {
+  /** Plugin texts whose figures JSON keeps and some it would not (they stay unparsed there). */
+  const texts = [
+    "OK - fine | time=0.012s;1;2;0;10 'a b'=3%",
+    "WARNING - slow\nline two\nline three | size=1e999B;;;-0;1e999\nmore=2",
+    "CRITICAL | zero=-0 huge=1e308",
+    "UNKNOWN – ünïcode ✓ | x=1",
+  ];
+  const batch = (i: number): Result[] =>
+    texts.map((output, j) => ({
+      ...ok(`host-0000${(i + j) % 3}`, j % 2 === 0 ? "svc-000" : undefined, j),
+      output,
+    }));
+
+  /** Submits the same requests, in the same order, to a Core with decodeAhead on or off. */
+  async function run(decodeAhead: boolean) {
+    const dir = mkdtempSync(join(tmpdir(), `lookout-ahead-${decodeAhead}-`));
+    dirs.push(dir);
+    const at = new FakeClock(Date.UTC(2026, 0, 3));
+    const c = await Core.open({ dataDir: dir, config, clock: at, writer: { decodeAhead } });
+    const outcomes: unknown[] = [];
+    /** Each request's outcome in the order the requests were made. */
+    const settle = (p: Promise<unknown>): Promise<void> => {
+      const i = outcomes.push(undefined) - 1;
+      return p.then(
+        (o) => {
+          outcomes[i] = o === undefined ? "ok" : counted(o as IngestOutcome);
+        },
+        (e: unknown) => {
+          outcomes[i] =
+            e instanceof RejectedError ? { reason: e.reason, index: e.index, m: e.message } : String(e);
+        },
+      );
+    };
+    const waits: Promise<void>[] = [];
+    /** A body the decoding thread takes (2 KiB or more; smaller ones stay with the writer). */
+    const batchBody = (form: ResultsForm, results: Result[]): Uint8Array => {
+      const b = body(form, results);
+      assert.ok(b.byteLength >= 2048, `${b.byteLength} bytes`);
+      return b;
+    };
+    const pad = Array.from({ length: 40 }, (_, k) => ok(`host-0000${k % 3}`, undefined, k % 2));
+    for (let i = 0; i < 3; i++) {
+      waits.push(settle(c.submitEncoded("results-json", body("results-json", batch(i)))));
+      // Decoded there, and logged in the group's row with the requests around it.
+      const medium = Array.from({ length: 6 }, (_, k) => batch(i + k)).flat();
+      waits.push(settle(c.submitEncoded("results-json", batchBody("results-json", medium))));
+      // Big enough to be packed on the decoding thread and logged as a row of its own.
+      const big = Array.from({ length: 60 }, (_, k) => batch(i + k)).flat();
+      waits.push(settle(c.submitEncoded("results-proto", batchBody("results-proto", big))));
+      waits.push(settle(c.submitEncoded("results-proto", body("results-proto", batch(i + 1)))));
+      waits.push(
+        settle(c.submitEncoded("result-json", body("result-json", [ok("host-00002", "svc-001", i)]))),
+      );
+      at.advance(7);
+    }
+    // Passive checks of one service off: a batch naming it is refused there, by the engine's state.
+    waits.push(
+      settle(
+        c.submit([
+          {
+            type: "SetObjectFlags",
+            target: { object: { host: "host-00001", service: "svc-001" } },
+            flags: { passiveChecks: false },
+            author: "test",
+          },
+        ]),
+      ),
+    );
+    await Promise.all(waits);
+    await c.flush();
+    waits.length = 0;
+    waits.push(
+      settle(
+        c.submitEncoded(
+          "results-proto",
+          batchBody("results-proto", [...pad, ok("host-00000"), ok("host-00001", "svc-001"), ...pad]),
+        ),
+      ),
+    );
+    waits.push(
+      settle(
+        c.submitEncoded(
+          "results-json",
+          batchBody("results-json", [ok("host-00001", "svc-001", 7), ...pad, ok("x")]),
+        ),
+      ),
+    );
+    waits.push(settle(c.submitEncoded("results-json", new TextEncoder().encode('{"results":[{"host":1}]}'))));
+    // Not decoded exactly on either thread: it comes back, to be decoded by the caller.
+    const surrogate = { ...ok("host-00000"), output: "\ud800 lone surrogate" };
+    waits.push(settle(c.submitEncoded("results-json", body("results-json", [...pad, surrogate]))));
+    waits.push(settle(c.submitEncoded("results-json", batchBody("results-json", [...pad, ok("nope")]))));
+    const malformed = `{"results":[${JSON.stringify(ok("host-00000")).repeat(40)}]}`;
+    waits.push(settle(c.submitEncoded("results-json", new TextEncoder().encode(malformed))));
+    await Promise.all(waits);
+    await c.flush();
+    const projection = c.view.projection.snapshot();
+    // Read while open: closing takes a snapshot, which drops the commands it covers.
+    const db = new Database(join(dir, "lookout.db"), { readonly: true, fileMustExist: true });
+    const rows = (
+      db.prepare("SELECT at, body FROM commands ORDER BY seq").all() as { at: number; body: Buffer }[]
+    ).map((r) => ({ at: r.at, body: unpackBody(r.body) }));
+    db.close();
+    await c.close();
+    const log = EventLog.open(dir);
+    // The commands in log order, each with its time: a batch packed on the decoding thread is a
+    // row of its own, where the writer would have put it in the group's row.
+    const commands = rows.flatMap((r) => {
+      if (!r.body.startsWith("[")) return [[r.at, r.body]];
+      let when = r.at;
+      return (JSON.parse(r.body) as unknown[]).flatMap((e) => {
+        if (typeof e !== "number") return [[when, e]];
+        when = e;
+        return [];
+      });
+    });
+    const events = log.eventsAfter(0, 100_000).map((e) => e.event);
+    log.close();
+    return { outcomes, rows: rows.length, commands, events, projection, replayed: replayProjection(dir) };
+  }
+
+  it("answers, logs, applies and replays alike", async () => {
+    const ahead = await run(true);
+    const own = await run(false);
+    assert.deepEqual(ahead.outcomes, own.outcomes);
+    assert.ok(
+      ahead.outcomes.some(
+        (o) => typeof o === "object" && o !== null && "reason" in o && o.reason === "failed_precondition",
+      ),
+      JSON.stringify(ahead.outcomes),
+    );
+    assert.deepEqual(ahead.commands, own.commands, "the same commands logged, at the same times");
+    assert.ok(
+      ahead.rows > own.rows,
+      `the big batches are rows of their own (${ahead.rows} rows, ${own.rows} without)`,
+    );
+    assert.deepEqual(ahead.events, own.events);
+    assert.deepEqual(ahead.projection, own.projection);
+    assert.deepEqual(ahead.replayed, ahead.projection);
   });
 });

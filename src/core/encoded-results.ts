@@ -1,7 +1,10 @@
+import type { PerfDatum } from "../model/check-result.js";
 import { passiveHostStatus } from "../model/state.js";
+import { parsePluginOutput } from "../nagios/index.js";
 import { RejectedError } from "../store/errors.js";
-import type { SubmissionDecoder } from "../store/submission.js";
-import type { CompactResult } from "./plugin-result.js";
+import type { KnownObjects } from "../store/state-machine.js";
+import type { AheadDecoder, SubmissionDecoder } from "../store/submission.js";
+import type { CompactResult, ParsedCompactResult } from "./plugin-result.js";
 import { decodeResultsBinary } from "./results-binary.js";
 import { decodeResultsJson } from "./results-json.js";
 import { validateResult } from "./validate.js";
@@ -65,19 +68,64 @@ export const encodedResults: SubmissionDecoder = {
       const r = results[i] as CompactResult;
       // A host's status is its state (0 UP, 1 DOWN), as in Icinga 2's process-check-result.
       if (r[1] === null) r[2] = passiveHostStatus(r[2]);
-      const [host, service, exitStatus, , checkedAt] = r;
-      try {
-        validateResult(objects, host, service ?? undefined, exitStatus, checkedAt);
-      } catch (e) {
-        if (e instanceof RejectedError)
-          throw new RejectedError(e.reason, e.message, i, describeResults(results));
-        throw e;
-      }
     }
+    admit(results, objects);
     return results;
   },
   describe: (_kind, logged) => describeResults(logged as CompactResult[]),
+  ahead: {
+    module: new URL("./decoder-worker.js", import.meta.url),
+    admit: (_kind, elements, objects) => admit(elements as readonly CompactResult[], objects),
+  },
 };
+
+/**
+ * The decoding thread's half of encodedResults (src/core/decoder-worker.ts): decodes as `decode`
+ * does and parses each result's plugin output there too (what preparePluginResult would do on the
+ * writer's thread), so that the writer admits and applies the results without either.
+ */
+export const encodedResultsAhead: AheadDecoder = {
+  decode(kind, body, at) {
+    const results = decode(kind as ResultsForm, body, at);
+    if (results === undefined) return undefined;
+    const prepared: (CompactResult | ParsedCompactResult)[] = new Array(results.length);
+    for (let i = 0; i < results.length; i++) {
+      const r = results[i] as CompactResult;
+      if (r[1] === null) r[2] = passiveHostStatus(r[2]);
+      const p = parsePluginOutput(r[3]);
+      // The text is not needed once parsed; a result whose figures JSON would change stays unparsed.
+      prepared[i] = faithful(p.perfdata)
+        ? [r[0], r[1], r[2], "", r[4], p.output, p.longOutput, p.perfdata]
+        : r;
+    }
+    return { logged: JSON.stringify(results), prepared: JSON.stringify(prepared) };
+  },
+};
+
+/** Validates decoded results against `objects` (src/core/validate.ts), all-or-nothing. */
+function admit(results: readonly CompactResult[], objects: KnownObjects): void {
+  for (let i = 0; i < results.length; i++) {
+    const [host, service, exitStatus, , checkedAt] = results[i] as CompactResult;
+    try {
+      validateResult(objects, host, service ?? undefined, exitStatus, checkedAt);
+    } catch (e) {
+      if (e instanceof RejectedError)
+        throw new RejectedError(e.reason, e.message, i, describeResults(results));
+      throw e;
+    }
+  }
+}
+
+/** Whether JSON gives these points back as they are (no infinity, no negative zero). */
+function faithful(points: readonly PerfDatum[]): boolean {
+  for (const p of points) {
+    if (!exact(p.value) || (p.min !== undefined && !exact(p.min)) || (p.max !== undefined && !exact(p.max)))
+      return false;
+  }
+  return true;
+}
+
+const exact = (n: number): boolean => Number.isFinite(n) && !Object.is(n, -0);
 
 function decode(form: ResultsForm, body: Uint8Array, at: number): CompactResult[] | undefined {
   switch (form) {

@@ -1,4 +1,4 @@
-import type { CheckResult } from "../model/check-result.js";
+import type { CheckResult, PerfDatum } from "../model/check-result.js";
 import type { Command } from "../model/commands.js";
 import type { ExitStatus } from "../model/state.js";
 import { parsePluginOutput } from "../nagios/index.js";
@@ -32,6 +32,22 @@ export type CompactResult = [
   checkedAt: number,
 ];
 
+/**
+ * A compact result whose plugin output was parsed already, where it was decoded (the writer's
+ * decoding thread, src/core/encoded-results.ts): the output's text is dropped (""), its parts
+ * follow. Never logged — the log keeps the CompactResult — only applied.
+ */
+export type ParsedCompactResult = [
+  host: string,
+  service: string | null,
+  exitStatus: number,
+  text: "",
+  checkedAt: number,
+  output: string,
+  longOutput: string,
+  perfdata: PerfDatum[],
+];
+
 /** What Core logs for a submitted command: the compact form where it applies, else the command. */
 export function loggedForm(c: SubmittedCommand): unknown {
   if (c.type !== "ProcessCheckResult" || !("parse" in c) || c.parse !== true) return c;
@@ -48,7 +64,8 @@ export function preparePluginResult(logged: unknown, at: number): Command {
   if (Array.isArray(logged)) {
     // The hot path (every passive result): the command built at once, with no object in between.
     const [host, service, exitStatus, text, checkedAt] = logged as CompactResult;
-    const { output, longOutput, perfdata } = parsePluginOutput(text);
+    const { output, longOutput, perfdata } =
+      logged.length === 8 ? parsedParts(logged as ParsedCompactResult) : parsePluginOutput(text);
     const status = exitStatus as ExitStatus;
     const result: CheckResult =
       service === null
@@ -80,6 +97,10 @@ export function preparePluginResult(logged: unknown, at: number): Command {
   if (stamped.type !== "ProcessCheckResult" || c.parse !== true) return stamped;
   const { longOutput: _l, perfdata: _p, ...r } = stamped.result;
   return parsed(stamped.at, r);
+}
+
+function parsedParts(r: ParsedCompactResult): { output: string; longOutput: string; perfdata: PerfDatum[] } {
+  return { output: r[5], longOutput: r[6], perfdata: r[7] };
 }
 
 function parsed(at: number, r: PluginResultInput["result"]): Command {

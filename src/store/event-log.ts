@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { inflateRawSync } from "node:zlib";
 import type { LookoutEvent } from "../model/events.js";
+import { packLogBody } from "./log-body.js";
 import { Database, type Statement } from "./sqlite.js";
 
 /**
@@ -13,6 +14,13 @@ export interface CommandRow {
   readonly at: number;
   /** JSON text. */
   readonly body: string;
+}
+
+/** A command row to enqueue: its JSON text, and that text packed already (packBody) when the caller did. */
+export interface QueueRow {
+  readonly at: number;
+  readonly body: string | Uint8Array;
+  readonly packed?: Uint8Array;
 }
 
 /** A configuration as stored: by digest, as Map-aware JSON (src/store/json-codec.ts). */
@@ -65,13 +73,13 @@ export interface SnapshotRow {
  */
 export class EventLog {
   readonly #db: Database;
-  readonly #insertCommand: Statement<[number, Buffer]>;
+  readonly #insertCommand: Statement<[number, Uint8Array]>;
   readonly #insertConfig: Statement<[string, Buffer]>;
   readonly #insertEvents: Statement<[number, number, number, number, Buffer]>;
   readonly #setApplied: Statement<[number]>;
   readonly #setStream: Statement<[number]>;
   readonly #enqueueTx: (
-    rows: readonly { at: number; body: string | Uint8Array }[],
+    rows: readonly QueueRow[],
     configs: readonly ConfigRow[],
     stream: number | undefined,
   ) => number[];
@@ -103,7 +111,8 @@ export class EventLog {
     this.#enqueueTx = db.transaction((rows, configs, stream) => {
       for (const c of configs) this.#insertConfig.run(c.digest, pack(c.body));
       const seqs: number[] = [];
-      for (const r of rows) seqs.push(Number(this.#insertCommand.run(r.at, pack(r.body)).lastInsertRowid));
+      for (const r of rows)
+        seqs.push(Number(this.#insertCommand.run(r.at, r.packed ?? pack(r.body)).lastInsertRowid));
       if (stream !== undefined) this.#setStream.run(stream);
       return seqs;
     });
@@ -153,11 +162,7 @@ export class EventLog {
    * `configs` are stored in the same transaction (the configs an ApplyConfig in `rows` names), and
    * so is `stream`, the replicated log's position of the group the rows are (streamPosition).
    */
-  enqueue(
-    rows: readonly { at: number; body: string | Uint8Array }[],
-    configs: readonly ConfigRow[] = [],
-    stream?: number,
-  ): number[] {
+  enqueue(rows: readonly QueueRow[], configs: readonly ConfigRow[] = [], stream?: number): number[] {
     this.#db.pragma("synchronous = FULL");
     return this.#enqueueTx(rows, configs, stream);
   }
@@ -543,7 +548,7 @@ function readEvents(
  * about thirtyfold for a few milliseconds per thousand: far less to write, fsync and checkpoint.
  */
 function pack(body: string | Uint8Array): Buffer {
-  return deflateRawSync(body, { level: 1 });
+  return packLogBody(body);
 }
 
 /**

@@ -47,6 +47,11 @@ export interface WriterOptions {
    * JSON — so a small young generation keeps its RSS small for a few percent more of its CPU time.
    */
   readonly youngGenerationMb: number;
+  /**
+   * Whether submissions that reach the writer in a wire form are decoded on a thread of the
+   * writer's own, ahead of its apply (src/store/decode-ahead.ts), where the decoder offers it.
+   */
+  readonly decodeAhead: boolean;
 }
 
 export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
@@ -61,6 +66,7 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   priority: "idle",
   nice: 10,
   youngGenerationMb: 6,
+  decodeAhead: true,
 };
 
 /** A replicated server's copy of the command log (docs/replication.md). */
@@ -107,6 +113,8 @@ export interface Recovered {
 /** The writer thread's memory (bytes) and CPU time (ms; undefined where the OS does not tell). */
 export interface WriterStats extends ThreadMemory {
   readonly cpuMs: number | undefined;
+  /** The writer's decoding thread's CPU time (ms), when it has one (WriterOptions.decodeAhead). */
+  readonly decoderCpuMs?: number;
 }
 
 /** Messages from the owning thread to the writer worker. */

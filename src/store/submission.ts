@@ -25,4 +25,41 @@ export interface SubmissionDecoder {
    * owner is told only the count.
    */
   describe?(kind: string, logged: unknown[]): readonly (string | number | null)[];
+  /**
+   * Decoding on a thread of its own, pipelined ahead of the writer (src/store/decode-ahead.ts):
+   * that thread runs `module`, which calls runDecoderThread with the AheadDecoder that decodes
+   * what `decode` would, and the writer only `admit`s the result. Without it, `decode` runs on the
+   * writer's thread.
+   */
+  readonly ahead?: {
+    /** The decoding thread's entry module. */
+    readonly module: URL;
+    /**
+     * Validates, against `objects`, the elements the decoding thread made of a submission of `kind`
+     * (AheadDecoder's `prepared`, parsed), with the rules and refusals of `decode`: throws
+     * RejectedError when one is refused.
+     */
+    admit(kind: string, elements: readonly unknown[], objects: KnownObjects): void;
+  };
+}
+
+/** What the decoding thread makes of a submission that it decodes (AheadDecoder). */
+export interface DecodedAhead {
+  /** The JSON text of the logged elements: exactly JSON.stringify of what `decode` returns. */
+  readonly logged: string;
+  /**
+   * The JSON text of the elements to admit and apply: the logged ones, each perhaps with more of
+   * the work of applying it done already (StateMachineFactory.prepare takes either).
+   */
+  readonly prepared: string;
+}
+
+/** The decoding thread's half of a SubmissionDecoder with `ahead`. */
+export interface AheadDecoder {
+  /**
+   * Decodes `body` as SubmissionDecoder.decode does, without the checks that need the config or
+   * the engine (those are `admit`'s): throws RejectedError for a body refused as such, returns
+   * undefined for one the owner decodes itself.
+   */
+  decode(kind: string, body: Uint8Array, at: number): DecodedAhead | undefined;
 }

@@ -5,6 +5,8 @@
  * them with one fsync'd transaction (the one-result ingests among them as one row) and
  * acknowledges them; a task of its own then applies them, after committing whatever arrived
  * meanwhile, so an acknowledgement waits for one commit, not for the apply of the group before.
+ * Ingests in a wire form are decoded on the writer's decoding thread meanwhile (decode-ahead.ts):
+ * a flush takes requests in the order they arrived, up to the first one still being decoded.
  *
  * Deltas go to the reader by pull: the reader asks for the next part when it has applied the last
  * one, and meanwhile changes coalesce in a DeltaBuffer. A busy reader thus never finds a backlog of
@@ -12,6 +14,8 @@
  * answers it with its projection, which completes the snapshot the writer began at the barrier.
  */
 import { parentPort } from "node:worker_threads";
+import type { AheadAnswer } from "./decode-ahead.js";
+import { createDecodeAhead, type DecodeAhead } from "./decode-ahead.js";
 import { type BufferItem, createDeltaBuffer } from "./delta-buffer.js";
 import { DiskFullError, isDiskFull, RejectedError } from "./errors.js";
 import type { ConfigRow } from "./event-log.js";
@@ -48,8 +52,11 @@ import { type EnqueueRow, type SnapshotStart, Writer } from "./writer.js";
  */
 interface MergedIngests {
   readonly kind: "merged";
-  /** Appends the logged elements of one ingest received at `at`. */
-  add(at: number, logged: readonly unknown[]): void;
+  /**
+   * Appends the elements of one ingest received at `at`: what is applied, and `text`, the JSON of
+   * what is logged when it is not `elements` (those the decoding thread prepared further).
+   */
+  add(at: number, elements: readonly unknown[], text?: string): void;
   /** The row to enqueue (call once, at commit). */
   row(): EnqueueRow;
 }
@@ -57,18 +64,55 @@ interface MergedIngests {
 function createMergedIngests(at: number): MergedIngests {
   let lastAt = at;
   const parsed: unknown[] = [];
+  /** The body's parts (JSON texts of arrays) while some ingest came with its text; else undefined. */
+  let texts: string[] | undefined;
+  /** Elements of `parsed` not yet among `texts`, from this index on. */
+  let from = 0;
+  const textOfRest = (): void => {
+    if (texts !== undefined && from < parsed.length) texts.push(JSON.stringify(parsed.slice(from)));
+    from = parsed.length;
+  };
   return {
     kind: "merged",
-    add(when, logged) {
+    add(when, elements, text) {
       if (when !== lastAt) {
         parsed.push(when);
         lastAt = when;
       }
-      for (let i = 0; i < logged.length; i++) parsed.push(logged[i]);
+      if (text !== undefined) {
+        texts ??= [];
+        textOfRest();
+        texts.push(text);
+      }
+      for (let i = 0; i < elements.length; i++) parsed.push(elements[i]);
+      if (text !== undefined) from = parsed.length;
     },
-    row: () => ({ at, body: JSON.stringify(parsed), parsed }),
+    row: () => {
+      if (texts === undefined) return { at, body: JSON.stringify(parsed), parsed };
+      textOfRest();
+      return { at, body: joinArrays(texts), parsed };
+    },
   };
 }
+
+/** The JSON text of the concatenation of arrays given as JSON texts (`[1,2]`, `[]`, `[3]`: `[1,2,3]`). */
+function joinArrays(texts: readonly string[]): string {
+  let body = "";
+  for (const t of texts) {
+    if (t.length <= 2) continue;
+    body += body === "" ? t.slice(0, -1) : `,${t.slice(1, -1)}`;
+  }
+  return body === "" ? "[]" : `${body}]`;
+}
+
+/**
+ * How many requests decoded (or not to decode) a flush takes while the decoding thread still works
+ * on later ones; fewer wait for it to catch up (see takeReady).
+ */
+const READY_ENOUGH = 64;
+
+/** The smallest body the decoding thread decodes; the writer decodes smaller ones itself. */
+const AHEAD_MIN_BYTES = 2048;
 
 /** How long a replica's start waits for the command log before it serves what it has. */
 const START_REACH_MS = 10_000;
@@ -131,6 +175,10 @@ export function runWriterThread<C>(
   let replication: Replication | undefined;
   /** Replicated: whether this server leads (it publishes its snapshots). */
   let leading = false;
+  /** The decoding thread, once started (with the first batch: sendAhead). */
+  let ahead: DecodeAhead | undefined;
+  /** Whether the decoder has a decoding thread and the options want it (until close). */
+  let aheadAllowed = false;
 
   port.on("message", (m: ToWriter) => {
     switch (m.t) {
@@ -143,6 +191,7 @@ export function runWriterThread<C>(
           options = m.options;
           applyThreadPolicy(m.options.priority, m.options.nice);
           writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
+          aheadAllowed = submissions?.ahead !== undefined && m.options.decodeAhead;
           post({
             t: "ready",
             projection: writer.takeInitialProjection(),
@@ -158,7 +207,16 @@ export function runWriterThread<C>(
         return;
       case "stats": {
         const cpuMs = threadCpuMs();
-        post({ t: "stats", id: m.id, stats: { ...threadMemory(m.collect), cpuMs } });
+        const stats = { ...threadMemory(m.collect), cpuMs };
+        if (ahead === undefined) post({ t: "stats", id: m.id, stats });
+        else
+          void ahead.cpuMs().then((decoderCpuMs) =>
+            post({
+              t: "stats",
+              id: m.id,
+              stats: decoderCpuMs === undefined ? stats : { ...stats, decoderCpuMs },
+            }),
+          );
         return;
       }
       case "trim": {
@@ -182,13 +240,17 @@ export function runWriterThread<C>(
         onProjectionRecords(m.id, m.records);
         return;
       case "ingests":
-        for (const item of m.items) pending.push(item);
+        for (const item of m.items) {
+          sendAhead(item);
+          pending.push(item);
+        }
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);
         }
         return;
       default:
+        if (m.t === "ingest") sendAhead(m);
         pending.push(m);
         if (!scheduled) {
           scheduled = true;
@@ -225,6 +287,7 @@ export function runWriterThread<C>(
       if (log !== undefined) await takeSnapshotIfBehind(m.dataDir, log);
       const w = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest, true);
       writer = w;
+      aheadAllowed = submissions?.ahead !== undefined && m.options.decodeAhead;
       replication = startReplication(w, r.origin, r.options, replicatedLog, log);
       post({
         t: "ready",
@@ -265,8 +328,8 @@ export function runWriterThread<C>(
     scheduled = false;
     const w = writer;
     if (w === undefined || closed) return;
-    const batch = pending;
-    pending = [];
+    const batch = takeReady();
+    if (batch.length === 0) return;
     let rows: (EnqueueRow | MergedIngests)[] = [];
     let configs: ConfigRow[] = [];
     /** Replicated: the CUE sources of the configs, which travel with them. */
@@ -348,13 +411,19 @@ export function runWriterThread<C>(
             admit(m.id, 0);
             break;
           case "ingest": {
-            const logged = decodeIngest(w, m);
-            if (logged !== undefined) {
+            const decoded = decodeIngest(w, m);
+            if (decoded?.packed !== undefined && decoded.text !== undefined) {
+              // A batch the decoding thread packed: a row of its own, as it is.
+              merged = undefined;
+              rows.push({ at: m.at, body: decoded.text, packed: decoded.packed, parsed: decoded.elements });
+              admit(m.id, decoded.elements.length, submissions?.describe?.(m.kind, decoded.elements));
+            } else if (decoded !== undefined) {
+              const logged = decoded.elements;
               if (merged === undefined) {
                 merged = createMergedIngests(m.at);
                 rows.push(merged);
               }
-              merged.add(m.at, logged);
+              merged.add(m.at, logged, decoded.text);
               admit(m.id, logged.length, submissions?.describe?.(m.kind, logged));
             }
             break;
@@ -407,6 +476,9 @@ export function runWriterThread<C>(
             break;
           case "close":
             commit();
+            ahead?.close();
+            ahead = undefined;
+            aheadAllowed = false;
             if (replication !== undefined) {
               // What was published is acknowledged or refused first; what the log holds of this
               // server's and others' is applied; then the snapshot, as without replication.
@@ -855,7 +927,12 @@ export function runWriterThread<C>(
    * The logged elements of an ingest, validated against the config in force at its place in the
    * queue; undefined when it was answered instead (refused, not decodable here, or the decoder failed).
    */
-  function decodeIngest(w: Writer<C>, m: Extract<Pending, { t: "ingest" }>): unknown[] | undefined {
+  function decodeIngest(
+    w: Writer<C>,
+    m: Extract<Pending, { t: "ingest" }>,
+  ): { elements: unknown[]; text?: string; packed?: Uint8Array } | undefined {
+    const answer = ahead?.take(m.id);
+    if (answer !== undefined) return admitAhead(w, m, answer);
     let logged: unknown[] | undefined;
     try {
       logged = submissions?.decode(m.kind, m.body, m.at, w.objectsInForce());
@@ -879,7 +956,117 @@ export function runWriterThread<C>(
       post({ t: "undecoded", id: m.id, body: m.body }, [m.body.buffer as ArrayBuffer]);
       return undefined;
     }
-    return logged;
+    return { elements: logged };
+  }
+
+  /**
+   * Starts the decoding thread (src/store/decode-ahead.ts): with the first batch, so that a server
+   * that is never sent one does not hold it. An answer that comes in lets a flush take the ingests
+   * it held back.
+   */
+  function startDecodeAhead(o: WriterOptions, module: URL): DecodeAhead {
+    return createDecodeAhead(module, { priority: o.priority, nice: o.nice }, o.youngGenerationMb, () => {
+      // Once the decoding thread caught up: what arrived together is committed together, as
+      // without it (a flush that a message's arrival asks for takes what is decoded by then).
+      if (!scheduled && pending.length > 0 && ahead?.outstanding() === 0) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+  }
+
+  /**
+   * Has the decoding thread decode an ingest's body, when there is one and the body is a batch's
+   * (it takes the body); a small one costs the writer less to decode than two messages do.
+   */
+  function sendAhead(m: Extract<Pending, { t: "ingest" }>): void {
+    if (m.body.byteLength < AHEAD_MIN_BYTES || !aheadAllowed) return;
+    const module = submissions?.ahead?.module;
+    if (ahead === undefined && options !== undefined && module !== undefined)
+      ahead = startDecodeAhead(options, module);
+    ahead?.start({ id: m.id, kind: m.kind, body: m.body, at: m.at });
+  }
+
+  /**
+   * Takes from `pending` what a flush may take now: everything up to the first ingest whose
+   * decoding is still out, so that requests are enqueued in the order they arrived — and, while
+   * some decoding is out, nothing until that is a good part of a group (READY_ENOUGH): the
+   * decoding thread's last answer flushes, so what arrived together is committed together.
+   */
+  function takeReady(): Pending[] {
+    const a = ahead;
+    let n = pending.length;
+    if (a !== undefined && a.outstanding() > 0) {
+      for (let i = 0; i < pending.length; i++) {
+        const m = pending[i] as Pending;
+        if (m.t === "ingest" && a.waiting(m.id)) {
+          n = i;
+          break;
+        }
+      }
+      if (n < READY_ENOUGH) return [];
+    }
+    const batch = n === pending.length ? pending : pending.slice(0, n);
+    pending = n === pending.length ? [] : pending.slice(n);
+    return batch;
+  }
+
+  /**
+   * An ingest as the decoding thread answered it: its elements admitted against the config in
+   * force here (at its place in the queue) with the JSON of what is logged, or undefined when it
+   * was answered instead (refused, not decodable there, or the decoder failed).
+   */
+  function admitAhead(
+    w: Writer<C>,
+    m: Extract<Pending, { t: "ingest" }>,
+    a: AheadAnswer,
+  ): { elements: unknown[]; text: string; packed?: Uint8Array } | undefined {
+    switch (a.t) {
+      case "decoded":
+        break;
+      case "rejected":
+        post({
+          t: "rejected",
+          id: m.id,
+          reason: a.reason,
+          message: a.message,
+          index: a.index,
+          ...(a.detail === undefined ? {} : { detail: a.detail }),
+        });
+        return undefined;
+      case "undecoded":
+        post({ t: "undecoded", id: m.id, body: a.body }, [a.body.buffer as ArrayBuffer]);
+        return undefined;
+      case "failed":
+        post({ t: "failed", ids: [m.id], message: `cannot decode the submission: ${a.message}` });
+        return undefined;
+      default: {
+        const never: never = a;
+        throw new Error(`unknown answer ${String(never)}`);
+      }
+    }
+    let elements: unknown[];
+    try {
+      elements = JSON.parse(a.prepared) as unknown[];
+      submissions?.ahead?.admit(m.kind, elements, w.objectsInForce());
+    } catch (e) {
+      if (e instanceof RejectedError) {
+        post({
+          t: "rejected",
+          id: m.id,
+          reason: e.reason,
+          message: e.message,
+          index: e.index,
+          ...(e.detail === undefined ? {} : { detail: e.detail }),
+        });
+      } else {
+        post({ t: "failed", ids: [m.id], message: `cannot decode the submission: ${String(e)}` });
+      }
+      return undefined;
+    }
+    return a.packed === undefined
+      ? { elements, text: a.logged }
+      : { elements, text: a.logged, packed: a.packed };
   }
 
   /** Begins a snapshot (or joins the one under way) and puts its barrier into the delta stream. */

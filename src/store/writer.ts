@@ -51,6 +51,8 @@ export interface EnqueueRow {
    * instead of parsing the body again. The writer takes ownership (it empties it as it applies it).
    */
   readonly parsed?: unknown[];
+  /** `body` as the log stores it (packBody), when the caller packed it already. */
+  readonly packed?: Uint8Array;
 }
 
 /** The digest the writer gives a config when the caller has none: sha256 of the text it logs. */
