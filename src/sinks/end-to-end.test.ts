@@ -1,9 +1,11 @@
 /**
  * Sinks in the real binary: results submitted through the API reach an http sink and a file sink;
  * ListSinks and /metrics show them without URLs or headers; a reload removes and adds sinks; and a
- * kill -9 in the middle of a batch loses nothing and repeats at most that batch.
+ * kill -9 in the middle of a batch, delivered from the sink thread, loses nothing and repeats at most
+ * that batch.
  */
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -154,6 +156,17 @@ ${extra}}
   });
 });
 
+/** The names of a process's threads (Linux). */
+function threadNames(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((t) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
+    } catch {
+      return "";
+    }
+  });
+}
+
 describe("sinks across kill -9", () => {
   it("a crash mid-batch loses nothing and repeats at most the batch in flight", async () => {
     const dir = await mkdtemp(join(tmpdir(), "lookout-sinks-crash-"));
@@ -176,6 +189,8 @@ describe("sinks across kill -9", () => {
           .filter((l) => l !== "")
           .map((l) => (JSON.parse(l) as { value: number }).value);
       await until("a few batches", async () => (await lines()).length >= 20);
+      // The sinks run on their own thread, not the main thread (docs/sinks.md, "Throughput").
+      assert.ok(threadNames(srv.child.pid as number).includes("lookout-sinks"), "a sink thread");
       await srv.kill();
       srv = await startServer(args);
       await until("every point", async () => new Set(await lines()).size >= 60);

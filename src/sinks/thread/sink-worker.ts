@@ -5,6 +5,7 @@
  * retention, ListSinks and /metrics, and decides when sinks run (sink-thread.ts). Positions,
  * counters, the sinks' own events and log lines are posted back (protocol.ts).
  */
+import { writeFileSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { ConsumerHost } from "../../consumers/index.js";
 import { systemClock } from "../../model/clock.js";
@@ -46,6 +47,12 @@ function threadLogger(fields: LogFields): Logger {
 }
 
 const logger = threadLogger({});
+try {
+  // The thread's name in `top -H`, `ps -L` and /proc (Linux; 15 characters at most).
+  writeFileSync("/proc/thread-self/comm", "lookout-sinks");
+} catch {
+  // Not Linux: the thread keeps the process's name.
+}
 if (init.priority !== "normal") lowerThreadPriority(init.priority, init.nice);
 
 interface ThreadSink {
