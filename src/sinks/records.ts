@@ -17,24 +17,10 @@ const NO_LABELS: Labels = Object.freeze({});
 
 /**
  * What the sinks read of a configuration: each object's zone and labels. A `Config` is one; the
- * sink thread gets only this much of each reload (`sinkObjects`).
+ * sink thread gets only this much of each reload (thread/objects-text.ts).
  */
 export interface SinkObjects {
   readonly hosts: ReadonlyMap<string, ObjectInfo & { readonly services: ReadonlyMap<string, ObjectInfo> }>;
-}
-
-/**
- * The zones and labels of `config`'s objects, without the rest: what the sink thread is posted on
- * a reload. The labels objects are shared with the configuration (a post copies each once).
- */
-export function sinkObjects(config: Config): SinkObjects {
-  const hosts = new Map<string, ObjectInfo & { services: Map<string, ObjectInfo> }>();
-  for (const [name, h] of config.hosts) {
-    const services = new Map<string, ObjectInfo>();
-    for (const [s, svc] of h.services) services.set(s, { zone: svc.zone, labels: svc.labels });
-    hosts.set(name, { zone: h.zone, labels: h.labels, services });
-  }
-  return { hosts };
 }
 
 /** An ObjectLookup over a decoded configuration (or the part of it the sinks read). */

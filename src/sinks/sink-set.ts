@@ -5,9 +5,10 @@ import type { Logger } from "../model/logger.js";
 import { parseSinkCursor } from "../model/sink-cursor.js";
 import type { ThreadPolicy } from "../store/thread-priority.js";
 import { createSink, type SinkDeps } from "./create-sink.js";
-import { configLookup, createRecordMapper, type ObjectLookup, sinkObjects } from "./records.js";
+import { configLookup, createRecordMapper, type ObjectLookup } from "./records.js";
 import { createSinkRunner, newSinkStats, type SinkStats } from "./runner.js";
 import type { Sink } from "./sink.js";
+import { encodeSinkObjects } from "./thread/objects-text.js";
 import { SinkThread } from "./thread/sink-thread.js";
 
 /** The consumer name a sink's position is stored under. */
@@ -79,14 +80,12 @@ export class SinkSet {
     { config: SinkConfig; key: string; stats: SinkStats; sink?: Sink; onThread?: boolean }
   >();
   #lookup: ObjectLookup;
-  #objects: Config;
   #thread: SinkThread | undefined;
   #applying: Promise<void> = Promise.resolve();
 
   constructor(o: SinkSetOptions, config: Config) {
     this.#o = o;
     this.#lookup = configLookup(config);
-    this.#objects = config;
     const configured = new Set([...config.sinks.keys()].map(consumerName));
     for (const { name } of o.host.state.consumers()) {
       if (name.startsWith("sink:") && !configured.has(name)) {
@@ -110,8 +109,11 @@ export class SinkSet {
 
   async #apply(config: Config): Promise<void> {
     this.#lookup = configLookup(config);
-    this.#objects = config;
-    this.#thread?.setObjects(sinkObjects(config));
+    const thread = this.#o.thread;
+    if (thread !== undefined && (this.#thread !== undefined || config.sinks.size > 0)) {
+      // In steps: a reload must not hold the main thread (encodeSinkObjects).
+      this.#startThread(thread).setObjects(await encodeSinkObjects(config));
+    }
     for (const [name, cur] of [...this.#sinks]) {
       const c = config.sinks.get(name);
       if (c !== undefined && JSON.stringify(c) === cur.key) continue;
@@ -172,7 +174,6 @@ export class SinkSet {
         ...(this.#o.minBackoffMs === undefined ? {} : { minBackoffMs: this.#o.minBackoffMs }),
         ...(this.#o.maxBackoffMs === undefined ? {} : { maxBackoffMs: this.#o.maxBackoffMs }),
       });
-      this.#thread.setObjects(sinkObjects(this.#objects));
     }
     return this.#thread;
   }

@@ -2,7 +2,6 @@ import type { SinkConfig } from "../../model/config.js";
 import type { RecordedEvent } from "../../model/events.js";
 import type { LogFields } from "../../model/logger.js";
 import type { ThreadPolicy } from "../../store/thread-priority.js";
-import type { SinkObjects } from "../records.js";
 import type { SinkStats } from "../runner.js";
 
 /** What the sink thread is started with (its `workerData`). */
@@ -23,7 +22,8 @@ export interface SinkThreadInit {
  * each request with an `id` is answered by `done` once it is over.
  */
 export type ToSinkThread =
-  | { readonly t: "objects"; readonly objects: SinkObjects }
+  /** The objects' zones and labels, as encodeSinkObjects writes them. */
+  | { readonly t: "objects"; readonly text: string }
   | { readonly t: "start"; readonly config: SinkConfig }
   | { readonly t: "run"; readonly name: string; readonly position: number }
   | { readonly t: "pause"; readonly name: string; readonly id: number }

@@ -3,7 +3,6 @@ import type { RemoteConsumer, RemoteProgress } from "../../consumers/index.js";
 import type { SinkConfig } from "../../model/config.js";
 import type { RecordedEvent } from "../../model/events.js";
 import type { Logger } from "../../model/logger.js";
-import type { SinkObjects } from "../records.js";
 import type { SinkStats } from "../runner.js";
 import type { FromSinkThread, SinkThreadInit, ToSinkThread } from "./protocol.js";
 
@@ -52,9 +51,12 @@ export class SinkThread {
     this.#worker.on("exit", (code) => this.#die(`exited with code ${code}`));
   }
 
-  /** The zones and labels the sinks map events with (the first config's, then each reload's). */
-  setObjects(objects: SinkObjects): void {
-    this.#post({ t: "objects", objects });
+  /**
+   * The zones and labels the sinks map events with (the first config's, then each reload's), as
+   * encodeSinkObjects writes them.
+   */
+  setObjects(text: string): void {
+    this.#post({ t: "objects", text });
   }
 
   /** Creates a sink on the thread; the host runs it through the returned RemoteConsumer. */

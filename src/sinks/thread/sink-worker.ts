@@ -19,6 +19,7 @@ import { configLookup, createRecordMapper, type ObjectLookup } from "../records.
 import { createSinkRunner, newSinkStats, type SinkStats } from "../runner.js";
 import type { Sink } from "../sink.js";
 import { addOptionsOf, consumerName } from "../sink-set.js";
+import { decodeSinkObjects } from "./objects-text.js";
 import type { FromSinkThread, SinkThreadInit, ToSinkThread } from "./protocol.js";
 import { createThreadState } from "./thread-state.js";
 
@@ -111,7 +112,7 @@ statsTimer.unref();
 async function handle(m: ToSinkThread): Promise<void> {
   switch (m.t) {
     case "objects":
-      lookup = configLookup(m.objects);
+      lookup = configLookup(decodeSinkObjects(m.text));
       return;
     case "start": {
       const c = m.config;
