@@ -1,4 +1,4 @@
-import type { Config, Labels } from "../model/config.js";
+import type { Labels } from "../model/config.js";
 import type { LookoutEvent } from "../model/events.js";
 import { effectiveLabels, parseSelector, type Selector } from "../model/selector.js";
 import type { LoggedEvent } from "../store/index.js";
