@@ -128,8 +128,12 @@ ${extra}}
     );
     const listed = JSON.stringify(list);
     assert.doesNotMatch(listed, /hunter2|s3cret|127\.0\.0\.1/);
-    const metrics = await (await fetch(`${srv.url}/metrics`)).text();
-    assert.match(metrics, /lookout_sink_sent_records_total\{sink="metrics"\} 20/);
+    // The counters follow the backend's acknowledgement, which comes after the receiver has the body.
+    let metrics = "";
+    await until("the sent counter", async () => {
+      metrics = await (await fetch(`${srv.url}/metrics`)).text();
+      return /lookout_sink_sent_records_total\{sink="metrics"\} 20\n/.test(metrics);
+    });
     assert.match(metrics, /lookout_sink_lag_events\{sink="metrics"\} \d+/);
     assert.doesNotMatch(metrics + srv.stderr(), /hunter2|s3cret/);
   });
