@@ -145,9 +145,11 @@ ${extra}}
       sinks(`	fresh: {type: "file", input: "events", path: "${newFile}", flush_interval: "100ms"}\n`),
     );
     srv.child.kill("SIGHUP");
+    // ListSinks names the sinks of the config in force as soon as the core has it; a sink is "ok"
+    // once the sinks' part of the reload has started it and taken its position.
     await until("the reload", async () => {
-      const list = (await post(srv.url + LIST_SINKS, {})) as { sinks: { name: string }[] };
-      return list.sinks.map((s) => s.name).join() === "fresh,metrics";
+      const list = (await post(srv.url + LIST_SINKS, {})) as { sinks: { name: string; state: string }[] };
+      return list.sinks.map((s) => `${s.name}:${s.state}`).join() === "fresh:ok,metrics:ok";
     });
     await new Promise((r) => setTimeout(r, 300));
     await submit(srv, 20, 3);
