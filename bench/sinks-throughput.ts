@@ -145,13 +145,22 @@ function cpuSeconds(pid: number): number {
   return (Number(rest[11]) + Number(rest[12])) / 100;
 }
 
-/** CPU seconds of the main thread and of the rest (the writer worker, V8's and libuv's helpers). */
+/**
+ * CPU seconds of the main thread, of the sink thread (named "lookout-sinks") and of the rest (the
+ * writer worker, V8's and libuv's helpers).
+ */
 function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
+  const out = new Map<string, number>([
+    ["main thread", 0],
+    ["sink thread", 0],
+    ["other threads", 0],
+  ]);
   for (const t of readdirSync(`/proc/${pid}/task`)) {
     try {
       const f = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8");
-      const name = t === String(pid) ? "main thread" : "other threads";
+      const comm = f.slice(f.indexOf("(") + 1, f.lastIndexOf(")"));
+      const name =
+        t === String(pid) ? "main thread" : comm === "lookout-sinks" ? "sink thread" : "other threads";
       const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
       out.set(name, (out.get(name) ?? 0) + (Number(rest[11]) + Number(rest[12])) / 100);
     } catch {
@@ -161,9 +170,14 @@ function threadCpu(pid: number): Map<string, number> {
   return out;
 }
 
-/** The CPU seconds each kind of thread used since `before`. */
-function threadsSince(pid: number, before: Map<string, number>): string {
-  return [...threadCpu(pid)].map(([n, v]) => `${n} ${(v - (before.get(n) ?? 0)).toFixed(1)} s`).join(", ");
+/** The CPU each kind of thread used since `before`: seconds, and µs per result. */
+function threadsSince(pid: number, before: Map<string, number>, results: number): string {
+  return [...threadCpu(pid)]
+    .map(([n, v]) => {
+      const used = v - (before.get(n) ?? 0);
+      return `${n} ${used.toFixed(1)} s = ${((used * 1e6) / results).toFixed(0)} µs`;
+    })
+    .join(", ");
 }
 
 /** The event log's bytes on disk (database and WAL). */
@@ -211,7 +225,7 @@ if (phases.includes("A")) {
   const threads0 = threadCpu(srv.child.pid as number);
   const a = await ingest(srv, seconds, 0);
   const cpu = cpuSeconds(srv.child.pid as number) - cpu0;
-  const threads = threadsSince(srv.child.pid as number, threads0);
+  const threads = threadsSince(srv.child.pid as number, threads0, a.results);
   aRate = a.rate;
   console.log(
     `A  no sinks: ${a.rate} results/s (${a.results} in ${a.seconds.toFixed(1)} s); server CPU ${((cpu * 1e6) / a.results).toFixed(0)} µs/result (${threads})`,
@@ -237,7 +251,7 @@ if (phases.includes("B")) {
   const b = await ingest(srv, seconds, 0);
   const drainB = await drain(srv, 300_000, b.results * POINTS);
   const cpu = cpuSeconds(srv.child.pid as number) - cpu0;
-  const threads = threadsSince(srv.child.pid as number, threads0);
+  const threads = threadsSince(srv.child.pid as number, threads0, b.results);
   const fileBytes = statSync(join(dir, "perfdata.ndjson")).size;
   clearInterval(sampler);
   console.log(

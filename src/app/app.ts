@@ -232,6 +232,8 @@ export class App {
         clock,
         dataDir: o.dataDir,
         logger: sinksLogger,
+        // Off the main thread, at the process's priority (docs/sinks.md, "The sink thread").
+        thread: { priority: "normal", nice: 0 },
         // A sink's drops and outages go to the log like the engine's events (never one per delivery).
         record: (events) => {
           core.submit([{ type: "RecordEvents", events }], { source: "sinks" }).catch((e: unknown) => {

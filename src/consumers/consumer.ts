@@ -83,3 +83,33 @@ export interface ConsumerStatus {
   /** Its oldest unfinished event is older than the log's retention: it holds the log's trimming back. */
   readonly stuck: boolean;
 }
+
+/**
+ * A consumer whose loop runs on another thread (the sinks, on the sink thread): it reads the log
+ * there and reports its progress through the `RemoteProgress` that `ConsumerHost.addRemote`
+ * returns. The host keeps what only the main thread may: its durable position, its share of the
+ * retention floor, its status, and when it runs (leader only). Calls are serialised by the host.
+ */
+export interface RemoteConsumer {
+  readonly name: string;
+  /** Runs (or runs again) the consumer from `position`: offer it the events after it. */
+  run(position: number): void;
+  /**
+   * Stops the loop without forgetting the consumer (the host pauses: this server stops leading).
+   * Resolves once it stands still, with every position it reached already reported.
+   */
+  pause(): Promise<void>;
+  /** Stops the loop for good; resolves like `pause`. */
+  stop(): Promise<void>;
+  /** New events were committed. */
+  wake(): void;
+}
+
+/** How a remote consumer reports its progress to the host. */
+export interface RemoteProgress {
+  /**
+   * The consumer finished every event up to `position` (its backend acknowledged them): the host
+   * stores it durably before this returns. A position at or below the current one is ignored.
+   */
+  advance(position: number): void;
+}

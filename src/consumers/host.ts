@@ -1,7 +1,14 @@
 import type { Clock, TimerHandle } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
 import { type EventLogReader, type LoggedEvent, openEventLogReader } from "../store/index.js";
-import type { AddOptions, ConsumerStatus, LogConsumer, StartAt } from "./consumer.js";
+import type {
+  AddOptions,
+  ConsumerStatus,
+  LogConsumer,
+  RemoteConsumer,
+  RemoteProgress,
+  StartAt,
+} from "./consumer.js";
 import { type ConsumerState, openConsumerState } from "./consumer-state.js";
 
 /** Retention of the event log, enforced by the host because it knows every consumer's position. */
@@ -64,7 +71,7 @@ export class ConsumerHost {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #retention: RetentionOptions | undefined;
-  readonly #runners = new Map<string, Runner>();
+  readonly #runners = new Map<string, Running>();
   #retentionTimer: TimerHandle | undefined;
   #trimming: Promise<void> | undefined;
   #stopped = false;
@@ -110,6 +117,25 @@ export class ConsumerHost {
       this.#logger.info("log consumer added, paused until this server leads", { consumer: consumer.name });
     }
     runner.start();
+  }
+
+  /**
+   * Registers a consumer whose loop runs on another thread (`RemoteConsumer`): the host takes its
+   * position as `add` does (stored, or where `o.start` says), runs it from there while the host is
+   * active, pauses and resumes it with the others, counts it for retention and status, and stores
+   * the positions it reports through the returned `RemoteProgress`.
+   */
+  addRemote(consumer: RemoteConsumer, o: { readonly start: StartAt }): RemoteProgress {
+    if (this.#stopped) throw new Error("the consumer host is stopped");
+    if (this.#runners.has(consumer.name)) throw new Error(`log consumer ${consumer.name} is already running`);
+    const position = this.#active
+      ? this.#takePosition(consumer.name, o.start)
+      : (this.state.position(consumer.name) ?? 0);
+    const runner = new RemoteRunner(this, consumer, o.start, position);
+    this.#runners.set(consumer.name, runner);
+    if (this.#active) runner.start();
+    else this.#logger.info("log consumer added, paused until this server leads", { consumer: consumer.name });
+    return { advance: (p) => runner.advance(p) };
   }
 
   /** Whether the consumers run (see `setActive`). */
@@ -308,8 +334,83 @@ export class ConsumerHost {
   }
 }
 
+/** What the host needs of a running consumer, whether its loop runs here or on another thread. */
+interface Running {
+  position: number;
+  readonly failures: number;
+  readonly lastProgressAt: number;
+  reportedStuck: boolean;
+  readonly startAt: StartAt;
+  wake(): void;
+  pause(): Promise<void>;
+  resume(position: number): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A consumer whose loop runs elsewhere (RemoteConsumer): the host's side of it holds the position
+ * it reports and forwards start, pause, resume, stop and wake-ups.
+ */
+class RemoteRunner implements Running {
+  position: number;
+  failures = 0;
+  lastProgressAt = 0;
+  reportedStuck = false;
+  readonly startAt: StartAt;
+  readonly #host: ConsumerHost;
+  readonly #consumer: RemoteConsumer;
+  #running = false;
+  #stopped = false;
+
+  constructor(host: ConsumerHost, consumer: RemoteConsumer, startAt: StartAt, position: number) {
+    this.#host = host;
+    this.#consumer = consumer;
+    this.startAt = startAt;
+    this.position = position;
+  }
+
+  start(): void {
+    this.#running = true;
+    this.#consumer.run(this.position);
+  }
+
+  advance(position: number): void {
+    // A report that crossed a stop is of a consumer the host no longer runs (and may have forgotten).
+    if (this.#stopped || !Number.isFinite(position) || position <= this.position) return;
+    this.position = position;
+    this.lastProgressAt = this.#host.clock.now();
+    this.#host.state.put(this.#consumer.name, [], position);
+  }
+
+  wake(): void {
+    if (this.#running) this.#consumer.wake();
+  }
+
+  async pause(): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    await this.#consumer.pause();
+  }
+
+  resume(position: number): void {
+    if (this.#running || this.#stopped) return;
+    this.position = position;
+    this.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      await this.#consumer.stop();
+    } finally {
+      this.#running = false;
+      this.#stopped = true;
+    }
+  }
+}
+
 /** One consumer's loop: read, handle, store the position; back off without progress. */
-class Runner {
+class Runner implements Running {
   position: number;
   failures = 0;
   lastProgressAt = 0;

@@ -5,6 +5,13 @@
  * positions in `<data-dir>/consumers.db`, and trims the log only below every consumer's position
  * and after the retention (docs/storage.md, "Consumers and retention").
  */
-export type { AddOptions, ConsumerStatus, LogConsumer, StartAt } from "./consumer.js";
+export type {
+  AddOptions,
+  ConsumerStatus,
+  LogConsumer,
+  RemoteConsumer,
+  RemoteProgress,
+  StartAt,
+} from "./consumer.js";
 export { type ConsumerState, openConsumerState } from "./consumer-state.js";
 export { ConsumerHost, type ConsumerHostOptions, type RetentionOptions } from "./host.js";

@@ -1,9 +1,11 @@
 /**
  * Sinks in the real binary: results submitted through the API reach an http sink and a file sink;
  * ListSinks and /metrics show them without URLs or headers; a reload removes and adds sinks; and a
- * kill -9 in the middle of a batch loses nothing and repeats at most that batch.
+ * kill -9 in the middle of a batch, delivered from the sink thread, loses nothing and repeats at most
+ * that batch.
  */
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -126,8 +128,12 @@ ${extra}}
     );
     const listed = JSON.stringify(list);
     assert.doesNotMatch(listed, /hunter2|s3cret|127\.0\.0\.1/);
-    const metrics = await (await fetch(`${srv.url}/metrics`)).text();
-    assert.match(metrics, /lookout_sink_sent_records_total\{sink="metrics"\} 20/);
+    // The counters follow the backend's acknowledgement, which comes after the receiver has the body.
+    let metrics = "";
+    await until("the sent counter", async () => {
+      metrics = await (await fetch(`${srv.url}/metrics`)).text();
+      return /lookout_sink_sent_records_total\{sink="metrics"\} 20\n/.test(metrics);
+    });
     assert.match(metrics, /lookout_sink_lag_events\{sink="metrics"\} \d+/);
     assert.doesNotMatch(metrics + srv.stderr(), /hunter2|s3cret/);
   });
@@ -139,9 +145,11 @@ ${extra}}
       sinks(`	fresh: {type: "file", input: "events", path: "${newFile}", flush_interval: "100ms"}\n`),
     );
     srv.child.kill("SIGHUP");
+    // ListSinks names the sinks of the config in force as soon as the core has it; a sink is "ok"
+    // once the sinks' part of the reload has started it and taken its position.
     await until("the reload", async () => {
-      const list = (await post(srv.url + LIST_SINKS, {})) as { sinks: { name: string }[] };
-      return list.sinks.map((s) => s.name).join() === "fresh,metrics";
+      const list = (await post(srv.url + LIST_SINKS, {})) as { sinks: { name: string; state: string }[] };
+      return list.sinks.map((s) => `${s.name}:${s.state}`).join() === "fresh:ok,metrics:ok";
     });
     await new Promise((r) => setTimeout(r, 300));
     await submit(srv, 20, 3);
@@ -153,6 +161,17 @@ ${extra}}
     assert.equal(((await read(newFile)).match(/"type":"CheckResultProcessed"/g) ?? []).length, 3);
   });
 });
+
+/** The names of a process's threads (Linux). */
+function threadNames(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((t) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
+    } catch {
+      return "";
+    }
+  });
+}
 
 describe("sinks across kill -9", () => {
   it("a crash mid-batch loses nothing and repeats at most the batch in flight", async () => {
@@ -176,6 +195,8 @@ describe("sinks across kill -9", () => {
           .filter((l) => l !== "")
           .map((l) => (JSON.parse(l) as { value: number }).value);
       await until("a few batches", async () => (await lines()).length >= 20);
+      // The sinks run on their own thread, not the main thread (docs/sinks.md, "Throughput").
+      assert.ok(threadNames(srv.child.pid as number).includes("lookout-sinks"), "a sink thread");
       await srv.kill();
       srv = await startServer(args);
       await until("every point", async () => new Set(await lines()).size >= 60);

@@ -1,4 +1,4 @@
-import type { Config, Labels } from "../model/config.js";
+import type { Labels } from "../model/config.js";
 import type { LookoutEvent } from "../model/events.js";
 import { effectiveLabels, parseSelector, type Selector } from "../model/selector.js";
 import type { LoggedEvent } from "../store/index.js";
@@ -15,8 +15,16 @@ export type ObjectLookup = (host: string, service: string | undefined) => Object
 
 const NO_LABELS: Labels = Object.freeze({});
 
-/** An ObjectLookup over a decoded configuration. */
-export function configLookup(config: Config): ObjectLookup {
+/**
+ * What the sinks read of a configuration: each object's zone and labels. A `Config` is one; the
+ * sink thread gets only this much of each reload (thread/objects-text.ts).
+ */
+export interface SinkObjects {
+  readonly hosts: ReadonlyMap<string, ObjectInfo & { readonly services: ReadonlyMap<string, ObjectInfo> }>;
+}
+
+/** An ObjectLookup over a decoded configuration (or the part of it the sinks read). */
+export function configLookup(config: SinkObjects): ObjectLookup {
   // One ObjectInfo per object, made on first use: the same labels object for every point of an
   // object lets the encoders cache what they derive from it.
   const infos = new WeakMap<object, ObjectInfo>();

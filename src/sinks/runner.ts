@@ -43,6 +43,12 @@ export interface SinkRunnerOptions {
   readonly record: (events: RecordedEvent[]) => void;
   /** Stores the position after each send inside one offered batch (the host stores the last one). */
   readonly state?: ConsumerState;
+  /**
+   * Resolves once the position just put in `state` is durable (the sink thread's state stores it on
+   * the main thread): the next batch is sent only then, so a crash repeats at most the batch in
+   * flight. Absent: `state.put` is durable when it returns.
+   */
+  readonly stored?: (position: number) => Promise<void>;
   /** First retry delay (default 250 ms), doubled per failure up to `maxBackoffMs` (default 5 s). */
   readonly minBackoffMs?: number;
   readonly maxBackoffMs?: number;
@@ -300,6 +306,7 @@ export function createSinkRunner(o: SinkRunnerOptions): LogConsumer {
         if (!(await f.delivered)) return false;
         done = f.upTo;
         o.state?.put(consumer, [], done);
+        await o.stored?.(done);
         return true;
       };
       const flush = async (): Promise<boolean> => {

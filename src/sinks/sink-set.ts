@@ -1,12 +1,15 @@
-import type { ConsumerHost, StartAt } from "../consumers/index.js";
+import type { AddOptions, ConsumerHost, StartAt } from "../consumers/index.js";
 import type { Config, SinkConfig } from "../model/config.js";
 import type { RecordedEvent } from "../model/events.js";
 import type { Logger } from "../model/logger.js";
 import { parseSinkCursor } from "../model/sink-cursor.js";
+import type { ThreadPolicy } from "../store/thread-priority.js";
 import { createSink, type SinkDeps } from "./create-sink.js";
 import { configLookup, createRecordMapper, type ObjectLookup } from "./records.js";
 import { createSinkRunner, newSinkStats, type SinkStats } from "./runner.js";
 import type { Sink } from "./sink.js";
+import { encodeSinkObjects } from "./thread/objects-text.js";
+import { SinkThread } from "./thread/sink-thread.js";
 
 /** The consumer name a sink's position is stored under. */
 export const consumerName = (sink: string): string => `sink:${sink}`;
@@ -26,6 +29,16 @@ export function startOf(c: SinkConfig): StartAt {
   }
 }
 
+/** How the host runs a sink's consumer: batches of `batch_size`, waiting up to `flush_interval`. */
+export function addOptionsOf(c: SinkConfig): AddOptions {
+  return {
+    start: startOf(c),
+    maxBatch: c.batchSize,
+    maxWaitMs: c.flushIntervalMs,
+    idleMs: Math.min(1000, Math.max(10, c.flushIntervalMs)),
+  };
+}
+
 /** One configured sink as the set runs it. */
 export interface RunningSink {
   readonly config: SinkConfig;
@@ -39,6 +52,12 @@ export interface SinkSetOptions extends SinkDeps {
   readonly logger: Logger;
   /** Appends the sinks' own events to the log (a RecordEvents command). */
   readonly record: (events: RecordedEvent[]) => void;
+  /**
+   * Runs the sinks on one sink thread (src/sinks/thread/) instead of the main thread: it reads the
+   * log, maps, encodes and sends there, at this CPU policy (as the store's writer: `idle`, falling
+   * back to nice `nice`; `normal`: none). `create` is then not used.
+   */
+  readonly thread?: { readonly priority: ThreadPolicy | "normal"; readonly nice: number };
   /** Tests: the transport per config (default createSink). */
   readonly create?: (c: SinkConfig, deps: SinkDeps) => Sink | undefined;
   /** Tests: the runner's retry backoff. */
@@ -56,8 +75,12 @@ export interface SinkSetOptions extends SinkDeps {
  */
 export class SinkSet {
   readonly #o: SinkSetOptions;
-  readonly #sinks = new Map<string, { config: SinkConfig; key: string; stats: SinkStats; sink?: Sink }>();
+  readonly #sinks = new Map<
+    string,
+    { config: SinkConfig; key: string; stats: SinkStats; sink?: Sink; onThread?: boolean }
+  >();
   #lookup: ObjectLookup;
+  #thread: SinkThread | undefined;
   #applying: Promise<void> = Promise.resolve();
 
   constructor(o: SinkSetOptions, config: Config) {
@@ -86,6 +109,11 @@ export class SinkSet {
 
   async #apply(config: Config): Promise<void> {
     this.#lookup = configLookup(config);
+    const thread = this.#o.thread;
+    if (thread !== undefined && (this.#thread !== undefined || config.sinks.size > 0)) {
+      // In steps: a reload must not hold the main thread (encodeSinkObjects).
+      this.#startThread(thread).setObjects(await encodeSinkObjects(config));
+    }
     for (const [name, cur] of [...this.#sinks]) {
       const c = config.sinks.get(name);
       if (c !== undefined && JSON.stringify(c) === cur.key) continue;
@@ -101,6 +129,13 @@ export class SinkSet {
   #startOne(c: SinkConfig): void {
     const stats = newSinkStats();
     const key = JSON.stringify(c);
+    if (this.#o.thread !== undefined) {
+      const thread = this.#startThread(this.#o.thread);
+      this.#sinks.set(c.name, { config: c, key, stats, onThread: true });
+      const remote = thread.add(c, stats);
+      remote.bind(this.#o.host.addRemote(remote, { start: startOf(c) }));
+      return;
+    }
     const sink = (this.#o.create ?? createSink)(c, this.#o);
     if (sink === undefined) {
       this.#o.logger.warn("sink type not supported by this build yet; not started", {
@@ -124,12 +159,23 @@ export class SinkSet {
       ...(this.#o.minBackoffMs === undefined ? {} : { minBackoffMs: this.#o.minBackoffMs }),
       ...(this.#o.maxBackoffMs === undefined ? {} : { maxBackoffMs: this.#o.maxBackoffMs }),
     });
-    this.#o.host.add(runner, {
-      start: startOf(c),
-      maxBatch: c.batchSize,
-      maxWaitMs: c.flushIntervalMs,
-      idleMs: Math.min(1000, Math.max(10, c.flushIntervalMs)),
-    });
+    this.#o.host.add(runner, addOptionsOf(c));
+  }
+
+  /** The sink thread, started with the first sink that runs on it. */
+  #startThread(o: NonNullable<SinkSetOptions["thread"]>): SinkThread {
+    if (this.#thread === undefined) {
+      this.#thread = new SinkThread({
+        dataDir: this.#o.dataDir,
+        priority: o.priority,
+        nice: o.nice,
+        logger: this.#o.logger,
+        record: this.#o.record,
+        ...(this.#o.minBackoffMs === undefined ? {} : { minBackoffMs: this.#o.minBackoffMs }),
+        ...(this.#o.maxBackoffMs === undefined ? {} : { maxBackoffMs: this.#o.maxBackoffMs }),
+      });
+    }
+    return this.#thread;
   }
 
   async #stopOne(name: string): Promise<void> {
@@ -143,7 +189,11 @@ export class SinkSet {
   /** The configured sinks with their counters, by name. */
   list(): RunningSink[] {
     return [...this.#sinks.values()]
-      .map((s) => ({ config: s.config, stats: s.stats, running: s.sink !== undefined }))
+      .map((s) => ({
+        config: s.config,
+        stats: s.stats,
+        running: s.sink !== undefined || s.onThread === true,
+      }))
       .sort((a, b) => (a.config.name < b.config.name ? -1 : a.config.name > b.config.name ? 1 : 0));
   }
 
@@ -151,5 +201,8 @@ export class SinkSet {
   async stop(): Promise<void> {
     await this.#applying;
     for (const name of [...this.#sinks.keys()]) await this.#stopOne(name);
+    const thread = this.#thread;
+    this.#thread = undefined;
+    await thread?.close();
   }
 }
