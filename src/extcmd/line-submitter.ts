@@ -2,6 +2,7 @@ import type { AuditLog } from "../audit/index.js";
 import type { Core, CoreView } from "../core/core.js";
 import type { PluginResultInput } from "../core/plugin-result.js";
 import { rescheduleRefusal } from "../core/reschedule-refusal.js";
+import type { SubmittedCommand } from "../core/validate.js";
 import { configObjects, validateResult } from "../core/validate.js";
 import type { Clock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
@@ -111,10 +112,10 @@ export function createLineSubmitter(o: LineSubmitterOptions): LineSubmitter {
   const auditInOrder = (rpc: string, commandJson: string, outcome: Promise<string> | string) => {
     pending = pending.then(async () => audit(rpc, commandJson, await outcome));
   };
-  const refused = (name: string, reason: string, result: LineResult, shown = "{}") => {
+  const refused = (name: string, reason: string, result: LineResult) => {
     count(result);
     o.refusals.refused(name, reason);
-    auditInOrder(name, shown, reason);
+    auditInOrder(name, "{}", reason);
   };
   const track = (lines: number, chars: number, submitted: Promise<unknown>) => {
     inFlight += lines;
@@ -149,7 +150,9 @@ export function createLineSubmitter(o: LineSubmitterOptions): LineSubmitter {
         validateResult(objects, r.host, r.service, r.exitStatus, r.checkedAt);
       } catch (err) {
         if (!(err instanceof RejectedError)) throw err;
-        refused(e.name, err.message, err.reason, JSON.stringify(shownResult(e)));
+        // Alone through Core.submit, which refuses it as it did above (in this same turn) and
+        // counts it (lookout_commands_total{result="refused"}), as every refused command is.
+        submitOne(e.name, e.command, JSON.stringify(shownResult(e)), e.chars);
         continue;
       }
       commands.push(e.command);
@@ -196,8 +199,12 @@ export function createLineSubmitter(o: LineSubmitterOptions): LineSubmitter {
     }
     // Every line read before this one is submitted before it.
     flush();
-    const name = parsed.name;
-    const outcome = o.core.submit([parsed.command], { source: "command_file" }).then(
+    submitOne(parsed.name, parsed.command, JSON.stringify(parsed.shown), line.length);
+  };
+
+  /** One command alone through Core.submit, audited in its place. */
+  const submitOne = (name: string, command: SubmittedCommand, shown: string, chars: number) => {
+    const outcome = o.core.submit([command], { source: "command_file" }).then(
       () => {
         count("accepted");
         return "";
@@ -206,12 +213,12 @@ export function createLineSubmitter(o: LineSubmitterOptions): LineSubmitter {
         const refusal = e instanceof RejectedError;
         count(refusal ? e.reason : "failed");
         if (refusal) o.refusals.refused(name, e.message);
-        else o.logger.error("external command failed", { command: name, error: e, line: line.length });
+        else o.logger.error("external command failed", { command: name, error: e });
         return refusal ? e.message : "internal error";
       },
     );
-    track(1, line.length, outcome);
-    auditInOrder(name, JSON.stringify(parsed.shown), outcome);
+    track(1, chars, outcome);
+    auditInOrder(name, shown, outcome);
   };
 
   return {
