@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -342,15 +342,19 @@ describe("external command file: check results in batches", () => {
     );
     assert.equal(await srv.stop(), 0, srv.stderr().slice(-4000));
     // With no reader, a shell's write waits in open(2) until the server is back.
-    const waiting = run("sh", [
-      "-c",
-      `printf '%s\\n' "$2" > "$1"`,
+    const sh = spawn(
       "sh",
-      fifo,
-      result("split", 0, "OK after the restart").trim(),
-    ]);
-    srv = await startServer(serverArgs());
-    await waiting;
+      ["-c", `printf '%s\\n' "$2" > "$1"`, "sh", fifo, result("split", 0, "OK after the restart").trim()],
+      { stdio: "ignore" },
+    );
+    const done = new Promise<number | null>((resolve) => sh.once("exit", (code) => resolve(code)));
+    try {
+      srv = await startServer(serverArgs());
+      assert.equal(await done, 0);
+    } finally {
+      // A shell still waiting for a reader (the server did not come back) must not outlive the test.
+      if (sh.exitCode === null && sh.signalCode === null) sh.kill("SIGKILL");
+    }
     await until(
       "web!split",
       () => status("split"),
