@@ -11,13 +11,14 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { measureCommandFile } from "../command-file.js";
 import type { FleetSpec } from "./fleet.js";
 import { sleep, timed, treeUsage } from "./procs.js";
 import { type Figure, renderTable } from "./report.js";
-import { sendIcinga, sendLookout, sendNagios } from "./senders.js";
+import { sendIcinga, sendLookout, sendNagios, writeCommandLines } from "./senders.js";
 import { icinga2, icingaPort } from "./systems/icinga2.js";
 import { lookout, lookoutUrl } from "./systems/lookout.js";
 import { nagios4, nagiosCommandFile } from "./systems/nagios4.js";
@@ -31,7 +32,14 @@ const only = (name: string): string[] | undefined => process.env[name]?.split(",
 const peers: readonly Peer[] = [lookout, icinga2, nagios4].filter(
   (p) => only("PEERS_SYSTEMS")?.includes(p.name) ?? true,
 );
-const workloads = only("PEERS_WORKLOADS") ?? ["validate", "memory", "passive", "active", "reload"];
+const workloads = only("PEERS_WORKLOADS") ?? [
+  "validate",
+  "memory",
+  "passive",
+  "command-file",
+  "active",
+  "reload",
+];
 const figures: Figure[] = [];
 
 function size(n: number): number {
@@ -44,9 +52,10 @@ function record(f: Figure): void {
 }
 
 function install(): void {
+  const running = (name: string) => peers.some((p) => p.name === name);
   const need: [string, string][] = [
-    ["/usr/sbin/icinga2", "icinga2-bin"],
-    ["/usr/sbin/nagios4", "nagios4-core"],
+    ...(running("icinga2") ? ([["/usr/sbin/icinga2", "icinga2-bin"]] as [string, string][]) : []),
+    ...(running("nagios4") ? ([["/usr/sbin/nagios4", "nagios4-core"]] as [string, string][]) : []),
     ["/usr/lib/nagios/plugins/check_dummy", "monitoring-plugins-basic"],
     ["/usr/bin/time", "time"],
     ["/usr/bin/openssl", "openssl"],
@@ -266,6 +275,68 @@ async function passive(services: number): Promise<void> {
   }
 }
 
+/**
+ * The same `lines` PROCESS_SERVICE_CHECK_RESULT lines into each system's external command file, as
+ * fast as the pipe takes them: lines/s from the first write to the last applied (Lookout: the
+ * projection shows the last line; Nagios: its perfdata file counts them all), and CPU per line.
+ */
+async function commandFile(services: number, lines: number): Promise<void> {
+  const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "passive", intervalS: 60 };
+  const w = `command file ${lines} lines`;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of peers) {
+      if (p.name === "icinga2") continue; // its command file is deprecated; the REST API is its form
+      await withDir(async (dir) => {
+        const r = await p.start(dir, fleet);
+        try {
+          const load = loadavg()[0] ?? 0;
+          let seconds: number;
+          let cpuS: number;
+          if (p.name === "lookout") {
+            const m = await measureCommandFile(r, dir, fleet, lines);
+            seconds = m.appliedS;
+            cpuS = m.cpuS;
+          } else {
+            const cf = r.commandFile;
+            if (cf === undefined) throw new Error(`${p.name} has no command file`);
+            const before = cf.processed();
+            const cpu0 = treeUsage(r.daemon.pid).cpuS;
+            const start = performance.now();
+            const writing = writeCommandLines(cf.path, fleet, lines, "bench end");
+            // Nagios writes the file through stdio: up to one buffer (4 KiB, ~215 lines) may
+            // wait in it, so the last 256 lines are not waited for (0.05 % of the figure).
+            while (cf.processed() - before < lines - 256) {
+              if (performance.now() - start > 600_000) throw new Error(`${p.name}: lines not processed`);
+              await sleep(20);
+            }
+            seconds = (performance.now() - start) / 1000;
+            await writing;
+            cpuS = treeUsage(r.daemon.pid).cpuS - cpu0;
+          }
+          const base = { workload: w, system: p.name, round };
+          record({
+            ...base,
+            metric: "lines/s applied",
+            value: lines / seconds,
+            unit: "/s",
+            better: "higher",
+          });
+          record({
+            ...base,
+            metric: "CPU per line",
+            value: (cpuS / lines) * 1e6,
+            unit: "µs",
+            better: "lower",
+          });
+          record({ ...base, metric: "load average at start", value: load, unit: "", better: "lower" });
+        } finally {
+          await r.daemon.stop();
+        }
+      });
+    }
+  }
+}
+
 /** How many services run the probe plugin in the reload workload, and how often. */
 const PROBES = 200;
 const PROBE_INTERVAL_S = 10;
@@ -404,6 +475,7 @@ async function main(): Promise<void> {
   if (workloads.includes("validate")) for (const n of [size(10_000), size(100_000)]) await validation(n);
   if (workloads.includes("memory")) await memory(size(100_000));
   if (workloads.includes("passive")) await passive(size(50_000));
+  if (workloads.includes("command-file")) await commandFile(size(50_000), size(500_000));
   if (workloads.includes("active")) await active(size(50_000));
   if (workloads.includes("reload")) await reload(size(100_000));
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;

@@ -64,6 +64,14 @@ const TARGETS: readonly Target[] = [
     text: "below Nagios 4",
   },
   {
+    workload: /^command file/,
+    metric: "lines/s applied",
+    lookout: /^lookout$/,
+    peer: "nagios4",
+    ratio: 1,
+    text: ">= Nagios 4",
+  },
+  {
     workload: /^validate 100000$/,
     metric: "wall",
     lookout: /^lookout$/,

@@ -102,6 +102,54 @@ export function sendIcinga(port: number, fleet: FleetSpec, ms: number, inFlight:
 }
 
 /**
+ * `count` PROCESS_SERVICE_CHECK_RESULT lines for the fleet's services in turn, from line `from` on,
+ * stamped `now` (epoch seconds): what every command-file figure writes, for Nagios and Lookout
+ * alike. Every seventh is CRITICAL, the rest OK.
+ */
+export function commandLines(
+  all: readonly { host: string; service: string }[],
+  from: number,
+  count: number,
+  now: number,
+): string {
+  let chunk = "";
+  for (let k = from; k < from + count; k++) {
+    const o = all[k % all.length] as { host: string; service: string };
+    chunk += `[${now}] PROCESS_SERVICE_CHECK_RESULT;${o.host};${o.service};${(k + 1) % 7 === 0 ? 2 : 0};bench|v=1\n`;
+  }
+  return chunk;
+}
+
+/**
+ * Writes `lines` command-file lines (commandLines) into a named pipe as fast as it takes them (a
+ * full pipe blocks the writer), the last one with the output `last`: resolves with the seconds
+ * from the first write until the last left this process.
+ */
+export async function writeCommandLines(
+  commandFile: string,
+  fleet: FleetSpec,
+  lines: number,
+  last: string,
+): Promise<number> {
+  const all = [...objects(fleet)];
+  const out = createWriteStream(commandFile, { flags: "a" });
+  const start = performance.now();
+  const now = Math.floor(Date.now() / 1000);
+  for (let k = 0; k < lines; k += 500) {
+    const n = Math.min(500, lines - k);
+    const end = k + n === lines;
+    let chunk = commandLines(all, k, end ? n - 1 : n, now);
+    if (end) {
+      const o = all[(lines - 1) % all.length] as { host: string; service: string };
+      chunk += `[${now}] PROCESS_SERVICE_CHECK_RESULT;${o.host};${o.service};0;${last}\n`;
+    }
+    if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
+  }
+  await new Promise<void>((r) => out.end(() => r()));
+  return (performance.now() - start) / 1000;
+}
+
+/**
  * Nagios external command file: PROCESS_SERVICE_CHECK_RESULT lines as fast as the pipe takes them
  * (a full pipe blocks the writer). What counts is what Nagios processed (its own count), not what
  * was written.
@@ -112,14 +160,8 @@ export async function sendNagios(commandFile: string, fleet: FleetSpec, ms: numb
   const start = performance.now();
   const end = start + ms;
   let sent = 0;
-  let k = 0;
   while (performance.now() < end) {
-    const now = Math.floor(Date.now() / 1000);
-    let chunk = "";
-    for (let j = 0; j < 500; j++) {
-      const o = all[k++ % all.length] as { host: string; service: string };
-      chunk += `[${now}] PROCESS_SERVICE_CHECK_RESULT;${o.host};${o.service};${k % 7 === 0 ? 2 : 0};bench|v=1\n`;
-    }
+    const chunk = commandLines(all, sent, 500, Math.floor(Date.now() / 1000));
     sent += 500;
     if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
   }

@@ -224,8 +224,8 @@ const LINE_RESULTS: readonly LineResult[] = [
   "failed",
 ];
 
-/** Registers `lookout_command_file_lines_total{result}` and returns what counts a line. */
-export function registerCommandFileMetrics(registry: Registry): (result: LineResult) => void {
+/** Registers `lookout_command_file_lines_total{result}` and returns what counts `n` lines. */
+export function registerCommandFileMetrics(registry: Registry): (result: LineResult, n: number) => void {
   const lines = new Counter({
     name: "lookout_command_file_lines_total",
     help: "Lines read from the external command file (-command-file), by result: accepted, unparsable, too_long, or refused by the pipeline (invalid, not_found, failed_precondition), or failed (not stored).",
@@ -233,5 +233,5 @@ export function registerCommandFileMetrics(registry: Registry): (result: LineRes
     registers: [registry],
   });
   for (const result of LINE_RESULTS) lines.inc({ result }, 0);
-  return (result) => lines.inc({ result });
+  return (result, n) => lines.inc({ result }, n);
 }

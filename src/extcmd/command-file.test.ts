@@ -105,6 +105,12 @@ const status = (service: string | undefined) => statusOf("web", service);
 const audits = async () =>
   (await call<{ records?: Audit[] }>("/svc.v1.AdminService/ListAuditRecords", { limit: 1000 })).records ?? [];
 
+/** How many check results the batches' audit records among `records` count. */
+const counted = (records: readonly Audit[]): number =>
+  records
+    .filter((r) => r.outcome === "AUDIT_OUTCOME_ACCEPTED" && r.rpc === "PROCESS_SERVICE_CHECK_RESULT")
+    .reduce((n, r) => n + ((JSON.parse(r.commandJson) as { Count?: number }).Count ?? 0), 0);
+
 /** Polls until `ok` holds (the command is enqueued, then applied by the writer). */
 async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
   const deadline = Date.now() + 15_000;
@@ -158,27 +164,32 @@ describe("external command file", () => {
       (s) => s?.acknowledgement?.author === "ops",
     );
 
-    const records = await until(
-      "audit",
-      audits,
-      (r) => r.filter((x) => x.source === "AUDIT_SOURCE_EXTCMD").length >= 6,
-    );
-    const ext = records.filter((r) => r.source === "AUDIT_SOURCE_EXTCMD").reverse();
+    // The check results are audited in batches, one record each (with their count and objects):
+    // how the reads grouped the lines decides how many. Refusals have a record each, in order.
+    const ext = (
+      await until("audit", audits, (r) =>
+        r.some((x) => x.source === "AUDIT_SOURCE_EXTCMD" && x.rpc === "ACKNOWLEDGE_SVC_PROBLEM"),
+      )
+    )
+      .filter((r) => r.source === "AUDIT_SOURCE_EXTCMD")
+      .reverse();
+    const rejected = ext.filter((r) => r.outcome === "AUDIT_OUTCOME_REJECTED");
     assert.deepEqual(
-      ext.map((r) => [r.rpc ?? "", r.outcome]),
-      [
-        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED"],
-        ["", "AUDIT_OUTCOME_REJECTED"],
-        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_REJECTED"],
-        ["RESTART_PROGRAM", "AUDIT_OUTCOME_REJECTED"],
-        ["PROCESS_HOST_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED"],
-        ["ACKNOWLEDGE_SVC_PROBLEM", "AUDIT_OUTCOME_ACCEPTED"],
-      ],
+      rejected.map((r) => r.rpc ?? ""),
+      ["", "PROCESS_SERVICE_CHECK_RESULT", "RESTART_PROGRAM"],
     );
-    assert.match(ext[2]?.reason ?? "", /"nope" is not configured/);
-    assert.match(ext[3]?.reason ?? "", /unknown command/);
+    assert.match(rejected[1]?.reason ?? "", /"nope" is not configured/);
+    assert.match(rejected[2]?.reason ?? "", /unknown command/);
+    const results = ext.filter(
+      (r) => r.outcome === "AUDIT_OUTCOME_ACCEPTED" && r.rpc !== "ACKNOWLEDGE_SVC_PROBLEM",
+    );
+    assert.deepEqual(
+      results.flatMap((r) => (JSON.parse(r.commandJson) as { Objects: unknown[] }).Objects),
+      [{ Host: "web", Service: "http" }, { Host: "web" }],
+    );
+    assert.equal(ext.at(-1)?.rpc, "ACKNOWLEDGE_SVC_PROBLEM", "the acknowledgement's record is the last");
     assert.equal(ext[0]?.principal, undefined, "nothing authenticates a pipe writer");
-    assert.deepEqual(JSON.parse(ext[5]?.commandJson ?? "{}"), {
+    assert.deepEqual(JSON.parse(ext.at(-1)?.commandJson ?? "{}"), {
       Type: "AcknowledgeProblem",
       Target: { Object: { Host: "web", Service: "http" } },
       Sticky: true,
@@ -402,34 +413,52 @@ describe("external command file", () => {
           .filter((r) => r.source === "AUDIT_SOURCE_EXTCMD")
           .reverse()
           .slice(before),
-      (r) => r.length >= 9,
+      (r) =>
+        r.filter((x) => x.outcome === "AUDIT_OUTCOME_REJECTED").length >= 4 &&
+        r.some((x) => x.rpc === "ACKNOWLEDGE_SVC_PROBLEM" && x.outcome === "AUDIT_OUTCOME_ACCEPTED") &&
+        counted(r) >= 4,
     );
     const longLine = /^a line longer than 65536 bytes$/;
+    // Refused lines have a record each, in order; the check results one per batch (how the reads
+    // of the long lines grouped them decides how many batches), the acknowledgement its own.
     assert.deepEqual(
-      ext.map((r) => [r.rpc ?? "", r.outcome, longLine.test(r.reason ?? "")]),
+      ext
+        .filter((r) => r.outcome === "AUDIT_OUTCOME_REJECTED")
+        .map((r) => [r.rpc ?? "", longLine.test(r.reason ?? "")]),
       [
-        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_REJECTED", true],
-        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
-        ["", "AUDIT_OUTCOME_REJECTED", true],
-        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
-        [`${"B".repeat(64)}…`, "AUDIT_OUTCOME_REJECTED", false],
-        ["ACKNOWLEDGE_SVC_PROBLEM", "AUDIT_OUTCOME_REJECTED", false],
-        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
-        ["ACKNOWLEDGE_SVC_PROBLEM", "AUDIT_OUTCOME_ACCEPTED", false],
-        ["PROCESS_SERVICE_CHECK_RESULT", "AUDIT_OUTCOME_ACCEPTED", false],
+        ["PROCESS_SERVICE_CHECK_RESULT", true],
+        ["", true],
+        [`${"B".repeat(64)}…`, false],
+        ["ACKNOWLEDGE_SVC_PROBLEM", false],
       ],
     );
+    assert.equal(counted(ext), 4);
+    const accepted = ext.filter((r) => r.outcome === "AUDIT_OUTCOME_ACCEPTED");
+    assert.deepEqual(
+      accepted.map((r) => r.rpc).filter((x) => x !== "PROCESS_SERVICE_CHECK_RESULT"),
+      ["ACKNOWLEDGE_SVC_PROBLEM"],
+    );
+    // The acknowledgement ended the batch before it: the last result has a record after it.
+    assert.equal(accepted.at(-1)?.rpc, "PROCESS_SERVICE_CHECK_RESULT");
     for (const r of ext) {
       for (const v of [r.rpc ?? "", r.reason ?? "", r.commandJson]) {
         assert.ok(Buffer.byteLength(v) <= 1024, `${Buffer.byteLength(v)} bytes: ${v.slice(0, 80)}`);
       }
     }
-    const ack = JSON.parse(ext[7]?.commandJson ?? "{}") as { Author: string; Comment: string };
+    const ack = JSON.parse(
+      accepted.find((r) => r.rpc === "ACKNOWLEDGE_SVC_PROBLEM")?.commandJson ?? "{}",
+    ) as {
+      Author: string;
+      Comment: string;
+    };
     assert.equal(ack.Author, "ops");
     assert.match(ack.Comment, /^c+…\[cut, 5000 bytes\]$/);
     assert.equal((await status("long"))?.acknowledgement?.comment.length, 5000, "only the record is cut");
     // The log says as much as the record, no more.
-    assert.match(ext[5]?.reason ?? "", /^sticky must be an integer, got "9+…\[cut, \d+ bytes\]$/);
+    assert.match(
+      ext.filter((r) => r.outcome === "AUDIT_OUTCOME_REJECTED")[3]?.reason ?? "",
+      /^sticky must be an integer, got "9+…\[cut, \d+ bytes\]$/,
+    );
     const refusals = srv
       .stderr()
       .split("\n")
@@ -540,7 +569,9 @@ describe("external command file", () => {
       const ext = (await audits()).filter((r) => r.source === "AUDIT_SOURCE_EXTCMD");
       assert.ok(
         ext.some(
-          (r) => r.rpc === "PROCESS_SERVICE_CHECK_RESULT" && r.commandJson.includes('"Service":"disk"'),
+          (r) =>
+            (r.rpc ?? "").includes("PROCESS_SERVICE_CHECK_RESULT") &&
+            r.commandJson.includes('"Service":"disk"'),
         ),
       );
     } finally {

@@ -2,13 +2,12 @@ import { execFile } from "node:child_process";
 import { constants, lstatSync, openSync } from "node:fs";
 import net from "node:net";
 import { promisify } from "node:util";
-import { type AuditLog, capText } from "../audit/index.js";
-import type { Core, CoreView } from "../core/core.js";
-import { rescheduleRefusal } from "../core/reschedule-refusal.js";
+import type { AuditLog } from "../audit/index.js";
 import type { Clock } from "../model/clock.js";
 import type { Logger } from "../model/logger.js";
-import { RejectedError } from "../store/errors.js";
-import { commandNameOf, parseCommandLine } from "./parse.js";
+import { createLineSubmitter, type LineCore, type LineResult } from "./line-submitter.js";
+import { commandNameOf } from "./parse.js";
+import { createRefusalLog } from "./refusal-log.js";
 
 const run = promisify(execFile);
 
@@ -19,31 +18,13 @@ const REOPEN_MS = 1000;
 
 export interface CommandFileOptions {
   readonly path: string;
-  readonly core: Pick<Core, "submit" | "newDowntimeId"> &
-    Partial<Pick<Core, "newCommentId">> & {
-      /** The config in force, for refusing at once what it already shows cannot apply. */
-      readonly view?: Pick<CoreView, "index"> & Partial<Pick<CoreView, "projection">>;
-    };
+  readonly core: LineCore;
   readonly audit: AuditLog;
   readonly clock: Pick<Clock, "now">;
   readonly logger: Logger;
-  /** Told what became of every line read (for `lookout_command_file_lines_total`). */
-  readonly count?: (result: LineResult) => void;
+  /** Told what became of `n` lines read (for `lookout_command_file_lines_total`). */
+  readonly count?: (result: LineResult, n: number) => void;
 }
-
-/**
- * What became of a line: accepted (enqueued); refused as unparsable (not a command Lookout knows,
- * or bad arguments) or too long; refused by the pipeline as invalid, not found, or by the state
- * the projection shows (failed_precondition); or failed (not stored).
- */
-export type LineResult =
-  | "accepted"
-  | "unparsable"
-  | "too_long"
-  | "invalid"
-  | "not_found"
-  | "failed_precondition"
-  | "failed";
 
 /** The running reader of the external command file. */
 export interface CommandFile {
@@ -63,8 +44,10 @@ export class CommandFileError extends Error {
  * reads it line by line for as long as the server runs. Like Icinga 2 it holds the pipe open for
  * reading and writing without blocking, so a writer closing its end never ends the stream and no
  * thread waits in open(2); should the stream end or fail anyway (the pipe removed and recreated),
- * it is reopened. Every line goes through Core.submit, as the API's commands do, and is audited
- * (source extcmd); a bad line is logged with its reason, audited as rejected, and skipped.
+ * it is reopened. Every line goes through Core.submit, as the API's commands do, in the order
+ * read, consecutive check results as one batch (createLineSubmitter), and is audited (source
+ * extcmd); a bad line is counted, logged with its reason (rate-limited), audited as rejected, and
+ * skipped. While the writer is behind, the pipe is not read (its writers block, as Nagios' do).
  */
 export async function startCommandFile(o: CommandFileOptions): Promise<CommandFile> {
   let st: ReturnType<typeof lstatSync> | undefined;
@@ -85,96 +68,56 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
   }
   let stopped = false;
   let socket: net.Socket | undefined;
-  let pending: Promise<void> = Promise.resolve();
   let partial = "";
   let skipping = false;
+  let flushing = false;
+  const refusals = createRefusalLog(o.logger, () => o.clock.now());
+  const lines = createLineSubmitter({
+    core: o.core,
+    audit: o.audit,
+    clock: o.clock,
+    logger: o.logger,
+    refusals,
+    ...(o.count === undefined ? {} : { count: o.count }),
+    // The writer caught up: read the pipe again.
+    ready: () => socket?.resume(),
+  });
 
-  const audit = (rpc: string, commandJson: string, reason: string) =>
-    o.audit.record({
-      at: o.clock.now(),
-      source: "extcmd",
-      peer: "",
-      rpc,
-      commandJson,
-      outcome: reason === "" ? "accepted" : "rejected",
-      reason,
-    });
-  const handle = (line: string) => {
-    if (line.trim() === "") return;
-    let parsed = parseCommandLine(
-      line,
-      () => o.core.newDowntimeId(),
-      o.core.newCommentId === undefined ? undefined : () => (o.core.newCommentId as () => string)(),
-    );
-    if (parsed.ok && parsed.command.type === "RescheduleCheck" && o.core.view !== undefined) {
-      const projection = o.core.view.projection;
-      const refused = rescheduleRefusal(
-        o.core.view.index,
-        parsed.command.target,
-        parsed.command.force,
-        projection === undefined ? undefined : (key) => projection.switchedOff(key, "activeChecks"),
-      );
-      if (refused !== undefined) parsed = { ok: false, name: parsed.name, reason: refused.message };
-    }
-    let outcome: Promise<string>;
-    let name: string;
-    let shown = "{}";
-    if (!parsed.ok) {
-      o.count?.("unparsable");
-      // A reason may quote what the line held: logged capped, as its audit record is.
-      o.logger.warn("external command refused", { command: parsed.name, reason: capText(parsed.reason) });
-      name = parsed.name;
-      outcome = Promise.resolve(parsed.reason);
-    } else {
-      name = parsed.name;
-      shown = JSON.stringify(parsed.shown);
-      // Submitted at once, in the order read (Core enqueues in call order).
-      outcome = o.core.submit([parsed.command], { source: "command_file" }).then(
-        () => {
-          o.count?.("accepted");
-          return "";
-        },
-        (e: unknown) => {
-          const refused = e instanceof RejectedError;
-          o.count?.(refused ? e.reason : "failed");
-          if (refused)
-            o.logger.warn("external command refused", { command: name, reason: capText(e.message) });
-          else o.logger.error("external command failed", { command: name, error: e });
-          return refused ? e.message : "internal error";
-        },
-      );
-    }
-    // Audited in the order of the lines, whichever outcome is known first.
-    pending = pending.then(async () => audit(name, shown, await outcome));
-  };
   /** Refuses one over-long line, once, named by the command its start names (if any). */
-  const refuseLong = (start: string) => {
-    const name = commandNameOf(start);
-    const reason = `a line longer than ${MAX_LINE_BYTES} bytes`;
-    o.count?.("too_long");
-    o.logger.warn("external command refused", { command: name, reason });
-    pending = pending.then(() => audit(name, "{}", reason));
-  };
+  const refuseLong = (start: string) =>
+    lines.refuse(commandNameOf(start), `a line longer than ${MAX_LINE_BYTES} bytes`, "too_long");
   const onData = (chunk: string) => {
-    let text = partial + chunk;
+    let text = partial.length === 0 ? chunk : partial + chunk;
     partial = "";
+    let from = 0;
     for (;;) {
-      const nl = text.indexOf("\n");
+      const nl = text.indexOf("\n", from);
       if (nl < 0) break;
-      const line = text.slice(0, nl);
-      text = text.slice(nl + 1);
+      const start = from;
+      from = nl + 1;
       if (skipping) {
         // The end of a line already refused.
         skipping = false;
         continue;
       }
       // A whole line may arrive over the limit in one piece (or complete one kept under it).
-      if (line.length > MAX_LINE_BYTES / 3 && Buffer.byteLength(line) > MAX_LINE_BYTES) {
-        refuseLong(line);
+      if (nl - start > MAX_LINE_BYTES / 3 && Buffer.byteLength(text.slice(start, nl)) > MAX_LINE_BYTES) {
+        refuseLong(text.slice(start, nl));
         continue;
       }
-      handle(line.endsWith("\r") ? line.slice(0, -1) : line);
+      lines.line(text.charCodeAt(nl - 1) === 0x0d ? text.slice(start, nl - 1) : text.slice(start, nl));
     }
+    text = from === 0 ? text : text.slice(from);
+    // The results of this turn's reads go as one batch (or several of MAX_BATCH).
+    if (!flushing) {
+      flushing = true;
+      setImmediate(() => {
+        flushing = false;
+        lines.flush();
+      });
+    }
+    // Back-pressure: the writer is behind, so the pipe fills and its writers wait.
+    if (lines.full) socket?.pause();
     // Inside a refused line: what came of it is dropped up to its newline.
     if (skipping) return;
     if (text.length > MAX_LINE_BYTES / 3 && Buffer.byteLength(text) > MAX_LINE_BYTES) {
@@ -217,9 +160,8 @@ export async function startCommandFile(o: CommandFileOptions): Promise<CommandFi
       stopped = true;
       socket?.destroy();
       socket = undefined;
+      refusals.flush();
     },
-    async idle() {
-      await pending;
-    },
+    idle: () => lines.idle(),
   };
 }

@@ -52,13 +52,20 @@ export const lookout: Peer = {
     mkdirSync(join(dir, "data"), { recursive: true });
     const port = nextPort++;
     const url = `http://127.0.0.1:${port}`;
-    const daemon = startDaemon(LOOKOUT_BIN, [
+    // LOOKOUT_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`): node runs the launcher with them.
+    const nodeArgs = process.env.LOOKOUT_NODE_ARGS?.split(" ").filter((a) => a !== "");
+    const [cmd, first] =
+      nodeArgs === undefined ? [LOOKOUT_BIN, []] : [process.execPath, [...nodeArgs, LOOKOUT_BIN]];
+    const daemon = startDaemon(cmd, [
+      ...first,
       "-listen",
       `127.0.0.1:${port}`,
       "-config",
       file,
       "-data-dir",
       join(dir, "data"),
+      "-command-file",
+      lookoutCommandFile(dir),
       "-log-level",
       "warn",
     ]);
@@ -99,4 +106,14 @@ export const lookout: Peer = {
 export function lookoutUrl(r: Running): string {
   const port = /-listen 127\.0\.0\.1:(\d+)/.exec(r.daemon.child.spawnargs.join(" "))?.[1];
   return `http://127.0.0.1:${port}`;
+}
+
+/** The external command file of a Lookout run in `dir` (a FIFO the daemon creates). */
+export function lookoutCommandFile(dir: string): string {
+  return join(dir, "lookout.cmd");
+}
+
+/** The sum of a metric's series (every label set) a running Lookout exposes now. */
+export function lookoutMetric(r: Running, name: string): Promise<number> {
+  return metric(lookoutUrl(r), name);
 }

@@ -38,4 +38,9 @@ export interface Running {
    * undefined when the sender's own count of answered requests is the figure.
    */
   passiveSince?(): Promise<number | undefined>;
+  /**
+   * Nagios: its external command file, and how many passive results it has processed since it
+   * started, by its own count (Lookout's command file is measured by bench/command-file.ts).
+   */
+  readonly commandFile?: { readonly path: string; processed(): number };
 }
