@@ -112,7 +112,7 @@ export async function startReplicaSet(o: ReplicaSetOptions): Promise<ReplicaSet>
   const configPath = join(dir, "lookout.cue");
   writeFileSync(configPath, o.config);
   let started: NatsCluster | undefined;
-  // On a loaded machine a node now and then waits more than startNatsCluster's 20 s for the
+  // On a loaded machine a node now and then waits more than startNatsCluster's 60 s for the
   // cluster's metadata leader (seen once in 20 runs, two at once); a new cluster then starts.
   for (let attempt = 1; started === undefined; attempt++) {
     try {

@@ -86,7 +86,8 @@ export async function startNatsCluster(
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(
             () => reject(new Error(`nats-server ${name} did not start:\n${log}`)),
-            20_000,
+            // A cluster's metadata leader took more than 20 s on a machine at load 35.
+            60_000,
           );
           const want =
             size > 1
