@@ -8,8 +8,9 @@
  * against a closed loopback port), then prints:
  *
  * 1. `lookout validate` of it (bin/lookout.js, as users run it): wall time and peak RSS;
- * 2. the server (bin/lookout.js -config …): start to "listening", and RSS once settled (after
- *    BENCH_SETTLE_SECONDS=20 with no request), per service too;
+ * 2. the server (bin/lookout.js -config …): start to "listening", how long until it is quiet
+ *    (its first snapshot written: under a third of a core for 2 s), and RSS once settled
+ *    (BENCH_SETTLE_SECONDS=20 later, no request in between), per service too;
  * 3. batched ingestion: ProcessCheckResults in batches of 1,000 over gRPC, 8 in flight, for
  *    BENCH_INGEST_SECONDS=10 (bench/ingest-client.ts), results/s;
  * 4. ListStatus pages of 1,000 over gRPC, walked one after the other: p50 and p99;
@@ -65,10 +66,13 @@ function launcherEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** `lookout validate FILE`: wall time, peak RSS (VmHWM, read every 20 ms until it exits), output. */
+/**
+ * `lookout validate FILE`: wall time, CPU time and peak RSS (read every 20 ms until it exits: the
+ * last 20 ms are missed), output.
+ */
 async function validate(
   file: string,
-): Promise<{ ms: number; peak: number; code: number | null; out: string }> {
+): Promise<{ ms: number; cpuS: number; peak: number; code: number | null; out: string }> {
   const t0 = performance.now();
   const child = spawn(LAUNCHER, ["validate", file], {
     env: launcherEnv(),
@@ -82,12 +86,14 @@ async function validate(
     if (out.length < 4000) out += d.toString();
   });
   let peak = 0;
+  let cpu = 0;
   const poll = setInterval(() => {
     peak = Math.max(peak, procMemory(child.pid as number).peak);
+    cpu = Math.max(cpu, cpuTicks(child.pid as number));
   }, 20);
   const code = await new Promise<number | null>((r) => child.once("exit", r));
   clearInterval(poll);
-  return { ms: performance.now() - t0, peak, code, out: out.trim() };
+  return { ms: performance.now() - t0, cpuS: cpu / 100, peak, code, out: out.trim() };
 }
 
 interface Server {
@@ -127,10 +133,40 @@ function startServer(file: string, dataDir: string): Promise<Server> {
   });
 }
 
-/** RSS after `SETTLE_S` seconds without requests. */
-async function settledRss(pid: number): Promise<number> {
+/** CPU ticks (1/100 s) a process has used, all its threads. */
+function cpuTicks(pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Waits until the server has used under a third of a core for 2 s in a row (the writer's first
+ * snapshot and the projection's start are done; the active checks alone stay well below), at
+ * most BENCH_QUIET_MAX_SECONDS=600; returns how long that took.
+ */
+async function quiet(pid: number): Promise<number> {
+  const t0 = performance.now();
+  const end = t0 + Number(process.env.BENCH_QUIET_MAX_SECONDS ?? 600) * 1000;
+  let calm = 0;
+  let last = cpuTicks(pid);
+  while (calm < 4 && performance.now() < end) {
+    await sleep(500);
+    const now = cpuTicks(pid);
+    calm = now - last <= 16 ? calm + 1 : 0;
+    last = now;
+  }
+  return performance.now() - t0;
+}
+
+/** RSS after `SETTLE_S` seconds without requests, once quiet. */
+async function settledRss(pid: number): Promise<{ rss: number; quietMs: number }> {
+  const quietMs = await quiet(pid);
   await sleep(SETTLE_S * 1000);
-  return procMemory(pid).rss;
+  return { rss: procMemory(pid).rss, quietMs };
 }
 
 /** bench/ingest-client.ts: batches of 1,000 over gRPC, 8 in flight, for `seconds`. */
@@ -225,17 +261,19 @@ try {
 
   const v = await validate(file);
   console.log(
-    `validate: ${(v.ms / 1000).toFixed(2)} s, peak RSS ${mib(v.peak)} MiB (exit ${v.code}: ${v.out.split("\n")[0]}); ${load()}`,
+    `validate: ${(v.ms / 1000).toFixed(2)} s (CPU ${v.cpuS.toFixed(1)} s), peak RSS ${mib(v.peak)} MiB (exit ${v.code}: ${v.out.split("\n")[0]}); ${load()}`,
   );
 
   const srv = await startServer(file, join(dir, "data"));
   try {
     const pid = srv.child.pid as number;
-    console.log(`start to serving: ${(srv.startMs / 1000).toFixed(1)} s; ${load()}`);
-    const rss = await settledRss(pid);
     console.log(
-      `settled RSS after ${SETTLE_S} s: ${mib(rss)} MiB = ${(rss / SERVICES).toFixed(0)} B/service ` +
-        `(peak ${mib(procMemory(pid).peak)} MiB); ${load()}`,
+      `start to serving: ${(srv.startMs / 1000).toFixed(1)} s (CPU ${(cpuTicks(pid) / 100).toFixed(1)} s); ${load()}`,
+    );
+    const { rss, quietMs } = await settledRss(pid);
+    console.log(
+      `quiet ${(quietMs / 1000).toFixed(1)} s after serving; settled RSS ${SETTLE_S} s later: ${mib(rss)} MiB = ` +
+        `${(rss / SERVICES).toFixed(0)} B/service (peak ${mib(procMemory(pid).peak)} MiB); ${load()}`,
     );
 
     const ing = await ingest(srv.url, INGEST_S);
@@ -276,10 +314,10 @@ try {
     const sv = await validate(small);
     const s = await startServer(small, join(dir, "data-small"));
     try {
-      const rss = await settledRss(s.child.pid as number);
+      const { rss, quietMs } = await settledRss(s.child.pid as number);
       console.log(
-        `${n(smallServices)} services: validate ${(sv.ms / 1000).toFixed(2)} s (peak ${mib(sv.peak)} MiB), ` +
-          `start to serving ${(s.startMs / 1000).toFixed(1)} s, settled RSS ${mib(rss)} MiB = ` +
+        `${n(smallServices)} services: validate ${(sv.ms / 1000).toFixed(2)} s (CPU ${sv.cpuS.toFixed(1)} s, peak ${mib(sv.peak)} MiB), ` +
+          `start to serving ${(s.startMs / 1000).toFixed(1)} s (quiet ${(quietMs / 1000).toFixed(1)} s later), settled RSS ${mib(rss)} MiB = ` +
           `${(rss / smallServices).toFixed(0)} B/service; ${load()}`,
       );
     } finally {
