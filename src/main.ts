@@ -1,20 +1,9 @@
 #!/usr/bin/env node
-import {
-  App,
-  createJsonLogger,
-  decodeServerOptions,
-  defaultVersionFile,
-  exitWhenFlushed,
-  formatUsage,
-  parseFlags,
-  resolveVersion,
-  SERVER_FLAGS,
-  StartupError,
-} from "./app/index.js";
-import { runWorkerCli } from "./app/worker-command.js";
-import { runAuthCli } from "./auth/cli.js";
-import { runValidateCli } from "./config/index.js";
-import { runCueCli } from "./cue/cli.js";
+import { exitWhenFlushed } from "./app/exit.js";
+import type { App } from "./app/index.js";
+
+// The subcommands and the server are imported when used: `lookout validate` and `lookout cue` do
+// not load (and compile) the server's modules, about 0.3 s of CPU before a single byte is read.
 
 const USAGE_PREAMBLE = [
   "  lookout [flags]                                  run the server",
@@ -27,10 +16,27 @@ const USAGE_PREAMBLE = [
 
 async function main(argv: string[]): Promise<number> {
   const io = { stdout: process.stdout, stderr: process.stderr };
-  if (argv[0] === "validate") return runValidateCli(argv.slice(1), io);
-  if (argv[0] === "cue") return runCueCli(argv.slice(1), io);
-  if (argv[0] === "auth") return runAuthCli(argv.slice(1), { ...io, stdin: process.stdin });
-  if (argv[0] === "worker") return runWorkerCli(argv.slice(1), io);
+  if (argv[0] === "validate") {
+    const { runValidateCli } = await import("./config/validate-cli.js");
+    return runValidateCli(argv.slice(1), io);
+  }
+  if (argv[0] === "cue") return (await import("./cue/cli.js")).runCueCli(argv.slice(1), io);
+  if (argv[0] === "auth") {
+    const { runAuthCli } = await import("./auth/cli.js");
+    return runAuthCli(argv.slice(1), { ...io, stdin: process.stdin });
+  }
+  if (argv[0] === "worker") return (await import("./app/worker-command.js")).runWorkerCli(argv.slice(1), io);
+  const {
+    App,
+    createJsonLogger,
+    decodeServerOptions,
+    defaultVersionFile,
+    formatUsage,
+    parseFlags,
+    resolveVersion,
+    SERVER_FLAGS,
+    StartupError,
+  } = await import("./app/index.js");
   const parsed = parseFlags(SERVER_FLAGS, argv, process.env);
   if (!parsed.ok) {
     if (!parsed.help) process.stderr.write(`${parsed.error}\n`);

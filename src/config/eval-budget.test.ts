@@ -26,6 +26,19 @@ function doubling(n: number, form: "list" | "def" | "let", tail: (last: string) 
   return `${lines.join("\n")}\n`;
 }
 
+/** `_d0: "a" | "b"`, `_dN: {l: _d(N-1), r: _d(N-1)} | {l: _d(N-1), s: _d(N-1)}`: 2^(2^N) values. */
+function disjunctions(n: number): string {
+  const lines = ['_d0: "a" | "b"'];
+  for (let i = 1; i <= n; i++) {
+    const d = `_d${i - 1}`;
+    lines.push(`_d${i}: {l: ${d}, r: ${d}} | {l: ${d}, s: ${d}}`);
+  }
+  lines.push(
+    `hosts: web: {address: "127.0.0.1", check: {type: "passive", freshness_threshold: "1m"}, vars: {X: _d${n}}}`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
 describe("evalBudget scales with the document", () => {
   // The 1,000,000-service fleet of generate-fleet.ts is 115,615,818 bytes; evaluating it takes
   // about 0.7 steps and 0.07 values per byte (see docs/configuration.md for the measurement).
@@ -80,6 +93,7 @@ describe("a document whose values multiply is refused within its budget", () => 
       ),
     },
     { name: "let clauses", text: doubling(40, "let", (l) => `x: ${l}`) },
+    { name: "disjunctions of structs of disjunctions", text: disjunctions(16) },
   ];
   for (const c of cases) {
     it(c.name, { timeout: 120_000 }, () => {
@@ -101,4 +115,21 @@ describe("a document whose values multiply is refused within its budget", () => 
       assert.ok(spent.vertices <= b.maxVertices + 1_000, `values ${spent.vertices} > ${b.maxVertices}`);
     });
   }
+});
+
+describe("a value past what JavaScript can hold is named as such", () => {
+  it("a string doubled forty times", () => {
+    const lines = ['_s0: "ab"'];
+    for (let i = 1; i <= 40; i++) lines.push(`_s${i}: _s${i - 1} + _s${i - 1}`);
+    lines.push('hosts: web: {address: _s40, check: {type: "passive", freshness_threshold: "1m"}}');
+    const r = loadConfig({ file: "s.cue", text: `${lines.join("\n")}\n` });
+    assert.equal(r.ok, false);
+    if (r.ok) return;
+    assert.equal(r.diagnostics.length, 1, JSON.stringify(r.diagnostics));
+    // Not "evaluation too deep (stack exhausted)": nothing was deep.
+    assert.match(
+      r.diagnostics[0]?.message ?? "",
+      /evaluation made a value too large to hold \(Invalid string length\)/,
+    );
+  });
 });

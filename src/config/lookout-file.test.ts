@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { loadConfig } from "./loader.js";
+import { isErrorFreePlainData } from "../cue/eval/plain-data.js";
+import { parseFile } from "../cue/syntax/parser.js";
+import { DEFAULT_LISTEN, loadConfig, lookoutFile } from "./loader.js";
+import { generateFleet } from "./testing/generate-fleet.js";
 import { repoRoot } from "./testing/repo-root.js";
 
 const example = join(repoRoot(), "examples/lookout.cue");
@@ -35,5 +38,17 @@ describe("_lookout.listen: the bundled example follows -listen", () => {
       listen: "127.0.0.1:1",
     });
     assert.equal(r.ok, false);
+  });
+});
+
+describe("the _lookout file keeps a generated document plain data", () => {
+  // Plain data needs no evaluation for its errors (docs/cue.md); the file the loader adds beside
+  // every document must not take that away, or a large fleet is evaluated once more for nothing.
+  it("a generated fleet with the _lookout file beside it", () => {
+    const fleet = parseFile("fleet.cue", generateFleet({ services: 100 }));
+    const flags = lookoutFile(DEFAULT_LISTEN);
+    const extra = parseFile(flags.name, flags.text);
+    assert.deepEqual([...fleet.errors, ...extra.errors], []);
+    assert.equal(isErrorFreePlainData([fleet.node, extra.node], 400, 20_000_000), true);
   });
 });

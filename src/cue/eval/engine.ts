@@ -84,6 +84,11 @@ export function withEngine<T>(limits: Limits, fn: () => T, onOverflow?: (e: Bott
     // Last line of defence: the nesting limit should prevent this, but never let a stack
     // overflow escape as an exception.
     if (e instanceof RangeError && onOverflow !== undefined) {
+      // A value past what JavaScript can hold (a string doubled forty times) says so; only a
+      // stack overflow is "too deep".
+      if (!/call stack/i.test(e.message)) {
+        return onOverflow(bottom("limit", `evaluation made a value too large to hold (${e.message})`));
+      }
       return onOverflow(bottom("limit", "evaluation too deep (stack exhausted)"));
     }
     throw e;

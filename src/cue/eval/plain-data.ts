@@ -52,12 +52,21 @@ function plainLabel(d: ast.Field): string | undefined {
   const name = identLabel(d);
   if (name !== undefined) {
     const c = name.charCodeAt(0);
-    // Definitions and hidden fields are not data; `_` and `$`-names are left to the evaluator too.
-    return c === 0x23 || c === 0x5f || c === 0x24 ? undefined : name;
+    // Definitions are not data; `_`, `__`-names, hidden definitions and `$`-names are left to the
+    // evaluator too. A hidden field (`_lookout: listen: "..."`, which the config loader adds to
+    // every document) holds plain data as well as a regular one.
+    if (c === 0x5f) return hiddenIdent(name) ? name : undefined;
+    return c === 0x23 || c === 0x24 ? undefined : name;
   }
   const l = d.label;
   if (l.kind !== "String") return undefined;
   return l.value.startsWith("#") || l.value.startsWith("_") ? undefined : l.value;
+}
+
+/** `_name`: a hidden field's identifier (not `_`, `__x` or the hidden definition `_#x`). */
+function hiddenIdent(name: string): boolean {
+  const c = name.charCodeAt(1);
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
 }
 
 function plainValue(
