@@ -47,6 +47,8 @@ function zoneTokens(config: Config): ReadonlyMap<string, string> {
 const POSITION_CONSUMER = "zones";
 const POSITION_KEY = "results-position";
 
+/** Remote runs held until NATS was first reached are published at this rate once it is. */
+const HELD_PER_SECOND = 1_000;
 export interface ServerZones extends ActiveChecks {
   /** The live workers as of the last poll (empty until connected). */
   workers(): readonly LiveWorker[];
@@ -109,25 +111,42 @@ export async function startServerZones(o: {
 
   // The durable key/value store of the log's consumers: the results position lives there too.
   const state = o.consumers.state;
-  /** Before NATS is reached: remote runs are dropped, and UNKNOWN once the grace is over. */
+  /**
+   * Remote runs due before NATS was first reached, the latest per object: handed to the dispatcher
+   * once it is there (a new object's first run comes as scheduling starts, before the connection).
+   */
+  const held = new Map<string, { plan: PlannedCheck; due: number }>();
+  /** Hands the held runs to the dispatcher, HELD_PER_SECOND a second (as first runs are spread). */
+  const publishHeld = async (d: Dispatcher): Promise<void> => {
+    const runs = [...held.values()];
+    held.clear();
+    for (let i = 0; i < runs.length && !stopped; i += HELD_PER_SECOND) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 1_000));
+      for (const { plan, due } of runs.slice(i, i + HELD_PER_SECOND)) d.route(plan, due);
+    }
+  };
+  /** Before NATS is reached: remote runs are held for it, and UNKNOWN once the grace is over. */
   const route = (plan: PlannedCheck, due: number): boolean => {
     if (dispatcher !== undefined) return dispatcher.route(plan, due);
     const zone = zoneOf(plan);
     if (local.has(zone)) return false;
-    zoneMetrics.dropped(zone, "nats_unreachable");
-    if (clock.now() - startedAt > o.graceMs) {
-      const base = {
-        exitStatus: 3 as const,
-        output: `no worker for zone ${zone} (NATS unreachable)`,
-        longOutput: "",
-        perfdata: [],
-        host: plan.host,
-        checkedAt: clock.now(),
-        durationMs: 0,
-        source: "active" as const,
-      };
-      checks?.submit(plan.service === undefined ? base : { ...base, service: plan.service });
+    if (clock.now() - startedAt <= o.graceMs) {
+      held.set(plan.key, { plan, due });
+      return true;
     }
+    held.delete(plan.key);
+    zoneMetrics.dropped(zone, "nats_unreachable");
+    const base = {
+      exitStatus: 3 as const,
+      output: `no worker for zone ${zone} (NATS unreachable)`,
+      longOutput: "",
+      perfdata: [],
+      host: plan.host,
+      checkedAt: clock.now(),
+      durationMs: 0,
+      source: "active" as const,
+    };
+    checks?.submit(plan.service === undefined ? base : { ...base, service: plan.service });
     return true;
   };
 
@@ -241,6 +260,7 @@ export async function startServerZones(o: {
       graceMs: o.graceMs,
     });
     await dispatcher.applyConfig(config);
+    void publishHeld(dispatcher);
     if (o.leaderElection) {
       election = await startLeaderElection({
         nc,
