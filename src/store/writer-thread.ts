@@ -874,6 +874,25 @@ export function runWriterThread<C>(
   }
 
   /**
+   * Answers a submission its decoder refused: `rejected` with the reason for a RejectedError, else
+   * `failed` (a decoder bug fails this request, not the writer).
+   */
+  function refuseUndecodable(id: number, e: unknown): void {
+    if (e instanceof RejectedError) {
+      post({
+        t: "rejected",
+        id,
+        reason: e.reason,
+        message: e.message,
+        index: e.index,
+        ...(e.detail === undefined ? {} : { detail: e.detail }),
+      });
+    } else {
+      post({ t: "failed", ids: [id], message: `cannot decode the submission: ${String(e)}` });
+    }
+  }
+
+  /**
    * Commits what arrived since the last flush, then applies everything enqueued, sends its delta
    * and the engine's next wakeup, and begins a snapshot when one is due.
    */
@@ -937,19 +956,7 @@ export function runWriterThread<C>(
     try {
       logged = submissions?.decode(m.kind, m.body, m.at, w.objectsInForce());
     } catch (e) {
-      if (e instanceof RejectedError) {
-        post({
-          t: "rejected",
-          id: m.id,
-          reason: e.reason,
-          message: e.message,
-          index: e.index,
-          ...(e.detail === undefined ? {} : { detail: e.detail }),
-        });
-      } else {
-        // A decoder bug fails this request, not the writer.
-        post({ t: "failed", ids: [m.id], message: `cannot decode the submission: ${String(e)}` });
-      }
+      refuseUndecodable(m.id, e);
       return undefined;
     }
     if (logged === undefined) {
@@ -1050,18 +1057,7 @@ export function runWriterThread<C>(
       elements = JSON.parse(a.prepared) as unknown[];
       submissions?.ahead?.admit(m.kind, elements, w.objectsInForce());
     } catch (e) {
-      if (e instanceof RejectedError) {
-        post({
-          t: "rejected",
-          id: m.id,
-          reason: e.reason,
-          message: e.message,
-          index: e.index,
-          ...(e.detail === undefined ? {} : { detail: e.detail }),
-        });
-      } else {
-        post({ t: "failed", ids: [m.id], message: `cannot decode the submission: ${String(e)}` });
-      }
+      refuseUndecodable(m.id, e);
       return undefined;
     }
     return a.packed === undefined
