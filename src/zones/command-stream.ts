@@ -45,6 +45,12 @@ const HEADROOM = 4_096;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A get of a message that is not there answers null; any other failure stays one. */
+function noMessage(e: unknown): null {
+  if (/no message found|not found/i.test(String(e))) return null;
+  throw e;
+}
+
 /** How long one call to JetStream may take before the follower gives up on it and tries again. */
 const CALL_BOUND_MS = 10_000;
 
@@ -207,10 +213,7 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
       skip,
       subject: COMMANDS_SUBJECT,
       get: async (seq) => {
-        const m = await jsm.streams.getMessage(COMMANDS_STREAM, { seq }).catch((e: unknown) => {
-          if (/no message found|not found/i.test(String(e))) return null;
-          throw e;
-        });
+        const m = await jsm.streams.getMessage(COMMANDS_STREAM, { seq }).catch(noMessage);
         return m === null
           ? null
           : { subject: m.subject, data: m.data, parts: m.header?.get("Lookout-Parts") ?? "" };
@@ -222,10 +225,7 @@ export async function createCommandStream(o: CommandStreamOptions): Promise<Repl
   /** The newest message on `subject` of `stream`, or null. */
   const lastOn = async (stream: string, subject: string) => {
     const jsm = await jetstreamManager(nc);
-    return jsm.streams.getMessage(stream, { last_by_subj: subject }).catch((e: unknown) => {
-      if (/no message found|not found/i.test(String(e))) return null;
-      throw e;
-    });
+    return jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(noMessage);
   };
 
   return {
