@@ -46,9 +46,23 @@ function size(n: number): number {
   return Math.max(10, Math.round(n * SCALE));
 }
 
-function record(f: Figure): void {
-  figures.push(f);
-  console.log(`RESULT ${JSON.stringify(f)}`);
+/** The 1-minute load average when the current run started (set by `withDir`). */
+let runLoad = 0;
+/** The start loads of the runs since the last `aggregateLoad()` (for figures that take a median of runs). */
+let runLoads: number[] = [];
+
+/** Records a figure with the load average its run started at, unless the figure brings its own. */
+function record(f: Omit<Figure, "load"> & { load?: number }): void {
+  const withLoad: Figure = { ...f, load: f.load ?? runLoad };
+  figures.push(withLoad);
+  console.log(`RESULT ${JSON.stringify(withLoad)}`);
+}
+
+/** The median start load of the runs since the last call. */
+function aggregateLoad(): number {
+  const m = runLoads.length === 0 ? runLoad : median(runLoads);
+  runLoads = [];
+  return m;
 }
 
 function install(): void {
@@ -77,6 +91,8 @@ function median(xs: number[]): number {
 
 async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "lookout-peers-"));
+  runLoad = loadavg()[0] ?? 0;
+  runLoads.push(runLoad);
   try {
     return await fn(dir);
   } finally {
@@ -88,6 +104,7 @@ async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 async function validation(services: number): Promise<void> {
   const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "active", intervalS: 10 };
   const runs = new Map<string, { wall: number[]; rss: number[] }>();
+  aggregateLoad();
   for (let round = 0; round < ROUNDS; round++) {
     for (const p of peers) {
       await withDir(async (dir) => {
@@ -101,8 +118,10 @@ async function validation(services: number): Promise<void> {
       });
     }
   }
+  const load = aggregateLoad();
   for (const [system, r] of runs) {
     record({
+      load,
       workload: `validate ${services}`,
       system,
       metric: "wall",
@@ -113,6 +132,7 @@ async function validation(services: number): Promise<void> {
     record({
       workload: `validate ${services}`,
       system,
+      load,
       metric: "peak RSS",
       value: median(r.rss),
       unit: "MiB",
@@ -126,6 +146,7 @@ async function memory(services: number): Promise<void> {
   const fleet: FleetSpec = { services, servicesPerHost: 10, mode: "passive", intervalS: 60 };
   for (const p of peers) {
     const per: number[] = [];
+    aggregateLoad();
     for (let round = 0; round < ROUNDS; round++) {
       await withDir(async (dir) => {
         const r = await p.start(dir, fleet);
@@ -138,6 +159,7 @@ async function memory(services: number): Promise<void> {
       });
     }
     record({
+      load: aggregateLoad(),
       workload: `memory ${services}`,
       system: p.name,
       metric: "RSS per service",
@@ -163,6 +185,8 @@ async function active(services: number): Promise<void> {
           const checks = await r.checksSince();
           const after = treeUsage(r.daemon.pid);
           const lat = await r.latency();
+          const skipped = await r.skippedSince?.();
+          const overdue = await r.overdue(2 * fleet.intervalS);
           const w = `active ${services} every 10s`;
           record({
             workload: w,
@@ -203,6 +227,25 @@ async function active(services: number): Promise<void> {
               round,
             });
           }
+          record({
+            workload: w,
+            system: p.name,
+            metric: `overdue > ${2 * fleet.intervalS} s at the end`,
+            value: overdue,
+            unit: `of ${services}`,
+            better: "lower",
+            round,
+          });
+          record({
+            workload: w,
+            system: p.name,
+            metric: "slots skipped in the window",
+            // Icinga 2 and Nagios 4 never skip a slot: an overdue check waits in their queue.
+            value: skipped ?? 0,
+            unit: `of ${Math.round((services * WINDOW_MS) / 1000 / fleet.intervalS)}`,
+            better: "lower",
+            round,
+          });
         } finally {
           await r.daemon.stop();
         }
@@ -289,7 +332,6 @@ async function commandFile(services: number, lines: number): Promise<void> {
       await withDir(async (dir) => {
         const r = await p.start(dir, fleet);
         try {
-          const load = loadavg()[0] ?? 0;
           let seconds: number;
           let cpuS: number;
           if (p.name === "lookout") {
@@ -328,7 +370,6 @@ async function commandFile(services: number, lines: number): Promise<void> {
             unit: "µs",
             better: "lower",
           });
-          record({ ...base, metric: "load average at start", value: load, unit: "", better: "lower" });
         } finally {
           await r.daemon.stop();
         }

@@ -9,6 +9,8 @@ export interface Figure {
   readonly unit: string;
   readonly better: "higher" | "lower";
   readonly round?: number;
+  /** The 1-minute load average when the run (or the median of the runs) started. */
+  readonly load: number;
 }
 
 interface Target {
@@ -95,11 +97,12 @@ export function renderTable(
   figures: readonly Figure[],
   meta: { started: Date; machine: string; versions: Record<string, string>; quick: boolean; scale: number },
 ): string {
-  const groups = new Map<string, { f: Figure; values: number[] }>();
+  const groups = new Map<string, { f: Figure; values: number[]; loads: number[] }>();
   for (const f of figures) {
     const k = `${f.workload}\0${f.metric}\0${f.system}`;
-    const g = groups.get(k) ?? { f, values: [] };
+    const g = groups.get(k) ?? { f, values: [], loads: [] };
     g.values.push(f.value);
+    g.loads.push(f.load);
     groups.set(k, g);
   }
   const value = (workload: string, metric: string, system: RegExp): number | undefined => {
@@ -117,8 +120,8 @@ export function renderTable(
     "",
     "Each system runs the same fleet (hosts of ten services; hosts not checked actively) in the foreground from a private directory, on loopback. Ratios are Lookout / peer.",
     "",
-    "| workload | metric | system | value | Lookout / Icinga 2 | Lookout / Nagios 4 | target |",
-    "|---|---|---|---:|---:|---:|---|",
+    "| workload | metric | system | value | load at start | Lookout / Icinga 2 | Lookout / Nagios 4 | target |",
+    "|---|---|---|---:|---:|---:|---:|---|",
   ];
   const ordered = [...groups.values()].sort((a, b) => figures.indexOf(a.f) - figures.indexOf(b.f));
   for (const g of ordered) {
@@ -145,9 +148,16 @@ export function renderTable(
         })
         .join("; ");
     }
-    lines.push(`| ${workload} | ${metric} | ${system} | ${fmt(v, unit)} | ${ri} | ${rn} | ${target} |`);
+    const load = median(g.loads).toFixed(2);
+    lines.push(
+      `| ${workload} | ${metric} | ${system} | ${fmt(v, unit)} | ${load} | ${ri} | ${rn} | ${target} |`,
+    );
   }
   lines.push(
+    "",
+    "Load at start: the machine's 1-minute load average when the run started (the median over the runs); a figure taken at a load above the core count says how starved the systems were, not what they give.",
+    "",
+    "Active checks at overload: checks/s alone is not the whole comparison. Lookout runs a check only in its slot and *skips* a slot it cannot run in time (counted in `slots skipped`), so no check waits behind others; Icinga 2 and Nagios 4 never skip, they *queue*: an overdue check waits its turn and the backlog shows as services whose last check is older than two intervals (`overdue`) and as latency. Lookout's lateness is the p99 of its scheduler's lateness histogram; the peers report the maximum latency they measure themselves.",
     "",
     "Reload: the time from SIGHUP to the first run of a service the new configuration adds (reload plus the new check's first slot within its 10 s interval). Across the same reload, 200 probe services (the rest of the fleet is passive) run a plugin every 10 s that logs each run: a probe is *late* when the gap between its last run before the signal and its first after is longer than 12 s, and *ran twice* when that gap is shorter than 5 s; the longest gap is shown too.",
     "",

@@ -156,6 +156,21 @@ export const icinga2: Peer = {
       async passiveSince() {
         return (await cib()).passive_service_checks_1min;
       },
+      async overdue(olderThanS) {
+        const r = await icingaCall(
+          agent,
+          port,
+          "GET",
+          "/v1/objects/services?attrs=last_check&attrs=enable_active_checks",
+        );
+        const cutoff = Date.now() / 1000 - olderThanS;
+        const services = (
+          JSON.parse(r.body) as {
+            results: { attrs: { last_check: number; enable_active_checks: boolean } }[];
+          }
+        ).results;
+        return services.filter((s) => s.attrs.enable_active_checks && s.attrs.last_check < cutoff).length;
+      },
     };
   },
 };

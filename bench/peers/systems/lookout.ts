@@ -30,6 +30,31 @@ async function histogramP99(url: string, name: string): Promise<number | undefin
   return buckets.sort((a, b) => a[0] - b[0]).find((b) => b[1] >= total * 0.99)?.[0];
 }
 
+/** Active services whose last check is older than `olderThanS` s, paging through ListStatus. */
+async function overdueServices(url: string, olderThanS: number): Promise<number> {
+  const cutoff = Date.now() - olderThanS * 1000;
+  let n = 0;
+  let token = "";
+  do {
+    const r = await fetch(`${url}/svc.v1.QueryService/ListStatus`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ pageSize: 1000, pageToken: token }),
+    });
+    if (!r.ok) throw new Error(`ListStatus: ${r.status} ${await r.text()}`);
+    const page = (await r.json()) as {
+      statuses?: { service?: string; checkType?: string; lastCheck?: string }[];
+      nextPageToken?: string;
+    };
+    for (const s of page.statuses ?? []) {
+      if (s.service === undefined || s.checkType === "passive") continue;
+      if (s.lastCheck === undefined || Date.parse(s.lastCheck) < cutoff) n++;
+    }
+    token = page.nextPageToken ?? "";
+  } while (token !== "");
+  return n;
+}
+
 let nextPort = 18_080;
 
 export const lookout: Peer = {
@@ -85,11 +110,19 @@ export const lookout: Peer = {
       await sleep(100);
     }
     let mark = 0;
+    let skippedMark = 0;
     return {
       daemon,
       reload: () => process.kill(daemon.pid, "SIGHUP"),
       async mark() {
         mark = await metric(url, "lookout_checks_total");
+        skippedMark = await metric(url, "lookout_schedule_skipped_total");
+      },
+      async skippedSince() {
+        return (await metric(url, "lookout_schedule_skipped_total")) - skippedMark;
+      },
+      async overdue(olderThanS) {
+        return overdueServices(url, olderThanS);
       },
       async checksSince() {
         return (await metric(url, "lookout_checks_total")) - mark;

@@ -56,6 +56,16 @@ function stats(cfg: string, vars: string[]): number[] {
   return out.trim().split(/\s+/).map(Number);
 }
 
+/** Services in a Nagios status.dat with active checks enabled whose last check is before `cutoff` (epoch s). */
+export function overdueInStatus(status: string, cutoff: number): number {
+  let n = 0;
+  for (const block of status.split("servicestatus {").slice(1)) {
+    const field = (name: string) => new RegExp(`\\n\\s*${name}=(\\S*)`).exec(block)?.[1];
+    if (field("active_checks_enabled") === "1" && Number(field("last_check") ?? 0) < cutoff) n++;
+  }
+  return n;
+}
+
 export const nagios4: Peer = {
   name: "nagios4",
   version() {
@@ -117,6 +127,13 @@ export const nagios4: Peer = {
       },
       async passiveSince() {
         return count("PASSIVE", since);
+      },
+      async overdue(olderThanS) {
+        // status.dat is rewritten every status_update_interval (5 s): the count may lag by that.
+        return overdueInStatus(
+          readFileSync(join(dir, "var/status.dat"), "utf8"),
+          Date.now() / 1000 - olderThanS,
+        );
       },
       commandFile: {
         path: nagiosCommandFile(dir),

@@ -34,6 +34,16 @@ export interface Running {
   /** Scheduling lateness as the system reports it (seconds). */
   latency(): Promise<{ p99?: number; avg?: number; max?: number }>;
   /**
+   * Active services whose last check is older than `olderThanS` seconds (or that never ran), by
+   * the system's own status: the backlog a scheduler that queues overdue checks builds.
+   */
+  overdue(olderThanS: number): Promise<number>;
+  /**
+   * Check slots the scheduler skipped since `mark()` (Lookout skips a slot it cannot run in time);
+   * undefined for a system that queues overdue checks instead (Icinga 2, Nagios 4).
+   */
+  skippedSince?(): Promise<number>;
+  /**
    * Passive results accepted in the last window (between mark and now), as the system counts them;
    * undefined when the sender's own count of answered requests is the figure.
    */
