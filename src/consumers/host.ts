@@ -38,6 +38,11 @@ export interface ConsumerHostOptions {
    * its host inactive and activates it once it leads (`setActive`, docs/storage.md).
    */
   readonly active?: boolean;
+  /**
+   * Whether to log where each consumer starts (default true). The sink thread's host does not: the
+   * main thread's host, which keeps the positions, already logs it for each sink.
+   */
+  readonly logStarts?: boolean;
 }
 
 const BACKOFF_START_MS = 1000;
@@ -79,6 +84,8 @@ export class ConsumerHost {
   /** The last setActive call: calls are serialised. */
   #switching: Promise<void> = Promise.resolve();
 
+  readonly #logStarts: boolean;
+
   private constructor(o: ConsumerHostOptions, reader: EventLogReader, state: ConsumerState) {
     this.#reader = reader;
     this.state = state;
@@ -86,6 +93,7 @@ export class ConsumerHost {
     this.#logger = o.logger;
     this.#retention = o.retention;
     this.#active = o.active ?? true;
+    this.#logStarts = o.logStarts ?? true;
     this.#scheduleRetention();
   }
 
@@ -180,11 +188,12 @@ export class ConsumerHost {
     const stored = this.state.position(name);
     const position = stored ?? this.#startPosition(start);
     if (stored === undefined) this.state.put(name, [], position);
-    this.#logger.info("log consumer started", {
-      consumer: name,
-      position,
-      from: stored === undefined ? start.kind : "stored",
-    });
+    if (this.#logStarts)
+      this.#logger.info("log consumer started", {
+        consumer: name,
+        position,
+        from: stored === undefined ? start.kind : "stored",
+      });
     return position;
   }
 

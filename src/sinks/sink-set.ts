@@ -57,7 +57,14 @@ export interface SinkSetOptions extends SinkDeps {
    * log, maps, encodes and sends there, at this CPU policy (as the store's writer: `idle`, falling
    * back to nice `nice`; `normal`: none). `create` is then not used.
    */
-  readonly thread?: { readonly priority: ThreadPolicy | "normal"; readonly nice: number };
+  readonly thread?: {
+    readonly priority: ThreadPolicy | "normal";
+    readonly nice: number;
+    /** Tests: the thread's module and its restart waits (SinkThreadOptions). */
+    readonly workerUrl?: URL;
+    readonly restartMinMs?: number;
+    readonly restartMaxMs?: number;
+  };
   /** Tests: the transport per config (default createSink). */
   readonly create?: (c: SinkConfig, deps: SinkDeps) => Sink | undefined;
   /** Tests: the runner's retry backoff. */
@@ -171,6 +178,9 @@ export class SinkSet {
         nice: o.nice,
         logger: this.#o.logger,
         record: this.#o.record,
+        ...(o.workerUrl === undefined ? {} : { workerUrl: o.workerUrl }),
+        ...(o.restartMinMs === undefined ? {} : { restartMinMs: o.restartMinMs }),
+        ...(o.restartMaxMs === undefined ? {} : { restartMaxMs: o.restartMaxMs }),
         ...(this.#o.minBackoffMs === undefined ? {} : { minBackoffMs: this.#o.minBackoffMs }),
         ...(this.#o.maxBackoffMs === undefined ? {} : { maxBackoffMs: this.#o.maxBackoffMs }),
       });

@@ -5,7 +5,7 @@
  * holds their positions; a reload that changes a sink restarts it on the thread from its position.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -16,9 +16,9 @@ import type { CommandInput } from "../../core/validate.js";
 import { systemClock } from "../../model/clock.js";
 import type { Config, SinkConfig } from "../../model/config.js";
 import type { RecordedEvent } from "../../model/events.js";
-import { silentLogger } from "../../model/logger.js";
+import { type Logger, silentLogger } from "../../model/logger.js";
 import { ndjsonReceiver } from "../http/ndjson-receiver.case.js";
-import { SinkSet } from "../sink-set.js";
+import { SinkSet, type SinkSetOptions } from "../sink-set.js";
 
 const dirs: string[] = [];
 after(() => {
@@ -80,11 +80,21 @@ const values = (body: string): number[] =>
     .filter((l) => l !== "")
     .map((l) => (JSON.parse(l) as { value: number }).value);
 
-async function open(config: Config) {
+/** A logger that keeps every line's message (and drops the fields). */
+function keptLogger(lines: string[]): Logger {
+  const line = (msg: string) => {
+    lines.push(msg);
+  };
+  const l: Logger = { debug: line, info: line, warn: line, error: line, child: () => l };
+  return l;
+}
+
+async function open(config: Config, thread: Partial<NonNullable<SinkSetOptions["thread"]>> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "lookout-sink-thread-"));
   dirs.push(dataDir);
   const core = await Core.open({ dataDir, config, clock: systemClock });
-  const host = ConsumerHost.open({ dataDir, clock: systemClock, logger: silentLogger });
+  const logged: string[] = [];
+  const host = ConsumerHost.open({ dataDir, clock: systemClock, logger: keptLogger(logged) });
   const off = core.onCommitted(() => host.notify());
   const recorded: RecordedEvent[] = [];
   const sinks = new SinkSet(
@@ -92,9 +102,9 @@ async function open(config: Config) {
       host,
       clock: systemClock,
       dataDir,
-      logger: silentLogger,
+      logger: keptLogger(logged),
       record: (e) => recorded.push(...e),
-      thread: { priority: "normal", nice: 0 },
+      thread: { priority: "normal", nice: 0, ...thread },
       minBackoffMs: 20,
       maxBackoffMs: 50,
     },
@@ -103,10 +113,12 @@ async function open(config: Config) {
   await sinks.start(config);
   let next = 0;
   return {
+    dataDir,
     core,
     host,
     sinks,
     recorded,
+    logged,
     /** Submits `n` more results (values counting on from the last) and waits until they are logged. */
     async submit(n: number): Promise<void> {
       for (let k = 0; k < n; k++) await core.submit([result(next++)]);
@@ -240,6 +252,43 @@ describe("sinks on the sink thread", () => {
       await s.close();
       await rx1.stop();
       await rx2.stop();
+    }
+  });
+
+  it("a thread that dies is started again and its sinks go on from their stored positions", async () => {
+    const rx = await ndjsonReceiver();
+    const s = await open(withSinks(httpSink(rx.url)), {
+      workerUrl: new URL("../../testing/dying-sink-worker.js", import.meta.url),
+      restartMinMs: 50,
+    });
+    try {
+      await s.submit(5);
+      await until("5 points", () => values(rx.body()).length >= 5);
+      await until("the position at the end", () => s.position() === s.host.lastSeq());
+      // Logged by the main thread's host only (the thread's host keeps quiet about it).
+      assert.equal(s.logged.filter((l) => l === "log consumer started").length, 1);
+      for (const death of [1, 2]) {
+        // The next wake kills the thread; the results it was woken for are sent by the next one.
+        writeFileSync(join(s.dataDir, "die"), "");
+        await s.submit(5);
+        const total = 5 + 5 * death;
+        await until(`every point after death ${death}`, () => new Set(values(rx.body())).size >= total);
+        assert.deepEqual(
+          [...new Set(values(rx.body()))].sort((a, b) => a - b),
+          Array.from({ length: total }, (_, i) => i),
+          "no point lost",
+        );
+        await until("the position at the end", () => s.position() === s.host.lastSeq());
+        assert.equal(s.logged.filter((l) => l.startsWith("the sink thread was started again")).length, death);
+        assert.equal(s.logged.filter((l) => l === "log consumer started").length, 1);
+      }
+      // At most the batch in flight is sent twice, and the counters go on from where they were.
+      assert.ok(values(rx.body()).length <= 15 + 2 * 3, `points sent: ${values(rx.body()).length}`);
+      await until("the counters", () => (s.sinks.list()[0]?.stats.sent ?? 0) >= 15);
+      assert.equal(s.sinks.list()[0]?.stats.retrying, false);
+    } finally {
+      await s.close();
+      await rx.stop();
     }
   });
 });

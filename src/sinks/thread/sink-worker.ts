@@ -89,6 +89,8 @@ try {
     logger,
     reader: openEventLogReader(init.dataDir, { cacheEvents: READ_CACHE_EVENTS }),
     state,
+    // The main thread's host logs where each sink starts.
+    logStarts: false,
   });
 } catch (e) {
   post({ t: "fatal", message: `cannot open the event log: ${String(e)}` });
