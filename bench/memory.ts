@@ -20,6 +20,7 @@
  * the launcher's settings too (unless BENCH_ENTRY=main). NODE_OPTIONS and MALLOC_ARENA_MAX reach
  * both servers; BENCH_SERVER_NODE_ARGS the harness only.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -28,6 +29,7 @@ import { fileURLToPath } from "node:url";
 import { fleetDocument } from "../src/core/fleet-config.js";
 import { MAIN_JS } from "../src/testing/server-process.js";
 import { startHarnessServer } from "./fleet-load.js";
+import { type IngestClientRun, runIngestClient } from "./run-ingest-client.js";
 
 const HOSTS = Number(process.argv[2] ?? 1000);
 const SERVICES = Number(process.argv[3] ?? 100);
@@ -70,34 +72,20 @@ async function idle(pid: number, maxMs = 120_000): Promise<void> {
   }
 }
 
-/** Runs the ingestion client; extra arguments: [rate] [batch] (bench/ingest-client.ts). */
+/** Runs the ingestion client (bench/ingest-client.ts): gRPC, 8 in flight; optionally paced, in batches of `batch`. */
 function ingest(
   url: string,
   seconds: number,
-  extra: string[] = [],
-): Promise<{ results: number; seconds: number; rate: number }> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(
-      process.execPath,
-      [
-        here("./ingest-client.js"),
-        url,
-        "grpc",
-        String(seconds),
-        "8",
-        String(HOSTS),
-        String(SERVICES),
-        ...extra,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    let out = "";
-    c.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    c.once("exit", (code) =>
-      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited ${code}`)),
-    );
+  paced?: { rate: number; batch: number },
+): Promise<IngestClientRun> {
+  return runIngestClient({
+    url,
+    protocol: "grpc",
+    seconds,
+    concurrency: 8,
+    hosts: HOSTS,
+    servicesPerHost: SERVICES,
+    ...(paced === undefined ? {} : paced),
   });
 }
 
@@ -170,7 +158,7 @@ async function phases(pid: number, url: string): Promise<Record<string, number>>
   const watch = setInterval(() => {
     max = Math.max(max, procMemory(pid).rss);
   }, 1000);
-  const steady = await ingest(url, STEADY_SECONDS, [String(STEADY_RATE), "100"]);
+  const steady = await ingest(url, STEADY_SECONDS, { rate: STEADY_RATE, batch: 100 });
   clearInterval(watch);
   console.log(
     `  steady ingestion, every service once a minute: ${steady.rate} results/s in batches of 100 for ${STEADY_SECONDS} s; ` +

@@ -22,6 +22,7 @@
  *
  * Every figure has the load average beside it: on a shared machine they move with it.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -32,6 +33,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { QueryService } from "../src/api/gen/svc/v1/query_service_pb.js";
 import { millionFleet } from "./million-fleet.js";
+import { type IngestClientRun, runIngestClient } from "./run-ingest-client.js";
 
 const HOSTS = Number(process.argv[2] ?? 100_000);
 const PER_HOST = Number(process.argv[3] ?? 10);
@@ -170,30 +172,16 @@ async function settledRss(pid: number): Promise<{ rss: number; quietMs: number }
 }
 
 /** bench/ingest-client.ts: batches of 1,000 over gRPC, 8 in flight, for `seconds`. */
-function ingest(url: string, seconds: number): Promise<{ results: number; rate: number; p99Ms: number }> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(
-      process.execPath,
-      [
-        here("./ingest-client.js"),
-        url,
-        "grpc",
-        String(seconds),
-        "8",
-        String(HOSTS),
-        String(PER_HOST),
-        "0",
-        "1000",
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    let out = "";
-    c.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-    });
-    c.once("exit", (code) =>
-      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`client exited ${code}`)),
-    );
+function ingest(url: string, seconds: number): Promise<IngestClientRun> {
+  return runIngestClient({
+    url,
+    protocol: "grpc",
+    seconds,
+    concurrency: 8,
+    hosts: HOSTS,
+    servicesPerHost: PER_HOST,
+    rate: 0,
+    batch: 1000,
   });
 }
 

@@ -15,6 +15,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type FleetSpec, hostName, lookoutFleet } from "./peers/fleet.js";
+import { probeGaps } from "./peers/probe-gaps.js";
 import { sleep, startDaemon } from "./peers/procs.js";
 
 const SERVICES = Number(process.argv[2] ?? 100_000);
@@ -26,32 +27,6 @@ const load = () =>
   loadavg()
     .map((x) => x.toFixed(1))
     .join(" ");
-
-/** Probes whose runs straddle `t`: late (gap beyond interval + 2 s) or twice (gap under half of it). */
-function probeGaps(log: string, t: number): { probes: number; late: number; twice: number; maxGapS: number } {
-  const runs = new Map<string, number[]>();
-  for (const line of log.split("\n")) {
-    const [at, key] = line.split(" ");
-    if (at === undefined || key === undefined || at === "") continue;
-    runs.set(key, [...(runs.get(key) ?? []), Number(at)]);
-  }
-  let probes = 0;
-  let late = 0;
-  let twice = 0;
-  let maxGapS = 0;
-  for (const ts of runs.values()) {
-    ts.sort((a, b) => a - b);
-    const before = ts.filter((x) => x < t).at(-1);
-    const after = ts.find((x) => x >= t);
-    if (before === undefined || after === undefined) continue;
-    probes++;
-    const gap = after - before;
-    maxGapS = Math.max(maxGapS, gap);
-    if (gap > PROBE_INTERVAL_S + 2) late++;
-    else if (gap < PROBE_INTERVAL_S / 2) twice++;
-  }
-  return { probes, late, twice, maxGapS };
-}
 
 for (let round = 0; round < ROUNDS; round++) {
   const dir = mkdtempSync(join(tmpdir(), "lookout-bench-reload-"));
@@ -124,7 +99,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const field = (k: string) => new RegExp(`"${k}":(\\d+)`).exec(reloaded)?.[1] ?? "?";
     // Two more intervals, so that every probe has run after the reload (or is counted late).
     await sleep(2 * PROBE_INTERVAL_S * 1000 + 3_000);
-    const g = probeGaps(existsSync(probeLog) ? readFileSync(probeLog, "utf8") : "", t0);
+    const g = probeGaps(existsSync(probeLog) ? readFileSync(probeLog, "utf8") : "", t0, PROBE_INTERVAL_S);
     console.log(
       `reload ${SERVICES}: SIGHUP → new check's first run ${seconds.toFixed(2)} s (reload logged as applied at ${appliedS.toFixed(2)} s, or later); reading and evaluating ${field("loadMs")} ms, longest turn ${field("longestTaskMs")} ms; started in ${startS.toFixed(1)} s`,
     );

@@ -26,11 +26,10 @@
  * with the replicas-3 ingestion), f (failover). Read the CPU columns on a shared machine, not wall
  * time.
  */
-import { spawn } from "node:child_process";
+
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { fleetDocument, fleetHost, fleetService } from "../src/core/fleet-config.js";
 import {
@@ -50,6 +49,7 @@ import {
 } from "../src/testing/replicas.js";
 import { startServer } from "../src/testing/server-process.js";
 import { describeSettings, launcherSettings } from "./launcher-settings.js";
+import { runIngestClient } from "./run-ingest-client.js";
 
 const arg = (name: string, dflt: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,7 +68,6 @@ const TRIALS = Number(arg("trials", "20"));
 const SERVERS = Number(arg("servers", "3"));
 const LEASE = arg("lease", "3s");
 const PHASES = arg("phases", "ilf");
-const here = (f: string): string => fileURLToPath(new URL(f, import.meta.url));
 
 const launcher = launcherSettings();
 const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", ...launcher.env };
@@ -107,31 +106,15 @@ interface IngestRun {
 /** `CLIENTS` ingest-client processes against `url` for `SECONDS`; their totals. */
 async function ingest(url: string): Promise<IngestRun> {
   const one = (): Promise<IngestRun> =>
-    new Promise((resolve, reject) => {
-      const c = spawn(
-        process.execPath,
-        [
-          here("./ingest-client.js"),
-          url,
-          "grpc",
-          String(SECONDS),
-          String(CONCURRENCY),
-          String(HOSTS),
-          String(SERVICES),
-          "0",
-          "1000",
-        ],
-        { stdio: ["ignore", "pipe", "inherit"] },
-      );
-      let out = "";
-      c.stdout.on("data", (d: Buffer) => {
-        out += d.toString();
-      });
-      c.once("exit", (code) =>
-        code === 0
-          ? resolve(JSON.parse(out) as IngestRun)
-          : reject(new Error(`ingest client exited ${code}`)),
-      );
+    runIngestClient({
+      url,
+      protocol: "grpc",
+      seconds: SECONDS,
+      concurrency: CONCURRENCY,
+      hosts: HOSTS,
+      servicesPerHost: SERVICES,
+      rate: 0,
+      batch: 1000,
     });
   const runs = await Promise.all(Array.from({ length: CLIENTS }, one));
   const results = runs.reduce((n, r) => n + r.results, 0);
