@@ -4,7 +4,8 @@
  * systems so drift hits all of them. Installs what it needs with apt-get; every daemon runs in the
  * foreground from a private temporary directory (nothing under /etc or /var is changed), talks only
  * to loopback, and is stopped by PID, also on Ctrl-C. Prints one `RESULT {json}` line per figure and
- * writes the table to docs/benchmarks.md (PEERS_WRITE=0 leaves it alone).
+ * writes the table as docs/benchmarks.md's first section, keeping the sections after it
+ * (PEERS_WRITE=0 leaves the file alone).
  *
  * PEERS_SCALE (default 1) scales every fleet size, for a smoke run: PEERS_SCALE=0.01. PEERS_SYSTEMS
  * and PEERS_WORKLOADS (comma lists) narrow a run: PEERS_WORKLOADS=validate,memory.
@@ -489,7 +490,10 @@ async function main(): Promise<void> {
   console.log(md);
   if (process.env.PEERS_WRITE !== "0") {
     const out = fileURLToPath(new URL("../../../docs/benchmarks.md", import.meta.url));
-    writeFileSync(out, md);
+    // The table replaces the file's first section; the sections after it (`## …`) stay.
+    const old = existsSync(out) ? readFileSync(out, "utf8") : "";
+    const rest = old.indexOf("\n## ");
+    writeFileSync(out, rest < 0 ? md : `${md.trimEnd()}\n${old.slice(rest)}`);
     console.log(`wrote ${out}`);
   }
 }
