@@ -9,6 +9,7 @@ import { tokenSha256 } from "../auth/index.js";
 import { type ServerProcess, startServer } from "../testing/server-process.js";
 import { MAX_BATCH, MAX_IN_FLIGHT } from "./line-submitter.js";
 import { REFUSALS_LOGGED } from "./refusal-log.js";
+import { serverCalls } from "./server-calls.case.js";
 
 // Check results through the external command file in batches, against the real binary and a real
 // FIFO: order with the other commands, lines split across reads, bad lines among good ones, the
@@ -32,21 +33,6 @@ const CONFIG = `hosts: {
 	edge: {address: "127.0.0.1", ${PASSIVE}}
 }
 `;
-
-interface Status {
-  host: string;
-  service?: string;
-  state: string;
-  output: string;
-  acknowledgement?: { author: string; comment: string };
-}
-interface Audit {
-  source: string;
-  rpc?: string;
-  outcome: string;
-  reason?: string;
-  commandJson: string;
-}
 
 let dir: string;
 let fifo: string;
@@ -80,26 +66,10 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function call<T>(path: string, body: unknown): Promise<T> {
-  const res = await fetch(`${srv.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
-    body: JSON.stringify(body),
-  });
-  assert.equal(res.status, 200, await res.clone().text());
-  return (await res.json()) as T;
-}
-const statuses = async (host: string) =>
-  (await call<{ statuses: Status[] }>("/svc.v1.QueryService/ListStatus", { host })).statuses;
+const { statuses, extcmdAudits, until: untilWithin } = serverCalls(() => srv, ADMIN);
 const status = async (service: string | undefined) =>
   (await statuses(service === undefined ? "edge" : "web")).find((s) => s.service === service);
-const audits = async () =>
-  (
-    (await call<{ records?: Audit[] }>("/svc.v1.AdminService/ListAuditRecords", { limit: 100000 })).records ??
-    []
-  )
-    .filter((r) => r.source === "AUDIT_SOURCE_EXTCMD")
-    .reverse();
+const audits = () => extcmdAudits(100_000);
 /** lookout_command_file_lines_total by result. */
 async function lines(): Promise<Record<string, number>> {
   const text = await (await fetch(`${srv.url}/metrics`)).text();
@@ -110,16 +80,9 @@ async function lines(): Promise<Record<string, number>> {
 }
 const total = (l: Record<string, number>) => Object.values(l).reduce((a, b) => a + b, 0);
 
-async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline)
-      assert.fail(`${what}: still ${JSON.stringify(v).slice(0, 2000)}\n${srv.stderr().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls until `ok` holds (a minute unless told). */
+const until = <T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean, ms = 60_000): Promise<T> =>
+  untilWithin(what, get, ok, ms);
 
 /** Writes into the pipe as one writer does: open, write everything, close. */
 async function write(data: string): Promise<void> {

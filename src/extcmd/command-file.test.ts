@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { tokenSha256 } from "../auth/index.js";
 import { runLookout, type ServerProcess, startServer } from "../testing/server-process.js";
+import { type Audit, serverCalls } from "./server-calls.case.js";
 
 // The external command file against real senders: a shell writing into the pipe, and Debian's
 // nsca-ng server relaying send_nsca results into it (both on loopback).
@@ -42,23 +43,6 @@ const CONFIG = `hosts: {
 }
 `;
 
-interface Status {
-  host: string;
-  service?: string;
-  state: string;
-  output: string;
-  lastCheck?: string;
-  acknowledgement?: { author: string; comment: string };
-}
-interface Audit {
-  source: string;
-  rpc?: string;
-  outcome: string;
-  reason?: string;
-  commandJson: string;
-  principal?: unknown;
-}
-
 let dir: string;
 let fifo: string;
 let srv: ServerProcess;
@@ -88,19 +72,9 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function call<T>(path: string, body: unknown): Promise<T> {
-  const res = await fetch(`${srv.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN}` },
-    body: JSON.stringify(body),
-  });
-  assert.equal(res.status, 200, await res.clone().text());
-  return (await res.json()) as T;
-}
+const { call, statuses, until } = serverCalls(() => srv, ADMIN);
 const statusOf = async (host: string, service: string | undefined) =>
-  (await call<{ statuses: Status[] }>("/svc.v1.QueryService/ListStatus", { host })).statuses.find(
-    (s) => s.service === service,
-  );
+  (await statuses(host)).find((s) => s.service === service);
 const status = (service: string | undefined) => statusOf("web", service);
 const audits = async () =>
   (await call<{ records?: Audit[] }>("/svc.v1.AdminService/ListAuditRecords", { limit: 1000 })).records ?? [];
@@ -110,17 +84,6 @@ const counted = (records: readonly Audit[]): number =>
   records
     .filter((r) => r.outcome === "AUDIT_OUTCOME_ACCEPTED" && r.rpc === "PROCESS_SERVICE_CHECK_RESULT")
     .reduce((n, r) => n + ((JSON.parse(r.commandJson) as { Count?: number }).Count ?? 0), 0);
-
-/** Polls until `ok` holds (the command is enqueued, then applied by the writer). */
-async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** What a shell script does: one `printf >> pipe` per line, each opening and closing the pipe. */
 async function shell(lines: string[]): Promise<void> {

@@ -49,7 +49,8 @@ test("first runs: objects never checked run within the window, then keep their g
   await s.stop();
 });
 
-test("first runs: a reload's new objects run soon; unchanged ones keep their next run", async () => {
+/** A scheduler on a fake clock whose objects are new until their first check is submitted. */
+function reloadingScheduler() {
   const clock = new FakeClock();
   const h = createHarness({ clock });
   const checked = new Set<string>();
@@ -61,6 +62,11 @@ test("first runs: a reload's new objects run soon; unchanged ones keep their nex
     },
     isNew: (key) => !checked.has(key),
   });
+  return { clock, h, s };
+}
+
+test("first runs: a reload's new objects run soon; unchanged ones keep their next run", async () => {
+  const { clock, s } = reloadingScheduler();
   const base = [{ host: "h", service: "old" }];
   s.applyConfig(fixtureConfig(base));
   s.start();
@@ -78,17 +84,7 @@ test("first runs: a reload's new objects run soon; unchanged ones keep their nex
 });
 
 test("first runs: a reload that adds one object runs its check as the reload applies", async () => {
-  const clock = new FakeClock();
-  const h = createHarness({ clock });
-  const checked = new Set<string>();
-  const s = createScheduler({
-    ...h.options,
-    submit: (r) => {
-      h.options.submit(r);
-      checked.add(r.service === undefined ? r.host : `${r.host}!${r.service}`);
-    },
-    isNew: (key) => !checked.has(key),
-  });
+  const { clock, h, s } = reloadingScheduler();
   const base = Array.from({ length: 50 }, (_, i) => ({
     host: "h",
     service: `s${i}`,
