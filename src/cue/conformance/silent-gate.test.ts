@@ -48,11 +48,36 @@ describe("conformance runner: the silent wrong answers gate", () => {
   });
 
   const cases: { name: string; file: () => string; code: number; says: RegExp }[] = [
-    { name: "above the ceiling fails", file: () => ceilingFile("zero", "0\n"), code: 1, says: /FAIL: 1 silently wrong answers, more than the ceiling of 0/ },
-    { name: "at the ceiling passes", file: () => ceilingFile("one", "# comment\n1\n"), code: 0, says: /ok: 1 silently wrong answers, the ceiling/ },
-    { name: "below the ceiling passes and says so", file: () => ceilingFile("five", "5"), code: 0, says: /below the ceiling of 5 .* \(lower it to 1\)/ },
-    { name: "an unreadable ceiling fails", file: () => join(dir, "absent"), code: 1, says: /cannot read .*absent: ENOENT/ },
-    { name: "a ceiling that is not a number fails", file: () => ceilingFile("junk", "sixty\n"), code: 1, says: /must hold one non-negative integer, not "sixty"/ },
+    {
+      name: "above the ceiling fails",
+      file: () => ceilingFile("zero", "0\n"),
+      code: 1,
+      says: /FAIL: 1 silently wrong answers, more than the ceiling of 0/,
+    },
+    {
+      name: "at the ceiling passes",
+      file: () => ceilingFile("one", "# comment\n1\n"),
+      code: 0,
+      says: /ok: 1 silently wrong answers, the ceiling/,
+    },
+    {
+      name: "below the ceiling passes and says so",
+      file: () => ceilingFile("five", "5"),
+      code: 0,
+      says: /below the ceiling of 5 .* \(lower it to 1\)/,
+    },
+    {
+      name: "an unreadable ceiling fails",
+      file: () => join(dir, "absent"),
+      code: 1,
+      says: /cannot read .*absent: ENOENT/,
+    },
+    {
+      name: "a ceiling that is not a number fails",
+      file: () => ceilingFile("junk", "sixty\n"),
+      code: 1,
+      says: /must hold one non-negative integer, not "sixty"/,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {

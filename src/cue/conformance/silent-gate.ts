@@ -44,5 +44,8 @@ export function silentVerdict(
       message: `silent-ceiling: ok: ${silent} silently wrong answers, below the ceiling of ${ceiling} in ${file} (lower it to ${silent})`,
     };
   }
-  return { ok: true, message: `silent-ceiling: ok: ${silent} silently wrong answers, the ceiling in ${file}` };
+  return {
+    ok: true,
+    message: `silent-ceiling: ok: ${silent} silently wrong answers, the ceiling in ${file}`,
+  };
 }
