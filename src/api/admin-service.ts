@@ -152,7 +152,18 @@ export function createAdminService(deps?: AdminDeps): Partial<ServiceImpl<typeof
 function rejected(diagnostics: readonly AdminDiagnostic[]): ConnectError {
   const lines = diagnostics.map((d) => `${d.file}:${d.line}:${d.column}: ${d.message}`);
   return new ConnectError(`the document is rejected:\n${lines.join("\n")}`, Code.InvalidArgument, undefined, [
-    { desc: ConfigDiagnosticsSchema, value: { diagnostics: diagnostics.map((d) => ({ ...d })) } },
+    {
+      desc: ConfigDiagnosticsSchema,
+      // The API's four fields only (a repeated problem's count is in its message).
+      value: {
+        diagnostics: diagnostics.map((d) => ({
+          message: d.message,
+          file: d.file,
+          line: d.line,
+          column: d.column,
+        })),
+      },
+    },
   ]);
 }
 

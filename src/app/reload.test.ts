@@ -123,3 +123,39 @@ test("a loader that throws or a failing consumer is an error, never a crash", as
   assert.equal(res.ok, false);
   assert.match(await metric(reg, "lookout_config_reloads_total"), /result="error"} 2/);
 });
+
+test("a rejected document's repeated problem is logged once, with how many places have it", async () => {
+  const lines: { msg: string; fields: Record<string, unknown> }[] = [];
+  const logger = {
+    debug() {},
+    info() {},
+    warn() {},
+    error(msg: string, fields?: Record<string, unknown>) {
+      lines.push({ msg, fields: { ...fields } });
+    },
+    child() {
+      return logger;
+    },
+  };
+  const message = "hosts.h0.check.timeout: bad (in 10,000 hosts: h0, h1 and 9,998 more)";
+  const r = new Reloader(withHosts(1), {
+    load: async () => ({
+      ok: false,
+      diagnostics: [
+        { message, file: "f.cue", line: 3, column: 7, instances: 10_000 },
+        { message: "contacts.a: worse", file: "f.cue", line: 9, column: 1 },
+      ],
+    }),
+    logger,
+    metrics: new Registry(),
+  });
+  await r.reload("sighup");
+  const rejected = lines.filter((l) => l.msg === "config rejected");
+  assert.deepEqual(
+    rejected.map((l) => l.fields),
+    [
+      { file: "f.cue", line: 3, column: 7, problem: message, instances: 10_000 },
+      { file: "f.cue", line: 9, column: 1, problem: "contacts.a: worse" },
+    ],
+  );
+});

@@ -9,6 +9,8 @@ export interface Diagnostic {
   readonly file: string;
   readonly line: number;
   readonly column: number;
+  /** How many places have the problem, when more than one (a template's mistake; config/instances.ts). */
+  readonly instances?: number;
 }
 
 export type LoadOutcome =
@@ -133,7 +135,14 @@ export class Reloader {
       this.#total.inc({ result: "rejected" });
       this.#lastSuccess.set(0);
       for (const d of outcome.diagnostics) {
-        log.error("config rejected", { file: d.file, line: d.line, column: d.column, problem: d.message });
+        const many = d.instances === undefined ? {} : { instances: d.instances };
+        log.error("config rejected", {
+          file: d.file,
+          line: d.line,
+          column: d.column,
+          problem: d.message,
+          ...many,
+        });
       }
       log.warn("config reload rejected; the running config keeps serving", {
         problems: outcome.diagnostics.length,

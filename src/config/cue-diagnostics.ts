@@ -3,6 +3,8 @@ import { constraintHint, rawValueText } from "./constraint-hints.js";
 import { isObj } from "./decode-reader.js";
 import type { ConfigDiagnostic, SourcePosition } from "./diagnostic.js";
 import { formatPath } from "./diagnostic.js";
+import { foldHosts } from "./fold-hosts.js";
+import { createInstances, type Instances } from "./instances.js";
 import type { DocPath, Locator } from "./locate.js";
 import { createLocator } from "./locate.js";
 import { LABEL_KEY_PATTERN, RESOURCES_KEY_PATTERN, SINK_KEY_PATTERN, VARS_KEY_PATTERN } from "./patterns.js";
@@ -56,11 +58,12 @@ interface Context {
  * its errors are that branch's, precisely placed. Messages that only say "conflicting values" get
  * the field's rule in words (constraint-hints.ts).
  */
-export function diagnosticsFromCueErrors(
-  errors: readonly CueError[],
-  doc: FailedDocument,
-): ConfigDiagnostic[] {
-  const exported = exportRaw(doc.user, errors);
+export function diagnosticsFromCueErrors(all: readonly CueError[], doc: FailedDocument): ConfigDiagnostic[] {
+  // Hosts that repeat another host's errors (one template) are worked out once (fold-hosts.ts).
+  const { errors, folded } = foldHosts(all, doc.file);
+  // With hosts folded, only the parts the errors are in are exported: the document whole would be
+  // every host evaluated again.
+  const exported = exportRaw(doc.user, errors, folded.size === 0);
   const raw = exported?.data;
   const locator = createLocator(raw, exported?.positions, doc.file, doc.text);
   const closers = new Map<string, CueError["closedBy"]>();
@@ -69,8 +72,27 @@ export function diagnosticsFromCueErrors(
   }
   const ctx: Context = { closers, doc, raw, locator };
   const out: ConfigDiagnostic[] = [];
+  // Diagnostics by source position and message: the same problem in many places (a template)
+  // is one diagnostic that counts the others (instances.ts), folded hosts included.
+  const seenAt = new Map<string, Instances>();
+  const count = (g: Instances, path: DocPath): void => {
+    g.add(path);
+    const others = path[0] === "hosts" && path.length > 1 ? folded.get(String(path[1])) : undefined;
+    if (others !== undefined) for (const h of others) g.add(["hosts", h, ...path.slice(2)]);
+  };
+  const emit = (d: ConfigDiagnostic, path: DocPath, detail: string): Instances => {
+    const key = `${d.file}:${d.line}:${d.column}:${detail}`;
+    let g = seenAt.get(key);
+    if (g === undefined) {
+      g = createInstances(out.length);
+      seenAt.set(key, g);
+      out.push(d);
+    }
+    count(g, path);
+    return g;
+  };
   const refused = checkTypes(raw, doc.profile);
-  for (const r of refused) out.push(at(locator.at(r.reportAt), r.reportAt, r.message));
+  for (const r of refused) emit(at(locator.at(r.reportAt), r.reportAt, r.message), r.reportAt, r.message);
 
   const byUnion = new Map<string, { kind: UnionKind; root: readonly string[]; errors: CueError[] }>();
   const plain: CueError[] = [];
@@ -105,9 +127,9 @@ export function diagnosticsFromCueErrors(
   }
 
   const seenPath = new Set<string>();
-  // Diagnostics by source position and message: the same problem in many places (a template)
-  // is one diagnostic that counts the others.
-  const seenAt = new Map<string, { index: number; more: number; hosts: Set<string> }>();
+  // The same key before translating, for errors the translation does not move: a template's
+  // mistake repeated by hosts that are not folded is translated once too.
+  const before = new Map<string, Instances>();
   // Fields the schema adds (defaults) to a struct a user's definition closed: one diagnostic per
   // struct, naming them all.
   const added = new Map<
@@ -126,51 +148,46 @@ export function diagnosticsFromCueErrors(
       added.set(key, g);
       continue;
     }
-    const d = translate(e, ctx, pos, path);
     const pathKey = path.join("\0");
-    const prefix = `${formatPath(e.path)}: `;
-    const detail = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
-    const atKey = `${d.file}:${d.line}:${d.column}:${detail}`;
     // One diagnostic per problem: an error the engine repeats for every field that refers to the
     // failing one (low_threshold's bound on a broken high_threshold) is the same problem.
     if (seenPath.has(pathKey)) continue;
     seenPath.add(pathKey);
-    const first = seenAt.get(atKey);
-    if (first === undefined) {
-      seenAt.set(atKey, { index: out.length, more: 0, hosts: new Set([hostOf(path)]) });
-      out.push(d);
+    const prefix = `${formatPath(e.path)}: `;
+    const detail = e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+    // A missing field is placed at the struct that lacks it, not at the error's own position.
+    const early =
+      userPosition(e, doc.file) !== undefined && e.code !== "incomplete" && !/required/.test(e.message)
+        ? `${pos.file}:${pos.line}:${pos.column}:${e.code}:${detail}`
+        : undefined;
+    const known = early === undefined ? undefined : before.get(early);
+    if (known !== undefined) {
+      count(known, path);
       continue;
     }
-    first.more++;
-    first.hosts.add(hostOf(path));
-  }
-  for (const g of seenAt.values()) {
-    if (g.more === 0) continue;
-    const d = out[g.index] as ConfigDiagnostic;
-    const hosts = g.hosts.size - 1;
-    const what =
-      hosts > 0 && !g.hosts.has("")
-        ? `${hosts.toLocaleString("en-US")} more host${hosts === 1 ? "" : "s"}`
-        : `${g.more.toLocaleString("en-US")} more place${g.more === 1 ? "" : "s"}`;
-    out[g.index] = { ...d, message: `${d.message} (and ${what})` };
+    const g = emit(translate(e, ctx, pos, path), path, detail);
+    if (early !== undefined) before.set(early, g);
   }
   for (const g of added.values()) {
     const names = g.names.map((n) => `"${n}"`).join(", ");
     const where = `${g.by.pos.file}:${g.by.pos.line}:${g.by.pos.column}`;
-    out.push(
-      at(
-        g.by.pos,
-        g.parent,
-        `field not allowed: Lookout's schema adds ${names} (${g.names.length === 1 ? "a default" : "defaults"}), but the struct is closed by definition ${g.by.name} (${where}); declare ${g.names.length === 1 ? "it" : "them"} there or leave the struct open with ...`,
-      ),
-    );
+    const message = `field not allowed: Lookout's schema adds ${names} (${g.names.length === 1 ? "a default" : "defaults"}), but the struct is closed by definition ${g.by.name} (${where}); declare ${g.names.length === 1 ? "it" : "them"} there or leave the struct open with ...`;
+    emit(at(g.by.pos, g.parent, message), g.parent, message);
+  }
+  for (const g of seenAt.values()) {
+    const counted = g.counted();
+    if (counted === undefined) continue;
+    const d = out[g.index] as ConfigDiagnostic;
+    out[g.index] = { ...d, message: `${d.message} ${counted.text}`, instances: counted.n };
   }
   if (out.length <= MAX_DIAGNOSTICS) return out;
   const rest = out.length - MAX_DIAGNOSTICS + 1;
   const shown = out.slice(0, MAX_DIAGNOSTICS - 1);
   const last = shown[shown.length - 1] as ConfigDiagnostic;
   shown.push({
-    ...last,
+    file: last.file,
+    line: last.line,
+    column: last.column,
     message: `${rest.toLocaleString("en-US")} more problems not shown (fix these first)`,
   });
   return shown;
@@ -178,11 +195,6 @@ export function diagnosticsFromCueErrors(
 
 /** At most this many diagnostics are returned (the last one says how many more there were). */
 export const MAX_DIAGNOSTICS = 1000;
-
-/** The host a document path is about (`hosts.<name>…`), or "" for other paths. */
-function hostOf(path: DocPath): string {
-  return path[0] === "hosts" && path.length > 1 ? String(path[1]) : "";
-}
 
 /** The errors of a union member as code, message and positions, its own path made relative. */
 function signature(errors: readonly CueError[], root: readonly string[]): string {

@@ -9,6 +9,12 @@ export interface ConfigDiagnostic {
   readonly line: number;
   /** 1-based, counted as the CUE engine counts (see src/cue). */
   readonly column: number;
+  /**
+   * How many places have this problem, when more than one (one mistake in a template that many
+   * hosts use; the message says so too, `(in 10,000 hosts: …)`). The reload log shows it; the API's
+   * ConfigDiagnostic has the message only.
+   */
+  readonly instances?: number;
 }
 
 /** A position in a source file, as the CUE engine reports it. */

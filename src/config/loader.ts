@@ -6,6 +6,7 @@ import { decodeConfig } from "./decode.js";
 import type { ConfigDiagnostic } from "./diagnostic.js";
 import { formatPath, sortDiagnostics } from "./diagnostic.js";
 import { budgetMessage, type EvalBudget, evalBudget } from "./eval-budget.js";
+import { foldRepeats } from "./instances.js";
 import { createLocator } from "./locate.js";
 import { SCHEMA_FILE_NAME, schemaSource } from "./schema-source.js";
 import { checkSemantics } from "./semantic.js";
@@ -110,7 +111,9 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
     }
     const root = s.lookup(["#Schema"]);
     if (root === undefined) throw new Error("lookout: schema.cue has no #Schema");
-    const unified = root.unify(user, limits);
+    // A refused document's repeated errors (one template's mistake in every host) are checked
+    // in later hosts only where they are (cue/eval/fold-repeats.ts); a valid one is unaffected.
+    const unified = root.unify(user, { ...limits, foldRepeatedErrors: true });
     phase("unify");
     const exported = unified.export();
     phase("export");
@@ -138,10 +141,10 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
     }
     const decoded = decodeConfig(exported.data, locator);
     phase("decode");
-    if (!decoded.ok) return spent() ?? fail([...diagnostics, ...decoded.diagnostics]);
+    if (!decoded.ok) return spent() ?? fail(foldRepeats([...diagnostics, ...decoded.diagnostics]));
     diagnostics.push(...checkSemantics(decoded.config, locator, (path) => explainedBy(refused, path)));
     phase("semantic");
-    if (diagnostics.length > 0) return spent() ?? fail(diagnostics);
+    if (diagnostics.length > 0) return spent() ?? fail(foldRepeats(diagnostics));
     return { ok: true, config: decoded.config };
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);

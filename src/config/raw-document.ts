@@ -34,11 +34,18 @@ function candidates(path: readonly string[]): string[][] {
  * The user's document exported on its own. When the whole will not export (a field left as
  * `string` for the schema to fill, a conflict), the parts the errors point at are exported one by
  * one (an entry of `hosts`, a check …) and assembled, so one incomplete field does not hide the
- * types and values the diagnostics need everywhere else.
+ * types and values the diagnostics need everywhere else. `tryWhole` false goes to the parts at
+ * once: when the errors are those of a few hosts of many, exporting them costs a few hosts.
  */
-export function exportRaw(user: CueValue, errors: readonly CueError[]): RawDocument | undefined {
-  const whole = user.export();
-  if (whole.ok) return whole;
+export function exportRaw(
+  user: CueValue,
+  errors: readonly CueError[],
+  tryWhole = true,
+): RawDocument | undefined {
+  if (tryWhole) {
+    const whole = user.export();
+    if (whole.ok) return whole;
+  }
   const root: Record<string, unknown> = {};
   const indexes: PositionIndex[] = [];
   const done = new Set<string>();

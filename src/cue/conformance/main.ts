@@ -2,9 +2,13 @@
  * Conformance runner entry point:
  *   node dist/src/cue/conformance/main.js [corpusDir] [--verbose] [--filter X] [--list-failures]
  *        [--markdown] [--max-steps N] [--timeout SECONDS] [--slowest N] [--reasons] [--strict-pos]
+ *        [--silent-ceiling FILE]
  * Prints `dir: P passed / F failed / U unsupported / W silently wrong` per directory (silently wrong
  * failures are counted in failed too, see `silent.ts`), the silent total, and, last, `N passed, N
- * failed, N skipped` (skipped = unsupported). Always exits 0: it reports, it does not gate.
+ * failed, N skipped` (skipped = unsupported). Exits 0: it reports, it does not gate, except on
+ * the one number that must only go down: with `--silent-ceiling FILE` (CI passes
+ * `.ci/cue-silent-ceiling`), it exits 1 when the silently wrong total is above the number FILE
+ * holds, or when it cannot tell (FILE unreadable, the run failed). See `silent-gate.ts`.
  */
 
 import { existsSync } from "node:fs";
@@ -13,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { loadEngine } from "./engine.js";
 import { runCorpusIsolated } from "./isolated.js";
 import { type ArchiveResult, totalsByDir } from "./runner.js";
+import { readSilentCeiling, silentVerdict } from "./silent-gate.js";
 
 /** Directories whose failures the markdown report lists one by one. */
 const targetDirs = [
@@ -45,6 +50,8 @@ interface Args {
   slowest: number;
   /** Print a histogram of unsupported reasons (stderr). */
   reasons: boolean;
+  /** A file holding the most silently wrong answers allowed (exit 1 above it). */
+  silentCeiling?: string;
 }
 
 function parseArgs(argv: readonly string[]): Args | string {
@@ -95,6 +102,12 @@ function parseArgs(argv: readonly string[]): Args | string {
       case "--max-steps":
         a.maxSteps = Number(argv[++i]);
         break;
+      case "--silent-ceiling": {
+        const file = argv[++i];
+        if (file === undefined) return "--silent-ceiling needs a FILE";
+        a.silentCeiling = resolve(file);
+        break;
+      }
       default:
         if (x.startsWith("--")) return `unknown flag ${x}`;
         a.corpus = resolve(x);
@@ -103,18 +116,29 @@ function parseArgs(argv: readonly string[]): Args | string {
   return a;
 }
 
-async function main(): Promise<void> {
+/** The exit code: 0, or 1 when a `--silent-ceiling` was given and is exceeded or cannot be checked. */
+async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   if (typeof args === "string") {
     console.error(args);
-    return;
+    return gating ? 1 : 0;
+  }
+  // Read first: a gate that cannot be checked fails before the corpus is run.
+  const ceiling = args.silentCeiling === undefined ? undefined : readSilentCeiling(args.silentCeiling);
+  if (typeof ceiling === "string") {
+    console.error(ceiling);
+    return 1;
   }
   if (!existsSync(args.corpus)) {
     console.error(`corpus not found: ${args.corpus}`);
-    return;
+    return ceiling === undefined ? 0 : 1;
   }
   const engine = await loadEngine();
-  if (typeof engine === "string") console.error(engine);
+  if (typeof engine === "string") {
+    console.error(engine);
+    // Without the engine nothing is silent, and nothing is checked either.
+    if (ceiling !== undefined) return 1;
+  }
   const start = performance.now();
   const results = await runCorpusIsolated(args.corpus, {
     filter: args.filter,
@@ -134,7 +158,7 @@ async function main(): Promise<void> {
           timeoutMs: args.timeoutMs,
         });
     process.stdout.write(markdown(results, ms, strict));
-    return;
+    return 0;
   }
   if (args.verbose || args.listFailures) {
     for (const r of results) {
@@ -185,6 +209,10 @@ async function main(): Promise<void> {
   console.log(targetSummary(results));
   console.log(`Silently wrong (a value where CUE errors, or a different value, with no error): ${w}`);
   console.log(`${p} passed, ${f} failed, ${u} skipped`);
+  if (ceiling === undefined) return 0;
+  const verdict = silentVerdict(w, ceiling, args.silentCeiling as string);
+  (verdict.ok ? console.log : console.error)(verdict.message);
+  return verdict.ok ? 0 : 1;
 }
 
 /** The share of assertions passed in the target directories (unsupported ones count against it). */
@@ -251,14 +279,15 @@ function markdown(results: readonly ArchiveResult[], ms: number, strict: readonl
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
-// Always exit 0: the runner reports, it does not gate. Exit once stdout is flushed: the report
-// may go to a pipe, whose writes are asynchronous on Linux.
-const exitFlushed = (): void => {
-  process.stdout.write("", () => process.exit(0));
+// The runner reports; only a `--silent-ceiling` gates (then a crash fails too). Exit once stdout
+// is flushed: the report may go to a pipe, whose writes are asynchronous on Linux.
+const gating = process.argv.includes("--silent-ceiling");
+const exitFlushed = (code: number): void => {
+  process.stdout.write("", () => process.exit(code));
 };
 main().then(exitFlushed, (e: unknown) => {
   console.error(e);
-  exitFlushed();
+  exitFlushed(gating ? 1 : 0);
 });
 
 /** One sentence on the `--strict-pos` run: totals, and how many failures are only positions. */

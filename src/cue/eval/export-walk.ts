@@ -18,6 +18,7 @@ import { evaluate } from "./evaluate.js";
 import type { CueData, PositionIndex } from "./export.js";
 import { atomData, atomJSON, quoteKey, setField } from "./export-atoms.js";
 import { fastExport, fastExportEnabled } from "./fast-export.js";
+import { FOLD_MIN, type FoldState, learn, type Repeat, repeatOf } from "./fold-repeats.js";
 import type { ReachableNames } from "./names.js";
 import { bottom, formatValue, type Value } from "./values.js";
 import {
@@ -52,6 +53,8 @@ export interface WalkOptions {
   readonly names?: () => ReachableNames;
   /** The limits to evaluate with when positions are asked for later. */
   readonly limits?: Limits;
+  /** Check a large struct's later fields only for the errors its fields repeat (fold-repeats.ts). */
+  readonly foldRepeats?: boolean;
 }
 
 export interface WalkResult {
@@ -114,6 +117,8 @@ interface State {
   readonly fast: boolean;
   /** Where below the walk's root the fast path last gave up: its ancestors are not tried again. */
   failAt: readonly string[] | undefined;
+  /** Fold repeated errors in large structs (fold-repeats.ts). */
+  readonly fold: boolean;
 }
 
 function isIncomplete(e: ErrInfo): boolean {
@@ -149,6 +154,7 @@ export function walk(root: Vertex, path: string[], o: WalkOptions): WalkResult {
     sep: indent > 0 ? ": " : ":",
     fast: o.exportToo && fastExportEnabled(),
     failAt: undefined,
+    fold: o.foldRepeats === true,
   };
   const data = visit(s, root, path, 0, o.collect, o.exportToo, 0);
   const ok = !s.failed && s.e1.length === 0 && s.e2.length === 0;
@@ -434,6 +440,8 @@ function visitStruct(
   let count = 0;
   if (arcs !== undefined) {
     const release = s.release > 0 && arcs.size >= s.release && namesKnown(s, path);
+    const fold: FoldState | undefined =
+      s.fold && arcs.size >= FOLD_MIN ? { prev: undefined, known: undefined } : undefined;
     for (const a of arcs.values()) {
       const label = a.label;
       if (a.fieldType === OPTIONAL) continue;
@@ -471,7 +479,15 @@ function visitStruct(
       const e1 = s.e1.length;
       const e2 = s.e2.length;
       const cycles = engine().cycles;
+      if (fold?.known !== undefined && probe(s, fold.known, a, path, depth, coll, lvl)) {
+        leave(s, path);
+        // Its errors are recorded: what the probe evaluated is released, as a field without
+        // errors is (a later walk evaluates it again, with the same errors).
+        if (release && releasable(s, name, cycles)) releaseArc(v, a);
+        continue;
+      }
       const x = visit(s, a, path, depth + 1, coll, true, lvl + 1);
+      if (fold !== undefined) learn(fold, repeatOf(s.e1.slice(e1), s.e2.slice(e2), path));
       leave(s, path);
       if (obj !== undefined && !s.failed && x !== undefined) setField(obj, name, x);
       if (release && s.e1.length === e1 && s.e2.length === e2 && releasable(s, name, cycles))
@@ -484,6 +500,56 @@ function visitStruct(
   }
   if (obj === undefined || s.failed) return undefined;
   return obj;
+}
+
+/**
+ * Walks only the subtrees of field `a` (at `path`) where the repeated errors `r` are; true when
+ * they gave exactly those errors again (kept as the field's errors, the rest of it left alone).
+ * Otherwise everything the probe added is taken back and false says to walk the field whole.
+ */
+function probe(
+  s: State,
+  r: Repeat,
+  a: Vertex,
+  path: string[],
+  depth: number,
+  coll: boolean,
+  lvl: number,
+): boolean {
+  const n1 = s.e1.length;
+  const n2 = s.e2.length;
+  const { failed, spent } = s;
+  let found = true;
+  for (const root of r.roots) {
+    const v = descend(s, a, root, path);
+    if (v === undefined) {
+      found = false;
+      break;
+    }
+    for (const l of root) enter(s, path, l);
+    visit(s, v, path, depth + 1 + root.length, coll, true, lvl + 1 + root.length);
+    for (let i = 0; i < root.length; i++) leave(s, path);
+  }
+  if (found && repeatOf(s.e1.slice(n1), s.e2.slice(n2), path)?.sig === r.sig) return true;
+  s.e1.length = n1;
+  s.e2.length = n2;
+  s.failed = failed;
+  s.spent = spent;
+  return false;
+}
+
+/** The vertex at `rel` below `a`, evaluating the way down; undefined where the walk would not go. */
+function descend(s: State, a: Vertex, rel: readonly string[], path: readonly string[]): Vertex | undefined {
+  let x = a;
+  for (const label of rel) {
+    if (walkStep(s, path)) return undefined;
+    evaluate(x);
+    if (x.err !== undefined || x.disj !== undefined) return undefined;
+    const next = x.arcs?.get(label) ?? x.arcs?.get(strLabel(label));
+    if (next === undefined || next.fieldType === OPTIONAL) return undefined;
+    x = next;
+  }
+  return x;
 }
 
 function scalar(s: State, raw: Value, v: Vertex, path: string[], lvl: number): CueData | undefined {

@@ -45,6 +45,12 @@ export interface EvalOptions {
   meter?: Meter;
   maxDepth?: number;
   maxDisjuncts?: number;
+  /**
+   * For `unify`: export and validate of the result check a large struct's later fields only for
+   * the errors its fields repeat (one template's mistake in 10,000 hosts; see fold-repeats.ts).
+   * The config loader sets it: a refused document's diagnostics then cost a few hosts' evaluation.
+   */
+  foldRepeatedErrors?: boolean;
 }
 
 export type ExportResult =
@@ -163,10 +169,15 @@ function makeValue(
   known: readonly CueError[] | undefined,
   names: () => ReachableNames,
   at: readonly string[] = [],
+  foldRepeats = false,
 ): CueValue {
   // `errors` is computed on first use, by whichever walk comes first: the errors walk, or the
   // export / validate walk, which collects the same errors in the same pass.
   let computed = known;
+  // What prevents export, from an export() walk that also collected `errors`: validate({concrete})
+  // after a failed export (the config loader lists every problem in one run) is then answered
+  // without walking the whole value again.
+  let exportProblems: readonly CueError[] | undefined;
   const overflowed = (b: BottomV): readonly CueError[] => {
     computed = [toCueError(b.err, [])];
     return computed;
@@ -251,10 +262,17 @@ function makeValue(
       });
       w.conjuncts = [conj(v), conj(o.v)];
       let both: ReachableNames | undefined;
-      return makeValue(w, options === undefined ? limits : limitsOf(options), undefined, () => {
-        both ??= unionNames(names(), o.names());
-        return both;
-      });
+      return makeValue(
+        w,
+        options === undefined ? limits : limitsOf(options),
+        undefined,
+        () => {
+          both ??= unionNames(names(), o.names());
+          return both;
+        },
+        [],
+        options?.foldRepeatedErrors === true,
+      );
     },
     export() {
       if (computed !== undefined && computed.length > 0) return { ok: false, errors: computed };
@@ -268,8 +286,12 @@ function makeValue(
             release: DEFAULT_RELEASE_MIN,
             limits,
             names,
+            foldRepeats,
           });
-          if (computed === undefined) computed = r.errors;
+          if (computed === undefined) {
+            computed = r.errors;
+            exportProblems = r.exportErrors;
+          }
           if (computed.length > 0) return { ok: false, errors: computed };
           if (r.exportErrors.length > 0 || r.data === undefined || r.positions === undefined) {
             return { ok: false, errors: r.exportErrors };
@@ -304,6 +326,8 @@ function makeValue(
     },
     validate(options) {
       if (!options?.concrete) return errorsOf();
+      if (computed !== undefined && exportProblems !== undefined)
+        return dedupe([...computed, ...exportProblems]);
       return withEngine(
         limits,
         () => {
@@ -313,6 +337,7 @@ function makeValue(
             output: "none",
             release: DEFAULT_RELEASE_MIN,
             names,
+            foldRepeats,
           });
           if (computed === undefined) computed = r.errors;
           return dedupe([...computed, ...r.exportErrors]);
