@@ -100,23 +100,39 @@ function contexts(xs: readonly unknown[]): CtxInfo[] {
 
 /** Whether a context closes its vertex at all (see CloseCtx.fromEmbed). */
 function active(x: CtxInfo): boolean {
+  if (x.ctx.andMember !== undefined) return false;
   return !x.ctx.fromEmbed || x.lits > 1 || x.patterns || x.open;
 }
 
 /** Whether the records of context `x` allow `label` (patterns included). */
-function allowedBy(xs: readonly unknown[], x: CtxInfo, label: string): boolean {
+function allowedBy(xs: readonly unknown[], x: CtxInfo, label: string, nested = false): boolean {
   const exact = xs.length > 62; // more records than mask bits: test membership directly
   for (let i = 0, bit = 0; i < xs.length; i += 2, bit++) {
     if (exact ? !(xs[i] as CloseSet).includes(x.ctx) : (x.mask & (1 << bit)) === 0) continue;
     const item = xs[i + 1] as Item;
-    if (typeof item === "string") {
-      if (item === label) return true;
-    } else if (item === OPEN) return true;
-    else if (isLit(item)) {
-      if (staticLabels(item).has(label)) return true;
-    } else if (isPattern(item) && patternMatches(item, label)) return true;
+    let hit = false;
+    if (typeof item === "string") hit = item === label;
+    else if (item === OPEN) hit = true;
+    else if (isLit(item)) hit = staticLabels(item).has(label);
+    else if (isPattern(item)) hit = patternMatches(item, label);
+    if (hit && (nested || andMembersAllow(xs, xs[i] as CloseSet, x.ctx, label))) return true;
   }
   return false;
+}
+
+/**
+ * For a record that came through a definition embedded with `&` (see CloseCtx.andMember): whether
+ * every definition of that `&` allows `label` too.
+ */
+function andMembersAllow(xs: readonly unknown[], set: CloseSet, self: CloseCtx, label: string): boolean {
+  for (const m of set) {
+    const scope = m.andMember;
+    if (scope === undefined || m === self) continue;
+    for (const y of contexts(xs)) {
+      if (y.ctx.andMember === scope && !allowedBy(xs, y, label, true)) return false;
+    }
+  }
+  return true;
 }
 
 /** The contexts that close `v`, one per distinct set of records. */
@@ -143,7 +159,8 @@ export function closingContexts(v: Vertex): Closing {
       else if (isPattern(item)) patterns = true;
     }
     for (const c of xs[0] as CloseSet) {
-      if (c.skipAt !== v && (!c.fromEmbed || lits > 1 || patterns)) return EVERY_RECORD;
+      if (c.andMember === undefined && c.skipAt !== v && (!c.fromEmbed || lits > 1 || patterns))
+        return EVERY_RECORD;
     }
     return NONE;
   }

@@ -231,6 +231,32 @@ function isPredeclared(name: string, c: Conjunct): boolean {
   return true;
 }
 
+/** Embedded conjuncts of a vertex that met a cycle through `self` (see retrySelf). */
+export const selfRetries = new WeakMap<Vertex, Conjunct[]>();
+
+/** Whether an expression names `self` (the aliasv2 experiment), outside nested structs. */
+function mentionsSelf(e: ast.Expr): boolean {
+  switch (e.kind) {
+    case "Ident":
+      return e.name === "self";
+    case "Paren":
+    case "Unary":
+      return mentionsSelf(e.expr);
+    case "Binary":
+      return mentionsSelf(e.left) || mentionsSelf(e.right);
+    case "Selector":
+      return mentionsSelf(e.expr);
+    case "Index":
+      return mentionsSelf(e.expr) || mentionsSelf(e.index);
+    case "Call":
+      return mentionsSelf(e.fn) || e.args.some(mentionsSelf);
+    case "List":
+      return e.elems.some((x) => x.kind !== "Comprehension" && mentionsSelf(x));
+    default:
+      return false;
+  }
+}
+
 /** Unifies an evaluated value into `v`. */
 export function addValue(v: Vertex, val: Value, c: Conjunct): void {
   switch (val.t) {
@@ -261,6 +287,13 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
       if (val.err.code === "cycle") {
         // Resolved later if the vertex turns out concrete anyway.
         v.cycleErr ??= val;
+        // An embedded expression about the struct itself (`{list.Repeat(x, len(self))}`) is
+        // evaluated again once the struct is known (evaluate.ts, retrySelf).
+        if (c.embed && c.expr !== undefined && mentionsSelf(c.expr)) {
+          const xs = selfRetries.get(v);
+          if (xs === undefined) selfRetries.set(v, [c]);
+          else xs.push(c);
+        }
         return;
       }
       setErr(v, val);
@@ -341,6 +374,13 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     cc.defAt = v;
     if (embedLike) cc.skipAt = v;
     if (c.embed) cc.andScope = c.andScope;
+    ctx = withCtx(ctx, cc);
+  } else if (c.embed && c.andScope !== undefined && !r.isLet && (inDefinition(r) || embedsDefinition(r))) {
+    // `#D: {#A & #B}`: the definitions merge into #D's context, but only where both allow.
+    const cc = new CloseCtx(true);
+    cc.def = r;
+    cc.defAt = v;
+    cc.andMember = c.andScope;
     ctx = withCtx(ctx, cc);
   }
   const depth = expStackV.length;

@@ -5,12 +5,13 @@
 
 import type * as ast from "../syntax/ast.js";
 import { identLabel } from "../syntax/index.js";
+import { predeclared } from "./builtins/registry.js";
 import { addConjunct, addField, asComprehensionOutput, fieldsCollected, newArc, setErr } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { evaluate } from "./evaluate.js";
 import { conditionOwner, evalExpr, resolveRef } from "./expr.js";
 import { exprText } from "./print-expr.js";
-import { bindFrame } from "./scope.js";
+import { bindFrame, lookupDecl, newFrame } from "./scope.js";
 import { bottom, formatValue as fmt, isAtom, typeName as typeNameOf } from "./values.js";
 import { displayLabel, NO_CLOSE, OPTIONAL, posArray, REGULAR, REQUIRED, strLabel, Vertex } from "./vertex.js";
 
@@ -84,8 +85,14 @@ export function runComprehension(
         const b = resolveDefaultValue(cond);
         if (b.t === "bool") {
           if (decided !== undefined) {
-            const operand = bottomTestOperand(cl.condition);
-            if (operand !== undefined && refersInto(operand, f, v))
+            const test = bottomTestOperand(cl.condition);
+            const operand =
+              test !== undefined
+                ? refersInto(test, f, v)
+                  ? test
+                  : undefined
+                : referenceInto(cl.condition, f, v);
+            if (operand !== undefined)
               decided.push({
                 comp,
                 condition: cl.condition,
@@ -200,6 +207,95 @@ export function runComprehension(
   loop(0, env);
   // `else` / `fallback`: nothing was produced, and not because of an error.
   if (produced === 0 && !failed && comp.fallback !== undefined) yieldFn(env, comp.fallback);
+  else if (comp.fallback !== undefined) unresolvedInBody(v, comp.fallback, env, NO_NAMES);
+  // A body never produced (`for x in {} {a: E}`) is still compiled by cue too.
+  if (produced === 0 && !failed) unresolvedInBody(v, comp.value, env, clauseNames(clauses));
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/** The names a comprehension's clauses bind (in scope in its body only). */
+function clauseNames(clauses: readonly ast.Clause[]): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const cl of clauses) {
+    if (cl.kind === "For") {
+      if (cl.key !== undefined) out.add(cl.key.name);
+      out.add(cl.value.name);
+    } else if (cl.kind === "Let") out.add(cl.ident.name);
+    else if (cl.kind === "Try" && cl.ident !== undefined) out.add(cl.ident.name);
+  }
+  return out;
+}
+
+/**
+ * A comprehension body not produced, or a fallback not taken, is still compiled by cue: a name it
+ * uses that no scope declares is an error (at its field; a fallback does not see the
+ * comprehension's own `for` and `let` variables).
+ */
+function unresolvedInBody(
+  v: Vertex,
+  body: ast.StructLit,
+  env: import("./vertex.js").Frame,
+  bound: ReadonlySet<string>,
+): void {
+  for (const d of body.decls) {
+    if (d.kind !== "Field") continue;
+    const label = identLabel(d);
+    if (label === undefined) continue;
+    const missing = firstUndeclared(d.value, body, env, bound);
+    if (missing === undefined) continue;
+    const a = newArc(v, label);
+    if (a.conjuncts.length === 0) a.fieldType = REGULAR;
+    setErr(a, bottom("eval", `reference "${missing.name}" not found`, [missing.pos]));
+  }
+}
+
+/** The first identifier of `e` (outside nested structs and comprehensions) no scope declares. */
+function firstUndeclared(
+  e: ast.Expr,
+  body: ast.StructLit,
+  env: import("./vertex.js").Frame,
+  bound: ReadonlySet<string>,
+): ast.Ident | undefined {
+  switch (e.kind) {
+    case "Ident":
+      return bound.has(e.name) || declared(e.name, body, env) ? undefined : e;
+    case "Paren":
+    case "Unary":
+      return firstUndeclared(e.expr, body, env, bound);
+    case "Binary":
+      return firstUndeclared(e.left, body, env, bound) ?? firstUndeclared(e.right, body, env, bound);
+    case "Selector":
+      return firstUndeclared(e.expr, body, env, bound);
+    case "Index":
+      return firstUndeclared(e.expr, body, env, bound) ?? firstUndeclared(e.index, body, env, bound);
+    case "Call": {
+      for (const a of e.args) {
+        const m = firstUndeclared(a, body, env, bound);
+        if (m !== undefined) return m;
+      }
+      return firstUndeclared(e.fn, body, env, bound);
+    }
+    case "Interpolation":
+      for (const p of e.parts) {
+        if (typeof p === "string") continue;
+        const m = firstUndeclared(p, body, env, bound);
+        if (m !== undefined) return m;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function declared(name: string, body: ast.StructLit, env: import("./vertex.js").Frame): boolean {
+  if (name === "_" || name === "self" || name === "__self" || predeclared(name) !== undefined) return true;
+  if (lookupDecl(body, name) !== undefined) return true;
+  for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
+    if (f.binds?.has(name) || f.scope?.has(name) || f.imports?.has(name)) return true;
+    if (f.lit !== undefined && lookupDecl(f.lit, name) !== undefined) return true;
+  }
+  return false;
 }
 
 function tryFrame(f: import("./vertex.js").Frame): import("./vertex.js").Frame {
@@ -221,7 +317,34 @@ function absentIn(v: Vertex, body: ast.StructLit, f: import("./vertex.js").Frame
   w.isLet = true;
   w.fieldType = REGULAR;
   w.conjuncts = [{ expr: body, env: f, ctx: NO_CLOSE, value: undefined, pos: body.pos, embed: true }];
-  return hasAbsent(w, 0);
+  if (hasAbsent(w, 0)) return true;
+  // A disjunction embedded in the body drops the alternative that met the absent reference; cue
+  // discards the whole try when any alternative does.
+  for (const d of body.decls) {
+    if (d.kind !== "Embed") continue;
+    const alts: ast.Expr[] = [];
+    disjuncts(d.expr, alts);
+    if (alts.length < 2) continue;
+    const bodyEnv = newFrame(f, w, body);
+    for (const alt of alts) {
+      const t = new Vertex(v, "");
+      t.isLet = true;
+      t.fieldType = REGULAR;
+      t.conjuncts = [{ expr: alt, env: bodyEnv, ctx: NO_CLOSE, value: undefined, pos: alt.pos, embed: true }];
+      if (hasAbsent(t, 0)) return true;
+    }
+  }
+  return false;
+}
+
+/** The alternatives of a written disjunction (`*` marks and parentheses removed). */
+function disjuncts(e: ast.Expr, out: ast.Expr[]): void {
+  if (e.kind === "Paren") disjuncts(e.expr, out);
+  else if (e.kind === "Binary" && e.op === "|") {
+    disjuncts(e.left, out);
+    disjuncts(e.right, out);
+  } else if (e.kind === "Unary" && e.op === "*") disjuncts(e.expr, out);
+  else out.push(e);
 }
 
 function hasAbsent(w: Vertex, depth: number): boolean {
@@ -321,6 +444,32 @@ function bottomTestOperand(e: ast.Expr): ast.Expr | undefined {
   }
 }
 
+/**
+ * A name or selector in a condition (`len(x) > 0`, `x.n == 1`) that refers into `v`: the
+ * condition may change as later comprehensions add to `v`, so it is checked again (cue evaluates
+ * comprehensions until nothing changes).
+ */
+function referenceInto(e: ast.Expr, f: import("./vertex.js").Frame, v: Vertex): ast.Expr | undefined {
+  switch (e.kind) {
+    case "Ident":
+    case "Selector":
+      return refersInto(e, f, v) ? e : undefined;
+    case "Paren":
+    case "Unary":
+      return referenceInto(e.expr, f, v);
+    case "Binary":
+      return referenceInto(e.left, f, v) ?? referenceInto(e.right, f, v);
+    case "Call":
+      for (const a of e.args) {
+        const r = referenceInto(a, f, v);
+        if (r !== undefined) return r;
+      }
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
 /** Whether `x` (a name or a selector) names a field of `v` or of a struct below it. */
 function refersInto(x: ast.Expr, f: import("./vertex.js").Frame, v: Vertex): boolean {
   let base: Vertex | undefined;
@@ -330,8 +479,11 @@ function refersInto(x: ast.Expr, f: import("./vertex.js").Frame, v: Vertex): boo
     base = b.v;
   } else if (x.kind === "Ident") {
     const b = resolveRef(x, f);
-    // An unset optional field of the struct reads as an error rather than as its vertex.
-    if (b.t !== "vertex") return v.arcs?.get(x.name)?.fieldType === OPTIONAL;
+    // An unset optional or required field of the struct reads as an error rather than as its vertex.
+    if (b.t !== "vertex") {
+      const ft = v.arcs?.get(x.name)?.fieldType;
+      return ft === OPTIONAL || ft === REQUIRED;
+    }
     base = b.v.parent;
   } else return false;
   for (let a = base; a !== undefined; a = a.parent) if (a === v) return true;

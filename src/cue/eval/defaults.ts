@@ -18,6 +18,8 @@ export function resolveDefaultValue(v: Value): Value {
     }
   }
   if (n === 1 && one !== undefined) return one;
+  // Defaults that conflicted (`(int | *1) & (int | *2)`): there is no default to take.
+  if (n === 0) return v;
   const vals: Value[] = [];
   for (let i = 0; i < v.values.length; i++) {
     const x = v.values[i];

@@ -12,6 +12,7 @@
 import type * as ast from "../syntax/ast.js";
 import type { Pos } from "../syntax/position.js";
 import { addConjunct, appendTo, inDefinition, meetScalar, scalarValueOf, setErr } from "./collect.js";
+import { combineStep, IS, MAYBE, NOT } from "./default-modes.js";
 import { discriminated } from "./discriminator.js";
 import { engine } from "./engine.js";
 import { equalVertex } from "./equal.js";
@@ -42,6 +43,11 @@ export interface Term {
   readonly c: Conjunct | undefined;
   /** The term's discriminator literals, cached by the discriminator (null: none). */
   lits: ReadonlyMap<string, Value> | null | undefined;
+  /**
+   * For a term of a nested disjunction with defaults of its own that is a marked alternative of
+   * the outer one (`*(*"a" | string) | string`): that nested disjunction. See DisjV.groups.
+   */
+  readonly group?: object;
 }
 
 /** A disjunction met while collecting a vertex. */
@@ -154,6 +160,8 @@ function addSub(
   anyMarked: boolean,
 ): void {
   if (!sub.uniform || subCtx !== ctx) out.uniform = false;
+  // A nested disjunction with defaults of its own, one alternative of a marked outer one.
+  const grouped = sub.hasDefault && sub.terms.length > 1 && marked;
   for (const t of sub.terms) {
     let def: boolean;
     if (marked) def = sub.hasDefault ? t.def : true;
@@ -164,7 +172,16 @@ function addSub(
       (subCtx === ctx
         ? undefined
         : { expr: t.expr, env: t.env, ctx: subCtx, value: undefined, pos: termPos(t), embed: false });
-    out.terms.push({ expr: t.expr, env: t.env, def, c, lits: undefined });
+    if (grouped || t.group !== undefined) {
+      out.terms.push({
+        expr: t.expr,
+        env: t.env,
+        def,
+        c,
+        lits: undefined,
+        group: t.group ?? sub,
+      });
+    } else out.terms.push({ expr: t.expr, env: t.env, def, c, lits: undefined });
   }
 }
 
@@ -354,15 +371,29 @@ export function resolveDisjunctions(v: Vertex): boolean {
         if (p === undefined) continue;
         const vals: Value[] = [];
         const defs: boolean[] = [];
+        let groups: (object | undefined)[] | undefined;
         for (const j of alive[i] ?? []) {
           const t = p.terms[j];
           if (t === undefined || t.expr === undefined) continue;
+          if (t.group !== undefined) {
+            groups ??= vals.map(() => undefined);
+            groups[vals.length] = t.group;
+          }
           vals.push(evalExpr(t.expr, t.env));
           defs.push(t.def);
         }
         const t0 = p.terms[0];
         const pos = t0 === undefined ? (p.node as ast.Expr).pos : termPos(t0);
-        meetScalar(v, makeDisj(vals, defs, p.hasDefault, undefined, t0 === undefined ? [] : [pos]), pos);
+        const d = makeDisj(
+          vals,
+          defs,
+          p.hasDefault,
+          undefined,
+          t0 === undefined ? [] : [pos],
+          undefined,
+          groups,
+        );
+        meetScalar(v, d, pos);
       }
       continue;
     }
@@ -477,14 +508,21 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     setErr(v, lim);
     return;
   }
-  // A disjunction whose default terms were all eliminated no longer has a default.
-  const effective = pend.map((p, i) => p.hasDefault && picks.some((pk) => p.terms[pk[i] ?? 0]?.def));
-  for (let k = 0; k < values.length; k++) {
-    const pk = picks[k] ?? [];
-    defaults[k] =
-      (inner[k] ?? true) && pend.every((p, i) => !effective[i] || (p.terms[pk[i] ?? 0]?.def ?? false));
+  // The pending disjunctions' defaults combine step by step as in cue's cross product
+  // (default-modes.ts): a disjunction whose default terms were all eliminated drops them.
+  const modes = values.map(() => MAYBE);
+  const last = values.map(() => false);
+  for (let i = 0; i < pend.length; i++) {
+    const p = pend[i] as PendingDisj;
+    const right = picks.map((pk) => (!p.hasDefault ? MAYBE : p.terms[pk[i] ?? 0]?.def ? IS : NOT));
+    combineStep(modes, last, right);
   }
-  const anyDefault = effective.some((x) => x) || inner.some((x) => !x);
+  const decided = modes.some((m) => m !== MAYBE);
+  for (let k = 0; k < values.length; k++) {
+    defaults[k] = (inner[k] ?? true) && (!decided || modes[k] === IS);
+  }
+  // A disjunction whose defaults conflicted (all NOT) keeps `hasDefault` without a default term.
+  const anyDefault = decided || inner.some((x) => !x);
   dedupe(values, defaults);
   if (values.length === 0) {
     // Alternatives written as error("…") replace the generic message (cue's custom errors); the
@@ -561,8 +599,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
     adopt(v, values[0] as Vertex);
     return;
   }
-  const hasDefault = anyDefault && defaults.some((d) => d);
-  v.disj = { values, defaults: hasDefault ? defaults : defaults.map(() => false), hasDefault };
+  v.disj = { values, defaults: anyDefault ? defaults : defaults.map(() => false), hasDefault: anyDefault };
 }
 
 function countErrors(errs: readonly import("./errors.js").ErrInfo[]): number {

@@ -11,6 +11,7 @@ import {
   inDefinition as inDefinitionV,
   lateFields,
   meetScalar,
+  selfRetries,
   setErr,
   unshare,
 } from "./collect.js";
@@ -125,6 +126,33 @@ function evaluateInner(v: Vertex): void {
   checkClosed(v);
   checkKinds(v);
   v.status = EVALUATED;
+  if (selfRetries.has(v)) retrySelf(v);
+}
+
+const retried = new WeakSet<Vertex>();
+
+/**
+ * Embedded expressions that referred to the struct itself while it was being collected
+ * (`#L: {list.Repeat([int, string], div(len(self), 2))}`) met a cycle and were left out. Now that
+ * the struct is known they are evaluated again, and the struct is collected once more with their
+ * values (once: a value that still depends on itself stays left out, as before).
+ */
+function retrySelf(v: Vertex): void {
+  const xs = selfRetries.get(v) ?? [];
+  selfRetries.delete(v);
+  if (retried.has(v) || (!v.isList && v.structMark === 0)) return;
+  const add: Conjunct[] = [];
+  for (const c of xs) {
+    if (c.expr === undefined) continue;
+    const val = evalExpr(c.expr, c.env);
+    if (val.t === "bottom" && val.err.code === "cycle") continue;
+    add.push({ expr: undefined, env: c.env, ctx: c.ctx, value: val, pos: c.pos, embed: c.embed });
+  }
+  if (add.length === 0) return;
+  retried.add(v);
+  v.conjuncts = v.conjuncts.concat(add);
+  v.lateConjuncts = true;
+  refresh(v);
 }
 
 /** Whether a conjunct's expression is unified in the first pass (a literal or a constant expression). */
@@ -275,11 +303,9 @@ function checkClosed(v: Vertex): void {
     if (c0 === 0x5f || c0 === 0x23) continue;
     if (allows(v, closing, label)) continue;
     if (a.isShared) a = unshare(v, a);
-    if (a.fieldType === OPTIONAL) {
-      // An optional field a closed struct does not allow is simply not there.
-      arcs.delete(label);
-      continue;
-    }
+    // An optional field a closed struct does not allow is an error too (cue's notAllowedError),
+    // though only in that field: like any optional field's error, it is not exported or
+    // reported, and it does not eliminate a disjunct.
     // cue lists the pattern constraints the field matched beside its declaration.
     const at = [...posArray(a.declPos)];
     for (const p of v.patterns ?? []) if (patternMatches(p, label)) at.push(p.field.pos);

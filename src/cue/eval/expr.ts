@@ -12,6 +12,7 @@ import { engine, step } from "./engine.js";
 import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
 import { isExplicitOpen, selfVertex } from "./experiments.js";
 import { allows } from "./inspect.js";
+import { LIST, STRUCT } from "./kinds.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp, unresolved } from "./ops.js";
 import { exprText } from "./print-expr.js";
@@ -26,6 +27,7 @@ import {
   type Frame,
   NO_CLOSE,
   OPTIONAL,
+  REGULAR,
   REQUIRED,
   strLabel,
   Vertex,
@@ -42,6 +44,22 @@ function ready(v: Vertex): void {
     else engine().cycles++;
   }
   if (v.lateConjuncts && v.status === EVALUATED) refresh(v);
+}
+
+/**
+ * A name for a field whose disjunction is being resolved, used inside one of its disjuncts
+ * (`x: {b: 2, c: x.b} | {b: 3}`): it denotes that disjunct, as in cue.
+ */
+function inDisjunct(r: ReturnType<typeof resolveName>, env: Frame): ReturnType<typeof resolveName> {
+  if (r === undefined || r.t !== "vertex" || r.v.status !== COLLECTING) return r;
+  const target = r.v;
+  for (let f: Frame | undefined = env; f !== undefined; f = f.up) {
+    for (let a: Vertex | undefined = f.vertex; a !== undefined; a = a.parent) {
+      if (a === target) return r;
+      if (a.cloneOf === target) return { t: "vertex", v: a };
+    }
+  }
+  return r;
 }
 
 /** The vertex a struct/list-valued operand denotes, choosing defaults of disjunctions. */
@@ -77,7 +95,7 @@ export function resolveRef(x: ast.Ident | ast.Selector | ast.Index, env: Frame):
   switch (x.kind) {
     case "Ident": {
       if (x.name === "_") return { t: "value", v: { t: "top" } };
-      const r = x.name === "__self" ? undefined : resolveName(x.name, env);
+      const r = x.name === "__self" ? undefined : inDisjunct(resolveName(x.name, env), env);
       if (r === undefined) {
         if (x.name === "self" || x.name === "__self") {
           const sv = selfVertex(env);
@@ -261,10 +279,16 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
 
 /** A reference to an optional field that is not set is an (incomplete) error, as in cue. */
 function optionalRef(a: Vertex, x: ast.Expr): RefResult | undefined {
-  if (a.fieldType !== OPTIONAL || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
+  if (a.fieldType === REGULAR || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
     return undefined;
   if (a.parent !== undefined && a.parent.status === COLLECTING && !fieldsCollected.has(a.parent))
     return undefined;
+  if (a.fieldType === REQUIRED) {
+    // A required field no regular field has given yet is not a value (cue: "required field
+    // missing", at the name that refers to it).
+    const at = x.kind === "Selector" ? x.sel.pos : x.kind === "Index" ? x.index.pos : x.pos;
+    return { t: "value", v: bottom("incomplete", `required field missing: ${displayLabel(a.label)}`, [at]) };
+  }
   const b = bottom("incomplete", `cannot reference optional field: ${displayLabel(a.label)}`, [x.pos]);
   b.err.absent = true;
   return { t: "value", v: b };
@@ -381,8 +405,20 @@ function isReference(e: ast.Expr): boolean {
   return e.kind === "Ident" || e.kind === "Selector" || e.kind === "Index";
 }
 
-function isBottom(v: Value): boolean {
+function isBottom(v0: Value): boolean {
+  const v = resolveDefaultValue(v0);
   if (v.t === "bottom") return true;
+  // As cue's validate: a scalar that is not concrete (`string`, `>0`, a disjunction of scalars
+  // without a default) compares as `_|_` too; what may be a struct or list (`_` included) is
+  // checked for errors inside.
+  if (v.t === "basic" && (v.k & (LIST | STRUCT)) === 0) return true;
+  if (
+    v.t === "disj" &&
+    v.values.every(
+      (x) => x.t !== "vertex" && x.t !== "top" && (x.t !== "basic" || (x.k & (LIST | STRUCT)) === 0),
+    )
+  )
+    return true;
   if (v.t === "vertex") {
     const e = firstError(v.v);
     return e !== undefined;

@@ -130,7 +130,14 @@ function rootContribs(v: Vertex): Contrib[] | undefined {
 /** Closedness contexts that only close (definitions referenced as fields, not embedded). */
 function plainCtx(ctx: CloseSet, v: Vertex): boolean {
   for (const c of ctx) {
-    if (!c.recursive || c.fromEmbed || c.skipAt === v || c.andScope !== undefined) return false;
+    if (
+      !c.recursive ||
+      c.fromEmbed ||
+      c.skipAt === v ||
+      c.andScope !== undefined ||
+      c.andMember !== undefined
+    )
+      return false;
   }
   return true;
 }

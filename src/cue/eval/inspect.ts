@@ -49,7 +49,8 @@ export function allows(v: Vertex, sel: AllowsSelector): boolean {
   const groups = groupsOf(v).filter((g) => g.ctx.skipAt !== v && groupActive(g));
   const defClosed = groups.length === 0 && (v.borrowed || inDefinition(v)) && !v.hasEllipsis;
   if (sel.kind === "label") {
-    if (v.arcs?.get(sel.name) !== undefined) return true;
+    const a = v.arcs?.get(sel.name);
+    if (a !== undefined && !a.notAllowed) return true;
     if (defClosed) return (v.patterns ?? []).some((p) => patternMatches(p, sel.name));
     return groups.every(
       (g) => g.open || groupHas(g, sel.name) || (g.patterns ?? []).some((p) => patternMatches(p, sel.name)),

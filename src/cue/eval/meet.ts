@@ -4,6 +4,7 @@
  */
 
 import type { Pos } from "../syntax/position.js";
+import { combineStep, IS, MAYBE, NOT } from "./default-modes.js";
 import type { ErrInfo } from "./errors.js";
 import { INT, kindName, NUMBER, TOP_KIND } from "./kinds.js";
 import { matchRegexp } from "./regex.js";
@@ -175,10 +176,10 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
     if (c === 0 && lo.op === ">=" && hi.op === "<=" && k === INT && lo.v.t === "int" && hi.v.t === "int") {
       return checkAtom({ t: "basic", k, bounds, validators }, lo.v, positions);
     }
-    // An integer range without an integer in it (`int & >=1.1 & <=1.3`).
-    if (k === INT && lo.v.t === "float" && hi.v.t === "float") {
-      const least = lo.op === ">=" ? Math.ceil(lo.v.v) : Math.floor(lo.v.v) + 1;
-      const most = hi.op === "<=" ? Math.floor(hi.v.v) : Math.ceil(hi.v.v) - 1;
+    // An integer range without an integer in it (`int & >=1.1 & <=1.3`, `int & >1 & <2`).
+    const least = k === INT ? leastInt(lo) : undefined;
+    const most = k === INT ? mostInt(hi) : undefined;
+    if (least !== undefined && most !== undefined) {
       if (least > most) {
         return bottom(
           "eval",
@@ -189,6 +190,20 @@ function meetBasic(a: BasicV, b: BasicV, positions: readonly Pos[]): Value {
     }
   }
   return { t: "basic", k, bounds: dropRedundantNe(bounds), validators };
+}
+
+/** The least integer a lower bound allows (undefined: not a finite number). */
+function leastInt(b: Bound): bigint | undefined {
+  if (b.v.t === "int") return b.op === ">=" ? b.v.v : b.v.v + 1n;
+  if (b.v.t !== "float" || !Number.isFinite(b.v.v)) return undefined;
+  return BigInt(b.op === ">=" ? Math.ceil(b.v.v) : Math.floor(b.v.v) + 1);
+}
+
+/** The greatest integer an upper bound allows (undefined: not a finite number). */
+function mostInt(b: Bound): bigint | undefined {
+  if (b.v.t === "int") return b.op === "<=" ? b.v.v : b.v.v - 1n;
+  if (b.v.t !== "float" || !Number.isFinite(b.v.v)) return undefined;
+  return BigInt(b.op === "<=" ? Math.floor(b.v.v) : Math.ceil(b.v.v) - 1);
 }
 
 /** `>5 & !=5` is `>5`: a `!=` outside the range adds nothing. */
@@ -207,8 +222,13 @@ function dropRedundantNe(bounds: Bound[]): Bound[] {
 
 function meetDisjDisj(a: DisjV, b: DisjV, positions: readonly Pos[]): Value {
   const vals: Value[] = [];
-  const pairs: [boolean, boolean][] = [];
+  const left: number[] = [];
+  const last: boolean[] = [];
+  const right: number[] = [];
+  const pairI: number[] = [];
+  const pairJ: number[] = [];
   let first: BottomV | undefined;
+  const mode = (d: DisjV, i: number): number => (!d.hasDefault ? MAYBE : d.defaults[i] ? IS : NOT);
   for (let i = 0; i < a.values.length; i++) {
     for (let j = 0; j < b.values.length; j++) {
       const r = meet(a.values[i] as Value, b.values[j] as Value, positions);
@@ -217,14 +237,32 @@ function meetDisjDisj(a: DisjV, b: DisjV, positions: readonly Pos[]): Value {
         continue;
       }
       vals.push(r);
-      pairs.push([a.hasDefault && (a.defaults[i] ?? false), b.hasDefault && (b.defaults[j] ?? false)]);
+      left.push(mode(a, i));
+      last.push(a.last?.[i] ?? false);
+      right.push(mode(b, j));
+      pairI.push(i);
+      pairJ.push(j);
     }
   }
-  // A side whose defaults were all eliminated no longer has a default.
-  const aDef = a.hasDefault && pairs.some((p) => p[0]);
-  const bDef = b.hasDefault && pairs.some((p) => p[1]);
-  const defs = pairs.map(([x, y]) => (!aDef || x) && (!bDef || y));
-  return makeDisj(vals, defs, aDef || bDef, first, positions);
+  // cue's cross product of defaults (default-modes.ts). A nested disjunction of b of which only
+  // one alternative survives against a value of a is that one value: it takes the mark of its
+  // alternative in b, its own default marks are gone (cue: `("a" | "b") & (*(*"a" | string) |
+  // string)` is `*"a" | *"b"`).
+  if (b.groups !== undefined) {
+    const gs = b.groups;
+    for (let s = 0; s < pairI.length; s++) {
+      const g = gs[pairJ[s] ?? -1];
+      if (g === undefined) continue;
+      let n = 0;
+      for (let t = 0; t < pairI.length; t++) if (pairI[t] === pairI[s] && gs[pairJ[t] ?? -1] === g) n++;
+      if (n === 1) right[s] = IS;
+    }
+  }
+  const nextLast = right.map((m) => m === IS);
+  combineStep(left, last, right);
+  const decided = left.some((m) => m !== MAYBE);
+  const defs = left.map((m) => m === IS);
+  return makeDisj(vals, defs, decided, first, positions, nextLast);
 }
 
 function meetDisj(d: DisjV, other: Value, positions: readonly Pos[]): Value {
@@ -263,10 +301,14 @@ export function makeDisj(
   hadDefault: boolean,
   firstErr: BottomV | undefined,
   positions: readonly Pos[],
+  last?: readonly boolean[],
+  groups?: readonly (object | undefined)[],
 ): Value {
   // Drop duplicates of atoms (keeping the default flag of either).
   const outV: Value[] = [];
   const outD: boolean[] = [];
+  const outL: boolean[] = [];
+  const outG: (object | undefined)[] = [];
   const failed: BottomV[] = [];
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
@@ -283,10 +325,14 @@ export function makeDisj(
     );
     if (j >= 0) {
       outD[j] = (outD[j] ?? false) || (defaults[i] ?? false);
+      outL[j] = (outL[j] ?? false) || (last?.[i] ?? false);
+      outG[j] ??= groups?.[i];
       continue;
     }
     outV.push(v);
     outD.push(defaults[i] ?? false);
+    outL.push(last?.[i] ?? false);
+    outG.push(groups?.[i]);
   }
   if (outV.length === 0 && failed.length > 1) {
     const incomplete = failed.every((f) => f.err.code === "incomplete" || f.err.code === "cycle");
@@ -299,8 +345,13 @@ export function makeDisj(
     return firstErr ?? bottom("eval", "empty disjunction", positions);
   }
   if (outV.length === 1) return outV[0] ?? firstErr ?? bottom("eval", "empty disjunction");
-  const hasDefault = hadDefault && outD.some((x) => x);
-  return { t: "disj", values: outV, defaults: hasDefault ? outD : outV.map(() => false), hasDefault };
+  // `hadDefault` without a default term left: the defaults conflicted, there is none to take
+  // (and a later disjunction's default does not become one; see default-modes.ts).
+  const hasDefault = hadDefault;
+  let d: DisjV = { t: "disj", values: outV, defaults: hasDefault ? outD : outV.map(() => false), hasDefault };
+  if (last !== undefined && outL.some((x) => x)) d = { ...d, last: outL };
+  if (groups !== undefined && outG.some((x) => x !== undefined)) d = { ...d, groups: outG };
+  return d;
 }
 
 function compareOrEq(a: Value, b: Value): boolean {

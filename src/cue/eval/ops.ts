@@ -47,6 +47,33 @@ function isConcrete(v: Value): boolean {
   return isAtom(v) || v.t === "vertex";
 }
 
+/**
+ * `==x` and `!=x` on a struct or list (cue's BoundValue): a validator of that kind comparing the
+ * value with x. Other bounds cannot take a struct or list.
+ */
+function structBound(op: string, b: Vertex, x: ast.Unary): Value {
+  evaluate(b);
+  const kind = b.isList ? 64 : 128;
+  if (op !== "==" && op !== "!=") {
+    return bottom("eval", `cannot use ${b.isList ? "list" : "struct"} for bound ${op}`, [x.expr.pos]);
+  }
+  const name = `${op}${exprText(x.expr)}`;
+  return {
+    t: "basic",
+    k: kind,
+    bounds: [],
+    validators: [
+      {
+        name,
+        check: (val) => {
+          if (val.t !== "vertex") return `out of bound ${name}`;
+          return equalVertex(val.v, b, 0) === (op === "==") ? undefined : `out of bound ${name}`;
+        },
+      },
+    ],
+  };
+}
+
 /** `-x`, `+x`, `!x`, and bounds `<x`, `>=x`, `!=x`, `=~x`... */
 export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value {
   const v = resolveDefaultValue(raw);
@@ -69,10 +96,11 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
       return v;
     case "==":
       if (isAtom(v)) return v;
+      if (v.t === "vertex") return structBound(op, v.v, x);
       break;
     default: {
       if (!isAtom(v)) {
-        if (v.t === "vertex" && op === "!=") return { t: "basic", k: 255, bounds: [], validators: [] };
+        if (v.t === "vertex") return structBound(op, v.v, x);
         return incomplete(op, v, x.expr);
       }
       const b = { op: op as BoundOp, v };
@@ -241,6 +269,7 @@ function vertexEqual(a: Vertex, b: Vertex, op: "==" | "!="): boolean | Value {
 }
 
 import { decimalOp } from "./decimal.js";
+import { equalVertex } from "./equal.js";
 import type { CueError } from "./errors.js";
 import { vertexValue as vertexValueLazy } from "./evaluate.js";
 import { exportTree } from "./export.js";

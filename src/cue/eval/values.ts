@@ -76,6 +76,19 @@ export interface DisjV {
   readonly values: readonly Value[];
   readonly defaults: readonly boolean[];
   readonly hasDefault: boolean;
+  /**
+   * Set by unifying two disjunctions: per value, whether its term of the right-hand disjunction
+   * was a default (cue's cross product keeps the left side's defaults while such a value survives;
+   * see default-modes.ts).
+   */
+  readonly last?: readonly boolean[];
+  /**
+   * Per value, the nested disjunction with defaults of its own it came from, when that was a
+   * marked alternative (`*(*"a" | string) | string`): cue unifies such a nested disjunction as one
+   * disjunct, so where only one of its values survives a value of the other side, that value
+   * takes the outer mark.
+   */
+  readonly groups?: readonly (object | undefined)[];
 }
 
 /** A builtin function value (`len`, `strings.Join`). */

@@ -63,6 +63,13 @@ export class CloseCtx {
    * other operands declare at the embedding struct must be allowed by it too.
    */
   andScope: AndScope | undefined;
+  /**
+   * Set for a definition embedded as an operand of `&` inside an already closed context
+   * (`#D: {#A & #B}`): it closes nothing by itself, but what its records allow counts for the
+   * enclosing contexts only where every definition of the same `&` allows it too (the embedded
+   * value is `#A & #B`, which allows only what both do).
+   */
+  andMember: AndScope | undefined = undefined;
   /** For a reference to a definition: the definition, and the vertex the reference was expanded at. */
   def: Vertex | undefined = undefined;
   defAt: Vertex | undefined = undefined;
@@ -126,6 +133,7 @@ export function staticLabels(lit: ast.StructLit): Set<string> {
 
 /** Whether a group closes its vertex at all (see CloseCtx.fromEmbed). */
 export function groupActive(g: Group): boolean {
+  if (g.ctx.andMember !== undefined) return false;
   return !g.ctx.fromEmbed || g.lits.length > 1 || g.patterns !== undefined || g.open;
 }
 

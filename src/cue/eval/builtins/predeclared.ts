@@ -9,6 +9,7 @@ import { evaluate, vertexValue } from "../evaluate.js";
 import { BOOL, BYTES, FLOAT, INT, NULL, NUMBER, STRING } from "../kinds.js";
 import { makeDisj } from "../meet.js";
 import { type BasicV, bottom, type Value } from "../values.js";
+import { COLLECTING } from "../vertex.js";
 import { concrete, int, listArcs } from "./args.js";
 import { ArgError, fn, registerPredeclared } from "./registry.js";
 
@@ -72,6 +73,9 @@ registerPredeclared(
     const raw = resolveDefaultValue(args[0] as Value);
     if (raw.t === "vertex") {
       const v = raw.v;
+      // A struct or list still being collected (`len(self)` in its own embedding) has no length
+      // yet: a cycle, which the embedding retries once the value is known (evaluate.ts).
+      if (v.status === COLLECTING) return bottom("cycle", "cycle in len of a value being evaluated");
       evaluate(v);
       if (v.isList) return i(BigInt(v.listLen));
       let n = 0n;
@@ -92,7 +96,14 @@ registerPredeclared(
   fn(1, (args) => {
     const arcs = listArcs(args, 0, "or");
     if (arcs.length === 0) return bottom("eval", "empty list in call to or");
-    const values = arcs.map((a) => vertexValue(a));
+    // An element with definitions beside its scalar (`{2, #x: 1}`) stays a struct: its
+    // definitions tell it apart from another element with the same scalar.
+    const values = arcs.map((a): Value => {
+      const x = vertexValue(a);
+      return x.t !== "vertex" && x.t !== "bottom" && a.arcs !== undefined && a.arcs.size > 0
+        ? { t: "vertex", v: a }
+        : x;
+    });
     return makeDisj(
       values,
       values.map(() => false),

@@ -108,7 +108,8 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
     return {
       ...f,
       asValidator: {
-        name: qualified,
+        // A bare validator is the call without arguments (cue prints `json.Valid()`).
+        name: `${qualified}()`,
         check: (v) => {
           const r = invoke(def, [v], undefined);
           if (r.t === "bool") return r.v ? undefined : `does not satisfy ${qualified}`;
