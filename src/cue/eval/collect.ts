@@ -405,9 +405,13 @@ export function hasExpanded(a: Vertex, r: Vertex): boolean {
 export function scalarValueOf(r: Vertex): Value | undefined {
   if (r.status === COLLECTING) {
     engine().cycles++;
+    engine().refCycles++;
     return undefined;
   }
   evaluate(r);
+  // A value computed while a field it refers to was in progress (a reference cycle) is
+  // provisional: the conjuncts are unified instead (`b: (0 | *1) & a` keeps its default mark).
+  if (r.refCyclic) return undefined;
   if (
     r.status !== EVALUATED ||
     r.isList ||
