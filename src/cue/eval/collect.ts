@@ -335,6 +335,10 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       return;
     }
   }
+  if (isInline(v) && c.expr !== undefined && !iterating(c.env) && inlineRecursion(v, c.expr)) {
+    setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+    return;
+  }
   if (r.conjuncts.length === 0) {
     copyEvaluated(v, r, c);
     return;
@@ -348,9 +352,12 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   }
   if (v.conjuncts.length === 1) {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
+    // In an alternative of a disjunction (`tail: #List | *null`), only an ancestor that had
+    // nothing else either counts: data given for the levels above keeps their expansion finite.
+    const alt = v.cloneOf !== undefined;
     let n = 0;
     for (let a = v.parent; a !== undefined && n < 16; a = a.parent, n++) {
-      if (hasExpanded(a, r)) {
+      if (hasExpanded(a, r) && (!alt || a.conjuncts.length === 1)) {
         setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
         return;
       }
@@ -435,6 +442,50 @@ function isExpanding(v: Vertex, r: Vertex): boolean {
   return false;
 }
 
+/** A struct written in an expression (`(f & {n: 1}).out`), evaluated where the expression is. */
+function isInline(v: Vertex): boolean {
+  return v.isLet && v.label === "";
+}
+
+/**
+ * Whether a reference is written in the body of a `for` comprehension: a template applied to each
+ * element of the data it walks (`for v in param {(#Copy & {param: v}).result}`) recurses as deep
+ * as the data, which cue evaluates.
+ */
+function iterating(env: import("./vertex.js").Frame): boolean {
+  for (let f: import("./vertex.js").Frame | undefined = env; f !== undefined; f = f.up) {
+    if (f.binds !== undefined && f.binds.size > 0) return true;
+  }
+  return false;
+}
+
+// The references each inline struct expanded (only inline structs are recorded).
+const inlineRefs = new WeakMap<Vertex, ast.Expr[]>();
+
+/**
+ * Whether an inline struct expands a reference that an enclosing inline struct expanded already,
+ * with another one in between: the same written reference, reached again through the bodies it
+ * brought in (`fib: {out: (fibRec & {…}).out}`, `fibRec: {out: (fib & {…}).out}`), which cue
+ * reports as a structural cycle. Records the reference otherwise.
+ */
+function inlineRecursion(v: Vertex, ref: ast.Expr): boolean {
+  // Only through another reference in between: a template applied to its own parts directly
+  // (`(#Copy & {param: v}).result` inside #Copy) recurses as deep as the data, as in cue.
+  let other = false;
+  for (let a = v.parent; a !== undefined; a = a.parent) {
+    if (!isInline(a)) continue;
+    const refs = inlineRefs.get(a);
+    if (refs === undefined) continue;
+    if (refs.includes(ref)) {
+      if (other) return true;
+    } else other = true;
+  }
+  const list = inlineRefs.get(v);
+  if (list === undefined) inlineRefs.set(v, [ref]);
+  else if (!list.includes(ref)) list.push(ref);
+  return false;
+}
+
 /** Whether `a` has expanded a reference to `r` (structural cycle detection). */
 export function hasExpanded(a: Vertex, r: Vertex): boolean {
   const ex = a.expanded;
@@ -445,9 +496,13 @@ export function hasExpanded(a: Vertex, r: Vertex): boolean {
 export function scalarValueOf(r: Vertex): Value | undefined {
   if (r.status === COLLECTING) {
     engine().cycles++;
+    engine().refCycles++;
     return undefined;
   }
   evaluate(r);
+  // A value computed while a field it refers to was in progress (a reference cycle) is
+  // provisional: the conjuncts are unified instead (`b: (0 | *1) & a` keeps its default mark).
+  if (r.refCyclic) return undefined;
   if (
     r.status !== EVALUATED ||
     r.isList ||

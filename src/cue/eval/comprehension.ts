@@ -8,8 +8,10 @@ import { identLabel } from "../syntax/index.js";
 import { predeclared } from "./builtins/registry.js";
 import { addConjunct, addField, asComprehensionOutput, fieldsCollected, newArc, setErr } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
+import { engine } from "./engine.js";
 import { evaluate } from "./evaluate.js";
 import { conditionOwner, evalExpr, resolveRef } from "./expr.js";
+import { conditionCycle, doneDeferred, runningDeferred } from "./pending-fields.js";
 import { exprText } from "./print-expr.js";
 import { bindFrame, lookupDecl, newFrame } from "./scope.js";
 import { bottom, formatValue as fmt, isAtom, typeName as typeNameOf } from "./values.js";
@@ -75,12 +77,15 @@ export function runComprehension(
     switch (cl.kind) {
       case "If": {
         const owner = conditionOwner.v;
+        const ownerNesting = conditionOwner.nesting;
         conditionOwner.v = v;
+        conditionOwner.nesting = engine().nesting;
         let cond: import("./values.js").Value;
         try {
           cond = evalExpr(cl.condition, f);
         } finally {
           conditionOwner.v = owner;
+          conditionOwner.nesting = ownerNesting;
         }
         const b = resolveDefaultValue(cond);
         if (b.t === "bool") {
@@ -364,6 +369,8 @@ export function runDeferred(v: Vertex): void {
   const added = !fieldsCollected.has(v);
   if (added) fieldsCollected.add(v);
   try {
+    const circular = conditionCycle(v);
+    if (circular !== undefined) setErr(v, circular);
     runDeferredInner(v);
   } finally {
     if (added) fieldsCollected.delete(v);
@@ -384,12 +391,15 @@ function runDeferredInner(v: Vertex): void {
     rerun = false;
     for (const d of checks) {
       const owner = conditionOwner.v;
+      const ownerNesting = conditionOwner.nesting;
       conditionOwner.v = v;
+      conditionOwner.nesting = engine().nesting;
       let now: import("./values.js").Value;
       try {
         now = resolveDefaultValue(evalExpr(d.condition, d.env));
       } finally {
         conditionOwner.v = owner;
+        conditionOwner.nesting = ownerNesting;
       }
       if (now.t !== "bool" || now.v === d.value) {
         // Still to hold after what a comprehension run again adds.
@@ -472,6 +482,9 @@ function referenceInto(e: ast.Expr, f: import("./vertex.js").Frame, v: Vertex): 
 
 /** Whether `x` (a name or a selector) names a field of `v` or of a struct below it. */
 function refersInto(x: ast.Expr, f: import("./vertex.js").Frame, v: Vertex): boolean {
+  // `(foo | bar) == _|_`: any of the fields it names.
+  if (x.kind === "Paren") return refersInto(x.expr, f, v);
+  if (x.kind === "Binary") return refersInto(x.left, f, v) || refersInto(x.right, f, v);
   let base: Vertex | undefined;
   if (x.kind === "Selector" && (x.expr.kind === "Ident" || x.expr.kind === "Selector")) {
     const b = resolveRef(x.expr, f);
@@ -494,6 +507,7 @@ function runDeferredList(v: Vertex, decided: DecidedCondition[]): void {
   while (v.deferred !== undefined && v.deferred.length > 0) {
     const list = v.deferred;
     v.deferred = undefined;
+    const before = runningDeferred(v, list);
     for (const d of list) {
       if (d.decl.kind === "Comprehension") {
         const comp = d.decl;
@@ -556,5 +570,6 @@ function runDeferredList(v: Vertex, decided: DecidedCondition[]): void {
       }
       setErr(v, bottom("eval", `invalid label type ${typeNameOf(lv)}`, [labelExpr.pos]));
     }
+    doneDeferred(v, before);
   }
 }

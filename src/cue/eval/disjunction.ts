@@ -573,9 +573,11 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       return;
     }
     // As cue prints it: a header line without positions, then each alternative's error.
-    const code = failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
-      ? "incomplete"
-      : "eval";
+    const code = failures.every((f) => f.err.code === "cycle")
+      ? "cycle"
+      : failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
+        ? "incomplete"
+        : "eval";
     const sub = failures.map((f, i) => {
       const info = f.err;
       const path = failurePaths[i] ?? [];

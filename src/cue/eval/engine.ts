@@ -41,6 +41,8 @@ export interface Engine {
    * order-dependent reads). Export does not release what was evaluated while this changed.
    */
   cycles: number;
+  /** How often the value of a field was read while its evaluation was in progress (see `refCyclic`). */
+  refCycles: number;
   /** Set once a limit is exceeded; evaluation then unwinds quickly. */
   limitErr: BottomV | undefined;
 }
@@ -75,6 +77,7 @@ export function withEngine<T>(limits: Limits, fn: () => T, onOverflow?: (e: Bott
     vertices: m?.vertices ?? 0,
     nesting: 0,
     cycles: 0,
+    refCycles: 0,
     limitErr: undefined,
   };
   const mine = current;

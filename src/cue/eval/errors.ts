@@ -4,6 +4,7 @@
  */
 
 import type { Pos } from "../syntax/position.js";
+import type { Vertex } from "./vertex.js";
 
 /** Error classes, as `cue` distinguishes them. */
 export type ErrCode =
@@ -36,6 +37,8 @@ export interface ErrInfo {
   tryAbsent?: boolean;
   /** "field not allowed": the definition that closed the struct, when one did. */
   closedBy?: ClosedBy;
+  /** A reference cycle: the field whose evaluation was in progress when it was read. */
+  cycleAt?: Vertex;
 }
 
 /** The definition that closed a struct: its path and where the closed struct is declared in it. */

@@ -45,6 +45,7 @@ export function evaluate(v: Vertex): void {
   if (v.status !== NEW) {
     if (v.status === COLLECTING) engine().cycles++;
     else if (v.lateConjuncts && lateFields.has(v)) refresh(v);
+    else if (v.cycleRetry) retryCycle(v);
     return;
   }
   const e = engine();
@@ -56,11 +57,13 @@ export function evaluate(v: Vertex): void {
   }
   e.nesting++;
   const cycles = e.cycles;
+  const refCycles = e.refCycles;
   try {
     evaluateInner(v);
   } finally {
     e.nesting--;
     if (e.cycles !== cycles) v.cyclic = true;
+    if (e.refCycles !== refCycles) v.refCyclic = true;
   }
 }
 
@@ -106,7 +109,11 @@ function evaluateInner(v: Vertex): void {
     }
   }
   if (v.cycleErr !== undefined) {
-    if (!isAtom(v.scalar) && v.structMark === 0 && !v.isList) setErr(v, v.cycleErr);
+    // A disjunct that met a reference cycle fails, even with a concrete value (cue: the cycle
+    // leaves the disjunction unresolved).
+    if ((!isAtom(v.scalar) || v.cloneOf !== undefined) && v.structMark === 0 && !v.isList)
+      setErr(v, v.cycleErr);
+    markCycleRetry(v, v.cycleErr);
     v.cycleErr = undefined;
   }
   // A struct whose comprehensions are still to run resolves its disjunctions after them: a
@@ -394,8 +401,13 @@ function isConcreteDeep(v: Vertex): boolean {
 export function vertexValue(v: Vertex): Value {
   if (v.status === COLLECTING) {
     engine().cycles++;
-    if (isAtom(v.scalar) || (v.scalar.t === "disj" && v.scalar.hasDefault)) return v.scalar;
-    return bottom("cycle", `cycle with field: ${displayLabel(v.label)}`, posArray(v.declPos));
+    engine().refCycles++;
+    // A disjunction still open is not taken at its default: the cycle decides it (cue: "cycle
+    // with field"), as `a: *0 | 1, a: b - 1, b: a + 1` has no answer.
+    if (isAtom(v.scalar)) return v.scalar;
+    const b = bottom("cycle", `cycle with field: ${displayLabel(v.label)}`, posArray(v.declPos));
+    b.err.cycleAt = v;
+    return b;
   }
   evaluate(v);
   if (v.err !== undefined) return v.err;
@@ -443,6 +455,38 @@ export function firstError(v: Vertex): BottomV | undefined {
     found = firstError(a);
   });
   return found;
+}
+
+/**
+ * A scalar field whose value was decided while a reference cycle was open (`b1: a1 - 2` read while
+ * `a1` was being evaluated) took a provisional value: the cycle error when it stayed non-concrete,
+ * or a concrete value that ignored the cycle. As in cue, it is evaluated once more when it is next
+ * read after the field in progress is done (`a1` is then known: `b1` resolves, or a disjunction
+ * that stayed open is reported instead of the provisional value).
+ */
+function markCycleRetry(v: Vertex, e: BottomV): void {
+  const at = e.err.cycleAt;
+  if (at === undefined || at === v || v.cycleAt !== undefined) return;
+  if (v.cloneOf !== undefined || v.isShared || v.borrowed || v.choices !== undefined) return;
+  if (v.arcs !== undefined || v.isList || v.structMark !== 0 || v.pending !== undefined) return;
+  v.cycleAt = at;
+  v.cycleRetry = true;
+}
+
+function retryCycle(v: Vertex): void {
+  const at = v.cycleAt;
+  if (at !== undefined && at !== null && at.status === COLLECTING) return;
+  v.cycleRetry = false;
+  v.cycleAt = null;
+  if (v.arcs !== undefined || v.isList || v.structMark !== 0 || v.disj !== undefined) return;
+  v.status = NEW;
+  v.scalar = { t: "top" };
+  v.scalarPos = undefined;
+  v.err = undefined;
+  v.seen = undefined;
+  v.pending = undefined;
+  v.expanded = undefined;
+  evaluate(v);
 }
 
 /** Re-collects a vertex that received conjuncts after it was evaluated (pattern/comprehension order). */

@@ -15,6 +15,7 @@ import { allows } from "./inspect.js";
 import { LIST, STRUCT } from "./kinds.js";
 import { meet } from "./meet.js";
 import { binaryOp, unaryOp, unresolved } from "./ops.js";
+import { mayStillAdd } from "./pending-fields.js";
 import { exprText } from "./print-expr.js";
 import { resolveName } from "./scope.js";
 import { validUtf8 } from "./valid-utf8.js";
@@ -256,14 +257,23 @@ function indexVertex(v: Vertex, iv: Value, x: ast.Index): RefResult {
  * a label it lacks is absent so far (the condition is checked again once the struct is complete);
  * another struct still collecting may yet gain it.
  */
-export const conditionOwner: { v: Vertex | undefined } = { v: undefined };
+export const conditionOwner: { v: Vertex | undefined; nesting: number } = { v: undefined, nesting: -1 };
 
 function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
   const a = v.arcs?.get(sel);
   if (a === undefined || a.notAllowed) {
-    if (v.status === COLLECTING && !(a === undefined && v === conditionOwner.v && fieldsCollected.has(v))) {
+    const own = a === undefined && v === conditionOwner.v && engine().nesting === conditionOwner.nesting;
+    if (v.status === COLLECTING && !(own && fieldsCollected.has(v))) {
       engine().cycles++;
-      return { t: "vertex", v: v.arc(sel) };
+      // Read while a condition is evaluated, a field this struct's running comprehensions may
+      // still add: the condition depends on them (a cycle). One none of them can add is absent.
+      const known = a === undefined && conditionOwner.v !== undefined && fieldsCollected.has(v);
+      if (!known) return { t: "vertex", v: v.arc(sel) };
+      if (mayStillAdd(v, sel)) {
+        const b = bottom("cycle", `cycle with field: ${displayLabel(sel)}`, [x.pos]);
+        b.err.cycleAt = v;
+        return { t: "value", v: b };
+      }
     }
     if (v.isList) {
       return { t: "value", v: bottom("eval", `invalid selector ${sel} for list`, [x.pos]) };
@@ -340,7 +350,12 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
       }
       if ((x.op === "==" || x.op === "!=") && (x.left.kind === "Bottom" || x.right.kind === "Bottom")) {
         const other = x.left.kind === "Bottom" ? x.right : x.left;
-        const isErr = isBottom(evalExpr(other, env));
+        const val = evalExpr(other, env);
+        // A field that a struct's running comprehensions may still add cannot be tested yet:
+        // the test is part of the cycle.
+        const at = val.t === "bottom" && val.err.code === "cycle" ? val.err.cycleAt : undefined;
+        if (at !== undefined && fieldsCollected.has(at)) return val;
+        const isErr = isBottom(val);
         return (x.op === "==") === isErr ? { t: "bool", v: true } : { t: "bool", v: false };
       }
       if (x.op === "|")

@@ -281,6 +281,7 @@ class VertexExtra {
   pending: import("./disjunction.js").PendingDisj[] | undefined = undefined;
   cycleErr: BottomV | undefined = undefined;
   cloneOf: Vertex | undefined = undefined;
+  cycleAt: Vertex | null | undefined = undefined;
 }
 
 // Bit layout of Vertex flags.
@@ -299,6 +300,8 @@ const LATE_ADD = 1 << 14;
 const BORROWED = 1 << 15;
 const SHARE_SHIFT = 16; // shareState: bits 16-17
 const CYCLIC = 1 << 18;
+const CYCLE_RETRY = 1 << 19;
+const REF_CYCLIC = 1 << 20;
 
 export class Vertex {
   parent: Vertex | undefined;
@@ -503,6 +506,36 @@ export class Vertex {
   }
   set cycleErr(v: BottomV | undefined) {
     if (v !== undefined || this.#x !== undefined) this.#extra().cycleErr = v;
+  }
+  /**
+   * Evaluating this vertex read the value of a field whose evaluation was in progress (a reference
+   * cycle proper, not only an order-dependent read): its value is provisional for that field.
+   */
+  get refCyclic(): boolean {
+    return (this.#flags & REF_CYCLIC) !== 0;
+  }
+  set refCyclic(v: boolean) {
+    this.#bit(REF_CYCLIC, v);
+  }
+  /**
+   * The value was decided while a reference cycle was open (see `cycleAt`): the next read after
+   * the cycle closed evaluates the vertex again.
+   */
+  get cycleRetry(): boolean {
+    return (this.#flags & CYCLE_RETRY) !== 0;
+  }
+  set cycleRetry(v: boolean) {
+    this.#bit(CYCLE_RETRY, v);
+  }
+  /**
+   * The vertex whose evaluation was in progress when this one met a reference cycle (retried once
+   * that evaluation is over); null once retried.
+   */
+  get cycleAt(): Vertex | null | undefined {
+    return this.#x?.cycleAt;
+  }
+  set cycleAt(v: Vertex | null | undefined) {
+    if (v !== undefined || this.#x !== undefined) this.#extra().cycleAt = v;
   }
   /** The vertex this one is a disjunct clone of. */
   get cloneOf(): Vertex | undefined {

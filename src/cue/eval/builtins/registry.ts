@@ -8,7 +8,8 @@
 
 import type * as ast from "../../syntax/ast.js";
 import type { Pos } from "../../syntax/position.js";
-import { type BottomV, bottom, type FuncV, type Value } from "../values.js";
+import { equalVertex } from "../equal.js";
+import { type BottomV, bottom, type FuncV, isAtom, type Value } from "../values.js";
 
 /** A builtin function. `fn` receives evaluated arguments and may throw {@link ArgError}. */
 export interface BuiltinFn {
@@ -59,7 +60,8 @@ export function fn(params: number, f: (args: Value[]) => Value, opts: Partial<Bu
   return { kind: "fn", params, fn: f, ...opts };
 }
 
-const activeChecks = new Set<object>();
+/** The validator call sites being checked, with the value each is checking. */
+const activeChecks = new Map<object, Value>();
 
 function toFunc(qualified: string, def: BuiltinFn): FuncV {
   const call = (args: Value[], pos: Pos | undefined, argPos?: readonly Pos[]): Value => {
@@ -74,10 +76,13 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
             name: `${qualified}(${args.map(fmtArg).join(", ")})`,
             check: (v) => {
               // A validator re-applied to a value it is already checking (its own call site,
-              // reached again through unification) passes: the outer check decides.
+              // reached again through unification) passes: the outer check decides. Applied to
+              // that same value again (`x: matchN(1, [x])` on `x: 3`), it would check it forever:
+              // cue reports a structural cycle.
               if (pos !== undefined) {
-                if (activeChecks.has(pos)) return undefined;
-                activeChecks.add(pos);
+                const outer = activeChecks.get(pos);
+                if (outer !== undefined) return recheck(outer, v, pos);
+                activeChecks.set(pos, v);
               }
               try {
                 const r = invoke(def, [v, ...args], pos);
@@ -123,6 +128,22 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
 }
 
 import { formatValue } from "../values.js";
+
+function recheck(outer: Value, v: Value, pos: Pos): BottomV | undefined {
+  const same =
+    outer === v ||
+    (isAtom(outer) && isAtom(v) && outer.t === v.t && formatValue(outer) === formatValue(v)) ||
+    (outer.t === "vertex" && v.t === "vertex" && hasFields(v.v) && equalVertex(outer.v, v.v, 0));
+  if (!same || (v.t === "vertex" && !hasFields(v.v))) return undefined;
+  return bottom("structural cycle", "structural cycle", [pos]);
+}
+
+function hasFields(v: import("../vertex.js").Vertex): boolean {
+  if (v.isList) return v.listLen > 0;
+  if (v.arcs === undefined) return false;
+  for (const label of v.arcs.keys()) if (!label.startsWith("_") && !label.startsWith("#")) return true;
+  return false;
+}
 
 function fmtArg(v: Value): string {
   return formatValue(v);
