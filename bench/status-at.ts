@@ -23,6 +23,8 @@ import { fleetConfig, fleetHost, fleetService } from "../src/core/fleet-config.j
 import type { CommandInput } from "../src/core/validate.js";
 import type { ExitStatus } from "../src/model/state.js";
 import { packBody, unpackBody } from "../src/store/event-log.js";
+import { openAsOfLog } from "../src/store/as-of-log.js";
+import { createProjection } from "../src/store/projection.js";
 import { listStatus } from "../src/store/read-model.js";
 import { Database } from "../src/store/sqlite.js";
 import { FakeClock } from "../src/testing/fake-clock.js";
@@ -146,6 +148,25 @@ const page = async (at: number): Promise<void> => {
   const p = listStatus(core.view.index, projection, { pageSize: 100 });
   if (p.items.length === 0) throw new Error("empty page");
 };
+
+// The rebuild's own cost, on this thread (normal priority, no queue): plan, rebuild, take in.
+// (CPU time too: on a shared machine the wall time is mostly the wait for a CPU.)
+const direct: number[] = [];
+const directCpu: number[] = [];
+const log = openAsOfLog(dir);
+for (let i = 0; i < Math.min(queries, 10); i++) {
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const p = createProjection(undefined, { historyCapacity: 1 });
+  p.applyDelta(log.rebuild(log.plan(within())));
+  const c = process.cpuUsage(c0);
+  directCpu.push((c.user + c.system) / 1000);
+  direct.push(performance.now() - t0);
+}
+log.close();
+console.log(
+  `rebuild alone on this thread (${direct.length}): wall p50 ${pct(direct, 50).toFixed(0)} ms, max ${Math.max(...direct).toFixed(0)} ms; CPU p50 ${pct(directCpu, 50).toFixed(0)} ms, max ${Math.max(...directCpu).toFixed(0)} ms`,
+);
 
 const lat: number[] = [];
 for (let i = 0; i < queries; i++) {
