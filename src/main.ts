@@ -10,6 +10,7 @@ const USAGE_PREAMBLE = [
   "  lookout validate [-config-profile demo] FILE     check a configuration document",
   "  lookout cue export|vet FILE...                   evaluate CUE with Lookout's engine",
   "  lookout auth hash-password|mint-token            provision the -auth-config document",
+  "  lookout status [-at TIME] [-server URL]          a running server's status, now or at a past moment",
   "",
   "Flags:",
 ].join("\n");
@@ -26,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
     return runAuthCli(argv.slice(1), { ...io, stdin: process.stdin });
   }
   if (argv[0] === "worker") return (await import("./app/worker-command.js")).runWorkerCli(argv.slice(1), io);
+  if (argv[0] === "status") return (await import("./app/status-command.js")).runStatusCli(argv.slice(1), io);
   const {
     App,
     createJsonLogger,

@@ -26,6 +26,8 @@ import { type Answer, frame, h1, h2 } from "./raw-call.js";
 // field order, as protobuf-es writes a message it built.
 
 const LIMIT = 64 * 1024;
+/** The clock's time, which never moves: the log's every group is stamped with it. */
+const OPENED = Date.UTC(2026, 0, 1);
 // 4 hosts × (1 + 3 services) = 16 objects.
 const config = fleetConfig({ hosts: 4, servicesPerHost: 3, maxAttempts: 2 });
 let core: Core;
@@ -58,7 +60,7 @@ async function serve(fast: boolean): Promise<number> {
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "lookout-list-fast-"));
-  core = await Core.open({ dataDir: dir, config, clock: new FakeClock(Date.UTC(2026, 0, 1)) });
+  core = await Core.open({ dataDir: dir, config, clock: new FakeClock(OPENED) });
   // Records of every kind of length; host-00003 and its services stay PENDING.
   await core.submit(
     [0, 1, 2].flatMap((h) =>
@@ -201,6 +203,41 @@ const cases: Case[] = [
     want: { grpc: 0, statuses: 16 },
   },
   {
+    name: "gRPC: a past moment (at), rebuilt from the log",
+    over: "h2",
+    headers: GRPC,
+    body: frame(proto({ pageSize: 5, at: { seconds: BigInt(OPENED / 1000), nanos: 0 } })),
+    want: { grpc: 0, statuses: 5, next: true },
+  },
+  {
+    name: "gRPC: a moment in the future",
+    over: "h2",
+    headers: GRPC,
+    body: frame(proto({ at: { seconds: BigInt(OPENED / 1000 + 60), nanos: 0 } })),
+    want: { grpc: 11, message: /is%20in%20the%20future/ },
+  },
+  {
+    name: "gRPC: a moment before the log",
+    over: "h2",
+    headers: GRPC,
+    body: frame(proto({ at: { seconds: BigInt(OPENED / 1000 - 60), nanos: 0 } })),
+    want: { grpc: 11, message: /before%20the%20oldest%20time%20the%20log%20can%20answer/ },
+  },
+  {
+    name: "gRPC: a moment no Timestamp can hold",
+    over: "h2",
+    headers: GRPC,
+    body: frame(proto({ at: { seconds: 10n ** 13n, nanos: 0 } })),
+    want: { grpc: 3, message: /^at%20is%20not%20a%20valid%20timestamp$/ },
+  },
+  {
+    name: "gRPC: a past moment with a filter that finds nothing to page",
+    over: "h2",
+    headers: GRPC,
+    body: frame(proto({ host: "nope", at: { seconds: BigInt(OPENED / 1000), nanos: 0 } })),
+    want: { grpc: 5 },
+  },
+  {
     name: "gRPC: a bad page token",
     over: "h2",
     headers: GRPC,
@@ -292,6 +329,13 @@ const cases: Case[] = [
     headers: { ...PROTO_CT, "accept-encoding": "gzip" },
     body: proto({ pageSize: 16 }),
     want: { status: 200, statuses: 16 },
+  },
+  {
+    name: "proto: a past moment (at)",
+    over: "h1",
+    headers: PROTO_CT,
+    body: proto({ host: "host-00001", at: { seconds: BigInt(OPENED / 1000), nanos: 0 } }),
+    want: { status: 200, statuses: 4 },
   },
   {
     name: "proto over HTTP/2",

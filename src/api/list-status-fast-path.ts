@@ -31,7 +31,15 @@ export function listStatusMethod(pager: StatusPager, authorize: UnaryMethod["aut
         return { error: ConnectError.from(e), counted: false };
       }
       try {
-        return { body: pager(req, call.room) };
+        const body = pager(req, call.room);
+        // A page of the past (`at`) is rebuilt off this thread first.
+        if (body instanceof Promise) {
+          return body.then(
+            (b) => ({ body: b }),
+            (e: unknown) => ({ error: ConnectError.from(e), counted: true }),
+          );
+        }
+        return { body };
       } catch (e) {
         return { error: ConnectError.from(e), counted: true };
       }

@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Logger } from "../model/logger.js";
-import { RejectedError, StoreError } from "../store/errors.js";
+import { OutOfRangeError, RejectedError, StoreError } from "../store/errors.js";
 import { boundedMessage } from "./error-message-bound.js";
 
 /**
@@ -24,6 +24,7 @@ export function toConnectError(e: unknown, logger?: Logger, batchField?: string)
     // Bounded: a refusal may quote a name of megabytes the client sent.
     return new ConnectError(boundedMessage(`${where}${e.message}`), code);
   }
+  if (e instanceof OutOfRangeError) return new ConnectError(boundedMessage(e.message), Code.OutOfRange);
   if (e instanceof StoreError && e.reason === "disk_full") {
     logger?.warn("command refused: the data directory is full", { error: String(e) });
     return new ConnectError(

@@ -6,6 +6,7 @@ import { HOST_STATES, type ObjectState, SERVICE_STATES } from "../model/state.js
 import { listComments } from "../store/comment-query.js";
 import { listDowntimes } from "../store/downtime-query.js";
 import type { ObjectIndex } from "../store/object-index.js";
+import type { Projection } from "../store/projection.js";
 import { listHistory, listObjects, listPositions } from "../store/read-model.js";
 import type { CommentRecord, DowntimeRecord, HistoryRecord } from "../store/records.js";
 import {
@@ -41,8 +42,12 @@ export interface NotificationPreviewer {
 export interface QueryServiceDeps {
   /** The running binary's version (`vX.Y.Z` or `dev`). */
   readonly version: string;
-  /** The projection every read is served from; without it only GetServerInfo is implemented. */
-  readonly core?: { readonly view: CoreView };
+  /**
+   * The projection every read is served from; without it only GetServerInfo is implemented. With
+   * `projectionAt` (Core's), ListStatus answers `at` (a moment in the past); without it, `at` is
+   * `unimplemented`.
+   */
+  readonly core?: { readonly view: CoreView; projectionAt?(at: number): Promise<Projection> };
   /** PreviewNotifications; `unimplemented` without it. */
   readonly notifications?: NotificationPreviewer;
   /** The time of a preview without `at`; Date.now by default. */
@@ -116,9 +121,42 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
         pageToken: req.pageToken,
       }),
     );
+  /**
+   * ListStatus `at`: the page cut from the objects configured now (filters checked before any
+   * rebuild), joined with the projection as it stood at that moment (src/store/as-of.ts).
+   */
+  const pastStatus = async (req: ListStatusRequest) => {
+    const at = pastMoment(req.at);
+    const projectionAt = core.projectionAt;
+    if (projectionAt === undefined) {
+      throw new ConnectError("at is not served by this server", Code.Unimplemented);
+    }
+    const { index } = core.view;
+    const page = positions(index, req);
+    let projection: Projection;
+    try {
+      projection = await projectionAt.call(core, at);
+    } catch (e) {
+      throw toConnectError(e);
+    }
+    return { index, projection, page };
+  };
   const service: Partial<ServiceImpl<typeof QueryService>> = {
     getServerInfo,
     listStatus(req, ctx) {
+      if (req.at !== undefined) {
+        return pastStatus(req).then(({ index, projection, page }) =>
+          isBinaryContentType(ctx.requestHeader.get("content-type"))
+            ? encodedStatusPage(index, projection, page.positions, page.nextPageToken, page.totalSize)
+            : {
+                statuses: page.positions.map((p) =>
+                  objectStatus(index.entry(p), projection.status(index.keyAt(p))),
+                ),
+                nextPageToken: page.nextPageToken,
+                totalSize: page.totalSize,
+              },
+        );
+      }
       const { index, projection } = core.view;
       const page = positions(index, req);
       // The hot path of every dashboard refresh: for the binary formats the page is spliced from
@@ -298,6 +336,11 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
     };
   }
   pagers.set(service, (req, room) => {
+    if (req.at !== undefined) {
+      return pastStatus(req).then(({ index, projection, page }) =>
+        statusPageBytes(index, projection, page.positions, page.nextPageToken, page.totalSize, room),
+      );
+    }
     const { index, projection } = core.view;
     const page = positions(index, req);
     return statusPageBytes(index, projection, page.positions, page.nextPageToken, page.totalSize, room);
@@ -310,13 +353,33 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
  * envelope's header): the same page as the service's, for a caller that serves the request
  * without the Connect router (src/api/list-status-fast-path.ts). Throws the service's ConnectError.
  */
-export type StatusPager = (req: ListStatusRequest, room: number) => Uint8Array;
+export type StatusPager = (req: ListStatusRequest, room: number) => Uint8Array | Promise<Uint8Array>;
 
 const pagers = new WeakMap<object, StatusPager>();
 
 /** The pager of a service made by createQueryService over a projection; undefined otherwise. */
 export function statusPagerOf(service: Partial<ServiceImpl<typeof QueryService>>): StatusPager | undefined {
   return pagers.get(service);
+}
+
+/** The largest time a Timestamp may hold: 9999-12-31T23:59:59Z. */
+const MAX_TIMESTAMP_SECONDS = 253_402_300_799n;
+/** The smallest: 0001-01-01T00:00:00Z. */
+const MIN_TIMESTAMP_SECONDS = -62_135_596_800n;
+
+/** ListStatus `at` in ms since the epoch; invalid_argument when it is no valid Timestamp. */
+function pastMoment(at: { seconds: bigint; nanos: number } | undefined): number {
+  if (at === undefined) throw new ConnectError("at is missing", Code.InvalidArgument);
+  if (
+    at.seconds > MAX_TIMESTAMP_SECONDS ||
+    at.seconds < MIN_TIMESTAMP_SECONDS ||
+    !Number.isInteger(at.nanos) ||
+    at.nanos < 0 ||
+    at.nanos > 999_999_999
+  ) {
+    throw new ConnectError("at is not a valid timestamp", Code.InvalidArgument);
+  }
+  return Number(at.seconds) * 1000 + Math.floor(at.nanos / 1_000_000);
 }
 
 function guard<T>(f: () => T): T {

@@ -157,6 +157,7 @@ export class App {
           ...(o.snapshotAfterReplayEvents === undefined
             ? {}
             : { snapshotAfterReplayEvents: o.snapshotAfterReplayEvents }),
+          ...(o.snapshotKeepEveryMs === undefined ? {} : { snapshotKeepEveryMs: o.snapshotKeepEveryMs }),
         },
       });
     } catch (e) {

@@ -139,6 +139,10 @@ test("decodeServerOptions: the zone flags, -writer-priority and -snapshot-after-
     { argv: ["-snapshot-after-replay", "0"], want: { snapshotAfterReplayEvents: 0 } },
     { argv: ["-snapshot-after-replay", "-1"], error: /-snapshot-after-replay: want a number of events/ },
     { argv: ["-snapshot-after-replay", "1e5"], error: /-snapshot-after-replay: want a number of events/ },
+    { argv: [], want: { snapshotKeepEveryMs: 240_000 } },
+    { argv: ["-snapshot-keep-every", "15m"], want: { snapshotKeepEveryMs: 900_000 } },
+    { argv: ["-snapshot-keep-every", "0s"], want: { snapshotKeepEveryMs: 0 } },
+    { argv: ["-snapshot-keep-every", "often"], error: /-snapshot-keep-every: want a duration/ },
   ];
   for (const c of cases) {
     const parsed = parseFlags(SERVER_FLAGS, c.argv);

@@ -95,6 +95,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     usage:
       "after a start that replayed at least this many events logged since the last snapshot, snapshot before serving, so a crash loop cannot make each start slower (0: never)",
   },
+  {
+    name: "snapshot-keep-every",
+    kind: "string",
+    default: "4m",
+    usage:
+      "keep snapshots this far apart in the log's time, for as long as the events after them are kept: where ListStatus at a past moment starts from (0s: only the newest two)",
+  },
   { name: "log-level", kind: "string", default: "info", usage: "debug, info, warn or error" },
   ...NOTIFY_FLAGS,
   {
@@ -165,6 +172,8 @@ export interface ServerOptions {
   readonly writerPriority?: WriterOptions["priority"];
   /** WriterOptions.snapshotAfterReplayEvents; absent: its default (100,000). */
   readonly snapshotAfterReplayEvents?: number;
+  /** WriterOptions.snapshotKeepEveryMs; absent: its default (4 minutes). */
+  readonly snapshotKeepEveryMs?: number;
   readonly logLevel: LogLevel;
   /** The notifier's settings; defaults when absent (tests that build options by hand). */
   readonly notify?: NotifyOptions;
@@ -213,6 +222,13 @@ export function decodeServerOptions(
     return {
       ok: false,
       error: `invalid value "${s("snapshot-after-replay")}" for -snapshot-after-replay: want a number of events (0: never)`,
+    };
+  }
+  const keepEvery = parseDurationMs(s("snapshot-keep-every"));
+  if (keepEvery === undefined || keepEvery < 0) {
+    return {
+      ok: false,
+      error: `invalid value "${s("snapshot-keep-every")}" for -snapshot-keep-every: want a duration like 4m (0s: only the newest two)`,
     };
   }
   const notify = decodeNotifyOptions(v);
@@ -286,6 +302,7 @@ export function decodeServerOptions(
       eventRetentionMs: retention,
       writerPriority,
       snapshotAfterReplayEvents: snapshotAfterReplay,
+      snapshotKeepEveryMs: keepEvery,
       logLevel: level,
       notify: notify.options,
       nats: s("nats"),

@@ -3,6 +3,7 @@ import { compileConfig, configDigest } from "../engine/index.js";
 import { type Clock, systemClock, type TimerHandle } from "../model/clock.js";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
+import { type AsOf, createAsOf } from "../store/as-of.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
 import type { ReplicaStatus, WriterOptions, WriterStats } from "../store/protocol.js";
@@ -116,6 +117,8 @@ export class Core {
   #nextWakeup: number | undefined;
   #replica: ReplicaStatus | undefined;
   #lostWrites = 0;
+  /** Projections of the past (projectionAt), made when first asked for. */
+  #asOf: AsOf | undefined;
   readonly #configSources = new Set<(digest: string, source: string | undefined) => void>();
 
   private constructor(store: Store, clock: Clock, logger: Logger | undefined, dataDir: string) {
@@ -467,7 +470,20 @@ export class Core {
     this.#closed = true;
     this.#wakeup?.timer.cancel();
     this.#wakeup = undefined;
+    await this.#asOf?.close();
     await this.#store.close();
+  }
+
+  /**
+   * The projection as it stood at `at` (ms since the epoch, on this Core's clock): rebuilt off
+   * this thread from the nearest kept snapshot before it and the events logged after it, never
+   * from `view` (src/store/as-of.ts). Rejects with OutOfRangeError for a moment in the future or
+   * older than the log keeps. Read it, never change it; pair it with `view.index`.
+   */
+  projectionAt(at: number): Promise<Projection> {
+    if (this.#closed) return Promise.reject(new Error("core is closed"));
+    this.#asOf ??= createAsOf({ dataDir: this.#dataDir, now: () => this.#clock.now() });
+    return this.#asOf.projectionAt(at);
   }
 
   /** Keeps one clock timer for the engine's next due timer; when it fires, a Tick is enqueued. */

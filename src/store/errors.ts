@@ -9,6 +9,22 @@
  */
 export type RejectReason = "invalid" | "not_found" | "failed_precondition";
 
+/**
+ * A read of the past asked for a moment the log does not answer: in the future, or older than what
+ * it keeps (ListStatus `at`: src/store/as-of.ts). The message says which, and the oldest moment it
+ * can answer. `stale`: what a plan named was dropped by retention before it was rebuilt (planning
+ * again may answer). The API layer maps it to `out_of_range`.
+ */
+export class OutOfRangeError extends Error {
+  override readonly name = "OutOfRangeError";
+  constructor(
+    message: string,
+    readonly stale = false,
+  ) {
+    super(message);
+  }
+}
+
 /** A command or query the store refused before doing anything. */
 export class RejectedError extends Error {
   override readonly name = "RejectedError";

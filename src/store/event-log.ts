@@ -154,6 +154,14 @@ export class EventLog {
     if (!columns.some((c) => c.name === "at")) {
       db.exec("ALTER TABLE events ADD COLUMN at INTEGER NOT NULL DEFAULT 0");
     }
+    // A snapshot's place in the log's time (`log_at`, the `at` of the last group of events it
+    // covers): what ListStatus `at` picks its starting point by. A table of its own, not a column
+    // after `body`, which SQLite would reach only through the body's overflow pages. A snapshot
+    // without a row here (stored before it, or installed from another server's) is never a
+    // starting point.
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS snapshot_times (cmd_seq INTEGER PRIMARY KEY, event_seq INTEGER NOT NULL, log_at INTEGER NOT NULL)",
+    );
     return new EventLog(db, release);
   }
 
@@ -290,18 +298,34 @@ export class EventLog {
     return readEvents(this.#db, after, limit);
   }
 
-  /** Stores a snapshot and keeps only the newest two. */
-  saveSnapshot(s: SnapshotRow): void {
+  /**
+   * Stores a snapshot, stamped with the log's time of the last group of events it covers, and
+   * keeps the newest two (recovery) and, for reads of the past (ListStatus `at`), older ones at
+   * least `keepEveryMs` apart in the log's time, as long as the events after them are still in the
+   * log (one whose following events were trimmed can no longer be carried forward). keepEveryMs
+   * 0 keeps only the newest two.
+   */
+  saveSnapshot(s: SnapshotRow, keepEveryMs = 0): void {
     this.#db.pragma("synchronous = FULL");
     this.#db.transaction(() => {
+      const logAt =
+        (
+          this.#db
+            .prepare("SELECT at FROM events WHERE last_seq <= ? ORDER BY last_seq DESC LIMIT 1")
+            .get(s.eventSeq) as { at: number } | undefined
+        )?.at ?? 0;
       this.#db
         .prepare("INSERT OR REPLACE INTO snapshots (cmd_seq, event_seq, at, body) VALUES (?, ?, ?, ?)")
         .run(s.cmdSeq, s.eventSeq, s.at, pack(s.body));
       this.#db
-        .prepare(
-          "DELETE FROM snapshots WHERE cmd_seq NOT IN (SELECT cmd_seq FROM snapshots ORDER BY cmd_seq DESC LIMIT 2)",
-        )
-        .run();
+        .prepare("INSERT OR REPLACE INTO snapshot_times (cmd_seq, event_seq, log_at) VALUES (?, ?, ?)")
+        .run(s.cmdSeq, s.eventSeq, logAt);
+      const drop = this.#db.prepare("DELETE FROM snapshots WHERE cmd_seq = ?");
+      const dropTime = this.#db.prepare("DELETE FROM snapshot_times WHERE cmd_seq = ?");
+      for (const cmdSeq of prunedSnapshots(this.#db, keepEveryMs)) {
+        drop.run(cmdSeq);
+        dropTime.run(cmdSeq);
+      }
     })();
   }
 
@@ -390,6 +414,41 @@ function alive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/**
+ * The snapshots saveSnapshot lets go: all but the newest two, except (keepEveryMs > 0) those at
+ * least keepEveryMs apart in the log's time, oldest first, whose following events are all still
+ * in the log. Kept ones stay kept as later ones come (they are already that far apart), so the set
+ * only shrinks at its old end, as the log's retention trims the events after them.
+ */
+function prunedSnapshots(db: Database, keepEveryMs: number): number[] {
+  // The snapshots' bodies are never read: their columns before `body` and the times' table.
+  const rows = db
+    .prepare(
+      "SELECT s.cmd_seq AS cmdSeq, s.event_seq AS eventSeq, coalesce(t.log_at, 0) AS logAt FROM snapshots s LEFT JOIN snapshot_times t ON t.cmd_seq = s.cmd_seq ORDER BY s.cmd_seq",
+    )
+    .all() as { cmdSeq: number; eventSeq: number; logAt: number }[];
+  // The oldest group by key (the log only ever loses its oldest groups): no scan of the table.
+  const first =
+    (
+      db.prepare("SELECT first_seq AS s FROM events ORDER BY last_seq LIMIT 1").get() as
+        | { s: number }
+        | undefined
+    )?.s ?? 0;
+  const out: number[] = [];
+  let lastKept = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as { cmdSeq: number; eventSeq: number; logAt: number };
+    if (i >= rows.length - 2) continue;
+    const carried = first === 0 || r.eventSeq >= first - 1;
+    if (keepEveryMs > 0 && r.logAt > 0 && carried && r.logAt >= lastKept + keepEveryMs) {
+      lastKept = r.logAt;
+      continue;
+    }
+    out.push(r.cmdSeq);
+  }
+  return out;
 }
 
 /** A read-only view of the event log for another thread or process (WAL readers never block the writer). */

@@ -6,7 +6,15 @@
  * plugged in by the writer thread's entry module (src/core/writer-worker.ts). See docs/storage.md.
  */
 
-export { RejectedError, type RejectReason, StoreError, type StoreFailure } from "./errors.js";
+export { type AsOf, type AsOfOptions, createAsOf } from "./as-of.js";
+export { type AsOfLog, type AsOfPlan, openAsOfLog } from "./as-of-log.js";
+export {
+  OutOfRangeError,
+  RejectedError,
+  type RejectReason,
+  StoreError,
+  type StoreFailure,
+} from "./errors.js";
 export { type EventLogReader, type LoggedEvent, openEventLogReader } from "./event-log.js";
 export type { ObjectEntry, ObjectIndex } from "./object-index.js";
 export type { Projection, ProjectionSnapshot } from "./projection.js";

@@ -18,6 +18,12 @@ export interface WriterOptions {
    * start never reaches snapshotEveryEvents or snapshotEveryMs, and each start replays a longer log.
    */
   readonly snapshotAfterReplayEvents: number;
+  /**
+   * Besides the newest two (recovery), keep snapshots at least this far apart in the log's time
+   * (ms), for as long as the events after them are kept: the starting points of ListStatus `at`
+   * (src/store/as-of.ts; docs/storage.md, "Status as of a moment"). 0: only the newest two.
+   */
+  readonly snapshotKeepEveryMs: number;
   /** Newest history entries kept in the projection. */
   readonly historyCapacity: number;
   /** Largest number of status records in one delta message (bounds a reader's task length). */
@@ -58,6 +64,8 @@ export const DEFAULT_WRITER_OPTIONS: WriterOptions = {
   snapshotEveryEvents: 2_000_000,
   snapshotEveryMs: 5 * 60_000,
   snapshotAfterReplayEvents: 100_000,
+  // Every snapshot of the 5-minute rule (snapshotEveryMs, wall clock) is at least this far from the last.
+  snapshotKeepEveryMs: 4 * 60_000,
   historyCapacity: 50_000,
   deltaChunk: 500,
   // Retention is by age and by the log's consumers' positions (Store.trim, driven by app/); a count

@@ -406,7 +406,10 @@ export class Writer<C = unknown> {
    */
   finishSnapshot(start: SnapshotStart, projection: string): string {
     const body = `${start.prefix},"projection":${projection}}`;
-    this.#log.saveSnapshot({ cmdSeq: start.cmdSeq, eventSeq: start.eventSeq, at: Date.now(), body });
+    this.#log.saveSnapshot(
+      { cmdSeq: start.cmdSeq, eventSeq: start.eventSeq, at: Date.now(), body },
+      this.#options.snapshotKeepEveryMs,
+    );
     this.#log.compactCommands(start.cmdSeq);
     const keep = this.#options.retainEvents;
     if (keep > 0 && start.eventSeq > keep) this.#log.trimEvents(start.eventSeq - keep);

@@ -1,0 +1,156 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { Worker } from "node:worker_threads";
+import type { AsOfPlan } from "./as-of-log.js";
+import type { AsOfThreadData, FromAsOf, ToAsOf } from "./as-of-thread.js";
+import { OutOfRangeError, RejectedError, StoreError } from "./errors.js";
+import { createProjection, type Projection } from "./projection.js";
+import type { ProjectionDelta } from "./records.js";
+
+/** Options of createAsOf. */
+export interface AsOfOptions {
+  readonly dataDir: string;
+  /** The clock commands are stamped with: a moment after it is in the future. */
+  readonly now: () => number;
+  /** Rebuilt projections kept, least recently used out first (default 4). */
+  readonly cacheSize?: number;
+  /** Records placed per turn of this thread's event loop as a rebuilt projection is taken in. */
+  readonly step?: number;
+}
+
+/**
+ * Projections of the past, for ListStatus `at` (docs/storage.md, "Status as of a moment"). Each is
+ * rebuilt from the nearest kept snapshot at or before the moment and the events logged after it
+ * up to the moment, on a thread of its own (src/store/as-of-thread.ts) that reads the log
+ * read-only, never from the live projection; it is then taken in on this thread a step at a time,
+ * so that live reads go on meanwhile. The last few are kept, by what they were rebuilt from, so
+ * that paging through one moment, or asking again, costs one rebuild. Answers in the order asked
+ * for each; rebuilds run one at a time.
+ */
+export interface AsOf {
+  /**
+   * The projection as it stood at `at` (ms since the epoch); rejects with OutOfRangeError for a
+   * moment in the future or one the log no longer holds (the message names the oldest it can
+   * answer), and RejectedError `invalid` for a moment that is not a time. The projection is
+   * shared with other callers: read it, never apply anything to it.
+   */
+  projectionAt(at: number): Promise<Projection>;
+  /** Stops the thread; pending requests fail. */
+  close(): Promise<void>;
+}
+
+/** Creates the service; its thread starts with the first request. */
+export function createAsOf(o: AsOfOptions): AsOf {
+  const cacheSize = Math.max(1, o.cacheSize ?? 4);
+  const step = Math.max(1, o.step ?? 5_000);
+  const cache = new Map<string, Promise<Projection>>();
+  const waiting = new Map<number, { resolve: (m: FromAsOf) => void; reject: (e: Error) => void }>();
+  let worker: Worker | undefined;
+  let nextId = 1;
+  let closed = false;
+
+  const failAll = (e: Error): void => {
+    for (const w of waiting.values()) w.reject(e);
+    waiting.clear();
+  };
+  const thread = (): Worker => {
+    if (worker !== undefined) return worker;
+    const w = new Worker(new URL("./as-of-thread.js", import.meta.url), {
+      workerData: { dataDir: o.dataDir } satisfies AsOfThreadData,
+    });
+    // What keeps the process alive only while it owes an answer.
+    w.unref();
+    w.on("message", (m: FromAsOf) => {
+      const p = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (waiting.size === 0) w.unref();
+      p?.resolve(m);
+    });
+    w.on("error", (e) => {
+      worker = undefined;
+      failAll(new StoreError("the thread that rebuilds past projections failed", { cause: e }));
+    });
+    w.on("exit", () => {
+      if (worker === w) worker = undefined;
+      failAll(new StoreError("the thread that rebuilds past projections stopped"));
+    });
+    worker = w;
+    return w;
+  };
+  const ask = async (m: { t: "plan"; at: number } | { t: "rebuild"; plan: AsOfPlan }): Promise<FromAsOf> => {
+    if (closed) throw new StoreError("closed");
+    const id = nextId++;
+    const answer = await new Promise<FromAsOf>((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      const w = thread();
+      w.ref();
+      w.postMessage({ ...m, id } satisfies ToAsOf);
+    });
+    if (answer.t === "error") {
+      throw answer.outOfRange === undefined
+        ? new StoreError(answer.message)
+        : new OutOfRangeError(answer.message, answer.outOfRange.stale);
+    }
+    return answer;
+  };
+  /** A rebuilt projection taken in `step` records per turn, so that reads on this thread go on. */
+  const takeIn = async (delta: ProjectionDelta): Promise<Projection> => {
+    const projection = createProjection(undefined, { historyCapacity: 1 });
+    const apply = projection.applyDeltaInSteps(delta, step);
+    while (!apply()) await nextTurn();
+    return projection;
+  };
+
+  /** The projection at `at` from a plan: a cached one, or rebuilt on the thread and taken in. */
+  const rebuiltAt = async (at: number): Promise<Projection> => {
+    const answer = await ask({ t: "plan", at });
+    if (answer.t !== "plan") throw new StoreError(`unexpected ${answer.t}`);
+    const { plan } = answer;
+    const key = `${plan.snapshot}:${plan.from}:${plan.to}`;
+    let hit = cache.get(key);
+    if (hit !== undefined) {
+      // Most recently used last.
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    hit = (async () => {
+      const rebuilt = await ask({ t: "rebuild", plan });
+      if (rebuilt.t !== "rebuilt") throw new StoreError(`unexpected ${rebuilt.t}`);
+      return takeIn(rebuilt.delta);
+    })();
+    cache.set(key, hit);
+    while (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+    hit.catch(() => {
+      if (cache.get(key) === hit) cache.delete(key);
+    });
+    return hit;
+  };
+
+  return {
+    async projectionAt(at) {
+      if (!Number.isFinite(at)) throw new RejectedError("invalid", "at is not a time");
+      const now = o.now();
+      if (at > now) {
+        throw new OutOfRangeError(
+          `at ${new Date(at).toISOString()} is in the future (now ${new Date(now).toISOString()})`,
+        );
+      }
+      try {
+        return await rebuiltAt(at);
+      } catch (e) {
+        // Retention (or a newer snapshot) dropped what the plan named between planning and
+        // rebuilding: once more, from a fresh plan.
+        if (e instanceof OutOfRangeError && e.stale) return rebuiltAt(at);
+        throw e;
+      }
+    },
+    async close() {
+      closed = true;
+      cache.clear();
+      const w = worker;
+      worker = undefined;
+      failAll(new StoreError("closed"));
+      if (w !== undefined) await w.terminate();
+    },
+  };
+}
