@@ -6,6 +6,13 @@
  * plugged in by the writer thread's entry module (src/core/writer-worker.ts). See docs/storage.md.
  */
 
+export {
+  type ConfigHistory,
+  type ConfigVersion,
+  type ConfigVersionNote,
+  documentSha256,
+  openConfigHistory,
+} from "./config-versions.js";
 export { RejectedError, type RejectReason, StoreError, type StoreFailure } from "./errors.js";
 export { type EventLogReader, type LoggedEvent, openEventLogReader } from "./event-log.js";
 export type { ObjectEntry, ObjectIndex } from "./object-index.js";
