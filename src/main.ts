@@ -10,6 +10,7 @@ const USAGE_PREAMBLE = [
   "  lookout validate [-config-profile demo] FILE     check a configuration document",
   "  lookout cue export|vet FILE...                   evaluate CUE with Lookout's engine",
   "  lookout auth hash-password|mint-token            provision the -auth-config document",
+  "  lookout config history|show|diff|rollback        a running server's config versions (LOOKOUT_TOKEN)",
   "",
   "Flags:",
 ].join("\n");
@@ -24,6 +25,10 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "auth") {
     const { runAuthCli } = await import("./auth/cli.js");
     return runAuthCli(argv.slice(1), { ...io, stdin: process.stdin });
+  }
+  if (argv[0] === "config") {
+    const { runConfigCli } = await import("./cli/config-cli.js");
+    return runConfigCli(argv.slice(1), { ...io, env: process.env });
   }
   if (argv[0] === "worker") return (await import("./app/worker-command.js")).runWorkerCli(argv.slice(1), io);
   const {
