@@ -29,6 +29,15 @@ async function versions(
   return body.versions ?? [];
 }
 
+async function leads(r: Replica): Promise<boolean> {
+  try {
+    const res = await fetch(`${r.url}/zones/workers`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    return res.ok && ((await res.json()) as { leading?: unknown }).leading === true;
+  } catch {
+    return false;
+  }
+}
+
 test("every server records the log's config versions, with who applied each", async () => {
   const dir = await mkdtemp(join(tmpdir(), "lookout-replicated-history-"));
   const auth = join(dir, "auth.cue");
@@ -44,13 +53,23 @@ test("every server records the log's config versions, with who applied each", as
         extraArgs: ["-auth-config", auth, "-session-secret", SECRET],
       },
       async (set) => {
-        await set.addMany(2);
-        const leader = await set.leader();
-        const follower = set.running().find((r) => r !== leader) as Replica;
+        const servers = await set.addMany(2);
+        // set.leader() asks /zones/workers without credentials, which -auth-config refuses.
+        let leader: Replica | undefined;
+        await waitFor(
+          "a leader",
+          async () => {
+            for (const r of servers) if (await leads(r)) leader = r;
+            return leader !== undefined;
+          },
+          30_000,
+        );
+        const follower = servers.find((r) => r !== leader) as Replica;
         // The leader publishes its file's config on taking the lease: version 1 everywhere.
         await waitFor(
           "the startup version on both servers",
-          async () => (await versions(leader)).length === 1 && (await versions(follower)).length === 1,
+          async () =>
+            (await versions(leader as Replica)).length === 1 && (await versions(follower)).length === 1,
           30_000,
         );
         // Applied on the follower: it goes through the log, and both record it.
@@ -62,10 +81,11 @@ test("every server records the log's config versions, with who applied each", as
         assert.equal(res.status, 200, await res.text());
         await waitFor(
           "the applied version on both servers",
-          async () => (await versions(leader)).length === 2 && (await versions(follower)).length === 2,
+          async () =>
+            (await versions(leader as Replica)).length === 2 && (await versions(follower)).length === 2,
           30_000,
         );
-        const onLeader = await versions(leader);
+        const onLeader = await versions(leader as Replica);
         assert.deepEqual(
           onLeader.map((v) => [v.version, v.appliedBy, v.sha256, v.summary]),
           [
