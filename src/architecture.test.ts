@@ -24,6 +24,7 @@ const OUTER = [
   "web",
   "zones",
   "app",
+  "cli",
   "main.ts",
 ];
 

@@ -11,6 +11,7 @@ const USAGE_PREAMBLE = [
   "  lookout cue export|vet FILE...                   evaluate CUE with Lookout's engine",
   "  lookout auth hash-password|mint-token            provision the -auth-config document",
   "  lookout status [-at TIME] [-server URL]          a running server's status, now or at a past moment",
+  "  lookout config history|show|diff|rollback        a running server's config versions (LOOKOUT_TOKEN)",
   "",
   "Flags:",
 ].join("\n");
@@ -26,8 +27,12 @@ async function main(argv: string[]): Promise<number> {
     const { runAuthCli } = await import("./auth/cli.js");
     return runAuthCli(argv.slice(1), { ...io, stdin: process.stdin });
   }
+  if (argv[0] === "config") {
+    const { runConfigCli } = await import("./cli/config-cli.js");
+    return runConfigCli(argv.slice(1), { ...io, env: process.env });
+  }
   if (argv[0] === "worker") return (await import("./app/worker-command.js")).runWorkerCli(argv.slice(1), io);
-  if (argv[0] === "status") return (await import("./app/status-command.js")).runStatusCli(argv.slice(1), io);
+  if (argv[0] === "status") return (await import("./cli/status-command.js")).runStatusCli(argv.slice(1), io);
   const {
     App,
     createJsonLogger,

@@ -89,10 +89,13 @@ export function admit(
   return answer.principal === undefined ? { peer } : { peer, principal: answer.principal };
 }
 
+/** The AdminService calls that change the config: audited even when the gate refuses them. */
+const CONFIG_WRITES: ReadonlySet<string> = new Set(["ApplyConfig", "RollbackConfig"]);
+
 /**
  * The gate as the Connect interceptor of one service; it records the caller in the context values.
- * A refused write (any CommandService call, ApplyConfig) is audited as rejected: who knocked
- * matters as much as who got in.
+ * A refused write (any CommandService call, ApplyConfig, RollbackConfig) is audited as rejected:
+ * who knocked matters as much as who got in.
  */
 export function gateInterceptor(gate: AuthGate, surface: Surface, audit: ApiAudit = NO_AUDIT): Interceptor {
   return (next) => async (req) => {
@@ -105,7 +108,7 @@ export function gateInterceptor(gate: AuthGate, surface: Surface, audit: ApiAudi
       peer,
     );
     if (admitted instanceof GateRefusal) {
-      if (surface === "command" || (surface === "admin" && req.method.name === "ApplyConfig")) {
+      if (surface === "command" || (surface === "admin" && CONFIG_WRITES.has(req.method.name))) {
         audit.call(
           admitted.caller,
           `/${req.service.typeName}/${req.method.name}`,

@@ -6,7 +6,13 @@
  * it does (unary-fast-path.ts). Generated code lives in gen/ and is produced from proto/ by
  * `npm run generate`.
  */
-export { type AdminCheck, type AdminDeps, createAdminService } from "./admin-service.js";
+export {
+  type AdminApplyBy,
+  type AdminCheck,
+  type AdminDeps,
+  type AdminHistory,
+  createAdminService,
+} from "./admin-service.js";
 export { type ApiAudit, createApiAudit } from "./api-audit.js";
 export { createCommandService } from "./command-service.js";
 export { createHostCheck, isAllowedHostEntry } from "./host-check.js";

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import type { AdminCheck, AdminDeps, ApiAudit } from "../api/index.js";
+import type { AdminCheck, AdminDeps, AdminHistory, ApiAudit } from "../api/index.js";
 import type { AuditLog } from "../audit/index.js";
 import { evalBudget, loadConfigInWorker, planConfig } from "../config/index.js";
 import type { Logger } from "../model/logger.js";
@@ -19,6 +19,8 @@ export interface AdminWiring {
   readonly signal: AbortSignal;
   /** Who may evaluate a submitted document now (default: one at a time, eight waiting). */
   readonly admission?: Admission;
+  /** The config history (docs/config-history.md), read from the event log's database. */
+  readonly history?: AdminHistory;
 }
 
 /**
@@ -57,7 +59,7 @@ export function adminDeps(w: AdminWiring): AdminDeps {
       const { outcome: _, ...check } = await checked(text);
       return check;
     },
-    async apply(text) {
+    async apply(text, by) {
       if (w.configPath === "") {
         return {
           ok: false,
@@ -70,16 +72,21 @@ export function adminDeps(w: AdminWiring): AdminDeps {
       try {
         // Admitted before its Reloader turn: a refused ApplyConfig never holds up a SIGHUP.
         result = await admission.run(() =>
-          w.reloader.reload("api", async () => {
-            const outcome = await load(text);
-            if (outcome.ok) {
-              // Written before the swap: a crash in between restarts with the new document, which
-              // is what the caller was told is served.
-              await writeFileAtomic(w.configPath, text);
-              digest = outcome.digest;
-            }
-            return outcome;
-          }),
+          w.reloader.reload(
+            "api",
+            async () => {
+              const outcome = await load(text);
+              if (outcome.ok) {
+                // Written before the swap: a crash in between restarts with the new document, which
+                // is what the caller was told is served.
+                await writeFileAtomic(w.configPath, text);
+                digest = outcome.digest;
+              }
+              return outcome;
+            },
+            // The config history's entry: who, and the text (the core records it with the apply).
+            { ...by, text },
+          ),
         );
       } catch (e) {
         if (e instanceof BusyError) return { ok: false, kind: "busy", message: e.message };
@@ -107,6 +114,28 @@ export function adminDeps(w: AdminWiring): AdminDeps {
       if (c.outcome === undefined || !c.outcome.ok) return { ok: true, sections: [] };
       return { ok: true, sections: planConfig(w.reloader.current, c.outcome.config) };
     },
+    async compare(from, to) {
+      // One admission for both: the two evaluations of one comparison never interleave with others.
+      let outcomes: [LoadOutcome, LoadOutcome];
+      try {
+        outcomes = await admission.run(
+          async (): Promise<[LoadOutcome, LoadOutcome]> => [await load(from), await load(to)],
+        );
+      } catch (e) {
+        if (e instanceof BusyError) return { ok: false, kind: "busy", message: e.message };
+        return { ok: false, kind: "error", message: (e as Error).message };
+      }
+      const [a, b] = outcomes;
+      if (!a.ok || !b.ok) {
+        const problems = [
+          ...(a.ok ? [] : a.diagnostics.map((d) => ({ ...d, message: `from_version: ${d.message}` }))),
+          ...(b.ok ? [] : b.diagnostics.map((d) => ({ ...d, message: `to_version: ${d.message}` }))),
+        ];
+        return { ok: false, kind: "rejected", diagnostics: problems };
+      }
+      return { ok: true, sections: planConfig(a.config, b.config) };
+    },
+    ...(w.history === undefined ? {} : { history: w.history }),
     audit: (sinceMs, limit) => w.auditLog.list(sinceMs, limit),
     record: w.record,
     logger: w.logger,

@@ -1,4 +1,4 @@
-import { access, constants } from "node:fs/promises";
+import { access, constants, readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -10,13 +10,16 @@ import {
   createQueryService,
   DualProtocolServer,
 } from "../api/index.js";
+import { planConfigInSteps, planSummary } from "../config/index.js";
 import { ConsumerHost, openConsumerState } from "../consumers/index.js";
 import { Core } from "../core/core.js";
 import { type CommandFile, CommandFileError, startCommandFile } from "../extcmd/index.js";
 import { systemClock } from "../model/clock.js";
+import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
 import type { Notifier } from "../notify/index.js";
 import { SinkSet } from "../sinks/index.js";
+import { type ConfigHistory, documentSha256, openConfigHistory } from "../store/index.js";
 import { createStaticSite, placeholderPage } from "../web/index.js";
 import { createReplicatedConsumerState, type ReplicatedConsumerState } from "../zones/index.js";
 import { type ActiveChecks, startActiveChecks } from "./active-checks.js";
@@ -30,7 +33,7 @@ import { createMetricsRegistry } from "./metrics.js";
 import { DEFAULT_NOTIFY_OPTIONS, startNotifier, TimeZoneError } from "./notifier-wiring.js";
 import { hostCheckOf, isLoopbackAddress, writesOpen } from "./open-writes.js";
 import { registerCommandFileMetrics, registerPipelineMetrics } from "./pipeline-metrics.js";
-import { Reloader, type ReloadResult } from "./reload.js";
+import { Reloader, type ReloadInfo, type ReloadResult } from "./reload.js";
 import {
   caughtUp,
   configSource,
@@ -78,6 +81,7 @@ export class App {
   readonly sinks: SinkSet;
   readonly #auth: AuthWiring;
   readonly #commandFile: CommandFile | undefined;
+  readonly #history: ConfigHistory;
 
   private constructor(
     address: AddressInfo,
@@ -94,6 +98,7 @@ export class App {
       sinks: SinkSet;
       auth: AuthWiring;
       commandFile: CommandFile | undefined;
+      history: ConfigHistory;
     },
   ) {
     this.address = address;
@@ -109,6 +114,7 @@ export class App {
     this.sinks = parts.sinks;
     this.#auth = parts.auth;
     this.#commandFile = parts.commandFile;
+    this.#history = parts.history;
   }
 
   /** Starts serving; rejects with a StartupError the operator can act on. */
@@ -143,6 +149,8 @@ export class App {
     }
     let core: Core;
     const replicated = isReplicated(o);
+    // The config history's first entry, when this config is new to the log (docs/config-history.md).
+    const startupText = o.config === "" ? undefined : await readFile(o.config, "utf8").catch(() => undefined);
     const serverId = `${hostname()}-${process.pid}`;
     try {
       core = await Core.open({
@@ -150,6 +158,9 @@ export class App {
         dataDir: o.dataDir,
         config: loaded.config,
         ...(loaded.digest === undefined ? {} : { configDigest: loaded.digest }),
+        ...(startupText === undefined
+          ? {}
+          : { configVersion: { by: "startup", summary: startupSummary(loaded.config), text: startupText } }),
         clock,
         logger: logger.child({ component: "core" }),
         writer: {
@@ -276,7 +287,14 @@ export class App {
                     // The config of this server's file, if the log does not run it yet (a first start).
                     const published = await configSource(o.config);
                     await core
-                      .applyConfig(running, published?.digest ?? "empty", published?.source)
+                      .applyConfig(
+                        running,
+                        published?.digest ?? "empty",
+                        published?.source,
+                        published === undefined
+                          ? undefined
+                          : { by: "startup", summary: startupSummary(running), text: published.source },
+                      )
                       .catch((e: unknown) =>
                         logger.warn("cannot publish this server's config; it leads with the log's", {
                           error: String(e),
@@ -305,17 +323,34 @@ export class App {
       logger: logger.child({ component: "reload" }),
       metrics,
     });
+    /** The digest of the config last handed to the core: an unchanged one records no version. */
+    let coreDigest = loaded.digest;
     // Prepared first, in turns of their own: the switch itself then holds the event loop briefly.
     reloader.register({
       name: "core",
-      applyConfig: async (c, digest) => {
+      applyConfig: async (c, digest, info) => {
         running = c;
+        // The document's text: the caller's (ApplyConfig, RollbackConfig), else the file's. Read after
+        // the reload loaded it: a file changed in between is what the next reload takes.
+        const text =
+          o.config === "" || info?.source === "replication"
+            ? undefined
+            : (info?.text ?? (await readFile(o.config, "utf8").catch(() => undefined)));
         // Replicated, the config goes into the log with its source, by the digest of its text.
-        const published = replicated ? await configSource(o.config) : undefined;
+        const published = replicated
+          ? text === undefined
+            ? await configSource(o.config)
+            : { digest: documentSha256(text), source: text }
+          : undefined;
+        const changed = digest === undefined || digest !== coreDigest;
+        coreDigest = digest;
+        const version =
+          text === undefined || info === undefined || !changed ? undefined : await versionNote(info, c, text);
         return core.applyConfig(
           await core.prepareConfig(c, published?.digest ?? digest),
           undefined,
           published?.source,
+          version,
         );
       },
     });
@@ -349,6 +384,7 @@ export class App {
       throw e;
     }
     const site = createStaticSite();
+    const history = openConfigHistory(o.dataDir);
     reloader.register({ name: "sinks", applyConfig: (c) => sinks.applyConfig(c) });
     const allowHost = hostCheckOf(o);
     const handler = createHttpHandler({
@@ -377,6 +413,7 @@ export class App {
           record: auth.audit,
           logger: logger.child({ component: "admin" }),
           signal: loads.signal,
+          history,
         }),
       ),
       metrics,
@@ -409,6 +446,7 @@ export class App {
         await consumers.stop();
         await core.close();
         auth.auditLog.close();
+        history.close();
         throw e instanceof CommandFileError ? new StartupError(e.message) : e;
       }
     }
@@ -426,6 +464,7 @@ export class App {
       await consumers.stop();
       await core.close();
       auth.auditLog.close();
+      history.close();
       throw new StartupError(`-listen ${o.listen}: ${(e as Error).message}`);
     }
     const shown = `${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
@@ -457,6 +496,7 @@ export class App {
       sinks,
       auth,
       commandFile,
+      history,
     });
   }
 
@@ -484,8 +524,32 @@ export class App {
     await this.notifier.stop();
     await this.sinks.stop();
     await this.consumers.stop();
+    this.#history.close();
     await this.#core.close();
     this.#auth.auditLog.close();
     this.#logger.info("stopped");
   }
+}
+
+/** The config history's line for a config loaded at start: what it holds (the log's last config is not at hand). */
+function startupSummary(c: Config): string {
+  let objects = 0;
+  for (const h of c.hosts.values()) objects += 1 + h.services.size;
+  return `startup: ${objects} objects`;
+}
+
+/**
+ * The config history's entry of a reload: who (the API's caller, SIGHUP, startup) and what it
+ * changed from the config it replaces (compared in steps: the API keeps its turns meanwhile).
+ */
+async function versionNote(
+  info: ReloadInfo,
+  config: Config,
+  text: string,
+): Promise<{ by: string; summary: string; rollbackOf?: number; text: string }> {
+  const summary = planSummary(await planConfigInSteps(info.previous, config));
+  const by = info.source === "sighup" ? "SIGHUP" : info.source === "api" ? (info.by ?? "api") : info.source;
+  return info.rollbackOf === undefined
+    ? { by, summary, text }
+    : { by, summary, rollbackOf: info.rollbackOf, text };
 }

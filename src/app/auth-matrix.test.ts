@@ -154,6 +154,11 @@ const RPCS: readonly Rpc[] = [
   { service: AdminService, name: "GetConfig", request: () => ({}), allowed: "ok" },
   { service: AdminService, name: "ListAuditRecords", request: () => ({}), allowed: "ok" },
   { service: AdminService, name: "PlanConfig", request: () => ({ cue: CONFIG }), allowed: "ok" },
+  // Version 1 is the document loaded at startup, the one every ApplyConfig cell applies again.
+  { service: AdminService, name: "ListConfigVersions", request: () => ({}), allowed: "ok" },
+  { service: AdminService, name: "GetConfig", request: () => ({ version: "1" }), allowed: "ok" },
+  { service: AdminService, name: "DiffConfig", request: () => ({ fromVersion: "1" }), allowed: "ok" },
+  { service: AdminService, name: "RollbackConfig", request: () => ({ version: "1" }), allowed: "ok" },
 ];
 
 /** The rules, as docs/auth.md states them. */

@@ -25,11 +25,31 @@ export type LoadOutcome =
 /** A component that follows the running configuration: the scheduler, the core, the sinks, ... */
 export interface ConfigConsumer {
   readonly name: string;
-  /** Called with every new config, in registration order, one reload at a time. */
-  applyConfig(config: Config, digest?: string): void | Promise<void>;
+  /**
+   * Called with every new config, in registration order, one reload at a time; `reload` says
+   * where it came from and what it replaces (the config history's entry is made of it).
+   */
+  applyConfig(config: Config, digest?: string, reload?: ReloadInfo): void | Promise<void>;
 }
 
 export type ReloadSource = "startup" | "sighup" | "api" | "replication";
+
+/** Who asked for a reload (the API's caller, or a rollback's version), and the document when known. */
+export interface ReloadNote {
+  /** The principal's name (API calls). */
+  readonly by?: string;
+  /** RollbackConfig: the version gone back to. */
+  readonly rollbackOf?: number;
+  /** The document's text, when the caller has it (ApplyConfig, RollbackConfig). */
+  readonly text?: string;
+}
+
+/** What a consumer is told of the reload that hands it a config. */
+export interface ReloadInfo extends ReloadNote {
+  readonly source: ReloadSource;
+  /** The config it replaces. */
+  readonly previous: Config;
+}
 
 export interface ReloaderOptions {
   /** Reads and loads the served document: the one loader used by startup, SIGHUP and the API. */
@@ -100,7 +120,11 @@ export class Reloader {
    * Loads the document and, when it is valid, swaps it in and fans it out. Resolves with the
    * outcome; never rejects (a failing consumer is logged and reported as `error`).
    */
-  reload(source: ReloadSource, load: () => Promise<LoadOutcome> = this.#o.load): Promise<ReloadResult> {
+  reload(
+    source: ReloadSource,
+    load: () => Promise<LoadOutcome> = this.#o.load,
+    note: ReloadNote = {},
+  ): Promise<ReloadResult> {
     // A SIGHUP reads the served file when its turn comes, so one that waits answers every SIGHUP
     // after it too: a signal storm queues at most one reload, and an ApplyConfig waits behind at
     // most that one, not behind every signal sent meanwhile.
@@ -111,14 +135,18 @@ export class Reloader {
     }
     const run: Promise<ReloadResult> = this.#queue.then(() => {
       if (this.#waitingHup === run) this.#waitingHup = undefined;
-      return this.#reload(source, load);
+      return this.#reload(source, load, note);
     });
     if (hup) this.#waitingHup = run;
     this.#queue = run;
     return run;
   }
 
-  async #reload(source: ReloadSource, load: () => Promise<LoadOutcome>): Promise<ReloadResult> {
+  async #reload(
+    source: ReloadSource,
+    load: () => Promise<LoadOutcome>,
+    note: ReloadNote,
+  ): Promise<ReloadResult> {
     const log = this.#o.logger.child({ source });
     // What the reload cost this thread's event loop: the server's answers wait for its longest turn.
     const watch = watchLongestTask();
@@ -151,6 +179,7 @@ export class Reloader {
       });
       return { ok: false, kind: "rejected", diagnostics: outcome.diagnostics };
     }
+    const info: ReloadInfo = { ...note, source, previous: this.#current };
     this.#current = outcome.config;
     // How long each part took to take the config (wall time, in order): after the load, what a new
     // check's first run waits for.
@@ -158,7 +187,7 @@ export class Reloader {
     for (const c of this.#consumers) {
       const t = performance.now();
       try {
-        await c.applyConfig(outcome.config, outcome.digest);
+        await c.applyConfig(outcome.config, outcome.digest, info);
       } catch (e) {
         return this.#fail(log, `config consumer ${c.name} failed`, e, watch.stop());
       }

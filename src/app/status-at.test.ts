@@ -163,7 +163,7 @@ describe("ListStatus at, and lookout status --at, in the real binary", () => {
     assert.match(past.stdout, /^web\ta\tCRITICAL\tHARD\t1\/1\t-\t\S+\ta one$/m);
     assert.match(past.stdout, /^web\tb\tOK\tHARD\t1\/1\t-\t\S+\tb one$/m);
     // Now, the server's URL from the environment.
-    const now = await cli(["-host", "web"], { LOOKOUT_URL: url });
+    const now = await cli(["-host", "web"], { LOOKOUT_SERVER: url });
     assert.equal(now.code, 0, now.stderr);
     assert.match(now.stdout, /^web\tb\tWARNING\t/m);
     const old = await cli(["-server", url, "-at", "-10d"]);

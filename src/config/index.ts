@@ -14,7 +14,15 @@ export { loadConfigInWorker } from "./load-in-worker.js";
 export type { LoadConfigInput, LoadConfigResult, LoadPhase } from "./loader.js";
 export { loadConfig } from "./loader.js";
 export * from "./patterns.js";
-export { PLAN_MAX_NAMES, type PlanKind, type PlanSection, planConfig } from "./plan.js";
+export {
+  PLAN_MAX_NAMES,
+  type PlanKind,
+  type PlanSection,
+  planConfig,
+  planConfigInSteps,
+  planSummary,
+} from "./plan.js";
+export { unifiedDiff } from "./text-diff.js";
 export type { ConfigProfile } from "./type-checks.js";
 export type { CliIo } from "./validate-cli.js";
 export { runValidateCli, summarize } from "./validate-cli.js";

@@ -4,6 +4,7 @@ import { type Clock, systemClock, type TimerHandle } from "../model/clock.js";
 import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
 import { type AsOf, createAsOf } from "../store/as-of.js";
+import type { ConfigVersionNote } from "../store/config-versions.js";
 import type { ObjectIndex } from "../store/object-index.js";
 import type { Projection } from "../store/projection.js";
 import type { ReplicaStatus, WriterOptions, WriterStats } from "../store/protocol.js";
@@ -25,6 +26,8 @@ export interface CoreOptions {
    * typed config, which costs about a second per 100,000 objects at open and on every reload.
    */
   readonly configDigest?: string;
+  /** The config history's entry for `config` (docs/config-history.md): see StoreOptions.configVersion. */
+  readonly configVersion?: ConfigVersionNote & { readonly text: string };
   /** Stamps commands and drives engine timers (downtime start/end, freshness). Default: wall clock. */
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -139,6 +142,7 @@ export class Core {
       dataDir: options.dataDir,
       config: options.config,
       configDigest: options.configDigest ?? configDigest(options.config),
+      ...(options.configVersion === undefined ? {} : { configVersion: options.configVersion }),
       at: clock.now(),
       workerUrl: replication?.workerUrl ?? new URL("./writer-worker.js", import.meta.url),
       ...(replication === undefined
@@ -398,8 +402,14 @@ export class Core {
    * Reloads: see the class comment. Resolves when the reload is durably enqueued. `digest` as in
    * CoreOptions.configDigest. A config prepared by prepareConfig (with its digest) only switches
    * and is sent in this call; any other is also indexed and compiled for the writer in it.
+   * `version`: the config history's entry, recorded with the reload when the config changed.
    */
-  applyConfig(config: Config | PreparedConfig, digest?: string, source?: string): Promise<void> {
+  applyConfig(
+    config: Config | PreparedConfig,
+    digest?: string,
+    source?: string,
+    version?: ConfigVersionNote & { readonly text: string },
+  ): Promise<void> {
     const at = this.#clock.now();
     if ("store" in config) {
       return this.#store.applyConfig(
@@ -407,9 +417,10 @@ export class Core {
         at,
         config.digest ?? configDigest(config.store.config),
         source,
+        version,
       );
     }
-    return this.#store.applyConfig(config, at, digest ?? configDigest(config), source);
+    return this.#store.applyConfig(config, at, digest ?? configDigest(config), source, version);
   }
 
   /**

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import type { LookoutEvent } from "../model/events.js";
+import { CONFIG_VERSION_TABLES, type ConfigVersionRow, configVersionWriter } from "./config-versions.js";
 import { packLogBody } from "./log-body.js";
 import { Database, type Statement } from "./sqlite.js";
 
@@ -82,7 +83,9 @@ export class EventLog {
     rows: readonly QueueRow[],
     configs: readonly ConfigRow[],
     stream: number | undefined,
+    versions: readonly ConfigVersionRow[],
   ) => number[];
+  readonly #versions: ReturnType<typeof configVersionWriter>;
   readonly #appliedTx: (cmdSeq: number, chunks: readonly EventChunk[]) => number;
   #lastEventSeq: number;
 
@@ -108,8 +111,10 @@ export class EventLog {
         )
         .get() as { s: number }
     ).s;
-    this.#enqueueTx = db.transaction((rows, configs, stream) => {
+    this.#versions = configVersionWriter(db);
+    this.#enqueueTx = db.transaction((rows, configs, stream, versions) => {
       for (const c of configs) this.#insertConfig.run(c.digest, pack(c.body));
+      for (const v of versions) this.#versions.insert(v);
       const seqs: number[] = [];
       for (const r of rows)
         seqs.push(Number(this.#insertCommand.run(r.at, r.packed ?? pack(r.body)).lastInsertRowid));
@@ -148,6 +153,7 @@ export class EventLog {
       CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS snapshots (cmd_seq INTEGER PRIMARY KEY, event_seq INTEGER NOT NULL, at INTEGER NOT NULL, body BLOB NOT NULL);
       INSERT OR IGNORE INTO meta (key, value) VALUES ('applied', 0);
+      ${CONFIG_VERSION_TABLES}
     `);
     // Logs written before retention by age have no `at` per row: 0 makes their rows the oldest.
     const columns = db.prepare("PRAGMA table_info(events)").all() as { name: string }[];
@@ -168,11 +174,22 @@ export class EventLog {
   /**
    * Appends commands to the queue in one fsync'd transaction and returns their sequence numbers.
    * `configs` are stored in the same transaction (the configs an ApplyConfig in `rows` names), and
-   * so is `stream`, the replicated log's position of the group the rows are (streamPosition).
+   * so is `stream`, the replicated log's position of the group the rows are (streamPosition), and
+   * so are `versions`, the config history's entries of those ApplyConfig rows (config-versions.ts).
    */
-  enqueue(rows: readonly QueueRow[], configs: readonly ConfigRow[] = [], stream?: number): number[] {
+  enqueue(
+    rows: readonly QueueRow[],
+    configs: readonly ConfigRow[] = [],
+    stream?: number,
+    versions: readonly ConfigVersionRow[] = [],
+  ): number[] {
     this.#db.pragma("synchronous = FULL");
-    return this.#enqueueTx(rows, configs, stream);
+    return this.#enqueueTx(rows, configs, stream, versions);
+  }
+
+  /** Whether the config history holds any version. */
+  hasConfigVersions(): boolean {
+    return this.#versions.any();
   }
 
   /**

@@ -9,6 +9,13 @@
 export { type AsOf, type AsOfOptions, createAsOf } from "./as-of.js";
 export { type AsOfLog, type AsOfPlan, openAsOfLog } from "./as-of-log.js";
 export {
+  type ConfigHistory,
+  type ConfigVersion,
+  type ConfigVersionNote,
+  documentSha256,
+  openConfigHistory,
+} from "./config-versions.js";
+export {
   OutOfRangeError,
   RejectedError,
   type RejectReason,

@@ -1,3 +1,4 @@
+import type { ConfigVersionNote } from "./config-versions.js";
 import type { RejectReason, StoreFailure } from "./errors.js";
 import type { ProjectionImage } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
@@ -135,6 +136,8 @@ export type ToWriter =
       readonly configDigest: string | undefined;
       /** When the config is applied, if it has to be (the owner's clock). */
       readonly at: number;
+      /** The config history's entry for the config, with its text (not replicated: see Store.open). */
+      readonly version?: ConfigVersionNote & { readonly text: string };
       readonly options: WriterOptions;
       /**
        * Replicated (docs/replication.md): commands go through the replicated command log, which
@@ -177,6 +180,8 @@ export type ToWriter =
       readonly digest: string | undefined;
       /** Replicated: the config's CUE source, which travels with it to every server. */
       readonly source?: string;
+      /** The config history's entry for the config, with its text (config-versions.ts). */
+      readonly version?: ConfigVersionNote & { readonly text: string };
     }
   | { readonly t: "snapshot"; readonly id: number }
   /** Replicated: whether this server leads (the leader publishes its snapshots for servers that join). */

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { Config } from "../model/config.js";
+import type { ConfigVersionNote } from "./config-versions.js";
 import { RejectedError, StoreError, type StoreFailure } from "./errors.js";
 import { createObjectIndex, type ObjectIndex } from "./object-index.js";
 import { createProjection, type Projection } from "./projection.js";
@@ -62,6 +63,11 @@ export interface StoreOptions {
   readonly config: Config;
   /** What identifies the config (e.g. sha256 of its source); computed from `config` when absent. */
   readonly configDigest?: string;
+  /**
+   * The config history's entry for `config`, with its document's text: recorded when open logs the
+   * config (or the history is empty). Ignored when replicated: the config comes through the log.
+   */
+  readonly configVersion?: ConfigVersionNote & { readonly text: string };
   /**
    * What of a config the writer's state machines need, in the form it is sent to the writer's thread
    * by structured clone (default: the whole config), made once per open and reload. Reads use the
@@ -156,6 +162,9 @@ export class Store {
       config: options.writerConfig?.(options.config) ?? options.config,
       configDigest: options.configDigest,
       at: options.at,
+      ...(options.configVersion === undefined || options.replication !== undefined
+        ? {}
+        : { version: options.configVersion }),
       options: writerOptions,
       ...(options.replication === undefined ? {} : { replication: options.replication }),
     };
@@ -269,12 +278,14 @@ export class Store {
    * enqueued behind every earlier batch. Resolves when that is durable. `config` may come prepared
    * (prepareConfig): then the call only switches and sends, which is all that must happen at once.
    * `source` (replicated): the config's CUE text, published with it for the other servers.
+   * `version`: the config history's entry, recorded with the ApplyConfig when the config changed.
    */
   applyConfig(
     config: Config | PreparedStoreConfig,
     at: number,
     digest?: string,
     source?: string,
+    version?: ConfigVersionNote & { readonly text: string },
   ): Promise<void> {
     const p = "index" in config ? config : undefined;
     const c = p?.config ?? (config as Config);
@@ -282,9 +293,15 @@ export class Store {
     const forWriter = p === undefined ? (this.#options.writerConfig?.(c) ?? c) : p.forWriter;
     return this.#send((id) => {
       this.#outstand(id, null);
-      return source === undefined
-        ? { t: "config", id, at, config: forWriter, digest }
-        : { t: "config", id, at, config: forWriter, digest, source };
+      return {
+        t: "config",
+        id,
+        at,
+        config: forWriter,
+        digest,
+        ...(source === undefined ? {} : { source }),
+        ...(version === undefined ? {} : { version }),
+      };
     });
   }
 

@@ -14,6 +14,7 @@
  * answers it with its projection, which completes the snapshot the writer began at the barrier.
  */
 import { parentPort } from "node:worker_threads";
+import { type ConfigVersionRow, versionsOfRows } from "./config-versions.js";
 import type { AheadAnswer } from "./decode-ahead.js";
 import { createDecodeAhead, type DecodeAhead } from "./decode-ahead.js";
 import { type BufferItem, createDeltaBuffer } from "./delta-buffer.js";
@@ -190,7 +191,16 @@ export function runWriterThread<C>(
         try {
           options = m.options;
           applyThreadPolicy(m.options.priority, m.options.nice);
-          writer = Writer.open(m.dataDir, m.config, m.at, engines, m.options, m.configDigest);
+          writer = Writer.open(
+            m.dataDir,
+            m.config,
+            m.at,
+            engines,
+            m.options,
+            m.configDigest,
+            false,
+            m.version,
+          );
           aheadAllowed = submissions?.ahead !== undefined && m.options.decodeAhead;
           post({
             t: "ready",
@@ -334,6 +344,8 @@ export function runWriterThread<C>(
     let configs: ConfigRow[] = [];
     /** Replicated: the CUE sources of the configs, which travel with them. */
     let sources: { digest: string; source: string }[] = [];
+    /** The config history's entries of the group's ApplyConfig rows (replicated: made on materialising). */
+    let versions: ConfigVersionRow[] = [];
     /**
      * The row the ingests of this group go into while nothing else comes between them: one log
      * row, one set of events, however many requests (createMergedIngests). Its body is written at commit.
@@ -360,6 +372,7 @@ export function runWriterThread<C>(
         rows = [];
         configs = [];
         sources = [];
+        versions = [];
         ids = [];
         accepted = undefined;
         described = undefined;
@@ -369,6 +382,8 @@ export function runWriterThread<C>(
         w.enqueue(
           rows.map((r) => ("kind" in r ? r.row() : r)),
           configs,
+          undefined,
+          versions,
         );
         post({
           t: "acked",
@@ -387,6 +402,7 @@ export function runWriterThread<C>(
       }
       rows = [];
       configs = [];
+      versions = [];
       ids = [];
       accepted = undefined;
       described = undefined;
@@ -430,11 +446,21 @@ export function runWriterThread<C>(
           }
           case "config": {
             merged = undefined;
-            const c = w.configCommand(m.config, m.at, m.digest);
+            const c = w.configCommand(m.config, m.at, m.digest, m.version);
             if (c !== undefined) {
               rows.push(c.row);
               configs.push(c.config);
               if (m.source !== undefined) sources.push({ digest: c.config.digest, source: m.source });
+              if (m.version !== undefined && replication === undefined) {
+                const { by, summary, rollbackOf, text } = m.version;
+                versions.push({
+                  by,
+                  summary,
+                  ...(rollbackOf === undefined ? {} : { rollbackOf }),
+                  at: m.at,
+                  text,
+                });
+              }
             }
             admit(m.id, 0);
             break;
@@ -648,14 +674,24 @@ export function runWriterThread<C>(
       if (items.length === 0 || closed) return;
       const rows: EnqueueRow[] = [];
       const configs: ConfigRow[] = [];
+      const versions: ConfigVersionRow[] = [];
       for (const { group } of items) {
         for (const r of group.rows) rows.push({ at: r.at, body: r.body });
         for (const c of group.configs) configs.push({ digest: c.digest, body: textOf.decode(c.body) });
+        // Every server records the versions of the log's configs, in the log's order.
+        if (group.configs.length > 0) {
+          versions.push(
+            ...versionsOfRows(group.rows, (digest) => {
+              const s = group.sources.find((x) => x.digest === digest);
+              return s === undefined ? undefined : textOf.decode(s.body);
+            }),
+          );
+        }
       }
       const last = (items[items.length - 1] as { position: number }).position;
       if (awaited.size > 0) checkAwaited(items, last);
       try {
-        w.enqueue(rows, configs, last);
+        w.enqueue(rows, configs, last, versions);
       } catch (e) {
         if (!isDiskFull(e)) {
           post({ t: "fatal", message: `writer failed: ${String(e)}` });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Command } from "../model/commands.js";
 import type { EngineEvent, LookoutEvent } from "../model/events.js";
+import type { ConfigVersionNote, ConfigVersionRow } from "./config-versions.js";
 import { DiskFullError, isDiskFull } from "./errors.js";
 import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
 import { createEventRowWriter } from "./event-row.js";
@@ -32,6 +33,8 @@ interface QueuedApplyConfig {
   readonly type: "ApplyConfig";
   readonly at: number;
   readonly digest: string;
+  /** Who made this config and what it changed: the config history's entry (config-versions.ts). */
+  readonly note?: ConfigVersionNote;
 }
 
 interface Queued {
@@ -172,6 +175,7 @@ export class Writer<C = unknown> {
     options: WriterOptions = DEFAULT_WRITER_OPTIONS,
     digest?: string,
     replicated = false,
+    version?: ConfigVersionNote & { readonly text: string },
   ): Writer<C> {
     const log = EventLog.open(dataDir);
     try {
@@ -190,8 +194,12 @@ export class Writer<C = unknown> {
       const given = digest ?? textDigest(engines.encode(adopted));
       const w = new Writer(log, engines, options, { config: adopted, digest: given });
       // Replicated, the config is applied when it comes through the command stream, like any command.
-      const c = replicated ? undefined : w.configCommand(adopted, at, given);
-      if (c !== undefined) w.enqueue([c.row], [c.config]);
+      const c = replicated ? undefined : w.configCommand(adopted, at, given, version);
+      const versions: ConfigVersionRow[] = version === undefined ? [] : [{ ...version, at }];
+      if (c !== undefined) w.enqueue([c.row], [c.config], undefined, versions);
+      // The history begins with the document in force when it is first kept (a log written before
+      // config history, or by a server without it, runs a config the history has not seen).
+      else if (versions.length > 0 && !log.hasConfigVersions()) w.enqueue([], [], undefined, versions);
       w.applyPending();
       w.#snapshotAfterRecovery();
       return w;
@@ -225,8 +233,13 @@ export class Writer<C = unknown> {
    * Durably enqueues command batches (each the UTF-8 JSON of a Command[]), in order, with one fsync,
    * together with the configs their ApplyConfig commands name.
    */
-  enqueue(rows: readonly EnqueueRow[], configs: readonly ConfigRow[] = [], stream?: number): void {
-    const seqs = this.#log.enqueue(rows, configs, stream);
+  enqueue(
+    rows: readonly EnqueueRow[],
+    configs: readonly ConfigRow[] = [],
+    stream?: number,
+    versions: readonly ConfigVersionRow[] = [],
+  ): void {
+    const seqs = this.#log.enqueue(rows, configs, stream, versions);
     for (let i = 0; i < seqs.length; i++) {
       const row = rows[i] as EnqueueRow;
       const seq = seqs[i] as number;
@@ -293,6 +306,7 @@ export class Writer<C = unknown> {
     sent: unknown,
     at: number,
     digest?: string,
+    note?: ConfigVersionNote,
   ): { row: { at: number; body: string }; config: ConfigRow } | undefined {
     if (digest !== undefined && digest === this.#lastConfigDigest) return undefined;
     const config =
@@ -303,7 +317,18 @@ export class Writer<C = unknown> {
     this.#lastConfigDigest = d;
     this.#known = undefined;
     this.#configs.set(d, config);
-    const cmd: QueuedApplyConfig = { type: "ApplyConfig", at, digest: d };
+    const cmd: QueuedApplyConfig =
+      note === undefined
+        ? { type: "ApplyConfig", at, digest: d }
+        : {
+            type: "ApplyConfig",
+            at,
+            digest: d,
+            note:
+              note.rollbackOf === undefined
+                ? { by: note.by, summary: note.summary }
+                : { by: note.by, summary: note.summary, rollbackOf: note.rollbackOf },
+          };
     return { row: { at, body: JSON.stringify(cmd) }, config: { digest: d, body } };
   }
 

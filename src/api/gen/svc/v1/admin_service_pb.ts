@@ -6,7 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { AuditRecord } from "./types_pb.js";
+import type { AuditRecord, ConfigDiagnostic } from "./types_pb.js";
 import { file_svc_v1_types } from "./types_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/admin_service.proto.
  */
 export const file_svc_v1_admin_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvdjEvYWRtaW5fc2VydmljZS5wcm90bxIGc3ZjLnYxIjEKFVZhbGlkYXRlQ29uZmlnUmVxdWVzdBIQCgNjdWUYASABKAlIAIgBAUIGCgRfY3VlIhgKFlZhbGlkYXRlQ29uZmlnUmVzcG9uc2UiLgoSQXBwbHlDb25maWdSZXF1ZXN0EhAKA2N1ZRgBIAEoCUgAiAEBQgYKBF9jdWUiFQoTQXBwbHlDb25maWdSZXNwb25zZSISChBHZXRDb25maWdSZXF1ZXN0IiAKEUdldENvbmZpZ1Jlc3BvbnNlEgsKA2N1ZRgBIAEoCSJiChdMaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBIuCgVzaW5jZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARINCgVsaW1pdBgCIAEoBUIICgZfc2luY2UiQAoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEiQKB3JlY29yZHMYASADKAsyEy5zdmMudjEuQXVkaXRSZWNvcmQiLQoRUGxhbkNvbmZpZ1JlcXVlc3QSEAoDY3VlGAEgASgJSACIAQFCBgoEX2N1ZSKiAQoLUGxhblNlY3Rpb24SDAoEa2luZBgBIAEoCRINCgVhZGRlZBgCIAEoBRIPCgdyZW1vdmVkGAMgASgFEg8KB2NoYW5nZWQYBCABKAUSEwoLYWRkZWRfbmFtZXMYBSADKAkSFQoNcmVtb3ZlZF9uYW1lcxgGIAMoCRIVCg1jaGFuZ2VkX25hbWVzGAcgAygJEhEKCXRydW5jYXRlZBgIIAEoCCI7ChJQbGFuQ29uZmlnUmVzcG9uc2USJQoIc2VjdGlvbnMYASADKAsyEy5zdmMudjEuUGxhblNlY3Rpb24yhQMKDEFkbWluU2VydmljZRJPCg5WYWxpZGF0ZUNvbmZpZxIdLnN2Yy52MS5WYWxpZGF0ZUNvbmZpZ1JlcXVlc3QaHi5zdmMudjEuVmFsaWRhdGVDb25maWdSZXNwb25zZRJGCgtBcHBseUNvbmZpZxIaLnN2Yy52MS5BcHBseUNvbmZpZ1JlcXVlc3QaGy5zdmMudjEuQXBwbHlDb25maWdSZXNwb25zZRJACglHZXRDb25maWcSGC5zdmMudjEuR2V0Q29uZmlnUmVxdWVzdBoZLnN2Yy52MS5HZXRDb25maWdSZXNwb25zZRJVChBMaXN0QXVkaXRSZWNvcmRzEh8uc3ZjLnYxLkxpc3RBdWRpdFJlY29yZHNSZXF1ZXN0GiAuc3ZjLnYxLkxpc3RBdWRpdFJlY29yZHNSZXNwb25zZRJDCgpQbGFuQ29uZmlnEhkuc3ZjLnYxLlBsYW5Db25maWdSZXF1ZXN0Ghouc3ZjLnYxLlBsYW5Db25maWdSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_v1_types]);
+  fileDesc("ChpzdmMvdjEvYWRtaW5fc2VydmljZS5wcm90bxIGc3ZjLnYxIjEKFVZhbGlkYXRlQ29uZmlnUmVxdWVzdBIQCgNjdWUYASABKAlIAIgBAUIGCgRfY3VlIhgKFlZhbGlkYXRlQ29uZmlnUmVzcG9uc2UiLgoSQXBwbHlDb25maWdSZXF1ZXN0EhAKA2N1ZRgBIAEoCUgAiAEBQgYKBF9jdWUiFQoTQXBwbHlDb25maWdSZXNwb25zZSI0ChBHZXRDb25maWdSZXF1ZXN0EhQKB3ZlcnNpb24YASABKARIAIgBAUIKCghfdmVyc2lvbiIgChFHZXRDb25maWdSZXNwb25zZRILCgNjdWUYASABKAkiYgoXTGlzdEF1ZGl0UmVjb3Jkc1JlcXVlc3QSLgoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESDQoFbGltaXQYAiABKAVCCAoGX3NpbmNlIkAKGExpc3RBdWRpdFJlY29yZHNSZXNwb25zZRIkCgdyZWNvcmRzGAEgAygLMhMuc3ZjLnYxLkF1ZGl0UmVjb3JkIi0KEVBsYW5Db25maWdSZXF1ZXN0EhAKA2N1ZRgBIAEoCUgAiAEBQgYKBF9jdWUiogEKC1BsYW5TZWN0aW9uEgwKBGtpbmQYASABKAkSDQoFYWRkZWQYAiABKAUSDwoHcmVtb3ZlZBgDIAEoBRIPCgdjaGFuZ2VkGAQgASgFEhMKC2FkZGVkX25hbWVzGAUgAygJEhUKDXJlbW92ZWRfbmFtZXMYBiADKAkSFQoNY2hhbmdlZF9uYW1lcxgHIAMoCRIRCgl0cnVuY2F0ZWQYCCABKAgiOwoSUGxhbkNvbmZpZ1Jlc3BvbnNlEiUKCHNlY3Rpb25zGAEgAygLMhMuc3ZjLnYxLlBsYW5TZWN0aW9uIq4BCg1Db25maWdWZXJzaW9uEg8KB3ZlcnNpb24YASABKAQSLgoKYXBwbGllZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKYXBwbGllZF9ieRgDIAEoCRIOCgZzaGEyNTYYBCABKAkSDwoHc3VtbWFyeRgFIAEoCRITCgtyb2xsYmFja19vZhgGIAEoBBISCgpzaXplX2J5dGVzGAcgASgDIkIKGUxpc3RDb25maWdWZXJzaW9uc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiXgoaTGlzdENvbmZpZ1ZlcnNpb25zUmVzcG9uc2USJwoIdmVyc2lvbnMYASADKAsyFS5zdmMudjEuQ29uZmlnVmVyc2lvbhIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiZwoRRGlmZkNvbmZpZ1JlcXVlc3QSGQoMZnJvbV92ZXJzaW9uGAEgASgESACIAQESFwoKdG9fdmVyc2lvbhgCIAEoBEgBiAEBQg8KDV9mcm9tX3ZlcnNpb25CDQoLX3RvX3ZlcnNpb24iewoSRGlmZkNvbmZpZ1Jlc3BvbnNlEg8KB3VuaWZpZWQYASABKAkSJQoIc2VjdGlvbnMYAiADKAsyEy5zdmMudjEuUGxhblNlY3Rpb24SLQoLZGlhZ25vc3RpY3MYAyADKAsyGC5zdmMudjEuQ29uZmlnRGlhZ25vc3RpYyI5ChVSb2xsYmFja0NvbmZpZ1JlcXVlc3QSFAoHdmVyc2lvbhgBIAEoBEgAiAEBQgoKCF92ZXJzaW9uIikKFlJvbGxiYWNrQ29uZmlnUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBDL4BAoMQWRtaW5TZXJ2aWNlEk8KDlZhbGlkYXRlQ29uZmlnEh0uc3ZjLnYxLlZhbGlkYXRlQ29uZmlnUmVxdWVzdBoeLnN2Yy52MS5WYWxpZGF0ZUNvbmZpZ1Jlc3BvbnNlEkYKC0FwcGx5Q29uZmlnEhouc3ZjLnYxLkFwcGx5Q29uZmlnUmVxdWVzdBobLnN2Yy52MS5BcHBseUNvbmZpZ1Jlc3BvbnNlEkAKCUdldENvbmZpZxIYLnN2Yy52MS5HZXRDb25maWdSZXF1ZXN0Ghkuc3ZjLnYxLkdldENvbmZpZ1Jlc3BvbnNlElUKEExpc3RBdWRpdFJlY29yZHMSHy5zdmMudjEuTGlzdEF1ZGl0UmVjb3Jkc1JlcXVlc3QaIC5zdmMudjEuTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEkMKClBsYW5Db25maWcSGS5zdmMudjEuUGxhbkNvbmZpZ1JlcXVlc3QaGi5zdmMudjEuUGxhbkNvbmZpZ1Jlc3BvbnNlElsKEkxpc3RDb25maWdWZXJzaW9ucxIhLnN2Yy52MS5MaXN0Q29uZmlnVmVyc2lvbnNSZXF1ZXN0GiIuc3ZjLnYxLkxpc3RDb25maWdWZXJzaW9uc1Jlc3BvbnNlEkMKCkRpZmZDb25maWcSGS5zdmMudjEuRGlmZkNvbmZpZ1JlcXVlc3QaGi5zdmMudjEuRGlmZkNvbmZpZ1Jlc3BvbnNlEk8KDlJvbGxiYWNrQ29uZmlnEh0uc3ZjLnYxLlJvbGxiYWNrQ29uZmlnUmVxdWVzdBoeLnN2Yy52MS5Sb2xsYmFja0NvbmZpZ1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.ValidateConfigRequest
@@ -82,6 +82,13 @@ export const ApplyConfigResponseSchema: GenMessage<ApplyConfigResponse> = /*@__P
  * @generated from message svc.v1.GetConfigRequest
  */
 export type GetConfigRequest = Message<"svc.v1.GetConfigRequest"> & {
+  /**
+   * A version of ListConfigVersions; unset: the document served from the -config file now. An
+   * unknown version is not_found.
+   *
+   * @generated from field: optional uint64 version = 1;
+   */
+  version?: bigint | undefined;
 };
 
 /**
@@ -248,6 +255,217 @@ export const PlanConfigResponseSchema: GenMessage<PlanConfigResponse> = /*@__PUR
   messageDesc(file_svc_v1_admin_service, 10);
 
 /**
+ * One document that became the config in force.
+ *
+ * @generated from message svc.v1.ConfigVersion
+ */
+export type ConfigVersion = Message<"svc.v1.ConfigVersion"> & {
+  /**
+   * Numbered from 1 in the order applied, on this server (docs/config-history.md).
+   *
+   * @generated from field: uint64 version = 1;
+   */
+  version: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp applied_at = 2;
+   */
+  appliedAt?: Timestamp | undefined;
+
+  /**
+   * The principal's name (ApplyConfig, RollbackConfig), "SIGHUP", or "startup".
+   *
+   * @generated from field: string applied_by = 3;
+   */
+  appliedBy: string;
+
+  /**
+   * sha256 (hex) of the document's UTF-8 text.
+   *
+   * @generated from field: string sha256 = 4;
+   */
+  sha256: string;
+
+  /**
+   * What it changed from the version before, in one line: "+1 ~0 -2 objects, +0 ~1 -0 checks".
+   *
+   * @generated from field: string summary = 5;
+   */
+  summary: string;
+
+  /**
+   * A rollback: the version it applied again; 0 otherwise.
+   *
+   * @generated from field: uint64 rollback_of = 6;
+   */
+  rollbackOf: bigint;
+
+  /**
+   * The document's size in bytes.
+   *
+   * @generated from field: int64 size_bytes = 7;
+   */
+  sizeBytes: bigint;
+};
+
+/**
+ * Describes the message svc.v1.ConfigVersion.
+ * Use `create(ConfigVersionSchema)` to create a new message.
+ */
+export const ConfigVersionSchema: GenMessage<ConfigVersion> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 11);
+
+/**
+ * @generated from message svc.v1.ListConfigVersionsRequest
+ */
+export type ListConfigVersionsRequest = Message<"svc.v1.ListConfigVersionsRequest"> & {
+  /**
+   * 0 means 100; values above 1000 are clamped to 1000.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page. Malformed: invalid_argument.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message svc.v1.ListConfigVersionsRequest.
+ * Use `create(ListConfigVersionsRequestSchema)` to create a new message.
+ */
+export const ListConfigVersionsRequestSchema: GenMessage<ListConfigVersionsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 12);
+
+/**
+ * @generated from message svc.v1.ListConfigVersionsResponse
+ */
+export type ListConfigVersionsResponse = Message<"svc.v1.ListConfigVersionsResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated svc.v1.ConfigVersion versions = 1;
+   */
+  versions: ConfigVersion[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message svc.v1.ListConfigVersionsResponse.
+ * Use `create(ListConfigVersionsResponseSchema)` to create a new message.
+ */
+export const ListConfigVersionsResponseSchema: GenMessage<ListConfigVersionsResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 13);
+
+/**
+ * @generated from message svc.v1.DiffConfigRequest
+ */
+export type DiffConfigRequest = Message<"svc.v1.DiffConfigRequest"> & {
+  /**
+   * The older side. Required (missing: invalid_argument); unknown: not_found.
+   *
+   * @generated from field: optional uint64 from_version = 1;
+   */
+  fromVersion?: bigint | undefined;
+
+  /**
+   * The newer side; unset: the newest version.
+   *
+   * @generated from field: optional uint64 to_version = 2;
+   */
+  toVersion?: bigint | undefined;
+};
+
+/**
+ * Describes the message svc.v1.DiffConfigRequest.
+ * Use `create(DiffConfigRequestSchema)` to create a new message.
+ */
+export const DiffConfigRequestSchema: GenMessage<DiffConfigRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 14);
+
+/**
+ * @generated from message svc.v1.DiffConfigResponse
+ */
+export type DiffConfigResponse = Message<"svc.v1.DiffConfigResponse"> & {
+  /**
+   * diff -u of the two texts, headed "--- v<from>" / "+++ v<to>"; empty when they are equal.
+   *
+   * @generated from field: string unified = 1;
+   */
+  unified: string;
+
+  /**
+   * What applying to_version over from_version changes, as PlanConfig says it. Empty when a
+   * version no longer loads: then diagnostics say why.
+   *
+   * @generated from field: repeated svc.v1.PlanSection sections = 2;
+   */
+  sections: PlanSection[];
+
+  /**
+   * Why sections are missing: the problems of a version that no longer loads.
+   *
+   * @generated from field: repeated svc.v1.ConfigDiagnostic diagnostics = 3;
+   */
+  diagnostics: ConfigDiagnostic[];
+};
+
+/**
+ * Describes the message svc.v1.DiffConfigResponse.
+ * Use `create(DiffConfigResponseSchema)` to create a new message.
+ */
+export const DiffConfigResponseSchema: GenMessage<DiffConfigResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 15);
+
+/**
+ * @generated from message svc.v1.RollbackConfigRequest
+ */
+export type RollbackConfigRequest = Message<"svc.v1.RollbackConfigRequest"> & {
+  /**
+   * Required (missing: invalid_argument); unknown: not_found.
+   *
+   * @generated from field: optional uint64 version = 1;
+   */
+  version?: bigint | undefined;
+};
+
+/**
+ * Describes the message svc.v1.RollbackConfigRequest.
+ * Use `create(RollbackConfigRequestSchema)` to create a new message.
+ */
+export const RollbackConfigRequestSchema: GenMessage<RollbackConfigRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 16);
+
+/**
+ * @generated from message svc.v1.RollbackConfigResponse
+ */
+export type RollbackConfigResponse = Message<"svc.v1.RollbackConfigResponse"> & {
+  /**
+   * The version the rollback recorded; 0 when that document was the one in force already.
+   *
+   * @generated from field: uint64 version = 1;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message svc.v1.RollbackConfigResponse.
+ * Use `create(RollbackConfigResponseSchema)` to create a new message.
+ */
+export const RollbackConfigResponseSchema: GenMessage<RollbackConfigResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_admin_service, 17);
+
+/**
  * Configuration validate/apply/read and the audit log. Mounted only with -auth-config and
  * without -read-only; every RPC requires the admin role. Failures are Connect errors; a rejected
  * document is invalid_argument with a ConfigDiagnostics detail.
@@ -306,6 +524,39 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof PlanConfigRequestSchema;
     output: typeof PlanConfigResponseSchema;
+  },
+  /**
+   * Every document that became the config in force (ApplyConfig, RollbackConfig, SIGHUP, startup),
+   * newest first, paged. Never the text: GetConfig with a version returns it.
+   *
+   * @generated from rpc svc.v1.AdminService.ListConfigVersions
+   */
+  listConfigVersions: {
+    methodKind: "unary";
+    input: typeof ListConfigVersionsRequestSchema;
+    output: typeof ListConfigVersionsResponseSchema;
+  },
+  /**
+   * Two versions compared: a unified diff of their text and PlanConfig's sections between them.
+   *
+   * @generated from rpc svc.v1.AdminService.DiffConfig
+   */
+  diffConfig: {
+    methodKind: "unary";
+    input: typeof DiffConfigRequestSchema;
+    output: typeof DiffConfigResponseSchema;
+  },
+  /**
+   * Applies a version's document again, exactly as ApplyConfig applies a document (the same loader,
+   * file rewrite, fan-out and audit). A version that no longer loads (a file it imports is gone) is
+   * invalid_argument with a ConfigDiagnostics detail, and changes nothing.
+   *
+   * @generated from rpc svc.v1.AdminService.RollbackConfig
+   */
+  rollbackConfig: {
+    methodKind: "unary";
+    input: typeof RollbackConfigRequestSchema;
+    output: typeof RollbackConfigResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_svc_v1_admin_service, 0);

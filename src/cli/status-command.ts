@@ -1,10 +1,10 @@
 import { timestampDate, timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { ConnectError, createClient } from "@connectrpc/connect";
+import { ConnectError } from "@connectrpc/connect";
 import { type ObjectStatus, QueryService } from "../api/gen/svc/v1/query_service_pb.js";
 import { State, StateType } from "../api/gen/svc/v1/types_pb.js";
+import { type FlagSpec, formatUsage, parseFlags } from "../app/flags.js";
 import { parseCliTime } from "./cli-time.js";
-import { type FlagSpec, formatUsage, parseFlags } from "./flags.js";
-import { SERVER_CLIENT_FLAGS, serverTransport } from "./server-client.js";
+import { SERVER_CLIENT_FLAGS, serverClient, serverTarget } from "./server-client.js";
 
 /** The flags of `lookout status`. */
 export const STATUS_FLAGS: readonly FlagSpec[] = [
@@ -48,9 +48,9 @@ export async function runStatusCli(
     return !parsed.ok && parsed.help ? 0 : 2;
   }
   const v = parsed.values;
-  const reached = serverTransport(v);
-  if (!reached.ok) {
-    io.stderr.write(`${reached.error}\n`);
+  const target = serverTarget(v);
+  if ("error" in target) {
+    io.stderr.write(`${target.error}\n`);
     return 2;
   }
   let at: number | undefined;
@@ -68,7 +68,7 @@ export async function runStatusCli(
     io.stderr.write("-service needs -host\n");
     return 2;
   }
-  const client = createClient(QueryService, reached.transport);
+  const client = serverClient(QueryService, target);
   const lines: string[] = [];
   try {
     let pageToken = "";
