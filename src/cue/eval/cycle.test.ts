@@ -1,23 +1,15 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
-import { compile, formatErrors } from "../index.js";
+import { type EvalCase, evalCases } from "./eval-cases.case.js";
 
 /**
  * Reference and structural cycles, from the "Cycles" section of the CUE specification: documents
  * written for these tests. A case gives the JSON `cue export` prints, or an error that must be
  * reported at `path` (never a value there).
  */
-interface Case {
-  readonly name: string;
-  readonly src: string;
-  readonly json?: string;
-  readonly err?: { readonly path: string; readonly codes: readonly string[]; readonly msg: string };
-}
 
 const STRUCTURAL = ["structural cycle"];
 const CYCLE = ["cycle", "incomplete"];
 
-const cases: Case[] = [
+const cases: EvalCase[] = [
   // Reference cycles the spec resolves.
   { name: "a self reference is top", src: "a: a\na: 3", json: '{"a":3}' },
   {
@@ -44,54 +36,54 @@ const cases: Case[] = [
   {
     name: "an unresolved arithmetic cycle is an error, not a value",
     src: "a: b + 100\nb: a - 100",
-    err: { path: "a", codes: CYCLE, msg: "" },
+    err: { path: "a", code: CYCLE, msg: "" },
   },
   {
     name: "a field referring to itself through arithmetic is an error",
     src: "a: a + 1",
-    err: { path: "a", codes: CYCLE, msg: "" },
+    err: { path: "a", code: CYCLE, msg: "" },
   },
   // Structural cycles (spec): a node referencing one of its ancestors.
   {
     name: "infinite structure a: b: a",
     src: "a: b: a",
-    err: { path: "a.b", codes: STRUCTURAL, msg: "structural cycle" },
+    err: { path: "a.b", code: STRUCTURAL, msg: "structural cycle" },
   },
   {
     name: "a list containing itself",
     src: "f: [f]",
-    err: { path: "f.0", codes: STRUCTURAL, msg: "structural cycle" },
+    err: { path: "f.0", code: STRUCTURAL, msg: "structural cycle" },
   },
   {
     name: "a list of infinite length (spec)",
     src: "list: {\n\thead: 1\n\ttail: list\n}",
-    err: { path: "list.tail", codes: STRUCTURAL, msg: "structural cycle" },
+    err: { path: "list.tail", code: STRUCTURAL, msg: "structural cycle" },
   },
   {
     name: "two structs nesting each other (spec)",
     src: "a: {b: c}\nc: {d: a}",
-    err: { path: "a.b.d", codes: STRUCTURAL, msg: "structural cycle" },
+    err: { path: "a.b.d", code: STRUCTURAL, msg: "structural cycle" },
   },
   {
     name: "a cycle made by unifying two acyclic values (spec)",
     src: "y: {\n\tf: h: g\n\tg: _\n}\nx: {\n\tf: _\n\tg: f\n}\nz: x & y",
-    err: { path: "z.f.h", codes: STRUCTURAL, msg: "structural cycle" },
+    err: { path: "z.f.h", code: STRUCTURAL, msg: "structural cycle" },
   },
   {
     name: "an inline recursion (infinite evaluation)",
     src: "f: {\n\tn: int\n\tout: n + (f & {n: 1}).out\n}",
-    err: { path: "f.out", codes: STRUCTURAL, msg: "structural cycle" },
+    err: { path: "f.out", code: STRUCTURAL, msg: "structural cycle" },
   },
   {
     name: "a recursive definition is a structural cycle",
     src: "#T: {a: #T}\nt: #T",
-    err: { path: "t.a", codes: STRUCTURAL, msg: "structural cycle" },
+    err: { path: "t.a", code: STRUCTURAL, msg: "structural cycle" },
   },
   // A value decided while a reference cycle was open is checked again once the cycle is done.
   {
     name: "a concrete value is checked against the cycle it broke",
     src: "a: b - 100\nb: a + 110\nb: 200",
-    err: { path: "b", codes: ["eval"], msg: "conflicting values" },
+    err: { path: "b", code: ["eval"], msg: "conflicting values" },
   },
   {
     name: "a field resolved inside a cycle takes the final value",
@@ -101,17 +93,17 @@ const cases: Case[] = [
   {
     name: "a disjunction left open by a cycle is reported, not its provisional value",
     src: "base: offset + 1 | offset + 2\noffset: base - 1\noffset: 3",
-    err: { path: "offset", codes: ["incomplete"], msg: "unresolved disjunction" },
+    err: { path: "offset", code: ["incomplete"], msg: "unresolved disjunction" },
   },
   {
     name: "defaults on both sides of a cycle are not taken",
     src: "price: *10 | 20\nprice: total - tax\ntax: *1 | 2\ntax: total - price\ntotal: 11",
-    err: { path: "price", codes: ["cycle"], msg: "cycle" },
+    err: { path: "price", code: ["cycle"], msg: "cycle" },
   },
   {
     name: "a disjunction referring to itself keeps both default marks",
     src: "lo: (*1 | 2) & hi\nhi: (1 | *2) & lo\nout: lo",
-    err: { path: "out", codes: ["incomplete"], msg: "" },
+    err: { path: "out", code: ["incomplete"], msg: "" },
   },
   // Inline recursion (`(f & {…}).out` inside f's own evaluation).
   {
@@ -122,13 +114,13 @@ const cases: Case[] = [
   {
     name: "deeper inline recursion is a structural cycle",
     src: "#fact: {\n\tn: int\n\tif n > 0 {out: n * (#factRec & {m: n - 1}).out}\n\tif n == 0 {out: 1}\n}\n#factRec: {\n\tm: int\n\tout: (#fact & {n: m}).out\n}\nf3: (#fact & {n: 3}).out",
-    err: { path: "f3", codes: STRUCTURAL, msg: "structural cycle" },
+    err: { path: "f3", code: STRUCTURAL, msg: "structural cycle" },
   },
   // Comprehension conditions that depend on each other.
   {
     name: "two structs each adding what the other's condition tests are a cycle",
     src: "a: {if b.ready == _|_ {ready: true}}\nb: {if a.ready == _|_ {ready: true}}",
-    err: { path: "a", codes: CYCLE, msg: "" },
+    err: { path: "a", code: CYCLE, msg: "" },
   },
   {
     name: "a condition on a field the other struct can never add is decided",
@@ -143,7 +135,7 @@ const cases: Case[] = [
   {
     name: "comprehensions of one struct that each add what the other tests are a cycle",
     src: "s: {\n\t#E: [string]: bool\n\tif #E.on == _|_ {#E: off: true}\n\tif #E.off == _|_ {#E: on: true}\n}",
-    err: { path: "s", codes: ["cycle"], msg: "circular dependency in evaluation of conditionals" },
+    err: { path: "s", code: ["cycle"], msg: "circular dependency in evaluation of conditionals" },
   },
   {
     name: "a field given a concrete value breaks such a chain",
@@ -154,7 +146,7 @@ const cases: Case[] = [
   {
     name: "a validator applied to the value it is checking is a structural cycle",
     src: "_v: matchN(1, [_v])\nx: 3 & _v",
-    err: { path: "x", codes: ["eval", "structural cycle"], msg: "" },
+    err: { path: "x", code: ["eval", "structural cycle"], msg: "" },
   },
   // Cycles the spec allows: a disjunction with a non-recursive alternative, optional fields.
   {
@@ -174,24 +166,4 @@ const cases: Case[] = [
   },
 ];
 
-describe("cue cycles (spec)", () => {
-  for (const c of cases) {
-    it(c.name, () => {
-      const v = compile([{ name: "in.cue", text: c.src }]);
-      const r = v.toJSON(0);
-      if (c.json !== undefined) {
-        assert.ok(r.ok, r.ok ? "" : formatErrors(r.errors));
-        assert.equal(r.text, c.json);
-        return;
-      }
-      const want = c.err;
-      assert.ok(want !== undefined);
-      assert.equal(r.ok, false, r.ok ? `unexpected success: ${r.text}` : "");
-      const errs = [...v.errors, ...(r.ok ? [] : r.errors)];
-      const hit = errs.find(
-        (e) => e.path.join(".") === want.path && want.codes.includes(e.code) && e.message.includes(want.msg),
-      );
-      assert.ok(hit, `want ${want.path}: [${want.codes.join("|")}] ${want.msg}\ngot:\n${formatErrors(errs)}`);
-    });
-  }
-});
+evalCases("cue cycles (spec)", cases, { compileErrors: true });

@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compile, formatErrors } from "../index.js";
+import { type EvalCase, evalCases } from "./eval-cases.case.js";
 
-/** CUE source → the JSON `cue export` prints (compact), or an error expectation. */
-interface Case {
-  readonly name: string;
-  readonly src: string;
-  readonly json?: string;
-  readonly err?: { readonly path: string; readonly code: string; readonly msg: string };
-}
-
-const cases: Case[] = [
+const cases: EvalCase[] = [
   // Scalars, arithmetic, int/float distinction.
   {
     name: "ints and floats",
@@ -406,27 +399,7 @@ const cases: Case[] = [
   },
 ];
 
-describe("cue evaluator", () => {
-  for (const c of cases) {
-    it(c.name, () => {
-      const v = compile([{ name: "in.cue", text: c.src }]);
-      const r = v.toJSON(0);
-      if (c.json !== undefined) {
-        assert.ok(r.ok, r.ok ? "" : formatErrors(r.errors));
-        assert.equal(r.text, c.json);
-        return;
-      }
-      const want = c.err;
-      assert.ok(want !== undefined);
-      assert.equal(r.ok, false, r.ok ? `unexpected success: ${r.text}` : "");
-      const errs = r.ok ? [] : r.errors;
-      const hit = errs.find(
-        (e) => e.path.join(".") === want.path && e.code === want.code && e.message.includes(want.msg),
-      );
-      assert.ok(hit, `want ${want.path}: [${want.code}] ${want.msg}\ngot:\n${formatErrors(errs)}`);
-    });
-  }
-});
+evalCases("cue evaluator", cases);
 
 describe("cue's messages and positions", () => {
   /** [source, the whole output of formatErrors, as `cue export` prints it]. */

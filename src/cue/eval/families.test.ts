@@ -1,20 +1,12 @@
-import assert from "node:assert/strict";
-import { describe, it } from "node:test";
-import { compile, formatErrors } from "../index.js";
+import { type EvalCase, evalCases } from "./eval-cases.case.js";
 
 /**
  * The families of CUE semantics behind the conformance corpus's silent wrong answers (issue 31),
  * written from the CUE specification: each document either exports the JSON `cue export` prints
  * (compact) or has the error CUE reports (path, code, part of the message).
  */
-interface Case {
-  readonly name: string;
-  readonly src: string;
-  readonly json?: string;
-  readonly err?: { readonly path: string; readonly code: string; readonly msg: string };
-}
 
-const requiredFields: Case[] = [
+const requiredFields: EvalCase[] = [
   {
     name: "a required field not given is not a value",
     src: "a!: int\nb: a",
@@ -47,7 +39,7 @@ const requiredFields: Case[] = [
   },
 ];
 
-const defaults: Case[] = [
+const defaults: EvalCase[] = [
   {
     name: "three defaults that conflict leave no default",
     src: "a: (int | *1) & (int | *2) & (int | *3)",
@@ -71,7 +63,7 @@ const defaults: Case[] = [
   },
 ];
 
-const bottomTests: Case[] = [
+const bottomTests: EvalCase[] = [
   {
     name: "a value that is not concrete compares as _|_",
     src: '_x: {t: string, u: >0, v: "a" | "b", w: "s"}\na: _x.t != _|_\nb: _x.u == _|_\nc: _x.v != _|_\nd: _x.w != _|_\ne: _x != _|_',
@@ -84,7 +76,7 @@ const bottomTests: Case[] = [
   },
 ];
 
-const comprehensions: Case[] = [
+const comprehensions: EvalCase[] = [
   {
     name: "a condition sees what a later comprehension adds",
     src: "m: {}\nif len(m) > 0 {has: true}\nif true {m: a: 1}",
@@ -117,7 +109,7 @@ const comprehensions: Case[] = [
   },
 ];
 
-const selfReferences: Case[] = [
+const selfReferences: EvalCase[] = [
   {
     name: "a reference to the field from inside one of its disjuncts is that disjunct",
     src: "x: {b: 2, c: x.b + 1} | {b: 3, c: x.b + 1}\nx: c: 3",
@@ -125,7 +117,7 @@ const selfReferences: Case[] = [
   },
 ];
 
-const closedness: Case[] = [
+const closedness: EvalCase[] = [
   {
     name: "an embedded conjunction in a definition allows what both allow",
     src: '#A: {[=~"^[a-m]+$"]: int}\n#B: {[=~"^[h-z]+$"]: int}\n#D: {#A & #B}\nd: #D & {abc: 1}',
@@ -163,7 +155,7 @@ const closedness: Case[] = [
   },
 ];
 
-const dynamicAndPatterns: Case[] = [
+const dynamicAndPatterns: EvalCase[] = [
   {
     name: "a dynamic field meets a pattern",
     src: 'k: "b"\ns: {[=~"^b"]: int, (k): 1}',
@@ -196,7 +188,7 @@ const dynamicAndPatterns: Case[] = [
   },
 ];
 
-const bounds: Case[] = [
+const bounds: EvalCase[] = [
   {
     name: "integer bounds no integer meets are an error",
     src: "a: >1 & <2 & int",
@@ -227,7 +219,7 @@ const bounds: Case[] = [
   },
 ];
 
-const families: [string, Case[]][] = [
+const families: [string, EvalCase[]][] = [
   ["required fields referenced as values", requiredFields],
   ["defaults of unified disjunctions", defaults],
   ["comparisons with _|_", bottomTests],
@@ -239,24 +231,5 @@ const families: [string, Case[]][] = [
 ];
 
 for (const [family, cases] of families) {
-  describe(`cue semantics: ${family}`, () => {
-    for (const c of cases) {
-      it(c.name, () => {
-        const r = compile([{ name: "in.cue", text: c.src }]).toJSON(0);
-        if (c.json !== undefined) {
-          assert.ok(r.ok, r.ok ? "" : formatErrors(r.errors));
-          assert.equal(r.text, c.json);
-          return;
-        }
-        const want = c.err;
-        assert.ok(want !== undefined);
-        assert.equal(r.ok, false, r.ok ? `unexpected success: ${r.text}` : "");
-        const errs = r.ok ? [] : r.errors;
-        const hit = errs.find(
-          (e) => e.path.join(".") === want.path && e.code === want.code && e.message.includes(want.msg),
-        );
-        assert.ok(hit, `want ${want.path}: [${want.code}] ${want.msg}\ngot:\n${formatErrors(errs)}`);
-      });
-    }
-  });
+  evalCases(`cue semantics: ${family}`, cases);
 }
