@@ -271,6 +271,15 @@ describe("spawn helper", () => {
         outputCap: 1024,
       };
       const running = h.run(spec);
+      // The plugin has started (its pid is written) before its helper is killed: otherwise the
+      // kill may come first and leave no pid to stop.
+      for (
+        const end = Date.now() + 10_000;
+        !existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === "";
+      ) {
+        assert.ok(Date.now() < end, "the plugin never wrote its pid");
+        await new Promise((r) => setTimeout(r, 10));
+      }
       // The helper is the plugin's parent: find it through a second, quick run.
       const probe = await h.run({ ...spec, args: ["-c", "echo $PPID"] });
       const helperPid = Number(probe.stdout.trim());
