@@ -479,38 +479,38 @@ function retryCycle(v: Vertex): void {
   v.cycleRetry = false;
   v.cycleAt = null;
   if (v.arcs !== undefined || v.isList || v.structMark !== 0 || v.disj !== undefined) return;
+  resetValue(v);
+  v.expanded = undefined;
+  evaluate(v);
+}
+
+/** Forgets a vertex's scalar value, its error and its evaluation bookkeeping: it is evaluated anew. */
+function resetValue(v: Vertex): void {
   v.status = NEW;
   v.scalar = { t: "top" };
   v.scalarPos = undefined;
   v.err = undefined;
   v.seen = undefined;
   v.pending = undefined;
-  v.expanded = undefined;
-  evaluate(v);
 }
 
 /** Re-collects a vertex that received conjuncts after it was evaluated (pattern/comprehension order). */
 export function refresh(v: Vertex): void {
   if (!v.lateConjuncts || v.status !== EVALUATED) return;
   v.lateConjuncts = false;
-  v.status = NEW;
+  resetValue(v);
   v.arcs = undefined;
   if (v.borrowed) {
     v.borrowed = false;
     v.hasEllipsis = false;
   }
-  v.scalar = { t: "top" };
-  v.scalarPos = undefined;
   v.structMark = 0;
   v.isList = false;
   v.listParts = undefined;
   v.patterns = undefined;
   v.patternsApplied = false;
   v.closeItems = undefined;
-  v.err = undefined;
   v.disj = undefined;
-  v.seen = undefined;
-  v.pending = undefined;
   evaluate(v);
 }
 
