@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/v1/query_service.proto.
  */
 export const file_svc_v1_query_service: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvdjEvcXVlcnlfc2VydmljZS5wcm90bxIGc3ZjLnYxIrIBChFMaXN0U3RhdHVzUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJEiYKAmF0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfaG9zdEIKCghfc2VydmljZSJuCg9BY2tub3dsZWRnZW1lbnQSDgoGYXV0aG9yGAEgASgJEg8KB2NvbW1lbnQYAiABKAkSDgoGc3RpY2t5GAMgASgIEioKBnNldF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi+QYKDE9iamVjdFN0YXR1cxIMCgRob3N0GAEgASgJEhQKB3NlcnZpY2UYAiABKAlIAIgBARIcCgVzdGF0ZRgDIAEoDjINLnN2Yy52MS5TdGF0ZRIlCgpzdGF0ZV90eXBlGAQgASgOMhEuc3ZjLnYxLlN0YXRlVHlwZRIPCgdhdHRlbXB0GAUgASgFEhQKDG1heF9hdHRlbXB0cxgGIAEoBRIOCgZvdXRwdXQYByABKAkSEwoLbG9uZ19vdXRwdXQYCCABKAkSIwoIcGVyZmRhdGEYCSADKAsyES5zdmMudjEuUGVyZkRhdHVtEjMKCmxhc3RfY2hlY2sYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESOgoRbGFzdF9zdGF0ZV9jaGFuZ2UYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESPwoWbGFzdF9oYXJkX3N0YXRlX2NoYW5nZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIA4gBARIQCghmbGFwcGluZxgNIAEoCBIUCgxmbGFwX3BlcmNlbnQYDiABKAESNQoPYWNrbm93bGVkZ2VtZW50GA8gASgLMhcuc3ZjLnYxLkFja25vd2xlZGdlbWVudEgEiAEBEhMKC2luX2Rvd250aW1lGBAgASgIEhIKCmNoZWNrX3R5cGUYESABKAkSMAoGbGFiZWxzGBIgAygLMiAuc3ZjLnYxLk9iamVjdFN0YXR1cy5MYWJlbHNFbnRyeRISCgpjaGVja2VkX2J5GBMgASgJEh4KFmFjdGl2ZV9jaGVja3NfZGlzYWJsZWQYFCABKAgSHwoXcGFzc2l2ZV9jaGVja3NfZGlzYWJsZWQYFSABKAgSHgoWbm90aWZpY2F0aW9uc19kaXNhYmxlZBgWIAEoCBIfChdmbGFwX2RldGVjdGlvbl9kaXNhYmxlZBgXIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF9zZXJ2aWNlQg0KC19sYXN0X2NoZWNrQhQKEl9sYXN0X3N0YXRlX2NoYW5nZUIZChdfbGFzdF9oYXJkX3N0YXRlX2NoYW5nZUISChBfYWNrbm93bGVkZ2VtZW50ImkKEkxpc3RTdGF0dXNSZXNwb25zZRImCghzdGF0dXNlcxgBIAMoCzIULnN2Yy52MS5PYmplY3RTdGF0dXMSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUieQoSTGlzdEhpc3RvcnlSZXF1ZXN0EhEKBGhvc3QYASABKAlIAIgBARIUCgdzZXJ2aWNlGAIgASgJSAGIAQESEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAlCBwoFX2hvc3RCCgoIX3NlcnZpY2UijQIKDEhpc3RvcnlFbnRyeRIQCghzZXF1ZW5jZRgBIAEoBBImCgJhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDAoEa2luZBgDIAEoCRIMCgRob3N0GAQgASgJEhQKB3NlcnZpY2UYBSABKAlIAIgBARIcCgVzdGF0ZRgGIAEoDjINLnN2Yy52MS5TdGF0ZRIlCgpzdGF0ZV90eXBlGAcgASgOMhEuc3ZjLnYxLlN0YXRlVHlwZRIPCgdhdHRlbXB0GAggASgFEg4KBm91dHB1dBgJIAEoCRIOCgZhdXRob3IYCiABKAkSDwoHY29tbWVudBgLIAEoCUIKCghfc2VydmljZSJVChNMaXN0SGlzdG9yeVJlc3BvbnNlEiUKB2VudHJpZXMYASADKAsyFC5zdmMudjEuSGlzdG9yeUVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSJNChJMaXN0T2JqZWN0c1JlcXVlc3QSEAoIc2VsZWN0b3IYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAki8AEKEENvbmZpZ3VyZWRPYmplY3QSDAoEaG9zdBgBIAEoCRIUCgdzZXJ2aWNlGAIgASgJSACIAQESNAoGbGFiZWxzGAMgAygLMiQuc3ZjLnYxLkNvbmZpZ3VyZWRPYmplY3QuTGFiZWxzRW50cnkSEgoKY2hlY2tfdHlwZRgEIAEoCRIMCgR6b25lGAUgASgJEg8KB3BhcmVudHMYBiADKAkSFAoMbm90aWZpY2F0aW9uGAcgASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCgoIX3NlcnZpY2UibQoTTGlzdE9iamVjdHNSZXNwb25zZRIpCgdvYmplY3RzGAEgAygLMhguc3ZjLnYxLkNvbmZpZ3VyZWRPYmplY3QSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiFQoTTGlzdENvbnRhY3RzUmVxdWVzdCKBAQoHQ29udGFjdBIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkSKwoGbGFiZWxzGAMgAygLMhsuc3ZjLnYxLkNvbnRhY3QuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI5ChRMaXN0Q29udGFjdHNSZXNwb25zZRIhCghjb250YWN0cxgBIAMoCzIPLnN2Yy52MS5Db250YWN0IhIKEExpc3RWaWV3c1JlcXVlc3QiOwoEVmlldxIMCgRuYW1lGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJIjAKEUxpc3RWaWV3c1Jlc3BvbnNlEhsKBXZpZXdzGAEgAygLMgwuc3ZjLnYxLlZpZXciEgoQTGlzdFNpbmtzUmVxdWVzdCKHAgoEU2luaxIMCgRuYW1lGAEgASgJEgwKBHR5cGUYAiABKAkSDQoFaW5wdXQYAyABKAkSEAoIc2VsZWN0b3IYBCABKAkSDQoFc3RhdGUYBSABKAkSEgoKbGFnX2V2ZW50cxgGIAEoBBITCgtsYWdfc2Vjb25kcxgHIAEoARIMCgRzZW50GAggASgEEg8KB2Ryb3BwZWQYCSABKAQSDwoHcmV0cmllcxgKIAEoBBI1CgxsYXN0X3N1Y2Nlc3MYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESEgoKbGFzdF9lcnJvchgMIAEoCUIPCg1fbGFzdF9zdWNjZXNzIjAKEUxpc3RTaW5rc1Jlc3BvbnNlEhsKBXNpbmtzGAEgAygLMgwuc3ZjLnYxLlNpbmsiFgoUR2V0U2VydmVySW5mb1JlcXVlc3QiKAoVR2V0U2VydmVySW5mb1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAki5gEKG1ByZXZpZXdOb3RpZmljYXRpb25zUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEhwKBXN0YXRlGAQgASgOMg0uc3ZjLnYxLlN0YXRlEisKAmF0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEhEKCXBhZ2Vfc2l6ZRgGIAEoBRISCgpwYWdlX3Rva2VuGAcgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlQgUKA19hdCKUAwoTTm90aWZpY2F0aW9uUHJldmlldxIMCgRob3N0GAEgASgJEhQKB3NlcnZpY2UYAiABKAlIAIgBARIOCgZwb2xpY3kYAyABKAkSDAoEa2luZBgEIAEoCRINCgVsZXZlbBgFIAEoBRIQCghjb250YWN0cxgGIAMoCRISCgpzdXBwcmVzc2VkGAcgASgJEjgKD3BlcmlvZF9vcGVuc19hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARIMCgR0b2xkGAkgAygJEj0KFG5leHRfbm90aWZpY2F0aW9uX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEjUKDGVzY2FsYXRlc19hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIA4gBAUIKCghfc2VydmljZUISChBfcGVyaW9kX29wZW5zX2F0QhcKFV9uZXh0X25vdGlmaWNhdGlvbl9hdEIPCg1fZXNjYWxhdGVzX2F0InoKHFByZXZpZXdOb3RpZmljYXRpb25zUmVzcG9uc2USLQoIcHJldmlld3MYASADKAsyGy5zdmMudjEuTm90aWZpY2F0aW9uUHJldmlldxIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSIUChJMaXN0V29ya2Vyc1JlcXVlc3QiygEKClpvbmVXb3JrZXISDAoEem9uZRgBIAEoCRIKCgJpZBgCIAEoCRItCglsYXN0X3NlZW4YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnN0YXJ0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC2NvbmN1cnJlbmN5GAUgASgFEg8KB3J1bm5pbmcYBiABKAUSDAoEZG9uZRgHIAEoBBIPCgdleHBpcmVkGAggASgEIksKE0xpc3RXb3JrZXJzUmVzcG9uc2USIwoHd29ya2VycxgBIAMoCzISLnN2Yy52MS5ab25lV29ya2VyEg8KB2xlYWRpbmcYAiABKAgiswEKFExpc3REb3dudGltZXNSZXF1ZXN0EhEKBGhvc3QYASABKAlIAIgBARIUCgdzZXJ2aWNlGAIgASgJSAGIAQESEAoIc2VsZWN0b3IYAyABKAkSJAoFc3RhdGUYBCABKA4yFS5zdmMudjEuRG93bnRpbWVTdGF0ZRIRCglwYWdlX3NpemUYBSABKAUSEgoKcGFnZV90b2tlbhgGIAEoCUIHCgVfaG9zdEIKCghfc2VydmljZSLDAwoIRG93bnRpbWUSCgoCaWQYASABKAkSIgoHb2JqZWN0cxgCIAMoCzIRLnN2Yy52MS5PYmplY3RSZWYSDgoGYXV0aG9yGAMgASgJEg8KB2NvbW1lbnQYBCABKAkSKQoFc3RhcnQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEicKA2VuZBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIZmxleGlibGUYByABKAgSKwoIZHVyYXRpb24YCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKwoHY3JlYXRlZBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJAoFc3RhdGUYCiABKA4yFS5zdmMudjEuRG93bnRpbWVTdGF0ZRIzCgpzdGFydGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEjAKB2VuZHNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQFCDQoLX3N0YXJ0ZWRfYXRCCgoIX2VuZHNfYXQiaQoVTGlzdERvd250aW1lc1Jlc3BvbnNlEiMKCWRvd250aW1lcxgBIAMoCzIQLnN2Yy52MS5Eb3dudGltZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSJ6ChNMaXN0Q29tbWVudHNSZXF1ZXN0EhEKBGhvc3QYASABKAlIAIgBARIUCgdzZXJ2aWNlGAIgASgJSAGIAQESEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAlCBwoFX2hvc3RCCgoIX3NlcnZpY2UiswEKB0NvbW1lbnQSCgoCaWQYASABKAkSDAoEaG9zdBgCIAEoCRIUCgdzZXJ2aWNlGAMgASgJSACIAQESDgoGYXV0aG9yGAQgASgJEgwKBHRleHQYBSABKAkSKwoHY3JlYXRlZBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoEa2luZBgHIAEoDjITLnN2Yy52MS5Db21tZW50S2luZEIKCghfc2VydmljZSJmChRMaXN0Q29tbWVudHNSZXNwb25zZRIhCghjb21tZW50cxgBIAMoCzIPLnN2Yy52MS5Db21tZW50EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFKmUKDURvd250aW1lU3RhdGUSHgoaRE9XTlRJTUVfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVET1dOVElNRV9TVEFURV9GVVRVUkUQARIZChVET1dOVElNRV9TVEFURV9BQ1RJVkUQAipkCgtDb21tZW50S2luZBIcChhDT01NRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIVChFDT01NRU5UX0tJTkRfVVNFUhABEiAKHENPTU1FTlRfS0lORF9BQ0tOT1dMRURHRU1FTlQQAjLEBgoMUXVlcnlTZXJ2aWNlEkMKCkxpc3RTdGF0dXMSGS5zdmMudjEuTGlzdFN0YXR1c1JlcXVlc3QaGi5zdmMudjEuTGlzdFN0YXR1c1Jlc3BvbnNlEkYKC0xpc3RIaXN0b3J5Ehouc3ZjLnYxLkxpc3RIaXN0b3J5UmVxdWVzdBobLnN2Yy52MS5MaXN0SGlzdG9yeVJlc3BvbnNlEkYKC0xpc3RPYmplY3RzEhouc3ZjLnYxLkxpc3RPYmplY3RzUmVxdWVzdBobLnN2Yy52MS5MaXN0T2JqZWN0c1Jlc3BvbnNlEkkKDExpc3RDb250YWN0cxIbLnN2Yy52MS5MaXN0Q29udGFjdHNSZXF1ZXN0Ghwuc3ZjLnYxLkxpc3RDb250YWN0c1Jlc3BvbnNlEkAKCUxpc3RWaWV3cxIYLnN2Yy52MS5MaXN0Vmlld3NSZXF1ZXN0Ghkuc3ZjLnYxLkxpc3RWaWV3c1Jlc3BvbnNlEkAKCUxpc3RTaW5rcxIYLnN2Yy52MS5MaXN0U2lua3NSZXF1ZXN0Ghkuc3ZjLnYxLkxpc3RTaW5rc1Jlc3BvbnNlEkwKDUdldFNlcnZlckluZm8SHC5zdmMudjEuR2V0U2VydmVySW5mb1JlcXVlc3QaHS5zdmMudjEuR2V0U2VydmVySW5mb1Jlc3BvbnNlEmEKFFByZXZpZXdOb3RpZmljYXRpb25zEiMuc3ZjLnYxLlByZXZpZXdOb3RpZmljYXRpb25zUmVxdWVzdBokLnN2Yy52MS5QcmV2aWV3Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEkYKC0xpc3RXb3JrZXJzEhouc3ZjLnYxLkxpc3RXb3JrZXJzUmVxdWVzdBobLnN2Yy52MS5MaXN0V29ya2Vyc1Jlc3BvbnNlEkwKDUxpc3REb3dudGltZXMSHC5zdmMudjEuTGlzdERvd250aW1lc1JlcXVlc3QaHS5zdmMudjEuTGlzdERvd250aW1lc1Jlc3BvbnNlEkkKDExpc3RDb21tZW50cxIbLnN2Yy52MS5MaXN0Q29tbWVudHNSZXF1ZXN0Ghwuc3ZjLnYxLkxpc3RDb21tZW50c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_svc_v1_types]);
+  fileDesc("ChpzdmMvdjEvcXVlcnlfc2VydmljZS5wcm90bxIGc3ZjLnYxIrIBChFMaXN0U3RhdHVzUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBRISCgpwYWdlX3Rva2VuGAUgASgJEiYKAmF0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfaG9zdEIKCghfc2VydmljZSJuCg9BY2tub3dsZWRnZW1lbnQSDgoGYXV0aG9yGAEgASgJEg8KB2NvbW1lbnQYAiABKAkSDgoGc3RpY2t5GAMgASgIEioKBnNldF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi+QYKDE9iamVjdFN0YXR1cxIMCgRob3N0GAEgASgJEhQKB3NlcnZpY2UYAiABKAlIAIgBARIcCgVzdGF0ZRgDIAEoDjINLnN2Yy52MS5TdGF0ZRIlCgpzdGF0ZV90eXBlGAQgASgOMhEuc3ZjLnYxLlN0YXRlVHlwZRIPCgdhdHRlbXB0GAUgASgFEhQKDG1heF9hdHRlbXB0cxgGIAEoBRIOCgZvdXRwdXQYByABKAkSEwoLbG9uZ19vdXRwdXQYCCABKAkSIwoIcGVyZmRhdGEYCSADKAsyES5zdmMudjEuUGVyZkRhdHVtEjMKCmxhc3RfY2hlY2sYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESOgoRbGFzdF9zdGF0ZV9jaGFuZ2UYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESPwoWbGFzdF9oYXJkX3N0YXRlX2NoYW5nZRgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIA4gBARIQCghmbGFwcGluZxgNIAEoCBIUCgxmbGFwX3BlcmNlbnQYDiABKAESNQoPYWNrbm93bGVkZ2VtZW50GA8gASgLMhcuc3ZjLnYxLkFja25vd2xlZGdlbWVudEgEiAEBEhMKC2luX2Rvd250aW1lGBAgASgIEhIKCmNoZWNrX3R5cGUYESABKAkSMAoGbGFiZWxzGBIgAygLMiAuc3ZjLnYxLk9iamVjdFN0YXR1cy5MYWJlbHNFbnRyeRISCgpjaGVja2VkX2J5GBMgASgJEh4KFmFjdGl2ZV9jaGVja3NfZGlzYWJsZWQYFCABKAgSHwoXcGFzc2l2ZV9jaGVja3NfZGlzYWJsZWQYFSABKAgSHgoWbm90aWZpY2F0aW9uc19kaXNhYmxlZBgWIAEoCBIfChdmbGFwX2RldGVjdGlvbl9kaXNhYmxlZBgXIAEoCBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF9zZXJ2aWNlQg0KC19sYXN0X2NoZWNrQhQKEl9sYXN0X3N0YXRlX2NoYW5nZUIZChdfbGFzdF9oYXJkX3N0YXRlX2NoYW5nZUISChBfYWNrbm93bGVkZ2VtZW50ImkKEkxpc3RTdGF0dXNSZXNwb25zZRImCghzdGF0dXNlcxgBIAMoCzIULnN2Yy52MS5PYmplY3RTdGF0dXMSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUihgIKEkxpc3RIaXN0b3J5UmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJEikKBXNpbmNlGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgV1bnRpbBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIc2VsZWN0b3IYByABKAkSDQoFa2luZHMYCCADKAkSFAoMb2xkZXN0X2ZpcnN0GAkgASgIQgcKBV9ob3N0QgoKCF9zZXJ2aWNlIo0CCgxIaXN0b3J5RW50cnkSEAoIc2VxdWVuY2UYASABKAQSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGtpbmQYAyABKAkSDAoEaG9zdBgEIAEoCRIUCgdzZXJ2aWNlGAUgASgJSACIAQESHAoFc3RhdGUYBiABKA4yDS5zdmMudjEuU3RhdGUSJQoKc3RhdGVfdHlwZRgHIAEoDjIRLnN2Yy52MS5TdGF0ZVR5cGUSDwoHYXR0ZW1wdBgIIAEoBRIOCgZvdXRwdXQYCSABKAkSDgoGYXV0aG9yGAogASgJEg8KB2NvbW1lbnQYCyABKAlCCgoIX3NlcnZpY2UiVQoTTGlzdEhpc3RvcnlSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQuc3ZjLnYxLkhpc3RvcnlFbnRyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkivwEKE0xpc3RQZXJmZGF0YVJlcXVlc3QSDAoEaG9zdBgBIAEoCRIUCgdzZXJ2aWNlGAIgASgJSACIAQESKQoFc2luY2UYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZsYWJlbHMYBSADKAkSEgoKbWF4X3BvaW50cxgGIAEoBUIKCghfc2VydmljZSKMAQoOUGVyZmRhdGFTZXJpZXMSDQoFbGFiZWwYASABKAkSCwoDdW9tGAIgASgJEg4KBnZhbHVlcxgDIAMoARIMCgR3YXJuGAQgASgJEgwKBGNyaXQYBSABKAkSEAoDbWluGAYgASgBSACIAQESEAoDbWF4GAcgASgBSAGIAQFCBgoEX21pbkIGCgRfbWF4In4KFExpc3RQZXJmZGF0YVJlc3BvbnNlEikKBXRpbWVzGAEgAygLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgZzZXJpZXMYAiADKAsyFi5zdmMudjEuUGVyZmRhdGFTZXJpZXMSEwoLZG93bnNhbXBsZWQYAyABKAgiTQoSTGlzdE9iamVjdHNSZXF1ZXN0EhAKCHNlbGVjdG9yGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBRISCgpwYWdlX3Rva2VuGAMgASgJIvABChBDb25maWd1cmVkT2JqZWN0EgwKBGhvc3QYASABKAkSFAoHc2VydmljZRgCIAEoCUgAiAEBEjQKBmxhYmVscxgDIAMoCzIkLnN2Yy52MS5Db25maWd1cmVkT2JqZWN0LkxhYmVsc0VudHJ5EhIKCmNoZWNrX3R5cGUYBCABKAkSDAoEem9uZRgFIAEoCRIPCgdwYXJlbnRzGAYgAygJEhQKDG5vdGlmaWNhdGlvbhgHIAEoCRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgoKCF9zZXJ2aWNlIm0KE0xpc3RPYmplY3RzUmVzcG9uc2USKQoHb2JqZWN0cxgBIAMoCzIYLnN2Yy52MS5Db25maWd1cmVkT2JqZWN0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCRISCgp0b3RhbF9zaXplGAMgASgFIhUKE0xpc3RDb250YWN0c1JlcXVlc3QigQEKB0NvbnRhY3QSDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEisKBmxhYmVscxgDIAMoCzIbLnN2Yy52MS5Db250YWN0LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOQoUTGlzdENvbnRhY3RzUmVzcG9uc2USIQoIY29udGFjdHMYASADKAsyDy5zdmMudjEuQ29udGFjdCISChBMaXN0Vmlld3NSZXF1ZXN0IjsKBFZpZXcSDAoEbmFtZRgBIAEoCRIQCghzZWxlY3RvchgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCSIwChFMaXN0Vmlld3NSZXNwb25zZRIbCgV2aWV3cxgBIAMoCzIMLnN2Yy52MS5WaWV3IhIKEExpc3RTaW5rc1JlcXVlc3QihwIKBFNpbmsSDAoEbmFtZRgBIAEoCRIMCgR0eXBlGAIgASgJEg0KBWlucHV0GAMgASgJEhAKCHNlbGVjdG9yGAQgASgJEg0KBXN0YXRlGAUgASgJEhIKCmxhZ19ldmVudHMYBiABKAQSEwoLbGFnX3NlY29uZHMYByABKAESDAoEc2VudBgIIAEoBBIPCgdkcm9wcGVkGAkgASgEEg8KB3JldHJpZXMYCiABKAQSNQoMbGFzdF9zdWNjZXNzGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEhIKCmxhc3RfZXJyb3IYDCABKAlCDwoNX2xhc3Rfc3VjY2VzcyIwChFMaXN0U2lua3NSZXNwb25zZRIbCgVzaW5rcxgBIAMoCzIMLnN2Yy52MS5TaW5rIhYKFEdldFNlcnZlckluZm9SZXF1ZXN0IigKFUdldFNlcnZlckluZm9SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgJIuYBChtQcmV2aWV3Tm90aWZpY2F0aW9uc1JlcXVlc3QSEQoEaG9zdBgBIAEoCUgAiAEBEhQKB3NlcnZpY2UYAiABKAlIAYgBARIQCghzZWxlY3RvchgDIAEoCRIcCgVzdGF0ZRgEIAEoDjINLnN2Yy52MS5TdGF0ZRIrCgJhdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARIRCglwYWdlX3NpemUYBiABKAUSEgoKcGFnZV90b2tlbhgHIAEoCUIHCgVfaG9zdEIKCghfc2VydmljZUIFCgNfYXQilAMKE05vdGlmaWNhdGlvblByZXZpZXcSDAoEaG9zdBgBIAEoCRIUCgdzZXJ2aWNlGAIgASgJSACIAQESDgoGcG9saWN5GAMgASgJEgwKBGtpbmQYBCABKAkSDQoFbGV2ZWwYBSABKAUSEAoIY29udGFjdHMYBiADKAkSEgoKc3VwcHJlc3NlZBgHIAEoCRI4Cg9wZXJpb2Rfb3BlbnNfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESDAoEdG9sZBgJIAMoCRI9ChRuZXh0X25vdGlmaWNhdGlvbl9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARI1Cgxlc2NhbGF0ZXNfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAOIAQFCCgoIX3NlcnZpY2VCEgoQX3BlcmlvZF9vcGVuc19hdEIXChVfbmV4dF9ub3RpZmljYXRpb25fYXRCDwoNX2VzY2FsYXRlc19hdCJ6ChxQcmV2aWV3Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEi0KCHByZXZpZXdzGAEgAygLMhsuc3ZjLnYxLk5vdGlmaWNhdGlvblByZXZpZXcSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiFAoSTGlzdFdvcmtlcnNSZXF1ZXN0IsoBCgpab25lV29ya2VyEgwKBHpvbmUYASABKAkSCgoCaWQYAiABKAkSLQoJbGFzdF9zZWVuGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpzdGFydGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtjb25jdXJyZW5jeRgFIAEoBRIPCgdydW5uaW5nGAYgASgFEgwKBGRvbmUYByABKAQSDwoHZXhwaXJlZBgIIAEoBCJLChNMaXN0V29ya2Vyc1Jlc3BvbnNlEiMKB3dvcmtlcnMYASADKAsyEi5zdmMudjEuWm9uZVdvcmtlchIPCgdsZWFkaW5nGAIgASgIIrMBChRMaXN0RG93bnRpbWVzUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhAKCHNlbGVjdG9yGAMgASgJEiQKBXN0YXRlGAQgASgOMhUuc3ZjLnYxLkRvd250aW1lU3RhdGUSEQoJcGFnZV9zaXplGAUgASgFEhIKCnBhZ2VfdG9rZW4YBiABKAlCBwoFX2hvc3RCCgoIX3NlcnZpY2UiwwMKCERvd250aW1lEgoKAmlkGAEgASgJEiIKB29iamVjdHMYAiADKAsyES5zdmMudjEuT2JqZWN0UmVmEg4KBmF1dGhvchgDIAEoCRIPCgdjb21tZW50GAQgASgJEikKBXN0YXJ0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBInCgNlbmQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGZsZXhpYmxlGAcgASgIEisKCGR1cmF0aW9uGAggASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEisKB2NyZWF0ZWQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiQKBXN0YXRlGAogASgOMhUuc3ZjLnYxLkRvd250aW1lU3RhdGUSMwoKc3RhcnRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIwCgdlbmRzX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBQg0KC19zdGFydGVkX2F0QgoKCF9lbmRzX2F0ImkKFUxpc3REb3dudGltZXNSZXNwb25zZRIjCglkb3dudGltZXMYASADKAsyEC5zdmMudjEuRG93bnRpbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhIKCnRvdGFsX3NpemUYAyABKAUiegoTTGlzdENvbW1lbnRzUmVxdWVzdBIRCgRob3N0GAEgASgJSACIAQESFAoHc2VydmljZRgCIAEoCUgBiAEBEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJQgcKBV9ob3N0QgoKCF9zZXJ2aWNlIrMBCgdDb21tZW50EgoKAmlkGAEgASgJEgwKBGhvc3QYAiABKAkSFAoHc2VydmljZRgDIAEoCUgAiAEBEg4KBmF1dGhvchgEIAEoCRIMCgR0ZXh0GAUgASgJEisKB2NyZWF0ZWQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiEKBGtpbmQYByABKA4yEy5zdmMudjEuQ29tbWVudEtpbmRCCgoIX3NlcnZpY2UiZgoUTGlzdENvbW1lbnRzUmVzcG9uc2USIQoIY29tbWVudHMYASADKAsyDy5zdmMudjEuQ29tbWVudBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkSEgoKdG90YWxfc2l6ZRgDIAEoBSplCg1Eb3dudGltZVN0YXRlEh4KGkRPV05USU1FX1NUQVRFX1VOU1BFQ0lGSUVEEAASGQoVRE9XTlRJTUVfU1RBVEVfRlVUVVJFEAESGQoVRE9XTlRJTUVfU1RBVEVfQUNUSVZFEAIqZAoLQ29tbWVudEtpbmQSHAoYQ09NTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRQ09NTUVOVF9LSU5EX1VTRVIQARIgChxDT01NRU5UX0tJTkRfQUNLTk9XTEVER0VNRU5UEAIyjwcKDFF1ZXJ5U2VydmljZRJDCgpMaXN0U3RhdHVzEhkuc3ZjLnYxLkxpc3RTdGF0dXNSZXF1ZXN0Ghouc3ZjLnYxLkxpc3RTdGF0dXNSZXNwb25zZRJGCgtMaXN0SGlzdG9yeRIaLnN2Yy52MS5MaXN0SGlzdG9yeVJlcXVlc3QaGy5zdmMudjEuTGlzdEhpc3RvcnlSZXNwb25zZRJJCgxMaXN0UGVyZmRhdGESGy5zdmMudjEuTGlzdFBlcmZkYXRhUmVxdWVzdBocLnN2Yy52MS5MaXN0UGVyZmRhdGFSZXNwb25zZRJGCgtMaXN0T2JqZWN0cxIaLnN2Yy52MS5MaXN0T2JqZWN0c1JlcXVlc3QaGy5zdmMudjEuTGlzdE9iamVjdHNSZXNwb25zZRJJCgxMaXN0Q29udGFjdHMSGy5zdmMudjEuTGlzdENvbnRhY3RzUmVxdWVzdBocLnN2Yy52MS5MaXN0Q29udGFjdHNSZXNwb25zZRJACglMaXN0Vmlld3MSGC5zdmMudjEuTGlzdFZpZXdzUmVxdWVzdBoZLnN2Yy52MS5MaXN0Vmlld3NSZXNwb25zZRJACglMaXN0U2lua3MSGC5zdmMudjEuTGlzdFNpbmtzUmVxdWVzdBoZLnN2Yy52MS5MaXN0U2lua3NSZXNwb25zZRJMCg1HZXRTZXJ2ZXJJbmZvEhwuc3ZjLnYxLkdldFNlcnZlckluZm9SZXF1ZXN0Gh0uc3ZjLnYxLkdldFNlcnZlckluZm9SZXNwb25zZRJhChRQcmV2aWV3Tm90aWZpY2F0aW9ucxIjLnN2Yy52MS5QcmV2aWV3Tm90aWZpY2F0aW9uc1JlcXVlc3QaJC5zdmMudjEuUHJldmlld05vdGlmaWNhdGlvbnNSZXNwb25zZRJGCgtMaXN0V29ya2VycxIaLnN2Yy52MS5MaXN0V29ya2Vyc1JlcXVlc3QaGy5zdmMudjEuTGlzdFdvcmtlcnNSZXNwb25zZRJMCg1MaXN0RG93bnRpbWVzEhwuc3ZjLnYxLkxpc3REb3dudGltZXNSZXF1ZXN0Gh0uc3ZjLnYxLkxpc3REb3dudGltZXNSZXNwb25zZRJJCgxMaXN0Q29tbWVudHMSGy5zdmMudjEuTGlzdENvbW1lbnRzUmVxdWVzdBocLnN2Yy52MS5MaXN0Q29tbWVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_svc_v1_types]);
 
 /**
  * @generated from message svc.v1.ListStatusRequest
@@ -299,9 +299,47 @@ export type ListHistoryRequest = Message<"svc.v1.ListHistoryRequest"> & {
   pageSize: number;
 
   /**
+   * The next_page_token of the previous page (of the same request); empty for the first page.
+   *
    * @generated from field: string page_token = 4;
    */
   pageToken: string;
+
+  /**
+   * Only events logged at or after since and before until; absent: unbounded. since after until:
+   * invalid_argument. A range before what the log keeps answers what is left of it.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 5;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 6;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * A label selector (docs/selectors.md) over the objects; empty matches everything. With host (and
+   * service) both must match.
+   *
+   * @generated from field: string selector = 7;
+   */
+  selector: string;
+
+  /**
+   * Only these event kinds (HistoryEntry.kind, e.g. StateChange, AcknowledgementSet); empty: all.
+   * An unknown kind: invalid_argument.
+   *
+   * @generated from field: repeated string kinds = 8;
+   */
+  kinds: string[];
+
+  /**
+   * Oldest first instead of newest first.
+   *
+   * @generated from field: bool oldest_first = 9;
+   */
+  oldestFirst: boolean;
 };
 
 /**
@@ -407,6 +445,144 @@ export const ListHistoryResponseSchema: GenMessage<ListHistoryResponse> = /*@__P
   messageDesc(file_svc_v1_query_service, 6);
 
 /**
+ * @generated from message svc.v1.ListPerfdataRequest
+ */
+export type ListPerfdataRequest = Message<"svc.v1.ListPerfdataRequest"> & {
+  /**
+   * The object: a host, or with service one of its services. Unknown: not_found.
+   *
+   * @generated from field: string host = 1;
+   */
+  host: string;
+
+  /**
+   * @generated from field: optional string service = 2;
+   */
+  service?: string | undefined;
+
+  /**
+   * Results logged at or after since and before until; absent: the log's whole retention / now.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 3;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp until = 4;
+   */
+  until?: Timestamp | undefined;
+
+  /**
+   * Only these labels; empty: every label the object's results carried.
+   *
+   * @generated from field: repeated string labels = 5;
+   */
+  labels: string[];
+
+  /**
+   * At most about this many points per series: more results are reduced to the minimum and maximum
+   * of each time bucket (so a spike stays visible). 0 means 1000; values above 10000 are clamped.
+   *
+   * @generated from field: int32 max_points = 6;
+   */
+  maxPoints: number;
+};
+
+/**
+ * Describes the message svc.v1.ListPerfdataRequest.
+ * Use `create(ListPerfdataRequestSchema)` to create a new message.
+ */
+export const ListPerfdataRequestSchema: GenMessage<ListPerfdataRequest> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 7);
+
+/**
+ * One perfdata label over time, aligned with ListPerfdataResponse.times.
+ *
+ * @generated from message svc.v1.PerfdataSeries
+ */
+export type PerfdataSeries = Message<"svc.v1.PerfdataSeries"> & {
+  /**
+   * @generated from field: string label = 1;
+   */
+  label: string;
+
+  /**
+   * The unit of the newest result that carried the label.
+   *
+   * @generated from field: string uom = 2;
+   */
+  uom: string;
+
+  /**
+   * One value per entry of times; NaN where that result lacked the label.
+   *
+   * @generated from field: repeated double values = 3;
+   */
+  values: number[];
+
+  /**
+   * The Nagios threshold ranges of the newest result that carried the label, as printed ("" when
+   * absent), and its min and max.
+   *
+   * @generated from field: string warn = 4;
+   */
+  warn: string;
+
+  /**
+   * @generated from field: string crit = 5;
+   */
+  crit: string;
+
+  /**
+   * @generated from field: optional double min = 6;
+   */
+  min?: number | undefined;
+
+  /**
+   * @generated from field: optional double max = 7;
+   */
+  max?: number | undefined;
+};
+
+/**
+ * Describes the message svc.v1.PerfdataSeries.
+ * Use `create(PerfdataSeriesSchema)` to create a new message.
+ */
+export const PerfdataSeriesSchema: GenMessage<PerfdataSeries> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 8);
+
+/**
+ * @generated from message svc.v1.ListPerfdataResponse
+ */
+export type ListPerfdataResponse = Message<"svc.v1.ListPerfdataResponse"> & {
+  /**
+   * The result times, oldest first.
+   *
+   * @generated from field: repeated google.protobuf.Timestamp times = 1;
+   */
+  times: Timestamp[];
+
+  /**
+   * @generated from field: repeated svc.v1.PerfdataSeries series = 2;
+   */
+  series: PerfdataSeries[];
+
+  /**
+   * True when the range held more results than max_points and buckets were reduced.
+   *
+   * @generated from field: bool downsampled = 3;
+   */
+  downsampled: boolean;
+};
+
+/**
+ * Describes the message svc.v1.ListPerfdataResponse.
+ * Use `create(ListPerfdataResponseSchema)` to create a new message.
+ */
+export const ListPerfdataResponseSchema: GenMessage<ListPerfdataResponse> = /*@__PURE__*/
+  messageDesc(file_svc_v1_query_service, 9);
+
+/**
  * @generated from message svc.v1.ListObjectsRequest
  */
 export type ListObjectsRequest = Message<"svc.v1.ListObjectsRequest"> & {
@@ -431,7 +607,7 @@ export type ListObjectsRequest = Message<"svc.v1.ListObjectsRequest"> & {
  * Use `create(ListObjectsRequestSchema)` to create a new message.
  */
 export const ListObjectsRequestSchema: GenMessage<ListObjectsRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 7);
+  messageDesc(file_svc_v1_query_service, 10);
 
 /**
  * @generated from message svc.v1.ConfiguredObject
@@ -482,7 +658,7 @@ export type ConfiguredObject = Message<"svc.v1.ConfiguredObject"> & {
  * Use `create(ConfiguredObjectSchema)` to create a new message.
  */
 export const ConfiguredObjectSchema: GenMessage<ConfiguredObject> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 8);
+  messageDesc(file_svc_v1_query_service, 11);
 
 /**
  * @generated from message svc.v1.ListObjectsResponse
@@ -509,7 +685,7 @@ export type ListObjectsResponse = Message<"svc.v1.ListObjectsResponse"> & {
  * Use `create(ListObjectsResponseSchema)` to create a new message.
  */
 export const ListObjectsResponseSchema: GenMessage<ListObjectsResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 9);
+  messageDesc(file_svc_v1_query_service, 12);
 
 /**
  * @generated from message svc.v1.ListContactsRequest
@@ -522,7 +698,7 @@ export type ListContactsRequest = Message<"svc.v1.ListContactsRequest"> & {
  * Use `create(ListContactsRequestSchema)` to create a new message.
  */
 export const ListContactsRequestSchema: GenMessage<ListContactsRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 10);
+  messageDesc(file_svc_v1_query_service, 13);
 
 /**
  * @generated from message svc.v1.Contact
@@ -551,7 +727,7 @@ export type Contact = Message<"svc.v1.Contact"> & {
  * Use `create(ContactSchema)` to create a new message.
  */
 export const ContactSchema: GenMessage<Contact> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 11);
+  messageDesc(file_svc_v1_query_service, 14);
 
 /**
  * @generated from message svc.v1.ListContactsResponse
@@ -568,7 +744,7 @@ export type ListContactsResponse = Message<"svc.v1.ListContactsResponse"> & {
  * Use `create(ListContactsResponseSchema)` to create a new message.
  */
 export const ListContactsResponseSchema: GenMessage<ListContactsResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 12);
+  messageDesc(file_svc_v1_query_service, 15);
 
 /**
  * @generated from message svc.v1.ListViewsRequest
@@ -581,7 +757,7 @@ export type ListViewsRequest = Message<"svc.v1.ListViewsRequest"> & {
  * Use `create(ListViewsRequestSchema)` to create a new message.
  */
 export const ListViewsRequestSchema: GenMessage<ListViewsRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 13);
+  messageDesc(file_svc_v1_query_service, 16);
 
 /**
  * @generated from message svc.v1.View
@@ -608,7 +784,7 @@ export type View = Message<"svc.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 14);
+  messageDesc(file_svc_v1_query_service, 17);
 
 /**
  * @generated from message svc.v1.ListViewsResponse
@@ -625,7 +801,7 @@ export type ListViewsResponse = Message<"svc.v1.ListViewsResponse"> & {
  * Use `create(ListViewsResponseSchema)` to create a new message.
  */
 export const ListViewsResponseSchema: GenMessage<ListViewsResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 15);
+  messageDesc(file_svc_v1_query_service, 18);
 
 /**
  * @generated from message svc.v1.ListSinksRequest
@@ -638,7 +814,7 @@ export type ListSinksRequest = Message<"svc.v1.ListSinksRequest"> & {
  * Use `create(ListSinksRequestSchema)` to create a new message.
  */
 export const ListSinksRequestSchema: GenMessage<ListSinksRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 16);
+  messageDesc(file_svc_v1_query_service, 19);
 
 /**
  * @generated from message svc.v1.Sink
@@ -723,7 +899,7 @@ export type Sink = Message<"svc.v1.Sink"> & {
  * Use `create(SinkSchema)` to create a new message.
  */
 export const SinkSchema: GenMessage<Sink> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 17);
+  messageDesc(file_svc_v1_query_service, 20);
 
 /**
  * @generated from message svc.v1.ListSinksResponse
@@ -740,7 +916,7 @@ export type ListSinksResponse = Message<"svc.v1.ListSinksResponse"> & {
  * Use `create(ListSinksResponseSchema)` to create a new message.
  */
 export const ListSinksResponseSchema: GenMessage<ListSinksResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 18);
+  messageDesc(file_svc_v1_query_service, 21);
 
 /**
  * @generated from message svc.v1.GetServerInfoRequest
@@ -753,7 +929,7 @@ export type GetServerInfoRequest = Message<"svc.v1.GetServerInfoRequest"> & {
  * Use `create(GetServerInfoRequestSchema)` to create a new message.
  */
 export const GetServerInfoRequestSchema: GenMessage<GetServerInfoRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 19);
+  messageDesc(file_svc_v1_query_service, 22);
 
 /**
  * @generated from message svc.v1.GetServerInfoResponse
@@ -772,7 +948,7 @@ export type GetServerInfoResponse = Message<"svc.v1.GetServerInfoResponse"> & {
  * Use `create(GetServerInfoResponseSchema)` to create a new message.
  */
 export const GetServerInfoResponseSchema: GenMessage<GetServerInfoResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 20);
+  messageDesc(file_svc_v1_query_service, 23);
 
 /**
  * @generated from message svc.v1.PreviewNotificationsRequest
@@ -829,7 +1005,7 @@ export type PreviewNotificationsRequest = Message<"svc.v1.PreviewNotificationsRe
  * Use `create(PreviewNotificationsRequestSchema)` to create a new message.
  */
 export const PreviewNotificationsRequestSchema: GenMessage<PreviewNotificationsRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 21);
+  messageDesc(file_svc_v1_query_service, 24);
 
 /**
  * The notifier's answer for one object.
@@ -917,7 +1093,7 @@ export type NotificationPreview = Message<"svc.v1.NotificationPreview"> & {
  * Use `create(NotificationPreviewSchema)` to create a new message.
  */
 export const NotificationPreviewSchema: GenMessage<NotificationPreview> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 22);
+  messageDesc(file_svc_v1_query_service, 25);
 
 /**
  * @generated from message svc.v1.PreviewNotificationsResponse
@@ -944,7 +1120,7 @@ export type PreviewNotificationsResponse = Message<"svc.v1.PreviewNotificationsR
  * Use `create(PreviewNotificationsResponseSchema)` to create a new message.
  */
 export const PreviewNotificationsResponseSchema: GenMessage<PreviewNotificationsResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 23);
+  messageDesc(file_svc_v1_query_service, 26);
 
 /**
  * @generated from message svc.v1.ListWorkersRequest
@@ -957,7 +1133,7 @@ export type ListWorkersRequest = Message<"svc.v1.ListWorkersRequest"> & {
  * Use `create(ListWorkersRequestSchema)` to create a new message.
  */
 export const ListWorkersRequestSchema: GenMessage<ListWorkersRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 24);
+  messageDesc(file_svc_v1_query_service, 27);
 
 /**
  * A live zone worker, as its liveness entry describes it (no credentials are ever in it).
@@ -1020,7 +1196,7 @@ export type ZoneWorker = Message<"svc.v1.ZoneWorker"> & {
  * Use `create(ZoneWorkerSchema)` to create a new message.
  */
 export const ZoneWorkerSchema: GenMessage<ZoneWorker> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 25);
+  messageDesc(file_svc_v1_query_service, 28);
 
 /**
  * @generated from message svc.v1.ListWorkersResponse
@@ -1047,7 +1223,7 @@ export type ListWorkersResponse = Message<"svc.v1.ListWorkersResponse"> & {
  * Use `create(ListWorkersResponseSchema)` to create a new message.
  */
 export const ListWorkersResponseSchema: GenMessage<ListWorkersResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 26);
+  messageDesc(file_svc_v1_query_service, 29);
 
 /**
  * @generated from message svc.v1.ListDowntimesRequest
@@ -1097,7 +1273,7 @@ export type ListDowntimesRequest = Message<"svc.v1.ListDowntimesRequest"> & {
  * Use `create(ListDowntimesRequestSchema)` to create a new message.
  */
 export const ListDowntimesRequestSchema: GenMessage<ListDowntimesRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 27);
+  messageDesc(file_svc_v1_query_service, 30);
 
 /**
  * @generated from message svc.v1.Downtime
@@ -1177,7 +1353,7 @@ export type Downtime = Message<"svc.v1.Downtime"> & {
  * Use `create(DowntimeSchema)` to create a new message.
  */
 export const DowntimeSchema: GenMessage<Downtime> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 28);
+  messageDesc(file_svc_v1_query_service, 31);
 
 /**
  * @generated from message svc.v1.ListDowntimesResponse
@@ -1206,7 +1382,7 @@ export type ListDowntimesResponse = Message<"svc.v1.ListDowntimesResponse"> & {
  * Use `create(ListDowntimesResponseSchema)` to create a new message.
  */
 export const ListDowntimesResponseSchema: GenMessage<ListDowntimesResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 29);
+  messageDesc(file_svc_v1_query_service, 32);
 
 /**
  * @generated from message svc.v1.ListCommentsRequest
@@ -1242,7 +1418,7 @@ export type ListCommentsRequest = Message<"svc.v1.ListCommentsRequest"> & {
  * Use `create(ListCommentsRequestSchema)` to create a new message.
  */
 export const ListCommentsRequestSchema: GenMessage<ListCommentsRequest> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 30);
+  messageDesc(file_svc_v1_query_service, 33);
 
 /**
  * @generated from message svc.v1.Comment
@@ -1289,7 +1465,7 @@ export type Comment = Message<"svc.v1.Comment"> & {
  * Use `create(CommentSchema)` to create a new message.
  */
 export const CommentSchema: GenMessage<Comment> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 31);
+  messageDesc(file_svc_v1_query_service, 34);
 
 /**
  * @generated from message svc.v1.ListCommentsResponse
@@ -1316,7 +1492,7 @@ export type ListCommentsResponse = Message<"svc.v1.ListCommentsResponse"> & {
  * Use `create(ListCommentsResponseSchema)` to create a new message.
  */
 export const ListCommentsResponseSchema: GenMessage<ListCommentsResponse> = /*@__PURE__*/
-  messageDesc(file_svc_v1_query_service, 32);
+  messageDesc(file_svc_v1_query_service, 35);
 
 /**
  * @generated from enum svc.v1.DowntimeState
@@ -1396,7 +1572,8 @@ export const QueryService: GenService<{
     output: typeof ListStatusResponseSchema;
   },
   /**
-   * Recent events of one object, or the global feed, newest first.
+   * Events of one object, a selector's objects, or the global feed, newest first (or oldest first),
+   * optionally within a time range and of some kinds only, paged over the log's retention.
    *
    * @generated from rpc svc.v1.QueryService.ListHistory
    */
@@ -1404,6 +1581,17 @@ export const QueryService: GenService<{
     methodKind: "unary";
     input: typeof ListHistoryRequestSchema;
     output: typeof ListHistoryResponseSchema;
+  },
+  /**
+   * Each perfdata label of one object as a time series over the log's retention (from the results
+   * in the event log, never from a sink), for the dashboard's charts.
+   *
+   * @generated from rpc svc.v1.QueryService.ListPerfdata
+   */
+  listPerfdata: {
+    methodKind: "unary";
+    input: typeof ListPerfdataRequestSchema;
+    output: typeof ListPerfdataResponseSchema;
   },
   /**
    * Every configured object with its labels.
