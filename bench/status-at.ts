@@ -114,8 +114,10 @@ const bytes = (sql: string): number => (db.prepare(sql).get() as { b: number | n
 const logBytes =
   bytes("SELECT sum(length(body)) + 40 * count(*) AS b FROM events") +
   bytes("SELECT sum(length(body)) + 16 * count(*) AS b FROM commands");
-const snapBytes = bytes("SELECT sum(length(body)) + 40 * count(*) AS b FROM snapshots");
-const kept = (db.prepare("SELECT count(*) AS n FROM snapshots").get() as { n: number }).n;
+const wholeBytes = bytes("SELECT sum(length(body)) + 40 * count(*) AS b FROM snapshots");
+const imageBytes = bytes("SELECT sum(length(body)) + 16 * count(*) AS b FROM status_images");
+const whole = (db.prepare("SELECT count(*) AS n FROM snapshots").get() as { n: number }).n;
+const images = (db.prepare("SELECT count(*) AS n FROM status_images").get() as { n: number }).n;
 // What one snapshot is made of, each part compressed as the log compresses.
 const newest = db.prepare("SELECT body FROM snapshots ORDER BY cmd_seq DESC LIMIT 1").get() as
   | { body: Buffer }
@@ -131,11 +133,11 @@ if (newest !== undefined) {
     `one snapshot, compressed: ${mib(newest.body.length)} MiB = engine ${size(whole.engine)} + records ${size(records)} + history ${size(history)} + fold ${size(whole.fold)} MiB`,
   );
 }
-// Today a data directory holds the log and the newest two snapshots; the kept ones are the extra.
-const each = snapBytes / Math.max(1, kept);
-const today = logBytes + Math.min(2, kept) * each;
+// Without ListStatus `at` a data directory holds the log and the newest two snapshots; the status
+// images (of the kept snapshots and of the newest two) are the extra.
+const today = logBytes + wholeBytes;
 console.log(
-  `disk: log ${mib(logBytes)} MiB, ${kept} snapshots ${mib(snapBytes)} MiB (${mib(each)} MiB each); the ${Math.max(0, kept - 2)} kept beyond the newest two cost ${(((snapBytes - Math.min(2, kept) * each) / today) * 100).toFixed(1)} % more than today's log and two snapshots`,
+  `disk: log ${mib(logBytes)} MiB, the newest ${whole} snapshots ${mib(wholeBytes)} MiB, ${images} status images ${mib(imageBytes)} MiB (${(imageBytes / Math.max(1, images) / 1024).toFixed(0)} KiB each): ${((imageBytes / today) * 100).toFixed(1)} % more than the log and two snapshots`,
 );
 
 const pct = (xs: number[], p: number): number => {

@@ -147,15 +147,15 @@ describe("Core.projectionAt", () => {
         }
         if (v.writer.snapshotKeepEveryMs === 1) {
           const db = new Database(join(dir, "lookout.db"), { readonly: true });
-          const n = (
-            db
-              .prepare(
-                "SELECT count(*) AS n FROM snapshot_times t JOIN snapshots s USING (cmd_seq) WHERE log_at > 0",
-              )
-              .get() as { n: number }
-          ).n;
+          const count = (sql: string): number => (db.prepare(sql).get() as { n: number }).n;
+          const n = count("SELECT count(*) AS n FROM snapshot_times WHERE log_at > 0");
+          // Beyond the newest two, a kept snapshot is its status image alone.
+          const whole = count("SELECT count(*) AS n FROM snapshots");
+          const images = count("SELECT count(*) AS n FROM status_images");
           db.close();
           assert.ok(n > 2, `kept ${n} snapshots`);
+          assert.equal(whole, 2);
+          assert.equal(images, n);
         }
       } finally {
         await core.close();
@@ -216,7 +216,7 @@ describe("Core.projectionAt", () => {
     const db = new Database(join(dir, "lookout.db"), { readonly: true });
     const kept = db
       .prepare(
-        "SELECT t.event_seq AS eventSeq, t.log_at AS logAt FROM snapshot_times t JOIN snapshots s USING (cmd_seq) WHERE log_at > 0 ORDER BY t.event_seq",
+        "SELECT t.event_seq AS eventSeq, t.log_at AS logAt FROM snapshot_times t WHERE log_at > 0 ORDER BY t.event_seq",
       )
       .all() as { eventSeq: number; logAt: number }[];
     db.close();

@@ -2,11 +2,13 @@ import { join } from "node:path";
 import type { LookoutEvent } from "../model/events.js";
 import { OutOfRangeError } from "./errors.js";
 import { unpackBody } from "./event-log.js";
-import { createFold, type FoldSnapshot } from "./fold.js";
-import { packStatuses } from "./packed-statuses.js";
-import { createProjection, type ProjectionSnapshot } from "./projection.js";
-import type { ProjectionDelta } from "./records.js";
+import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
+
+import { createProjection, type Projection, type ProjectionSnapshot } from "./projection.js";
+import type { PackedStatuses, ProjectionDelta } from "./records.js";
+import { packRecords } from "./snapshot-records.js";
 import { Database } from "./sqlite.js";
+import { decodeStatusImage } from "./status-image.js";
 
 /**
  * Where the projection at a moment is rebuilt from: a kept snapshot (or the log's start) and the
@@ -63,6 +65,9 @@ function onlyAnswered(text: string, answered: ReadonlySet<string>): boolean {
   return true;
 }
 
+/** A rebuilt projection keeps no history (ListStatus reads none). */
+const LIMITS = { historyCapacity: 1 };
+
 /** The refusal of a rebuild whose starting point or events retention dropped after it was planned. */
 function dropped(what: "snapshot" | "events"): OutOfRangeError {
   const which = what === "snapshot" ? "the snapshot it was to be rebuilt from was" : "events it needs were";
@@ -93,20 +98,35 @@ export interface AsOfLog {
   close(): void;
 }
 
+/** Options of openAsOfLog. */
+export interface AsOfLogOptions {
+  /**
+   * Called between steps of a rebuild (each group of events read, each thousand events folded):
+   * where the thread that runs it may pause to leave the CPU to others (src/store/as-of-thread.ts).
+   */
+  readonly pace?: () => void;
+}
+
 /** Opens the event log in dataDir read-only for reads of the past. */
-export function openAsOfLog(dataDir: string): AsOfLog {
+export function openAsOfLog(dataDir: string, o: AsOfLogOptions = {}): AsOfLog {
+  const pace = o.pace ?? (() => {});
   const db = new Database(join(dataDir, "lookout.db"), { readonly: true, fileMustExist: true });
-  const hasTimes =
-    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshot_times'").get() !==
-    undefined;
+  const hasTable = (name: string): boolean =>
+    db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  const hasTimes = hasTable("snapshot_times");
+  const hasImages = hasTable("status_images");
   const firstRow = db.prepare("SELECT first_seq AS seq, at FROM events ORDER BY last_seq LIMIT 1");
   const lastSeq = db.prepare("SELECT coalesce(max(last_seq), 0) AS s FROM events");
   const eventsBase = db.prepare("SELECT value FROM meta WHERE key = 'events_base'");
-  // Snapshots whose following events are all in the log (event_seq >= first - 1), by log time.
-  // (Joined with snapshots by key only: a snapshot's body is read only to rebuild from it.)
+  // Snapshots (whole, or their status image) whose following events are all in the log
+  // (event_seq >= first - 1), by log time. (Looked up by key only: a body is read only to rebuild
+  // from it.)
+  const held = hasImages
+    ? "(EXISTS (SELECT 1 FROM status_images i WHERE i.cmd_seq = t.cmd_seq) OR EXISTS (SELECT 1 FROM snapshots s WHERE s.cmd_seq = t.cmd_seq))"
+    : "EXISTS (SELECT 1 FROM snapshots s WHERE s.cmd_seq = t.cmd_seq)";
   const starts = hasTimes
     ? db.prepare(
-        "SELECT t.cmd_seq AS cmdSeq, t.event_seq AS eventSeq, t.log_at AS logAt FROM snapshot_times t JOIN snapshots s ON s.cmd_seq = t.cmd_seq WHERE t.log_at > 0 AND t.event_seq >= ? ORDER BY t.event_seq",
+        `SELECT t.cmd_seq AS cmdSeq, t.event_seq AS eventSeq, t.log_at AS logAt FROM snapshot_times t WHERE t.log_at > 0 AND t.event_seq >= ? AND ${held} ORDER BY t.event_seq`,
       )
     : undefined;
   const groupAt = db.prepare(
@@ -131,6 +151,24 @@ export function openAsOfLog(dataDir: string): AsOfLog {
     return Math.max(from, lo - 1);
   };
   const snapshotBody = db.prepare("SELECT body FROM snapshots WHERE cmd_seq = ?");
+  const imageBody = hasImages ? db.prepare("SELECT body FROM status_images WHERE cmd_seq = ?") : undefined;
+  /** The projection (without history) and fold state a snapshot starts from: its image if it has one. */
+  const startingPoint = (cmdSeq: number): { projection: Projection; fold: Fold } => {
+    const image = imageBody?.get(cmdSeq) as { body: Buffer } | undefined;
+    if (image !== undefined) {
+      const s = decodeStatusImage(image.body);
+      const projection = createProjection(undefined, LIMITS);
+      projection.applyDelta(s.delta);
+      return { projection, fold: createFold(s.fold) };
+    }
+    const row = snapshotBody.get(cmdSeq) as { body: Buffer } | undefined;
+    if (row === undefined) throw dropped("snapshot");
+    const s = JSON.parse(unpackBody(row.body)) as { projection: ProjectionSnapshot; fold: FoldSnapshot };
+    return {
+      projection: createProjection({ ...s.projection, history: [] }, LIMITS),
+      fold: createFold(s.fold),
+    };
+  };
   const rowsBack = db.prepare(
     "SELECT last_seq AS lastSeq, first_seq AS firstSeq, body FROM events WHERE last_seq > ? AND first_seq <= ? ORDER BY last_seq DESC",
   );
@@ -168,16 +206,10 @@ export function openAsOfLog(dataDir: string): AsOfLog {
       return { snapshot: start.cmdSeq, from: start.eventSeq, to: lastAtOrBefore(start.eventSeq, at, last) };
     },
     rebuild(plan) {
-      const limits = { historyCapacity: 1 };
-      let projection = createProjection(undefined, limits);
-      let fold = createFold();
-      if (plan.snapshot > 0) {
-        const row = snapshotBody.get(plan.snapshot) as { body: Buffer } | undefined;
-        if (row === undefined) throw dropped("snapshot");
-        const s = JSON.parse(unpackBody(row.body)) as { projection: ProjectionSnapshot; fold: FoldSnapshot };
-        projection = createProjection({ ...s.projection, history: [] }, limits);
-        fold = createFold(s.fold);
-      }
+      const { projection, fold } =
+        plan.snapshot > 0
+          ? startingPoint(plan.snapshot)
+          : { projection: createProjection(undefined, LIMITS), fold: createFold() };
       // Newest first, keeping what changes the projection: of an object's results only the last
       // (the fold would replace the others by it, as it does within a delta), and no event that
       // only makes history. Then folded oldest first, as one delta.
@@ -190,6 +222,7 @@ export function openAsOfLog(dataDir: string): AsOfLog {
         firstSeq: number;
         body: Buffer;
       }>) {
+        pace();
         if (Math.min(r.lastSeq, plan.to) !== expect) throw dropped("events");
         const lo = Math.max(plan.from + 1, r.firstSeq);
         const text = unpackBody(r.body);
@@ -213,7 +246,10 @@ export function openAsOfLog(dataDir: string): AsOfLog {
         expect = lo - 1;
       }
       if (expect !== plan.from) throw dropped("events");
-      for (let i = kept.length - 1; i >= 0; i--) fold.apply(kept[i] as LookoutEvent, seqs[i] as number);
+      for (let i = kept.length - 1; i >= 0; i--) {
+        fold.apply(kept[i] as LookoutEvent, seqs[i] as number);
+        if (i % 1000 === 0) pace();
+      }
       // At the plan's last event, even when that made only history.
       const delta = fold.take() ?? {
         eventSeq: plan.to,
@@ -226,23 +262,39 @@ export function openAsOfLog(dataDir: string): AsOfLog {
         downtimesRemoved: [],
       };
       projection.applyDelta({ ...delta, eventSeq: plan.to, history: [] });
-      const image = projection.capture();
+      const frame = projection.captureFrame();
       return {
-        eventSeq: image.eventSeq,
+        eventSeq: frame.eventSeq,
         removed: [],
         statusKeys: [],
         statuses: [],
-        packed: packStatuses(image.keys, image.encoded),
+        packed: packHeld(projection, frame.keys),
         patches: [],
         history: [],
-        downtimesAdded: image.downtimes,
+        downtimesAdded: frame.downtimes,
         downtimesRemoved: [],
-        ...(image.comments === undefined ? {} : { commentsAdded: image.comments }),
-        ...(image.reschedules === undefined ? {} : { reschedules: image.reschedules }),
+        ...(frame.comments === undefined ? {} : { commentsAdded: frame.comments }),
+        ...(frame.reschedules === undefined ? {} : { reschedules: frame.reschedules }),
       };
     },
     close: () => db.close(),
   };
+}
+
+/** The records of `keys` as `p` holds them, copied into buffers of their own (transferred, not copied, to the reader). */
+function packHeld(p: Projection, keys: readonly string[]): PackedStatuses {
+  const records = packRecords(p, keys, 0, keys.length);
+  const keyLengths = new Uint32Array(records.keys.length);
+  let keyTotal = 0;
+  for (let i = 0; i < records.keys.length; i++) {
+    const n = Buffer.byteLength(records.keys[i] as string, "utf8");
+    keyLengths[i] = n;
+    keyTotal += n;
+  }
+  const keyBytes = Buffer.allocUnsafeSlow(keyTotal);
+  let at = 0;
+  for (const k of records.keys) at += keyBytes.write(k, at, "utf8");
+  return { bytes: records.bytes, lengths: records.lengths, keyBytes, keyLengths };
 }
 
 function iso(ms: number): string {

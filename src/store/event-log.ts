@@ -168,6 +168,9 @@ export class EventLog {
     db.exec(
       "CREATE TABLE IF NOT EXISTS snapshot_times (cmd_seq INTEGER PRIMARY KEY, event_seq INTEGER NOT NULL, log_at INTEGER NOT NULL)",
     );
+    // A snapshot's status image (src/store/status-image.ts): what a kept snapshot keeps once it is
+    // no longer one of the newest two, its engine state and history feed dropped.
+    db.exec("CREATE TABLE IF NOT EXISTS status_images (cmd_seq INTEGER PRIMARY KEY, body BLOB NOT NULL)");
     return new EventLog(db, release);
   }
 
@@ -322,7 +325,7 @@ export class EventLog {
    * log (one whose following events were trimmed can no longer be carried forward). keepEveryMs
    * 0 keeps only the newest two.
    */
-  saveSnapshot(s: SnapshotRow, keepEveryMs = 0): void {
+  saveSnapshot(s: SnapshotRow, keepEveryMs = 0, image?: Uint8Array): void {
     this.#db.pragma("synchronous = FULL");
     this.#db.transaction(() => {
       const logAt =
@@ -337,12 +340,24 @@ export class EventLog {
       this.#db
         .prepare("INSERT OR REPLACE INTO snapshot_times (cmd_seq, event_seq, log_at) VALUES (?, ?, ?)")
         .run(s.cmdSeq, s.eventSeq, logAt);
+      if (image !== undefined) {
+        this.#db
+          .prepare("INSERT OR REPLACE INTO status_images (cmd_seq, body) VALUES (?, ?)")
+          .run(s.cmdSeq, image);
+      } else {
+        this.#db.prepare("DELETE FROM status_images WHERE cmd_seq = ?").run(s.cmdSeq);
+      }
       const drop = this.#db.prepare("DELETE FROM snapshots WHERE cmd_seq = ?");
       const dropTime = this.#db.prepare("DELETE FROM snapshot_times WHERE cmd_seq = ?");
-      for (const cmdSeq of prunedSnapshots(this.#db, keepEveryMs)) {
+      const dropImage = this.#db.prepare("DELETE FROM status_images WHERE cmd_seq = ?");
+      const { dropped, imaged } = prunedSnapshots(this.#db, keepEveryMs);
+      for (const cmdSeq of dropped) {
         drop.run(cmdSeq);
         dropTime.run(cmdSeq);
+        dropImage.run(cmdSeq);
       }
+      // Kept, but no longer one of the newest two: its image is all a rebuild reads.
+      for (const cmdSeq of imaged) drop.run(cmdSeq);
     })();
   }
 
@@ -434,18 +449,26 @@ function alive(pid: number): boolean {
 }
 
 /**
- * The snapshots saveSnapshot lets go: all but the newest two, except (keepEveryMs > 0) those at
- * least keepEveryMs apart in the log's time, oldest first, whose following events are all still
- * in the log. Kept ones stay kept as later ones come (they are already that far apart), so the set
- * only shrinks at its old end, as the log's retention trims the events after them.
+ * The snapshots saveSnapshot lets go (`dropped`): all but the newest two, except (keepEveryMs > 0)
+ * those at least keepEveryMs apart in the log's time, oldest first, whose following events are all
+ * still in the log. Kept ones stay kept as later ones come (they are already that far apart), so
+ * the set only shrinks at its old end, as the log's retention trims the events after them. A kept
+ * one beyond the newest two that has a status image keeps only that (`imaged`: its snapshot row
+ * goes); one without (stored before images) stays whole.
  */
-function prunedSnapshots(db: Database, keepEveryMs: number): number[] {
-  // The snapshots' bodies are never read: their columns before `body` and the times' table.
+function prunedSnapshots(db: Database, keepEveryMs: number): { dropped: number[]; imaged: number[] } {
+  // The bodies are never read: the snapshots' columns before `body`, the times, the images' keys.
   const rows = db
     .prepare(
-      "SELECT s.cmd_seq AS cmdSeq, s.event_seq AS eventSeq, coalesce(t.log_at, 0) AS logAt FROM snapshots s LEFT JOIN snapshot_times t ON t.cmd_seq = s.cmd_seq ORDER BY s.cmd_seq",
+      `SELECT c.cmd_seq AS cmdSeq, coalesce(t.event_seq, s.event_seq) AS eventSeq, coalesce(t.log_at, 0) AS logAt,
+         s.cmd_seq IS NOT NULL AS whole, i.cmd_seq IS NOT NULL AS imaged
+       FROM (SELECT cmd_seq FROM snapshots UNION SELECT cmd_seq FROM snapshot_times) c
+       LEFT JOIN snapshots s ON s.cmd_seq = c.cmd_seq
+       LEFT JOIN snapshot_times t ON t.cmd_seq = c.cmd_seq
+       LEFT JOIN status_images i ON i.cmd_seq = c.cmd_seq
+       ORDER BY c.cmd_seq`,
     )
-    .all() as { cmdSeq: number; eventSeq: number; logAt: number }[];
+    .all() as { cmdSeq: number; eventSeq: number; logAt: number; whole: number; imaged: number }[];
   // The oldest group by key (the log only ever loses its oldest groups): no scan of the table.
   const first =
     (
@@ -453,19 +476,29 @@ function prunedSnapshots(db: Database, keepEveryMs: number): number[] {
         | { s: number }
         | undefined
     )?.s ?? 0;
-  const out: number[] = [];
+  const dropped: number[] = [];
+  const imaged: number[] = [];
+  // The newest two whole snapshots are recovery's: kept whole.
   let lastKept = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i] as { cmdSeq: number; eventSeq: number; logAt: number };
-    if (i >= rows.length - 2) continue;
+  let wholeSeen = 0;
+  const wholeCount = rows.filter((r) => r.whole).length;
+  for (const r of rows) {
+    if (r.whole && ++wholeSeen > wholeCount - 2) continue;
     const carried = first === 0 || r.eventSeq >= first - 1;
-    if (keepEveryMs > 0 && r.logAt > 0 && carried && r.logAt >= lastKept + keepEveryMs) {
+    if (
+      keepEveryMs > 0 &&
+      r.logAt > 0 &&
+      carried &&
+      r.logAt >= lastKept + keepEveryMs &&
+      (r.whole || r.imaged)
+    ) {
       lastKept = r.logAt;
+      if (r.whole && r.imaged) imaged.push(r.cmdSeq);
       continue;
     }
-    out.push(r.cmdSeq);
+    dropped.push(r.cmdSeq);
   }
-  return out;
+  return { dropped, imaged };
 }
 
 /** A read-only view of the event log for another thread or process (WAL readers never block the writer). */

@@ -38,6 +38,7 @@ import {
 } from "./replicated-log.js";
 import { type PackedRecords, recordsJson } from "./snapshot-records.js";
 import type { StateMachineFactory } from "./state-machine.js";
+import { encodeStatusImage, type ImageFrame } from "./status-image.js";
 import type { SubmissionDecoder } from "./submission.js";
 import { threadCpuMs } from "./thread-cpu.js";
 import { threadMemory } from "./thread-memory.js";
@@ -132,6 +133,8 @@ interface Snapshotting {
   readonly parts: string[];
   /** Status records among the parts so far. */
   records: number;
+  /** The records as the reader sent them, for the snapshot's status image. */
+  readonly packed: PackedRecords[];
   /** Request ids to answer with `done` when the snapshot is stored. */
   readonly waiters: number[];
   closeAfter: boolean;
@@ -1109,6 +1112,7 @@ export function runWriterThread<C>(
         start: w.beginSnapshot(),
         parts: [],
         records: 0,
+        packed: [],
         waiters: [],
         closeAfter: false,
       };
@@ -1125,6 +1129,7 @@ export function runWriterThread<C>(
     if (s === undefined || s.id !== id || records.keys.length === 0) return;
     s.parts.push((s.records > 0 ? "," : "") + recordsJson(records));
     s.records += records.keys.length;
+    s.packed.push(records);
   }
 
   function onProjectionPart(id: number, text: string, last: boolean): void {
@@ -1136,7 +1141,7 @@ export function runWriterThread<C>(
     snap = undefined;
     let error: string | undefined;
     try {
-      const body = w.finishSnapshot(s.start, s.parts.join(""));
+      const body = w.finishSnapshot(s.start, s.parts.join(""), imageOf(s, text));
       const config = w.configText(s.start.configDigest);
       if (replication !== undefined && leading && s.start.position > 0 && config !== undefined) {
         replication.publishSnapshot({
@@ -1155,6 +1160,31 @@ export function runWriterThread<C>(
       closed = true;
     }
     for (const id of s.waiters) post(error === undefined ? { t: "done", id } : { t: "done", id, error });
+  }
+
+  /**
+   * The snapshot's status image (src/store/status-image.ts): its records as the reader sent them,
+   * and the downtimes, comments and reschedules of the reader's last part (store.ts, answerBarrier:
+   * `],"downtimes":…,"comments":…[,"reschedules":…]}`); undefined when that part is not in that form.
+   */
+  function imageOf(s: Snapshotting, last: string): Uint8Array | undefined {
+    const HEAD = '],"downtimes":';
+    if (!last.startsWith(HEAD)) return undefined;
+    let tail: Pick<ImageFrame, "downtimes" | "comments" | "reschedules">;
+    try {
+      tail = JSON.parse(`{${last.slice(2)}`) as typeof tail;
+    } catch {
+      // The snapshot is stored without one: kept, it stays whole.
+      return undefined;
+    }
+    const frame: ImageFrame = {
+      eventSeq: s.start.eventSeq,
+      downtimes: tail.downtimes,
+      comments: tail.comments ?? [],
+      ...(tail.reschedules === undefined ? {} : { reschedules: tail.reschedules }),
+      fold: s.start.fold,
+    };
+    return encodeStatusImage(frame, s.packed);
   }
 
   /** Buffers what a group applied; `appliedId` is the last request id the group covers (0: none). */

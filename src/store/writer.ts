@@ -15,6 +15,7 @@ import {
 import { DEFAULT_WRITER_OPTIONS, type Recovered, type WriterOptions } from "./protocol.js";
 import type { ProjectionDelta } from "./records.js";
 import type { KnownObjects, StateMachine, StateMachineFactory } from "./state-machine.js";
+import { statusImageOf } from "./status-image.js";
 
 const decoder = new TextDecoder();
 /** For re-applying commands whose events are already logged. */
@@ -79,6 +80,8 @@ export interface SnapshotStart {
   readonly configDigest: string;
   /** JSON of the writer's part, an object missing its closing `}` and its `projection` member. */
   readonly prefix: string;
+  /** The fold's state at the snapshot (what its status image carries, src/store/status-image.ts). */
+  readonly fold: FoldSnapshot;
 }
 
 /**
@@ -408,10 +411,11 @@ export class Writer<C = unknown> {
    * hand its delta to the reader). Complete it with the reader's projection at the same event.
    */
   beginSnapshot(): SnapshotStart {
+    const fold = this.#fold.snapshot();
     const prefix = JSON.stringify({
       configDigest: this.#configDigest,
       engine: this.#engine.snapshot(),
-      fold: this.#fold.snapshot(),
+      fold,
     } satisfies Omit<WriterSnapshot, "projection">);
     this.#eventsSinceSnapshot = 0;
     this.#appliedSinceSnapshot = false;
@@ -422,18 +426,22 @@ export class Writer<C = unknown> {
       position: this.#log.streamPosition(),
       configDigest: this.#configDigest,
       prefix: prefix.slice(0, -1),
+      fold,
     };
   }
 
   /**
-   * Stores the snapshot with `projection` (JSON of a ProjectionSnapshot) and drops the commands it
-   * covers; returns the snapshot's body (what a replicated leader also publishes).
+   * Stores the snapshot with `projection` (JSON of a ProjectionSnapshot) and, when given, its status
+   * image (src/store/status-image.ts: what a kept snapshot keeps once it is no longer one of the
+   * newest two) and drops the commands it covers; returns the snapshot's body (what a replicated
+   * leader also publishes).
    */
-  finishSnapshot(start: SnapshotStart, projection: string): string {
+  finishSnapshot(start: SnapshotStart, projection: string, image?: Uint8Array): string {
     const body = `${start.prefix},"projection":${projection}}`;
     this.#log.saveSnapshot(
       { cmdSeq: start.cmdSeq, eventSeq: start.eventSeq, at: Date.now(), body },
       this.#options.snapshotKeepEveryMs,
+      image,
     );
     this.#log.compactCommands(start.cmdSeq);
     const keep = this.#options.retainEvents;
@@ -565,7 +573,8 @@ export class Writer<C = unknown> {
     const bound = this.#options.snapshotAfterReplayEvents;
     if (bound <= 0 || events < Math.max(bound, boot.size()) || this.stalled) return;
     try {
-      this.finishSnapshot(this.beginSnapshot(), JSON.stringify(boot.snapshot()));
+      const start = this.beginSnapshot();
+      this.finishSnapshot(start, JSON.stringify(boot.snapshot()), statusImageOf(boot.capture(), start.fold));
       this.#recoveredAfter = { events, snapshot: true };
     } catch (e) {
       this.#eventsSinceSnapshot = events;
