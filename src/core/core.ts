@@ -493,7 +493,11 @@ export class Core {
    */
   projectionAt(at: number): Promise<Projection> {
     if (this.#closed) return Promise.reject(new Error("core is closed"));
-    this.#asOf ??= createAsOf({ dataDir: this.#dataDir, now: () => this.#clock.now() });
+    this.#asOf ??= createAsOf({
+      dataDir: this.#dataDir,
+      now: () => this.#clock.now(),
+      writerBusy: () => this.#store.queueDepth > 0,
+    });
     return this.#asOf.projectionAt(at);
   }
 

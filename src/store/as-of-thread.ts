@@ -32,16 +32,47 @@ export type FromAsOf =
 /** The thread's workerData. */
 export interface AsOfThreadData {
   readonly dataDir: string;
+  /**
+   * One Int32 the owning thread keeps at 1 while the writer has work queued (0 otherwise), and
+   * notifies (Atomics.notify) when it drops to 0.
+   */
+  readonly busy?: Int32Array;
+}
+
+/** Work a rebuild does between two looks at the writer (ms). */
+export const PACE_SLICE_MS = 10;
+/** The longest a rebuild pauses at once for a busy writer (ms): it always makes some progress. */
+export const PACE_MAX_WAIT_MS = 40;
+
+/**
+ * A rebuild's pauses: after every PACE_SLICE_MS of work, while the writer has work queued, wait
+ * until it has none (woken at once when it drains) or PACE_MAX_WAIT_MS passed. So that ingestion
+ * keeps its CPU while history is read — both threads run under SCHED_IDLE, where the kernel would
+ * share between them evenly — and a rebuild still gets at least a fifth of a CPU.
+ */
+export function createPace(
+  busy: Int32Array | undefined,
+  now: () => number = () => performance.now(),
+): () => void {
+  if (busy === undefined) return () => {};
+  let sliceStart = now();
+  return () => {
+    const t = now();
+    if (t - sliceStart < PACE_SLICE_MS) return;
+    if (Atomics.load(busy, 0) === 1) Atomics.wait(busy, 0, 1, PACE_MAX_WAIT_MS);
+    sliceStart = now();
+  };
 }
 
 const port = parentPort;
 if (port !== null) {
-  const { dataDir } = workerData as AsOfThreadData;
+  const { dataDir, busy } = workerData as AsOfThreadData;
+  const pace = createPace(busy);
   applyThreadPolicy("idle", 10);
   let log: AsOfLog | undefined;
   port.on("message", (m: ToAsOf) => {
     try {
-      if (log === undefined) log = openAsOfLog(dataDir);
+      if (log === undefined) log = openAsOfLog(dataDir, { pace });
       const l = log;
       if (m.t === "plan") {
         port.postMessage({ t: "plan", id: m.id, plan: l.plan(m.at) } satisfies FromAsOf);

@@ -15,7 +15,15 @@ export interface AsOfOptions {
   readonly cacheSize?: number;
   /** Records placed per turn of this thread's event loop as a rebuilt projection is taken in. */
   readonly step?: number;
+  /**
+   * Whether the writer has work queued: while it has, a rebuild pauses between its steps
+   * (src/store/as-of-thread.ts, createPace), so that ingestion is not slowed by reads of the past.
+   */
+  readonly writerBusy?: () => boolean;
 }
+
+/** How often the writer's business is looked at while a rebuild is owed (ms). */
+const BUSY_POLL_MS = 5;
 
 /**
  * Projections of the past, for ListStatus `at` (docs/storage.md, "Status as of a moment"). Each is
@@ -47,22 +55,46 @@ export function createAsOf(o: AsOfOptions): AsOf {
   let worker: Worker | undefined;
   let nextId = 1;
   let closed = false;
+  // The writer's business as the thread reads it between steps (AsOfThreadData.busy), kept up to
+  // date only while the thread owes an answer.
+  const busy = new Int32Array(new SharedArrayBuffer(4));
+  let poll: ReturnType<typeof setInterval> | undefined;
+  const look = (): void => {
+    const now = o.writerBusy?.() === true ? 1 : 0;
+    if (Atomics.exchange(busy, 0, now) === 1 && now === 0) Atomics.notify(busy, 0);
+  };
+  const watch = (on: boolean): void => {
+    if (o.writerBusy === undefined) return;
+    if (on && poll === undefined) {
+      look();
+      poll = setInterval(look, BUSY_POLL_MS);
+      poll.unref();
+    } else if (!on && poll !== undefined) {
+      clearInterval(poll);
+      poll = undefined;
+      Atomics.store(busy, 0, 0);
+    }
+  };
 
   const failAll = (e: Error): void => {
     for (const w of waiting.values()) w.reject(e);
     waiting.clear();
+    watch(false);
   };
   const thread = (): Worker => {
     if (worker !== undefined) return worker;
     const w = new Worker(new URL("./as-of-thread.js", import.meta.url), {
-      workerData: { dataDir: o.dataDir } satisfies AsOfThreadData,
+      workerData: { dataDir: o.dataDir, busy } satisfies AsOfThreadData,
     });
     // What keeps the process alive only while it owes an answer.
     w.unref();
     w.on("message", (m: FromAsOf) => {
       const p = waiting.get(m.id);
       waiting.delete(m.id);
-      if (waiting.size === 0) w.unref();
+      if (waiting.size === 0) {
+        w.unref();
+        watch(false);
+      }
       p?.resolve(m);
     });
     w.on("error", (e) => {
@@ -81,6 +113,7 @@ export function createAsOf(o: AsOfOptions): AsOf {
     const id = nextId++;
     const answer = await new Promise<FromAsOf>((resolve, reject) => {
       waiting.set(id, { resolve, reject });
+      watch(true);
       const w = thread();
       w.ref();
       w.postMessage({ ...m, id } satisfies ToAsOf);
