@@ -168,6 +168,7 @@ export class App {
           ...(o.snapshotAfterReplayEvents === undefined
             ? {}
             : { snapshotAfterReplayEvents: o.snapshotAfterReplayEvents }),
+          ...(o.snapshotEveryMs === undefined ? {} : { snapshotEveryMs: o.snapshotEveryMs }),
           ...(o.snapshotKeepEveryMs === undefined ? {} : { snapshotKeepEveryMs: o.snapshotKeepEveryMs }),
         },
       });
