@@ -196,6 +196,48 @@ describe("Core.projectionAt", () => {
     }
   });
 
+  it("rebuilds from a snapshot that has no status image (stored before images) read whole", async () => {
+    const clock = new FakeClock();
+    const dir = tempDir();
+    const core = await Core.open({
+      dataDir: dir,
+      config,
+      clock,
+      writer: { snapshotEveryEvents: 4, snapshotKeepEveryMs: 1 },
+    });
+    let moments: Moment[] = [];
+    try {
+      moments = await scenario(core, clock);
+    } finally {
+      await core.close();
+    }
+    // The newest two snapshots lose their images: moments after them are rebuilt from their bodies.
+    const db = new Database(join(dir, "lookout.db"));
+    const { changes } = db
+      .prepare("DELETE FROM status_images WHERE cmd_seq IN (SELECT cmd_seq FROM snapshots)")
+      .run();
+    const newest = (
+      db
+        .prepare("SELECT min(t.log_at) AS at FROM snapshot_times t JOIN snapshots s USING (cmd_seq)")
+        .get() as {
+        at: number;
+      }
+    ).at;
+    db.close();
+    assert.equal(changes, 2);
+    assert.ok(moments.some((m) => m.at >= newest));
+    const reader = openAsOfLog(dir);
+    try {
+      for (const m of moments) {
+        const rebuilt = createProjection(undefined, { historyCapacity: 1 });
+        rebuilt.applyDelta(reader.rebuild(reader.plan(m.at)));
+        assert.deepEqual(shown(rebuilt), m.live);
+      }
+    } finally {
+      reader.close();
+    }
+  });
+
   it("answers from the oldest kept snapshot on once retention trimmed the events before it", async () => {
     const clock = new FakeClock();
     const dir = tempDir();
