@@ -13,7 +13,11 @@ export interface AsOfOptions {
   readonly now: () => number;
   /** Rebuilt projections kept, least recently used out first (default 4). */
   readonly cacheSize?: number;
-  /** Records placed per turn of this thread's event loop as a rebuilt projection is taken in. */
+  /**
+   * Records placed per turn of this thread's event loop as a rebuilt projection is taken in
+   * (default 500, as the live deltas are: a turn of a fraction of a millisecond, so that the
+   * writer's acknowledgements and live reads never wait behind a take-in).
+   */
   readonly step?: number;
   /**
    * Whether the writer has work queued: while it has, a rebuild pauses between its steps
@@ -49,7 +53,7 @@ export interface AsOf {
 /** Creates the service; its thread starts with the first request. */
 export function createAsOf(o: AsOfOptions): AsOf {
   const cacheSize = Math.max(1, o.cacheSize ?? 4);
-  const step = Math.max(1, o.step ?? 5_000);
+  const step = Math.max(1, o.step ?? 500);
   const cache = new Map<string, Promise<Projection>>();
   const waiting = new Map<number, { resolve: (m: FromAsOf) => void; reject: (e: Error) => void }>();
   let worker: Worker | undefined;
