@@ -53,13 +53,16 @@ export const PACE_MAX_WAIT_MS = 40;
 export function createPace(
   busy: Int32Array | undefined,
   now: () => number = () => performance.now(),
+  wait: (flag: Int32Array, ms: number) => void = (flag, ms) => {
+    Atomics.wait(flag, 0, 1, ms);
+  },
 ): () => void {
   if (busy === undefined) return () => {};
   let sliceStart = now();
   return () => {
     const t = now();
     if (t - sliceStart < PACE_SLICE_MS) return;
-    if (Atomics.load(busy, 0) === 1) Atomics.wait(busy, 0, 1, PACE_MAX_WAIT_MS);
+    if (Atomics.load(busy, 0) === 1) wait(busy, PACE_MAX_WAIT_MS);
     sliceStart = now();
   };
 }
