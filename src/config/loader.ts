@@ -8,6 +8,7 @@ import { formatPath, sortDiagnostics } from "./diagnostic.js";
 import { budgetMessage, type EvalBudget, evalBudget } from "./eval-budget.js";
 import { foldRepeats } from "./instances.js";
 import { createLocator } from "./locate.js";
+import { ownErrors } from "./own-errors.js";
 import { SCHEMA_FILE_NAME, schemaSource } from "./schema-source.js";
 import { checkSemantics } from "./semantic.js";
 import type { ConfigProfile } from "./type-checks.js";
@@ -105,8 +106,14 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
     const spent = (): LoadConfigResult | undefined => overBudget(meter, file, bytes);
     const user = compile([{ name: file, text }, lookoutFile(input.listen ?? DEFAULT_LISTEN)], limits);
     phase("compile");
-    if (user.errors.length > 0) {
-      const diagnostics = diagnosticsFromCueErrors(user.errors, { file, text, user, schema: s, profile });
+    if (user.compileErrors.length > 0) {
+      const diagnostics = diagnosticsFromCueErrors(user.compileErrors, {
+        file,
+        text,
+        user,
+        schema: s,
+        profile,
+      });
       return spent() ?? fail(diagnostics);
     }
     const root = s.lookup(["#Schema"]);
@@ -120,6 +127,12 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
     if (!exported.ok) {
       const over = spent();
       if (over !== undefined) return over;
+      // The document's own mistakes are reported as its own, without the schema's (own-errors.ts).
+      const own = ownErrors(user, exported.errors, file);
+      if (own.length > 0) {
+        const diagnostics = diagnosticsFromCueErrors(own, { file, text, user, schema: s, profile });
+        return spent() ?? fail(diagnostics);
+      }
       // export() stops at evaluation errors; `cue vet -c` also lists the missing required fields,
       // so the user sees every problem in one run.
       const all = [...exported.errors];
