@@ -136,8 +136,11 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
       // export() stops at evaluation errors; `cue vet -c` also lists the missing required fields,
       // so the user sees every problem in one run.
       const all = [...exported.errors];
-      const seen = new Set(all.map((e) => `${e.path.join(".")}\0${e.message}`));
+      const known = new Set(all);
+      let seen: Set<string> | undefined;
       for (const e of unified.validate({ concrete: true })) {
+        if (known.has(e)) continue;
+        seen ??= new Set(all.map((x) => `${x.path.join(".")}\0${x.message}`));
         if (!seen.has(`${e.path.join(".")}\0${e.message}`)) all.push(e);
       }
       const diagnostics = diagnosticsFromCueErrors(all, { file, text, user, schema: s, profile });

@@ -374,7 +374,11 @@ function makeValue(
 
 function dedupe(errs: CueError[]): CueError[] {
   const seen = new Set<string>();
+  // `errors` and the export problems share their error objects where they are the same error.
+  const objects = new Set<CueError>();
   return errs.filter((e) => {
+    if (objects.has(e)) return false;
+    objects.add(e);
     const k = `${e.path.join(".")}\0${e.message}`;
     if (seen.has(k)) return false;
     seen.add(k);
