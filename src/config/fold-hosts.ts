@@ -34,8 +34,16 @@ export function foldHosts(errors: readonly CueError[], file: string): FoldedErro
   const first = new Map<string, string>();
   const folded = new Map<string, string[]>();
   const kept = new Set<string>();
+  // The last host whose signature was made: a template's instances come with their errors in the
+  // same order, so most hosts are compared with it, without making their own.
+  let last: { list: readonly CueError[]; sig: string | undefined } | undefined;
   for (const [host, list] of byHost) {
-    const sig = signature(list, file);
+    let sig: string | undefined;
+    if (last !== undefined && sameInOrder(last.list, list)) sig = last.sig;
+    else {
+      sig = signature(list, file);
+      last = { list, sig };
+    }
     const rep = sig === undefined ? undefined : first.get(sig);
     if (sig === undefined || rep === undefined) {
       if (sig !== undefined) first.set(sig, host);
@@ -78,4 +86,28 @@ function signature(list: readonly CueError[], file: string): string | undefined 
   }
   if (!user) return undefined;
   return parts.sort().join("\n");
+}
+
+/**
+ * Whether two hosts' errors (each below its own host) are the same in the same order: then their
+ * signatures are too. Messages that start with a path are left to the signature, which takes the
+ * path out.
+ */
+function sameInOrder(a: readonly CueError[], b: readonly CueError[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as CueError;
+    const y = b[i] as CueError;
+    if (x.code !== y.code || x.message !== y.message || x.message.startsWith("hosts.")) return false;
+    if (x.closedBy?.definition !== y.closedBy?.definition) return false;
+    if (x.path.length !== y.path.length) return false;
+    for (let j = 2; j < x.path.length; j++) if (x.path[j] !== y.path[j]) return false;
+    if (x.positions.length !== y.positions.length) return false;
+    for (let j = 0; j < x.positions.length; j++) {
+      const p = x.positions[j] as CueError["positions"][number];
+      const q = y.positions[j] as CueError["positions"][number];
+      if (p.file !== q.file || p.line !== q.line || p.column !== q.column) return false;
+    }
+  }
+  return true;
 }

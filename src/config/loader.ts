@@ -8,6 +8,7 @@ import { formatPath, sortDiagnostics } from "./diagnostic.js";
 import { budgetMessage, type EvalBudget, evalBudget } from "./eval-budget.js";
 import { foldRepeats } from "./instances.js";
 import { createLocator } from "./locate.js";
+import { ownErrors } from "./own-errors.js";
 import { SCHEMA_FILE_NAME, schemaSource } from "./schema-source.js";
 import { checkSemantics } from "./semantic.js";
 import type { ConfigProfile } from "./type-checks.js";
@@ -60,8 +61,10 @@ export function lookoutFile(listen: string): { name: string; text: string } {
 function schema(): CueValue {
   if (compiledSchema !== undefined) return compiledSchema;
   const value = compile([{ name: SCHEMA_FILE_NAME, text: schemaSource().text }]);
-  if (value.errors.length > 0) {
-    const first = value.errors[0];
+  // Its syntax only: evaluating all of it for errors costs every process ~0.1 s, and the shipped
+  // schema has none (schema-source.test.ts).
+  if (value.compileErrors.length > 0) {
+    const first = value.compileErrors[0];
     throw new Error(`lookout: schema.cue does not compile: ${first?.message ?? "unknown error"}`);
   }
   compiledSchema = value;
@@ -105,8 +108,14 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
     const spent = (): LoadConfigResult | undefined => overBudget(meter, file, bytes);
     const user = compile([{ name: file, text }, lookoutFile(input.listen ?? DEFAULT_LISTEN)], limits);
     phase("compile");
-    if (user.errors.length > 0) {
-      const diagnostics = diagnosticsFromCueErrors(user.errors, { file, text, user, schema: s, profile });
+    if (user.compileErrors.length > 0) {
+      const diagnostics = diagnosticsFromCueErrors(user.compileErrors, {
+        file,
+        text,
+        user,
+        schema: s,
+        profile,
+      });
       return spent() ?? fail(diagnostics);
     }
     const root = s.lookup(["#Schema"]);
@@ -120,11 +129,20 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
     if (!exported.ok) {
       const over = spent();
       if (over !== undefined) return over;
+      // The document's own mistakes are reported as its own, without the schema's (own-errors.ts).
+      const own = ownErrors(user, exported.errors, file);
+      if (own.length > 0) {
+        const diagnostics = diagnosticsFromCueErrors(own, { file, text, user, schema: s, profile });
+        return spent() ?? fail(diagnostics);
+      }
       // export() stops at evaluation errors; `cue vet -c` also lists the missing required fields,
       // so the user sees every problem in one run.
       const all = [...exported.errors];
-      const seen = new Set(all.map((e) => `${e.path.join(".")}\0${e.message}`));
+      const known = new Set(all);
+      let seen: Set<string> | undefined;
       for (const e of unified.validate({ concrete: true })) {
+        if (known.has(e)) continue;
+        seen ??= new Set(all.map((x) => `${x.path.join(".")}\0${x.message}`));
         if (!seen.has(`${e.path.join(".")}\0${e.message}`)) all.push(e);
       }
       const diagnostics = diagnosticsFromCueErrors(all, { file, text, user, schema: s, profile });

@@ -72,6 +72,17 @@ export function toPosition(p: Pos): Position {
 
 /** Sorts positions by file, then offset, dropping duplicates and synthetic ones. */
 export function normalizePositions(ps: readonly Pos[]): Pos[] {
+  // Most errors have one or two positions: no set, no sort (an error per host of a large fleet).
+  if (ps.length <= 2) {
+    const a = ps[0];
+    const b = ps[1];
+    const okA = a !== undefined && a.offset >= 0 && a.file !== "";
+    const okB = b !== undefined && b.offset >= 0 && b.file !== "";
+    if (!okB) return okA ? [a] : [];
+    if (!okA) return [b];
+    if (a.file === b.file && a.offset === b.offset) return [a];
+    return a.file < b.file || (a.file === b.file && a.offset < b.offset) ? [a, b] : [b, a];
+  }
   const seen = new Set<string>();
   const out: Pos[] = [];
   for (const p of ps) {

@@ -18,7 +18,7 @@ import { evaluate } from "./evaluate.js";
 import type { CueData, PositionIndex } from "./export.js";
 import { atomData, atomJSON, quoteKey, setField } from "./export-atoms.js";
 import { fastExport, fastExportEnabled } from "./fast-export.js";
-import { FOLD_MIN, type FoldState, learn, type Repeat, repeatOf } from "./fold-repeats.js";
+import { FOLD_MIN, type FoldState, learn, type Repeat, repeatOf, repeats } from "./fold-repeats.js";
 import type { ReachableNames } from "./names.js";
 import { bottom, formatValue, type Value } from "./values.js";
 import {
@@ -113,8 +113,8 @@ interface State {
   readonly indent: number;
   readonly pads: string[];
   readonly sep: string;
-  /** Try the fast export path (fast-export.ts) on unevaluated vertices. */
-  readonly fast: boolean;
+  /** Try the fast export path (fast-export.ts) on unevaluated vertices (not while probing). */
+  fast: boolean;
   /** Where below the walk's root the fast path last gave up: its ancestors are not tried again. */
   failAt: readonly string[] | undefined;
   /** Fold repeated errors in large structs (fold-repeats.ts). */
@@ -323,8 +323,15 @@ function visit(
   }
   const e = v.err;
   if (e !== undefined) {
-    if (collect && !isIncomplete(e.err)) s.e1.push(...toCueErrors(e.err, path));
-    return exportErr(s, e.err, path);
+    // The same error objects for `errors` and export when they are at the same path.
+    const errs = toCueErrors(e.err, e.err.path ?? path);
+    if (collect && !isIncomplete(e.err)) {
+      const same = e.err.path === undefined || samePath(e.err.path, path);
+      for (const x of same ? errs : toCueErrors(e.err, path)) s.e1.push(x);
+    }
+    s.failed = true;
+    for (const x of errs) s.e2.push(x);
+    return undefined;
   }
   if (v.disj !== undefined) {
     // `errors` does not look into disjuncts.
@@ -352,6 +359,12 @@ function visit(
     }
   }
   return scalar(s, v.scalar, v, path, lvl);
+}
+
+function samePath(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Whether `path` leads to where the fast path gave up (trying again there would give up again). */
@@ -518,7 +531,9 @@ function probe(
 ): boolean {
   const n1 = s.e1.length;
   const n2 = s.e2.length;
-  const { failed, spent } = s;
+  const { failed, spent, fast } = s;
+  // The fast export path exports only what has no errors: here, errors are what is looked for.
+  s.fast = false;
   let found = true;
   for (const root of r.roots) {
     const v = descend(s, a, root, path);
@@ -530,7 +545,8 @@ function probe(
     visit(s, v, path, depth + 1 + root.length, coll, true, lvl + 1 + root.length);
     for (let i = 0; i < root.length; i++) leave(s, path);
   }
-  if (found && repeatOf(s.e1.slice(n1), s.e2.slice(n2), path)?.sig === r.sig) return true;
+  s.fast = fast;
+  if (found && repeats(r, s.e1.slice(n1), s.e2.slice(n2), path)) return true;
   s.e1.length = n1;
   s.e2.length = n2;
   s.failed = failed;

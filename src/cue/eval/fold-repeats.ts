@@ -21,6 +21,10 @@ export interface Repeat {
   readonly sig: string;
   /** The subtrees (relative paths) the errors are found by walking, none below another. */
   readonly roots: readonly (readonly string[])[];
+  /** The errors the signature was made of, and the length of their field's path. */
+  readonly e1: readonly CueError[];
+  readonly e2: readonly CueError[];
+  readonly depth: number;
 }
 
 /** The state of one struct's walk: the last field's errors, and the repeat once known. */
@@ -60,7 +64,48 @@ export function repeatOf(
       rels.push(e.code === "incomplete" && e.message === REQUIRED_MESSAGE ? rel.slice(0, -1) : rel);
     }
   }
-  return { sig: parts.sort().join("\n"), roots: outermost(rels) };
+  return { sig: parts.sort().join("\n"), roots: outermost(rels), e1, e2, depth: base.length };
+}
+
+/**
+ * Whether a field's errors (at `base`) are those of the repeat `r`: the same signature as
+ * repeatOf would make. The errors of a template's instances come in the same order, so they are
+ * compared in order first, without building the signature; otherwise the signatures decide.
+ */
+export function repeats(
+  r: Repeat,
+  e1: readonly CueError[],
+  e2: readonly CueError[],
+  base: readonly string[],
+): boolean {
+  if (sameInOrder(r.e1, r.depth, e1, base) && sameInOrder(r.e2, r.depth, e2, base)) return true;
+  return repeatOf(e1, e2, base)?.sig === r.sig;
+}
+
+function sameInOrder(
+  known: readonly CueError[],
+  depth: number,
+  errors: readonly CueError[],
+  base: readonly string[],
+): boolean {
+  if (known.length !== errors.length) return false;
+  for (let i = 0; i < errors.length; i++) {
+    const a = known[i] as CueError;
+    const b = errors[i] as CueError;
+    if (a.code !== b.code || a.message !== b.message) return false;
+    if (a.closedBy?.definition !== b.closedBy?.definition) return false;
+    if (a.path.length - depth !== b.path.length - base.length) return false;
+    for (let j = 0; j < base.length; j++) if (b.path[j] !== base[j]) return false;
+    for (let j = depth, k = base.length; j < a.path.length; j++, k++)
+      if (a.path[j] !== b.path[k]) return false;
+    if (a.positions.length !== b.positions.length) return false;
+    for (let j = 0; j < a.positions.length; j++) {
+      const p = a.positions[j] as CueError["positions"][number];
+      const q = b.positions[j] as CueError["positions"][number];
+      if (p.file !== q.file || p.line !== q.line || p.column !== q.column) return false;
+    }
+  }
+  return true;
 }
 
 /** The paths none of which lies below another (a path's subtree includes those below it). */

@@ -9,6 +9,7 @@ import "./builtins/index.js";
 import { hasPackage } from "./builtins/registry.js";
 import { DEFAULT_LIMITS, type Limits, type Meter, withEngine } from "./engine.js";
 import { type CueError, toCueError } from "./errors.js";
+import { errorsUnder } from "./errors-under.js";
 import { evaluate } from "./evaluate.js";
 import { fileExperiments, markExperiments } from "./experiments.js";
 import type { CueData, PositionIndex } from "./export.js";
@@ -59,6 +60,17 @@ export type ExportResult =
 
 export interface CueValue {
   readonly errors: readonly CueError[];
+  /**
+   * The errors known without evaluating: the syntax errors and unsupported imports of `compile`'s
+   * files (none for other values). `errors` includes them, but evaluates the whole value to find
+   * the rest; a caller that only evaluates parts of it (the config loader) asks for these first.
+   */
+  readonly compileErrors: readonly CueError[];
+  /**
+   * The errors `errors` reports in the subtrees at `paths`, in the same order, evaluating only the
+   * way there and those subtrees; a path the value does not have stands for its nearest ancestor.
+   */
+  errorsUnder(paths: readonly (readonly string[])[]): readonly CueError[];
   lookup(path: readonly string[]): CueValue | undefined;
   /** Unifies with `other`; the result evaluates under `options` (default: this value's limits). */
   unify(other: CueValue, options?: EvalOptions): CueValue;
@@ -107,7 +119,7 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
   root.fieldType = REGULAR;
   if (errors.length > 0) {
     root.err = bottom("syntax", errors[0]?.message ?? "syntax error");
-    return makeValue(root, limits, errors, NO_NAMES);
+    return makeValue(root, limits, errors, NO_NAMES, [], false, errors);
   }
   let names: ReachableNames | undefined;
   const namesOf = (): ReachableNames => {
@@ -150,7 +162,7 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     markExperiments(frame, fileExperiments(file).enabled);
     root.addConj({ expr: lit, env: frame, ctx: NO_CLOSE, value: undefined, pos: file.pos, embed: false });
   }
-  if (errors.length > 0) return makeValue(root, limits, errors, namesOf);
+  if (errors.length > 0) return makeValue(root, limits, errors, namesOf, [], false, errors);
   // Evaluation happens on first use: a document that is only unified with a schema (the
   // config loader's path) is not evaluated twice.
   // Plain data cannot fail to evaluate: its errors are known (and its references name nothing).
@@ -170,6 +182,7 @@ function makeValue(
   names: () => ReachableNames,
   at: readonly string[] = [],
   foldRepeats = false,
+  compileErrors: readonly CueError[] = [],
 ): CueValue {
   // `errors` is computed on first use, by whichever walk comes first: the errors walk, or the
   // export / validate walk, which collects the same errors in the same pass.
@@ -202,6 +215,15 @@ function makeValue(
   const value: CueValue = {
     get errors() {
       return errorsOf();
+    },
+    compileErrors,
+    errorsUnder(paths) {
+      if (computed !== undefined && computed.length === 0) return computed;
+      return withEngine(
+        limits,
+        () => errorsUnder(v, at, paths, names),
+        (b) => [toCueError(b.err, [])],
+      );
     },
     lookup(path) {
       return withEngine(
@@ -352,7 +374,11 @@ function makeValue(
 
 function dedupe(errs: CueError[]): CueError[] {
   const seen = new Set<string>();
+  // `errors` and the export problems share their error objects where they are the same error.
+  const objects = new Set<CueError>();
   return errs.filter((e) => {
+    if (objects.has(e)) return false;
+    objects.add(e);
     const k = `${e.path.join(".")}\0${e.message}`;
     if (seen.has(k)) return false;
     seen.add(k);
