@@ -4,14 +4,24 @@
  * log agree; a token works only for the request that made it; bad input gets its Connect code.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { Core } from "../core/core.js";
 import { fleetConfig } from "../core/fleet-config.js";
 import { HISTORY_KINDS } from "../store/history-of-event.js";
 import { FakeClock } from "../testing/fake-clock.js";
-import { type CoreTestServer, connectJson, type JsonBody, startCoreTestServer } from "./core-test-server.js";
+import {
+  type CoreTestServer,
+  connectJson,
+  type JsonBody,
+  serveCore,
+  startCoreTestServer,
+} from "./core-test-server.js";
 import { QueryService } from "./gen/svc/v1/query_service_pb.js";
 
 const Q = "/svc.v1.QueryService/";
@@ -171,6 +181,58 @@ describe("ListHistory", () => {
       assert.equal(ConnectError.from(e).code, Code.NotFound);
       return true;
     });
+  });
+});
+
+describe("ListHistory beyond the ring", () => {
+  it("the ring's newest entries, then the log's: the same pages as the log alone", async () => {
+    // A ring of 4 entries: the plain request starts in memory and goes on in the log.
+    const dataDir = mkdtempSync(join(tmpdir(), "lookout-api-ring-"));
+    const small = await serveCore(
+      await Core.open({ dataDir, config, clock: new FakeClock(T0), writer: { historyCapacity: 4 } }),
+    );
+    try {
+      for (let m = 0; m < 8; m++) {
+        const r = await connectJson(small.url, "/svc.v1.CommandService/ProcessCheckResults", {
+          results: [
+            { host: "host-00000", service: "svc-000", exitStatus: m % 2 === 0 ? 2 : 0, output: `m${m}` },
+            { host: "host-00001", exitStatus: m % 4 === 0 ? 2 : 0, output: `h${m}` },
+          ],
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        await small.core.flush();
+      }
+      assert.equal(small.core.view.projection.history().size, 4);
+      const walkOn = async (body: Record<string, unknown>) => {
+        const out: JsonBody[] = [];
+        let pageToken = "";
+        do {
+          const r = await connectJson(small.url, `${Q}ListHistory`, { ...body, pageToken });
+          assert.equal(r.status, 200, JSON.stringify(r.body));
+          out.push(...(r.body.entries ?? []));
+          pageToken = r.body.nextPageToken ?? "";
+        } while (pageToken !== "");
+        return out;
+      };
+      const logged = await walkOn({ pageSize: 1000, kinds: [...HISTORY_KINDS] });
+      assert.ok(logged.length > 12, `${logged.length} entries`);
+      for (const pageSize of [1, 3, 4, 5, 1000]) {
+        assert.deepEqual(await walkOn({ pageSize }), logged, `pages of ${pageSize}`);
+        for (const [host, service] of [
+          ["host-00000", "svc-000"],
+          ["host-00001", undefined],
+        ] as const) {
+          assert.deepEqual(
+            await walkOn({ host, ...(service === undefined ? {} : { service }), pageSize }),
+            logged.filter((e) => e.host === host && e.service === service),
+            `${host} ${service ?? ""}, pages of ${pageSize}`,
+          );
+        }
+      }
+    } finally {
+      await small.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -29,7 +29,7 @@ describe("ringHistoryPage", () => {
     key?: string;
     cursor?: number;
     limit: number;
-    want: { seqs: number[]; cursor?: number } | undefined;
+    want: { seqs: number[]; cursor?: number; below?: number };
   }[] = [
     { name: "a page with more below", capacity: 100, n: 10, limit: 3, want: { seqs: [10, 9, 8], cursor: 8 } },
     {
@@ -56,16 +56,29 @@ describe("ringHistoryPage", () => {
       limit: 2,
       want: { seqs: [20, 19], cursor: 19 },
     },
-    { name: "a full ring: the page reaches its end", capacity: 5, n: 20, limit: 5, want: undefined },
+    {
+      name: "a full ring: the page reaches its end (the rest is in the log)",
+      capacity: 5,
+      n: 20,
+      limit: 5,
+      want: { seqs: [20, 19, 18, 17, 16], below: 16 },
+    },
     {
       name: "a full ring: the object's page reaches its end",
       capacity: 5,
       n: 20,
       key: "a",
       limit: 2,
-      want: undefined,
+      want: { seqs: [19, 17], below: 16 },
     },
-    { name: "a full ring: a cursor below it", capacity: 5, n: 20, cursor: 10, limit: 2, want: undefined },
+    {
+      name: "a full ring: a cursor below it",
+      capacity: 5,
+      n: 20,
+      cursor: 10,
+      limit: 2,
+      want: { seqs: [], below: 10 },
+    },
     {
       name: "a ring that never dropped: a cursor below it",
       capacity: 50,
@@ -80,12 +93,11 @@ describe("ringHistoryPage", () => {
     it(c.name, () => {
       const page = ringHistoryPage(ring(c.capacity, c.n), c.key, c.cursor, c.limit);
       assert.deepEqual(
-        page === undefined
-          ? undefined
-          : {
-              seqs: page.items.map((h) => h.seq),
-              ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
-            },
+        {
+          seqs: page.items.map((h) => h.seq),
+          ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+          ...(page.below === undefined ? {} : { below: page.below }),
+        },
         c.want,
       );
     });
