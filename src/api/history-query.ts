@@ -82,6 +82,8 @@ export async function listHistory(
     // The ring's entries first; the log only for what lies below them.
     const ring = ringHistoryPage(projection.history(), keys?.[0], cursor, limit);
     if (ring.below === undefined) return answer(ring);
+    // Without the log (a server that reads only its projection): what the ring holds.
+    if (src.historyFromLog === undefined) return answer({ items: ring.items });
     // A full page and nothing more in the ring: the next page (from the log) may be empty.
     if (ring.items.length === limit) return answer({ items: ring.items, cursor: ring.below });
     head = ring.items;
