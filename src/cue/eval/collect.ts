@@ -335,6 +335,10 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       return;
     }
   }
+  if (reentersInProgress(v, r)) {
+    setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+    return;
+  }
   if (isInline(v) && c.expr !== undefined && !iterating(c.env) && inlineRecursion(v, c.expr)) {
     setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
     return;
@@ -439,6 +443,18 @@ const expStackR: Vertex[] = [];
 
 function isExpanding(v: Vertex, r: Vertex): boolean {
   for (let i = expStackV.length - 1; i >= 0; i--) if (expStackV[i] === v && expStackR[i] === r) return true;
+  return false;
+}
+
+/**
+ * Whether `r`, whose own evaluation is in progress, is being expanded into a value written inside
+ * an expression (a list or struct argument, `a: list.Concat([["3"], a])`) while an outer expansion
+ * of `r` is still running: each expansion evaluates the expression that makes the next one, so the
+ * value contains itself (cue: a structural cycle).
+ */
+function reentersInProgress(v: Vertex, r: Vertex): boolean {
+  if (r.status !== COLLECTING || !expStackR.includes(r)) return false;
+  for (let a: Vertex | undefined = v; a !== undefined; a = a.parent) if (isInline(a)) return true;
   return false;
 }
 

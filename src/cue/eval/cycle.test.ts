@@ -79,6 +79,27 @@ const cases: EvalCase[] = [
     src: "#T: {a: #T}\nt: #T",
     err: { path: "t.a", code: STRUCTURAL, msg: "structural cycle" },
   },
+  // A list built from itself through a builtin: each evaluation of the call needs the list again.
+  {
+    name: "a list concatenated with itself is a structural cycle (list given first)",
+    src: 'import "list"\nwire: ["in", "out"]\nwire: list.Concat([wire, ["extra"]])',
+    err: { path: "wire", code: STRUCTURAL, msg: "error in call to list.Concat: structural cycle" },
+  },
+  {
+    name: "a list concatenated with itself is a structural cycle (call given first)",
+    src: 'import "list"\nports: list.Concat([[22], ports])\nports: [80, 443]',
+    err: { path: "ports", code: STRUCTURAL, msg: "error in call to list.Concat: structural cycle" },
+  },
+  {
+    name: "such a cycle is reported at its field and leaves the rest of the document alone",
+    src: 'import "list"\nbad: list.Concat([bad, [1]])\nbad: [0]\nok: {a: 1, b: a + 1}',
+    err: { path: "bad", code: STRUCTURAL, msg: "structural cycle" },
+  },
+  {
+    name: "the rest of a document with such a cycle still evaluates",
+    src: 'import "list"\nbad: {l: list.Concat([l, [1]]), l: [0]}\nok: {a: 1, b: a + 1}\nout: ok.b',
+    err: { path: "bad.l", code: STRUCTURAL, msg: "structural cycle" },
+  },
   // A value decided while a reference cycle was open is checked again once the cycle is done.
   {
     name: "a concrete value is checked against the cycle it broke",
