@@ -100,6 +100,23 @@ const cases: EvalCase[] = [
     src: 'import "list"\nbad: {l: list.Concat([l, [1]]), l: [0]}\nok: {a: 1, b: a + 1}\nout: ok.b',
     err: { path: "bad.l", code: STRUCTURAL, msg: "structural cycle" },
   },
+  // A disjunct that names its own field is `_` (a self reference), whichever the order, also
+  // where the field's value is read as an operand.
+  {
+    name: "a definition's disjunct naming the definition is top, read as an operand",
+    src: 'import "strings"\n#Port: int | #Port\nout: strings.ToUpper(#Port & "http")',
+    json: '{"out":"HTTP"}',
+  },
+  {
+    name: "a field's disjunct naming the field is top, read as an operand",
+    src: "_port: string | _port\nout: (_port & 80) + 1",
+    json: '{"out":81}',
+  },
+  {
+    name: "a self-naming disjunct before the other alternative, read as an operand",
+    src: 'import "strings"\n#Port: #Port | int\nout: strings.ToUpper(#Port & "http")',
+    json: '{"out":"HTTP"}',
+  },
   // A value decided while a reference cycle was open is checked again once the cycle is done.
   {
     name: "a concrete value is checked against the cycle it broke",
