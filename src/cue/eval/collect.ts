@@ -850,8 +850,10 @@ export function addField(
   });
   // A dynamic label or a comprehension may add to a field that was already evaluated (its value
   // decided the label, or the comprehension read it): it is evaluated again with the new conjunct.
-  // (Embeddings that add late keep the earlier value: their closedness is not redone by a refresh.)
-  if (a.status === EVALUATED && (dynamic || comprehensionOutput > 0)) {
+  // So is a field embedded into its own struct (`foo: {…}, foo`), which gains what it embeds.
+  // (Other embeddings that add late keep the earlier value: their closedness is not redone by a
+  // refresh.)
+  if (a.status === EVALUATED && (dynamic || comprehensionOutput > 0 || expStackR.includes(a))) {
     a.lateConjuncts = true;
     lateFields.add(a);
   }

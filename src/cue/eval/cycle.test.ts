@@ -117,6 +117,17 @@ const cases: EvalCase[] = [
     src: 'import "strings"\n#Port: #Port | int\nout: strings.ToUpper(#Port & "http")',
     json: '{"out":"HTTP"}',
   },
+  // A field embedded into its own struct gives the struct its fields, the field included.
+  {
+    name: "a field embedded into its own struct meets what it embeds",
+    src: 'svc: {svc: "web" | "db"}\nsvc',
+    err: { path: "svc", code: ["eval"], msg: "conflicting values" },
+  },
+  {
+    name: "a field embedded into its own struct, when the two agree",
+    src: "svc: {svc: {}, port: 80}\nsvc",
+    json: '{"svc":{"svc":{},"port":80},"port":80}',
+  },
   // A value decided while a reference cycle was open is checked again once the cycle is done.
   {
     name: "a concrete value is checked against the cycle it broke",
