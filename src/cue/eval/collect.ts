@@ -289,7 +289,8 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
         v.cycleErr ??= val;
         // An embedded expression about the struct itself (`{list.Repeat(x, len(self))}`) is
         // evaluated again once the struct is known (evaluate.ts, retrySelf).
-        if (c.embed && c.expr !== undefined && mentionsSelf(c.expr)) {
+        // So is any expression that read this vertex's own value (`a: [k=string]: _Q[0:len(a[k])]`).
+        if (c.expr !== undefined && ((c.embed && mentionsSelf(c.expr)) || val.err.cycleAt === v)) {
           const xs = selfRetries.get(v);
           if (xs === undefined) selfRetries.set(v, [c]);
           else xs.push(c);

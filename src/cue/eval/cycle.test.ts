@@ -128,6 +128,13 @@ const cases: EvalCase[] = [
     src: "svc: {svc: {}, port: 80}\nsvc",
     json: '{"svc":{"svc":{},"port":80},"port":80}',
   },
+  // An expression that read the value of the field it is unified into, while that field was
+  // being collected, is evaluated again once the field is known.
+  {
+    name: "a pattern that reads the length of the list it constrains",
+    src: "_ports: [80, 443, 8080]\nopen: [name=string]: _ports[0:len(open[name])]\nopen: web: [_]",
+    json: '{"open":{"web":[80]}}',
+  },
   // A value decided while a reference cycle was open is checked again once the cycle is done.
   {
     name: "a concrete value is checked against the cycle it broke",
