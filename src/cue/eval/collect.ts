@@ -29,6 +29,7 @@ import {
   COLLECTING,
   type Conjunct,
   EVALUATED,
+  NEW,
   NO_CLOSE,
   OPTIONAL,
   posArray,
@@ -231,6 +232,12 @@ function isPredeclared(name: string, c: Conjunct): boolean {
   return true;
 }
 
+/**
+ * Conjuncts of a vertex that referred to a field not yet collected (see expandVertex): the
+ * evaluator adds them again once the vertex's other conjuncts are in (evaluate.ts).
+ */
+export const emptyRefs = new WeakMap<Vertex, Conjunct[]>();
+
 /** Embedded conjuncts of a vertex that met a cycle through `self` (see retrySelf). */
 export const selfRetries = new WeakMap<Vertex, Conjunct[]>();
 
@@ -345,6 +352,14 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     return;
   }
   if (r.conjuncts.length === 0) {
+    // A field of a struct still being collected that has no conjunct yet (`d: d.a` before
+    // `d: a: …`) may get them from the conjuncts still to come: expanded again after them.
+    if (r.status === NEW && r.parent?.status === COLLECTING && !r.isLet) {
+      const xs = emptyRefs.get(v);
+      if (xs === undefined) emptyRefs.set(v, [c]);
+      else xs.push(c);
+      return;
+    }
     copyEvaluated(v, r, c);
     return;
   }

@@ -135,6 +135,17 @@ const cases: EvalCase[] = [
     src: "_ports: [80, 443, 8080]\nopen: [name=string]: _ports[0:len(open[name])]\nopen: web: [_]",
     json: '{"open":{"web":[80]}}',
   },
+  // A reference to a field of a struct that the struct's later conjuncts give.
+  {
+    name: "a struct embedding one of its fields declared later",
+    src: "cfg: cfg.base\ncfg: base: {port: 80}",
+    json: '{"cfg":{"base":{"port":80},"port":80}}',
+  },
+  {
+    name: "a struct embedding one of its fields declared later, with a conflict",
+    src: "d: d.a\nd: a: a: 2 | 1",
+    err: { path: "d.a", code: ["eval"], msg: "conflicting values" },
+  },
   // A value decided while a reference cycle was open is checked again once the cycle is done.
   {
     name: "a concrete value is checked against the cycle it broke",
