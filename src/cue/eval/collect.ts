@@ -463,13 +463,14 @@ function isExpanding(v: Vertex, r: Vertex): boolean {
 }
 
 /**
- * Whether `r`, whose own evaluation is in progress, is being expanded into a value written inside
- * an expression (a list or struct argument, `a: list.Concat([["3"], a])`) while an outer expansion
- * of `r` is still running: each expansion evaluates the expression that makes the next one, so the
- * value contains itself (cue: a structural cycle).
+ * Whether `r` is being expanded into a value written inside an expression (a list or struct
+ * argument, `a: list.Concat([["3"], a])`) while an outer expansion of `r` is still running: each
+ * expansion evaluates the expression that makes the next one, so the value contains itself (cue: a
+ * structural cycle). This holds whether `r` is itself being evaluated or was evaluated already
+ * (`b: and([for x in a {x}])` expanded into another field re-runs its call each time).
  */
 function reentersInProgress(v: Vertex, r: Vertex): boolean {
-  if (r.status !== COLLECTING || !expStackR.includes(r)) return false;
+  if (r.status === NEW || !expStackR.includes(r)) return false;
   for (let a: Vertex | undefined = v; a !== undefined; a = a.parent) if (isInline(a)) return true;
   return false;
 }

@@ -100,6 +100,11 @@ const cases: EvalCase[] = [
     src: 'import "list"\nbad: {l: list.Concat([l, [1]]), l: [0]}\nok: {a: 1, b: a + 1}\nout: ok.b',
     err: { path: "bad.l", code: STRUCTURAL, msg: "structural cycle" },
   },
+  {
+    name: "a field built by and() over a comprehension reaching back to it, used elsewhere",
+    src: "a: d: b\nb: and([for x in a {x}])\nc: a",
+    json: '{"a":{"d":{}},"b":{},"c":{"d":{}}}',
+  },
   // A disjunct that names its own field is `_` (a self reference), whichever the order, also
   // where the field's value is read as an operand.
   {
