@@ -467,11 +467,12 @@ function isExpanding(v: Vertex, r: Vertex): boolean {
  * argument, `a: list.Concat([["3"], a])`) while an outer expansion of `r` is still running: each
  * expansion evaluates the expression that makes the next one, so the value contains itself (cue: a
  * structural cycle). This holds whether `r` is itself being evaluated or was evaluated already
- * (`b: and([for x in a {x}])` expanded into another field re-runs its call each time).
+ * (`b: and([for x in a {x}])` expanded into another field re-runs its call each time). A let
+ * clause's value counts as written inside the expression too.
  */
 function reentersInProgress(v: Vertex, r: Vertex): boolean {
   if (r.status === NEW || !expStackR.includes(r)) return false;
-  for (let a: Vertex | undefined = v; a !== undefined; a = a.parent) if (isInline(a)) return true;
+  for (let a: Vertex | undefined = v; a !== undefined; a = a.parent) if (a.isLet) return true;
   return false;
 }
 

@@ -105,6 +105,12 @@ const cases: EvalCase[] = [
     src: "a: d: b\nb: and([for x in a {x}])\nc: a",
     json: '{"a":{"d":{}},"b":{},"c":{"d":{}}}',
   },
+  {
+    // cue gives c: {d: {}}; the engine reports the cycle at the field rather than a value.
+    name: "the same through a let clause is an error at the field, not the nesting limit",
+    src: "a: d: b\nb: and([for x in a let y = x {y}])\nc: a\nok: 1",
+    err: { path: "c.d", code: STRUCTURAL, msg: "structural cycle" },
+  },
   // A disjunct that names its own field is `_` (a self reference), whichever the order, also
   // where the field's value is read as an operand.
   {
