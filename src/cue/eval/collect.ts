@@ -29,6 +29,7 @@ import {
   COLLECTING,
   type Conjunct,
   EVALUATED,
+  NEW,
   NO_CLOSE,
   OPTIONAL,
   posArray,
@@ -231,6 +232,12 @@ function isPredeclared(name: string, c: Conjunct): boolean {
   return true;
 }
 
+/**
+ * Conjuncts of a vertex that referred to a field not yet collected (see expandVertex): the
+ * evaluator adds them again once the vertex's other conjuncts are in (evaluate.ts).
+ */
+export const emptyRefs = new WeakMap<Vertex, Conjunct[]>();
+
 /** Embedded conjuncts of a vertex that met a cycle through `self` (see retrySelf). */
 export const selfRetries = new WeakMap<Vertex, Conjunct[]>();
 
@@ -289,7 +296,8 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
         v.cycleErr ??= val;
         // An embedded expression about the struct itself (`{list.Repeat(x, len(self))}`) is
         // evaluated again once the struct is known (evaluate.ts, retrySelf).
-        if (c.embed && c.expr !== undefined && mentionsSelf(c.expr)) {
+        // So is any expression that read this vertex's own value (`a: [k=string]: _Q[0:len(a[k])]`).
+        if (c.expr !== undefined && ((c.embed && mentionsSelf(c.expr)) || val.err.cycleAt === v)) {
           const xs = selfRetries.get(v);
           if (xs === undefined) selfRetries.set(v, [c]);
           else xs.push(c);
@@ -335,11 +343,23 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       return;
     }
   }
+  if (reentersInProgress(v, r)) {
+    setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+    return;
+  }
   if (isInline(v) && c.expr !== undefined && !iterating(c.env) && inlineRecursion(v, c.expr)) {
     setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
     return;
   }
   if (r.conjuncts.length === 0) {
+    // A field of a struct still being collected that has no conjunct yet (`d: d.a` before
+    // `d: a: …`) may get them from the conjuncts still to come: expanded again after them.
+    if (r.status === NEW && r.parent?.status === COLLECTING && !r.isLet) {
+      const xs = emptyRefs.get(v);
+      if (xs === undefined) emptyRefs.set(v, [c]);
+      else xs.push(c);
+      return;
+    }
     copyEvaluated(v, r, c);
     return;
   }
@@ -439,6 +459,20 @@ const expStackR: Vertex[] = [];
 
 function isExpanding(v: Vertex, r: Vertex): boolean {
   for (let i = expStackV.length - 1; i >= 0; i--) if (expStackV[i] === v && expStackR[i] === r) return true;
+  return false;
+}
+
+/**
+ * Whether `r` is being expanded into a value written inside an expression (a list or struct
+ * argument, `a: list.Concat([["3"], a])`) while an outer expansion of `r` is still running: each
+ * expansion evaluates the expression that makes the next one, so the value contains itself (cue: a
+ * structural cycle). This holds whether `r` is itself being evaluated or was evaluated already
+ * (`b: and([for x in a {x}])` expanded into another field re-runs its call each time). A let
+ * clause's value counts as written inside the expression too.
+ */
+function reentersInProgress(v: Vertex, r: Vertex): boolean {
+  if (r.status === NEW || !expStackR.includes(r)) return false;
+  for (let a: Vertex | undefined = v; a !== undefined; a = a.parent) if (a.isLet) return true;
   return false;
 }
 
@@ -834,8 +868,10 @@ export function addField(
   });
   // A dynamic label or a comprehension may add to a field that was already evaluated (its value
   // decided the label, or the comprehension read it): it is evaluated again with the new conjunct.
-  // (Embeddings that add late keep the earlier value: their closedness is not redone by a refresh.)
-  if (a.status === EVALUATED && (dynamic || comprehensionOutput > 0)) {
+  // So is a field embedded into its own struct (`foo: {…}, foo`), which gains what it embeds.
+  // (Other embeddings that add late keep the earlier value: their closedness is not redone by a
+  // refresh.)
+  if (a.status === EVALUATED && (dynamic || comprehensionOutput > 0 || expStackR.includes(a))) {
     a.lateConjuncts = true;
     lateFields.add(a);
   }

@@ -221,7 +221,8 @@ const flatCache = new WeakMap<ast.Expr, { env: Frame; flat: Flat }>();
 function flattenExpr(e: ast.Expr, env: Frame, ctx: CloseSet, v: Vertex): Flat {
   const hit = flatCache.get(e);
   if (hit !== undefined && hit.env === env && depsUnchanged(hit.flat.deps, v)) return hit.flat;
-  const flat = flattenInner(e, env, ctx, 0, [], [v]);
+  // A disjunct of `v` flattens as `v` did: a term naming `v` stays a self reference there too.
+  const flat = flattenInner(e, env, ctx, 0, [], v.cloneOf === undefined ? [v] : [v, v.cloneOf]);
   if (flat.uniform) flatCache.set(e, { env, flat });
   return flat;
 }

@@ -8,6 +8,7 @@ import { allows, andScopeRejects, closingContexts, closingDefinition } from "./c
 import {
   addConjunct,
   childCtx,
+  emptyRefs,
   inDefinition as inDefinitionV,
   lateFields,
   meetScalar,
@@ -107,6 +108,13 @@ function evaluateInner(v: Vertex): void {
       const c = v.conjuncts[i] as Conjunct;
       if (c.expr !== undefined && !isLiteral(c.expr, c.env)) addConjunct(v, c);
     }
+  }
+  const early = emptyRefs.get(v);
+  if (early !== undefined) {
+    // References to fields of `v` read before any conjunct gave them one (`d: d.a, d: a: …`).
+    emptyRefs.delete(v);
+    for (const c of early) addConjunct(v, c);
+    emptyRefs.delete(v);
   }
   if (v.cycleErr !== undefined) {
     // A disjunct that met a reference cycle fails, even with a concrete value (cue: the cycle

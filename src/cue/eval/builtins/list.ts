@@ -109,6 +109,14 @@ registerPackage("list", {
     const out: Value[] = [];
     for (const l of elemValues(a, 0, "list.Concat")) {
       const r = resolveDefaultValue(l);
+      // An element that is an error (a list containing itself: a structural cycle) is the call's.
+      if (r.t === "bottom") {
+        const m = r.err.message;
+        return bottom(
+          r.err.code,
+          m.startsWith("error in call to") ? m : `error in call to list.Concat: ${m}`,
+        );
+      }
       if (r.t !== "vertex" || !r.v.isList) return bottom("eval", "list.Concat: element is not a list");
       for (const e of elements(r.v)) out.push(vertexValue(e));
     }
