@@ -153,6 +153,21 @@ const closedness: EvalCase[] = [
     src: "#D: {{...}, a: int}\nd: #D & {a: 1, x: 2}",
     json: '{"d":{"a":1,"x":2}}',
   },
+  {
+    name: "an embedded scalar computed from fields another conjunct gives",
+    src: "#Sum: {#a + #b, #a: int, #b: int}\nx: #Sum & {_, #a: 1, #b: 3}\ny: (#Sum & {_, #a: 2, #b: 2}) * 10",
+    json: '{"x":4,"y":40}',
+  },
+  {
+    name: "an embedded scalar computed from fields the embedding struct gives",
+    src: "_sum: {#a + #b, #a: int, #b: int}\nx: {_sum, #a: 1, #b: 3}",
+    json: '{"x":4}',
+  },
+  {
+    name: "an embedded scalar that stays incomplete is an error",
+    src: "_sum: {#a + #b, #a: int, #b: int}\nx: _sum & {_, #a: 1}",
+    err: { path: "x", code: "incomplete", msg: "non-concrete value int in operand to +" },
+  },
 ];
 
 const dynamicAndPatterns: EvalCase[] = [
