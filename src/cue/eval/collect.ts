@@ -326,12 +326,7 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
       // An embedded expression that is incomplete while the struct is being collected
       // (`{#a + #b, #a: int}` unified with `{#a: 1, #b: 3}`) may be resolved by conjuncts not yet
       // added: it is evaluated again once they all are (evaluate.ts, retryIncompleteEmbeds).
-      if (
-        val.err.code === "incomplete" &&
-        c.embed &&
-        c.expr !== undefined &&
-        collectingConjuncts === v
-      ) {
+      if (val.err.code === "incomplete" && c.embed && c.expr !== undefined && collectingConjuncts === v) {
         const xs = incompleteEmbeds.get(v);
         if (xs === undefined) incompleteEmbeds.set(v, [c]);
         else xs.push(c);

@@ -228,6 +228,27 @@ const bounds: EvalCase[] = [
     err: { path: "a", code: "eval", msg: "out of bound ==" },
   },
   {
+    name: "== on a number, another number",
+    src: "a: ==3\na: 2",
+    err: { path: "a", code: "eval", msg: "invalid value 2 (out of bound ==3)" },
+  },
+  { name: "== on a number, the number", src: "a: ==3\na: 3\nb: ==true & true", json: '{"a":3,"b":true}' },
+  {
+    name: "== on a number alone is a constraint, not the number",
+    src: "a: ==3",
+    err: { path: "a", code: "incomplete", msg: "==3" },
+  },
+  {
+    name: "!= on a bool, the same bool",
+    src: "a: !=true\na: true",
+    err: { path: "a", code: "eval", msg: "invalid value true (out of bound !=true)" },
+  },
+  {
+    name: "!= on a string, the same string",
+    src: 'a: !="b"\na: "b"',
+    err: { path: "a", code: "eval", msg: 'invalid value "b" (out of bound !="b")' },
+  },
+  {
     name: "< on a struct is not a bound",
     src: "a: <{x: 1}",
     err: { path: "a", code: "eval", msg: "cannot use struct for bound <" },

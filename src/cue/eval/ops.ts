@@ -17,6 +17,8 @@ import {
   type FloatV,
   formatValue,
   isAtom,
+  kindOf,
+  NUMBER,
   TRUE,
   typeName,
   type Value,
@@ -74,6 +76,21 @@ function structBound(op: string, b: Vertex, x: ast.Unary): Value {
   };
 }
 
+/**
+ * `==x` on a scalar (cue's BoundValue with EqualOp): a constraint of x's kind that only x meets, not
+ * x itself (`a: ==1` alone is not concrete; `a: ==1, a: 2` is out of bound ==1).
+ */
+function equalBound(v: Value): Value {
+  const name = `==${formatValue(v)}`;
+  const k = kindOf(v);
+  return {
+    t: "basic",
+    k: (k & NUMBER) !== 0 ? NUMBER : k,
+    bounds: [],
+    validators: [{ name, check: (val) => (deepEqual(val, v) === true ? undefined : `out of bound ${name}`) }],
+  };
+}
+
 /** `-x`, `+x`, `!x`, and bounds `<x`, `>=x`, `!=x`, `=~x`... */
 export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value {
   const v = resolveDefaultValue(raw);
@@ -95,7 +112,7 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
     case "*":
       return v;
     case "==":
-      if (isAtom(v)) return v;
+      if (isAtom(v)) return equalBound(v);
       if (v.t === "vertex") return structBound(op, v.v, x);
       break;
     default: {
