@@ -249,6 +249,16 @@ const bounds: EvalCase[] = [
     err: { path: "a", code: "eval", msg: 'invalid value "b" (out of bound !="b")' },
   },
   {
+    name: "a bound on a value not yet known names it as written",
+    src: "#i: int\na: <(#i)",
+    err: { path: "a", code: "incomplete", msg: "non-concrete value #i for bound <" },
+  },
+  {
+    name: "!= on a value not yet known names it as written",
+    src: "#Range: {lo: int, hi: !=lo}\nr: #Range.hi",
+    err: { path: "r", code: "incomplete", msg: "non-concrete value lo for bound !=" },
+  },
+  {
     name: "< on a struct is not a bound",
     src: "a: <{x: 1}",
     err: { path: "a", code: "eval", msg: "cannot use struct for bound <" },

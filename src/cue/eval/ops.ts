@@ -40,6 +40,14 @@ function incomplete(op: string, v: Value, pos: ast.Expr): Value {
   return bottom("incomplete", `non-concrete value ${formatValue(v)} in operand to ${op}`, [pos.pos]);
 }
 
+/** A bound whose operand is not concrete (`<(i)` with `i: int`): cue names the operand as written. */
+function boundIncomplete(op: string, v: Value, x: ast.Unary): Value {
+  if (v.t === "disj") return unresolved(v, x.expr);
+  let e = x.expr;
+  while (e.kind === "Paren") e = e.expr;
+  return bottom("incomplete", `non-concrete value ${exprText(e)} for bound ${op}`, [e.pos]);
+}
+
 /** A disjunction used where one value is needed and no default picks it. */
 export function unresolved(v: Value, at: ast.Expr): Value {
   return bottom("incomplete", `unresolved disjunction ${formatValue(v)} (type ${typeName(v)})`, [at.pos]);
@@ -114,11 +122,11 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
     case "==":
       if (isAtom(v)) return equalBound(v);
       if (v.t === "vertex") return structBound(op, v.v, x);
-      break;
+      return boundIncomplete(op, v, x);
     default: {
       if (!isAtom(v)) {
         if (v.t === "vertex") return structBound(op, v.v, x);
-        return incomplete(op, v, x.expr);
+        return boundIncomplete(op, v, x);
       }
       const b = { op: op as BoundOp, v };
       // Bools and null have no order: cue refuses them as the operand of an ordering bound.
