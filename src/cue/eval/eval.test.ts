@@ -243,6 +243,11 @@ const cases: EvalCase[] = [
     src: 'import "encoding/json"\na: json.Marshal({x: 1, y: [true]})\nb: json.Unmarshal("{\\"k\\": 1.5}")',
     json: '{"a":"{\\"x\\":1,\\"y\\":[true]}","b":{"k":1.5}}',
   },
+  {
+    name: "json.Marshal of a value not yet concrete",
+    src: 'import "encoding/json"\na: json.Marshal({port: int})',
+    err: { path: "a", code: "incomplete", msg: 'cannot convert incomplete value "int" to JSON' },
+  },
   { name: "and/or", src: "a: and([int, >0, 3])\nb: or([1, 2]) & 2", json: '{"a":3,"b":2}' },
   // Honest scope.
   {
