@@ -786,7 +786,8 @@ function infoOf(lit: ast.StructLit): number {
         embeds++;
         break;
       case "Ellipsis":
-        fields++;
+        // `{..., #foo: string, _}` embeds a value: like a definition, `...` does not make it a
+        // struct (cue: unified with `{string, #foo: "bar"}` it is that string).
         break;
       case "Field": {
         const name = identLabel(d);

@@ -164,6 +164,11 @@ const closedness: EvalCase[] = [
     json: '{"x":4}',
   },
   {
+    name: "... beside an embedding does not make a struct",
+    src: '#Def: {..., #foo: string, _}\nx: #Def & {"s", #foo: "bar"}\ny: {...}\nz: {..., _} & {a: 1}',
+    json: '{"x":"s","y":{},"z":{"a":1}}',
+  },
+  {
     name: "an embedded scalar that stays incomplete is an error",
     src: "_sum: {#a + #b, #a: int, #b: int}\nx: _sum & {_, #a: 1}",
     err: { path: "x", code: "incomplete", msg: "non-concrete value int in operand to +" },
