@@ -238,6 +238,33 @@ function isPredeclared(name: string, c: Conjunct): boolean {
  */
 export const emptyRefs = new WeakMap<Vertex, Conjunct[]>();
 
+/** Embedded conjuncts of a vertex that were incomplete while it was collected (see addValue). */
+export const incompleteEmbeds = new WeakMap<Vertex, Conjunct[]>();
+
+/**
+ * The vertex whose own conjuncts are being added (evaluate.ts, `collectConjuncts`): only there is
+ * an incomplete embedding deferred, so that comprehensions and later passes keep their errors.
+ */
+let collectingConjuncts: Vertex | undefined;
+
+/**
+ * Adds `v`'s conjuncts with `add`, then evaluates again the embedded expressions that were
+ * incomplete meanwhile, now that every conjunct is in: an error that remains is `v`'s.
+ */
+export function collectConjuncts(v: Vertex, add: (v: Vertex) => void): void {
+  const outer = collectingConjuncts;
+  collectingConjuncts = v;
+  try {
+    add(v);
+  } finally {
+    collectingConjuncts = outer;
+  }
+  const xs = incompleteEmbeds.get(v);
+  if (xs === undefined) return;
+  incompleteEmbeds.delete(v);
+  for (const c of xs) if (c.expr !== undefined) addValue(v, evalExpr(c.expr, c.env), c);
+}
+
 /** Embedded conjuncts of a vertex that met a cycle through `self` (see retrySelf). */
 export const selfRetries = new WeakMap<Vertex, Conjunct[]>();
 
@@ -302,6 +329,15 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
           if (xs === undefined) selfRetries.set(v, [c]);
           else xs.push(c);
         }
+        return;
+      }
+      // An embedded expression that is incomplete while the struct is being collected
+      // (`{#a + #b, #a: int}` unified with `{#a: 1, #b: 3}`) may be resolved by conjuncts not yet
+      // added: it is evaluated again once they all are (evaluate.ts, retryIncompleteEmbeds).
+      if (val.err.code === "incomplete" && c.embed && c.expr !== undefined && collectingConjuncts === v) {
+        const xs = incompleteEmbeds.get(v);
+        if (xs === undefined) incompleteEmbeds.set(v, [c]);
+        else xs.push(c);
         return;
       }
       setErr(v, val);
@@ -784,7 +820,8 @@ function infoOf(lit: ast.StructLit): number {
         embeds++;
         break;
       case "Ellipsis":
-        fields++;
+        // `{..., #foo: string, _}` embeds a value: like a definition, `...` does not make it a
+        // struct (cue: unified with `{string, #foo: "bar"}` it is that string).
         break;
       case "Field": {
         const name = identLabel(d);
@@ -871,7 +908,10 @@ export function addField(
   // So is a field embedded into its own struct (`foo: {…}, foo`), which gains what it embeds.
   // (Other embeddings that add late keep the earlier value: their closedness is not redone by a
   // refresh.)
-  if (a.status === EVALUATED && (dynamic || comprehensionOutput > 0 || expStackR.includes(a))) {
+  if (
+    a.status === EVALUATED &&
+    (dynamic || comprehensionOutput > 0 || expStackR.includes(a) || incompleteEmbeds.has(v))
+  ) {
     a.lateConjuncts = true;
     lateFields.add(a);
   }

@@ -243,6 +243,21 @@ const cases: EvalCase[] = [
     src: 'import "encoding/json"\na: json.Marshal({x: 1, y: [true]})\nb: json.Unmarshal("{\\"k\\": 1.5}")',
     json: '{"a":"{\\"x\\":1,\\"y\\":[true]}","b":{"k":1.5}}',
   },
+  {
+    name: "json.Marshal of a value not yet concrete",
+    src: 'import "encoding/json"\na: json.Marshal({port: int})',
+    err: { path: "a", code: "incomplete", msg: 'cannot convert incomplete value "int" to JSON' },
+  },
+  {
+    name: "a field holding a bare validator can be called",
+    src: 'import "encoding/json"\n_v: json.Valid\na: _v("[1]")\nb: _v("[")\nc: "{}" & _v',
+    json: '{"a":true,"b":false,"c":"{}"}',
+  },
+  {
+    name: "a called validator cannot be called again",
+    src: 'import "encoding/json"\nv: json.Valid()\nw: v()',
+    err: { path: "w", code: "eval", msg: "cannot call previously called validator v" },
+  },
   { name: "and/or", src: "a: and([int, >0, 3])\nb: or([1, 2]) & 2", json: '{"a":3,"b":2}' },
   // Honest scope.
   {

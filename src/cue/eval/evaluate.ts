@@ -8,6 +8,7 @@ import { allows, andScopeRejects, closingContexts, closingDefinition } from "./c
 import {
   addConjunct,
   childCtx,
+  collectConjuncts,
   emptyRefs,
   inDefinition as inDefinitionV,
   lateFields,
@@ -93,29 +94,7 @@ function evaluateInner(v: Vertex): void {
   }
   // Literal conjuncts first: a concrete value known early lets reference cycles resolve
   // (`x: y + 1, y: x - 1, x: 2`).
-  const cs = v.conjuncts;
-  let deferred = false;
-  for (let i = 0; i < cs.length; i++) {
-    const c = cs[i] as Conjunct;
-    if (c.expr !== undefined && !isLiteral(c.expr, c.env)) {
-      deferred = true;
-      continue;
-    }
-    addConjunct(v, c);
-  }
-  if (deferred) {
-    for (let i = 0; i < v.conjuncts.length; i++) {
-      const c = v.conjuncts[i] as Conjunct;
-      if (c.expr !== undefined && !isLiteral(c.expr, c.env)) addConjunct(v, c);
-    }
-  }
-  const early = emptyRefs.get(v);
-  if (early !== undefined) {
-    // References to fields of `v` read before any conjunct gave them one (`d: d.a, d: a: …`).
-    emptyRefs.delete(v);
-    for (const c of early) addConjunct(v, c);
-    emptyRefs.delete(v);
-  }
+  collectConjuncts(v, addConjuncts);
   if (v.cycleErr !== undefined) {
     // A disjunct that met a reference cycle fails, even with a concrete value (cue: the cycle
     // leaves the disjunction unresolved).
@@ -142,6 +121,32 @@ function evaluateInner(v: Vertex): void {
   checkKinds(v);
   v.status = EVALUATED;
   if (selfRetries.has(v)) retrySelf(v);
+}
+
+function addConjuncts(v: Vertex): void {
+  const cs = v.conjuncts;
+  let deferred = false;
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i] as Conjunct;
+    if (c.expr !== undefined && !isLiteral(c.expr, c.env)) {
+      deferred = true;
+      continue;
+    }
+    addConjunct(v, c);
+  }
+  if (deferred) {
+    for (let i = 0; i < v.conjuncts.length; i++) {
+      const c = v.conjuncts[i] as Conjunct;
+      if (c.expr !== undefined && !isLiteral(c.expr, c.env)) addConjunct(v, c);
+    }
+  }
+  const early = emptyRefs.get(v);
+  if (early !== undefined) {
+    // References to fields of `v` read before any conjunct gave them one (`d: d.a, d: a: …`).
+    emptyRefs.delete(v);
+    for (const c of early) addConjunct(v, c);
+    emptyRefs.delete(v);
+  }
 }
 
 const retried = new WeakSet<Vertex>();

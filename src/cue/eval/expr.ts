@@ -5,7 +5,7 @@
 
 import type * as ast from "../syntax/ast.js";
 import { makeList } from "./builtins/make.js";
-import { callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
+import { bareValidatorFunc, callBuiltin, lookupPackageMember, predeclared } from "./builtins/registry.js";
 import { addConjunct, fieldsCollected, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { engine, step } from "./engine.js";
@@ -560,6 +560,17 @@ function evalCall(x: ast.Call, env: Frame): Value {
   }
   const fn = evalExpr(fnExpr, env);
   if (fn.t === "bottom") return fn;
+  // A field holding a bare builtin validator (`a: json.Valid`) is that builtin: `a("3")` calls it.
+  const bare = bareValidatorFunc(fn);
+  if (bare !== undefined)
+    return callBuiltin(
+      bare,
+      x.args.map((a) => evalExpr(a, env)),
+      x,
+    );
+  if (fn.t === "basic" && fn.k === 255 && fn.bounds.length === 0 && fn.validators.length > 0) {
+    return bottom("eval", `cannot call previously called validator ${exprText(fnExpr)}`, [x.fn.pos]);
+  }
   if (fn.t === "top" || fn.t === "basic") {
     const name = fnExpr.kind === "Ident" ? fnExpr.name : formatValue(fn);
     return bottom("incomplete", `cannot call non-concrete value ${name} (type ${typeName(fn)})`, [x.fn.pos]);

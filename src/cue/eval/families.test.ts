@@ -153,6 +153,26 @@ const closedness: EvalCase[] = [
     src: "#D: {{...}, a: int}\nd: #D & {a: 1, x: 2}",
     json: '{"d":{"a":1,"x":2}}',
   },
+  {
+    name: "an embedded scalar computed from fields another conjunct gives",
+    src: "#Sum: {#a + #b, #a: int, #b: int}\nx: #Sum & {_, #a: 1, #b: 3}\ny: (#Sum & {_, #a: 2, #b: 2}) * 10",
+    json: '{"x":4,"y":40}',
+  },
+  {
+    name: "an embedded scalar computed from fields the embedding struct gives",
+    src: "_sum: {#a + #b, #a: int, #b: int}\nx: {_sum, #a: 1, #b: 3}",
+    json: '{"x":4}',
+  },
+  {
+    name: "... beside an embedding does not make a struct",
+    src: '#Def: {..., #foo: string, _}\nx: #Def & {"s", #foo: "bar"}\ny: {...}\nz: {..., _} & {a: 1}',
+    json: '{"x":"s","y":{},"z":{"a":1}}',
+  },
+  {
+    name: "an embedded scalar that stays incomplete is an error",
+    src: "_sum: {#a + #b, #a: int, #b: int}\nx: _sum & {_, #a: 1}",
+    err: { path: "x", code: "incomplete", msg: "non-concrete value int in operand to +" },
+  },
 ];
 
 const dynamicAndPatterns: EvalCase[] = [
@@ -211,6 +231,37 @@ const bounds: EvalCase[] = [
     name: "== on a struct, another struct",
     src: "a: =={x: 1}\na: {x: 2}",
     err: { path: "a", code: "eval", msg: "out of bound ==" },
+  },
+  {
+    name: "== on a number, another number",
+    src: "a: ==3\na: 2",
+    err: { path: "a", code: "eval", msg: "invalid value 2 (out of bound ==3)" },
+  },
+  { name: "== on a number, the number", src: "a: ==3\na: 3\nb: ==true & true", json: '{"a":3,"b":true}' },
+  {
+    name: "== on a number alone is a constraint, not the number",
+    src: "a: ==3",
+    err: { path: "a", code: "incomplete", msg: "==3" },
+  },
+  {
+    name: "!= on a bool, the same bool",
+    src: "a: !=true\na: true",
+    err: { path: "a", code: "eval", msg: "invalid value true (out of bound !=true)" },
+  },
+  {
+    name: "!= on a string, the same string",
+    src: 'a: !="b"\na: "b"',
+    err: { path: "a", code: "eval", msg: 'invalid value "b" (out of bound !="b")' },
+  },
+  {
+    name: "a bound on a value not yet known names it as written",
+    src: "#i: int\na: <(#i)",
+    err: { path: "a", code: "incomplete", msg: "non-concrete value #i for bound <" },
+  },
+  {
+    name: "!= on a value not yet known names it as written",
+    src: "#Range: {lo: int, hi: !=lo}\nr: #Range.hi",
+    err: { path: "r", code: "incomplete", msg: "non-concrete value lo for bound !=" },
   },
   {
     name: "< on a struct is not a bound",

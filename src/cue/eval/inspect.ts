@@ -6,7 +6,7 @@
 import { groupsOf } from "./closedness.js";
 import { inDefinition } from "./collect.js";
 import { withEngine } from "./engine.js";
-import { equalVertex } from "./equal.js";
+import { equalAsDiff } from "./equal.js";
 import { evaluate, patternMatches } from "./evaluate.js";
 import { evalExpr } from "./expr.js";
 import type { CueValue } from "./instance.js";
@@ -66,7 +66,7 @@ export const inspect = {
     const x = vertexOf(a);
     const y = vertexOf(b);
     if (x === undefined || y === undefined) return false;
-    return withEngine(x.limits, () => equalVertex(x.v, y.v, 0));
+    return withEngine(x.limits, () => equalAsDiff(x.v, y.v));
   },
   kind(v: CueValue): string {
     const x = vertexOf(v);

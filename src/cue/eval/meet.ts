@@ -108,7 +108,8 @@ function checkAtom(c: BasicV, a: Value, positions: readonly Pos[]): Value {
     const ok = checkBound(b, a);
     if (ok === true) continue;
     if (ok === false) {
-      if (b.op === "!=" && c.bounds.length === 1) return conflict(a, c, positions);
+      // `!=null` allows every kind but null: cue reports null as a conflict of kinds.
+      if (b.op === "!=" && b.v.t === "null" && c.bounds.length === 1) return conflict(a, c, positions);
       return bottom("eval", `invalid value ${formatValue(a)} (out of bound ${formatBound(b)})`, positions);
     }
     return ok;

@@ -17,6 +17,8 @@ import {
   type FloatV,
   formatValue,
   isAtom,
+  kindOf,
+  NUMBER,
   TRUE,
   typeName,
   type Value,
@@ -36,6 +38,14 @@ function float(n: number): FloatV {
 function incomplete(op: string, v: Value, pos: ast.Expr): Value {
   if (v.t === "disj") return unresolved(v, pos);
   return bottom("incomplete", `non-concrete value ${formatValue(v)} in operand to ${op}`, [pos.pos]);
+}
+
+/** A bound whose operand is not concrete (`<(i)` with `i: int`): cue names the operand as written. */
+function boundIncomplete(op: string, v: Value, x: ast.Unary): Value {
+  if (v.t === "disj") return unresolved(v, x.expr);
+  let e = x.expr;
+  while (e.kind === "Paren") e = e.expr;
+  return bottom("incomplete", `non-concrete value ${exprText(e)} for bound ${op}`, [e.pos]);
 }
 
 /** A disjunction used where one value is needed and no default picks it. */
@@ -74,6 +84,21 @@ function structBound(op: string, b: Vertex, x: ast.Unary): Value {
   };
 }
 
+/**
+ * `==x` on a scalar (cue's BoundValue with EqualOp): a constraint of x's kind that only x meets, not
+ * x itself (`a: ==1` alone is not concrete; `a: ==1, a: 2` is out of bound ==1).
+ */
+function equalBound(v: Value): Value {
+  const name = `==${formatValue(v)}`;
+  const k = kindOf(v);
+  return {
+    t: "basic",
+    k: (k & NUMBER) !== 0 ? NUMBER : k,
+    bounds: [],
+    validators: [{ name, check: (val) => (deepEqual(val, v) === true ? undefined : `out of bound ${name}`) }],
+  };
+}
+
 /** `-x`, `+x`, `!x`, and bounds `<x`, `>=x`, `!=x`, `=~x`... */
 export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value {
   const v = resolveDefaultValue(raw);
@@ -95,13 +120,13 @@ export function unaryOp(op: ast.UnaryOp | "==", raw: Value, x: ast.Unary): Value
     case "*":
       return v;
     case "==":
-      if (isAtom(v)) return v;
+      if (isAtom(v)) return equalBound(v);
       if (v.t === "vertex") return structBound(op, v.v, x);
-      break;
+      return boundIncomplete(op, v, x);
     default: {
       if (!isAtom(v)) {
         if (v.t === "vertex") return structBound(op, v.v, x);
-        return incomplete(op, v, x.expr);
+        return boundIncomplete(op, v, x);
       }
       const b = { op: op as BoundOp, v };
       // Bools and null have no order: cue refuses them as the operand of an ordering bound.

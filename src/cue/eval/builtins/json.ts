@@ -16,6 +16,17 @@ function marshal(v: Value, name: string): string {
     const t = exportTree(v.v, [], errs);
     if (t === undefined || errs.length > 0) {
       const e = errs[0];
+      // cue: `error in call to encoding/json.Marshal: cannot convert incomplete value "string" to JSON`.
+      const open = e?.code === "incomplete" ? /^incomplete value (.+)$/.exec(e.message) : null;
+      if (open !== null) {
+        const what = JSON.stringify(open[1]);
+        throw new ArgError(
+          bottom(
+            "incomplete",
+            `error in call to encoding/${name}: cannot convert incomplete value ${what} to JSON`,
+          ),
+        );
+      }
       throw new ArgError(
         bottom(e?.code === "incomplete" ? "incomplete" : "eval", `${name}: ${e?.message ?? "invalid value"}`),
       );

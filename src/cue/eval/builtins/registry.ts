@@ -9,7 +9,7 @@
 import type * as ast from "../../syntax/ast.js";
 import type { Pos } from "../../syntax/position.js";
 import { equalVertex } from "../equal.js";
-import { type BottomV, bottom, type FuncV, isAtom, type Value } from "../values.js";
+import { type BottomV, bottom, type FuncV, isAtom, type Validator, type Value } from "../values.js";
 
 /** A builtin function. `fn` receives evaluated arguments and may throw {@link ArgError}. */
 export interface BuiltinFn {
@@ -110,7 +110,7 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
   };
   const f: FuncV = { t: "func", name: qualified, call };
   if (def.validator && def.params === 1) {
-    return {
+    const g: FuncV = {
       ...f,
       asValidator: {
         // A bare validator is the call without arguments (cue prints `json.Valid()`).
@@ -123,8 +123,24 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
         },
       },
     };
+    if (g.asValidator !== undefined) validatorFuncs.set(g.asValidator, g);
+    return g;
   }
   return f;
+}
+
+/**
+ * The builtin a bare validator stands for (`a: json.Valid`): a field holding it can still be
+ * called (`a("3")`). Validators made by a call (`json.Valid()`) are not here: they cannot be
+ * called again.
+ */
+const validatorFuncs = new WeakMap<Validator, FuncV>();
+
+/** The builtin behind `v` when `v` is exactly one bare builtin validator, else undefined. */
+export function bareValidatorFunc(v: Value): FuncV | undefined {
+  if (v.t !== "basic" || v.bounds.length !== 0 || v.validators.length !== 1) return undefined;
+  const x = v.validators[0];
+  return x === undefined ? undefined : validatorFuncs.get(x);
 }
 
 import { formatValue } from "../values.js";
