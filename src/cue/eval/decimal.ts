@@ -7,7 +7,7 @@
 
 import type { FloatV, IntV } from "./values.js";
 
-interface Dec {
+export interface Dec {
   coef: bigint;
   /** Digits after the point (the value is coef × 10^-scale). */
   scale: number;
@@ -92,6 +92,13 @@ function toFloat(r: Dec): FloatV {
   const text = neg ? `-${s}` : s;
   return { t: "float", v: Number(text), text };
 }
+
+/** A number as coef × 10^-scale; undefined without a plain decimal form. */
+export const decimalFromFloat = toDec;
+/** A decimal rounded to 34 digits as a float value printed as cue prints it. */
+export const floatFromDecimal = toFloat;
+/** `x / y` as apd's Quo computes it (y not zero). */
+export const decimalQuo = quo;
 
 /** `a op b` exactly, or undefined when an operand has no plain decimal form (the caller uses doubles). */
 export function decimalOp(op: "+" | "-" | "*" | "/", a: FloatV | IntV, b: FloatV | IntV): FloatV | undefined {

@@ -236,13 +236,15 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
 
 function applyPatterns(v: Vertex): void {
   v.patternsApplied = true;
-  if (v.patterns === undefined || v.arcs === undefined || v.isList) return;
-  // A pattern that can never be used (an invalid regular expression) is an error of the struct.
+  if (v.patterns === undefined || v.isList) return;
+  // A pattern that can never be used (an invalid regular expression, an error) is an error of the
+  // struct, even one no field matches yet (cue: `[or([])]: int` is an error).
   for (const p of v.patterns) {
     p.pattern ??= evalExpr(p.label.expr, p.env);
     const bad = patternError(p.pattern);
     if (bad !== undefined) setErr(v, bad);
   }
+  if (v.arcs === undefined) return;
   v.arcs.forEach((a) => {
     applyPatternsToArc(v, a);
   });

@@ -270,6 +270,75 @@ const bounds: EvalCase[] = [
   },
 ];
 
+// math.Exp, math.Log and math.Pow as cue computes them: decimals rounded half to even to 34
+// significant digits (the digits of e, ln 10 and √2 as published), or refused.
+const decimalMath: EvalCase[] = [
+  {
+    name: "Exp(1) is e to 34 digits",
+    src: 'import "math"\na: math.Exp(1)',
+    json: '{"a":2.718281828459045235360287471352662}',
+  },
+  {
+    name: "Log(10) is ln 10 to 34 digits",
+    src: 'import "math"\na: math.Log(10)',
+    json: '{"a":2.302585092994045684017991454684364}',
+  },
+  {
+    name: "Pow(2, 0.5) is √2 to 34 digits",
+    src: 'import "math"\na: math.Pow(2, 0.5)',
+    json: '{"a":1.414213562373095048801688724209698}',
+  },
+  {
+    name: "an integer power is exact",
+    src: 'import "math"\na: math.Pow(1.5, 3)\nb: math.Pow(2, -2)',
+    json: '{"a":3.375,"b":0.25}',
+  },
+  {
+    name: "a result beyond the engine's range is refused",
+    src: 'import "math"\na: math.Exp(1000)',
+    err: { path: "a", code: "unsupported", msg: "math.Exp: a result this large or small is not supported" },
+  },
+  {
+    name: "the logarithm of a negative number is refused",
+    src: 'import "math"\na: math.Log(-1)',
+    err: { path: "a", code: "unsupported", msg: "math.Log of a number not above zero" },
+  },
+];
+
+// Let clauses that refer to each other in a cycle are refused as cue's compiler refuses them, even
+// when no field uses them; lets that refer to each other in order are fine.
+const letClauses: EvalCase[] = [
+  {
+    name: "two lets that refer to each other",
+    src: "s: {\n\tlet A = B\n\tlet B = A + 1\n\tv: 1\n}",
+    err: { path: "s.let[]", code: "eval", msg: "cyclic references in let clause or alias" },
+  },
+  {
+    name: "a let cycle a field uses",
+    src: "let P = Q\nlet Q = P\nport: P",
+    err: { path: "let[]", code: "eval", msg: "cyclic references in let clause or alias" },
+  },
+  { name: "lets in a chain", src: "let A = 1\nlet B = A + 1\nv: B", json: '{"v":2}' },
+  {
+    name: "a let beside a field of the same struct",
+    src: "s: {let A = n + 1, n: 1, v: A}",
+    json: '{"s":{"n":1,"v":2}}',
+  },
+];
+
+const patternLabels: EvalCase[] = [
+  {
+    name: "a pattern whose label is an error makes its struct one, matched or not",
+    src: "s: {[or([])]: int, d: 1}",
+    err: { path: "s", code: ["eval", "incomplete"], msg: "empty list in call to or" },
+  },
+  {
+    name: "a pattern whose label is an error, in a struct with no fields",
+    src: "#D: {let K = or([])\nc: [K]: K}\nx: #D",
+    err: { path: "x.c", code: ["eval", "incomplete"], msg: "empty list in call to or" },
+  },
+];
+
 const families: [string, EvalCase[]][] = [
   ["required fields referenced as values", requiredFields],
   ["defaults of unified disjunctions", defaults],
@@ -279,6 +348,9 @@ const families: [string, EvalCase[]][] = [
   ["embedding and closedness", closedness],
   ["dynamic fields and pattern constraints", dynamicAndPatterns],
   ["bounds and comparisons", bounds],
+  ["math in 34-digit decimals", decimalMath],
+  ["let clauses that refer to each other", letClauses],
+  ["pattern constraints whose label is an error", patternLabels],
 ];
 
 for (const [family, cases] of families) {

@@ -14,6 +14,7 @@ import { evaluate } from "./evaluate.js";
 import { fileExperiments, markExperiments } from "./experiments.js";
 import type { CueData, PositionIndex } from "./export.js";
 import { DEFAULT_RELEASE_MIN, walk } from "./export-walk.js";
+import { letCycles } from "./let-cycles.js";
 import { type ReachableNames, reachableNames, unionNames } from "./names.js";
 import { isErrorFreePlainData } from "./plain-data.js";
 import { fileScope } from "./scope.js";
@@ -141,6 +142,7 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       }
       imports.set(name, path);
     }
+    errors.push(...letCycles(file));
     const frame: Frame = {
       up: undefined,
       vertex: root,

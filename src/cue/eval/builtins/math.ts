@@ -1,12 +1,15 @@
 /**
- * The `math` package (float64 precision; CUE uses arbitrary-precision decimals — a documented
- * deviation) and the `regexp` and `struct` packages.
+ * The `math` package (`Exp`, `Log` and `Pow` in 34-digit decimals as cue computes them, see
+ * decimal-math.ts; the other functions in float64 precision, a documented deviation) and the
+ * `regexp` and `struct` packages.
  */
 
 import { RE2JS } from "re2js";
+import { decimalFromFloat, decimalQuo, floatFromDecimal } from "../decimal.js";
+import { decimalExp, decimalLog, decimalPowFrac, Unsupported } from "../decimal-math.js";
 import { allows } from "../inspect.js";
 import { compileRegexp } from "../regex.js";
-import { bottom, FALSE, TRUE, type Value } from "../values.js";
+import { bottom, FALSE, type FloatV, type IntV, TRUE, type Value } from "../values.js";
 import { concrete, int, num, regularArcs, str, structArg } from "./args.js";
 import { makeList, makeStruct } from "./make.js";
 import { ArgError, fn, registerPackage } from "./registry.js";
@@ -27,6 +30,50 @@ function toInt(name: string, op: (x: number) => number): ReturnType<typeof fn> {
     if (!Number.isFinite(r)) return bottom("eval", `math.${name}: not finite`);
     return n(BigInt(r));
   });
+}
+
+function numberArg(a: Value[], i: number, name: string): FloatV | IntV {
+  num(a, i, name); // refuses what is not a concrete number
+  return concrete(a, i, name) as FloatV | IntV;
+}
+
+function decimalResult(r: FloatV | Unsupported): Value {
+  return r instanceof Unsupported ? bottom("unsupported", r.message) : r;
+}
+
+/** x^y in decimals: an integer y multiplies exactly (then rounds to 34 digits), others go by Exp/Log. */
+function decimalPow(x: FloatV | IntV, y: FloatV | IntV): Value {
+  const dx = decimalFromFloat(x);
+  const dy = decimalFromFloat(y);
+  if (dx === undefined || dy === undefined)
+    return bottom("unsupported", "math.Pow of a number without a decimal form is not supported");
+  const unit = 10n ** BigInt(dy.scale);
+  if (dy.coef % unit === 0n) {
+    const e = dy.coef / unit;
+    const neg = e < 0n;
+    const k = neg ? -e : e;
+    const digits = dx.coef.toString().length;
+    if (k * BigInt(digits + dx.scale) > 100_000n)
+      return bottom("unsupported", "math.Pow: a result this large or small is not supported");
+    if (k === 0n) return { t: "float", v: 1 };
+    const p = { coef: dx.coef ** k, scale: dx.scale * Number(k) };
+    if (!neg) return finite(floatFromDecimal(p));
+    if (p.coef === 0n) return bottom("eval", "math.Pow: division by zero");
+    return finite(floatFromDecimal(decimalQuo({ coef: 1n, scale: 0 }, p)));
+  }
+  if (dx.coef === 0n && dy.coef > 0n) return { t: "float", v: 0 };
+  if (dx.coef <= 0n)
+    return bottom(
+      "unsupported",
+      "math.Pow of a base not above zero with a fractional exponent is not supported",
+    );
+  return decimalResult(decimalPowFrac(x, y));
+}
+
+function finite(r: FloatV): Value {
+  return Number.isFinite(r.v) && (r.v !== 0 || /^-?0\.?0*$/.test(r.text ?? ""))
+    ? r
+    : bottom("unsupported", "math.Pow: a result this large or small is not supported");
 }
 
 registerPackage("math", {
@@ -60,8 +107,13 @@ registerPackage("math", {
     return f(Math.abs(num(a, 0, "math.Abs")));
   }),
   Sqrt: unary("Sqrt", Math.sqrt),
-  Exp: unary("Exp", Math.exp),
-  Log: unary("Log", Math.log),
+  Exp: fn(1, (a) => decimalResult(decimalExp(numberArg(a, 0, "math.Exp")))),
+  Log: fn(1, (a) => {
+    const x = numberArg(a, 0, "math.Log");
+    if ((x.t === "int" ? x.v <= 0n : x.v <= 0) || Number.isNaN(x.v))
+      return bottom("unsupported", "math.Log of a number not above zero is not supported");
+    return decimalResult(decimalLog(x));
+  }),
   Log10: unary("Log10", Math.log10),
   Log2: unary("Log2", Math.log2),
   Sin: unary("Sin", Math.sin),
@@ -71,7 +123,7 @@ registerPackage("math", {
     const x = concrete(a, 0, "math.Pow");
     const y = concrete(a, 1, "math.Pow");
     if (x.t === "int" && y.t === "int" && y.v >= 0n && y.v < 10_000n) return n(x.v ** y.v);
-    return f(num(a, 0, "math.Pow") ** num(a, 1, "math.Pow"));
+    return decimalPow(numberArg(a, 0, "math.Pow"), numberArg(a, 1, "math.Pow"));
   }),
   MultipleOf: fn(
     2,
