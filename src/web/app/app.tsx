@@ -101,7 +101,7 @@ export function App() {
   let page: preact.ComponentChildren;
   switch (route.page) {
     case "":
-      page = <OverviewPage views={views} onAction={act} />;
+      page = <OverviewPage route={route} views={views} onAction={act} />;
       break;
     case "status":
       page = <StatusPage route={route} views={views} onAction={act} />;
