@@ -5,6 +5,7 @@ import { connection, logout, query, session, token } from "./api.js";
 import { ActionDialog, type PendingAction } from "./components/action-dialog.js";
 import { AuditPage } from "./pages/audit.js";
 import { ConfigPage } from "./pages/config.js";
+import { ConfigHistoryPage } from "./pages/config-history.js";
 import { DowntimesPage } from "./pages/downtimes.js";
 import { HistoryPage } from "./pages/history.js";
 import { LoginPage } from "./pages/login.js";
@@ -64,6 +65,7 @@ function Nav(props: { route: Route }) {
         {link("history", "History")}
         {link("downtimes", "Downtimes")}
         {a.admin === "yes" && link("config", "Config")}
+        {a.admin === "yes" && link("config-history", "Config history")}
         {a.admin === "yes" && link("audit", "Audit")}
       </nav>
       <span class="who">
@@ -117,6 +119,9 @@ export function App() {
       break;
     case "config":
       page = <ConfigPage />;
+      break;
+    case "config-history":
+      page = <ConfigHistoryPage route={route} />;
       break;
     case "audit":
       page = <AuditPage />;
