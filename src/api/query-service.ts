@@ -5,19 +5,22 @@ import { parseObjectKey } from "../model/object-ref.js";
 import { HOST_STATES, type ObjectState, SERVICE_STATES } from "../model/state.js";
 import { listComments } from "../store/comment-query.js";
 import { listDowntimes } from "../store/downtime-query.js";
+import type { LogHistoryPage, LogHistoryQuery, LogPerfdataQuery } from "../store/log-history.js";
 import type { ObjectIndex } from "../store/object-index.js";
+import type { PerfdataSeriesSet } from "../store/perfdata-buckets.js";
 import type { Projection } from "../store/projection.js";
-import { listHistory, listObjects, listPositions } from "../store/read-model.js";
-import type { CommentRecord, DowntimeRecord, HistoryRecord } from "../store/records.js";
+import { listObjects, listPositions } from "../store/read-model.js";
+import type { CommentRecord, DowntimeRecord } from "../store/records.js";
 import {
   CommentKind,
   DowntimeState,
   type ListStatusRequest,
   type QueryService,
 } from "./gen/svc/v1/query_service_pb.js";
-import { State, StateType } from "./gen/svc/v1/types_pb.js";
+import { State } from "./gen/svc/v1/types_pb.js";
+import { listHistory, listPerfdata } from "./history-query.js";
 import { toConnectError } from "./pipeline-errors.js";
-import { objectStatus, stateOf, stateTypeOf } from "./status-message.js";
+import { objectStatus, stateOf } from "./status-message.js";
 import { encodedStatusPage, isBinaryContentType, statusPageBytes } from "./status-page.js";
 
 /** One object's routing answer, as the notifier gives it (src/notify/preview.ts). */
@@ -47,7 +50,13 @@ export interface QueryServiceDeps {
    * `projectionAt` (Core's), ListStatus answers `at` (a moment in the past); without it, `at` is
    * `unimplemented`.
    */
-  readonly core?: { readonly view: CoreView; projectionAt?(at: number): Promise<Projection> };
+  readonly core?: {
+    readonly view: CoreView;
+    projectionAt?(at: number): Promise<Projection>;
+    /** ListHistory beyond the projection's ring, and ListPerfdata; without them, `unimplemented`. */
+    historyFromLog?(q: LogHistoryQuery): Promise<LogHistoryPage>;
+    perfdataFromLog?(q: LogPerfdataQuery): Promise<PerfdataSeriesSet>;
+  };
   /** PreviewNotifications; `unimplemented` without it. */
   readonly notifications?: NotificationPreviewer;
   /** The time of a preview without `at`; Date.now by default. */
@@ -171,15 +180,10 @@ export function createQueryService(deps: QueryServiceDeps): Partial<ServiceImpl<
       };
     },
     listHistory(req) {
-      const page = guard(() =>
-        listHistory(core.view.projection, {
-          ...(req.host === undefined ? {} : { host: req.host }),
-          ...(req.service === undefined ? {} : { service: req.service }),
-          pageSize: pageSize(req.pageSize),
-          pageToken: req.pageToken,
-        }),
-      );
-      return { entries: page.items.map(historyEntry), nextPageToken: page.nextPageToken };
+      return listHistory(core, req);
+    },
+    listPerfdata(req) {
+      return listPerfdata(core, req);
     },
     listObjects(req) {
       const page = guard(() =>
@@ -449,23 +453,6 @@ function commentMessage(c: CommentRecord) {
     text: c.text,
     created: timestampFromMs(c.created),
     kind: c.kind === "acknowledgement" ? CommentKind.ACKNOWLEDGEMENT : CommentKind.USER,
-  };
-}
-
-function historyEntry(h: HistoryRecord) {
-  const ref = parseObjectKey(h.key);
-  return {
-    sequence: BigInt(h.seq),
-    at: timestampFromMs(h.at),
-    kind: h.kind,
-    host: ref.host,
-    ...(ref.service === undefined ? {} : { service: ref.service }),
-    state: h.state === undefined ? State.UNSPECIFIED : stateOf(h.state),
-    stateType: h.stateType === undefined ? StateType.UNSPECIFIED : stateTypeOf(h.stateType),
-    attempt: h.attempt ?? 0,
-    output: h.output,
-    author: h.author,
-    comment: h.comment,
   };
 }
 

@@ -5,7 +5,10 @@ import type { Config } from "../model/config.js";
 import type { Logger } from "../model/logger.js";
 import { type AsOf, createAsOf } from "../store/as-of.js";
 import type { ConfigVersionNote } from "../store/config-versions.js";
+import type { LogHistoryPage, LogHistoryQuery, LogPerfdataQuery } from "../store/log-history.js";
+import { createLogReads, type LogReads } from "../store/log-reads.js";
 import type { ObjectIndex } from "../store/object-index.js";
+import type { PerfdataSeriesSet } from "../store/perfdata-buckets.js";
 import type { Projection } from "../store/projection.js";
 import type { ReplicaStatus, WriterOptions, WriterStats } from "../store/protocol.js";
 import { type IngestOutcome, type PreparedStoreConfig, Store } from "../store/store.js";
@@ -122,6 +125,8 @@ export class Core {
   #lostWrites = 0;
   /** Projections of the past (projectionAt), made when first asked for. */
   #asOf: AsOf | undefined;
+  /** History and perfdata read from the log (historyFromLog, perfdataFromLog), made when first asked for. */
+  #logReads: LogReads | undefined;
   readonly #configSources = new Set<(digest: string, source: string | undefined) => void>();
 
   private constructor(store: Store, clock: Clock, logger: Logger | undefined, dataDir: string) {
@@ -482,6 +487,7 @@ export class Core {
     this.#wakeup?.timer.cancel();
     this.#wakeup = undefined;
     await this.#asOf?.close();
+    await this.#logReads?.close();
     await this.#store.close();
   }
 
@@ -495,6 +501,23 @@ export class Core {
     if (this.#closed) return Promise.reject(new Error("core is closed"));
     this.#asOf ??= createAsOf({ dataDir: this.#dataDir, now: () => this.#clock.now() });
     return this.#asOf.projectionAt(at);
+  }
+
+  /**
+   * History read from the event log itself, off this thread (src/store/log-history.ts): what
+   * ListHistory answers beyond the projection's ring (a range, kinds, objects, oldest first).
+   */
+  historyFromLog(q: LogHistoryQuery): Promise<LogHistoryPage> {
+    if (this.#closed) return Promise.reject(new Error("core is closed"));
+    this.#logReads ??= createLogReads({ dataDir: this.#dataDir });
+    return this.#logReads.history(q);
+  }
+
+  /** One object's perfdata series read from the results in the event log, off this thread. */
+  perfdataFromLog(q: LogPerfdataQuery): Promise<PerfdataSeriesSet> {
+    if (this.#closed) return Promise.reject(new Error("core is closed"));
+    this.#logReads ??= createLogReads({ dataDir: this.#dataDir });
+    return this.#logReads.perfdata(q);
   }
 
   /** Keeps one clock timer for the engine's next due timer; when it fires, a Tick is enqueued. */

@@ -16,6 +16,8 @@ import type { HistoryRecord } from "./records.js";
 export interface HistoryRing {
   /** Live entries (at most the capacity). */
   readonly size: number;
+  /** The most entries it keeps: below it, no entry was ever dropped. */
+  readonly capacity: number;
   /** Appends an entry; `key` replaces `h.key` (the same text, possibly a shared string). */
   push(h: HistoryRecord, key: string): void;
   /** The entry at a position, as a new record. */
@@ -162,6 +164,7 @@ export function createHistoryRing(capacity: number): HistoryRing {
     get size() {
       return size;
     },
+    capacity: max,
     push(h, key) {
       if (size === cap && cap < max) grow();
       let s: number;

@@ -56,7 +56,7 @@ export interface ProjectionImage {
 }
 
 /** The history feed as a reader sees it: positions 0 (oldest) to size - 1 (newest), ascending by seq. */
-export type HistoryView = Pick<HistoryRing, "size" | "at" | "seqAt" | "keyAt">;
+export type HistoryView = Pick<HistoryRing, "size" | "capacity" | "at" | "seqAt" | "keyAt">;
 
 /**
  * The read side's state: the status record of every object that has had a result, the newest

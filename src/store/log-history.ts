@@ -1,0 +1,193 @@
+import { join } from "node:path";
+import type { CheckResultProcessedEvent, LookoutEvent } from "../model/events.js";
+import { unpackBody } from "./event-log.js";
+import { HISTORY_KINDS, historyRecordOf } from "./history-of-event.js";
+import { type PerfdataPoint, type PerfdataSeriesSet, perfdataSeries } from "./perfdata-buckets.js";
+import type { HistoryRecord } from "./records.js";
+import { Database } from "./sqlite.js";
+
+/**
+ * A page of history read from the log. Times are the log's (each group's `at`, when its command
+ * was accepted: what retention and ListStatus `at` go by); `cursor` is where the previous page
+ * stopped, exclusive: newest first, events below it; oldest first, above it.
+ */
+export interface LogHistoryQuery {
+  /** The objects whose events count; undefined: every object. */
+  readonly keys?: readonly string[];
+  /** The kinds that count; undefined or empty: every kind of history entry. */
+  readonly kinds?: readonly string[];
+  /** Ms since the epoch: groups logged at or after since and before until. */
+  readonly since?: number;
+  readonly until?: number;
+  readonly oldestFirst: boolean;
+  readonly cursor?: number;
+  readonly limit: number;
+  /** Stop scanning after about this many ms (a page may then hold fewer entries, even none). */
+  readonly budgetMs: number;
+}
+
+/** The entries, in the order asked, and where the next page starts (undefined: this was the last). */
+export interface LogHistoryPage {
+  readonly items: readonly HistoryRecord[];
+  readonly cursor?: number;
+}
+
+/** One object's perfdata over a range of the log's time. */
+export interface LogPerfdataQuery {
+  readonly key: string;
+  readonly since?: number;
+  readonly until?: number;
+  /** Empty: every label. */
+  readonly labels: readonly string[];
+  readonly maxPoints: number;
+}
+
+/**
+ * History and perfdata read from the event log itself (the `events` table), beyond what the
+ * projection keeps in memory: ListHistory with a range, kinds, a selector or oldest first, and
+ * ListPerfdata. A read-only connection of its own (WAL: never waits on the writer, nor the writer
+ * on it); synchronous and possibly long, so run it off the thread that serves reads
+ * (src/store/log-history-thread.ts). A time range becomes a range of sequence numbers by binary
+ * search over the groups (their times never decrease along the log); groups are then read in
+ * order, and a group whose text names none of the kinds (or objects) asked for is skipped
+ * without being parsed.
+ */
+export interface LogHistory {
+  history(q: LogHistoryQuery): LogHistoryPage;
+  perfdata(q: LogPerfdataQuery): PerfdataSeriesSet;
+  close(): void;
+}
+
+interface Group {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly at: number;
+}
+
+interface GroupRow extends Group {
+  readonly body: Buffer;
+}
+
+/** Opens the event log in dataDir read-only; `now` is the scan budget's clock. */
+export function openLogHistory(dataDir: string, now: () => number = Date.now): LogHistory {
+  const db = new Database(join(dataDir, "lookout.db"), { readonly: true, fileMustExist: true });
+  const bounds = db.prepare(
+    "SELECT coalesce(min(first_seq), 0) AS first, coalesce(max(last_seq), 0) AS last FROM events",
+  );
+  const groupAt = db.prepare(
+    "SELECT first_seq AS firstSeq, last_seq AS lastSeq, at FROM events WHERE last_seq >= ? ORDER BY last_seq LIMIT 1",
+  );
+  const up = db.prepare(
+    "SELECT first_seq AS firstSeq, last_seq AS lastSeq, at, body FROM events WHERE last_seq >= ? AND last_seq <= ? ORDER BY last_seq",
+  );
+  const down = db.prepare(
+    "SELECT first_seq AS firstSeq, last_seq AS lastSeq, at, body FROM events WHERE last_seq >= ? AND last_seq <= ? ORDER BY last_seq DESC",
+  );
+
+  /**
+   * The first event of the first group logged at or after `at`, from `first` (last + 1: none).
+   * Invariant of the search: groups ending before lo were logged before `at`.
+   */
+  const firstAtOrAfter = (at: number, first: number, last: number): number => {
+    let lo = first;
+    let hi = last + 1;
+    while (lo < hi) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const g = groupAt.get(mid) as Group | undefined;
+      if (g === undefined) break;
+      if (g.at < at) lo = g.lastSeq + 1;
+      else hi = Math.min(g.firstSeq, mid);
+    }
+    return lo;
+  };
+
+  /** The sequence range [lo, hi] a query's times cover (lo > hi: none). */
+  const range = (since: number | undefined, until: number | undefined): [number, number] => {
+    const b = bounds.get() as { first: number; last: number };
+    if (b.last === 0) return [1, 0];
+    const lo = since === undefined ? b.first : firstAtOrAfter(since, b.first, b.last);
+    const hi = until === undefined ? b.last : firstAtOrAfter(until, b.first, b.last) - 1;
+    return [Math.max(lo, b.first), hi];
+  };
+
+  /** The group whose last event is at or above seq: the one holding it, or the first after it. */
+  const topOf = (seq: number): number =>
+    (groupAt.get(seq) as Group | undefined)?.lastSeq ?? Number.MAX_SAFE_INTEGER;
+
+  return {
+    history(q) {
+      let [lo, hi] = range(q.since, q.until);
+      if (q.cursor !== undefined) {
+        if (q.oldestFirst) lo = Math.max(lo, q.cursor + 1);
+        else hi = Math.min(hi, q.cursor - 1);
+      }
+      if (lo > hi) return { items: [] };
+      const keys = q.keys === undefined ? undefined : new Set(q.keys);
+      if (keys !== undefined && keys.size === 0) return { items: [] };
+      const kinds = q.kinds === undefined || q.kinds.length === 0 ? HISTORY_KINDS : new Set(q.kinds);
+      const kindText = new RegExp(`"type":"(?:${[...kinds].join("|")})"`);
+      // One object: its key as JSON.stringify writes it must be in a group's text.
+      const keyText =
+        keys !== undefined && keys.size === 1 ? `"key":${JSON.stringify([...keys][0])}` : undefined;
+      const deadline = now() + q.budgetMs;
+      const items: HistoryRecord[] = [];
+      const rows = (q.oldestFirst ? up : down).iterate(lo, topOf(hi)) as Iterable<GroupRow>;
+      /** Every event from here (oldest first: up to here) has been looked at. */
+      let scanned: number | undefined;
+      let outOfTime = false;
+      for (const r of rows) {
+        const from = Math.max(lo, r.firstSeq);
+        const to = Math.min(hi, r.lastSeq);
+        const text = unpackBody(r.body);
+        if (kindText.test(text) && (keyText === undefined || text.includes(keyText))) {
+          const events = JSON.parse(text) as LookoutEvent[];
+          const step = q.oldestFirst ? 1 : -1;
+          for (let seq = q.oldestFirst ? from : to; seq >= from && seq <= to; seq += step) {
+            const e = events[seq - r.firstSeq] as LookoutEvent;
+            if (!kinds.has(e.type)) continue;
+            const h = historyRecordOf(e, seq);
+            if (h === undefined || (keys !== undefined && !keys.has(h.key))) continue;
+            // One more than the page: the next page is known not to be empty.
+            if (items.length === q.limit)
+              return { items, cursor: (items[items.length - 1] as HistoryRecord).seq };
+            items.push(h);
+          }
+        }
+        scanned = q.oldestFirst ? to : from;
+        if (scanned !== (q.oldestFirst ? hi : lo) && now() >= deadline) {
+          outOfTime = true;
+          break;
+        }
+      }
+      if (!outOfTime || scanned === undefined) return { items };
+      // Out of time: the next page continues after the last entry given, or after what was scanned.
+      return {
+        items,
+        cursor: items.length === q.limit ? (items[items.length - 1] as HistoryRecord).seq : scanned,
+      };
+    },
+    perfdata(q) {
+      const [lo, hi] = range(q.since, q.until);
+      const points: PerfdataPoint[] = [];
+      if (lo <= hi) {
+        const keyText = `"key":${JSON.stringify(q.key)}`;
+        for (const r of up.iterate(lo, topOf(hi)) as Iterable<GroupRow>) {
+          const text = unpackBody(r.body);
+          if (!text.includes(keyText) || !text.includes('"type":"CheckResultProcessed"')) continue;
+          const events = JSON.parse(text) as LookoutEvent[];
+          for (let seq = Math.max(lo, r.firstSeq); seq <= Math.min(hi, r.lastSeq); seq++) {
+            const e = events[seq - r.firstSeq] as LookoutEvent;
+            if (e.type !== "CheckResultProcessed" || e.key !== q.key) continue;
+            const result = (e as CheckResultProcessedEvent).result;
+            if (result.perfdata.length > 0) points.push({ at: result.checkedAt, perfdata: result.perfdata });
+          }
+        }
+      }
+      // A result's time is when it was checked, which need not follow the log's order (a
+      // passive result may say it ran earlier): sorted, stable.
+      points.sort((a, b) => a.at - b.at);
+      return perfdataSeries(points, q.labels, q.maxPoints);
+    },
+    close: () => db.close(),
+  };
+}
