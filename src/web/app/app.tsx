@@ -109,7 +109,14 @@ export function App() {
       page = <StatusPage route={route} views={views} onAction={act} />;
       break;
     case "object":
-      page = <ObjectPage host={route.args[0] ?? ""} service={route.args[1]} onAction={act} />;
+      page = (
+        <ObjectPage
+          host={route.args[0] ?? ""}
+          service={route.args[1]}
+          range={route.params.get("range") ?? ""}
+          onAction={act}
+        />
+      );
       break;
     case "history":
       page = <HistoryPage />;
