@@ -119,7 +119,7 @@ export function App() {
       );
       break;
     case "history":
-      page = <HistoryPage />;
+      page = <HistoryPage route={route} />;
       break;
     case "downtimes":
       page = <DowntimesPage route={route} canDelete={act !== undefined} />;

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import type { Page } from "playwright-core";
+import { CommandService } from "../api/gen/svc/v1/command_service_pb.js";
+import { type ServerProcess, startServer } from "../testing/server-process.js";
+import { type Browser, CHROMIUM, launchChromium } from "./chromium.js";
+import { DEFAULT_WEB_DIR } from "./static-site.js";
+
+const CONFIG = `
+hosts: web1: {
+	address: "127.0.0.1"
+	labels: {env: "prod"}
+	check: {type: "passive", freshness_threshold: "24h"}
+	services: flappy: check: {type: "passive", freshness_threshold: "24h", max_attempts: 1, flap: enabled: false}
+}
+hosts: db1: {
+	address: "127.0.0.1"
+	labels: {env: "test"}
+	check: {type: "passive", freshness_threshold: "24h"}
+	services: disk: check: {type: "passive", freshness_threshold: "24h", max_attempts: 1}
+}
+`;
+/** State changes of web1's service: more than two pages of 100. */
+const CHANGES = 250;
+
+/**
+ * The history page in Debian's chromium against the real binary: with a range, kinds and a
+ * selector it pages through ListHistory 100 at a time, "Older" and "Newer", newest or oldest
+ * first, and leaves out what the filters leave out.
+ */
+describe("history page paging in chromium", () => {
+  let dir: string;
+  let shots: string;
+  let srv: ServerProcess;
+  let browser: Browser;
+  let page: Page;
+  const cspViolations: string[] = [];
+
+  before(async () => {
+    assert.ok(existsSync(join(DEFAULT_WEB_DIR, "index.html")), "dist/web is missing: run npm run build");
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`);
+    dir = await mkdtemp(join(tmpdir(), "lookout-web-history-page-"));
+    shots = await mkdtemp(join(tmpdir(), "lookout-screenshots-history-page-"));
+    console.log(`screenshots: ${shots}`);
+    await writeFile(join(dir, "lookout.cue"), CONFIG);
+    srv = await startServer(["-config", join(dir, "lookout.cue"), "-data-dir", join(dir, "data")]);
+    const cmd = createClient(
+      CommandService,
+      createConnectTransport({ baseUrl: srv.url, httpVersion: "1.1" }),
+    );
+    await cmd.processCheckResult({ host: "db1", service: "disk", exitStatus: 2, output: "DISK CRITICAL" });
+    for (let b = 0; b < CHANGES; b += 50) {
+      const results = [];
+      for (let i = b; i < b + 50; i++) {
+        results.push({
+          host: "web1",
+          service: "flappy",
+          exitStatus: i % 2 === 0 ? 2 : 0,
+          output: `change ${i}`,
+        });
+      }
+      await cmd.processCheckResults({ results });
+    }
+    browser = await launchChromium();
+    browser.context.on("console", (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
+    page = await browser.context.newPage();
+  });
+  after(async () => {
+    await browser?.close();
+    await srv?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const rows = () => page.locator(".history table tbody tr");
+  const outputs = async () => (await rows().locator("td:last-child").allTextContents()).map((t) => t.trim());
+  const pageIs = async (n: number) => page.getByText(`Page ${n}`).first().waitFor();
+
+  test("a week of one selector's state changes, 100 a page, Older and Newer", async () => {
+    await page.goto(`${srv.url}/#/history`);
+    const form = page.getByRole("form", { name: "History filters" });
+    await form.getByLabel("Selector").fill("env=prod");
+    await form.getByText(/^Kinds/).click();
+    await form.getByLabel("StateChange").check();
+    // Last 7 days puts the range in the address with the selector and kinds typed.
+    await form.getByRole("button", { name: "Last 7 days" }).click();
+    await pageIs(1);
+    const url = decodeURIComponent(page.url());
+    assert.match(url, /since=.*until=.*kinds=StateChange.*sel=env=prod/);
+    await page.getByText("change 249").waitFor();
+    assert.equal(await rows().count(), 100);
+    const first = await outputs();
+    assert.equal(first[0], "change 249", "newest first");
+    assert.ok(
+      first.every((o) => o.startsWith("change ")),
+      "only web1's state changes",
+    );
+
+    await page.getByRole("button", { name: "Older" }).first().click();
+    await pageIs(2);
+    await page.getByText("change 149", { exact: true }).waitFor();
+    assert.equal(await rows().count(), 100);
+    await page.getByRole("button", { name: "Older" }).first().click();
+    await pageIs(3);
+    await page.getByText("change 49", { exact: true }).waitFor();
+    const last = await outputs();
+    // The first result makes the first change (PENDING → CRITICAL): 250 changes, 50 on this page.
+    assert.equal(last.length, CHANGES - 200);
+    assert.equal(last[last.length - 1], "change 0");
+    assert.ok(await page.getByRole("button", { name: "Older" }).first().isDisabled(), "the last page");
+    await page.screenshot({ path: join(shots, "history-page-3.png"), fullPage: true });
+
+    await page.getByRole("button", { name: "Newer" }).first().click();
+    await pageIs(2);
+    await page.getByText("change 149", { exact: true }).waitFor();
+    assert.deepEqual((await outputs())[0], "change 149");
+  });
+
+  test("oldest first, Newer goes forward", async () => {
+    const form = page.getByRole("form", { name: "History filters" });
+    await form.getByLabel("Order").selectOption("oldest");
+    await form.getByRole("button", { name: "Show" }).click();
+    await pageIs(1);
+    await page.getByText("change 0", { exact: true }).waitFor();
+    assert.equal((await outputs())[0], "change 0");
+    await page.getByRole("button", { name: "Newer" }).first().click();
+    await pageIs(2);
+    await page.getByText("change 100", { exact: true }).waitFor();
+    assert.equal((await outputs())[0], "change 100");
+  });
+
+  test("the selector leaves other objects out; the live feed is one link away", async () => {
+    await page.goto(`${srv.url}/#/history?sel=${encodeURIComponent("env=test")}`);
+    await page.getByText("DISK CRITICAL").waitFor();
+    assert.equal(await page.getByText(/^change \d+$/).count(), 0);
+    await page.getByRole("link", { name: "Live feed" }).click();
+    await page.getByText("change 249").waitFor();
+  });
+
+  test("the pages above ran under the dashboard's Content-Security-Policy", () => {
+    assert.equal(cspViolations.length, 0, cspViolations.join("\n"));
+  });
+});
