@@ -8,6 +8,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Page } from "playwright-core";
 import { CommandService } from "../api/gen/svc/v1/command_service_pb.js";
+import { QueryService } from "../api/gen/svc/v1/query_service_pb.js";
 import { type ServerProcess, startServer } from "../testing/server-process.js";
 import { type Browser, CHROMIUM, launchChromium } from "./chromium.js";
 import { DEFAULT_WEB_DIR } from "./static-site.js";
@@ -67,6 +68,14 @@ describe("history page paging in chromium", () => {
       }
       await cmd.processCheckResults({ results });
     }
+    // Answered means logged, not yet applied: wait until the last change is in the history.
+    const q = createClient(QueryService, createConnectTransport({ baseUrl: srv.url, httpVersion: "1.1" }));
+    for (let i = 0; ; i++) {
+      const r = await q.listHistory({ host: "web1", service: "flappy", kinds: ["StateChange"], pageSize: 1 });
+      if (r.entries[0]?.output === `change ${CHANGES - 1}`) break;
+      assert.ok(i < 200, "the last change reaches the history");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     browser = await launchChromium();
     browser.context.on("console", (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
@@ -81,10 +90,10 @@ describe("history page paging in chromium", () => {
 
   const rows = () => page.locator(".history table tbody tr");
   const outputs = async () => (await rows().locator("td:last-child").allTextContents()).map((t) => t.trim());
-  const pageIs = async (n: number) => page.getByText(`Page ${n}`).first().waitFor();
+  const pageIs = async (n: number) => page.getByText(`Page $n`).first().waitFor();
 
   test("a week of one selector's state changes, 100 a page, Older and Newer", async () => {
-    await page.goto(`${srv.url}/#/history`);
+    await page.goto(`$srv.url/#/history`);
     const form = page.getByRole("form", { name: "History filters" });
     await form.getByLabel("Selector").fill("env=prod");
     await form.getByText(/^Kinds/).click();
@@ -137,7 +146,7 @@ describe("history page paging in chromium", () => {
   });
 
   test("the selector leaves other objects out; the live feed is one link away", async () => {
-    await page.goto(`${srv.url}/#/history?sel=${encodeURIComponent("env=test")}`);
+    await page.goto(`$srv.url/#/history?sel=${encodeURIComponent("env=test")}`);
     await page.getByText("DISK CRITICAL").waitFor();
     assert.equal(await page.getByText(/^change \d+$/).count(), 0);
     await page.getByRole("link", { name: "Live feed" }).click();

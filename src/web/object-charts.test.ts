@@ -9,6 +9,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { Locator, Page } from "playwright-core";
 import { CommandService } from "../api/gen/svc/v1/command_service_pb.js";
+import { QueryService } from "../api/gen/svc/v1/query_service_pb.js";
 import { type ServerProcess, startServer } from "../testing/server-process.js";
 import { type Browser, CHROMIUM, launchChromium } from "./chromium.js";
 import { DEFAULT_WEB_DIR } from "./static-site.js";
@@ -116,7 +117,11 @@ describe("object page charts in chromium", () => {
       comment: "maintenance",
     });
 
+    // Answered means logged, not yet applied: once the object page shows the downtime (it reads
+    // every 2 s), every command before it is in the log, and a fresh load reads them all.
     await page.goto(`${srv.url}/#/object/web1/load`);
+    await page.getByText("In downtime now.").waitFor({ timeout: 20_000 });
+    await page.reload();
     await page.getByRole("heading", { name: "Over time" }).waitFor();
     const timeline = page.getByRole("img", { name: /^State timeline/ });
     // The timeline is re-read every 30 s; the downtime and acknowledgement are in the first read.
@@ -162,6 +167,14 @@ describe("object page charts in chromium", () => {
         });
       }
       await cmd().processCheckResults({ results });
+    }
+    // Answered means logged, not yet applied: wait until the last batch is readable.
+    const q = createClient(QueryService, createConnectTransport({ baseUrl: srv.url, httpVersion: "1.1" }));
+    for (let i = 0; ; i++) {
+      const r = await q.listPerfdata({ host: "web1", service: "rtt", maxPoints: 10_000 });
+      if (r.times.length === 10_000) break;
+      assert.ok(i < 200, `${r.times.length} of 10,000 results readable`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await page.goto(`${srv.url}/#/object/web1/rtt`);
     const figure = page.getByRole("figure", { name: "Chart of rtt" });
