@@ -93,7 +93,7 @@ describe("history page paging in chromium", () => {
   const pageIs = async (n: number) => page.getByText(`Page $n`).first().waitFor();
 
   test("a week of one selector's state changes, 100 a page, Older and Newer", async () => {
-    await page.goto(`$srv.url/#/history`);
+    await page.goto(`${srv.url}/#/history`);
     const form = page.getByRole("form", { name: "History filters" });
     await form.getByLabel("Selector").fill("env=prod");
     await form.getByText(/^Kinds/).click();
@@ -146,7 +146,7 @@ describe("history page paging in chromium", () => {
   });
 
   test("the selector leaves other objects out; the live feed is one link away", async () => {
-    await page.goto(`$srv.url/#/history?sel=${encodeURIComponent("env=test")}`);
+    await page.goto(`${srv.url}/#/history?sel=${encodeURIComponent("env=test")}`);
     await page.getByText("DISK CRITICAL").waitFor();
     assert.equal(await page.getByText(/^change \d+$/).count(), 0);
     await page.getByRole("link", { name: "Live feed" }).click();
