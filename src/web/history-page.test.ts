@@ -90,7 +90,7 @@ describe("history page paging in chromium", () => {
 
   const rows = () => page.locator(".history table tbody tr");
   const outputs = async () => (await rows().locator("td:last-child").allTextContents()).map((t) => t.trim());
-  const pageIs = async (n: number) => page.getByText(`Page $n`).first().waitFor();
+  const pageIs = async (n: number) => page.getByText(`Page ${n}`).first().waitFor();
 
   test("a week of one selector's state changes, 100 a page, Older and Newer", async () => {
     await page.goto(`${srv.url}/#/history`);

@@ -64,7 +64,6 @@ export function AsOfControl(props: { route: Route; at: number | undefined; snap:
             type="datetime-local"
             step={1}
             value={draft}
-            max={toLocalInput(Date.now())}
             onInput={(e) => setDraft(e.currentTarget.value)}
           />
         </label>

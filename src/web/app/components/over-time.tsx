@@ -24,14 +24,14 @@ export function OverTime(props: { host: string; service: string | undefined; ran
     RANGES.find((r) => r.key === props.range) ?? (RANGES[RANGES.length - 1] as (typeof RANGES)[number]);
   const [until, setUntil] = useState(() => Date.now());
   const [tick, setTick] = useState(0);
+  // The page mounts this anew for another object or range (its key), so `until` starts right.
   useEffect(() => {
-    setUntil(Date.now());
     const t = setInterval(() => {
       setUntil(Date.now());
       setTick((n) => n + 1);
     }, REREAD_MS);
     return () => clearInterval(t);
-  }, [host, service, range.key]);
+  }, []);
   const since = range.ms === undefined ? undefined : until - range.ms;
   const base = objectHref(host, service);
   return (

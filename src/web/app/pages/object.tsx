@@ -106,7 +106,12 @@ export function ObjectPage(props: {
               {s.checkType !== "passive" && <CheckNowButton target={target} />}
             </div>
           )}
-          <OverTime host={host} service={service} range={props.range} />
+          <OverTime
+            key={`${host}\u0000${service ?? ""}\u0000${props.range}`}
+            host={host}
+            service={service}
+            range={props.range}
+          />
           <h2>Output</h2>
           <pre class="output-block">{s.output || "(none)"}</pre>
           {s.longOutput !== "" && (
