@@ -67,6 +67,8 @@ describe("as of a past moment, in chromium", () => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
     page = await browser.context.newPage();
+    // A loaded machine (other builds and tests beside this one) can take far longer than a quiet one.
+    page.setDefaultTimeout(60_000);
   });
   after(async () => {
     await browser?.close();
