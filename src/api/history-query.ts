@@ -76,29 +76,40 @@ export async function listHistory(
   });
   const plain =
     since === undefined && until === undefined && req.kinds.length === 0 && req.selector.trim() === "";
+  let head: readonly HistoryRecord[] = [];
+  let from = cursor;
   if (plain && !req.oldestFirst) {
+    // The ring's entries first; the log only for what lies below them.
     const ring = ringHistoryPage(projection.history(), keys?.[0], cursor, limit);
-    if (ring !== undefined) return answer(ring);
+    if (ring.below === undefined) return answer(ring);
+    // Without the log (a server that reads only its projection): what the ring holds.
+    if (src.historyFromLog === undefined) return answer({ items: ring.items });
+    // A full page and nothing more in the ring: the next page (from the log) may be empty.
+    if (ring.items.length === limit) return answer({ items: ring.items, cursor: ring.below });
+    head = ring.items;
+    from = Number.isFinite(ring.below) ? ring.below : cursor;
   }
-  if (src.historyFromLog === undefined) {
+  const readLog = src.historyFromLog;
+  if (readLog === undefined) {
     throw new ConnectError(
       "history beyond the newest entries is not served by this server",
       Code.Unimplemented,
     );
   }
   const page = await fromLog(() =>
-    (src.historyFromLog as NonNullable<HistorySource["historyFromLog"]>)({
+    readLog.call(src, {
       ...(keys === undefined ? {} : { keys }),
       ...(req.kinds.length === 0 ? {} : { kinds: [...new Set(req.kinds)] }),
       ...(since === undefined ? {} : { since }),
       ...(until === undefined ? {} : { until }),
       oldestFirst: req.oldestFirst,
-      ...(cursor === undefined ? {} : { cursor }),
-      limit,
+      ...(from === undefined ? {} : { cursor: from }),
+      limit: limit - head.length,
       budgetMs: SCAN_BUDGET_MS,
     }),
   );
-  return answer(page);
+  const items = [...head, ...page.items];
+  return answer(page.cursor === undefined ? { items } : { items, cursor: page.cursor });
 }
 
 /** ListPerfdata: one object's results in the log, as series reduced to about max_points. */
@@ -114,11 +125,11 @@ export async function listPerfdata(
   if (req.maxPoints < 0) throw new ConnectError("max_points must not be negative", Code.InvalidArgument);
   if (req.host === "") throw new ConnectError("host is missing", Code.InvalidArgument);
   const key = (objectKeys(src.view.index, req.host, req.service, "") as string[])[0] as string;
-  if (src.perfdataFromLog === undefined) {
+  const readLog = src.perfdataFromLog;
+  if (readLog === undefined)
     throw new ConnectError("perfdata is not served by this server", Code.Unimplemented);
-  }
   const s = await fromLog(() =>
-    (src.perfdataFromLog as NonNullable<HistorySource["perfdataFromLog"]>)({
+    readLog.call(src, {
       key,
       ...(since === undefined ? {} : { since }),
       ...(until === undefined ? {} : { until }),

@@ -94,6 +94,7 @@ const soon = () => new Date(Date.now() + 3_600_000).toISOString();
 const RPCS: readonly Rpc[] = [
   { service: QueryService, name: "ListStatus", request: () => ({}), allowed: "ok" },
   { service: QueryService, name: "ListHistory", request: () => ({}), allowed: "ok" },
+  { service: QueryService, name: "ListPerfdata", request: () => ({ host: "web" }), allowed: "ok" },
   { service: QueryService, name: "ListObjects", request: () => ({}), allowed: "ok" },
   { service: QueryService, name: "ListContacts", request: () => ({}), allowed: "ok" },
   { service: QueryService, name: "ListViews", request: () => ({}), allowed: "ok" },

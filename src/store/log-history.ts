@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { CheckResultProcessedEvent, LookoutEvent } from "../model/events.js";
 import { unpackBody } from "./event-log.js";
+import { eventsMatching } from "./group-scan.js";
 import { HISTORY_KINDS, historyRecordOf } from "./history-of-event.js";
 import { type PerfdataPoint, type PerfdataSeriesSet, perfdataSeries } from "./perfdata-buckets.js";
 import type { HistoryRecord } from "./records.js";
@@ -125,10 +126,13 @@ export function openLogHistory(dataDir: string, now: () => number = Date.now): L
       const keys = q.keys === undefined ? undefined : new Set(q.keys);
       if (keys !== undefined && keys.size === 0) return { items: [] };
       const kinds = q.kinds === undefined || q.kinds.length === 0 ? HISTORY_KINDS : new Set(q.kinds);
-      const kindText = new RegExp(`"type":"(?:${[...kinds].join("|")})"`);
-      // One object: its key as JSON.stringify writes it must be in a group's text.
-      const keyText =
-        keys !== undefined && keys.size === 1 ? `"key":${JSON.stringify([...keys][0])}` : undefined;
+      // What an event asked for has in its text, as JSON.stringify writes it: one object's key
+      // (the more selective: a few events a group), else one of the kinds.
+      const one = keys !== undefined && keys.size === 1 ? ([...keys][0] as string) : undefined;
+      const needle =
+        one === undefined
+          ? new RegExp(`"type":"(?:${[...kinds].join("|")})"`, "g")
+          : new RegExp(escapeRegExp(`"key":${JSON.stringify(one)}`), "g");
       const deadline = now() + q.budgetMs;
       const items: HistoryRecord[] = [];
       const rows = (q.oldestFirst ? up : down).iterate(lo, topOf(hi)) as Iterable<GroupRow>;
@@ -138,20 +142,19 @@ export function openLogHistory(dataDir: string, now: () => number = Date.now): L
       for (const r of rows) {
         const from = Math.max(lo, r.firstSeq);
         const to = Math.min(hi, r.lastSeq);
-        const text = unpackBody(r.body);
-        if (kindText.test(text) && (keyText === undefined || text.includes(keyText))) {
-          const events = JSON.parse(text) as LookoutEvent[];
-          const step = q.oldestFirst ? 1 : -1;
-          for (let seq = q.oldestFirst ? from : to; seq >= from && seq <= to; seq += step) {
-            const e = events[seq - r.firstSeq] as LookoutEvent;
-            if (!kinds.has(e.type)) continue;
-            const h = historyRecordOf(e, seq);
-            if (h === undefined || (keys !== undefined && !keys.has(h.key))) continue;
-            // One more than the page: the next page is known not to be empty.
-            if (items.length === q.limit)
-              return { items, cursor: (items[items.length - 1] as HistoryRecord).seq };
-            items.push(h);
-          }
+        const found = eventsMatching(unpackBody(r.body), needle, r.lastSeq - r.firstSeq + 1);
+        const indexes = [...found.keys()];
+        if (!q.oldestFirst) indexes.reverse();
+        for (const k of indexes) {
+          const seq = r.firstSeq + k;
+          if (seq < from || seq > to) continue;
+          const e = found.get(k) as LookoutEvent;
+          if (!kinds.has(e.type)) continue;
+          const h = historyRecordOf(e, seq);
+          if (h === undefined || (keys !== undefined && !keys.has(h.key))) continue;
+          // One more than the page: the next page is known not to be empty, and starts there.
+          if (items.length === q.limit) return { items, cursor: q.oldestFirst ? seq - 1 : seq + 1 };
+          items.push(h);
         }
         scanned = q.oldestFirst ? to : from;
         if (scanned !== (q.oldestFirst ? hi : lo) && now() >= deadline) {
@@ -170,14 +173,12 @@ export function openLogHistory(dataDir: string, now: () => number = Date.now): L
       const [lo, hi] = range(q.since, q.until);
       const points: PerfdataPoint[] = [];
       if (lo <= hi) {
-        const keyText = `"key":${JSON.stringify(q.key)}`;
+        const needle = new RegExp(escapeRegExp(`"key":${JSON.stringify(q.key)}`), "g");
         for (const r of up.iterate(lo, topOf(hi)) as Iterable<GroupRow>) {
-          const text = unpackBody(r.body);
-          if (!text.includes(keyText) || !text.includes('"type":"CheckResultProcessed"')) continue;
-          const events = JSON.parse(text) as LookoutEvent[];
-          for (let seq = Math.max(lo, r.firstSeq); seq <= Math.min(hi, r.lastSeq); seq++) {
-            const e = events[seq - r.firstSeq] as LookoutEvent;
-            if (e.type !== "CheckResultProcessed" || e.key !== q.key) continue;
+          const found = eventsMatching(unpackBody(r.body), needle, r.lastSeq - r.firstSeq + 1);
+          for (const [k, e] of found) {
+            const seq = r.firstSeq + k;
+            if (seq < lo || seq > hi || e.type !== "CheckResultProcessed" || e.key !== q.key) continue;
             const result = (e as CheckResultProcessedEvent).result;
             if (result.perfdata.length > 0) points.push({ at: result.checkedAt, perfdata: result.perfdata });
           }
@@ -190,4 +191,8 @@ export function openLogHistory(dataDir: string, now: () => number = Date.now): L
     },
     close: () => db.close(),
   };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

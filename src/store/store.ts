@@ -174,7 +174,12 @@ export class Store {
       worker.once("message", (m: FromWriter) => {
         worker.off("error", onError);
         if (m.t === "ready") {
-          const store = new Store(worker, createProjection(m.projection), options, m.recovered);
+          const store = new Store(
+            worker,
+            createProjection(m.projection, { historyCapacity: writerOptions.historyCapacity }),
+            options,
+            m.recovered,
+          );
           options.onWakeup?.(m.nextWakeup);
           resolve(store);
         } else {

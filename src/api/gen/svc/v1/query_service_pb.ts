@@ -432,6 +432,9 @@ export type ListHistoryResponse = Message<"svc.v1.ListHistoryResponse"> & {
   entries: HistoryEntry[];
 
   /**
+   * Empty on the last page. A page read from the log may hold fewer entries than page_size, even
+   * none, with a token, when its scan ran out of time: keep paging while the token is not empty.
+   *
    * @generated from field: string next_page_token = 2;
    */
   nextPageToken: string;
