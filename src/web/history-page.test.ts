@@ -92,7 +92,30 @@ describe("history page paging in chromium", () => {
 
   const rows = () => page.locator(".history table tbody tr");
   const outputs = async () => (await rows().locator("td:last-child").allTextContents()).map((t) => t.trim());
-  const pageIs = async (n: number) => page.getByText(`Page ${n}`).first().waitFor();
+  const pageIs = async (n: number) => page.getByText(`Page ${n}`, { exact: true }).first().waitFor();
+
+  /**
+   * Every page from the one shown on, following `forward` until it is disabled: each page's
+   * outputs. A page read from the log may hold fewer than 100 entries (its scan ran out of time,
+   * proto/svc/v1/query_service.proto), so only the whole is checked exactly.
+   */
+  const readAll = async (forward: string) => {
+    const pages: string[][] = [];
+    for (let n = 1; ; n++) {
+      await pageIs(n);
+      await page.getByText("Reading…").waitFor({ state: "detached" });
+      pages.push(await outputs());
+      const next = page.getByRole("button", { name: forward }).first();
+      if (await next.isDisabled()) return pages;
+      assert.ok(n < 50, "the pages end");
+      await next.click();
+    }
+  };
+  const changes = (from: number, to: number) => {
+    const out: string[] = [];
+    for (let i = from; from <= to ? i <= to : i >= to; i += from <= to ? 1 : -1) out.push(`change ${i}`);
+    return out;
+  };
 
   test("a week of one selector's state changes, 100 a page, Older and Newer", async () => {
     await page.goto(`${srv.url}/#/history`);
@@ -103,35 +126,22 @@ describe("history page paging in chromium", () => {
     // Last 7 days puts the range in the address with the selector and kinds typed.
     await form.getByRole("button", { name: "Last 7 days" }).click();
     await pageIs(1);
-    const url = decodeURIComponent(page.url());
-    assert.match(url, /since=.*until=.*kinds=StateChange.*sel=env=prod/);
-    await page.getByText("change 249").waitFor();
-    assert.equal(await rows().count(), 100);
-    const first = await outputs();
-    assert.equal(first[0], "change 249", "newest first");
+    assert.match(decodeURIComponent(page.url()), /since=.*until=.*kinds=StateChange.*sel=env=prod/);
+    const pages = await readAll("Older");
+    // Newest first, only web1's state changes (the first result made the first: PENDING → CRITICAL).
+    assert.deepEqual(pages.flat(), changes(CHANGES - 1, 0));
+    assert.ok(pages.length >= 3, `${pages.length} pages`);
     assert.ok(
-      first.every((o) => o.startsWith("change ")),
-      "only web1's state changes",
+      pages.every((p) => p.length <= 100),
+      "at most 100 a page",
     );
+    await page.screenshot({ path: join(shots, "history-last-page.png"), fullPage: true });
 
-    await page.getByRole("button", { name: "Older" }).first().click();
-    await pageIs(2);
-    await page.getByText("change 149", { exact: true }).waitFor();
-    assert.equal(await rows().count(), 100);
-    await page.getByRole("button", { name: "Older" }).first().click();
-    await pageIs(3);
-    await page.getByText("change 49", { exact: true }).waitFor();
-    const last = await outputs();
-    // The first result makes the first change (PENDING → CRITICAL): 250 changes, 50 on this page.
-    assert.equal(last.length, CHANGES - 200);
-    assert.equal(last[last.length - 1], "change 0");
-    assert.ok(await page.getByRole("button", { name: "Older" }).first().isDisabled(), "the last page");
-    await page.screenshot({ path: join(shots, "history-page-3.png"), fullPage: true });
-
+    // Newer goes back one page, to what it held.
     await page.getByRole("button", { name: "Newer" }).first().click();
-    await pageIs(2);
-    await page.getByText("change 149", { exact: true }).waitFor();
-    assert.deepEqual((await outputs())[0], "change 149");
+    await pageIs(pages.length - 1);
+    await page.getByText("Reading…").waitFor({ state: "detached" });
+    assert.deepEqual(await outputs(), pages[pages.length - 2]);
   });
 
   test("oldest first, Newer goes forward", async () => {
@@ -139,12 +149,9 @@ describe("history page paging in chromium", () => {
     await form.getByLabel("Order").selectOption("oldest");
     await form.getByRole("button", { name: "Show" }).click();
     await pageIs(1);
-    await page.getByText("change 0", { exact: true }).waitFor();
-    assert.equal((await outputs())[0], "change 0");
-    await page.getByRole("button", { name: "Newer" }).first().click();
-    await pageIs(2);
-    await page.getByText("change 100", { exact: true }).waitFor();
-    assert.equal((await outputs())[0], "change 100");
+    assert.match(page.url(), /order=oldest/);
+    const pages = await readAll("Newer");
+    assert.deepEqual(pages.flat(), changes(0, CHANGES - 1));
   });
 
   test("the selector leaves other objects out; the live feed is one link away", async () => {
