@@ -87,7 +87,10 @@ describe("admin pages in chromium", () => {
       await page.getByRole("button", { name: "Sign in", exact: true }).click();
       await page.getByText("vic (viewer)").waitFor();
       await page.getByRole("heading", { name: "Overview" }).waitFor();
-      assert.equal(await page.getByRole("navigation").getByRole("link", { name: "Config" }).count(), 0);
+      assert.equal(
+        await page.getByRole("navigation").getByRole("link", { name: "Config", exact: true }).count(),
+        0,
+      );
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.getByText("vic (viewer)").waitFor({ state: "detached" });
     } finally {
@@ -103,7 +106,7 @@ describe("admin pages in chromium", () => {
     await signIn(page, "alice", PASSWORD);
     await shot("login");
     await page.getByText("alice (admin)").waitFor();
-    await page.getByRole("navigation").getByRole("link", { name: "Config" }).click();
+    await page.getByRole("navigation").getByRole("link", { name: "Config", exact: true }).click();
 
     const editor = page.getByLabel("Configuration document (CUE)");
     await editor.waitFor();
@@ -165,7 +168,10 @@ describe("admin pages in chromium", () => {
     await page.getByText(/By alice/).waitFor();
 
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByRole("navigation").getByRole("link", { name: "Config" }).waitFor({ state: "detached" });
+    await page
+      .getByRole("navigation")
+      .getByRole("link", { name: "Config", exact: true })
+      .waitFor({ state: "detached" });
     // The session ended on the server too: the cookie no longer opens AdminService.
     await page.goto(`${srv.url}/#/config`);
     await page.getByText("This page needs an admin identity").waitFor();

@@ -5,6 +5,7 @@ import { connection, logout, query, session, token } from "./api.js";
 import { ActionDialog, type PendingAction } from "./components/action-dialog.js";
 import { AuditPage } from "./pages/audit.js";
 import { ConfigPage } from "./pages/config.js";
+import { ConfigHistoryPage } from "./pages/config-history.js";
 import { DowntimesPage } from "./pages/downtimes.js";
 import { HistoryPage } from "./pages/history.js";
 import { LoginPage } from "./pages/login.js";
@@ -64,6 +65,7 @@ function Nav(props: { route: Route }) {
         {link("history", "History")}
         {link("downtimes", "Downtimes")}
         {a.admin === "yes" && link("config", "Config")}
+        {a.admin === "yes" && link("config-history", "Config history")}
         {a.admin === "yes" && link("audit", "Audit")}
       </nav>
       <span class="who">
@@ -101,22 +103,32 @@ export function App() {
   let page: preact.ComponentChildren;
   switch (route.page) {
     case "":
-      page = <OverviewPage views={views} onAction={act} />;
+      page = <OverviewPage route={route} views={views} onAction={act} />;
       break;
     case "status":
       page = <StatusPage route={route} views={views} onAction={act} />;
       break;
     case "object":
-      page = <ObjectPage host={route.args[0] ?? ""} service={route.args[1]} onAction={act} />;
+      page = (
+        <ObjectPage
+          host={route.args[0] ?? ""}
+          service={route.args[1]}
+          range={route.params.get("range") ?? ""}
+          onAction={act}
+        />
+      );
       break;
     case "history":
-      page = <HistoryPage />;
+      page = <HistoryPage route={route} />;
       break;
     case "downtimes":
       page = <DowntimesPage route={route} canDelete={act !== undefined} />;
       break;
     case "config":
       page = <ConfigPage />;
+      break;
+    case "config-history":
+      page = <ConfigHistoryPage route={route} />;
       break;
     case "audit":
       page = <AuditPage />;

@@ -1,9 +1,11 @@
-import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
+import { Code } from "@connectrpc/connect";
 import { useEffect } from "preact/hooks";
 import type { ObjectStatus } from "../../api/gen/svc/v1/query_service_pb.js";
 import type { State, StateType } from "../../api/gen/svc/v1/types_pb.js";
 import { noteReadError } from "./access.js";
-import { messageOf, query } from "./api.js";
+import { codeOf, messageOf, query } from "./api.js";
+import { oldestNamed } from "./as-of.js";
 import { switchedOffNames } from "./components/object-switches.js";
 import { objectKey } from "./format.js";
 import { createStore, type Store, useStore } from "./store.js";
@@ -41,6 +43,18 @@ export interface Snapshot {
   /** How long the last complete read took (ms): the next one waits at least twice that. */
   readonly readMs: number;
   readonly error?: string;
+  /** The moment asked for is outside what the log can answer (ListStatus `at`: out_of_range). */
+  readonly outOfRange?: boolean;
+  /** The oldest moment the server said it can answer, when it named one. */
+  readonly oldest?: number;
+}
+
+/** What the hooks below need of a source: the live one or one of a past moment. */
+interface Source {
+  readonly store: Store<Snapshot>;
+  acquire(): void;
+  release(): void;
+  refresh(): void;
 }
 
 /** The first page is small so the first paint comes early; the rest use the API's largest page. */
@@ -86,7 +100,7 @@ function toRow(s: ObjectStatus): Row {
  * a full read. The first read publishes each page as it arrives; a full re-read swaps in the whole
  * result at once. While the server is unreachable it retries every 2 s.
  */
-class StatusSource {
+class StatusSource implements Source {
   readonly store: Store<Snapshot> = createStore<Snapshot>({
     rows: [],
     total: 0,
@@ -258,17 +272,106 @@ class StatusSource {
   }
 }
 
-const sources = new Map<string, StatusSource>();
+/**
+ * Every object one selector matched at a past moment (ListStatus with `at`, every page), read
+ * once: the past does not change, so nothing is polled. An out_of_range refusal is kept with the
+ * oldest moment it names; any other failure is retried every 2 s while watched.
+ */
+class PastSource implements Source {
+  readonly store: Store<Snapshot> = createStore<Snapshot>({
+    rows: [],
+    total: 0,
+    complete: false,
+    fetchedAt: 0,
+    readMs: 0,
+  });
+  #users = 0;
+  #generation = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
-function sourceFor(selector: string): StatusSource {
-  let s = sources.get(selector);
+  constructor(
+    readonly selector: string,
+    readonly at: number,
+  ) {}
+
+  acquire(): void {
+    if (this.#users++ === 0 && !this.store.get().complete && this.store.get().outOfRange !== true) {
+      void this.#read();
+    }
+  }
+
+  release(): void {
+    if (--this.#users === 0) {
+      clearTimeout(this.#timer);
+      this.#generation++;
+    }
+  }
+
+  refresh(): void {}
+
+  async #read(): Promise<void> {
+    const generation = this.#generation;
+    const started = performance.now();
+    const rows: Row[] = [];
+    let token = "";
+    let total = 0;
+    try {
+      do {
+        const page = await query.listStatus({
+          selector: this.selector,
+          pageSize: rows.length === 0 ? FIRST_PAGE : PAGE,
+          pageToken: token,
+          at: timestampFromMs(this.at),
+        });
+        if (generation !== this.#generation) return;
+        for (const s of page.statuses) rows.push(toRow(s));
+        token = page.nextPageToken;
+        total = page.totalSize;
+        if (token !== "") {
+          this.store.set({ rows: rows.slice(), total, complete: false, fetchedAt: Date.now(), readMs: 0 });
+        }
+      } while (token !== "");
+      this.store.set({
+        rows,
+        total,
+        complete: true,
+        fetchedAt: Date.now(),
+        readMs: performance.now() - started,
+      });
+    } catch (e) {
+      noteReadError(e);
+      if (generation !== this.#generation) return;
+      const message = messageOf(e);
+      if (codeOf(e) === Code.OutOfRange) {
+        const oldest = oldestNamed(message);
+        this.store.set({
+          ...this.store.get(),
+          error: message,
+          outOfRange: true,
+          ...(oldest === undefined ? {} : { oldest }),
+        });
+        return;
+      }
+      this.store.set({ ...this.store.get(), error: message });
+      this.#timer = setTimeout(() => {
+        if (generation === this.#generation) void this.#read();
+      }, 2000);
+    }
+  }
+}
+
+const sources = new Map<string, Source>();
+
+function sourceFor(selector: string, at: number | undefined): Source {
+  const key = at === undefined ? selector : `${selector}\u0000${at}`;
+  let s = sources.get(key);
   if (s === undefined) {
-    s = new StatusSource(selector);
-    sources.set(selector, s);
+    s = at === undefined ? new StatusSource(selector) : new PastSource(selector, at);
+    sources.set(key, s);
     // Keep the fleet and the last few selectors' data for an instant redisplay.
     if (sources.size > 8) {
       for (const [k] of sources) {
-        if (k !== "" && k !== selector) {
+        if (k !== "" && k !== key) {
           sources.delete(k);
           break;
         }
@@ -278,9 +381,12 @@ function sourceFor(selector: string): StatusSource {
   return s;
 }
 
-/** Every object the selector matches ("" for the whole fleet), kept current while mounted. */
-export function useStatus(selector: string): Snapshot {
-  const src = sourceFor(selector);
+/**
+ * Every object the selector matches ("" for the whole fleet): kept current while mounted, or, with
+ * `at` (ms since the epoch), as it stood at that moment, read once.
+ */
+export function useStatus(selector: string, at?: number): Snapshot {
+  const src = sourceFor(selector, at);
   useEffect(() => {
     src.acquire();
     return () => src.release();

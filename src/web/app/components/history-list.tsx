@@ -62,60 +62,67 @@ export function HistoryList(props: { host?: string; service?: string; pageSize?:
     <div class="history">
       {error !== "" && <p class="error">{error}</p>}
       {loaded && entries.length === 0 && <p class="muted">No history yet.</p>}
-      <table class="plain">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Event</th>
-            {host === undefined && <th scope="col">Object</th>}
-            <th scope="col">State</th>
-            <th scope="col">Output / comment</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((e) => (
-            <tr key={String(e.sequence)}>
-              <td class="nowrap">{when(e.at === undefined ? 0 : timestampMs(e.at))}</td>
-              <td>{e.kind}</td>
-              {host === undefined && (
-                <td>
-                  <a href={objectHref(e.host, e.service)}>
-                    {e.host}
-                    {e.service === undefined ? "" : ` / ${e.service}`}
-                  </a>
-                </td>
-              )}
-              <td class="nowrap">
-                {e.kind === "StateChange" ? (
-                  <>
-                    <StateBadge state={e.state} /> {stateTypeName(e.stateType)}{" "}
-                    {e.attempt > 0 ? e.attempt : ""}
-                  </>
-                ) : e.state !== 0 ? (
-                  stateName(e.state)
-                ) : (
-                  ""
-                )}
-              </td>
-              <td class="wrap">
-                {e.output}
-                {e.author !== "" && (
-                  <span class="muted">
-                    {" "}
-                    {e.author}: {e.comment}
-                  </span>
-                )}
-                {e.author === "" && e.comment !== "" && <span class="muted"> {e.comment}</span>}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <HistoryTable entries={entries} showObject={host === undefined} />
       {token !== "" && (
         <button type="button" onClick={more}>
           Older
         </button>
       )}
     </div>
+  );
+}
+
+/** History entries as a table: when, event, (object), state, output or comment. */
+export function HistoryTable(props: { entries: readonly HistoryEntry[]; showObject: boolean }) {
+  const { entries, showObject } = props;
+  return (
+    <table class="plain">
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Event</th>
+          {showObject && <th scope="col">Object</th>}
+          <th scope="col">State</th>
+          <th scope="col">Output / comment</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((e) => (
+          <tr key={String(e.sequence)}>
+            <td class="nowrap">{when(e.at === undefined ? 0 : timestampMs(e.at))}</td>
+            <td>{e.kind}</td>
+            {showObject && (
+              <td>
+                <a href={objectHref(e.host, e.service)}>
+                  {e.host}
+                  {e.service === undefined ? "" : ` / ${e.service}`}
+                </a>
+              </td>
+            )}
+            <td class="nowrap">
+              {e.kind === "StateChange" ? (
+                <>
+                  <StateBadge state={e.state} /> {stateTypeName(e.stateType)} {e.attempt > 0 ? e.attempt : ""}
+                </>
+              ) : e.state !== 0 ? (
+                stateName(e.state)
+              ) : (
+                ""
+              )}
+            </td>
+            <td class="wrap">
+              {e.output}
+              {e.author !== "" && (
+                <span class="muted">
+                  {" "}
+                  {e.author}: {e.comment}
+                </span>
+              )}
+              {e.author === "" && e.comment !== "" && <span class="muted"> {e.comment}</span>}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -10,6 +10,7 @@ import { CustomNotificationAction } from "../components/custom-notification.js";
 import { DowntimeList } from "../components/downtime-list.js";
 import { HistoryList } from "../components/history-list.js";
 import { ObjectSwitches, switchedOffNames } from "../components/object-switches.js";
+import { OverTime } from "../components/over-time.js";
 import { Flags, StateBadge } from "../components/status-columns.js";
 import { isProblem, objectHref, since, stateTypeName, when } from "../format.js";
 import { useNow } from "../now.js";
@@ -23,6 +24,7 @@ const ms = (t: Timestamp | undefined) => (t === undefined ? 0 : timestampMs(t));
 export function ObjectPage(props: {
   host: string;
   service: string | undefined;
+  range: string;
   onAction: ((a: PendingAction) => void) | undefined;
 }) {
   const { host, service, onAction } = props;
@@ -104,6 +106,12 @@ export function ObjectPage(props: {
               {s.checkType !== "passive" && <CheckNowButton target={target} />}
             </div>
           )}
+          <OverTime
+            key={`${host}\u0000${service ?? ""}\u0000${props.range}`}
+            host={host}
+            service={service}
+            range={props.range}
+          />
           <h2>Output</h2>
           <pre class="output-block">{s.output || "(none)"}</pre>
           {s.longOutput !== "" && (

@@ -1,12 +1,14 @@
 import { useMemo } from "preact/hooks";
 import type { View } from "../../../api/gen/svc/v1/query_service_pb.js";
 import { State } from "../../../api/gen/svc/v1/types_pb.js";
+import { asOfParam, asOfValue } from "../as-of.js";
 import type { PendingAction } from "../components/action-dialog.js";
+import { AsOfControl } from "../components/as-of-control.js";
 import { statusColumns } from "../components/status-columns.js";
 import { VirtualTable } from "../components/virtual-table.js";
 import { isProblem, severity, stateName } from "../format.js";
 import { useNow } from "../now.js";
-import { href } from "../router.js";
+import { href, type Route } from "../router.js";
 import { type Row, useStatus } from "../status-source.js";
 
 const ORDER = [
@@ -46,22 +48,29 @@ function summarize(rows: readonly Row[]) {
  * the handled ones apart, and one tile per configured view.
  */
 export function OverviewPage(props: {
+  route: Route;
   views: readonly View[] | undefined;
   onAction: ((a: PendingAction) => void) | undefined;
 }) {
-  const snap = useStatus("");
-  const now = useNow();
+  // As of a past moment: that moment's status, read once, without actions.
+  const at = asOfParam(props.route.params);
+  const atParam = at === undefined ? undefined : asOfValue(at);
+  const onAction = at === undefined ? props.onAction : undefined;
+  const snap = useStatus("", at);
+  const clock = useNow();
+  const now = at ?? clock;
   const { counts, unhandled, handled } = useMemo(() => summarize(snap.rows), [snap.rows]);
-  const cols = useMemo(() => statusColumns(now, props.onAction), [now, props.onAction]);
+  const cols = useMemo(() => statusColumns(now, onAction), [now, onAction]);
   return (
     <section aria-labelledby="overview-title">
       <h1 id="overview-title">Overview</h1>
+      <AsOfControl route={props.route} at={at} snap={snap} />
       <ul class="counts" aria-label="Objects per state">
         {ORDER.filter((s) => (counts.get(s) ?? 0) > 0 || s === State.CRITICAL || s === State.OK).map((s) => (
           <li key={s}>
             <a
               class={`count st-${stateName(s).toLowerCase()}`}
-              href={href("status", { state: stateName(s) })}
+              href={href("status", { state: stateName(s), at: atParam })}
             >
               <span class="n">{(counts.get(s) ?? 0).toLocaleString()}</span>
               <span class="label">{stateName(s)}</span>
@@ -69,13 +78,13 @@ export function OverviewPage(props: {
           </li>
         ))}
         <li>
-          <a class="count" href={href("status")}>
+          <a class="count" href={href("status", { at: atParam })}>
             <span class="n">{snap.total.toLocaleString()}</span>
             <span class="label">objects{snap.complete ? "" : " (loading…)"}</span>
           </a>
         </li>
       </ul>
-      {snap.error !== undefined && !snap.complete && <p class="error">{snap.error}</p>}
+      {snap.error !== undefined && !snap.complete && at === undefined && <p class="error">{snap.error}</p>}
       <h2 id="unhandled">
         Unhandled problems <span class="muted">({unhandled.length.toLocaleString()})</span>
       </h2>
@@ -103,7 +112,7 @@ export function OverviewPage(props: {
       ) : (
         <ul class="tiles">
           {props.views.map((v) => (
-            <ViewTile key={v.name} view={v} />
+            <ViewTile key={v.name} view={v} at={at} />
           ))}
         </ul>
       )}
@@ -111,9 +120,9 @@ export function OverviewPage(props: {
   );
 }
 
-function ViewTile(props: { view: View }) {
-  const { view } = props;
-  const snap = useStatus(view.selector);
+function ViewTile(props: { view: View; at: number | undefined }) {
+  const { view, at } = props;
+  const snap = useStatus(view.selector, at);
   let problems = 0;
   let unhandled = 0;
   let worst: State = State.OK;
@@ -127,7 +136,10 @@ function ViewTile(props: { view: View }) {
   }
   return (
     <li>
-      <a class={`tile st-edge-${stateName(worst).toLowerCase()}`} href={href("status", { view: view.name })}>
+      <a
+        class={`tile st-edge-${stateName(worst).toLowerCase()}`}
+        href={href("status", { view: view.name, at: at === undefined ? undefined : asOfValue(at) })}
+      >
         <strong>{view.name}</strong>
         <span class="muted">{view.description}</span>
         <code>{view.selector}</code>

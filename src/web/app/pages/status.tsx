@@ -1,6 +1,8 @@
 import { useMemo, useState } from "preact/hooks";
 import type { View } from "../../../api/gen/svc/v1/query_service_pb.js";
+import { asOfParam } from "../as-of.js";
 import type { PendingAction } from "../components/action-dialog.js";
+import { AsOfControl } from "../components/as-of-control.js";
 import { CheckNowButton } from "../components/check-now.js";
 import { BulkSwitches } from "../components/object-switches.js";
 import { statusColumns } from "../components/status-columns.js";
@@ -56,8 +58,11 @@ export function StatusPage(props: {
   views: readonly View[] | undefined;
   onAction: ((a: PendingAction) => void) | undefined;
 }) {
-  const { route, views, onAction } = props;
+  const { route, views } = props;
   const p = route.params;
+  // As of a past moment the page shows, and acts on, nothing of now.
+  const at = asOfParam(p);
+  const onAction = at === undefined ? props.onAction : undefined;
   const viewName = p.get("view") ?? "";
   const view = views?.find((v) => v.name === viewName);
   const selector = view !== undefined ? view.selector : (p.get("sel") ?? "");
@@ -65,8 +70,9 @@ export function StatusPage(props: {
   const state = p.get("state") ?? "";
   const sort: SortState = { column: p.get("sort") ?? "state", descending: p.get("dir") !== "asc" };
   const [draft, setDraft] = useState(selector);
-  const snap = useStatus(selector);
-  const now = useNow();
+  const snap = useStatus(selector, at);
+  const clock = useNow();
+  const now = at ?? clock;
 
   const set = (changes: Record<string, string | undefined>) => {
     const next: Record<string, string | undefined> = {
@@ -76,6 +82,7 @@ export function StatusPage(props: {
       state,
       sort: sort.column === "state" ? undefined : sort.column,
       dir: sort.descending ? undefined : "asc",
+      at: p.get("at") ?? undefined,
       ...changes,
     };
     replaceRoute(href("status", next));
@@ -97,6 +104,7 @@ export function StatusPage(props: {
       <h1 id="status-title">
         Status{view !== undefined ? `: ${view.name}` : selector !== "" ? `: ${selector}` : ""}
       </h1>
+      <AsOfControl route={route} at={at} snap={snap} />
       <div class="filters">
         <label>
           View
@@ -158,8 +166,8 @@ export function StatusPage(props: {
       </div>
       <p class="summary" aria-live="polite">
         {rows.length.toLocaleString()} shown of {snap.total.toLocaleString()} matching
-        {snap.complete ? "" : ` (loading ${snap.rows.length.toLocaleString()}…)`}
-        {snap.error !== undefined && <span class="error"> · {snap.error}</span>}
+        {snap.complete || snap.outOfRange === true ? "" : ` (loading ${snap.rows.length.toLocaleString()}…)`}
+        {snap.error !== undefined && at === undefined && <span class="error"> · {snap.error}</span>}
       </p>
       {onAction !== undefined && (
         <fieldset class="bulk" aria-label="Actions on every object the selector matches">
@@ -185,7 +193,7 @@ export function StatusPage(props: {
           rowKey={(r) => r.key}
           rowClass={(r) => `st-row-${stateName(r.state).toLowerCase()}`}
           sort={sort}
-          resetKey={`${selector}|${search}|${state}|${sort.column}|${sort.descending}`}
+          resetKey={`${selector}|${search}|${state}|${sort.column}|${sort.descending}|${at ?? ""}`}
           onSort={(c) => {
             // A new column starts worst/newest first for state and duration, A to Z otherwise.
             const desc = sort.column === c ? !sort.descending : c === "state" || c === "duration";
