@@ -57,7 +57,7 @@ export function checkErr(root: EngineValue, d: Directive, check: CheckOptions): 
           stringArg(a.text),
         );
   const located = all.filter((e) => {
-    if (errPath !== undefined) return isSuffix(errPath, e.path);
+    if (errPath !== undefined) return underTargetScope(errPath, e.path, target);
     if (any) return isPrefix(target, e.path);
     return e.path.length === target.length && isPrefix(target, e.path);
   });
@@ -115,6 +115,18 @@ function optionalLookup(d: Directive): EngineError | undefined {
     message: `field not found: ${label}`,
     positions: [],
   };
+}
+
+/**
+ * Whether an error at `at` is the one `path=` names: `path` is relative to the annotated field or to
+ * one of the structs around it (cue's inline tests write it either way, up to a full path), so `at`
+ * must be such a struct's path followed by `path`. An error with the same tail elsewhere in the file
+ * is another field's.
+ */
+function underTargetScope(path: readonly string[], at: readonly string[], target: readonly string[]): boolean {
+  if (!isSuffix(path, at)) return false;
+  const base = at.length - path.length;
+  return base <= target.length && isPrefix(at.slice(0, base), target);
 }
 
 function isSuffix(s: readonly string[], of: readonly string[]): boolean {

@@ -284,6 +284,41 @@ describe("strict positions with the real engine", () => {
   }
 });
 
+describe("err with path=, with the real engine", () => {
+  // path= names a field below the annotated one (or below a struct around it); an error with the
+  // same tail in another part of the file is another field's and does not satisfy it.
+  const cases: [string, string, string][] = [
+    [
+      "the annotated field's own error",
+      "y: {\n\tb: 1\n\tb: 2\n\t@test(err, path=b, code=eval)\n}\n",
+      "passed",
+    ],
+    [
+      "written from a struct around it",
+      "y: {\n\tb: 1\n\tb: 2\n\t@test(err, path=y.b, code=eval)\n}\n",
+      "passed",
+    ],
+    [
+      "not another field's error with the same tail",
+      "x: {\n\tb: 1\n\tb: 2\n}\ny: {\n\tb: 1\n\t@test(err, path=b, code=eval)\n}\n",
+      "failed",
+    ],
+  ];
+  for (const [name, cue, want] of cases) {
+    it(name, async () => {
+      const engine = await loadEngine();
+      assert.ok(typeof engine !== "string", String(engine));
+      if (typeof engine === "string") return;
+      const r = runArchive(engine, `-- in.cue --\n${cue}`, "t.txtar", {});
+      assert.deepEqual(
+        r.map((c) => c.status),
+        [want],
+        JSON.stringify(r),
+      );
+    });
+  }
+});
+
 describe("eq on an incomplete struct, with the real engine", () => {
   // cue's harness compares with internal/core/diff: a struct whose comprehension waits for a value
   // is still its fields there (the incomplete error is asserted apart, with @test(err)).
