@@ -1,7 +1,7 @@
 /**
  * ListHistory and ListPerfdata read from the event log (src/store/log-history.ts): how long it
  * takes to page through a range of the log. The log is written directly (EventLog.recordApplied)
- * as the writer would: one group per minute holding one result per service (CheckResultProcessed,
+ * as the writer would, with the history table's marks: one group per minute holding one result per service (CheckResultProcessed,
  * with perfdata), and a StateChange after `changePercent` % of them. Then, on the reading thread
  * the server uses (Core's LogReads): every state change paged newest first and oldest first (pages
  * of 1000), one service's history newest first (a sparse filter), and one service's perfdata over
@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LookoutEvent } from "../src/model/events.js";
-import { EventLog, packBody } from "../src/store/event-log.js";
+import { EventLog, type HistoryMark, packBody } from "../src/store/event-log.js";
+import { historyKeyOf } from "../src/store/history-of-event.js";
 import type { LogHistoryQuery } from "../src/store/log-history.js";
 import { createLogReads } from "../src/store/log-reads.js";
 
@@ -112,7 +113,13 @@ try {
     }
     const body = packBody(JSON.stringify(group));
     bytes += body.length;
-    log.recordApplied(m + 1, [{ cmdSeq: m + 1, at, count: group.length, body }]);
+    // The history entries' index, as the writer marks them (src/store/writer.ts).
+    const history: HistoryMark[] = [];
+    for (const [index, e] of group.entries()) {
+      const key = historyKeyOf(e);
+      if (key !== undefined) history.push({ index, key, kind: e.type });
+    }
+    log.recordApplied(m + 1, [{ cmdSeq: m + 1, at, count: group.length, body, history }]);
     events += group.length;
   }
   log.close();

@@ -75,3 +75,23 @@ function lastAtOrBefore(starts: readonly number[], offset: number): number {
   }
   return lo - 1;
 }
+
+/**
+ * The events of a group's JSON text (an array of `count` events, as JSON.stringify writes it) by
+ * their index in the group, each parsed alone when asked for: the text is scanned once for where
+ * its elements begin. When it is not laid out as expected, the whole group is parsed. An index
+ * outside the group gives undefined.
+ */
+export function groupEvents(text: string, count: number): (index: number) => LookoutEvent | undefined {
+  const starts = elementStarts(text);
+  const end = text.lastIndexOf("]");
+  if (starts.length !== count || end < 0) {
+    const all = JSON.parse(text) as LookoutEvent[];
+    return (k) => all[k];
+  }
+  return (k) => {
+    if (!Number.isInteger(k) || k < 0 || k >= starts.length) return undefined;
+    const to = k + 1 < starts.length ? (starts[k + 1] as number) - 1 : end;
+    return JSON.parse(text.slice(starts[k], to)) as LookoutEvent;
+  };
+}

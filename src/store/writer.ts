@@ -3,9 +3,16 @@ import type { Command } from "../model/commands.js";
 import type { EngineEvent, LookoutEvent } from "../model/events.js";
 import type { ConfigVersionNote, ConfigVersionRow } from "./config-versions.js";
 import { DiskFullError, isDiskFull } from "./errors.js";
-import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
+import {
+  type ConfigRow,
+  type EventChunk,
+  EventLog,
+  type HistoryMark,
+  type LoggedEvent,
+} from "./event-log.js";
 import { createEventRowWriter } from "./event-row.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
+import { historyKeyOf } from "./history-of-event.js";
 import {
   createProjection,
   type Projection,
@@ -361,11 +368,18 @@ export class Writer<C = unknown> {
     const first = this.#log.lastEventSeq() + (stalled?.events ?? 0);
     let seq = first;
     const row = this.#row;
+    /** The row's events that make a history entry (the log's `history` index); undefined: none yet. */
+    let marks: HistoryMark[] | undefined;
     for (let i = 0; i < queue.length; i++) {
       const q = queue[i] as Queued;
       queue[i] = undefined;
       this.#applyRow(q.body, q.at, q.parsed, (e) => {
         this.#fold.apply(e, ++seq);
+        const key = historyKeyOf(e);
+        if (key !== undefined) {
+          marks ??= [];
+          marks.push({ index: row.count, key, kind: e.type });
+        }
         row.add(e);
         if (e.type === "CommandRejected") {
           this.#rejected ??= {};
@@ -373,7 +387,15 @@ export class Writer<C = unknown> {
         }
       });
       const count = row.count;
-      if (count > 0) chunks.push({ cmdSeq: q.seq, at: q.at, count, body: row.take() });
+      if (count > 0) {
+        const body = row.take();
+        chunks.push(
+          marks === undefined
+            ? { cmdSeq: q.seq, at: q.at, count, body }
+            : { cmdSeq: q.seq, at: q.at, count, body, history: marks },
+        );
+        marks = undefined;
+      }
       this.#eventsSinceSnapshot += count;
     }
     // The fold's delta goes out only after the events are committed. A full disk keeps them for
