@@ -718,6 +718,11 @@ function unpack(blob: Buffer): string {
   return inflateRawSync(blob).toString();
 }
 
+/** A body as the log stores it, back to its JSON text's bytes (a reader that decodes only a part). */
+export function unpackBodyBytes(blob: Uint8Array): Buffer {
+  return inflateRawSync(blob);
+}
+
 /** A body as the log stores it, back to its JSON text (for readers outside this file). */
 export function unpackBody(blob: Uint8Array): string {
   return unpack(Buffer.isBuffer(blob) ? blob : Buffer.from(blob));

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import type { LookoutEvent } from "../model/events.js";
-import { type EventChunk, EventLog, type HistoryMark, packBody } from "./event-log.js";
+import { type EventChunk, EventLog, type HistoryMark, packBody, unpackBodyBytes } from "./event-log.js";
+import { createEventRowWriter } from "./event-row.js";
 import { historyKeyOf, historyRecordOf } from "./history-of-event.js";
 import { openLogHistory } from "./log-history.js";
 import type { HistoryRecord } from "./records.js";
@@ -28,7 +29,7 @@ function groupEvents(g: number): LookoutEvent[] {
       type: "CheckResultProcessed",
       at,
       key,
-      result: { output: `r ${g}` },
+      result: { output: `r ${g} é 🙂 "quoted" {braced}` },
     } as unknown as LookoutEvent);
     if ((g + i) % 3 === 0) {
       out.push({
@@ -56,21 +57,33 @@ function groupEvents(g: number): LookoutEvent[] {
   return out;
 }
 
-/** A chunk of group g as the writer makes it, with its history marks unless `marks` is false. */
-function chunkOf(g: number, marks = true): EventChunk {
+/**
+ * A chunk of group g: as the writer makes it (its row writer's marks, with where each event lies),
+ * laid out otherwise ("odd"), or without marks (a writer older than the table).
+ */
+function chunkOf(g: number, marks: "row" | "odd" | "none" = "row"): EventChunk {
   const events = groupEvents(g);
+  const base = { cmdSeq: g + 1, at: T0 + g * MINUTE, count: events.length };
+  if (marks === "row") {
+    const row = createEventRowWriter();
+    for (const e of events) row.add(e);
+    const history = row.takeHistory();
+    return { ...base, body: row.take(), ...(history === undefined ? {} : { history }) };
+  }
   const history: HistoryMark[] = [];
   for (const [index, e] of events.entries()) {
     const key = historyKeyOf(e);
     if (key !== undefined) history.push({ index, key, kind: e.type });
   }
-  return {
-    cmdSeq: g + 1,
-    at: T0 + g * MINUTE,
-    count: events.length,
-    body: packBody(JSON.stringify(events)),
-    ...(marks ? { history } : {}),
-  };
+  if (marks === "none") return { ...base, body: packBody(JSON.stringify(events)) };
+  // Laid out otherwise than the writer does: `type` not first, and, in some groups, a nested
+  // object that starts as an event does; the entries' places are the same.
+  const odd = events.map((e, i) => {
+    if (i !== 1) return e;
+    const { type, ...rest } = e;
+    return { ...rest, type, ...(g % 2 === 0 ? { nested: [{ type: "StateChange", key: "h1!a" }] } : {}) };
+  });
+  return { ...base, body: packBody(JSON.stringify(odd)), history };
 }
 
 /** Every history entry of groups [0, n), oldest first, with their sequence numbers from 1. */
@@ -156,6 +169,30 @@ afterEach(() => {
 });
 
 describe("the log's history table", () => {
+  it("the row writer marks each entry by its place, its text unchanged", () => {
+    for (let g = 0; g < 12; g++) {
+      const events = groupEvents(g);
+      const c = chunkOf(g);
+      assert.equal(unpackBodyBytes(c.body).toString("utf8"), JSON.stringify(events));
+      const want = events.flatMap((e, index) => {
+        const key = historyKeyOf(e);
+        return key === undefined ? [] : [{ index, key, kind: e.type }];
+      });
+      assert.ok(want.length > 0);
+      assert.deepEqual(c.history, want);
+    }
+  });
+
+  it("reads entries of groups whose events are laid out otherwise (found from the whole text)", () => {
+    const log = EventLog.open(dir);
+    for (let g = 0; g < 30; g++) log.recordApplied(g + 1, [chunkOf(g, "odd")]);
+    log.close();
+    for (const oldestFirst of [false, true]) {
+      const e = entriesOf(30);
+      assert.deepEqual(walk(dir, {}, 7, oldestFirst), oldestFirst ? e : e.reverse());
+    }
+  });
+
   it("holds one row per history entry, at the entry's sequence number", () => {
     const log = EventLog.open(dir);
     for (let g = 0; g < 30; g++) log.recordApplied(g + 1, [chunkOf(g)]);
@@ -218,7 +255,7 @@ describe("ListHistory through the history table", () => {
         it(`${c.name}, pages of ${limit}, ${oldestFirst ? "oldest" : "newest"} first: every entry once, an old log's part scanned`, () => {
           // A log written before the table: its first 20 groups, then the table begins.
           const old = EventLog.open(dir);
-          for (let g = 0; g < 20; g++) old.recordApplied(g + 1, [chunkOf(g, false)]);
+          for (let g = 0; g < 20; g++) old.recordApplied(g + 1, [chunkOf(g, "none")]);
           old.close();
           const raw = new Database(join(dir, "lookout.db"));
           raw.exec("DROP TABLE history; DELETE FROM meta WHERE key = 'history_from'");

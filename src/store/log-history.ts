@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import type { CheckResultProcessedEvent, LookoutEvent } from "../model/events.js";
-import { unpackBody } from "./event-log.js";
-import { eventsMatching, groupEvents } from "./group-scan.js";
-import { HISTORY_KINDS, historyRecordOf } from "./history-of-event.js";
+import { unpackBody, unpackBodyBytes } from "./event-log.js";
+import { eventsMatching, groupEvents, groupEventsQuick } from "./group-scan.js";
+import { HISTORY_KINDS, historyKeyOf, historyRecordOf } from "./history-of-event.js";
 import { type PerfdataPoint, type PerfdataSeriesSet, perfdataSeries } from "./perfdata-buckets.js";
 import type { HistoryRecord } from "./records.js";
 import { Database, type Statement } from "./sqlite.js";
@@ -74,6 +74,35 @@ interface IndexRow {
   readonly seq: number;
   readonly key: string;
   readonly kind: string;
+}
+
+/** A group of the log read for its history entries: its text's bytes, and its events by place. */
+interface GroupBytes {
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  readonly bytes: Buffer;
+  at?: (index: number) => LookoutEvent | undefined;
+  /** Whether `at` found the events' places by the bytes alone (else from the whole text). */
+  quick?: boolean;
+}
+
+/**
+ * The event an index row names, by its place among its group's events: found first by where
+ * events begin in the bytes (groupEventsQuick), and, should that give another event than the row
+ * names, from the group's whole text.
+ */
+function eventOf(g: GroupBytes, r: IndexRow): LookoutEvent | undefined {
+  const count = g.lastSeq - g.firstSeq + 1;
+  if (g.at === undefined) {
+    const quick = groupEventsQuick(g.bytes, count);
+    g.quick = quick !== undefined;
+    g.at = quick ?? groupEvents(g.bytes.toString("utf8"), count);
+  }
+  const e = g.at(r.seq - g.firstSeq);
+  if (!g.quick || (e !== undefined && e.type === r.kind && historyKeyOf(e) === r.key)) return e;
+  g.quick = false;
+  g.at = groupEvents(g.bytes.toString("utf8"), count);
+  return g.at(r.seq - g.firstSeq);
 }
 
 /** The most objects a query looks up one by one in the history index; more are filtered as read. */
@@ -178,9 +207,7 @@ export function openLogHistory(dataDir: string, now: () => number = Date.now): L
         const byKey = keys !== undefined && keys.size <= MAX_KEYS_BY_INDEX;
         const kindsJson = JSON.stringify([...kinds]);
         const args = byKey ? [JSON.stringify([...keys]), from, to, kindsJson] : [from, to, kindsJson];
-        let group:
-          | { firstSeq: number; lastSeq: number; at: (index: number) => LookoutEvent | undefined }
-          | undefined;
+        let group: GroupBytes | undefined;
         let groupsRead = 0;
         for (const r of entriesOf(byKey, q.oldestFirst).iterate(...args) as Iterable<IndexRow>) {
           if (keys !== undefined && !keys.has(r.key)) continue;
@@ -192,13 +219,9 @@ export function openLogHistory(dataDir: string, now: () => number = Date.now): L
             const g = groupOf.get(r.seq) as GroupRow | undefined;
             groupsRead++;
             if (g === undefined || g.firstSeq > r.seq) continue; // trimmed meanwhile
-            group = {
-              firstSeq: g.firstSeq,
-              lastSeq: g.lastSeq,
-              at: groupEvents(unpackBody(g.body), g.lastSeq - g.firstSeq + 1),
-            };
+            group = { firstSeq: g.firstSeq, lastSeq: g.lastSeq, bytes: unpackBodyBytes(g.body) };
           }
-          const e = group.at(r.seq - group.firstSeq);
+          const e = eventOf(group, r);
           const h = e === undefined ? undefined : historyRecordOf(e, r.seq);
           if (h !== undefined && h.key === r.key && h.kind === r.kind) items.push(h);
         }

@@ -3,16 +3,9 @@ import type { Command } from "../model/commands.js";
 import type { EngineEvent, LookoutEvent } from "../model/events.js";
 import type { ConfigVersionNote, ConfigVersionRow } from "./config-versions.js";
 import { DiskFullError, isDiskFull } from "./errors.js";
-import {
-  type ConfigRow,
-  type EventChunk,
-  EventLog,
-  type HistoryMark,
-  type LoggedEvent,
-} from "./event-log.js";
+import { type ConfigRow, type EventChunk, EventLog, type LoggedEvent } from "./event-log.js";
 import { createEventRowWriter } from "./event-row.js";
 import { createFold, type Fold, type FoldSnapshot } from "./fold.js";
-import { historyKeyOf } from "./history-of-event.js";
 import {
   createProjection,
   type Projection,
@@ -368,18 +361,11 @@ export class Writer<C = unknown> {
     const first = this.#log.lastEventSeq() + (stalled?.events ?? 0);
     let seq = first;
     const row = this.#row;
-    /** The row's events that make a history entry (the log's `history` index); undefined: none yet. */
-    let marks: HistoryMark[] | undefined;
     for (let i = 0; i < queue.length; i++) {
       const q = queue[i] as Queued;
       queue[i] = undefined;
       this.#applyRow(q.body, q.at, q.parsed, (e) => {
         this.#fold.apply(e, ++seq);
-        const key = historyKeyOf(e);
-        if (key !== undefined) {
-          marks ??= [];
-          marks.push({ index: row.count, key, kind: e.type });
-        }
         row.add(e);
         if (e.type === "CommandRejected") {
           this.#rejected ??= {};
@@ -388,13 +374,14 @@ export class Writer<C = unknown> {
       });
       const count = row.count;
       if (count > 0) {
+        // The events that make history entries, for the log's `history` table.
+        const history = row.takeHistory();
         const body = row.take();
         chunks.push(
-          marks === undefined
+          history === undefined
             ? { cmdSeq: q.seq, at: q.at, count, body }
-            : { cmdSeq: q.seq, at: q.at, count, body, history: marks },
+            : { cmdSeq: q.seq, at: q.at, count, body, history },
         );
-        marks = undefined;
       }
       this.#eventsSinceSnapshot += count;
     }
