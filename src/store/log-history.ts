@@ -49,9 +49,11 @@ export interface LogPerfdataQuery {
  * ListPerfdata. A read-only connection of its own (WAL: never waits on the writer, nor the writer
  * on it); synchronous and possibly long, so run it off the thread that serves reads
  * (src/store/log-history-thread.ts). A time range becomes a range of sequence numbers by binary
- * search over the groups (their times never decrease along the log); groups are then read in
- * order, and a group whose text names none of the kinds (or objects) asked for is skipped
- * without being parsed.
+ * search over the groups (their times never decrease along the log). History is then found
+ * through the log's `history` table (a row per entry, written with its events: src/store/event-log.ts),
+ * reading only the groups that hold the entries; the part of a log from before that table, and
+ * perfdata, by reading the groups in order, a group whose text names none of the kinds (or
+ * objects) asked for skipped without being parsed.
  */
 export interface LogHistory {
   history(q: LogHistoryQuery): LogHistoryPage;
@@ -270,16 +272,16 @@ export function openLogHistory(dataDir: string, now: () => number = Date.now): L
 
       // The part of the range before the table began is scanned; the rest is read through it.
       const start = indexedFrom();
-      const scanned: [number, number] = [lo, Math.min(hi, start - 1)];
+      const older: [number, number] = [lo, Math.min(hi, start - 1)];
       const viaIndex: [number, number] = [Math.max(lo, start), hi];
       const parts: [(from: number, to: number) => number | undefined, [number, number]][] = q.oldestFirst
         ? [
-            [byScan, scanned],
+            [byScan, older],
             [fromIndex, viaIndex],
           ]
         : [
             [fromIndex, viaIndex],
-            [byScan, scanned],
+            [byScan, older],
           ];
       for (const [read, [from, to]] of parts) {
         if (from > to) continue;
