@@ -1,7 +1,7 @@
 /**
  * ListHistory and ListPerfdata read from the event log (src/store/log-history.ts): how long it
  * takes to page through a range of the log. The log is written directly (EventLog.recordApplied)
- * as the writer would: one group per minute holding one result per service (CheckResultProcessed,
+ * as the writer would (its row writer, which also marks the entries for the history table): one group per minute holding one result per service (CheckResultProcessed,
  * with perfdata), and a StateChange after `changePercent` % of them. Then, on the reading thread
  * the server uses (Core's LogReads): every state change paged newest first and oldest first (pages
  * of 1000), one service's history newest first (a sparse filter), and one service's perfdata over
@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LookoutEvent } from "../src/model/events.js";
-import { EventLog, packBody } from "../src/store/event-log.js";
+import { EventLog } from "../src/store/event-log.js";
+import { createEventRowWriter } from "../src/store/event-row.js";
 import type { LogHistoryQuery } from "../src/store/log-history.js";
 import { createLogReads } from "../src/store/log-reads.js";
 
@@ -91,6 +92,7 @@ function stateChange(i: number, at: number, to: "OK" | "CRITICAL"): LookoutEvent
 const dir = mkdtempSync(join(tmpdir(), "lookout-bench-history-"));
 try {
   const log = EventLog.open(dir);
+  const row = createEventRowWriter();
   const up = new Uint8Array(services); // 0: OK, 1: CRITICAL
   let changes = 0;
   let events = 0;
@@ -110,9 +112,14 @@ try {
         changes++;
       }
     }
-    const body = packBody(JSON.stringify(group));
+    // Serialized, packed and marked for the history table as the writer does (src/store/event-row.ts).
+    for (const e of group) row.add(e);
+    const history = row.takeHistory();
+    const body = row.take();
     bytes += body.length;
-    log.recordApplied(m + 1, [{ cmdSeq: m + 1, at, count: group.length, body }]);
+    log.recordApplied(m + 1, [
+      { cmdSeq: m + 1, at, count: group.length, body, ...(history === undefined ? {} : { history }) },
+    ]);
     events += group.length;
   }
   log.close();

@@ -13,6 +13,7 @@ import type { CheckResult } from "../model/check-result.js";
 import type { ExitStatus } from "../model/state.js";
 import type { LogHistoryQuery } from "../store/log-history.js";
 import type { HistoryRecord } from "../store/records.js";
+import { Database } from "../store/sqlite.js";
 import { FakeClock } from "../testing/fake-clock.js";
 import { Core } from "./core.js";
 import { fleetConfig } from "./fleet-config.js";
@@ -124,6 +125,18 @@ describe("Core.historyFromLog", () => {
       assert.ok(kinds.has(k), `${k} in ${[...kinds].join(", ")}`);
   });
 
+  it("the writer indexed every entry in the log's history table", () => {
+    const db = new Database(join(dir, "lookout.db"), { readonly: true });
+    try {
+      assert.deepEqual(
+        db.prepare("SELECT seq, key, kind FROM history ORDER BY seq").all(),
+        feed.map((h) => ({ seq: h.seq, key: h.key, kind: h.kind })),
+      );
+    } finally {
+      db.close();
+    }
+  });
+
   const cases: readonly {
     name: string;
     q: Partial<LogHistoryQuery>;
@@ -210,6 +223,47 @@ describe("Core.historyFromLog", () => {
     } as never);
     assert.deepEqual([...firstUp.items, ...restUp.items], now);
   });
+});
+
+describe("Core.historyFromLog from a log whose history table began midway", () => {
+  let now: HistoryRecord[];
+  before(() => {
+    const h = core.view.projection.history();
+    now = Array.from({ length: h.size }, (_, i) => h.at(i));
+    // As if the log were older than the table: the first half of its entries are not indexed.
+    const mid = (now[Math.floor(now.length / 2)] as HistoryRecord).seq;
+    const db = new Database(join(dir, "lookout.db"));
+    try {
+      db.prepare("DELETE FROM history WHERE seq < ?").run(mid);
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'history_from'").run(mid);
+    } finally {
+      db.close();
+    }
+  });
+  const cases: readonly { name: string; q: Partial<LogHistoryQuery>; want: (h: HistoryRecord) => boolean }[] =
+    [
+      { name: "everything", q: {}, want: () => true },
+      { name: "one object", q: { keys: [`${H0}!svc-001`] }, want: (h) => h.key === `${H0}!svc-001` },
+      { name: "state changes", q: { kinds: ["StateChange"] }, want: (h) => h.kind === "StateChange" },
+      {
+        name: "since and until",
+        q: { since: Date.UTC(2026, 10, 1) + 2 * MINUTE, until: Date.UTC(2026, 10, 1) + 12 * MINUTE },
+        want: (h) => h.at >= Date.UTC(2026, 10, 1) + 2 * MINUTE && h.at < Date.UTC(2026, 10, 1) + 12 * MINUTE,
+      },
+    ];
+  for (const c of cases) {
+    for (const limit of [1, 3, 1000]) {
+      for (const oldestFirst of [false, true]) {
+        it(`${c.name}, pages of ${limit}, ${oldestFirst ? "oldest" : "newest"} first: the index and the scan, every entry once`, async () => {
+          const expected = now.filter(c.want);
+          if (!oldestFirst) expected.reverse();
+          const { items, pages } = await walk({ limit, oldestFirst, budgetMs: 60_000, ...c.q });
+          assert.deepEqual(items, expected);
+          assert.equal(pages, Math.max(1, Math.ceil(expected.length / limit)));
+        });
+      }
+    }
+  }
 });
 
 describe("Core.perfdataFromLog", () => {

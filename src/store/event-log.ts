@@ -49,7 +49,30 @@ export interface EventChunk {
   readonly count: number;
   /** JSON text of the events (an array), packed with `packBody`. */
   readonly body: Buffer;
+  /** The events among them that make a history entry (historyKeyOf), in order; none when absent. */
+  readonly history?: readonly HistoryMark[];
 }
+
+/**
+ * An event that makes a history entry, as the `history` table indexes it: its place in its chunk
+ * (0: the first event), the object whose history it enters and its kind (the event's type).
+ */
+export interface HistoryMark {
+  readonly index: number;
+  readonly key: string;
+  readonly kind: string;
+}
+
+/**
+ * The index of the history entries (docs/storage.md, "History beyond the ring"): one row per
+ * event that makes one, written in the transaction that appends its group and trimmed with it.
+ * A log older than the table has `history_from` in meta: the first event the table covers (the
+ * events before it are read by a scan of their groups, src/store/log-history.ts).
+ */
+const HISTORY_TABLE = `
+  CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, kind TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS history_key ON history (key, seq);
+`;
 
 /** The newest stored snapshot: writer state after applying every command up to `cmdSeq`. */
 export interface SnapshotRow {
@@ -77,6 +100,7 @@ export class EventLog {
   readonly #insertCommand: Statement<[number, Uint8Array]>;
   readonly #insertConfig: Statement<[string, Buffer]>;
   readonly #insertEvents: Statement<[number, number, number, number, Buffer]>;
+  readonly #insertHistory: Statement<[number, string, string]>;
   readonly #setApplied: Statement<[number]>;
   readonly #setStream: Statement<[number]>;
   readonly #enqueueTx: (
@@ -99,6 +123,7 @@ export class EventLog {
     this.#insertEvents = db.prepare(
       "INSERT INTO events (last_seq, first_seq, cmd_seq, at, body) VALUES (?, ?, ?, ?, ?)",
     );
+    this.#insertHistory = db.prepare("INSERT INTO history (seq, key, kind) VALUES (?, ?, ?)");
     this.#setApplied = db.prepare("UPDATE meta SET value = ? WHERE key = 'applied'");
     this.#setStream = db.prepare(
       "INSERT INTO meta (key, value) VALUES ('stream', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -126,6 +151,8 @@ export class EventLog {
       for (const c of chunks) {
         if (c.count === 0) continue;
         this.#insertEvents.run(seq + c.count, seq + 1, c.cmdSeq, c.at, c.body);
+        if (c.history !== undefined)
+          for (const h of c.history) this.#insertHistory.run(seq + 1 + h.index, h.key, h.kind);
         seq += c.count;
       }
       this.#setApplied.run(cmdSeq);
@@ -171,6 +198,17 @@ export class EventLog {
     // A snapshot's status image (src/store/status-image.ts): what a kept snapshot keeps once it is
     // no longer one of the newest two, its engine state and history feed dropped.
     db.exec("CREATE TABLE IF NOT EXISTS status_images (cmd_seq INTEGER PRIMARY KEY, body BLOB NOT NULL)");
+    // The history index; a log that has events from before it says where the index begins.
+    if (
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history'").get() === undefined
+    ) {
+      db.transaction(() => {
+        db.exec(HISTORY_TABLE);
+        db.prepare(
+          "INSERT OR REPLACE INTO meta (key, value) VALUES ('history_from', 1 + max(coalesce((SELECT max(last_seq) FROM events), 0), coalesce((SELECT value FROM meta WHERE key = 'events_base'), 0)))",
+        ).run();
+      })();
+    }
     return new EventLog(db, release);
   }
 
@@ -381,7 +419,15 @@ export class EventLog {
 
   /** Drops events up to and including seq (retention); sinks behind that point lose them. */
   trimEvents(upTo: number): void {
-    this.#db.prepare("DELETE FROM events WHERE last_seq <= ?").run(upTo);
+    this.#trim(upTo);
+  }
+
+  /** Drops the groups of events up to seq and their history entries, in one transaction. */
+  #trim(upTo: number): void {
+    this.#db.transaction(() => {
+      this.#db.prepare("DELETE FROM events WHERE last_seq <= ?").run(upTo);
+      this.#db.prepare("DELETE FROM history WHERE seq <= ?").run(upTo);
+    })();
   }
 
   /**
@@ -397,7 +443,7 @@ export class EventLog {
       )
       .get(floor, before) as { upTo: number; first: number };
     if (row.upTo === 0) return 0;
-    this.#db.prepare("DELETE FROM events WHERE last_seq <= ?").run(row.upTo);
+    this.#trim(row.upTo);
     return row.upTo - row.first + 1;
   }
 
@@ -670,6 +716,11 @@ export function packBody(body: string | Uint8Array): Buffer {
 
 function unpack(blob: Buffer): string {
   return inflateRawSync(blob).toString();
+}
+
+/** A body as the log stores it, back to its JSON text's bytes (a reader that decodes only a part). */
+export function unpackBodyBytes(blob: Uint8Array): Buffer {
+  return inflateRawSync(blob);
 }
 
 /** A body as the log stores it, back to its JSON text (for readers outside this file). */

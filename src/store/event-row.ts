@@ -1,5 +1,6 @@
 import type { LookoutEvent } from "../model/events.js";
-import { packBody } from "./event-log.js";
+import { type HistoryMark, packBody } from "./event-log.js";
+import { historyKeyOf } from "./history-of-event.js";
 
 /** Events serialized at a time: small enough that they die young, large enough for JSON.stringify. */
 const GROUP = 64;
@@ -21,6 +22,11 @@ export interface EventRowWriter {
   /** Events added since the last `take`. */
   readonly count: number;
   add(event: LookoutEvent): void;
+  /**
+   * The events added since the last take that make a history entry (historyKeyOf), by their place
+   * in the row: what the log's `history` table indexes. Call before take; undefined: none.
+   */
+  takeHistory(): HistoryMark[] | undefined;
   /** The packed body of the events added since the last take (call only when count > 0); starts a new row. */
   take(): Buffer;
 }
@@ -31,6 +37,7 @@ export function createEventRowWriter(): EventRowWriter {
   let used = 0;
   let count = 0;
   let group: LookoutEvent[] = [];
+  let marks: HistoryMark[] | undefined;
 
   const append = (text: string): void => {
     const need = used + Buffer.byteLength(text);
@@ -56,9 +63,19 @@ export function createEventRowWriter(): EventRowWriter {
       return count;
     },
     add(event) {
+      const key = historyKeyOf(event);
+      if (key !== undefined) {
+        marks ??= [];
+        marks.push({ index: count, key, kind: event.type });
+      }
       group.push(event);
       count++;
       if (group.length >= GROUP) flush();
+    },
+    takeHistory() {
+      const m = marks;
+      marks = undefined;
+      return m;
     },
     take() {
       flush();
@@ -66,6 +83,7 @@ export function createEventRowWriter(): EventRowWriter {
       const body = packBody(buf.subarray(0, used));
       used = 0;
       count = 0;
+      marks = undefined;
       // An exceptionally big row does not keep its buffer.
       if (buf.length > KEEP) buf = Buffer.allocUnsafeSlow(INITIAL);
       return body;

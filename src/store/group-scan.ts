@@ -75,3 +75,59 @@ function lastAtOrBefore(starts: readonly number[], offset: number): number {
   }
   return lo - 1;
 }
+
+/**
+ * The events of a group's JSON text (an array of `count` events, as JSON.stringify writes it) by
+ * their index in the group, each parsed alone when asked for: the text is scanned once for where
+ * its elements begin. When it is not laid out as expected, the whole group is parsed. An index
+ * outside the group gives undefined.
+ */
+export function groupEvents(text: string, count: number): (index: number) => LookoutEvent | undefined {
+  const starts = elementStarts(text);
+  const end = text.lastIndexOf("]");
+  if (starts.length !== count || end < 0) {
+    const all = JSON.parse(text) as LookoutEvent[];
+    return (k) => all[k];
+  }
+  return (k) => {
+    if (!Number.isInteger(k) || k < 0 || k >= starts.length) return undefined;
+    const to = k + 1 < starts.length ? (starts[k + 1] as number) - 1 : end;
+    return JSON.parse(text.slice(starts[k], to)) as LookoutEvent;
+  };
+}
+
+/** How every event begins as JSON.stringify writes it: `type` is each event's first field. */
+const EVENT_START = Buffer.from('{"type":"');
+
+/**
+ * groupEvents over a group's bytes, finding where its events begin without decoding or walking
+ * the text: each begins with `{"type":"` after the array's `[` or a `,` (a quote inside a string is
+ * escaped, so those bytes are never in one). Undefined when that does not find exactly `count`
+ * places (an event laid out otherwise, or a nested object that looks like one): then use
+ * groupEvents. The caller checks that an event found is the one it expects.
+ */
+export function groupEventsQuick(
+  bytes: Buffer,
+  count: number,
+): ((index: number) => LookoutEvent | undefined) | undefined {
+  const starts: number[] = [];
+  for (let i = bytes.indexOf(EVENT_START); i >= 0; i = bytes.indexOf(EVENT_START, i + EVENT_START.length)) {
+    const before = bytes[i - 1];
+    if (before === 0x5b || before === 0x2c) {
+      if (starts.length === count) return undefined;
+      starts.push(i);
+    }
+  }
+  const end = bytes.lastIndexOf(0x5d);
+  if (starts.length !== count || starts[0] !== 1 || end < 0) return undefined;
+  return (k) => {
+    if (!Number.isInteger(k) || k < 0 || k >= count) return undefined;
+    const to = k + 1 < count ? (starts[k + 1] as number) - 1 : end;
+    try {
+      return JSON.parse(bytes.toString("utf8", starts[k], to)) as LookoutEvent;
+    } catch {
+      // Not an event's bounds after all: the caller falls back to groupEvents.
+      return undefined;
+    }
+  };
+}

@@ -29,6 +29,15 @@ export const HISTORY_KINDS: ReadonlySet<string> = new Set<LookoutEvent["type"]>(
 ]);
 
 /**
+ * The object whose history an event of the log enters (undefined: the event makes no entry): what
+ * the writer indexes in the log's `history` table (src/store/event-log.ts), by the same rule as
+ * historyRecordOf. Cheap for the events that make none (a set lookup).
+ */
+export function historyKeyOf(e: LookoutEvent): string | undefined {
+  return HISTORY_KINDS.has(e.type) ? historyRecordOf(e, 0)?.key : undefined;
+}
+
+/**
  * The history entry an event of the log makes, exactly as the fold makes it for the projection's
  * feed (src/store/fold.ts; `history-of-event.test.ts` keeps the two equal), or undefined for an
  * event that makes none (results, config and sink events, a rejection about no object). What

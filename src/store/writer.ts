@@ -373,7 +373,16 @@ export class Writer<C = unknown> {
         }
       });
       const count = row.count;
-      if (count > 0) chunks.push({ cmdSeq: q.seq, at: q.at, count, body: row.take() });
+      if (count > 0) {
+        // The events that make history entries, for the log's `history` table.
+        const history = row.takeHistory();
+        const body = row.take();
+        chunks.push(
+          history === undefined
+            ? { cmdSeq: q.seq, at: q.at, count, body }
+            : { cmdSeq: q.seq, at: q.at, count, body, history },
+        );
+      }
       this.#eventsSinceSnapshot += count;
     }
     // The fold's delta goes out only after the events are committed. A full disk keeps them for

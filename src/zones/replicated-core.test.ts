@@ -139,10 +139,12 @@ async function converged(a: Core, b: Core, on: NatsCluster = nats): Promise<void
 describe("replicated cores", () => {
   let a: Core;
   let b: Core;
+  let dirA = "";
   let dirB = "";
 
   it("apply writes submitted to either in one order, the config first", async () => {
-    a = await replica(tempDir());
+    dirA = tempDir();
+    a = await replica(dirA);
     dirB = tempDir();
     b = await replica(dirB);
     a.setTicking(true);
@@ -187,6 +189,28 @@ describe("replicated cores", () => {
     await a.submit([result("host-00000", undefined, 2, at), result("host-00000", undefined, 2, at + 1)]);
     b = await replica(dirB);
     await converged(a, b);
+  });
+
+  it("indexes the history entries in every server's log, as the origin's", async () => {
+    const indexed = (dir: string): unknown[] => {
+      const db = new Database(join(dir, "lookout.db"), { readonly: true });
+      try {
+        return db.prepare("SELECT seq, key, kind FROM history ORDER BY seq").all();
+      } finally {
+        db.close();
+      }
+    };
+    const h = a.view.projection.history();
+    const feed = Array.from({ length: h.size }, (_, i) => h.at(i)).map((x) => ({
+      seq: x.seq,
+      key: x.key,
+      kind: x.kind,
+    }));
+    assert.ok(feed.length > 1000);
+    assert.deepEqual(indexed(dirA), feed);
+    assert.deepEqual(indexed(dirB), feed);
+    const page = { limit: 1000, oldestFirst: true, budgetMs: 60_000 };
+    assert.deepEqual(await b.historyFromLog(page), await a.historyFromLog(page));
   });
 
   it("answers unavailable, not a hang, when the log has no quorum, and writes again once it has", async () => {
