@@ -123,7 +123,11 @@ function optionalLookup(d: Directive): EngineError | undefined {
  * must be such a struct's path followed by `path`. An error with the same tail elsewhere in the file
  * is another field's.
  */
-function underTargetScope(path: readonly string[], at: readonly string[], target: readonly string[]): boolean {
+function underTargetScope(
+  path: readonly string[],
+  at: readonly string[],
+  target: readonly string[],
+): boolean {
   if (!isSuffix(path, at)) return false;
   const base = at.length - path.length;
   return base <= target.length && isPrefix(at.slice(0, base), target);

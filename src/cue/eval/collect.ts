@@ -239,7 +239,7 @@ function isPredeclared(name: string, c: Conjunct): boolean {
 export const emptyRefs = new WeakMap<Vertex, Conjunct[]>();
 
 /** Embedded conjuncts of a vertex that were incomplete while it was collected (see addValue). */
-export const incompleteEmbeds = new WeakMap<Vertex, Conjunct[]>();
+export const incompleteEmbeds = new WeakMap<Vertex, [Conjunct, BottomV][]>();
 
 /**
  * The vertex whose own conjuncts are being added (evaluate.ts, `collectConjuncts`): only there is
@@ -262,7 +262,30 @@ export function collectConjuncts(v: Vertex, add: (v: Vertex) => void): void {
   const xs = incompleteEmbeds.get(v);
   if (xs === undefined) return;
   incompleteEmbeds.delete(v);
-  for (const c of xs) if (c.expr !== undefined) addValue(v, evalExpr(c.expr, c.env), c);
+  for (const [c, first] of xs) {
+    if (c.expr === undefined) continue;
+    const val = evalExpr(c.expr, c.env);
+    if (mayFeedBack(v, val)) {
+      // A struct computed from the struct's fields that gives some of those fields again
+      // (`{t: x}.t.y` beside `x: y: x: y: a: 1`) adds to what it was computed from: cue takes that
+      // to a fixpoint, which one more evaluation does not reach. It stays the incomplete error it
+      // was, never a value short of cue's.
+      setErr(v, first);
+      v.scalar = first;
+      continue;
+    }
+    addValue(v, val, c);
+  }
+}
+
+/** Whether an embedded value re-evaluated in `collectConjuncts` gives fields `v` already has. */
+function mayFeedBack(v: Vertex, val: Value): boolean {
+  if (val.t === "disj") return val.values.some((x) => mayFeedBack(v, x));
+  if (val.t !== "vertex") return false;
+  const arcs = val.v.arcs;
+  if (arcs === undefined || v.arcs === undefined) return arcs === undefined && val.v.conjuncts.length > 0;
+  for (const k of arcs.keys()) if (v.arcs.has(k)) return true;
+  return false;
 }
 
 /** Embedded conjuncts of a vertex that met a cycle through `self` (see retrySelf). */
@@ -336,8 +359,8 @@ export function addValue(v: Vertex, val: Value, c: Conjunct): void {
       // added: it is evaluated again once they all are (evaluate.ts, retryIncompleteEmbeds).
       if (val.err.code === "incomplete" && c.embed && c.expr !== undefined && collectingConjuncts === v) {
         const xs = incompleteEmbeds.get(v);
-        if (xs === undefined) incompleteEmbeds.set(v, [c]);
-        else xs.push(c);
+        if (xs === undefined) incompleteEmbeds.set(v, [[c, val]]);
+        else xs.push([c, val]);
         return;
       }
       setErr(v, val);

@@ -173,6 +173,17 @@ const closedness: EvalCase[] = [
     src: "_sum: {#a + #b, #a: int, #b: int}\nx: _sum & {_, #a: 1}",
     err: { path: "x", code: "incomplete", msg: "non-concrete value int in operand to +" },
   },
+  {
+    name: "an embedded struct computed from a field, adding new fields",
+    src: "s: {\n\t{t: f}.t.y\n\tf: y: {w: 2}\n}",
+    json: '{"s":{"f":{"y":{"w":2}},"w":2}}',
+  },
+  {
+    // cue reaches a fixpoint here (s.a: 1, s.f.y.a: 1); one more evaluation would stop short of it.
+    name: "an embedded struct computed from a field it adds to is an error, not a value short of cue's",
+    src: "s: {\n\t{t: f}.t.y\n\tf: y: f: y: a: 1\n}",
+    err: { path: "s", code: "incomplete", msg: "undefined as {...}.t is incomplete" },
+  },
 ];
 
 const dynamicAndPatterns: EvalCase[] = [
