@@ -1,10 +1,13 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { Worker } from "node:worker_threads";
 import type { AsOfPlan } from "./as-of-log.js";
-import type { AsOfThreadData, FromAsOf, ToAsOf } from "./as-of-thread.js";
+import type { AsOfThreadData, FromAsOf } from "./as-of-thread.js";
 import { OutOfRangeError, RejectedError, StoreError } from "./errors.js";
 import { createProjection, type Projection } from "./projection.js";
 import type { ProjectionDelta } from "./records.js";
+import { createThreadClient } from "./thread-client.js";
+
+/** A request to the thread (ToAsOf), before the client numbers it. */
+type ToAsOfRequest = { t: "plan"; at: number } | { t: "rebuild"; plan: AsOfPlan };
 
 /** Options of createAsOf. */
 export interface AsOfOptions {
@@ -55,10 +58,6 @@ export function createAsOf(o: AsOfOptions): AsOf {
   const cacheSize = Math.max(1, o.cacheSize ?? 4);
   const step = Math.max(1, o.step ?? 500);
   const cache = new Map<string, Promise<Projection>>();
-  const waiting = new Map<number, { resolve: (m: FromAsOf) => void; reject: (e: Error) => void }>();
-  let worker: Worker | undefined;
-  let nextId = 1;
-  let closed = false;
   // The writer's business as the thread reads it between steps (AsOfThreadData.busy), kept up to
   // date only while the thread owes an answer.
   const busy = new Int32Array(new SharedArrayBuffer(4));
@@ -80,48 +79,14 @@ export function createAsOf(o: AsOfOptions): AsOf {
     }
   };
 
-  const failAll = (e: Error): void => {
-    for (const w of waiting.values()) w.reject(e);
-    waiting.clear();
-    watch(false);
-  };
-  const thread = (): Worker => {
-    if (worker !== undefined) return worker;
-    const w = new Worker(new URL("./as-of-thread.js", import.meta.url), {
-      workerData: { dataDir: o.dataDir, busy } satisfies AsOfThreadData,
-    });
-    // What keeps the process alive only while it owes an answer.
-    w.unref();
-    w.on("message", (m: FromAsOf) => {
-      const p = waiting.get(m.id);
-      waiting.delete(m.id);
-      if (waiting.size === 0) {
-        w.unref();
-        watch(false);
-      }
-      p?.resolve(m);
-    });
-    w.on("error", (e) => {
-      worker = undefined;
-      failAll(new StoreError("the thread that rebuilds past projections failed", { cause: e }));
-    });
-    w.on("exit", () => {
-      if (worker === w) worker = undefined;
-      failAll(new StoreError("the thread that rebuilds past projections stopped"));
-    });
-    worker = w;
-    return w;
-  };
-  const ask = async (m: { t: "plan"; at: number } | { t: "rebuild"; plan: AsOfPlan }): Promise<FromAsOf> => {
-    if (closed) throw new StoreError("closed");
-    const id = nextId++;
-    const answer = await new Promise<FromAsOf>((resolve, reject) => {
-      waiting.set(id, { resolve, reject });
-      watch(true);
-      const w = thread();
-      w.ref();
-      w.postMessage({ ...m, id } satisfies ToAsOf);
-    });
+  const client = createThreadClient<ToAsOfRequest, FromAsOf>({
+    module: new URL("./as-of-thread.js", import.meta.url),
+    workerData: { dataDir: o.dataDir, busy } satisfies AsOfThreadData,
+    what: "rebuilds past projections",
+    owing: watch,
+  });
+  const ask = async (m: ToAsOfRequest): Promise<FromAsOf> => {
+    const answer = await client.ask(m);
     if (answer.t === "error") {
       throw answer.outOfRange === undefined
         ? new StoreError(answer.message)
@@ -182,12 +147,8 @@ export function createAsOf(o: AsOfOptions): AsOf {
       }
     },
     async close() {
-      closed = true;
       cache.clear();
-      const w = worker;
-      worker = undefined;
-      failAll(new StoreError("closed"));
-      if (w !== undefined) await w.terminate();
+      await client.close();
     },
   };
 }

@@ -1,8 +1,11 @@
-import { Worker } from "node:worker_threads";
 import { StoreError } from "./errors.js";
 import type { LogHistoryPage, LogHistoryQuery, LogPerfdataQuery } from "./log-history.js";
 import type { FromLogHistory, LogHistoryThreadData, ToLogHistory } from "./log-history-thread.js";
 import type { PerfdataSeriesSet } from "./perfdata-buckets.js";
+import { createThreadClient } from "./thread-client.js";
+
+/** A request to the thread, before the client numbers it. */
+type LogReadRequest = Omit<ToLogHistory, "id">;
 
 /**
  * History and perfdata read from the event log (src/store/log-history.ts) on a thread of its own
@@ -17,48 +20,13 @@ export interface LogReads {
 }
 
 export function createLogReads(o: { readonly dataDir: string }): LogReads {
-  const waiting = new Map<number, { resolve: (m: FromLogHistory) => void; reject: (e: Error) => void }>();
-  let worker: Worker | undefined;
-  let nextId = 1;
-  let closed = false;
-
-  const failAll = (e: Error): void => {
-    for (const w of waiting.values()) w.reject(e);
-    waiting.clear();
-  };
-  const thread = (): Worker => {
-    if (worker !== undefined) return worker;
-    const w = new Worker(new URL("./log-history-thread.js", import.meta.url), {
-      workerData: { dataDir: o.dataDir } satisfies LogHistoryThreadData,
-    });
-    // What keeps the process alive only while it owes an answer.
-    w.unref();
-    w.on("message", (m: FromLogHistory) => {
-      const p = waiting.get(m.id);
-      waiting.delete(m.id);
-      if (waiting.size === 0) w.unref();
-      p?.resolve(m);
-    });
-    w.on("error", (e) => {
-      worker = undefined;
-      failAll(new StoreError("the thread that reads history from the log failed", { cause: e }));
-    });
-    w.on("exit", () => {
-      if (worker === w) worker = undefined;
-      failAll(new StoreError("the thread that reads history from the log stopped"));
-    });
-    worker = w;
-    return w;
-  };
-  const ask = async (m: Omit<ToLogHistory, "id">): Promise<FromLogHistory> => {
-    if (closed) throw new StoreError("closed");
-    const id = nextId++;
-    const answer = await new Promise<FromLogHistory>((resolve, reject) => {
-      waiting.set(id, { resolve, reject });
-      const w = thread();
-      w.ref();
-      w.postMessage({ ...m, id } as ToLogHistory);
-    });
+  const client = createThreadClient<LogReadRequest, FromLogHistory>({
+    module: new URL("./log-history-thread.js", import.meta.url),
+    workerData: { dataDir: o.dataDir } satisfies LogHistoryThreadData,
+    what: "reads history from the log",
+  });
+  const ask = async (m: LogReadRequest): Promise<FromLogHistory> => {
+    const answer = await client.ask(m);
     if (answer.t === "error") throw new StoreError(answer.message);
     return answer;
   };
@@ -74,12 +42,6 @@ export function createLogReads(o: { readonly dataDir: string }): LogReads {
       if (a.t !== "perfdata") throw new StoreError(`unexpected ${a.t}`);
       return { times: a.times, series: a.series, downsampled: a.downsampled };
     },
-    async close() {
-      closed = true;
-      const w = worker;
-      worker = undefined;
-      failAll(new StoreError("closed"));
-      if (w !== undefined) await w.terminate();
-    },
+    close: () => client.close(),
   };
 }
