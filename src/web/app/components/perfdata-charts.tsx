@@ -1,10 +1,10 @@
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { ListPerfdataResponse, PerfdataSeries } from "../../../api/gen/svc/v1/query_service_pb.js";
-import { noteReadError } from "../access.js";
-import { messageOf, query } from "../api.js";
+import { useEffect, useMemo, useRef } from "preact/hooks";
+import type { PerfdataSeries } from "../../../api/gen/svc/v1/query_service_pb.js";
+import { query } from "../api.js";
 import type { Chart, ChartInput } from "./perf-chart.js";
 import { thresholdLines } from "./perf-thresholds.js";
+import { useRead } from "./poll.js";
 
 /** The API's most points per series: a week of one result a minute, undivided. */
 const MAX_POINTS = 10_000;
@@ -40,33 +40,17 @@ export function PerfdataCharts(props: {
   tick: number;
 }) {
   const { host, service, since, until, tick } = props;
-  const [data, setData] = useState<ListPerfdataResponse | undefined>(undefined);
-  const [error, setError] = useState("");
-  useEffect(() => {
-    let stop = false;
-    query
-      .listPerfdata({
+  const { data, error } = useRead(
+    () =>
+      query.listPerfdata({
         host,
         ...(service === undefined ? {} : { service }),
         ...(since === undefined ? {} : { since: timestampFromMs(since) }),
         until: timestampFromMs(until),
         maxPoints: MAX_POINTS,
-      })
-      .then(
-        (r) => {
-          if (stop) return;
-          setData(r);
-          setError("");
-        },
-        (e: unknown) => {
-          noteReadError(e);
-          if (!stop) setError(messageOf(e));
-        },
-      );
-    return () => {
-      stop = true;
-    };
-  }, [host, service, since, until, tick]);
+      }),
+    [host, service, since, until, tick],
+  );
 
   const times = useMemo(
     () => (data === undefined ? [] : data.times.map((t) => timestampMs(t) / 1000)),

@@ -38,6 +38,36 @@ export function usePoll<T>(
   return { data, error, reload: () => setTick((t) => t + 1) };
 }
 
+/**
+ * Reads `read()` now and whenever `deps` change, never on a timer (the caller's deps carry its own
+ * re-read tick): the last answer, the last error ("" when the last read worked).
+ */
+export function useRead<T>(
+  read: () => Promise<T>,
+  deps: readonly unknown[],
+): { data: T | undefined; error: string } {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    let stop = false;
+    read().then(
+      (v) => {
+        if (stop) return;
+        setData(v);
+        setError("");
+      },
+      (e: unknown) => {
+        noteReadError(e);
+        if (!stop) setError(messageOf(e));
+      },
+    );
+    return () => {
+      stop = true;
+    };
+  }, deps);
+  return { data, error };
+}
+
 /** `1h 30m`, `45m`, `20s`: a duration in ms, as an operator reads it. */
 export function formatSpan(ms: number): string {
   const s = Math.round(ms / 1000);

@@ -1,10 +1,10 @@
 import { timestampFromMs, timestampMs } from "@bufbuild/protobuf/wkt";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import type { HistoryEntry } from "../../../api/gen/svc/v1/query_service_pb.js";
 import { State, StateType } from "../../../api/gen/svc/v1/types_pb.js";
-import { noteReadError } from "../access.js";
-import { messageOf, query } from "../api.js";
+import { query } from "../api.js";
 import { stateName, when } from "../format.js";
+import { useRead } from "./poll.js";
 
 /** The kinds the timeline draws (ListHistory `kinds`). */
 const KINDS = [
@@ -277,28 +277,12 @@ export function StateTimeline(props: {
   tick: number;
 }) {
   const { host, service, since, until, tick } = props;
-  const [timeline, setTimeline] = useState<Timeline | undefined>(undefined);
-  const [error, setError] = useState("");
+  const { data: timeline, error } = useRead(
+    () => readTimeline(host, service, since, until),
+    [host, service, since, until, tick],
+  );
   const canvas = useRef<HTMLCanvasElement>(null);
   const box = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    let stop = false;
-    readTimeline(host, service, since, until).then(
-      (t) => {
-        if (stop) return;
-        setTimeline(t);
-        setError("");
-      },
-      (e: unknown) => {
-        noteReadError(e);
-        if (!stop) setError(messageOf(e));
-      },
-    );
-    return () => {
-      stop = true;
-    };
-  }, [host, service, since, until, tick]);
 
   useEffect(() => {
     const c = canvas.current;
