@@ -256,6 +256,12 @@ export function collectConjuncts(v: Vertex, add: (v: Vertex) => void): void {
   collectingConjuncts = v;
   try {
     add(v);
+    // Embeddings that read the struct's own fields, now that every conjunct gave those fields
+    // theirs (see `waitsForStruct`); what they add may embed such a reference again.
+    for (let xs = ownFieldEmbeds.get(v); xs !== undefined; xs = ownFieldEmbeds.get(v)) {
+      ownFieldEmbeds.delete(v);
+      for (const c of xs) addConjunct(v, c);
+    }
   } finally {
     collectingConjuncts = outer;
   }
@@ -276,6 +282,58 @@ export function collectConjuncts(v: Vertex, add: (v: Vertex) => void): void {
     }
     addValue(v, val, c);
   }
+}
+
+/** Embeddings of a struct being collected that wait for all its conjuncts (see `waitsForStruct`). */
+const ownFieldEmbeds = new WeakMap<Vertex, Conjunct[]>();
+
+/**
+ * Whether an embedding of `lit`, unified into `v`, waits until all of `v`'s conjuncts are in: one
+ * that names a field (or let) the literal declares reads that field of `v`, and the struct's other
+ * conjuncts may still add to it (spec: the embedded value is unified with the struct's result;
+ * `x: {#n + 1, #n: int} & {#n: 5, _}` is 6, `{#a, #a: _} & {#a: "s", _}` is "s").
+ */
+function waitsForStruct(v: Vertex, e: ast.Expr, lit: ast.StructLit): boolean {
+  return collectingConjuncts === v && namesOwnDecl(e, lit);
+}
+
+/** Whether an expression refers to a name `lit` declares (nested structs and comprehensions aside). */
+function namesOwnDecl(e: ast.Expr, lit: ast.StructLit): boolean {
+  switch (e.kind) {
+    case "Ident":
+      return lookupDecl(lit, e.name) !== undefined;
+    case "Paren":
+    case "Unary":
+    case "Postfix":
+      return namesOwnDecl(e.expr, lit);
+    case "Binary":
+      return namesOwnDecl(e.left, lit) || namesOwnDecl(e.right, lit);
+    case "Selector":
+      return namesOwnDecl(e.expr, lit);
+    case "Index":
+      return namesOwnDecl(e.expr, lit) || namesOwnDecl(e.index, lit);
+    case "Slice":
+      return namesOwnDecl(e.expr, lit);
+    case "Call":
+      return namesOwnDecl(e.fn, lit) || e.args.some((x) => namesOwnDecl(x, lit));
+    case "Interpolation":
+      return e.parts.some((x) => typeof x !== "string" && namesOwnDecl(x, lit));
+    case "List":
+      return e.elems.some((x) => x.kind !== "Comprehension" && namesOwnDecl(x, lit));
+    default:
+      return false;
+  }
+}
+
+/** Adds an embedding of `lit` to `v`, or keeps it for the end of `v`'s collection. */
+function addEmbedding(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
+  if (c.expr === undefined || !waitsForStruct(v, c.expr, lit)) {
+    addConjunct(v, c);
+    return;
+  }
+  const xs = ownFieldEmbeds.get(v);
+  if (xs === undefined) ownFieldEmbeds.set(v, [c]);
+  else xs.push(c);
 }
 
 /** Whether an embedded value re-evaluated in `collectConjuncts` gives fields `v` already has. */
@@ -993,7 +1051,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
       }
       case "Embed":
         if (isStructural(d.expr) && !namesLaterField(d.expr, lit, d)) {
-          addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));
+          addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open));
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -1019,7 +1077,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && (!isStructural(d.expr) || namesLaterField(d.expr, lit, d))) {
-        addConjunct(v, embedded(d.expr, frame, ctx, embed, c.open));
+        addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open));
       }
     }
   }
