@@ -77,4 +77,33 @@ describe("cue semantics: scalars embedded beside definitions, as values", () => 
     const want = "w: {k: 1, a: int, b: 2, #S: {a: int, b: 2}}";
     assert.ok(inspect.equal(value(src, "s"), value(want, "w")), debugText(value(src, "s")));
   });
+
+  const equalCases: { name: string; src: string; want: string }[] = [
+    {
+      name: "an embedded disjunction of scalars is the disjunction of the scalar with the fields",
+      src: 'x: {#a, #a: *"p" | string}',
+      want: 'w: *{"p", #a: *"p" | string} | {string, #a: *"p" | string}',
+    },
+    {
+      name: "the same, unified from two structs",
+      src: 'x: ({#e: *"p" | string, #e} & {#e: *"p" | string, string})',
+      want: 'w: *{"p", #e: *"p" | string} | {string, #e: *"p" | string}',
+    },
+    {
+      name: "a scalar with a definition the use set",
+      src: '#F: {#in: string, #in}\nx: #F & {#in: "v", _}',
+      want: 'w: {"v", #in: "v"}',
+    },
+  ];
+  for (const c of equalCases) {
+    it(c.name, () => {
+      assert.ok(inspect.equal(value(c.src, "x"), value(c.want, "w")), debugText(value(c.src, "x")));
+    });
+  }
+
+  it("definitions beside the scalar differ", () => {
+    const a = value('x: {#a, #a: "p" | "q"}', "x");
+    const b = value('w: {"p", #a: "p" | "q"} | {"q", #a: "p"}', "w");
+    assert.equal(inspect.equal(a, b), false);
+  });
 });

@@ -47,6 +47,11 @@ function alts(v: Vertex): Alt[] {
   }
   if (v.err === undefined && v.scalar.t === "disj" && !v.isList && v.structMark === 0) {
     const d = v.scalar;
+    // A disjunction of scalars embedded beside definitions (`{#a, #a: "x" | "y"}`) is the
+    // disjunction of that scalar with those fields, one alternative each (`{"x", #a: …} | …`).
+    if (v.arcs !== undefined && d.values.every((x) => x.t !== "vertex" && x.t !== "disj")) {
+      return d.values.map((x, i) => ({ def: d.hasDefault && (d.defaults[i] ?? false), v, s: x }));
+    }
     return d.values.map((x, i) =>
       x.t === "vertex"
         ? { def: d.hasDefault && (d.defaults[i] ?? false), v: x.v, s: undefined }
@@ -57,7 +62,7 @@ function alts(v: Vertex): Alt[] {
 }
 
 function equalAlt(a: Alt, b: Alt, depth: number): boolean {
-  if (a.v !== undefined && b.v !== undefined) return equalSingle(a.v, b.v, depth);
+  if (a.v !== undefined && b.v !== undefined) return equalSingle(a.v, b.v, depth, a.s, b.s);
   const sa =
     a.s ??
     (a.v !== undefined && a.v.structMark === 0 && !a.v.isList && a.v.arcs === undefined
@@ -123,7 +128,8 @@ function incompleteStruct(v: Vertex): boolean {
   return incompleteAsStruct && v.err?.err.code === "incomplete" && v.structMark > 0 && !v.isList;
 }
 
-function equalSingle(a: Vertex, b: Vertex, depth: number): boolean {
+/** `sa` / `sb`: the scalar of one alternative of a vertex's scalar disjunction (see `alts`). */
+function equalSingle(a: Vertex, b: Vertex, depth: number, sa?: Value, sb?: Value): boolean {
   evaluate(a);
   evaluate(b);
   const ea = a.err !== undefined;
@@ -138,7 +144,7 @@ function equalSingle(a: Vertex, b: Vertex, depth: number): boolean {
     if (a.listLen !== b.listLen) return false;
   } else {
     if (a.structMark > 0 !== b.structMark > 0) return false;
-    if (a.structMark === 0 && scalarText(a.scalar) !== scalarText(b.scalar)) return false;
+    if (a.structMark === 0 && scalarText(sa ?? a.scalar) !== scalarText(sb ?? b.scalar)) return false;
   }
   const la = a.arcs ?? new Map<string, Vertex>();
   const lb = b.arcs ?? new Map<string, Vertex>();
