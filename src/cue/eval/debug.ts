@@ -27,8 +27,10 @@ export function debugString(v: Vertex, indent = ""): string {
     if (v.listOpen) items.push("...");
     return `[${items.join(", ")}]`;
   }
-  if (v.structMark === 0) return formatValue(v.scalar);
+  if (v.structMark === 0 && (v.arcs === undefined || v.scalar.t === "top")) return formatValue(v.scalar);
   const lines: string[] = [];
+  // A scalar embedded beside definitions or hidden fields (`{"s", #a: "s"}`) is written first.
+  if (v.structMark === 0) lines.push(`${inner}${formatValue(v.scalar)}`);
   if (v.arcs !== undefined) {
     for (const [k, a] of v.arcs) {
       const mark = a.fieldType === OPTIONAL ? "?" : a.fieldType === REQUIRED ? "!" : "";

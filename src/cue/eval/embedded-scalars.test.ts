@@ -52,6 +52,11 @@ const embeds: EvalCase[] = [
     json: '{"x":"v","c":"v"}',
   },
   {
+    name: "a definition of a default alternative that embeds a scalar",
+    src: 'r: *{"d", #m: 1} | "e"\nm: r.#m',
+    json: '{"r":"d","m":1}',
+  },
+  {
     name: "a regular field beside the embedded scalar is an error",
     src: "#D: {#n: int, #n + 1}\nx: #D & {#n: 1, k: 2}",
     err: { path: "x", code: "eval", msg: "mismatched types" },
@@ -105,5 +110,11 @@ describe("cue semantics: scalars embedded beside definitions, as values", () => 
     const a = value('x: {#a, #a: "p" | "q"}', "x");
     const b = value('w: {"p", #a: "p" | "q"} | {"q", #a: "p"}', "w");
     assert.equal(inspect.equal(a, b), false);
+  });
+
+  it("the debug text shows the scalar and its definitions", () => {
+    const t = debugText(value('#F: {#in: string, #in}\nx: #F & {#in: "v", _}', "x"));
+    assert.match(t, /"v"/);
+    assert.match(t, /#in: "v"/);
   });
 });

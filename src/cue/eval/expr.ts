@@ -30,6 +30,7 @@ import {
   OPTIONAL,
   REGULAR,
   REQUIRED,
+  soleDefault,
   strLabel,
   Vertex,
 } from "./vertex.js";
@@ -77,7 +78,15 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
     }
     evaluate(v);
     if (v.err !== undefined) return { t: "value", v: v.err };
-    if (v.disj !== undefined) return { t: "value", v: vertexValue(v) };
+    if (v.disj !== undefined) {
+      // The default a scalar embedded beside definitions (`*{"d", #m: 1} | "e"`): its fields
+      // are selected from it, not from the scalar alone.
+      const d = soleDefault(v.disj);
+      if (d !== undefined) evaluate(d);
+      if (d !== undefined && d.err === undefined && !d.isList && d.structMark === 0 && d.arcs !== undefined)
+        return { t: "vertex", v: d };
+      return { t: "value", v: vertexValue(v) };
+    }
     if (!v.isList && v.structMark === 0 && v.arcs === undefined) return { t: "value", v: vertexValue(v) };
     return { t: "vertex", v };
   }
