@@ -143,7 +143,9 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
       for (const e of unified.validate({ concrete: true })) {
         if (known.has(e)) continue;
         seen ??= new Set(exported.errors.map((x) => `${x.path.join(".")}\0${x.message}`));
-        if (!seen.has(`${e.path.join(".")}\0${e.message}`)) (more ??= []).push(e);
+        if (seen.has(`${e.path.join(".")}\0${e.message}`)) continue;
+        more ??= [];
+        more.push(e);
       }
       // Nothing added: the same list as ownErrors folded, whose hosts are then not folded again.
       const all = more === undefined ? exported.errors : [...exported.errors, ...more];
