@@ -4,7 +4,7 @@ import { isObj } from "./decode-reader.js";
 import type { ConfigDiagnostic, SourcePosition } from "./diagnostic.js";
 import { formatPath } from "./diagnostic.js";
 import { foldHosts } from "./fold-hosts.js";
-import { createInstances, type Instances } from "./instances.js";
+import { createInstances, type Instances, thousands } from "./instances.js";
 import type { DocPath, Locator } from "./locate.js";
 import { createLocator } from "./locate.js";
 import { LABEL_KEY_PATTERN, RESOURCES_KEY_PATTERN, SINK_KEY_PATTERN, VARS_KEY_PATTERN } from "./patterns.js";
@@ -188,7 +188,7 @@ export function diagnosticsFromCueErrors(all: readonly CueError[], doc: FailedDo
     file: last.file,
     line: last.line,
     column: last.column,
-    message: `${rest.toLocaleString("en-US")} more problems not shown (fix these first)`,
+    message: `${thousands(rest)} more problems not shown (fix these first)`,
   });
   return shown;
 }

@@ -19,6 +19,18 @@ export interface FoldedErrors {
  * it is not folded and its own problems are reported as always.
  */
 export function foldHosts(errors: readonly CueError[], file: string): FoldedErrors {
+  // The loader asks twice for the same list (own-errors.ts, then cue-diagnostics.ts).
+  const known = folds.get(errors);
+  if (known !== undefined && known.file === file) return known.result;
+  const result = foldHostsOnce(errors, file);
+  folds.set(errors, { file, result });
+  return result;
+}
+
+/** The lists already folded (the engine's, never modified), while they live. */
+const folds = new WeakMap<readonly CueError[], { file: string; result: FoldedErrors }>();
+
+function foldHostsOnce(errors: readonly CueError[], file: string): FoldedErrors {
   const byHost = new Map<string, CueError[]>();
   for (const e of errors) {
     if (e.path[0] !== "hosts" || e.path.length < 2) continue;

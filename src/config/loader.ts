@@ -1,4 +1,4 @@
-import type { CueValue, EvalOptions, Meter } from "../cue/index.js";
+import type { CueError, CueValue, EvalOptions, Meter } from "../cue/index.js";
 import { compile } from "../cue/index.js";
 import type { Config } from "../model/config.js";
 import { diagnosticsFromCueErrors } from "./cue-diagnostics.js";
@@ -137,14 +137,18 @@ function load(input: LoadConfigInput, meter: Meter, bytes: number, budget: EvalB
       }
       // export() stops at evaluation errors; `cue vet -c` also lists the missing required fields,
       // so the user sees every problem in one run.
-      const all = [...exported.errors];
-      const known = new Set(all);
+      const known = new Set(exported.errors);
       let seen: Set<string> | undefined;
+      let more: CueError[] | undefined;
       for (const e of unified.validate({ concrete: true })) {
         if (known.has(e)) continue;
-        seen ??= new Set(all.map((x) => `${x.path.join(".")}\0${x.message}`));
-        if (!seen.has(`${e.path.join(".")}\0${e.message}`)) all.push(e);
+        seen ??= new Set(exported.errors.map((x) => `${x.path.join(".")}\0${x.message}`));
+        if (seen.has(`${e.path.join(".")}\0${e.message}`)) continue;
+        more ??= [];
+        more.push(e);
       }
+      // Nothing added: the same list as ownErrors folded, whose hosts are then not folded again.
+      const all = more === undefined ? exported.errors : [...exported.errors, ...more];
       const diagnostics = diagnosticsFromCueErrors(all, { file, text, user, schema: s, profile });
       return spent() ?? fail(diagnostics);
     }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compile, type Meter } from "../cue/index.js";
 import { formatDiagnostic } from "./diagnostic.js";
-import { createInstances, foldRepeats, splitPath } from "./instances.js";
+import { createInstances, foldRepeats, splitPath, thousands } from "./instances.js";
 import { DEFAULT_LISTEN, loadConfig, lookoutFile } from "./loader.js";
 import { SCHEMA_FILE_NAME, schemaSource } from "./schema-source.js";
 import { generateTemplateError, templateMistake } from "./testing/generate-template-error.js";
@@ -148,6 +148,12 @@ describe("instances: how a repeated problem names its places", () => {
       assert.equal(g.counted()?.text, c.text);
     });
   }
+
+  it("writes counts with thousands separators as en-US does", () => {
+    for (const n of [0, 7, 999, 1000, 9998, 10_000, 123_456, 1_234_567, 1_000_000_000]) {
+      assert.equal(thousands(n), n.toLocaleString("en-US"));
+    }
+  });
 
   it("splits a message into the path formatPath wrote and the rest", () => {
     assert.deepEqual(splitPath('hosts."web 1".services.0.check: bad: really'), {
