@@ -368,6 +368,12 @@ function checkKinds(v: Vertex): void {
   }
   if (!v.isList && v.structMark === 0) return;
   const s = v.scalar;
+  // cue: a struct literal that only embeds is no struct when `_` is among the conjuncts (cue's
+  // value keeps any definition fields; here only a vertex without fields becomes `_`).
+  if (s.t === "top" && v.hasTop && !v.isList && v.structMark === 1 && (v.arcs?.size ?? 0) === 0) {
+    v.structMark = 0;
+    return;
+  }
   if (s.t === "top" || s.t === "bottom") return;
   if (!v.isList && v.structMark === 1 && !hasRegularArcs(v)) {
     v.structMark = 0;

@@ -1,0 +1,86 @@
+/**
+ * Disjunctions as cue v0.17 leaves them (issue 31, the disjunction family): which disjuncts stay
+ * after duplicates are removed, which carry the default mark, and what an embed-only struct
+ * literal is. Each case looks up `path` and compares the engine's debug rendering (whitespace
+ * folded) with `want`.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compile, debugText } from "../index.js";
+
+interface Case {
+  readonly name: string;
+  readonly src: string;
+  readonly path: string;
+  readonly want: string;
+}
+
+const cases: Case[] = [
+  {
+    name: "top written twice is one disjunct",
+    src: "v: _ | _",
+    path: "v",
+    want: "_",
+  },
+  {
+    name: "top twice beside a value keeps the value",
+    src: "v: _ | _ | 7",
+    path: "v",
+    want: "_ | 7",
+  },
+  {
+    name: "a default meeting a disjunction of tops keeps one top and the default",
+    src: 'v: (_ | *"dflt") & (_ | _)',
+    path: "v",
+    want: '_ | *"dflt"',
+  },
+  {
+    name: "top through a definition is the same disjunct",
+    src: '#Any: _\nv: {k: _ | *"on"} & {k: _ | #Any}',
+    path: "v.k",
+    want: '_ | *"on"',
+  },
+  {
+    name: "a pattern constraint's default survives a field's top alternatives",
+    src: '#Any: _\n#Opt: {k: _ | *"on", s: _}\nv: {[string]: #Opt}\nv: {["p"]: k: _ | #Any, p: s: 1}',
+    path: "v.p.k",
+    want: '_ | *"on"',
+  },
+  {
+    name: "a literal that only embeds top is top",
+    src: "v: {_}",
+    path: "v",
+    want: "_",
+  },
+  {
+    name: "a let beside an embedded top does not make a struct",
+    src: "w: 3\nv: {\n\tlet n = w\n\t_\n}",
+    path: "v",
+    want: "_",
+  },
+  {
+    name: "an embedded top beside a definition stays a struct",
+    src: "v: {_, #d: 1}",
+    path: "v",
+    want: "{ #d: 1 }",
+  },
+  {
+    name: "a literal without embedding is a struct",
+    src: "v: {\n\tlet n = 1\n}",
+    path: "v",
+    want: "{}",
+  },
+];
+
+const fold = (s: string): string => s.replace(/\s+/g, " ").trim();
+
+describe("cue disjunctions: dedup, defaults and embed-only literals", () => {
+  for (const c of cases) {
+    it(c.name, () => {
+      const v = compile([{ name: "in.cue", text: c.src }]);
+      const at = v.lookup(c.path.split("."));
+      assert.ok(at !== undefined, `no value at ${c.path}`);
+      assert.equal(fold(debugText(at)), c.want);
+    });
+  }
+});
