@@ -70,6 +70,28 @@ const cases: Case[] = [
     path: "v",
     want: "{}",
   },
+  {
+    name: "a term beside a field's disjunction reads the disjunct being evaluated",
+    src: [
+      '#Mode: {kind: "a", a: 1} | {kind: "b", b?: int}',
+      "_dflt: b: b: *2 | int",
+      "v: #Mode",
+      "v: *_dflt[v.kind] | _",
+    ].join("\n"),
+    path: "v",
+    want: '{ kind: "a" a: 1 } | *{ kind: "b" b: *2 | int } | { kind: "b" b?: int }',
+  },
+  {
+    name: "the same with the field narrowed by a closed struct",
+    src: [
+      '#Mode: {kind: "a", a: 1} | {kind: "b", b?: int}',
+      "_dflt: b: b: *2 | int",
+      "#App: {v: #Mode, v: *_dflt[v.kind] | _}",
+      "out: #App & {v: b: 3}",
+    ].join("\n"),
+    path: "out.v",
+    want: '{ kind: "b" b: 3 }',
+  },
 ];
 
 const fold = (s: string): string => s.replace(/\s+/g, " ").trim();

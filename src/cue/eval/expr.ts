@@ -60,8 +60,17 @@ function inDisjunct(r: ReturnType<typeof resolveName>, env: Frame): ReturnType<t
       if (a.cloneOf === target) return { t: "vertex", v: a };
     }
   }
+  // A term written beside the field (`x: #A | #B, x: *d[x.kind] | _`) sits in the enclosing
+  // struct's scope; while one of the field's disjuncts is evaluated, the field denotes it there too.
+  for (let i = disjunctsInProgress.length - 1; i >= 0; i--) {
+    const w = disjunctsInProgress[i] as Vertex;
+    if (w.cloneOf === target) return { t: "vertex", v: w };
+  }
   return r;
 }
+
+/** The disjunct clones being evaluated (disjunction.ts, cloneResolve), innermost last. */
+export const disjunctsInProgress: Vertex[] = [];
 
 /** The vertex a struct/list-valued operand denotes, choosing defaults of disjunctions. */
 function baseVertex(x: ast.Expr, env: Frame): RefResult {
