@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { compile, debugText } from "../index.js";
+import { type EvalCase, evalCases } from "./eval-cases.case.js";
 
 interface Case {
   readonly name: string;
@@ -106,3 +107,23 @@ describe("cue disjunctions: dedup, defaults and embed-only literals", () => {
     });
   }
 });
+
+const incomplete: EvalCase[] = [
+  {
+    name: "a required definition not given is missing, not its schema",
+    src: "#Mk: {\n\t#In!: {x: 1}\n\tout: #In.x\n}\nv: #Mk.out",
+    err: { path: "v", code: "incomplete", msg: "required field missing: #In" },
+  },
+  {
+    name: "or over a list that fails inside reports the call",
+    src: "#Mk: {\n\t#In!: {p: 1, q: 2}\n\tT: or([for _, e in #In {e}])\n}\nv: #Mk.T",
+    err: { path: "v", code: "incomplete", msg: "error in call to or: required field missing: #In" },
+  },
+  {
+    name: "a required definition that is given is its value",
+    src: "#Mk: {\n\t#In!: {p: 1, q: 2}\n\tT: or([for _, e in #In {e}])\n}\nv: (#Mk & {#In: {p: 1, q: 2}}).T & 2",
+    json: '{"v":2}',
+  },
+];
+
+evalCases("cue disjunction family: incomplete answers keep cue's message", incomplete);

@@ -298,8 +298,9 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
 
 /** A reference to an optional field that is not set is an (incomplete) error, as in cue. */
 function optionalRef(a: Vertex, x: ast.Expr): RefResult | undefined {
-  if (a.fieldType === REGULAR || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
-    return undefined;
+  if (a.fieldType === REGULAR || a.isLet || a.conjuncts.length === 0) return undefined;
+  // A definition is only "missing" when required (`#D!: …`); `#d?: x` stays a reference to x.
+  if (a.fieldType !== REQUIRED && a.label.startsWith("#")) return undefined;
   if (a.parent !== undefined && a.parent.status === COLLECTING && !fieldsCollected.has(a.parent))
     return undefined;
   if (a.fieldType === REQUIRED) {
@@ -588,6 +589,14 @@ function evalCall(x: ast.Call, env: Frame): Value {
     return bottom("eval", `cannot call non-function ${formatValue(fn)} (type ${typeName(fn)})`, [x.fn.pos]);
   }
   const args = x.args.map((a) => evalExpr(a, env));
+  // cue's `or` reads the elements of its list itself: an error inside a list literal (a
+  // comprehension over a missing field) surfaces from the call (`error in call to or: …`).
+  if (fn.name === "or" && x.args[0]?.kind === "List" && args[0]?.t === "bottom") {
+    const e = args[0].err;
+    const b = bottom(e.code, `error in call to or: ${e.message}`, [x.pos, ...e.positions]);
+    b.err.sub = e.sub;
+    return b;
+  }
   return callBuiltin(fn, args, x);
 }
 
