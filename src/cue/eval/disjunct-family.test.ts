@@ -110,6 +110,21 @@ describe("cue disjunctions: dedup, defaults and embed-only literals", () => {
 
 const incomplete: EvalCase[] = [
   {
+    name: "a field that reads its own missing field is incomplete",
+    src: "r: L=L.a",
+    err: { path: "r", code: "incomplete", msg: "undefined field: a" },
+  },
+  {
+    name: "the same without an alias",
+    src: "x: {}\nx: x.missing",
+    err: { path: "x", code: "incomplete", msg: "undefined field: missing" },
+  },
+  {
+    name: "a field read from its own struct that a later conjunct gives is a value",
+    src: "d: d.a\nd: a: {a: {}}",
+    json: '{"d":{"a":{"a":{}}}}',
+  },
+  {
     name: "a required definition not given is missing, not its schema",
     src: "#Mk: {\n\t#In!: {x: 1}\n\tout: #In.x\n}\nv: #Mk.out",
     err: { path: "v", code: "incomplete", msg: "required field missing: #In" },
