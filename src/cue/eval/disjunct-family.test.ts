@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { compile, debugText } from "../index.js";
+import { compile, debugText, inspect } from "../index.js";
 import { type EvalCase, evalCases } from "./eval-cases.case.js";
 
 interface Case {
@@ -142,3 +142,19 @@ const incomplete: EvalCase[] = [
 ];
 
 evalCases("cue disjunction family: incomplete answers keep cue's message", incomplete);
+
+describe("cue disjunction family: the kind of a validator", () => {
+  const kinds: [string, string][] = [
+    ['strings.ContainsAny("xy")', "string"],
+    ["strings.MinRunes(2)", "string"],
+    ["strings.MinRunes(2) | int", "int|string"],
+  ];
+  for (const [expr, want] of kinds) {
+    it(expr, () => {
+      const v = compile([{ name: "in.cue", text: `import "strings"\nv: ${expr}` }]);
+      const at = v.lookup(["v"]);
+      assert.ok(at !== undefined);
+      assert.equal(inspect.kind(at), want);
+    });
+  }
+});
