@@ -162,7 +162,8 @@ function undefinedOwnFields(v: Vertex, cs: readonly Conjunct[]): void {
     if (x?.kind !== "Selector") continue;
     const a = v.arcs?.get(x.sel.kind === "Ident" ? x.sel.name : strLabel(x.sel.value));
     if (a === undefined || a.conjuncts.length > 0 || a.status !== NEW) continue;
-    const base = x.expr.kind === "Ident" || x.expr.kind === "Selector" ? resolveRef(x.expr, c.env) : undefined;
+    const base =
+      x.expr.kind === "Ident" || x.expr.kind === "Selector" ? resolveRef(x.expr, c.env) : undefined;
     if (base?.t !== "vertex" || base.v !== v) continue;
     setErr(v, bottom("incomplete", `undefined field: ${displayLabel(a.label)}`, [x.sel.pos]));
     return;
