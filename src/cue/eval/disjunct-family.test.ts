@@ -110,6 +110,13 @@ describe("cue disjunctions: dedup, defaults and embed-only literals", () => {
 
 const incomplete: EvalCase[] = [
   {
+    // cue's algorithm: a field outside the disjunction read while the first disjunct is evaluated
+    // takes that disjunct's value, and the second disjunct then conflicts with it.
+    name: "a field read from inside a disjunct is evaluated against that disjunct",
+    src: "n: div(s.w, 2)\ns: h: n\ns: {h: 3, w: 6} | {h: 4, w: 10}",
+    json: '{"n":3,"s":{"h":3,"w":6}}',
+  },
+  {
     name: "a field that reads its own missing field is incomplete",
     src: "r: L=L.a",
     err: { path: "r", code: "incomplete", msg: "undefined field: a" },
