@@ -376,6 +376,7 @@ function mentionsSelf(e: ast.Expr): boolean {
 export function addValue(v: Vertex, val: Value, c: Conjunct): void {
   switch (val.t) {
     case "top":
+      v.hasTop = true;
       return;
     case "vertex":
       expandVertex(v, val.v, c);

@@ -17,7 +17,7 @@ import { discriminated } from "./discriminator.js";
 import { engine } from "./engine.js";
 import { equalVertex } from "./equal.js";
 import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
-import { evalExpr, resolveRef } from "./expr.js";
+import { disjunctsInProgress, evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
 import { type BottomV, bottom, type DisjV, type Value } from "./values.js";
 import {
@@ -462,7 +462,13 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       const pick = [...choice];
       // A disjunct that is itself an error (even an incomplete one, like `x.a` of an open
       // struct) is eliminated; incomplete errors below it are not.
-      const deep = firstError(w);
+      disjunctsInProgress.push(w);
+      let deep: BottomV | undefined;
+      try {
+        deep = firstError(w);
+      } finally {
+        disjunctsInProgress.pop();
+      }
       const child = deep === undefined && w.err === undefined ? incompleteChild(w) : undefined;
       const err = deep ?? w.err ?? child?.err;
       if (err !== undefined) {

@@ -22,7 +22,7 @@ import { constValue } from "./const-cache.js";
 import { resolveDisjunctions } from "./disjunction.js";
 import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
-import { evalExpr } from "./expr.js";
+import { evalExpr, resolveRef } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { matchRegexp } from "./regex.js";
 import { bindFrame } from "./scope.js";
@@ -39,6 +39,7 @@ import {
   type PatternEntry,
   posArray,
   REGULAR,
+  strLabel,
   type Vertex,
 } from "./vertex.js";
 
@@ -145,7 +146,27 @@ function addConjuncts(v: Vertex): void {
     // References to fields of `v` read before any conjunct gave them one (`d: d.a, d: a: …`).
     emptyRefs.delete(v);
     for (const c of early) addConjunct(v, c);
+    const still = emptyRefs.get(v);
     emptyRefs.delete(v);
+    if (still !== undefined) undefinedOwnFields(v, still);
+  }
+}
+
+/**
+ * A reference to a field of `v` itself that no conjunct of `v` gives (`r: L=L.a`, `x: x.a`): once
+ * every conjunct is in, the field is undefined (cue: incomplete "undefined field: a").
+ */
+function undefinedOwnFields(v: Vertex, cs: readonly Conjunct[]): void {
+  for (const c of cs) {
+    const x = c.expr;
+    if (x?.kind !== "Selector") continue;
+    const a = v.arcs?.get(x.sel.kind === "Ident" ? x.sel.name : strLabel(x.sel.value));
+    if (a === undefined || a.conjuncts.length > 0 || a.status !== NEW) continue;
+    const base =
+      x.expr.kind === "Ident" || x.expr.kind === "Selector" ? resolveRef(x.expr, c.env) : undefined;
+    if (base?.t !== "vertex" || base.v !== v) continue;
+    setErr(v, bottom("incomplete", `undefined field: ${displayLabel(a.label)}`, [x.sel.pos]));
+    return;
   }
 }
 
@@ -368,6 +389,12 @@ function checkKinds(v: Vertex): void {
   }
   if (!v.isList && v.structMark === 0) return;
   const s = v.scalar;
+  // cue: a struct literal that only embeds is no struct when `_` is among the conjuncts (cue's
+  // value keeps any definition fields; here only a vertex without fields becomes `_`).
+  if (s.t === "top" && v.hasTop && !v.isList && v.structMark === 1 && (v.arcs?.size ?? 0) === 0) {
+    v.structMark = 0;
+    return;
+  }
   if (s.t === "top" || s.t === "bottom") return;
   if (!v.isList && v.structMark === 1 && !hasRegularArcs(v)) {
     v.structMark = 0;

@@ -61,8 +61,17 @@ function inDisjunct(r: ReturnType<typeof resolveName>, env: Frame): ReturnType<t
       if (a.cloneOf === target) return { t: "vertex", v: a };
     }
   }
+  // A term written beside the field (`x: #A | #B, x: *d[x.kind] | _`) sits in the enclosing
+  // struct's scope; while one of the field's disjuncts is evaluated, the field denotes it there too.
+  for (let i = disjunctsInProgress.length - 1; i >= 0; i--) {
+    const w = disjunctsInProgress[i] as Vertex;
+    if (w.cloneOf === target) return { t: "vertex", v: w };
+  }
   return r;
 }
+
+/** The disjunct clones being evaluated (disjunction.ts, cloneResolve), innermost last. */
+export const disjunctsInProgress: Vertex[] = [];
 
 /** The vertex a struct/list-valued operand denotes, choosing defaults of disjunctions. */
 function baseVertex(x: ast.Expr, env: Frame): RefResult {
@@ -298,8 +307,9 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
 
 /** A reference to an optional field that is not set is an (incomplete) error, as in cue. */
 function optionalRef(a: Vertex, x: ast.Expr): RefResult | undefined {
-  if (a.fieldType === REGULAR || a.isLet || a.conjuncts.length === 0 || a.label.startsWith("#"))
-    return undefined;
+  if (a.fieldType === REGULAR || a.isLet || a.conjuncts.length === 0) return undefined;
+  // A definition is only "missing" when required (`#D!: …`); `#d?: x` stays a reference to x.
+  if (a.fieldType !== REQUIRED && a.label.startsWith("#")) return undefined;
   if (a.parent !== undefined && a.parent.status === COLLECTING && !fieldsCollected.has(a.parent))
     return undefined;
   if (a.fieldType === REQUIRED) {
@@ -588,6 +598,14 @@ function evalCall(x: ast.Call, env: Frame): Value {
     return bottom("eval", `cannot call non-function ${formatValue(fn)} (type ${typeName(fn)})`, [x.fn.pos]);
   }
   const args = x.args.map((a) => evalExpr(a, env));
+  // cue's `or` reads the elements of its list itself: an error inside a list literal (a
+  // comprehension over a missing field) surfaces from the call (`error in call to or: …`).
+  if (fn.name === "or" && x.args[0]?.kind === "List" && args[0]?.t === "bottom") {
+    const e = args[0].err;
+    const b = bottom(e.code, `error in call to or: ${e.message}`, [x.pos, ...e.positions]);
+    b.err.sub = e.sub;
+    return b;
+  }
   return callBuiltin(fn, args, x);
 }
 

@@ -322,6 +322,7 @@ export function makeDisj(
     const j = outV.findIndex(
       (w) =>
         (isAtom(w) && isAtom(v) && w.t === v.t && compareOrEq(w, v)) ||
+        (w.t === "top" && v.t === "top") ||
         (w.t === "basic" && v.t === "basic" && formatValue(w) === formatValue(v)),
     );
     if (j >= 0) {

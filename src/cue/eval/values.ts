@@ -54,6 +54,8 @@ export interface Validator {
   readonly name: string;
   /** Returns undefined when the value passes, an error message otherwise (or a bottom for incomplete). */
   readonly check: (v: Value) => string | BottomV | undefined;
+  /** The kinds the validator's subject may have (cue: its builtin's first parameter); unset: any. */
+  readonly kind?: number;
 }
 
 /** A non-concrete scalar constraint: a kind set narrowed by bounds and validators (`>=0 & int`). */
@@ -174,8 +176,11 @@ export function kindOf(v: Value): number {
       return STRING;
     case "bytes":
       return BYTES;
-    case "basic":
-      return v.k;
+    case "basic": {
+      let k = v.k;
+      for (const x of v.validators) if (x.kind !== undefined) k &= x.kind;
+      return k;
+    }
     case "top":
       return TOP_KIND;
     case "bottom":

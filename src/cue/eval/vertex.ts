@@ -302,6 +302,7 @@ const SHARE_SHIFT = 16; // shareState: bits 16-17
 const CYCLIC = 1 << 18;
 const CYCLE_RETRY = 1 << 19;
 const REF_CYCLIC = 1 << 20;
+const HAS_TOP = 1 << 21;
 
 export class Vertex {
   parent: Vertex | undefined;
@@ -516,6 +517,16 @@ export class Vertex {
   }
   set refCyclic(v: boolean) {
     this.#bit(REF_CYCLIC, v);
+  }
+  /**
+   * `_` was unified in (cue's `hasTop`): a struct literal that only embeds (`{let x = 1, _}`) then
+   * stays `_` unless it gains a regular field (evaluate.ts, checkKinds).
+   */
+  get hasTop(): boolean {
+    return (this.#flags & HAS_TOP) !== 0;
+  }
+  set hasTop(v: boolean) {
+    this.#bit(HAS_TOP, v);
   }
   /**
    * The value was decided while a reference cycle was open (see `cycleAt`): the next read after

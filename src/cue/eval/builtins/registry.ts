@@ -21,6 +21,8 @@ export interface BuiltinFn {
   readonly variadic?: boolean;
   /** Callable with `params - 1` arguments to make a validator of its first parameter. */
   readonly validator?: boolean;
+  /** The kinds of that first parameter (the validator's kind, as cue reports it); unset: any. */
+  readonly subject?: number;
   readonly fn: (args: Value[]) => Value;
 }
 
@@ -74,6 +76,7 @@ function toFunc(qualified: string, def: BuiltinFn): FuncV {
         validators: [
           {
             name: `${qualified}(${args.map(fmtArg).join(", ")})`,
+            kind: def.subject,
             check: (v) => {
               // A validator re-applied to a value it is already checking (its own call site,
               // reached again through unification) passes: the outer check decides. Applied to

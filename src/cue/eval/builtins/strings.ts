@@ -2,6 +2,7 @@
  * The `strings` package (the commonly used subset of CUE's, with Go semantics).
  */
 
+import { STRING } from "../kinds.js";
 import { bottom, FALSE, TRUE, type Value } from "../values.js";
 import { int, str, typedListValues } from "./args.js";
 import { makeList } from "./make.js";
@@ -39,6 +40,7 @@ function split(x: string, sep: string, limit: number): string[] {
 registerPackage("strings", {
   Contains: fn(2, (a) => b(str(a, 0, "strings.Contains").includes(str(a, 1, "strings.Contains"))), {
     validator: true,
+    subject: STRING,
   }),
   ContainsAny: fn(
     2,
@@ -46,7 +48,7 @@ registerPackage("strings", {
       const x = str(a, 0, "strings.ContainsAny");
       return b(runes(str(a, 1, "strings.ContainsAny")).some((c) => x.includes(c)));
     },
-    { validator: true },
+    { validator: true, subject: STRING },
   ),
   ContainsRune: fn(2, (a) =>
     b(
@@ -57,9 +59,11 @@ registerPackage("strings", {
   ),
   HasPrefix: fn(2, (a) => b(str(a, 0, "strings.HasPrefix").startsWith(str(a, 1, "strings.HasPrefix"))), {
     validator: true,
+    subject: STRING,
   }),
   HasSuffix: fn(2, (a) => b(str(a, 0, "strings.HasSuffix").endsWith(str(a, 1, "strings.HasSuffix"))), {
     validator: true,
+    subject: STRING,
   }),
   Index: fn(2, (a) => {
     const x = str(a, 0, "strings.Index");
@@ -175,6 +179,7 @@ registerPackage("strings", {
     (a) => b(runes(str(a, 0, "strings.MinRunes")).length >= Number(int(a, 1, "strings.MinRunes"))),
     {
       validator: true,
+      subject: STRING,
     },
   ),
   MaxRunes: fn(
@@ -182,6 +187,7 @@ registerPackage("strings", {
     (a) => b(runes(str(a, 0, "strings.MaxRunes")).length <= Number(int(a, 1, "strings.MaxRunes"))),
     {
       validator: true,
+      subject: STRING,
     },
   ),
   Runes: fn(1, (a) => makeList(runes(str(a, 0, "strings.Runes")).map((c) => n(c.codePointAt(0) ?? 0)))),
