@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compile, inspect } from "../index.js";
+import { type EvalCase, evalCases } from "./eval-cases.case.js";
+
+/**
+ * Closedness through embedding, pattern constraints and `close()` (issue 31): fields a closed
+ * struct does not allow are "field not allowed" errors, never silently accepted.
+ */
+
+const cases: EvalCase[] = [];
+
+evalCases("closedness", cases);
+
+/** `inspect.closed` (cue's `Value.IsClosed`) at a path: [document, path, want]. */
+const closedRows: readonly (readonly [string, string, boolean])[] = [
+  ['#Svc: {host: "h"}\nweb: {#Svc, port: 80}', "web.host", true],
+  ['#Svc: {host: "h"}\nweb: {#Svc, port: 80}', "web.port", true],
+  ['#Svc: {host: "h"}\nweb: {#Svc, port: 80}', "web", true],
+  ['svc: {host: "h"}\nweb: {svc, port: 80}', "web.host", false],
+  ["#Svc: {port: 80}", "#Svc.port", true],
+  ['web: close({host: "h"})', "web.host", false],
+];
+
+describe("inspect.closed", () => {
+  for (const [src, path, want] of closedRows) {
+    it(`${path} in ${JSON.stringify(src)} is ${want ? "closed" : "open"}`, () => {
+      const v = compile([{ name: "in.cue", text: src }]).lookup(path.split("."));
+      assert.ok(v !== undefined);
+      assert.equal(inspect.closed(v), want);
+    });
+  }
+});
