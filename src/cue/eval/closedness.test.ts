@@ -8,7 +8,30 @@ import { type EvalCase, evalCases } from "./eval-cases.case.js";
  * struct does not allow are "field not allowed" errors, never silently accepted.
  */
 
-const cases: EvalCase[] = [];
+const Ports = '#Low: [<="p"]: int\n#High: [>="h"]: int\n';
+
+const cases: EvalCase[] = [
+  {
+    name: "a struct that only embeds #A & #B allows what both allow",
+    src: `${Ports}ports: {#Low & #High}\nweb: ports & {http: 80, admin: 9000}`,
+    err: { path: "web.admin", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a struct that only embeds #A & #B, a field both allow",
+    src: `${Ports}ports: {#Low & #High}\nweb: ports & {http: 80}`,
+    json: '{"ports":{},"web":{"http":80}}',
+  },
+  {
+    name: "a struct that only embeds #A & #B, below the struct",
+    src: '#Low: s: [<="p"]: int\n#High: s: [>="h"]: int\nports: {#Low & #High}\nweb: ports & {s: admin: 1}',
+    err: { path: "web.s.admin", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "two embeddings allow what either allows",
+    src: `${Ports}ports: {#Low, #High}\nweb: ports & {http: 80, admin: 9000, zz: 1}`,
+    json: '{"ports":{},"web":{"http":80,"admin":9000,"zz":1}}',
+  },
+];
 
 evalCases("closedness", cases);
 

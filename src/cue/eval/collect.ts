@@ -116,9 +116,15 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
     }
   }
   switch (x.kind) {
-    case "Struct":
+    case "Struct": {
+      const only = soleClosingAnd(x, c);
+      if (only !== undefined) {
+        addConjunct(v, { ...c, expr: only, pos: only.pos });
+        return;
+      }
       addStruct(v, x, c);
       return;
+    }
     case "List":
       addList(v, x, c);
       return;
@@ -794,6 +800,27 @@ function isClosingEmbed(e: ast.Expr): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * A struct literal that only embeds a conjunction of definitions (`{#A & #B}`) is that
+ * conjunction, as in cue: each definition closes the struct, so it allows only what all of them
+ * do (as one embedding among others, they would only add to what the struct allows).
+ */
+function soleClosingAnd(lit: ast.StructLit, c: Conjunct): ast.Expr | undefined {
+  if (lit.decls.length !== 1 || c.open === true) return undefined;
+  const d = lit.decls[0] as ast.Decl;
+  if (d.kind !== "Embed") return undefined;
+  let e = d.expr;
+  while (e.kind === "Paren") e = e.expr;
+  if (e.kind !== "Binary" || e.op !== "&" || !andOfDefinitions(e)) return undefined;
+  return isExplicitOpen(c.env) ? undefined : e;
+}
+
+function andOfDefinitions(e: ast.Expr): boolean {
+  if (e.kind === "Paren") return andOfDefinitions(e.expr);
+  if (e.kind === "Binary" && e.op === "&") return andOfDefinitions(e.left) || andOfDefinitions(e.right);
+  return isClosingEmbed(e);
 }
 
 /** Embeddings that contribute fields are unified in declaration order (it decides field order). */
