@@ -31,6 +31,21 @@ const cases: EvalCase[] = [
     src: `${Ports}ports: {#Low, #High}\nweb: ports & {http: 80, admin: 9000, zz: 1}`,
     json: '{"ports":{},"web":{"http":80,"admin":9000,"zz":1}}',
   },
+  {
+    name: "a struct embedding a definition refuses nested fields only another definition gives",
+    src: '#Base: {svc: {extra: 1, ...}, ...}\n#Tag: tag: "x"\nweb: #Base & {#Tag, svc: port: 80}',
+    err: { path: "web.svc.extra", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a struct embedding a definition allows nested fields it declares itself",
+    src: '#Base: {svc: {extra: 1, ...}, ...}\n#Tag: tag: "x"\nweb: #Base & {#Tag, svc: {port: 80, extra: 1}}',
+    json: '{"web":{"svc":{"extra":1,"port":80},"tag":"x"}}',
+  },
+  {
+    name: "a struct embedding a definition keeps nested fields given beside it",
+    src: '#Tag: tag: "x"\nweb: {#Tag, svc: port: 80}\nweb: svc: extra: 1',
+    json: '{"web":{"tag":"x","svc":{"port":80,"extra":1}}}',
+  },
 ];
 
 evalCases("closedness", cases);
