@@ -46,6 +46,16 @@ const cases: EvalCase[] = [
     src: '#Tag: tag: "x"\nweb: {#Tag, svc: port: 80}\nweb: svc: extra: 1',
     json: '{"web":{"tag":"x","svc":{"port":80,"extra":1}}}',
   },
+  {
+    name: "a field of a definition declared _ | close({…}) takes fields its struct lacks",
+    src: "#Svc: {\n\t_base: port: 80\n\t_base: _ | close({tls!: bool})\n\tweb: _base & {tls: true}\n}\ns: #Svc",
+    json: '{"s":{"web":{"port":80,"tls":true}}}',
+  },
+  {
+    name: "a field of a definition declared _ takes fields its struct lacks",
+    src: "#Svc: {\n\t_base: port: 80\n\t_base: _\n\tweb: _base & {tls: true}\n}\ns: #Svc",
+    json: '{"s":{"web":{"port":80,"tls":true}}}',
+  },
 ];
 
 evalCases("closedness", cases);

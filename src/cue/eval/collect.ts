@@ -459,7 +459,8 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   if (
     !r.isLet &&
     (inDefinition(r) || embedsDefinition(r)) &&
-    !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))
+    !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v))) &&
+    (embedLike || !nakedTop(r))
   ) {
     const cc = new CloseCtx(true);
     cc.def = r;
@@ -501,6 +502,43 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     expStackV.length = depth;
     expStackR.length = depth;
   }
+}
+
+/**
+ * Whether a field inside a definition (not a definition itself) is declared `_` (or
+ * `_ | close({…})`, whose other alternatives close themselves): cue does not check a reference to
+ * it for fields its struct does not declare.
+ */
+function nakedTop(r: Vertex): boolean {
+  if (r.label.startsWith("#") || r.label.startsWith("_#")) return false;
+  for (const rc of r.conjuncts) {
+    const e = rc.expr;
+    if (e === undefined) continue;
+    if (isTopIdent(e)) return true;
+    if (e.kind === "Binary" && e.op === "|" && topOrClosing(e, true)) return true;
+  }
+  return false;
+}
+
+function isTopIdent(e: ast.Expr): boolean {
+  return e.kind === "Ident" && e.name === "_";
+}
+
+/** A disjunction of `_` and alternatives that close themselves (close() calls, definitions). */
+function topOrClosing(e: ast.Expr, root: boolean): boolean {
+  if (e.kind === "Paren") return topOrClosing(e.expr, false);
+  if (e.kind === "Binary" && e.op === "|") {
+    const l = topOrClosing(e.left, false);
+    const r = topOrClosing(e.right, false);
+    return l && r && (!root || hasTop(e));
+  }
+  return isTopIdent(e) || isClosingEmbed(e);
+}
+
+function hasTop(e: ast.Expr): boolean {
+  if (e.kind === "Paren") return hasTop(e.expr);
+  if (e.kind === "Binary" && e.op === "|") return hasTop(e.left) || hasTop(e.right);
+  return isTopIdent(e);
 }
 
 /**
