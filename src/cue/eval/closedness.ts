@@ -38,7 +38,11 @@ function record(v: Vertex, ctx: CloseSet, item: Item): void {
 /** A struct literal unified into `v` through the contexts `ctx`. */
 export function closeLit(v: Vertex, ctx: CloseSet, lit: ast.StructLit): void {
   record(v, ctx, lit);
+  for (const c of ctx) if (c.fromEmbed) embedScopes.add(v);
 }
+
+/** Vertices a struct literal that embeds a definition was unified into (see embedScopeRejects). */
+const embedScopes = new WeakSet<Vertex>();
 
 /** A pattern constraint declared through `ctx`. */
 export function closePattern(v: Vertex, ctx: CloseSet, p: PatternEntry): void {
@@ -326,4 +330,134 @@ export function groupsOf(v: Vertex): Group[] {
     out.push(g);
   }
   return out;
+}
+
+/**
+ * Fields below a struct that embeds a definition (`x: #X & {#Y, objs: name: "n"}`) that only a
+ * definition unified beside that struct gives (`#X`'s `objs: extra`): cue closes such a struct
+ * recursively, and the other definition is no evidence for it (closing the nested struct of the
+ * other definition, even one open with `...`). Conservative: only where the struct's own literals
+ * declare the path down to `v` as plain struct literals without embeddings, patterns or `...`.
+ */
+export function embedScopeRejects(v: Vertex): string[] {
+  if (v.closeItems === undefined || v.arcs === undefined || !underEmbedScope(v)) return NO_LABELS;
+  let out: string[] | undefined;
+  for (const [label, a] of v.arcs) {
+    const c0 = label.charCodeAt(0);
+    if (c0 === 0x5f || c0 === 0x23 || a.notAllowed || a.conjuncts.length === 0) continue;
+    let outsideAt: Vertex | undefined;
+    let foreign = true;
+    for (const c of a.conjuncts) {
+      const d = c.ctx.find((x) => x.def !== undefined && x.recursive && x.andMember === undefined);
+      if (d?.defAt === undefined) {
+        foreign = false;
+        break;
+      }
+      // The definition unified at or above the embedding struct (not inside it).
+      if (outsideAt === undefined || isAncestor(d.defAt, outsideAt)) outsideAt = d.defAt;
+    }
+    if (!foreign || outsideAt === undefined) continue;
+    if (embedScopeRefuses(v, label, outsideAt)) {
+      out ??= [];
+      out.push(label);
+    }
+  }
+  return out ?? NO_LABELS;
+}
+
+/** Whether a struct that embeds a definition was unified into an ancestor of `v` (8 levels up). */
+function underEmbedScope(v: Vertex): boolean {
+  for (let s = v.parent, n = 0; s !== undefined && n < 8; s = s.parent, n++)
+    if (embedScopes.has(s)) return true;
+  return false;
+}
+
+/**
+ * Whether `v` is below a struct that embeds a definition and has a conjunct from a definition
+ * unified beside that struct (where {@link embedScopeRejects} may refuse fields).
+ */
+export function foreignInEmbedScope(v: Vertex): boolean {
+  if (!underEmbedScope(v)) return false;
+  for (const c of v.conjuncts) {
+    for (const d of c.ctx) {
+      if (d.def === undefined || d.defAt === undefined || !d.recursive || d.andMember !== undefined) continue;
+      for (let s = v.parent, n = 0; s !== undefined && n < 8; s = s.parent, n++) {
+        if (embedScopes.has(s) && d.skipAt !== s && isAncestor(d.defAt, s)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+function isAncestor(a: Vertex, b: Vertex): boolean {
+  for (let x: Vertex | undefined = b; x !== undefined; x = x.parent) if (x === a) return true;
+  return false;
+}
+
+function embedScopeRefuses(v: Vertex, label: string, outsideAt: Vertex): boolean {
+  const rel: string[] = [];
+  for (let s = v.parent, at: Vertex = v, n = 0; s !== undefined && n < 8; at = s, s = s.parent, n++) {
+    rel.unshift(at.label);
+    const xs = s.closeItems;
+    if (xs === undefined || !embedScopes.has(s) || !isAncestor(outsideAt, s)) continue;
+    for (const x of contexts(xs)) {
+      if (!x.ctx.fromEmbed || !active(x) || x.open) continue;
+      const decl = declaredBelow(xs, x, rel, label);
+      if (decl === false) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether the literals of context `x` at `s` declare `label` at path `rel` below `s`; undefined
+ * when that cannot be told from plain struct literals.
+ */
+function declaredBelow(
+  xs: readonly unknown[],
+  x: CtxInfo,
+  rel: readonly string[],
+  label: string,
+): boolean | undefined {
+  let exprs: ast.Expr[] = [];
+  for (let i = 0; i < xs.length; i += 2) {
+    const item = xs[i + 1] as Item;
+    if (isLit(item) && (xs[i] as CloseSet).includes(x.ctx)) exprs.push(item);
+  }
+  const top = exprs;
+  for (const l of rel) {
+    const next: ast.Expr[] = [];
+    for (const e of exprs) {
+      if (!plainStruct(e, exprs === top)) return undefined;
+      fieldsNamed(e, l, next, []);
+    }
+    if (next.length === 0) return undefined;
+    exprs = next;
+  }
+  for (const e of exprs) {
+    if (!plainStruct(e, exprs === top)) return undefined;
+    const found: ast.Expr[] = [];
+    fieldsNamed(e, label, found, []);
+    if (found.length > 0) return true;
+  }
+  return false;
+}
+
+/** A struct literal whose labels are all static fields (embedded definitions aside at the top). */
+function plainStruct(e: ast.Expr, top: boolean): boolean {
+  while (e.kind === "Paren") e = e.expr;
+  if (e.kind !== "Struct") return false;
+  for (const d of e.decls) {
+    if (d.kind === "Field") {
+      if (identLabel(d) === undefined && d.label.kind !== "String") return false;
+    } else if (d.kind === "Embed") {
+      if (!top || !isDefRef(d.expr)) return false;
+    } else if (d.kind !== "Let" && d.kind !== "Attribute") return false;
+  }
+  return true;
+}
+
+function isDefRef(e: ast.Expr): boolean {
+  if (e.kind === "Ident") return e.name.startsWith("#") || e.name.startsWith("_#");
+  return e.kind === "Selector" && e.sel.kind === "Ident" && e.sel.name.startsWith("#");
 }

@@ -116,9 +116,15 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
     }
   }
   switch (x.kind) {
-    case "Struct":
+    case "Struct": {
+      const only = soleClosingAnd(x, c);
+      if (only !== undefined) {
+        addConjunct(v, { ...c, expr: only, pos: only.pos });
+        return;
+      }
       addStruct(v, x, c);
       return;
+    }
     case "List":
       addList(v, x, c);
       return;
@@ -512,7 +518,8 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   if (
     !r.isLet &&
     (inDefinition(r) || embedsDefinition(r)) &&
-    !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v)))
+    !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v))) &&
+    (embedLike || !nakedTop(r))
   ) {
     const cc = new CloseCtx(true);
     cc.def = r;
@@ -554,6 +561,43 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     expStackV.length = depth;
     expStackR.length = depth;
   }
+}
+
+/**
+ * Whether a field inside a definition (not a definition itself) is declared `_` (or
+ * `_ | close({…})`, whose other alternatives close themselves): cue does not check a reference to
+ * it for fields its struct does not declare.
+ */
+function nakedTop(r: Vertex): boolean {
+  if (r.label.startsWith("#") || r.label.startsWith("_#")) return false;
+  for (const rc of r.conjuncts) {
+    const e = rc.expr;
+    if (e === undefined) continue;
+    if (isTopIdent(e)) return true;
+    if (e.kind === "Binary" && e.op === "|" && topOrClosing(e, true)) return true;
+  }
+  return false;
+}
+
+function isTopIdent(e: ast.Expr): boolean {
+  return e.kind === "Ident" && e.name === "_";
+}
+
+/** A disjunction of `_` and alternatives that close themselves (close() calls, definitions). */
+function topOrClosing(e: ast.Expr, root: boolean): boolean {
+  if (e.kind === "Paren") return topOrClosing(e.expr, false);
+  if (e.kind === "Binary" && e.op === "|") {
+    const l = topOrClosing(e.left, false);
+    const r = topOrClosing(e.right, false);
+    return l && r && (!root || hasTop(e));
+  }
+  return isTopIdent(e) || isClosingEmbed(e);
+}
+
+function hasTop(e: ast.Expr): boolean {
+  if (e.kind === "Paren") return hasTop(e.expr);
+  if (e.kind === "Binary" && e.op === "|") return hasTop(e.left) || hasTop(e.right);
+  return isTopIdent(e);
 }
 
 /**
@@ -853,6 +897,27 @@ function isClosingEmbed(e: ast.Expr): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * A struct literal that only embeds a conjunction of definitions (`{#A & #B}`) is that
+ * conjunction, as in cue: each definition closes the struct, so it allows only what all of them
+ * do (as one embedding among others, they would only add to what the struct allows).
+ */
+function soleClosingAnd(lit: ast.StructLit, c: Conjunct): ast.Expr | undefined {
+  if (lit.decls.length !== 1 || c.open === true) return undefined;
+  const d = lit.decls[0] as ast.Decl;
+  if (d.kind !== "Embed") return undefined;
+  let e = d.expr;
+  while (e.kind === "Paren") e = e.expr;
+  if (e.kind !== "Binary" || e.op !== "&" || !andOfDefinitions(e)) return undefined;
+  return isExplicitOpen(c.env) ? undefined : e;
+}
+
+function andOfDefinitions(e: ast.Expr): boolean {
+  if (e.kind === "Paren") return andOfDefinitions(e.expr);
+  if (e.kind === "Binary" && e.op === "&") return andOfDefinitions(e.left) || andOfDefinitions(e.right);
+  return isClosingEmbed(e);
 }
 
 /** Embeddings that contribute fields are unified in declaration order (it decides field order). */

@@ -4,7 +4,13 @@
  * children are evaluated on demand (by references, by export, or by disjunct elimination).
  */
 
-import { allows, andScopeRejects, closingContexts, closingDefinition } from "./closedness.js";
+import {
+  allows,
+  andScopeRejects,
+  closingContexts,
+  closingDefinition,
+  embedScopeRejects,
+} from "./closedness.js";
 import {
   addConjunct,
   childCtx,
@@ -332,6 +338,13 @@ function checkClosed(v: Vertex): void {
   for (const label of andScopeRejects(v)) {
     const a = arcs.get(label);
     if (a === undefined || a.notAllowed || a.fieldType === OPTIONAL) continue;
+    const own = a.isShared ? unshare(v, a) : a;
+    setErr(own, bottom("eval", "field not allowed", posArray(own.declPos)));
+    own.notAllowed = true;
+  }
+  for (const label of embedScopeRejects(v)) {
+    const a = arcs.get(label);
+    if (a === undefined || a.fieldType === OPTIONAL) continue;
     const own = a.isShared ? unshare(v, a) : a;
     setErr(own, bottom("eval", "field not allowed", posArray(own.declPos)));
     own.notAllowed = true;

@@ -17,6 +17,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
+import { foreignInEmbedScope } from "./closedness.js";
 import { inDefinition } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { engine } from "./engine.js";
@@ -110,6 +111,8 @@ function pristine(v: Vertex): boolean {
 /** The conjuncts of `v` as contributions, or undefined when one is of a form this path does not take. */
 function rootContribs(v: Vertex): Contrib[] | undefined {
   if (v.isLet || v.conjuncts.length === 0 || inDefinition(v)) return undefined;
+  // Below a struct that embeds a definition, closedness depends on where fields came from.
+  if (foreignInEmbedScope(v)) return undefined;
   const out: Contrib[] = [];
   for (const c of v.conjuncts) {
     const x = c.expr;

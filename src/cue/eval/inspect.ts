@@ -19,7 +19,16 @@ function isClosed(v: Vertex): boolean {
   evaluate(v);
   if (v.disj !== undefined) return v.disj.values.every(isClosed);
   if (v.structMark > 0 && (v.borrowed || inDefinition(v))) return true;
+  // cue marks every value below a recursively closed struct closed, scalars included
+  // (`Y` in `d: {#base, Y: "foo"}`); a struct still needs a context that closes it.
+  if (v.structMark === 0) return inDefinition(v) || (v.parent !== undefined && closedRecursively(v.parent));
   return groupsOf(v).some(groupActive);
+}
+
+/** Whether a definition (or `__closeAll`) closes `v` and everything below it. */
+function closedRecursively(v: Vertex): boolean {
+  if (inDefinition(v)) return true;
+  return groupsOf(v).some((g) => g.ctx.recursive && g.ctx.andMember === undefined);
 }
 
 /** A selector for `allows`: a label, any string label, or any list index. */

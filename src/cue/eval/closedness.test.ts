@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compile, inspect } from "../index.js";
+import { type EvalCase, evalCases } from "./eval-cases.case.js";
+
+/**
+ * Closedness through embedding, pattern constraints and `close()` (issue 31): fields a closed
+ * struct does not allow are "field not allowed" errors, never silently accepted.
+ */
+
+const Ports = '#Low: [<="p"]: int\n#High: [>="h"]: int\n';
+
+const cases: EvalCase[] = [
+  {
+    name: "a struct that only embeds #A & #B allows what both allow",
+    src: `${Ports}ports: {#Low & #High}\nweb: ports & {http: 80, admin: 9000}`,
+    err: { path: "web.admin", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a struct that only embeds #A & #B, a field both allow",
+    src: `${Ports}ports: {#Low & #High}\nweb: ports & {http: 80}`,
+    json: '{"ports":{},"web":{"http":80}}',
+  },
+  {
+    name: "a struct that only embeds #A & #B, below the struct",
+    src: '#Low: s: [<="p"]: int\n#High: s: [>="h"]: int\nports: {#Low & #High}\nweb: ports & {s: admin: 1}',
+    err: { path: "web.s.admin", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "two embeddings allow what either allows",
+    src: `${Ports}ports: {#Low, #High}\nweb: ports & {http: 80, admin: 9000, zz: 1}`,
+    json: '{"ports":{},"web":{"http":80,"admin":9000,"zz":1}}',
+  },
+  {
+    name: "a struct embedding a definition refuses nested fields only another definition gives",
+    src: '#Base: {svc: {extra: 1, ...}, ...}\n#Tag: tag: "x"\nweb: #Base & {#Tag, svc: port: 80}',
+    err: { path: "web.svc.extra", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a struct embedding a definition allows nested fields it declares itself",
+    src: '#Base: {svc: {extra: 1, ...}, ...}\n#Tag: tag: "x"\nweb: #Base & {#Tag, svc: {port: 80, extra: 1}}',
+    json: '{"web":{"svc":{"extra":1,"port":80},"tag":"x"}}',
+  },
+  {
+    name: "a struct embedding a definition keeps nested fields given beside it",
+    src: '#Tag: tag: "x"\nweb: {#Tag, svc: port: 80}\nweb: svc: extra: 1',
+    json: '{"web":{"tag":"x","svc":{"port":80,"extra":1}}}',
+  },
+  {
+    name: "a field of a definition declared _ | close({…}) takes fields its struct lacks",
+    src: "#Svc: {\n\t_base: port: 80\n\t_base: _ | close({tls!: bool})\n\tweb: _base & {tls: true}\n}\ns: #Svc",
+    json: '{"s":{"web":{"port":80,"tls":true}}}',
+  },
+  {
+    name: "a field of a definition declared _ takes fields its struct lacks",
+    src: "#Svc: {\n\t_base: port: 80\n\t_base: _\n\tweb: _base & {tls: true}\n}\ns: #Svc",
+    json: '{"s":{"web":{"port":80,"tls":true}}}',
+  },
+];
+
+evalCases("closedness", cases);
+
+/** `inspect.closed` (cue's `Value.IsClosed`) at a path: [document, path, want]. */
+const closedRows: readonly (readonly [string, string, boolean])[] = [
+  ['#Svc: {host: "h"}\nweb: {#Svc, port: 80}', "web.host", true],
+  ['#Svc: {host: "h"}\nweb: {#Svc, port: 80}', "web.port", true],
+  ['#Svc: {host: "h"}\nweb: {#Svc, port: 80}', "web", true],
+  ['svc: {host: "h"}\nweb: {svc, port: 80}', "web.host", false],
+  ["#Svc: {port: 80}", "#Svc.port", true],
+  ['web: close({host: "h"})', "web.host", false],
+];
+
+describe("inspect.closed", () => {
+  for (const [src, path, want] of closedRows) {
+    it(`${path} in ${JSON.stringify(src)} is ${want ? "closed" : "open"}`, () => {
+      const v = compile([{ name: "in.cue", text: src }]).lookup(path.split("."));
+      assert.ok(v !== undefined);
+      assert.equal(inspect.closed(v), want);
+    });
+  }
+});
