@@ -9,6 +9,7 @@ import {
   addConjunct,
   childCtx,
   collectConjuncts,
+  emptyRefAt,
   emptyRefs,
   inDefinition as inDefinitionV,
   lateFields,
@@ -95,6 +96,22 @@ function evaluateInner(v: Vertex): void {
   // Literal conjuncts first: a concrete value known early lets reference cycles resolve
   // (`x: y + 1, y: x - 1, x: 2`).
   collectConjuncts(v, addConjuncts);
+  const emptyAt = emptyRefAt.get(v);
+  if (emptyAt !== undefined) {
+    // A field of a struct still being collected elsewhere (a builtin's result read back through
+    // a cycle: `host: #c.host` while `#c: regexp.FindNamedSubmatch(…, X)` waits on X) had no
+    // conjunct yet: the value is provisional, evaluated again once that struct is done.
+    emptyRefAt.delete(v);
+    if (
+      emptyAt.status === COLLECTING &&
+      v.cycleErr === undefined &&
+      emptyAt.conjuncts.every((c) => c.expr?.kind === "Call")
+    ) {
+      const b = bottom("cycle", `cycle with field: ${displayLabel(emptyAt.label)}`);
+      b.err.cycleAt = emptyAt;
+      markCycleRetry(v, b);
+    }
+  }
   if (v.cycleErr !== undefined) {
     // A disjunct that met a reference cycle fails, even with a concrete value (cue: the cycle
     // leaves the disjunction unresolved).
@@ -144,6 +161,7 @@ function addConjuncts(v: Vertex): void {
   if (early !== undefined) {
     // References to fields of `v` read before any conjunct gave them one (`d: d.a, d: a: …`).
     emptyRefs.delete(v);
+    emptyRefAt.delete(v);
     for (const c of early) addConjunct(v, c);
     emptyRefs.delete(v);
   }
