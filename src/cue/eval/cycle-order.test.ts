@@ -39,6 +39,16 @@ const cases: OrderCase[] = [
     ],
     json: { addr: "db.internal", s: { h: "db.internal" } },
   },
+  {
+    name: "dynamic labels chained through the struct's own name",
+    decls: ['(t.four): "three"', '(t.two): "one"', 'two: "four"'],
+    json: { two: "four", four: "one", one: "three" },
+  },
+  {
+    name: "a dynamic label no field gives stays an error",
+    decls: ['(t.nope): "x"', '(t.other): "y"', 'a: "b"'],
+    errAt: "",
+  },
 ];
 
 function permutations<T>(xs: readonly T[]): T[][] {
