@@ -23,7 +23,7 @@ import { constValue } from "./const-cache.js";
 import { resolveDisjunctions } from "./disjunction.js";
 import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
-import { evalExpr } from "./expr.js";
+import { callsOnly, evalExpr } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { matchRegexp } from "./regex.js";
 import { bindFrame } from "./scope.js";
@@ -49,6 +49,7 @@ export function evaluate(v: Vertex): void {
     if (v.status === COLLECTING) engine().cycles++;
     else if (v.lateConjuncts && lateFields.has(v)) refresh(v);
     else if (v.cycleRetry) retryCycle(v);
+    else if (callRetries.has(v)) retryCall(v);
     return;
   }
   const e = engine();
@@ -138,6 +139,24 @@ function evaluateInner(v: Vertex): void {
   checkKinds(v);
   v.status = EVALUATED;
   if (selfRetries.has(v)) retrySelf(v);
+  const at = v.err?.err.code === "cycle" ? v.err.err.cycleAt : undefined;
+  if (at !== undefined && at !== v && at.status === COLLECTING && callsOnly(at)) callRetries.set(v, at);
+}
+
+/**
+ * Structs whose comprehension condition tested a field of a builtin's result while that call was
+ * still running (its argument led back here): once the call is done without error, they are
+ * evaluated again with its fields (cue decides the condition after the call, whatever the order).
+ */
+const callRetries = new WeakMap<Vertex, Vertex>();
+
+function retryCall(v: Vertex): void {
+  const at = callRetries.get(v);
+  if (at === undefined || at.status === COLLECTING) return;
+  callRetries.delete(v);
+  if (at.err !== undefined) return;
+  v.lateConjuncts = true;
+  refresh(v);
 }
 
 function addConjuncts(v: Vertex): void {

@@ -268,6 +268,14 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
       // Read while a condition is evaluated, a field this struct's running comprehensions may
       // still add: the condition depends on them (a cycle). One none of them can add is absent.
       const known = a === undefined && conditionOwner.v !== undefined && fieldsCollected.has(v);
+      if (!known && a === undefined && callPending(v, own)) {
+        // A condition testing a field of a builtin's result while that call waits on this very
+        // condition (`if #m.port != _|_` with `#m: regexp.FindNamedSubmatch(re, #x.port)` and #x
+        // the struct being decided): cue cannot decide it either, in any order.
+        const b = bottom("cycle", `cycle with field: ${displayLabel(sel)}`, [x.pos]);
+        b.err.cycleAt = v;
+        return { t: "value", v: b };
+      }
       if (!known) return { t: "vertex", v: v.arc(sel) };
       if (mayStillAdd(v, sel)) {
         const b = bottom("cycle", `cycle with field: ${displayLabel(sel)}`, [x.pos]);
@@ -285,6 +293,19 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     return { t: "value", v: b };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };
+}
+
+/** Whether a comprehension condition reads `v`, a builtin call's result still being computed. */
+function callPending(v: Vertex, own: boolean): boolean {
+  if (own || conditionOwner.v === undefined || engine().nesting !== conditionOwner.nesting) return false;
+  return callsOnly(v);
+}
+
+/** Whether every conjunct of `v` is a call (its fields come from a builtin's result). */
+export function callsOnly(v: Vertex): boolean {
+  if (v.conjuncts.length === 0) return false;
+  for (const c of v.conjuncts) if (c.expr?.kind !== "Call") return false;
+  return true;
 }
 
 /** A reference to an optional field that is not set is an (incomplete) error, as in cue. */
@@ -354,7 +375,8 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
         // A field that a struct's running comprehensions may still add cannot be tested yet:
         // the test is part of the cycle.
         const at = val.t === "bottom" && val.err.code === "cycle" ? val.err.cycleAt : undefined;
-        if (at !== undefined && fieldsCollected.has(at)) return val;
+        if (at !== undefined && (fieldsCollected.has(at) || (at.status === COLLECTING && callsOnly(at))))
+          return val;
         const isErr = isBottom(val);
         return (x.op === "==") === isErr ? { t: "bool", v: true } : { t: "bool", v: false };
       }
