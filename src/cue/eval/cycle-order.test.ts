@@ -63,6 +63,15 @@ const cases: OrderCase[] = [
     errAt: ["P", "#W", "#M"],
   },
   {
+    name: "a condition on a declared field of a struct whose own condition reads back",
+    decls: [
+      'cfg: mode: "fast"',
+      "tuning: {\n\tif cfg.mode == _|_ {level: 1}\n}",
+      "cfg: {\n\tif tuning.level == _|_ {extra: true}\n}",
+    ],
+    json: { cfg: { mode: "fast", extra: true }, tuning: {} },
+  },
+  {
     name: "dynamic labels chained through the struct's own name",
     wrap: "t",
     decls: ['(t.four): "three"', '(t.two): "one"', 'two: "four"'],

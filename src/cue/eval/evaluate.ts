@@ -150,6 +150,11 @@ function evaluateInner(v: Vertex): void {
  */
 const callRetries = new WeakMap<Vertex, Vertex>();
 
+/** `v` is evaluated again when next read once `at` is done without error. */
+export function retryAfter(v: Vertex, at: Vertex): void {
+  callRetries.set(v, at);
+}
+
 function retryCall(v: Vertex): void {
   const at = callRetries.get(v);
   if (at === undefined || at.status === COLLECTING) return;

@@ -9,7 +9,7 @@ import { bareValidatorFunc, callBuiltin, lookupPackageMember, predeclared } from
 import { addConjunct, fieldsCollected, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { engine, step } from "./engine.js";
-import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
+import { evaluate, firstError, refresh, retryAfter, vertexValue } from "./evaluate.js";
 import { isExplicitOpen, selfVertex } from "./experiments.js";
 import { allows } from "./inspect.js";
 import { LIST, STRUCT } from "./kinds.js";
@@ -301,6 +301,29 @@ function callPending(v: Vertex, own: boolean): boolean {
   return callsOnly(v);
 }
 
+/**
+ * `b.foo` tested against `_|_` by a condition of `owner`, where `b`'s own conditions read a field
+ * `owner`'s comprehensions may still add (a cycle back to `owner`): a field `b` declares with a
+ * value is there whatever `b`'s comprehensions decide, so the test does not depend on them (cue
+ * resolves such one-directional dependencies in any order). `b` is evaluated again once `owner`
+ * is done. Undefined when the test cannot be decided so.
+ */
+function declaredDespiteCycle(e: ast.Expr, env: Frame, owner: Vertex): boolean | undefined {
+  if (e.kind !== "Selector" || e.sel.kind !== "Ident") return undefined;
+  if (e.expr.kind !== "Ident" && e.expr.kind !== "Selector") return undefined;
+  const base = resolveRef(e.expr, env);
+  if (base.t !== "vertex") return undefined;
+  const b = base.v;
+  const err = b.err?.err;
+  if (b.status !== EVALUATED || err?.code !== "cycle" || err.cycleAt !== owner) return undefined;
+  const a = b.arcs?.get(e.sel.name);
+  if (a === undefined || a.fieldType !== REGULAR || a.conjuncts.length === 0) return undefined;
+  const val = vertexValue(a);
+  if (val.t === "bottom") return undefined;
+  retryAfter(b, owner);
+  return true;
+}
+
 /** Whether every conjunct of `v` is a call (its fields come from a builtin's result). */
 export function callsOnly(v: Vertex): boolean {
   if (v.conjuncts.length === 0) return false;
@@ -375,8 +398,11 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
         // A field that a struct's running comprehensions may still add cannot be tested yet:
         // the test is part of the cycle.
         const at = val.t === "bottom" && val.err.code === "cycle" ? val.err.cycleAt : undefined;
-        if (at !== undefined && (fieldsCollected.has(at) || (at.status === COLLECTING && callsOnly(at))))
-          return val;
+        if (at !== undefined && (fieldsCollected.has(at) || (at.status === COLLECTING && callsOnly(at)))) {
+          const has = at === conditionOwner.v ? declaredDespiteCycle(other, env, at) : undefined;
+          if (has === undefined) return val;
+          return { t: "bool", v: (x.op === "==") !== has };
+        }
         const isErr = isBottom(val);
         return (x.op === "==") === isErr ? { t: "bool", v: true } : { t: "bool", v: false };
       }
