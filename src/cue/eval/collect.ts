@@ -243,6 +243,8 @@ function isPredeclared(name: string, c: Conjunct): boolean {
  * evaluator adds them again once the vertex's other conjuncts are in (evaluate.ts).
  */
 export const emptyRefs = new WeakMap<Vertex, Conjunct[]>();
+/** The struct still being collected that the last of `emptyRefs`' references pointed into. */
+export const emptyRefAt = new WeakMap<Vertex, Vertex>();
 
 /** Embedded conjuncts of a vertex that were incomplete while it was collected (see addValue). */
 export const incompleteEmbeds = new WeakMap<Vertex, [Conjunct, BottomV][]>();
@@ -482,6 +484,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       const xs = emptyRefs.get(v);
       if (xs === undefined) emptyRefs.set(v, [c]);
       else xs.push(c);
+      emptyRefAt.set(v, r.parent);
       return;
     }
     copyEvaluated(v, r, c);

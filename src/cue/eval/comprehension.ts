@@ -508,8 +508,14 @@ function runDeferredList(v: Vertex, decided: DecidedCondition[]): void {
     const list = v.deferred;
     v.deferred = undefined;
     const before = runningDeferred(v, list);
+    // A dynamic label that names a field of this struct another dynamic field or comprehension of
+    // it may still add (`(x.baz): "bar"` before `(x.foo): "baz"`) waits for them: cue resolves
+    // such chains whatever the order they are written in.
+    const waiting: import("./vertex.js").Deferred[] = [];
+    let progress = false;
     for (const d of list) {
       if (d.decl.kind === "Comprehension") {
+        progress = true;
         const comp = d.decl;
         const before = decided.length;
         runComprehension(
@@ -554,6 +560,17 @@ function runDeferredList(v: Vertex, decided: DecidedCondition[]): void {
           env = bindFrame(d.env, binds);
         }
         addField(v, strLabel(lv.v), field, env, d.ctx, true);
+        progress = true;
+        continue;
+      }
+      if (
+        list.length > 1 &&
+        !waitedLabels.has(d) &&
+        labelMayWait(lv) &&
+        labelExpr.kind === "Selector" &&
+        refersInto(labelExpr, d.env, v)
+      ) {
+        waiting.push(d);
         continue;
       }
       if (lv.t === "bottom") {
@@ -571,5 +588,19 @@ function runDeferredList(v: Vertex, decided: DecidedCondition[]): void {
       setErr(v, bottom("eval", `invalid label type ${typeNameOf(lv)}`, [labelExpr.pos]));
     }
     doneDeferred(v, before);
+    if (waiting.length > 0) {
+      // Without progress, the next round reports what the labels are.
+      if (!progress) for (const d of waiting) waitedLabels.add(d);
+      v.deferred = waiting.concat(v.deferred ?? []);
+    }
   }
+}
+
+/** Dynamic fields that waited for the others without any of them adding a field. */
+const waitedLabels = new WeakSet<import("./vertex.js").Deferred>();
+
+/** A label value another dynamic field of the struct may still make concrete. */
+function labelMayWait(lv: import("./values.js").Value): boolean {
+  if (lv.t === "bottom") return lv.err.code === "incomplete" || lv.err.code === "cycle";
+  return lv.t === "basic" || lv.t === "top" || lv.t === "disj";
 }

@@ -15,6 +15,7 @@ import {
   addConjunct,
   childCtx,
   collectConjuncts,
+  emptyRefAt,
   emptyRefs,
   inDefinition as inDefinitionV,
   lateFields,
@@ -28,7 +29,7 @@ import { constValue } from "./const-cache.js";
 import { resolveDisjunctions } from "./disjunction.js";
 import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
-import { evalExpr, resolveRef } from "./expr.js";
+import { callsOnly, evalExpr, resolveRef } from "./expr.js";
 import { conflict, meet } from "./meet.js";
 import { matchRegexp } from "./regex.js";
 import { bindFrame } from "./scope.js";
@@ -55,6 +56,7 @@ export function evaluate(v: Vertex): void {
     if (v.status === COLLECTING) engine().cycles++;
     else if (v.lateConjuncts && lateFields.has(v)) refresh(v);
     else if (v.cycleRetry) retryCycle(v);
+    else if (callRetries.has(v)) retryCall(v);
     return;
   }
   const e = engine();
@@ -102,6 +104,22 @@ function evaluateInner(v: Vertex): void {
   // Literal conjuncts first: a concrete value known early lets reference cycles resolve
   // (`x: y + 1, y: x - 1, x: 2`).
   collectConjuncts(v, addConjuncts);
+  const emptyAt = emptyRefAt.get(v);
+  if (emptyAt !== undefined) {
+    // A field of a struct still being collected elsewhere (a builtin's result read back through
+    // a cycle: `host: #c.host` while `#c: regexp.FindNamedSubmatch(…, X)` waits on X) had no
+    // conjunct yet: the value is provisional, evaluated again once that struct is done.
+    emptyRefAt.delete(v);
+    if (
+      emptyAt.status === COLLECTING &&
+      v.cycleErr === undefined &&
+      emptyAt.conjuncts.every((c) => c.expr?.kind === "Call")
+    ) {
+      const b = bottom("cycle", `cycle with field: ${displayLabel(emptyAt.label)}`);
+      b.err.cycleAt = emptyAt;
+      markCycleRetry(v, b);
+    }
+  }
   if (v.cycleErr !== undefined) {
     // A disjunct that met a reference cycle fails, even with a concrete value (cue: the cycle
     // leaves the disjunction unresolved).
@@ -128,6 +146,29 @@ function evaluateInner(v: Vertex): void {
   checkKinds(v);
   v.status = EVALUATED;
   if (selfRetries.has(v)) retrySelf(v);
+  const at = v.err?.err.code === "cycle" ? v.err.err.cycleAt : undefined;
+  if (at !== undefined && at !== v && at.status === COLLECTING && callsOnly(at)) callRetries.set(v, at);
+}
+
+/**
+ * Structs whose comprehension condition tested a field of a builtin's result while that call was
+ * still running (its argument led back here): once the call is done without error, they are
+ * evaluated again with its fields (cue decides the condition after the call, whatever the order).
+ */
+const callRetries = new WeakMap<Vertex, Vertex>();
+
+/** `v` is evaluated again when next read once `at` is done without error. */
+export function retryAfter(v: Vertex, at: Vertex): void {
+  callRetries.set(v, at);
+}
+
+function retryCall(v: Vertex): void {
+  const at = callRetries.get(v);
+  if (at === undefined || at.status === COLLECTING) return;
+  callRetries.delete(v);
+  if (at.err !== undefined) return;
+  v.lateConjuncts = true;
+  refresh(v);
 }
 
 function addConjuncts(v: Vertex): void {
@@ -151,9 +192,11 @@ function addConjuncts(v: Vertex): void {
   if (early !== undefined) {
     // References to fields of `v` read before any conjunct gave them one (`d: d.a, d: a: …`).
     emptyRefs.delete(v);
+    emptyRefAt.delete(v);
     for (const c of early) addConjunct(v, c);
     const still = emptyRefs.get(v);
     emptyRefs.delete(v);
+    emptyRefAt.delete(v);
     if (still !== undefined) undefinedOwnFields(v, still);
   }
 }

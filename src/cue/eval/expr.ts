@@ -9,7 +9,7 @@ import { bareValidatorFunc, callBuiltin, lookupPackageMember, predeclared } from
 import { addConjunct, fieldsCollected, postfixWithoutExperiment } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { engine, step } from "./engine.js";
-import { evaluate, firstError, refresh, vertexValue } from "./evaluate.js";
+import { evaluate, firstError, refresh, retryAfter, vertexValue } from "./evaluate.js";
 import { isExplicitOpen, selfVertex } from "./experiments.js";
 import { allows } from "./inspect.js";
 import { LIST, STRUCT } from "./kinds.js";
@@ -286,6 +286,14 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
       // Read while a condition is evaluated, a field this struct's running comprehensions may
       // still add: the condition depends on them (a cycle). One none of them can add is absent.
       const known = a === undefined && conditionOwner.v !== undefined && fieldsCollected.has(v);
+      if (!known && a === undefined && callPending(v, own)) {
+        // A condition testing a field of a builtin's result while that call waits on this very
+        // condition (`if #m.port != _|_` with `#m: regexp.FindNamedSubmatch(re, #x.port)` and #x
+        // the struct being decided): cue cannot decide it either, in any order.
+        const b = bottom("cycle", `cycle with field: ${displayLabel(sel)}`, [x.pos]);
+        b.err.cycleAt = v;
+        return { t: "value", v: b };
+      }
       if (!known) return { t: "vertex", v: v.arc(sel) };
       if (mayStillAdd(v, sel)) {
         const b = bottom("cycle", `cycle with field: ${displayLabel(sel)}`, [x.pos]);
@@ -303,6 +311,42 @@ function selectArc(v: Vertex, sel: string, x: ast.Expr): RefResult {
     return { t: "value", v: b };
   }
   return optionalRef(a, x) ?? { t: "vertex", v: a };
+}
+
+/** Whether a comprehension condition reads `v`, a builtin call's result still being computed. */
+function callPending(v: Vertex, own: boolean): boolean {
+  if (own || conditionOwner.v === undefined || engine().nesting !== conditionOwner.nesting) return false;
+  return callsOnly(v);
+}
+
+/**
+ * `b.foo` tested against `_|_` by a condition of `owner`, where `b`'s own conditions read a field
+ * `owner`'s comprehensions may still add (a cycle back to `owner`): a field `b` declares with a
+ * value is there whatever `b`'s comprehensions decide, so the test does not depend on them (cue
+ * resolves such one-directional dependencies in any order). `b` is evaluated again once `owner`
+ * is done. Undefined when the test cannot be decided so.
+ */
+function declaredDespiteCycle(e: ast.Expr, env: Frame, owner: Vertex): boolean | undefined {
+  if (e.kind !== "Selector" || e.sel.kind !== "Ident") return undefined;
+  if (e.expr.kind !== "Ident" && e.expr.kind !== "Selector") return undefined;
+  const base = resolveRef(e.expr, env);
+  if (base.t !== "vertex") return undefined;
+  const b = base.v;
+  const err = b.err?.err;
+  if (b.status !== EVALUATED || err?.code !== "cycle" || err.cycleAt !== owner) return undefined;
+  const a = b.arcs?.get(e.sel.name);
+  if (a === undefined || a.fieldType !== REGULAR || a.conjuncts.length === 0) return undefined;
+  const val = vertexValue(a);
+  if (val.t === "bottom") return undefined;
+  retryAfter(b, owner);
+  return true;
+}
+
+/** Whether every conjunct of `v` is a call (its fields come from a builtin's result). */
+export function callsOnly(v: Vertex): boolean {
+  if (v.conjuncts.length === 0) return false;
+  for (const c of v.conjuncts) if (c.expr?.kind !== "Call") return false;
+  return true;
 }
 
 /** A reference to an optional field that is not set is an (incomplete) error, as in cue. */
@@ -373,7 +417,11 @@ export function evalExpr(x: ast.Expr, env: Frame): Value {
         // A field that a struct's running comprehensions may still add cannot be tested yet:
         // the test is part of the cycle.
         const at = val.t === "bottom" && val.err.code === "cycle" ? val.err.cycleAt : undefined;
-        if (at !== undefined && fieldsCollected.has(at)) return val;
+        if (at !== undefined && (fieldsCollected.has(at) || (at.status === COLLECTING && callsOnly(at)))) {
+          const has = at === conditionOwner.v ? declaredDespiteCycle(other, env, at) : undefined;
+          if (has === undefined) return val;
+          return { t: "bool", v: (x.op === "==") !== has };
+        }
         const isErr = isBottom(val);
         return (x.op === "==") === isErr ? { t: "bool", v: true } : { t: "bool", v: false };
       }

@@ -3,12 +3,14 @@
  * `let Y = X + 1`): cue's compiler refuses them ("cyclic references in let clause or alias", at
  * the struct's `let[]`), whether or not a field uses them. Only references outside nested structs,
  * lists and comprehensions are followed (those open scopes of their own); a cycle only through
- * them is left to evaluation.
+ * them is left to evaluation. A let that nothing in its struct refers to is refused as well
+ * ("unreferenced alias or let clause", at the struct).
  */
 
 import type * as ast from "../syntax/ast.js";
 import { identLabel } from "../syntax/index.js";
 import type { CueError } from "./errors.js";
+import { unreferencedLet } from "./unused-let.js";
 
 /** The let cycles of a file, one error per struct that has one. */
 export function letCycles(file: ast.File): CueError[] {
@@ -21,6 +23,15 @@ function decls(ds: readonly ast.Decl[], path: readonly string[], out: CueError[]
   const lets = new Map<string, ast.Decl & { kind: "Let" }>();
   for (const d of ds) if (d.kind === "Let") lets.set(d.ident.name, d);
   if (lets.size > 0) cycleIn(lets, path, out);
+  for (const d of lets.values()) {
+    if (!unreferencedLet(ds, d)) continue;
+    out.push({
+      path: [...path],
+      code: "eval",
+      message: `unreferenced alias or let clause ${d.ident.name}`,
+      positions: [{ file: d.pos.file, line: d.pos.line, column: d.pos.column }],
+    });
+  }
   for (const d of ds) {
     switch (d.kind) {
       case "Field": {
