@@ -8,18 +8,20 @@ import { allows, andScopeRejects, closingContexts, closingDefinition } from "./c
 import {
   addConjunct,
   childCtx,
+  clearExpansions,
   collectConjuncts,
   emptyRefs,
   inDefinition as inDefinitionV,
   lateFields,
   meetScalar,
+  optionalCyc,
   selfRetries,
   setErr,
   unshare,
 } from "./collect.js";
 import { runDeferred } from "./comprehension.js";
 import { constValue } from "./const-cache.js";
-import { resolveDisjunctions } from "./disjunction.js";
+import { clearTaken, resolveDisjunctions, withChosenTermsLast } from "./disjunction.js";
 import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
 import { evalExpr } from "./expr.js";
@@ -74,6 +76,8 @@ const MAX_NESTING = 1200;
 
 function evaluateInner(v: Vertex): void {
   v.status = COLLECTING;
+  clearExpansions(v);
+  clearTaken(v);
   const lim = step();
   if (lim !== undefined) {
     setErr(v, lim);
@@ -124,6 +128,10 @@ function evaluateInner(v: Vertex): void {
 }
 
 function addConjuncts(v: Vertex): void {
+  withChosenTermsLast(v, () => addConjunctsInOrder(v));
+}
+
+function addConjunctsInOrder(v: Vertex): void {
   const cs = v.conjuncts;
   let deferred = false;
   for (let i = 0; i < cs.length; i++) {
@@ -229,6 +237,8 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
       value: undefined,
       pos: p.field.value.pos,
       embed: false,
+      refs: p.refs,
+      cyc: optionalCyc(p.cyc),
     });
     if (a.status !== NEW) a.lateConjuncts = true;
   }
@@ -298,6 +308,8 @@ function finishList(v: Vertex): void {
         value: undefined,
         pos: p.rest.pos,
         embed: false,
+        refs: p.refs,
+        cyc: optionalCyc(p.cyc),
       });
     }
   }
