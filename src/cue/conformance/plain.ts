@@ -79,8 +79,8 @@ function plainFromDecls(decls: readonly ast.Decl[]): Plain | string {
     let name: string;
     let regular: boolean;
     if (d.label.kind === "Ident") {
-      // `_x$pkg` selects a package-scoped hidden field in cue's test format.
-      name = d.label.name.replace(/\$[A-Za-z0-9_]+$/, "");
+      // `_x$pkg` selects a package-scoped hidden field in cue's test format (`$secret` is a name).
+      name = d.label.name.replace(/^(_#?[A-Za-z0-9_]+)\$[A-Za-z0-9_]+$/, "$1");
       regular = identKind(name) === "regular";
     } else if (d.label.kind === "String") {
       name = d.label.value;

@@ -28,6 +28,9 @@ import {
   type CloseSet,
   COLLECTING,
   type Conjunct,
+  CYC_CYCLIC,
+  CYC_MAYBE,
+  CYC_OPTIONAL,
   EVALUATED,
   NEW,
   NO_CLOSE,
@@ -36,6 +39,7 @@ import {
   prependPos,
   REGULAR,
   REQUIRED,
+  type RefLink,
   staticLabels,
   strLabel,
   Vertex,
@@ -497,7 +501,37 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     addValue(v, sv, c);
     return;
   }
-  if (v.conjuncts.length === 1) {
+  let refs: RefLink | undefined;
+  let cyc = c.cyc;
+  const earlier = cyc !== undefined && cyc !== 0 ? earlierExpansion(v, r) : undefined;
+  if (earlier !== undefined) {
+    // `r` was unified into `v` already in this pass (`sub: Foo` and the disjunct `Foo` of
+    // `sub: Foo | {…}`): cue unifies a vertex into a node once, so below it is that expansion,
+    // with its history; this conjunct only adds its closedness contexts.
+    refs = earlier.refs;
+    cyc = earlier.cyc;
+  } else if (cyc !== undefined && cyc !== 0) {
+    // A conjunct in an optional position: cue's per-conjunct rule (optionalCycle).
+    const h = optionalCycle(v, r, c);
+    if (h === SKIP) {
+      closeOpen(v, c.ctx);
+      return;
+    }
+    if (h === CYCLE) {
+      setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
+      return;
+    }
+    refs = h.refs;
+    cyc = h.cyc;
+  } else {
+    refs = { arc: r.cloneOf ?? r, node: v, next: c.refs };
+  }
+  if (sharesRef(v, r, c)) {
+    // cue shares `r` here: below is `r`'s own evaluation, with a history of its own.
+    refs = { arc: r.cloneOf ?? r, node: v, next: undefined, shared: true };
+    cyc = 0;
+  }
+  if ((cyc === undefined || cyc === 0) && v.conjuncts.length === 1) {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     // In an alternative of a disjunction (`tail: #List | *null`), only an ancestor that had
     // nothing else either counts: data given for the levels above keeps their expansion finite.
@@ -510,6 +544,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       }
     }
   }
+  if (expandedAlready(v, r, c, refs, cyc)) return;
   const ex = v.expanded;
   if (ex === undefined) v.expanded = r;
   else if (ex !== r && !(Array.isArray(ex) && ex.includes(r)))
@@ -554,16 +589,134 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
             value: rc.value,
             pos: rc.pos,
             embed: c.embed,
+            refs,
+            cyc,
             open: c.open,
             andScope: c.andScope,
           }
-        : { expr: rc.expr, env: rc.env, ctx: merged, value: rc.value, pos: rc.pos, embed: c.embed };
+        : {
+            expr: rc.expr,
+            env: rc.env,
+            ctx: merged,
+            value: rc.value,
+            pos: rc.pos,
+            embed: c.embed,
+            refs,
+            cyc,
+          };
       addConjunct(v, nc);
     }
   } finally {
     expStackV.length = depth;
     expStackR.length = depth;
   }
+}
+
+const SKIP = 0;
+const CYCLE = 1;
+
+/** The references expanded into a vertex in its current collection pass, with their conjuncts. */
+const expansions = new WeakMap<
+  Vertex,
+  { r: Vertex; c: Conjunct; refs: RefLink | undefined; cyc: number | undefined }[]
+>();
+
+/** Forgets `v`'s expansions: its conjuncts are collected (again) from the start. */
+export function clearExpansions(v: Vertex): void {
+  expansions.delete(v);
+}
+
+/** The first expansion of `r` into `v` in its current collection pass, if any. */
+function earlierExpansion(
+  v: Vertex,
+  r: Vertex,
+): { refs: RefLink | undefined; cyc: number | undefined } | undefined {
+  const list = expansions.get(v);
+  if (list === undefined) return undefined;
+  for (const x of list) if (x.r === r) return x;
+  return undefined;
+}
+
+/**
+ * Whether `r` was expanded into `v` already in this pass by an equivalent conjunct (the same
+ * closedness contexts and marks): unification is idempotent, so it adds nothing, as in cue (a
+ * vertex is unified into a node once, adt/conjunct.go). `{#ref, #ref}` with `#ref: {a: 1} | {b: 2}`
+ * is then one disjunction of two alternatives, not a product with `{a: 1, b: 2}` in it. Records the
+ * expansion otherwise.
+ */
+function expandedAlready(
+  v: Vertex,
+  r: Vertex,
+  c: Conjunct,
+  refs: RefLink | undefined,
+  cyc: number | undefined,
+): boolean {
+  const list = expansions.get(v);
+  if (list !== undefined) {
+    for (const x of list) {
+      const d = x.c;
+      if (
+        x.r === r &&
+        d.ctx === c.ctx &&
+        d.embed === c.embed &&
+        d.open === c.open &&
+        d.andScope === c.andScope &&
+        d.cyc === c.cyc
+      )
+        return true;
+    }
+    list.push({ r, c, refs, cyc });
+  } else expansions.set(v, [{ r, c, refs, cyc }]);
+  return false;
+}
+
+/**
+ * cue's cycle rule for a conjunct in an optional position (adt/cycle.go, detectCycle): the
+ * references it was expanded through are its history. Meeting one of them again the first time
+ * clears the history and allows one more round (`a?: null | #S` inside #S expands #S twice more
+ * below the first use); the next repetition is a structural cycle, unless other conjuncts of the
+ * vertex are not cyclic (then it goes on, marked cyclic). A repetition into the same vertex is a
+ * reference cycle (nothing added). While the vertex has non-cyclic conjuncts, a conjunct that has
+ * repeated once goes on unchecked.
+ */
+function optionalCycle(
+  v: Vertex,
+  r: Vertex,
+  c: Conjunct,
+): typeof SKIP | typeof CYCLE | { refs: RefLink | undefined; cyc: number } {
+  const cyc = c.cyc ?? 0;
+  if (cyc === CYC_MAYBE && hasNonCyclic(v)) return { refs: c.refs, cyc };
+  const k = r.cloneOf ?? r;
+  for (let l = c.refs; l !== undefined; l = l.next) {
+    if (l.arc !== k) continue;
+    if (l.shared === true) return CYCLE;
+    if (l.node === v) return SKIP;
+    if (cyc === CYC_OPTIONAL) return { refs: undefined, cyc: CYC_MAYBE };
+    if (!hasNonCyclic(v)) return CYCLE;
+    return { refs: c.refs, cyc: CYC_CYCLIC };
+  }
+  return { refs: { arc: k, node: v, next: c.refs }, cyc };
+}
+
+/**
+ * Whether cue would share `r` at `v` (adt/share.go, shareIfPossible): the reference is `v`'s only
+ * conjunct, `v` is no disjunct, and neither a let nor a closed vertex taking an open one is involved.
+ */
+function sharesRef(v: Vertex, r: Vertex, c: Conjunct): boolean {
+  if (v.conjuncts.length !== 1 || v.cloneOf !== undefined || v.arcs !== undefined) return false;
+  if (v.conjuncts[0]?.expr !== c.expr || c.expr === undefined || r.isLet || isInline(r)) return false;
+  return !inDefinition(v) || inDefinition(r);
+}
+
+/** Whether one of `v`'s conjuncts is not (yet) cyclic: cue's hasNonCyclic. */
+function hasNonCyclic(v: Vertex): boolean {
+  for (const x of v.conjuncts) if ((x.cyc ?? 0) <= CYC_OPTIONAL) return true;
+  return false;
+}
+
+/** `cyc` for a conjunct placed in an optional position (cue's setOptional). */
+export function optionalCyc(cyc: number | undefined): number {
+  return cyc === undefined || cyc === 0 ? CYC_OPTIONAL : cyc;
 }
 
 /**
@@ -1033,6 +1186,7 @@ export function addField(
   env: import("./vertex.js").Frame,
   ctx: CloseSet,
   dynamic = false,
+  from?: Conjunct,
 ): void {
   if (!dynamic && v.arcs?.get(name) === undefined && !v.patternsApplied) {
     const s = sharedLeaf(d, env, name, ctx);
@@ -1052,6 +1206,8 @@ export function addField(
     value: undefined,
     pos: d.value.pos,
     embed: false,
+    refs: from?.refs,
+    cyc: ft === OPTIONAL ? optionalCyc(from?.cyc) : from?.cyc,
   });
   // A dynamic label or a comprehension may add to a field that was already evaluated (its value
   // decided the label, or the comprehension read it): it is evaluated again with the new conjunct.
@@ -1095,16 +1251,16 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
         // The name without making a label node (`name: value` fields make one per read).
         const name = identLabel(d);
         if (name !== undefined) {
-          addField(v, name, d, frame, ctx);
+          addField(v, name, d, frame, ctx, false, c);
           break;
         }
         const l = d.label;
         switch (l.kind) {
           case "String":
-            addField(v, strLabel(l.value), d, frame, ctx);
+            addField(v, strLabel(l.value), d, frame, ctx, false, c);
             break;
           case "PatternLabel": {
-            const p = { field: d, label: l, env: frame, ctx, pattern: undefined };
+            const p = { field: d, label: l, env: frame, ctx, refs: c.refs, cyc: c.cyc, pattern: undefined };
             v.patterns = appendTo(v.patterns, p);
             closePattern(v, ctx, p);
             if (v.patternsApplied && v.arcs !== undefined) {
@@ -1120,7 +1276,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
       }
       case "Embed":
         if (isStructural(d.expr) && !namesLaterField(d.expr, lit, d)) {
-          addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open));
+          addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open, c));
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -1146,7 +1302,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && (!isStructural(d.expr) || namesLaterField(d.expr, lit, d))) {
-        addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open));
+        addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open, c));
       }
     }
   }
@@ -1174,10 +1330,13 @@ function embedded(
   ctx: CloseSet,
   embed: boolean,
   open: boolean | undefined,
+  from: Conjunct,
 ): Conjunct {
+  const refs = from.refs;
+  const cyc = from.cyc;
   return open === undefined
-    ? { expr, env, ctx, value: undefined, pos: expr.pos, embed }
-    : { expr, env, ctx, value: undefined, pos: expr.pos, embed, open };
+    ? { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc }
+    : { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc, open };
 }
 
 /** The error for `x...` in a file that does not enable the experiment. */
@@ -1216,6 +1375,8 @@ function addList(v: Vertex, lit: ast.ListLit, c0: Conjunct): void {
           value: undefined,
           pos: body.pos,
           embed: false,
+          refs: c.refs,
+          cyc: c.cyc,
         });
         idx++;
       });
@@ -1230,6 +1391,8 @@ function addList(v: Vertex, lit: ast.ListLit, c0: Conjunct): void {
       value: undefined,
       pos: el.pos,
       embed: false,
+      refs: c.refs,
+      cyc: c.cyc,
     });
     a.declPos = appendPos(a.declPos, el.pos);
     idx++;
@@ -1241,5 +1404,7 @@ function addList(v: Vertex, lit: ast.ListLit, c0: Conjunct): void {
     env: c.env,
     ctx: c.ctx,
     pos: lit.pos,
+    refs: c.refs,
+    cyc: c.cyc,
   });
 }

@@ -24,10 +24,12 @@ import {
   CloseCtx,
   type CloseSet,
   type Conjunct,
+  CYC_OPTIONAL,
   EVALUATED,
   type Frame,
   NO_CLOSE,
   REGULAR,
+  type RefLink,
   Vertex,
 } from "./vertex.js";
 
@@ -58,11 +60,34 @@ export interface PendingDisj {
   readonly hasDefault: boolean;
   /** The closedness contexts of the conjunct the disjunction came from. */
   readonly ctx: CloseSet;
+  /** The cycle history of that conjunct (see Conjunct.refs): a chosen term continues it. */
+  readonly refs: RefLink | undefined;
+  readonly cyc: number | undefined;
+  /** The environment the disjunction was written in (twins share it). */
+  readonly env: Frame;
+  /**
+   * The same disjunction reached again at this vertex in the same environment (`{#ref, #ref}`, or
+   * a definition reached through two references): it takes the choice this one takes (see
+   * {@link addDisjunction}).
+   */
+  twins?: PendingDisj[];
 }
 
 /** The conjunct to unify for a chosen term. */
 export function termConj(p: PendingDisj, t: Term): Conjunct {
-  return t.c ?? { expr: t.expr, env: t.env, ctx: p.ctx, value: undefined, pos: termPos(t), embed: false };
+  // A disjunct is an optional position for cycle detection (cue's setOptional).
+  const cyc = p.cyc === undefined || p.cyc === 0 ? CYC_OPTIONAL : p.cyc;
+  if (t.c !== undefined) return { ...t.c, refs: p.refs, cyc };
+  return {
+    expr: t.expr,
+    env: t.env,
+    ctx: p.ctx,
+    value: undefined,
+    pos: termPos(t),
+    embed: false,
+    refs: p.refs,
+    cyc,
+  };
 }
 
 function termPos(t: Term): Pos {
@@ -252,14 +277,128 @@ export function addDisjunction(v: Vertex, c: Conjunct): void {
   const node = c.expr as ast.Expr;
   const occ = nextOcc(v, node);
   const flat = flattenExpr(node, c.env, c.ctx, v);
-  const p: PendingDisj = { node, occ, terms: flat.terms, hasDefault: flat.hasDefault, ctx: c.ctx };
-  const forced = v.choices?.get(node)?.[occ];
-  if (forced !== undefined) {
-    const t = flat.terms[forced];
-    if (t !== undefined) addConjunct(v, termConj(p, t));
+  const p: PendingDisj = {
+    node,
+    occ,
+    terms: flat.terms,
+    hasDefault: flat.hasDefault,
+    ctx: c.ctx,
+    refs: c.refs,
+    cyc: c.cyc,
+    env: c.env,
+  };
+  // The same disjunction met again in the same environment is the same value unified again: cue
+  // unifies a vertex into a node once (adt/conjunct.go), so it takes the same alternative rather
+  // than multiplying (`{#ref, #ref}` with `#ref: {a: 1} | {b: 2}` has no `{a: 1, b: 2}`).
+  const twin = twinChoice(v, node, c.env, flat.terms.length);
+  if (twin !== undefined) {
+    addTerm(v, p, twin);
     return;
   }
+  const forced = v.choices?.get(node)?.[occ];
+  if (forced !== undefined) {
+    recordChoice(v, node, c.env, flat.terms.length, forced);
+    if (deferring === v && namedByConjunct(v, p.terms[forced])) later.push([p, forced]);
+    else addTerm(v, p, forced);
+    return;
+  }
+  if (v.pending !== undefined) {
+    for (const q of v.pending) {
+      if (q.node === node && q.env === c.env && q.terms.length === flat.terms.length) {
+        q.twins = appendTo(q.twins, p);
+        return;
+      }
+    }
+  }
   v.pending = appendTo(v.pending, p);
+}
+
+let deferring: Vertex | undefined;
+let later: [PendingDisj, number][] = [];
+
+/**
+ * Collects the conjuncts of a disjunct with `add`, then unifies the alternatives it was made with
+ * that refer to a vertex one of its conjuncts refers to as well (`sub: Foo | {…}` next to `sub:
+ * Foo`): after the other conjuncts, as a vertex's own disjunctions are resolved after collection
+ * (and as cue does), so that the expansion below is the conjunct's own (see expandVertex). Other
+ * alternatives keep their place (field and message order).
+ */
+export function withChosenTermsLast(v: Vertex, add: () => void): void {
+  if (v.choices === undefined) {
+    add();
+    return;
+  }
+  const outerV = deferring;
+  const outerL = later;
+  deferring = v;
+  later = [];
+  let mine: [PendingDisj, number][];
+  try {
+    add();
+  } finally {
+    mine = later;
+    deferring = outerV;
+    later = outerL;
+  }
+  for (const [p, i] of mine) addTerm(v, p, i);
+}
+
+/** The alternatives taken in a disjunct, per written disjunction and environment (see twinChoice). */
+const taken = new WeakMap<Vertex, { node: ast.Node; env: Frame; n: number; i: number }[]>();
+
+/** Forgets the alternatives `v` took: it is collected again from the start. */
+export function clearTaken(v: Vertex): void {
+  taken.delete(v);
+}
+
+function recordChoice(v: Vertex, node: ast.Node, env: Frame, n: number, i: number): void {
+  const list = taken.get(v);
+  if (list === undefined) taken.set(v, [{ node, env, n, i }]);
+  else list.push({ node, env, n, i });
+}
+
+/** The alternative a twin of this disjunction took in this disjunct (see addDisjunction). */
+function twinChoice(v: Vertex, node: ast.Node, env: Frame, n: number): number | undefined {
+  const list = taken.get(v);
+  if (list === undefined) return undefined;
+  for (const x of list) if (x.node === node && x.env === env && x.n === n) return x.i;
+  return undefined;
+}
+
+/** Unifies alternative `i` of a pending disjunction and of its twins. */
+function addTerm(v: Vertex, p: PendingDisj, i: number): void {
+  const t = p.terms[i];
+  if (t !== undefined) addConjunct(v, termConj(p, t));
+  if (p.twins === undefined) return;
+  for (const q of p.twins) {
+    const u = q.terms[i];
+    if (u !== undefined) addConjunct(v, termConj(q, u));
+  }
+}
+
+/** Whether a term is a reference to a vertex that one of `v`'s conjuncts refers to directly. */
+function namedByConjunct(v: Vertex, t: Term | undefined): boolean {
+  const x = t?.expr;
+  if (
+    t === undefined ||
+    t.c !== undefined ||
+    x === undefined ||
+    (x.kind !== "Ident" && x.kind !== "Selector")
+  )
+    return false;
+  let r: Vertex | undefined;
+  for (const c of v.conjuncts) {
+    const e = c.expr;
+    if (c.value !== undefined || e === undefined || (e.kind !== "Ident" && e.kind !== "Selector")) continue;
+    if (r === undefined) {
+      const rr = resolveRef(x, t.env);
+      if (rr.t !== "vertex") return false;
+      r = rr.v;
+    }
+    const q = resolveRef(e, c.env);
+    if (q.t === "vertex" && q.v === r) return true;
+  }
+  return false;
 }
 
 /** Records a disjunction value containing structs (e.g. from `or([...])`). */
@@ -273,7 +412,16 @@ export function addValueDisjunction(v: Vertex, d: DisjV, c: Conjunct): void {
     c: { ...c, value: x, expr: undefined },
     lits: undefined,
   }));
-  const p: PendingDisj = { node, occ, terms, hasDefault: d.hasDefault, ctx: c.ctx };
+  const p: PendingDisj = {
+    node,
+    occ,
+    terms,
+    hasDefault: d.hasDefault,
+    ctx: c.ctx,
+    refs: c.refs,
+    cyc: c.cyc,
+    env: c.env,
+  };
   const forced = v.choices?.get(node)?.[occ];
   if (forced !== undefined) {
     const t = terms[forced];
@@ -334,7 +482,7 @@ export function resolveDisjunctions(v: Vertex): boolean {
         }
       }
       if (n === 1 || p.terms.length === 1) {
-        addConjunct(v, termConj(p, p.terms[n === 1 ? only : 0] as Term));
+        addTerm(v, p, n === 1 ? only : 0);
         continue;
       }
     }
@@ -351,8 +499,7 @@ export function resolveDisjunctions(v: Vertex): boolean {
     if (alive.every((a) => a.length === 1)) {
       for (let i = 0; i < pend.length; i++) {
         const p = pend[i] as PendingDisj;
-        const t = p.terms[alive[i]?.[0] ?? 0];
-        if (t !== undefined) addConjunct(v, termConj(p, t));
+        addTerm(v, p, alive[i]?.[0] ?? 0);
       }
       continue;
     }

@@ -14,19 +14,21 @@ import {
 import {
   addConjunct,
   childCtx,
+  clearExpansions,
   collectConjuncts,
   emptyRefAt,
   emptyRefs,
   inDefinition as inDefinitionV,
   lateFields,
   meetScalar,
+  optionalCyc,
   selfRetries,
   setErr,
   unshare,
 } from "./collect.js";
 import { runDeferred } from "./comprehension.js";
 import { constValue } from "./const-cache.js";
-import { resolveDisjunctions } from "./disjunction.js";
+import { clearTaken, resolveDisjunctions, withChosenTermsLast } from "./disjunction.js";
 import { engine, step } from "./engine.js";
 import { exportTree } from "./export.js";
 import { callsOnly, evalExpr, resolveRef } from "./expr.js";
@@ -83,6 +85,8 @@ const MAX_NESTING = 1200;
 
 function evaluateInner(v: Vertex): void {
   v.status = COLLECTING;
+  clearExpansions(v);
+  clearTaken(v);
   const lim = step();
   if (lim !== undefined) {
     setErr(v, lim);
@@ -172,6 +176,10 @@ function retryCall(v: Vertex): void {
 }
 
 function addConjuncts(v: Vertex): void {
+  withChosenTermsLast(v, () => addConjunctsInOrder(v));
+}
+
+function addConjunctsInOrder(v: Vertex): void {
   const cs = v.conjuncts;
   let deferred = false;
   for (let i = 0; i < cs.length; i++) {
@@ -299,6 +307,8 @@ export function applyPatternsToArc(v: Vertex, a: Vertex, only?: PatternEntry): v
       value: undefined,
       pos: p.field.value.pos,
       embed: false,
+      refs: p.refs,
+      cyc: optionalCyc(p.cyc),
     });
     if (a.status !== NEW) a.lateConjuncts = true;
   }
@@ -368,6 +378,8 @@ function finishList(v: Vertex): void {
         value: undefined,
         pos: p.rest.pos,
         embed: false,
+        refs: p.refs,
+        cyc: optionalCyc(p.cyc),
       });
     }
   }

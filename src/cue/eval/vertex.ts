@@ -159,7 +159,36 @@ export interface Conjunct {
   readonly open?: boolean;
   /** Set for the operands of an embedded `&` (see {@link CloseCtx.andScope}). */
   readonly andScope?: AndScope;
+  /** The references this conjunct was expanded through, innermost first (see {@link RefLink}). */
+  readonly refs?: RefLink;
+  /** The conjunct's cycle state, cue's CycleType: 0 or unset none, then {@link CYC_OPTIONAL}…. */
+  readonly cyc?: number;
 }
+
+/**
+ * One reference a conjunct was expanded through: the vertex referred to (`arc`) and the vertex it
+ * was expanded into (`node`). cue's per-conjunct cycle history (adt/cycle.go, RefNode): a conjunct
+ * in an optional position (a disjunct, an optional field, a pattern, a list's `...T`) that meets a
+ * reference it was expanded through already is allowed one more round with its history cleared;
+ * the next repetition is a structural cycle.
+ */
+export interface RefLink {
+  readonly arc: Vertex;
+  readonly node: Vertex;
+  readonly next: RefLink | undefined;
+  /**
+   * Set where cue shares `arc` (the vertex's one conjunct is this reference): what lies below is
+   * `arc`'s own evaluation, where a reference back to `arc` is one to an ancestor.
+   */
+  readonly shared?: boolean;
+}
+
+/** A conjunct reached through a disjunct, optional field, pattern or `...T` (cue's IsOptional). */
+export const CYC_OPTIONAL = 1;
+/** An optional conjunct that repeated a reference once, its history cleared (cue's MaybeCyclic). */
+export const CYC_MAYBE = 2;
+/** A conjunct that met a structural cycle but was kept for the vertex's other conjuncts (IsCyclic). */
+export const CYC_CYCLIC = 3;
 
 /** A pattern constraint `[p]: v` collected on a vertex. */
 export interface PatternEntry {
@@ -167,6 +196,9 @@ export interface PatternEntry {
   readonly label: ast.PatternLabel;
   readonly env: Frame;
   readonly ctx: CloseSet;
+  /** The cycle history of the struct's conjunct (see {@link Conjunct.refs}). */
+  readonly refs?: RefLink;
+  readonly cyc?: number;
   /** The evaluated pattern value, computed on first use. */
   pattern: Value | undefined;
 }
@@ -186,6 +218,9 @@ export interface ListPart {
   readonly env: Frame;
   readonly ctx: CloseSet;
   readonly pos: Pos;
+  /** The cycle history of the list's conjunct (see {@link Conjunct.refs}). */
+  readonly refs?: RefLink;
+  readonly cyc?: number;
 }
 
 /** How a field participates: regular fields are output; optional/required are constraints. */

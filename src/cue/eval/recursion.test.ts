@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compile, debugText, inspect } from "../index.js";
+
+/**
+ * Recursive definitions expanded through disjunctions and optional fields (issue 31): how many
+ * levels come out, and which alternatives. cue v0.17 tracks the references each conjunct was
+ * expanded through; in an optional position (a disjunct, an optional field, a pattern) the first
+ * repetition of a reference clears that history and allows one more round, the second is a
+ * structural cycle, which eliminates the alternative. A field whose one conjunct is a reference
+ * shares the referenced value, and a vertex is unified into a node once. Each expectation is
+ * written out by hand from those rules; the values are not concrete, so they are compared with
+ * CUE equality.
+ */
+interface Case {
+  readonly name: string;
+  readonly src: string;
+  readonly path: string;
+  readonly want: string;
+}
+
+const cases: readonly Case[] = [
+  {
+    name: "an optional field recursing through a disjunction, from two conjuncts: two levels more",
+    src: "#Node: {label?: string, next?: null | #Node}\nlist: #Node & {#Node}",
+    path: "list",
+    want: "{label?: string, next?: null | {label?: string, next?: null | {label?: string, next?: null}}}",
+  },
+  {
+    name: "the same definition referenced alone is shared: its own value",
+    src: "#Node: {label?: string, next?: null | #Node}\none: #Node",
+    path: "one",
+    want: "{label?: string, next?: null}",
+  },
+  {
+    name: "mutual recursion through alternatives, embedded: each reference repeats twice",
+    src: "P: close({q: int | Q})\nQ: close({p: int | P})\nr: {P}",
+    path: "r",
+    want: "{q: int | {p: int | {q: int | {p: int | {q: int}}}}}",
+  },
+  {
+    name: "mutual recursion at the definition itself stops at the ancestor",
+    src: "P: close({q: int | Q})\nQ: close({p: int | P})",
+    path: "P",
+    want: "{q: int | {p: int}}",
+  },
+  {
+    name: "a disjunct naming what the field's other conjunct names is that expansion",
+    src: "Cell: {\n\tinner: Cell | {id: int}\n\tid: int\n}\ngrid: Cell & {inner: Cell}",
+    path: "grid",
+    want: "{id: int, inner: {id: int, inner: {id: int, inner: {id: int, inner: {id: int}} | {id: int}} | {id: int}}}",
+  },
+  {
+    name: "one definition of alternatives embedded twice is one choice",
+    src: "#Pick: {x: 1} | {y: 2}\nboth: {#Pick, #Pick}",
+    path: "both",
+    want: "{x: 1} | {y: 2}",
+  },
+  {
+    name: "one definition of alternatives reached through two references is one choice",
+    src: "#Pick: {x: 1} | {y: 2}\n#W: {#Pick, ...}\nvia: #W & {#W}",
+    path: "via",
+    want: "{x: 1} | {y: 2}",
+  },
+];
+
+describe("cue recursion through disjunctions and optional fields", () => {
+  for (const c of cases) {
+    it(c.name, () => {
+      const root = compile([{ name: "in.cue", text: c.src }]);
+      assert.deepEqual(
+        root.errors.map((e) => `${e.path.join(".")}: ${e.message}`),
+        [],
+      );
+      const got = root.lookup(c.path.split("."));
+      assert.ok(got !== undefined, `${c.path} not found`);
+      const want = compile([{ name: "want.cue", text: `w: ${c.want}` }]).lookup(["w"]);
+      assert.ok(want !== undefined);
+      assert.ok(inspect.equal(got, want), `${c.path} is\n${debugText(got)}\nnot\n${c.want}`);
+    });
+  }
+});
