@@ -204,7 +204,6 @@ function addConjunctsInOrder(v: Vertex): void {
     for (const c of early) addConjunct(v, c);
     const still = emptyRefs.get(v);
     emptyRefs.delete(v);
-    emptyRefAt.delete(v);
     if (still !== undefined) undefinedOwnFields(v, still);
   }
 }
