@@ -442,6 +442,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
       }
     }
   }
+  if (v.status === COLLECTING) noteSelfExpansion(v, r, c);
   const ex = v.expanded;
   if (ex === undefined) v.expanded = r;
   else if (ex !== r && !(Array.isArray(ex) && ex.includes(r)))
@@ -495,6 +496,34 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     expStackV.length = depth;
     expStackR.length = depth;
   }
+}
+
+/**
+ * A reference from a struct being collected to a vertex inside it (`t: {c: d: {…}, c.d}`, `a:
+ * a.b`): what it adds to the struct may add to the vertices between them (`c.d` gives `c: …`),
+ * which changes the referenced vertex in turn. `path` holds those vertices (from the struct's arc
+ * down to the referenced vertex) and `lens` their conjunct counts when the reference was expanded:
+ * the evaluator takes the struct to a fixpoint (evaluate.ts, `settleSelfExpansions`).
+ */
+export interface SelfExpansion {
+  readonly c: Conjunct;
+  readonly path: Vertex[];
+  readonly lens: number[];
+}
+
+/** The self expansions of each vertex being collected (see SelfExpansion). */
+export const selfExpansions = new WeakMap<Vertex, SelfExpansion[]>();
+
+function noteSelfExpansion(v: Vertex, r: Vertex, c: Conjunct): void {
+  const path: Vertex[] = [];
+  let a: Vertex | undefined = r;
+  for (; a !== undefined && a !== v; a = a.parent) path.push(a);
+  if (a === undefined) return;
+  path.reverse();
+  const x: SelfExpansion = { c, path, lens: path.map((p) => p.conjuncts.length) };
+  const xs = selfExpansions.get(v);
+  if (xs === undefined) selfExpansions.set(v, [x]);
+  else xs.push(x);
 }
 
 /**
