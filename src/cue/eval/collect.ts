@@ -443,6 +443,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     }
   }
   if (v.status === COLLECTING) noteSelfExpansion(v, r, c);
+  noteForeignRead(v, r, c);
   const ex = v.expanded;
   if (ex === undefined) v.expanded = r;
   else if (ex !== r && !(Array.isArray(ex) && ex.includes(r)))
@@ -523,6 +524,32 @@ function noteSelfExpansion(v: Vertex, r: Vertex, c: Conjunct): void {
   const x: SelfExpansion = { c, path, lens: path.map((p) => p.conjuncts.length) };
   const xs = selfExpansions.get(v);
   if (xs === undefined) selfExpansions.set(v, [x]);
+  else xs.push(x);
+}
+
+/**
+ * A reference from `reader` to a vertex inside a struct still being collected (`x: y.a` read while
+ * `y` is collected, as in `y: x.a, x: y.a`): when the vertices on the way get more conjuncts before
+ * that struct is done, the reader holds less than they do (see evaluate.ts, `checkForeignReads`).
+ */
+export interface ForeignRead extends SelfExpansion {
+  readonly reader: Vertex;
+}
+
+/** The foreign reads of each struct being collected (see ForeignRead). */
+export const foreignReads = new WeakMap<Vertex, ForeignRead[]>();
+
+function noteForeignRead(v: Vertex, r: Vertex, c: Conjunct): void {
+  const path: Vertex[] = [r];
+  let a = r.parent;
+  for (; a !== undefined && a.status !== COLLECTING; a = a.parent) path.push(a);
+  if (a === undefined || a === v) return;
+  // A reader inside that struct is evaluated with it (a sibling read while it is collected).
+  for (let p = v.parent; p !== undefined; p = p.parent) if (p === a) return;
+  path.reverse();
+  const x: ForeignRead = { c, path, lens: path.map((p) => p.conjuncts.length), reader: v };
+  const xs = foreignReads.get(a);
+  if (xs === undefined) foreignReads.set(a, [x]);
   else xs.push(x);
 }
 

@@ -10,6 +10,7 @@ import {
   childCtx,
   collectConjuncts,
   emptyRefs,
+  foreignReads,
   inDefinition as inDefinitionV,
   lateFields,
   meetScalar,
@@ -116,6 +117,7 @@ function evaluateInner(v: Vertex): void {
   }
   applyPatterns(v);
   runDeferred(v);
+  if (foreignReads.has(v)) checkForeignReads(v);
   if (v.pending !== undefined && resolveDisjunctions(v)) {
     v.status = EVALUATED;
     return;
@@ -203,6 +205,31 @@ function settleSelfExpansions(v: Vertex): void {
     }
     pending = pending.concat(selfExpansions.get(v) ?? []);
     selfExpansions.delete(v);
+  }
+}
+
+/**
+ * References that read a vertex inside `v` while `v` was collected (`y: x.a` while `x: y.a` is
+ * collected) hold less than that vertex when it got more conjuncts afterwards: cue evaluates the
+ * two to a fixpoint, which the engine does not; the reader is refused (`unsupported`) rather than
+ * left short of a field.
+ */
+function checkForeignReads(v: Vertex): void {
+  const xs = foreignReads.get(v) ?? [];
+  foreignReads.delete(v);
+  const stale = xs.filter(isStale);
+  // The vertices read get what arrived late at least (`x.a` of `x: y.a` gets `y.a`'s fields).
+  refreshStale(stale);
+  for (const x of stale) {
+    if (x.reader.err !== undefined) continue;
+    setErr(
+      x.reader,
+      bottom(
+        "unsupported",
+        "unsupported: a reference to a struct that was still growing (mutual references not evaluated to a fixpoint)",
+        [x.c.pos],
+      ),
+    );
   }
 }
 
