@@ -426,6 +426,8 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   // conjuncts here would give the same result at a much higher cost.
   const sv = scalarValueOf(r);
   if (sv !== undefined) {
+    // A field of the struct itself (`{#a, #a: _}` given `#a: "s"` later) is read again too.
+    if (v.status === COLLECTING) noteSelfExpansion(v, r, c);
     addValue(v, sv, c);
     return;
   }

@@ -44,6 +44,11 @@ const cases: EvalCase[] = [
     src: "root: input: #deps: root: {}\n{root.input.#deps}",
     json: '{"root":{"input":{}}}',
   },
+  {
+    name: "an embedded definition of the struct whose value a later conjunct gives",
+    src: 'mode: {#sel: _, _}\nmode: {#sel, #sel: _}\nmode: {_, #sel: "on"}',
+    json: '{"mode":"on"}',
+  },
 ];
 
 evalCases("references into their own struct (fixpoint)", cases);
