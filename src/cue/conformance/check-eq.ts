@@ -44,57 +44,74 @@ function checkNested(
   for (const n of collectDirectives(file.node, synthetic)) {
     if (n.version === "todo" || n.name === "shareID") continue;
     if (n.name === "ignore" && n.unlocatable === undefined && n.path.length > 1) {
-      ignored.add(n.path.slice(1).join("\u0000"));
+      ignored.add(n.path.slice(1).map(unqualified).join("\u0000"));
       continue;
     }
     if (n.name !== "err" || n.unlocatable !== undefined) {
       return { status: "unsupported", reason: `nested @test(${n.name}) in the expectation` };
     }
-    const key = n.path.slice(1).join("\u0000");
+    const key = n.path.slice(1).map(unqualified).join("\u0000");
     errs.set(key, [...(errs.get(key) ?? []), n]);
   }
   const walk = (e: ast.Expr, rel: readonly string[]): Omit<CaseResult, "name"> => {
+    if (e.kind === "List") {
+      // A list element holding a nested @test (`[{_x: _ @test(ignore)}]`) is checked element by element.
+      for (let i = 0; i < e.elems.length; i++) {
+        const el = e.elems[i];
+        if (el === undefined || el.kind === "Comprehension") {
+          return { status: "unsupported", reason: "nested @test next to a list comprehension" };
+        }
+        const r = entry(el, [...rel, String(i)]);
+        if (r.status !== "passed") return r;
+      }
+      const extra = [...target, ...rel, String(e.elems.length)];
+      if (e.ellipsis === undefined && root.lookup(extra) !== undefined) {
+        return { status: "failed", reason: `${extra.join(".")}: not in the expected list` };
+      }
+      return { status: "passed" };
+    }
     if (e.kind !== "Struct") return { status: "unsupported", reason: "nested @test below a non-struct" };
     for (const f of e.decls) {
       if (f.kind === "Attribute") continue;
       if (f.kind !== "Field" || (f.label.kind !== "Ident" && f.label.kind !== "String")) {
         return { status: "unsupported", reason: `nested @test next to a ${f.kind}` };
       }
-      const label =
-        f.label.kind === "Ident"
-          ? f.label.name.replace(/^(_#?[A-Za-z0-9_]+)\$[A-Za-z0-9_]+$/, "$1")
-          : f.label.value;
-      const sub = [...rel, label];
-      const key = sub.join("\u0000");
-      if (ignored.has(key)) continue;
-      const here = errs.get(key);
-      if (here !== undefined) {
-        for (const n of here) {
-          const r = checkErr(root, { ...n, path: [...target, ...sub] }, {});
-          if (r.status !== "passed") return { ...r, reason: `nested err at ${sub.join(".")}: ${r.reason}` };
-        }
-        continue;
+      const label = f.label.kind === "Ident" ? unqualified(f.label.name) : f.label.value;
+      const r = entry(f.value, [...rel, label]);
+      if (r.status !== "passed") return r;
+    }
+    return { status: "passed" };
+  };
+  const entry = (value: ast.Expr, sub: readonly string[]): Omit<CaseResult, "name"> => {
+    const key = sub.join("\u0000");
+    if (ignored.has(key)) return { status: "passed" };
+    const here = errs.get(key);
+    if (here !== undefined) {
+      for (const n of here) {
+        const r = checkErr(root, { ...n, path: [...target, ...sub] }, {});
+        if (r.status !== "passed") return { ...r, reason: `nested err at ${sub.join(".")}: ${r.reason}` };
       }
-      if ([...errs.keys(), ...ignored].some((k) => k.startsWith(`${key}\u0000`))) {
-        const r = walk(f.value, sub);
-        if (r.status !== "passed") return r;
-        continue;
-      }
-      const got = root.lookup([...target, ...sub]);
-      if (got === undefined)
-        return { status: "failed", reason: `${[...target, ...sub].join(".")}: not found` };
-      const want = compileExpected(engine, synthetic.slice(f.value.pos.offset, f.value.end), imports);
-      if (typeof want === "string") return { status: "unsupported", reason: want };
-      if (!equal(got, want)) {
-        return {
-          status: "failed",
-          reason: `${sub.join(".")}: ${notEqual(engine, synthetic.slice(f.value.pos.offset, f.value.end), got)}`,
-        };
-      }
+      return { status: "passed" };
+    }
+    if ([...errs.keys(), ...ignored].some((k) => k.startsWith(`${key}\u0000`))) return walk(value, sub);
+    const got = root.lookup([...target, ...sub]);
+    if (got === undefined) return { status: "failed", reason: `${[...target, ...sub].join(".")}: not found` };
+    const want = compileExpected(engine, synthetic.slice(value.pos.offset, value.end), imports);
+    if (typeof want === "string") return { status: "unsupported", reason: want };
+    if (!equal(got, want)) {
+      return {
+        status: "failed",
+        reason: `${sub.join(".")}: ${notEqual(engine, synthetic.slice(value.pos.offset, value.end), got)}`,
+      };
     }
     return { status: "passed" };
   };
   return walk(top.value, []);
+}
+
+/** A hidden label without its package qualifier (`_x$pkg` is `_x` in a single-package engine). */
+function unqualified(label: string): string {
+  return label.replace(/^(_#?[A-Za-z0-9_]+)\$[A-Za-z0-9_]+$/, "$1");
 }
 
 export function checkEq(engine: Engine, root: EngineValue, d: Directive): Omit<CaseResult, "name"> {

@@ -498,6 +498,8 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   // conjuncts here would give the same result at a much higher cost.
   const sv = scalarValueOf(r);
   if (sv !== undefined) {
+    // A field of the struct itself (`{#a, #a: _}` given `#a: "s"` later) is read again too.
+    if (v.status === COLLECTING) noteSelfExpansion(v, r, c);
     addValue(v, sv, c);
     return;
   }
@@ -545,6 +547,8 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     }
   }
   if (expandedAlready(v, r, c, refs, cyc)) return;
+  if (v.status === COLLECTING) noteSelfExpansion(v, r, c);
+  noteForeignRead(v, r, c);
   const ex = v.expanded;
   if (ex === undefined) v.expanded = r;
   else if (ex !== r && !(Array.isArray(ex) && ex.includes(r)))
@@ -624,6 +628,15 @@ const expansions = new WeakMap<
 /** Forgets `v`'s expansions: its conjuncts are collected (again) from the start. */
 export function clearExpansions(v: Vertex): void {
   expansions.delete(v);
+}
+
+/** Forgets the expansions conjunct `c` made into `v`: it is expanded again (a self-reference's fixpoint). */
+export function forgetExpansionsOf(v: Vertex, c: Conjunct): void {
+  const list = expansions.get(v);
+  if (list === undefined) return;
+  const kept = list.filter((x) => x.c !== c);
+  if (kept.length === 0) expansions.delete(v);
+  else expansions.set(v, kept);
 }
 
 /** The first expansion of `r` into `v` in its current collection pass, if any. */
@@ -754,6 +767,60 @@ function hasTop(e: ast.Expr): boolean {
   if (e.kind === "Paren") return hasTop(e.expr);
   if (e.kind === "Binary" && e.op === "|") return hasTop(e.left) || hasTop(e.right);
   return isTopIdent(e);
+}
+
+/**
+ * A reference from a struct being collected to a vertex inside it (`t: {c: d: {…}, c.d}`, `a:
+ * a.b`): what it adds to the struct may add to the vertices between them (`c.d` gives `c: …`),
+ * which changes the referenced vertex in turn. `path` holds those vertices (from the struct's arc
+ * down to the referenced vertex) and `lens` their conjunct counts when the reference was expanded:
+ * the evaluator takes the struct to a fixpoint (evaluate.ts, `settleSelfExpansions`).
+ */
+export interface SelfExpansion {
+  readonly c: Conjunct;
+  readonly path: Vertex[];
+  readonly lens: number[];
+}
+
+/** The self expansions of each vertex being collected (see SelfExpansion). */
+export const selfExpansions = new WeakMap<Vertex, SelfExpansion[]>();
+
+function noteSelfExpansion(v: Vertex, r: Vertex, c: Conjunct): void {
+  const path: Vertex[] = [];
+  let a: Vertex | undefined = r;
+  for (; a !== undefined && a !== v; a = a.parent) path.push(a);
+  if (a === undefined) return;
+  path.reverse();
+  const x: SelfExpansion = { c, path, lens: path.map((p) => p.conjuncts.length) };
+  const xs = selfExpansions.get(v);
+  if (xs === undefined) selfExpansions.set(v, [x]);
+  else xs.push(x);
+}
+
+/**
+ * A reference from `reader` to a vertex inside a struct still being collected (`x: y.a` read while
+ * `y` is collected, as in `y: x.a, x: y.a`): when the vertices on the way get more conjuncts before
+ * that struct is done, the reader holds less than they do (see evaluate.ts, `checkForeignReads`).
+ */
+export interface ForeignRead extends SelfExpansion {
+  readonly reader: Vertex;
+}
+
+/** The foreign reads of each struct being collected (see ForeignRead). */
+export const foreignReads = new WeakMap<Vertex, ForeignRead[]>();
+
+function noteForeignRead(v: Vertex, r: Vertex, c: Conjunct): void {
+  const path: Vertex[] = [r];
+  let a = r.parent;
+  for (; a !== undefined && a.status !== COLLECTING; a = a.parent) path.push(a);
+  if (a === undefined || a === v) return;
+  // A reader inside that struct is evaluated with it (a sibling read while it is collected).
+  for (let p = v.parent; p !== undefined; p = p.parent) if (p === a) return;
+  path.reverse();
+  const x: ForeignRead = { c, path, lens: path.map((p) => p.conjuncts.length), reader: v };
+  const xs = foreignReads.get(a);
+  if (xs === undefined) foreignReads.set(a, [x]);
+  else xs.push(x);
 }
 
 /**

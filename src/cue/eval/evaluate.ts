@@ -18,10 +18,14 @@ import {
   collectConjuncts,
   emptyRefAt,
   emptyRefs,
+  foreignReads,
   inDefinition as inDefinitionV,
   lateFields,
   meetScalar,
+  forgetExpansionsOf,
   optionalCyc,
+  type SelfExpansion,
+  selfExpansions,
   selfRetries,
   setErr,
   unshare,
@@ -43,6 +47,7 @@ import {
   type Conjunct,
   displayLabel,
   EVALUATED,
+  type Frame,
   NEW,
   OPTIONAL,
   type PatternEntry,
@@ -124,6 +129,7 @@ function evaluateInner(v: Vertex): void {
       markCycleRetry(v, b);
     }
   }
+  if (selfExpansions.has(v)) settleSelfExpansions(v);
   if (v.cycleErr !== undefined) {
     // A disjunct that met a reference cycle fails, even with a concrete value (cue: the cycle
     // leaves the disjunction unresolved).
@@ -141,6 +147,7 @@ function evaluateInner(v: Vertex): void {
   }
   applyPatterns(v);
   runDeferred(v);
+  if (foreignReads.has(v)) checkForeignReads(v);
   if (v.pending !== undefined && resolveDisjunctions(v)) {
     v.status = EVALUATED;
     return;
@@ -224,6 +231,193 @@ function undefinedOwnFields(v: Vertex, cs: readonly Conjunct[]): void {
     setErr(v, bottom("incomplete", `undefined field: ${displayLabel(a.label)}`, [x.sel.pos]));
     return;
   }
+}
+
+/** Rounds of `settleSelfExpansions` before a struct that keeps growing is refused. */
+const MAX_SELF_ROUNDS = 16;
+
+/**
+ * A struct that referred to a vertex inside itself while it was collected (`t: {c: d: {…}, c.d}`)
+ * may have added to the vertices between them after the reference read them (`c.d` gives `c: d:
+ * e: …`, or a later `c: …` of the literal): the reference then gave less than the vertex now holds.
+ * As in cue, the struct is taken to a fixpoint: those vertices are evaluated again with all their
+ * conjuncts and the reference is expanded again, until it adds nothing new. A reference that cannot
+ * be expanded again (a computed value) or a struct that keeps growing is refused (`unsupported`),
+ * never left short of a field.
+ */
+function settleSelfExpansions(v: Vertex): void {
+  let pending = selfExpansions.get(v) ?? [];
+  selfExpansions.delete(v);
+  // A disjunct keeps what its choice gave it (`y: 1 | {y: 1}, y`): expanding the reference again
+  // would add the disjunction again, unchosen.
+  if (v.cloneOf !== undefined) return;
+  for (let round = 0; ; round++) {
+    const stale = pending.filter(isStale);
+    if (stale.length === 0) break;
+    // A disjunction among what the struct added to itself would be expanded again in every round
+    // (each round crossing it with the last): refused rather than taken to a fixpoint.
+    const redo = stale.filter((x) => isReference(x.c) && !addsDisjunction(x));
+    if (redo.length < stale.length || round >= MAX_SELF_ROUNDS) {
+      const x = stale.find((y) => !redo.includes(y)) ?? stale[0];
+      // What the struct added to the vertices on the way is unified there at least: when that
+      // is an error (`svc: {svc: "web" | "db"}, svc`), the error stands for the struct.
+      refreshStale(stale);
+      if (x !== undefined && !stale.some(failed))
+        setErr(
+          v,
+          bottom(
+            "unsupported",
+            "unsupported: a reference into its own struct whose fields it changes (not evaluated to a fixpoint)",
+            [x.c.pos],
+          ),
+        );
+      break;
+    }
+    pending = pending.filter((x) => !stale.includes(x));
+    refreshStale(stale);
+    const seen = new Set<Conjunct>();
+    for (const x of redo) {
+      if (seen.has(x.c)) continue;
+      seen.add(x.c);
+      forgetExpansionsOf(v, x.c);
+      addConjunct(v, x.c);
+    }
+    pending = pending.concat(selfExpansions.get(v) ?? []);
+    selfExpansions.delete(v);
+  }
+}
+
+/**
+ * References that read a vertex inside `v` while `v` was collected (`y: x.a` while `x: y.a` is
+ * collected) hold less than that vertex when it got more conjuncts afterwards: cue evaluates the
+ * two to a fixpoint, which the engine does not; the reader is refused (`unsupported`) rather than
+ * left short of a field.
+ */
+function checkForeignReads(v: Vertex): void {
+  const xs = foreignReads.get(v) ?? [];
+  foreignReads.delete(v);
+  const stale = xs.filter(isStale);
+  // The vertices read get what arrived late at least (`x.a` of `x: y.a` gets `y.a`'s fields).
+  refreshStale(stale);
+  for (const x of stale) {
+    if (x.reader.err !== undefined) continue;
+    setErr(
+      x.reader,
+      bottom(
+        "unsupported",
+        "unsupported: a reference to a struct that was still growing (mutual references not evaluated to a fixpoint)",
+        [x.c.pos],
+      ),
+    );
+  }
+}
+
+/** Evaluates again, with all their conjuncts, the vertices that stale self expansions read. */
+function refreshStale(stale: readonly SelfExpansion[]): void {
+  const done = new Set<Vertex>();
+  for (const x of stale) {
+    // The vertex nearest the struct that changed: evaluating it again rebuilds those below it.
+    for (const p of x.path) {
+      if (done.has(p)) break;
+      if (p.status !== EVALUATED) continue;
+      if (!changedSince(x, p)) continue;
+      done.add(p);
+      p.lateConjuncts = true;
+      refresh(p);
+      break;
+    }
+  }
+}
+
+/** Whether a vertex on a self expansion's path is an error other than an incomplete one. */
+function failed(x: SelfExpansion): boolean {
+  for (const p of x.path) if (p.err !== undefined && !isIncomplete(p.err)) return true;
+  return false;
+}
+
+/** Whether a conjunct is a reference, expanded again by adding it again. */
+function isReference(c: Conjunct): boolean {
+  let e = c.expr;
+  if (c.value !== undefined || e === undefined) return false;
+  while (e.kind === "Paren") e = e.expr;
+  return e.kind === "Ident" || e.kind === "Selector" || e.kind === "Index";
+}
+
+/** Whether a conjunct a stale self expansion's path got since the expansion is or holds a disjunction. */
+function addsDisjunction(x: SelfExpansion): boolean {
+  for (let i = 0; i < x.path.length; i++) {
+    const cs = (x.path[i] as Vertex).conjuncts;
+    for (let k = x.lens[i] ?? 0; k < cs.length; k++) {
+      const c = cs[k] as Conjunct;
+      if (c.value !== undefined ? c.value.t === "disj" : c.expr !== undefined && writesDisjunction(c.expr, 0))
+        return true;
+    }
+  }
+  return false;
+}
+
+/** Whether an expression writes a disjunction (in its struct and list literals too); deep ones count. */
+function writesDisjunction(e: import("../syntax/ast.js").Expr, depth: number): boolean {
+  if (depth > 32) return true;
+  switch (e.kind) {
+    case "Binary":
+      return e.op === "|" || writesDisjunction(e.left, depth + 1) || writesDisjunction(e.right, depth + 1);
+    case "Paren":
+    case "Unary":
+      return writesDisjunction(e.expr, depth + 1);
+    case "Struct":
+      for (const d of e.decls) {
+        if (d.kind === "Field" && writesDisjunction(d.value, depth + 1)) return true;
+        if (d.kind === "Embed" && writesDisjunction(d.expr, depth + 1)) return true;
+        if (d.kind === "Comprehension" && writesDisjunction(d.value, depth + 1)) return true;
+      }
+      return false;
+    case "List":
+      for (const x of e.elems) if (x.kind !== "Comprehension" && writesDisjunction(x, depth + 1)) return true;
+      return false;
+    default:
+      return false;
+  }
+}
+
+/** Whether a self expansion read less than its path now holds (see settleSelfExpansions). */
+function isStale(x: SelfExpansion): boolean {
+  const path = x.path;
+  for (let i = 0; i < path.length; i++) {
+    const p = path[i] as Vertex;
+    const next = path[i + 1];
+    if (next !== undefined && p.arcs?.get(next.label) !== next) return true;
+    if (changedSince(x, p)) return true;
+  }
+  return false;
+}
+
+/** Whether a path vertex got a conjunct unlike its earlier ones since the expansion read it. */
+function changedSince(x: SelfExpansion, p: Vertex): boolean {
+  const i = x.path.indexOf(p);
+  const cs = p.conjuncts;
+  for (let k = x.lens[i] ?? 0; k < cs.length; k++) {
+    const c = cs[k] as Conjunct;
+    // An empty struct (`root: {}` of an embedded definition) gives no field.
+    let dup = c.expr?.kind === "Struct" && c.expr.decls.length === 0;
+    for (let j = 0; j < k && !dup; j++) dup = sameConjunct(cs[j] as Conjunct, c);
+    if (!dup) return true;
+  }
+  return false;
+}
+
+function sameConjunct(a: Conjunct, b: Conjunct): boolean {
+  if (a.expr !== b.expr || a.value !== b.value) return false;
+  let f: Frame | undefined = a.env;
+  let g: Frame | undefined = b.env;
+  while (f !== g) {
+    if (f === undefined || g === undefined) return false;
+    if (f.lit !== g.lit || f.vertex !== g.vertex || f.binds !== undefined || g.binds !== undefined)
+      return false;
+    f = f.up;
+    g = g.up;
+  }
+  return true;
 }
 
 const retried = new WeakSet<Vertex>();
