@@ -25,6 +25,8 @@ export interface CaseResult {
    * where CUE errors, or a different value, with no error (see `silent.ts`).
    */
   readonly silent?: true;
+  /** `@test(permute)`: another order gave errors where the original order gave none (permute.ts). */
+  readonly refusedInOtherOrder?: true;
 }
 
 /** One `@test` attribute with where it applies. */

@@ -76,6 +76,9 @@ export function checkDirectives(
   check: CheckOptions = {},
 ): CaseResult[] {
   const results: CaseResult[] = [];
+  // Structs whose `@test(eq)` passed, and the permute results judged against them (after the loop).
+  const eqPassed = new Set<string>();
+  const permuteAt: { i: number; key: string }[] = [];
   // Field-form `@test(permute)` marks several fields of one struct: one case per struct.
   const permuteGroups = new Map<string, Directive[]>();
   for (const d of directives) {
@@ -121,7 +124,18 @@ export function checkDirectives(
       const at = d.name === "permute" ? d.structPath : [...d.path, ...pathOption(d, "at")];
       if (!engineErrsAt(root, at, engine)) r = { ...r, silent: true };
     }
+    const key = `${d.file}|${(d.name === "permute" ? d.structPath : d.path).join(".")}`;
+    if (d.name === "eq" && r.status === "passed" && pathOption(d, "at").length === 0) eqPassed.add(key);
+    if (r.refusedInOtherOrder === true && r.silent === true) permuteAt.push({ i: results.length, key });
     results.push({ name, ...r });
+  }
+  // An order that refuses, beside an original order that gives CUE's value, is loud in every order.
+  for (const { i, key } of permuteAt) {
+    const r = results[i];
+    if (r !== undefined && eqPassed.has(key)) {
+      const { silent: _silent, ...loud } = r;
+      results[i] = loud;
+    }
   }
   return results;
 }

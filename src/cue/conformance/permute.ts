@@ -3,6 +3,11 @@
  * order. The runner rewrites the source with the fields' text reordered, recompiles, and compares
  * the struct's value (order-insensitive JSON when concrete, else the engine's CUE equality) and the
  * set of errors (path and code) under it with those of the original order.
+ *
+ * Which order is wrong is not known here: a failure is silent (inline.ts) unless the other order
+ * reports an error where the original order has none (`refusedInOtherOrder`) and the original
+ * order's value is CUE's, which an `@test(eq)` on the same struct that passes shows. Then every
+ * order gives CUE's value or an error: a failure, but no silent wrong answer.
  */
 
 import type { Engine, EngineOptions, EngineValue } from "./engine.js";
@@ -87,6 +92,8 @@ export function checkPermute(
       return {
         status: "failed",
         reason: `order ${order}: errors [${got.errors}] differ from [${base.errors}]`,
+        // The other order refuses where the original order gives a value: loud in that order.
+        ...(base.errors === "" ? { refusedInOtherOrder: true as const } : {}),
       };
     }
     if (base.json !== undefined && got.json !== undefined) {

@@ -466,6 +466,74 @@ describe("helpers", () => {
   });
 });
 
+/**
+ * The fake engine, except that `b: 1` declared before `a` becomes `b` of `order` (an error or
+ * another value): an evaluator whose answer depends on the order of a struct's fields.
+ */
+function orderEngine(order: string): Engine {
+  return {
+    ...fakeEngine,
+    compile(files, options) {
+      const reordered = files.map((f) => {
+        const b = f.text.indexOf("\tb: 1");
+        const a = f.text.indexOf("\ta: 1");
+        return b >= 0 && a > b ? { ...f, text: f.text.replace("\tb: 1", `\tb: ${order}`) } : f;
+      });
+      return fakeEngine.compile(reordered, options);
+    },
+  };
+}
+
+describe("silent wrong answers under @test(permute)", () => {
+  const struct = "-- in.cue --\ns: {\n\t@test(permute, count=2)\n\ta: 1\n\tb: 1\n}";
+  // [name, archive, the other order's b, expected [case, status, silent]]
+  const cases: [string, string, string, [string, string, boolean][]][] = [
+    [
+      "another order that errs, beside an original order eq passes: loud",
+      `${struct} @test(eq, {a: 1, b: 1})\n`,
+      "_|_",
+      [
+        ["s eq", "passed", false],
+        ["s permute", "failed", false],
+      ],
+    ],
+    [
+      "another order that errs, with no eq on the struct: silent (which order is CUE's is unknown)",
+      `${struct}\n`,
+      "_|_",
+      [["s permute", "failed", true]],
+    ],
+    [
+      "another order that errs, beside a failing eq: silent",
+      `${struct} @test(eq, {a: 1, b: 2})\n`,
+      "_|_",
+      [
+        ["s eq", "failed", true],
+        ["s permute", "failed", true],
+      ],
+    ],
+    [
+      "another order with another value and no error: silent",
+      `${struct} @test(eq, {a: 1, b: 1})\n`,
+      "2",
+      [
+        ["s eq", "passed", false],
+        ["s permute", "failed", true],
+      ],
+    ],
+  ];
+  for (const [name, archive, order, want] of cases) {
+    it(name, () => {
+      const got = runArchive(orderEngine(order), archive, "t.txtar", {}).map((c) => [
+        c.name.replace(/^t\.txtar: /, ""),
+        c.status,
+        c.silent === true,
+      ]);
+      assert.deepEqual(got, want);
+    });
+  }
+});
+
 describe("silent wrong answers", () => {
   // [name, archive, expected [case, status, silent]]
   const cases: [string, string, [string, string, boolean][]][] = [
