@@ -47,6 +47,31 @@ const cases: EvalCase[] = [
     json: '{"web":{"tag":"x","svc":{"port":80,"extra":1}}}',
   },
   {
+    name: "below a field a struct embedding a definition, reached through a definition, does not declare: unsupported",
+    src: '#Base: {svc: [string]: {...}, ...}\n#Tag: tag: "x"\n#Web: #Base & {#Tag, svc: main: {}}\nweb: #Web & {svc: aux: host: "h"}',
+    err: { path: "web.svc.aux.host", code: "unsupported", msg: "unsupported: fields below a field" },
+  },
+  {
+    name: "below a field an open struct of the other definition allows: unsupported",
+    src: '#Base: {svc: {...}, ...}\n#Tag: tag: "x"\n#Web: #Base & {#Tag, svc: main: {}}\nweb: #Web & {svc: aux: host: "h"}',
+    err: { path: "web.svc.aux.host", code: "unsupported", msg: "unsupported: fields below a field" },
+  },
+  {
+    name: "below a field a struct embedding a definition declares: a value",
+    src: '#Base: {svc: [string]: {...}, ...}\n#Tag: tag: "x"\n#Web: #Base & {#Tag, svc: main: {}}\nweb: #Web & {svc: main: {}}',
+    json: '{"web":{"svc":{"main":{}},"tag":"x"}}',
+  },
+  {
+    name: "below a field a definition's struct without an embedding does not declare: a value",
+    src: '#Base: {svc: [string]: {...}, ...}\n#Web: #Base & {svc: main: {}}\nweb: #Web & {svc: aux: host: "h"}',
+    json: '{"web":{"svc":{"main":{},"aux":{"host":"h"}}}}',
+  },
+  {
+    name: "a definition whose body embeds a definition refuses a field it does not declare",
+    src: '#Tag: tag: "x"\n#Web: {#Tag, svc: main: {}}\nweb: #Web & {svc: aux: host: "h"}',
+    err: { path: "web.svc.aux", code: "eval", msg: "field not allowed" },
+  },
+  {
     name: "a field of a definition declared _ | close({…}) takes fields its struct lacks",
     src: "#Svc: {\n\t_base: port: 80\n\t_base: _ | close({tls!: bool})\n\tweb: _base & {tls: true}\n}\ns: #Svc",
     json: '{"s":{"web":{"port":80,"tls":true}}}',

@@ -461,3 +461,66 @@ function isDefRef(e: ast.Expr): boolean {
   if (e.kind === "Ident") return e.name.startsWith("#") || e.name.startsWith("_#");
   return e.kind === "Selector" && e.sel.kind === "Ident" && e.sel.name.startsWith("#");
 }
+
+/**
+ * The fields of `v` when `v` is below a struct that embeds a definition, where that struct was
+ * reached through another definition (`out: #D & {objs: one: name: "n"}` with
+ * `#D: #P & {#E, objs: two: {…}}`), and the struct's literals spell out the path down to `v`'s
+ * parent but do not declare `v` (`objs.one`): cue closes such a struct recursively with its own
+ * evidence model, rejecting fields below the undeclared one (even those the user gives), which the
+ * engine does not reproduce. Only where no other closedness check refused.
+ */
+export function embedScopeUnsure(v: Vertex): string[] {
+  if (v.arcs === undefined || v.notAllowed || v.err !== undefined || !undeclaredInEmbedScope(v))
+    return NO_LABELS;
+  let out: string[] | undefined;
+  for (const [label, a] of v.arcs) {
+    const d0 = label.charCodeAt(0);
+    if (d0 === 0x5f || d0 === 0x23 || a.notAllowed || a.err !== undefined || a.conjuncts.length === 0)
+      continue;
+    out ??= [];
+    out.push(label);
+  }
+  return out ?? NO_LABELS;
+}
+
+/** Whether `v` is a field that a struct embedding a definition, reached through another one, omits (see embedScopeUnsure). */
+export function undeclaredInEmbedScope(v: Vertex): boolean {
+  const p = v.parent;
+  if (p === undefined) return false;
+  const c0 = v.label.charCodeAt(0);
+  return c0 !== 0x5f && c0 !== 0x23 && underEmbedScope(p) && embedScopeUndeclared(p, v.label);
+}
+
+/** Whether a closed embedding context reached through a definition at an ancestor omits `label` below `v`. */
+function embedScopeUndeclared(v: Vertex, label: string): boolean {
+  const rel: string[] = [];
+  for (let s = v.parent, at: Vertex = v, n = 0; s !== undefined && n < 8; at = s, s = s.parent, n++) {
+    rel.unshift(at.label);
+    const xs = s.closeItems;
+    if (xs === undefined || !embedScopes.has(s)) continue;
+    for (const x of contexts(xs)) {
+      if (!x.ctx.fromEmbed || !active(x) || x.open || !throughDefinition(xs, x.ctx)) continue;
+      if (declaredBelow(xs, x, rel, label) === false) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether the literals of embedding context `e` came through a reference to a definition. */
+function throughDefinition(xs: readonly unknown[], e: CloseCtx): boolean {
+  for (let i = 0; i < xs.length; i += 2) {
+    const set = xs[i] as CloseSet;
+    if (!set.includes(e)) continue;
+    for (const c of set)
+      if (
+        c !== e &&
+        c.def !== undefined &&
+        c.recursive &&
+        c.andMember === undefined &&
+        c.skipAt === undefined
+      )
+        return true;
+  }
+  return false;
+}

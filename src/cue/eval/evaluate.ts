@@ -10,6 +10,7 @@ import {
   closingContexts,
   closingDefinition,
   embedScopeRejects,
+  embedScopeUnsure,
 } from "./closedness.js";
 import {
   addConjunct,
@@ -581,7 +582,11 @@ function finishList(v: Vertex): void {
 }
 
 function checkClosed(v: Vertex): void {
-  if (v.closeItems === undefined || v.arcs === undefined || v.isList) return;
+  if (v.arcs === undefined || v.isList) return;
+  if (v.closeItems === undefined) {
+    refuseEmbedUnsure(v);
+    return;
+  }
   const arcs = v.arcs;
   for (const label of andScopeRejects(v)) {
     const a = arcs.get(label);
@@ -598,7 +603,10 @@ function checkClosed(v: Vertex): void {
     own.notAllowed = true;
   }
   const closing = closingContexts(v);
-  if (closing.length === 0) return;
+  if (closing.length === 0) {
+    refuseEmbedUnsure(v);
+    return;
+  }
   let allowed: string[] | undefined;
   for (const arc of arcs.values()) {
     let a = arc;
@@ -621,6 +629,30 @@ function checkClosed(v: Vertex): void {
     }
     setErr(a, err);
     a.notAllowed = true;
+  }
+  refuseEmbedUnsure(v);
+}
+
+/**
+ * Fields below a struct that embeds a definition, reached through another definition, that the
+ * struct does not declare (see embedScopeUnsure): cue's closedness answer there may differ from
+ * the engine's, so they are refused as unsupported rather than given a value.
+ */
+function refuseEmbedUnsure(v: Vertex): void {
+  const arcs = v.arcs;
+  if (arcs === undefined) return;
+  for (const label of embedScopeUnsure(v)) {
+    const a = arcs.get(label);
+    if (a === undefined || a.fieldType === OPTIONAL) continue;
+    const own = a.isShared ? unshare(v, a) : a;
+    setErr(
+      own,
+      bottom(
+        "unsupported",
+        "unsupported: fields below a field that a struct embedding a definition, reached through another definition, does not declare (cue's closedness there is not reproduced)",
+        posArray(own.declPos),
+      ),
+    );
   }
 }
 

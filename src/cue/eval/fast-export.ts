@@ -17,7 +17,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { foreignInEmbedScope } from "./closedness.js";
+import { foreignInEmbedScope, undeclaredInEmbedScope } from "./closedness.js";
 import { inDefinition } from "./collect.js";
 import { resolveDefaultValue } from "./defaults.js";
 import { engine } from "./engine.js";
@@ -112,7 +112,7 @@ function pristine(v: Vertex): boolean {
 function rootContribs(v: Vertex): Contrib[] | undefined {
   if (v.isLet || v.conjuncts.length === 0 || inDefinition(v)) return undefined;
   // Below a struct that embeds a definition, closedness depends on where fields came from.
-  if (foreignInEmbedScope(v)) return undefined;
+  if (foreignInEmbedScope(v) || undeclaredInEmbedScope(v)) return undefined;
   const out: Contrib[] = [];
   for (const c of v.conjuncts) {
     const x = c.expr;
