@@ -219,6 +219,15 @@ const cases: EvalCase[] = [
     err: { path: "s", code: ["cycle"], msg: "circular dependency in evaluation of conditionals" },
   },
   {
+    name: "a condition on a disjunction it changes names the disjunction as cue prints it",
+    src: "s: {\n\tp?: _\n\tq?: _\n\tif (p | q) == _|_ {q: 1}\n}",
+    err: {
+      path: "s",
+      code: ["cycle"],
+      msg: "circular dependency in evaluation of conditionals: (p|q) changed after evaluation",
+    },
+  },
+  {
     name: "a field given a concrete value breaks such a chain",
     src: "s: {\n\t#E: [string]: bool\n\tif #E.on != _|_ {#E: off: true}\n\tif #E.off == _|_ {#E: on: true}\n\t#E: on: true\n\tout: #E\n}",
     json: '{"s":{"out":{"on":true,"off":true}}}',
