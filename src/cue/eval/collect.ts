@@ -533,7 +533,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     refs = { arc: r.cloneOf ?? r, node: v, next: undefined, shared: true };
     cyc = 0;
   }
-  if ((cyc === undefined || cyc === 0) && v.conjuncts.length === 1) {
+  if ((cyc === undefined || cyc === 0) && !sharedFromField(v, c) && v.conjuncts.length === 1) {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     // In an alternative of a disjunction (`tail: #List | *null`), only an ancestor that had
     // nothing else either counts: data given for the levels above keeps their expansion finite.
@@ -719,6 +719,19 @@ function sharesRef(v: Vertex, r: Vertex, c: Conjunct): boolean {
   if (v.conjuncts.length !== 1 || v.cloneOf !== undefined || v.arcs !== undefined) return false;
   if (v.conjuncts[0]?.expr !== c.expr || c.expr === undefined || r.isLet || isInline(r)) return false;
   return !inDefinition(v) || inDefinition(r);
+}
+
+/**
+ * Whether `c` comes in an optional position of a field or pattern constraint (not of a disjunct).
+ * Where such a reference is shared, below is the referenced vertex's own, finite evaluation
+ * (`#D: [string]: x: #D` used by `a: #D` gives `a.b.x.c.x` the value of #D): an ancestor that
+ * expanded the same reference makes no cycle of it.
+ */
+function sharedFromField(v: Vertex, c: Conjunct): boolean {
+  if ((c.cyc ?? 0) === 0) return false;
+  for (let a: Vertex | undefined = v; a !== undefined; a = a.parent)
+    if (a.cloneOf !== undefined) return false;
+  return true;
 }
 
 /** Whether one of `v`'s conjuncts is not (yet) cyclic: cue's hasNonCyclic. */

@@ -1,3 +1,6 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compile, formatErrors } from "../index.js";
 import { type EvalCase, evalCases } from "./eval-cases.case.js";
 
 /**
@@ -216,6 +219,15 @@ const cases: EvalCase[] = [
     err: { path: "s", code: ["cycle"], msg: "circular dependency in evaluation of conditionals" },
   },
   {
+    name: "a condition on a disjunction it changes names the disjunction as cue prints it",
+    src: "s: {\n\tp?: _\n\tq?: _\n\tif (p | q) == _|_ {q: 1}\n}",
+    err: {
+      path: "s",
+      code: ["cycle"],
+      msg: "circular dependency in evaluation of conditionals: (p|q) changed after evaluation",
+    },
+  },
+  {
     name: "a field given a concrete value breaks such a chain",
     src: "s: {\n\t#E: [string]: bool\n\tif #E.on != _|_ {#E: off: true}\n\tif #E.off == _|_ {#E: on: true}\n\t#E: on: true\n\tout: #E\n}",
     json: '{"s":{"out":{"on":true,"off":true}}}',
@@ -237,6 +249,7 @@ const cases: EvalCase[] = [
     src: "#L: {head: int, tail?: #L}\nx: #L & {head: 1, tail: {head: 2}}",
     json: '{"x":{"head":1,"tail":{"head":2}}}',
   },
+  ...throughPatterns(),
   {
     name: "a self reference in a disjunction with a default",
     src: "#list: {\n\ttail: #list | *null\n}\nx: #list",
@@ -245,3 +258,43 @@ const cases: EvalCase[] = [
 ];
 
 evalCases("cue cycles (spec)", cases, { compileErrors: true });
+
+/**
+ * A pattern constraint or optional field whose value refers back to its definition applies only to
+ * the fields the data gives: the definition reached again below is its own finite value, no cycle.
+ */
+function throughPatterns(): EvalCase[] {
+  return [
+    {
+      name: "a pattern constraint that refers to its own definition",
+      src: "#Tree: [string]: kids: #Tree\nroot: #Tree\nroot: n1: kids: n2: {}",
+      json: '{"root":{"n1":{"kids":{"n2":{"kids":{}}}}}}',
+    },
+    {
+      name: "a pattern constraint that refers back through a hidden helper",
+      src: "_Map: [string]: _Node\n_Node: next: _Map\nm: _Map\nm: a: next: b: {}",
+      json: '{"m":{"a":{"next":{"b":{"next":{}}}}}}',
+    },
+    {
+      name: "a field below an optional field that refers to its definition",
+      src: "#T: {c?: x: #T}\na: #T & {c: {}}",
+      json: '{"a":{"c":{"x":{}}}}',
+    },
+    {
+      name: "a pattern constraint that adds a field each level is still a structural cycle",
+      src: "#S: [string]: s: #S & {k: {}}\nv: #S\nv: a: {}",
+      err: { path: "v.a.s.k.s.k.s", code: STRUCTURAL, msg: "structural cycle" },
+    },
+  ];
+}
+
+// `cue export` evaluates the definitions as well: the instance has no error in any part either.
+describe("cue cycles through pattern constraints (whole instance)", () => {
+  for (const c of throughPatterns()) {
+    if (c.json === undefined) continue;
+    it(c.name, () => {
+      const v = compile([{ name: "in.cue", text: c.src }]);
+      assert.deepEqual(v.errors, [], formatErrors(v.errors));
+    });
+  }
+});

@@ -35,10 +35,13 @@ export function exprText(e: ast.Expr, depth = 0): string {
     case "List":
       return e.elems.length === 0 && e.ellipsis === undefined ? "[]" : "[...]";
     case "Paren":
-      return `(${sub(e.expr)})`;
+      // A disjunction prints its own parentheses.
+      return e.expr.kind === "Binary" && e.expr.op === "|" ? sub(e.expr) : `(${sub(e.expr)})`;
     case "Unary":
       return `${e.op}${sub(e.expr)}`;
     case "Binary":
+      // cue prints a disjunction as one compact term: `(a|b|c)`.
+      if (e.op === "|") return `(${disjuncts(e).map(sub).join("|")})`;
       return `${sub(e.left)} ${e.op} ${sub(e.right)}`;
     case "Selector":
       return `${sub(e.expr)}.${e.sel.kind === "Ident" ? e.sel.name : quoteString(e.sel.value)}`;
@@ -59,4 +62,10 @@ export function exprText(e: ast.Expr, depth = 0): string {
       return String(never);
     }
   }
+}
+
+/** The terms of a disjunction written `a | b | c` (a parenthesised one stays one term, as in cue). */
+function disjuncts(e: ast.Expr): ast.Expr[] {
+  if (e.kind !== "Binary" || e.op !== "|") return [e];
+  return [...disjuncts(e.left), ...disjuncts(e.right)];
 }
