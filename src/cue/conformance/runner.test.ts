@@ -319,6 +319,41 @@ describe("err with path=, with the real engine", () => {
   }
 });
 
+describe("err on an optional field, with the real engine", () => {
+  // cue's harness looks the annotated field up with LookupPath, which does not find an optional
+  // field: the expectation is that lookup's "field not found", seen at the annotated field.
+  const cases: [string, string, string][] = [
+    [
+      "the failed lookup of the optional field",
+      'p?: {\n\ta: 1\n} @test(err, code=incomplete, contains="field not found: p")\n',
+      "passed",
+    ],
+    [
+      "not another message",
+      'p?: {\n\ta: 1\n} @test(err, code=incomplete, contains="field not found: q")\n',
+      "failed",
+    ],
+    [
+      "not on a regular field",
+      'p: {\n\ta: 1\n} @test(err, code=incomplete, contains="field not found: p")\n',
+      "failed",
+    ],
+  ];
+  for (const [name, cue, want] of cases) {
+    it(name, async () => {
+      const engine = await loadEngine();
+      assert.ok(typeof engine !== "string", String(engine));
+      if (typeof engine === "string") return;
+      const r = runArchive(engine, `-- in.cue --\n${cue}`, "t.txtar", {});
+      assert.deepEqual(
+        r.map((c) => c.status),
+        [want],
+        JSON.stringify(r),
+      );
+    });
+  }
+});
+
 describe("eq on an incomplete struct, with the real engine", () => {
   // cue's harness compares with internal/core/diff: a struct whose comprehension waits for a value
   // is still its fields there (the incomplete error is asserted apart, with @test(err)).

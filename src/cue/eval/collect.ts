@@ -52,7 +52,9 @@ export function appendTo<T>(arr: T[] | undefined, x: T): T[] {
 }
 
 export function setErr(v: Vertex, e: BottomV): void {
-  v.err ??= e;
+  // The first error stays, except that a conflict replaces an incomplete one: cue reports the
+  // final error, not the wait (a struct that embeds a list while its `if` waits for a value).
+  if (v.err === undefined || (v.err.err.code === "incomplete" && e.err.code === "eval")) v.err = e;
 }
 
 /**

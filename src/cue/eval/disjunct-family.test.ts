@@ -146,6 +146,17 @@ const incomplete: EvalCase[] = [
     src: "#Mk: {\n\t#In!: {p: 1, q: 2}\n\tT: or([for _, e in #In {e}])\n}\nv: (#Mk & {#In: {p: 1, q: 2}}).T & 2",
     json: '{"v":2}',
   },
+  {
+    // cue: the empty disjunction takes its most severe alternative's code, waiting above conflict.
+    name: "an empty disjunction with an alternative still waiting for a value is incomplete",
+    src: 'name: string\nv: [] | [...int]\nv: ["\\(name)"]',
+    err: { path: "v", code: "incomplete", msg: "2 errors in empty disjunction" },
+  },
+  {
+    name: "an empty disjunction of conflicts only is an evaluation error",
+    src: 'v: [] | [1, 2]\nv: ["a"]',
+    err: { path: "v", code: "eval", msg: "2 errors in empty disjunction" },
+  },
 ];
 
 evalCases("cue disjunction family: incomplete answers keep cue's message", incomplete);

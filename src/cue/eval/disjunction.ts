@@ -16,6 +16,7 @@ import { combineStep, IS, MAYBE, NOT } from "./default-modes.js";
 import { discriminated } from "./discriminator.js";
 import { engine } from "./engine.js";
 import { equalVertex } from "./equal.js";
+import type { ErrCode } from "./errors.js";
 import { evaluate, firstError, firstErrorPath } from "./evaluate.js";
 import { disjunctsInProgress, evalExpr, resolveRef } from "./expr.js";
 import { makeDisj } from "./meet.js";
@@ -727,11 +728,7 @@ function cloneResolve(v: Vertex, pend: readonly PendingDisj[], alive: number[][]
       return;
     }
     // As cue prints it: a header line without positions, then each alternative's error.
-    const code = failures.every((f) => f.err.code === "cycle")
-      ? "cycle"
-      : failures.every((f) => f.err.code === "incomplete" || f.err.code === "cycle")
-        ? "incomplete"
-        : "eval";
+    const code = emptyDisjunctionCode(failures);
     const sub = failures.map((f, i) => {
       const info = f.err;
       const path = failurePaths[i] ?? [];
@@ -822,4 +819,31 @@ export function adopt(v: Vertex, w: Vertex): void {
   v.closeItems = w.closeItems;
   v.err = w.err;
   v.disj = w.disj;
+}
+
+/** How an alternative's error weighs on an empty disjunction's code: the highest wins. */
+const CODE_RANK: Partial<Record<ErrCode, number>> = {
+  eval: 0,
+  user: 0,
+  "structural cycle": 0,
+  incomplete: 3,
+  cycle: 3,
+};
+
+/**
+ * The code of an empty disjunction, as cue's evaluator gives it: one alternative still waiting for
+ * a value (incomplete, or a cycle) leaves the whole disjunction incomplete; otherwise it is an
+ * evaluation error (a structural cycle or an explicit `_|_` among conflicts included, as the corpus
+ * says). An alternative with another code (unsupported, a limit) makes it an evaluation error.
+ */
+function emptyDisjunctionCode(failures: readonly BottomV[]): ErrCode {
+  // Only all-cycle alternatives make a cycle here: a cycle next to a conflict is not retried as one.
+  if (failures.every((f) => f.err.code === "cycle")) return "cycle";
+  let best: ErrCode = "eval";
+  for (const f of failures) {
+    const r = CODE_RANK[f.err.code];
+    if (r === undefined) return "eval";
+    if (r > (CODE_RANK[best] ?? 0)) best = f.err.code === "cycle" ? "incomplete" : f.err.code;
+  }
+  return best;
 }

@@ -66,6 +66,12 @@ const embeds: EvalCase[] = [
     src: '#Port: {#p: {n: int}, #p.n}\nport: #Port & {#p: n: "x", _}',
     err: { path: "port", code: "eval", msg: "conflicting values" },
   },
+  {
+    // cue: the conflict is final; the condition still waiting for a value does not hide it.
+    name: "an embedded list beside regular fields conflicts even with a comprehension still waiting",
+    src: "v: {\n\tflag: _\n\titems: [...int]\n\titems\n\tif flag {\n\t\titems: _\n\t}\n}",
+    err: { path: "v", code: "eval", msg: "mismatched types" },
+  },
 ];
 
 evalCases("cue semantics: scalars embedded beside definitions", embeds);
