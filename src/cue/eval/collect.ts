@@ -621,24 +621,17 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
 const SKIP = 0;
 const CYCLE = 1;
 
-/** The references expanded into a vertex in its current collection pass, with their conjuncts. */
-const expansions = new WeakMap<
-  Vertex,
-  { r: Vertex; c: Conjunct; refs: RefLink | undefined; cyc: number | undefined }[]
->();
-
 /** Forgets `v`'s expansions: its conjuncts are collected (again) from the start. */
 export function clearExpansions(v: Vertex): void {
-  expansions.delete(v);
+  v.expansions = undefined;
 }
 
 /** Forgets the expansions conjunct `c` made into `v`: it is expanded again (a self-reference's fixpoint). */
 export function forgetExpansionsOf(v: Vertex, c: Conjunct): void {
-  const list = expansions.get(v);
+  const list = v.expansions;
   if (list === undefined) return;
   const kept = list.filter((x) => x.c !== c);
-  if (kept.length === 0) expansions.delete(v);
-  else expansions.set(v, kept);
+  v.expansions = kept.length === 0 ? undefined : kept;
 }
 
 /** The first expansion of `r` into `v` in its current collection pass, if any. */
@@ -646,7 +639,7 @@ function earlierExpansion(
   v: Vertex,
   r: Vertex,
 ): { refs: RefLink | undefined; cyc: number | undefined } | undefined {
-  const list = expansions.get(v);
+  const list = v.expansions;
   if (list === undefined) return undefined;
   for (const x of list) if (x.r === r) return x;
   return undefined;
@@ -666,7 +659,7 @@ function expandedAlready(
   refs: RefLink | undefined,
   cyc: number | undefined,
 ): boolean {
-  const list = expansions.get(v);
+  const list = v.expansions;
   if (list !== undefined) {
     for (const x of list) {
       const d = x.c;
@@ -681,7 +674,7 @@ function expandedAlready(
         return true;
     }
     list.push({ r, c, refs, cyc });
-  } else expansions.set(v, [{ r, c, refs, cyc }]);
+  } else v.expansions = [{ r, c, refs, cyc }];
   return false;
 }
 
@@ -801,10 +794,12 @@ export interface SelfExpansion {
 export const selfExpansions = new WeakMap<Vertex, SelfExpansion[]>();
 
 function noteSelfExpansion(v: Vertex, r: Vertex, c: Conjunct): void {
-  const path: Vertex[] = [];
+  // Found first without allocating: most references point outside the struct.
   let a: Vertex | undefined = r;
-  for (; a !== undefined && a !== v; a = a.parent) path.push(a);
+  while (a !== undefined && a !== v) a = a.parent;
   if (a === undefined) return;
+  const path: Vertex[] = [];
+  for (let p: Vertex | undefined = r; p !== v && p !== undefined; p = p.parent) path.push(p);
   path.reverse();
   const x: SelfExpansion = { c, path, lens: path.map((p) => p.conjuncts.length) };
   const xs = selfExpansions.get(v);
@@ -825,12 +820,14 @@ export interface ForeignRead extends SelfExpansion {
 export const foreignReads = new WeakMap<Vertex, ForeignRead[]>();
 
 function noteForeignRead(v: Vertex, r: Vertex, c: Conjunct): void {
-  const path: Vertex[] = [r];
+  // Found first without allocating: most expansions read no struct still being collected.
   let a = r.parent;
-  for (; a !== undefined && a.status !== COLLECTING; a = a.parent) path.push(a);
+  while (a !== undefined && a.status !== COLLECTING) a = a.parent;
   if (a === undefined || a === v) return;
   // A reader inside that struct is evaluated with it (a sibling read while it is collected).
   for (let p = v.parent; p !== undefined; p = p.parent) if (p === a) return;
+  const path: Vertex[] = [];
+  for (let p: Vertex | undefined = r; p !== a && p !== undefined; p = p.parent) path.push(p);
   path.reverse();
   const x: ForeignRead = { c, path, lens: path.map((p) => p.conjuncts.length), reader: v };
   const xs = foreignReads.get(a);

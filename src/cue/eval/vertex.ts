@@ -172,6 +172,14 @@ export interface Conjunct {
  * reference it was expanded through already is allowed one more round with its history cleared;
  * the next repetition is a structural cycle.
  */
+/** One reference expanded into a vertex (collect.ts, expandedAlready). */
+export interface Expansion {
+  readonly r: Vertex;
+  readonly c: Conjunct;
+  readonly refs: RefLink | undefined;
+  readonly cyc: number | undefined;
+}
+
 export interface RefLink {
   readonly arc: Vertex;
   readonly node: Vertex;
@@ -353,6 +361,8 @@ export class Vertex {
   declPos: PosList = undefined;
   /** The vertices whose references were expanded into this one (structural cycle detection). */
   expanded: Vertex | Vertex[] | undefined = undefined;
+  /** The references expanded into this vertex in its collection pass, with their conjuncts (collect.ts). */
+  expansions: Expansion[] | undefined = undefined;
   depth: number;
   #flags = OPTIONAL;
   #x: VertexExtra | undefined = undefined;
@@ -609,6 +619,7 @@ export class Vertex {
     this.scalarPos = undefined;
     this.err = undefined;
     this.expanded = undefined;
+    this.expansions = undefined;
     this.#flags &= FT_MASK | IS_LET;
     this.#x = undefined;
   }
