@@ -10,7 +10,7 @@
 import type * as ast from "../syntax/ast.js";
 import { identLabel } from "../syntax/index.js";
 import type { CueError } from "./errors.js";
-import { unreferencedLet } from "./unused-let.js";
+import { unreferencedLets } from "./unused-let.js";
 
 /** The let cycles of a file, one error per struct that has one. */
 export function letCycles(file: ast.File): CueError[] {
@@ -23,8 +23,7 @@ function decls(ds: readonly ast.Decl[], path: readonly string[], out: CueError[]
   const lets = new Map<string, ast.Decl & { kind: "Let" }>();
   for (const d of ds) if (d.kind === "Let") lets.set(d.ident.name, d);
   if (lets.size > 0) cycleIn(lets, path, out);
-  for (const d of lets.values()) {
-    if (!unreferencedLet(ds, d)) continue;
+  for (const d of lets.size > 0 ? unreferencedLets(ds, lets.values()) : []) {
     out.push({
       path: [...path],
       code: "eval",
