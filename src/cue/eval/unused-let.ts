@@ -12,10 +12,7 @@ import type * as ast from "../syntax/ast.js";
  * them. The struct is walked once for all its lets: each identifier node counts once, and a let's
  * own name is one of them, so a let is referred to when its name is spelled at least twice.
  */
-export function unreferencedLets(
-  ds: readonly ast.Decl[],
-  lets: Iterable<ast.LetClause>,
-): ast.LetClause[] {
+export function unreferencedLets(ds: readonly ast.Decl[], lets: Iterable<ast.LetClause>): ast.LetClause[] {
   const spelled = new Map<string, number>();
   countIdents(ds, spelled, new Set());
   const out: ast.LetClause[] = [];
