@@ -14,10 +14,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { jetstream } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import type { ResultMessage } from "../../zones/job.js";
-import { resultSubject } from "../../zones/names.js";
+import { RESULTS_CONSUMER, RESULTS_STREAM, resultSubject } from "../../zones/names.js";
 import { REFUSAL_AUDITS_PER_WINDOW } from "../../zones/result-refusal.js";
 import { startNatsCluster } from "../peers/index.js";
 import { type ServerProcess, startServer } from "../server-process.js";
@@ -180,16 +180,43 @@ describe("fault: forged results from zones' workers", () => {
         async () => (await refusedTotal()) >= refusedWant,
         byMode(60_000, 600_000),
       );
-      await waitFor("the stream drained", async () => {
-        const text = await metricsText(s.url);
-        return /^lookout_zone_results_pending 0$/m.test(text);
-      });
+      // Refusals are counted as a batch is read, before it is logged; the server's pending gauge is
+      // a snapshot taken every few seconds, 0 from before the publishing too. So the drain is read
+      // from JetStream itself: every message delivered and acknowledged, hence logged.
+      const watcher = await connect({ servers: nats.urls });
+      try {
+        const jsm = await jetstreamManager(watcher);
+        await waitFor("the stream drained", async () => {
+          const info = await jsm.consumers.info(RESULTS_STREAM, RESULTS_CONSUMER);
+          return (
+            info.num_pending + info.num_ack_pending === 0 && info.delivered.stream_seq >= messages.length
+          );
+        });
+      } finally {
+        await watcher.close();
+      }
+      await waitFor("the metrics say so too", async () =>
+        /^lookout_zone_results_pending 0$/m.test(await metricsText(s.url)),
+      );
       const drainedMs = performance.now() - started;
       assert.equal(await refusedTotal(), refusedWant, "each refused once, nothing else refused");
 
       // Objects no honest result named are as they were; the others show their last honest result.
       const last = new Map<string, string>();
       for (const m of honest) last.set(m.applies as string, m.output as string);
+      // Reads come from the projection, which follows the log: give it a moment to reach the last
+      // logged result (an older result applied last would never get there and fail below).
+      await waitFor(
+        "the projection at the last honest results",
+        async () => {
+          for (const [key, want] of last) {
+            const [h, sv] = key.split("!") as [string, string | undefined];
+            if ((await statusOf(s.url, h, sv))?.output !== want) return false;
+          }
+          return true;
+        },
+        10_000,
+      ).catch(() => {});
       for (const [h, sv] of OBJECTS) {
         const key = sv === undefined ? h : `${h}!${sv}`;
         const now = await statusOf(s.url, h, sv);
