@@ -18,6 +18,8 @@ const USAGE_PREAMBLE = [
 
 async function main(argv: string[]): Promise<number> {
   const io = { stdout: process.stdout, stderr: process.stderr };
+  if (argv[0] === "validate" || argv[0] === "cue")
+    (await import("./app/one-shot-heap.js")).applyOneShotHeap();
   if (argv[0] === "validate") {
     const { runValidateCli } = await import("./config/validate-cli.js");
     return runValidateCli(argv.slice(1), io);

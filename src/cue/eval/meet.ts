@@ -25,6 +25,24 @@ import {
 /** No positions: the default, shared (errors copy the positions they are given). */
 const NO_POSITIONS: readonly Pos[] = Object.freeze([]);
 
+/** The last conflict text made for each first value, with the second value it was made with. */
+const conflictTexts = new WeakMap<Value, { readonly b: Value; readonly text: string }>();
+
+/** Whether two values print alike for certain: the same value, or equal ints, strings, bools or nulls. */
+function sameText(x: Value, y: Value): boolean {
+  if (x === y) return true;
+  switch (x.t) {
+    case "int":
+    case "string":
+    case "bool":
+      return y.t === x.t && y.v === x.v;
+    case "null":
+      return y.t === "null";
+    default:
+      return false;
+  }
+}
+
 /** An error whose message is formatted only when read (most conflicts just eliminate disjuncts). */
 class ConflictInfo implements ErrInfo {
   readonly code = "eval" as const;
@@ -39,6 +57,12 @@ class ConflictInfo implements ErrInfo {
   }
   get message(): string {
     if (this.#text === undefined) {
+      // The same two values meet again in every instance of a template: their text is made once.
+      const known = conflictTexts.get(this.#a);
+      if (known !== undefined && sameText(known.b, this.#b)) {
+        this.#text = known.text;
+        return known.text;
+      }
       const ka = kindOf(this.#a);
       const kb = kindOf(this.#b);
       const mismatch = (ka & kb) === 0;
@@ -53,6 +77,7 @@ class ConflictInfo implements ErrInfo {
       let msg = `conflicting values ${show(this.#a, ka, kb)} and ${show(this.#b, kb, ka)}`;
       if (mismatch) msg += ` (mismatched types ${kindName(ka)} and ${kindName(kb)})`;
       this.#text = msg;
+      conflictTexts.set(this.#a, { b: this.#b, text: msg });
     }
     return this.#text;
   }
