@@ -6,6 +6,7 @@
 import type * as ast from "../syntax/ast.js";
 import { parseFile } from "../syntax/parser.js";
 import "./builtins/index.js";
+import { abstractOperands, declaredNames } from "./abstract-operands.js";
 import { hasPackage } from "./builtins/registry.js";
 import { compilePathAt } from "./compile-path.js";
 import { DEFAULT_LIMITS, type Limits, type Meter, withEngine } from "./engine.js";
@@ -130,6 +131,12 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     names ??= reachableNames(parsed);
     return names;
   };
+  // Every name the package declares, asked only when a predeclared type is an operand.
+  let shadowing: Set<string> | undefined;
+  const declared = (): ReadonlySet<string> => {
+    shadowing ??= declaredNames(parsed);
+    return shadowing;
+  };
   for (const file of parsed) {
     const imports = new Map<string, string>();
     for (const imp of file.imports) {
@@ -146,6 +153,7 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       imports.set(name, path);
     }
     errors.push(...letCycles(file));
+    errors.push(...abstractOperands(file, declared));
     const frame: Frame = {
       up: undefined,
       vertex: root,
