@@ -24,6 +24,7 @@ function decls(ds: readonly ast.Decl[], path: readonly string[], out: CueError[]
   const lets = new Map<string, ast.Decl & { kind: "Let" }>();
   for (const d of ds) if (d.kind === "Let") lets.set(d.ident.name, d);
   if (lets.size > 0) cycleIn({ decls: ds }, lets, path, out);
+  aliasLabelCycles(ds, path, out);
   for (const d of lets.size > 0 ? unreferencedLets(ds, lets.values()) : []) {
     out.push({
       path: [...path],
@@ -67,6 +68,69 @@ function nested(e: ast.Expr, path: readonly string[], out: CueError[]): void {
     case "Binary":
       nested(e.left, path, out);
       nested(e.right, path, out);
+      return;
+    default:
+      return;
+  }
+}
+
+/**
+ * cue's compiler compiles the label of a field with an alias and a computed label (`Y=(X): v`,
+ * `(X)~Y: v`) in declaration order, before the fields themselves: such a label that names its own
+ * alias, or the alias of a computed label declared after it, is "cyclic reference in field alias",
+ * at the struct.
+ */
+function aliasLabelCycles(ds: readonly ast.Decl[], path: readonly string[], out: CueError[]): void {
+  const pending = new Set<string>();
+  for (const d of ds)
+    if (d.kind === "Field" && d.alias !== undefined && computed(d.label)) pending.add(d.alias.name);
+  if (pending.size === 0) return;
+  for (const d of ds) {
+    if (d.kind !== "Field" || d.alias === undefined || !computed(d.label)) continue;
+    const l = d.label;
+    idents(l.kind === "DynamicLabel" ? l.expr : l, (id) => {
+      if (!pending.has(id.name)) return;
+      out.push({
+        path: [...path],
+        code: "eval",
+        message: "cyclic reference in field alias",
+        positions: [{ file: id.pos.file, line: id.pos.line, column: id.pos.column }],
+      });
+    });
+    pending.delete(d.alias.name);
+  }
+}
+
+function computed(l: ast.Label): l is ast.DynamicLabel | ast.Interpolation {
+  return l.kind === "DynamicLabel" || l.kind === "Interpolation";
+}
+
+/** The identifiers of an expression outside nested scopes (structs, lists, comprehensions). */
+function idents(e: ast.Expr, f: (id: ast.Ident) => void): void {
+  switch (e.kind) {
+    case "Ident":
+      f(e);
+      return;
+    case "Interpolation":
+      for (const p of e.parts) if (typeof p !== "string") idents(p, f);
+      return;
+    case "Paren":
+    case "Unary":
+    case "Postfix":
+    case "Selector":
+      idents(e.expr, f);
+      return;
+    case "Binary":
+      idents(e.left, f);
+      idents(e.right, f);
+      return;
+    case "Index":
+      idents(e.expr, f);
+      idents(e.index, f);
+      return;
+    case "Call":
+      idents(e.fn, f);
+      for (const a of e.args) idents(a, f);
       return;
     default:
       return;
