@@ -109,18 +109,23 @@ interface Walk {
   readonly out: CueError[];
 }
 
-function decls(w: Walk, ds: readonly ast.Decl[], path: readonly string[]): void {
+function decls(w: Walk, ds: readonly ast.Decl[], path: string[]): void {
   for (const d of ds) {
     switch (d.kind) {
       case "Field": {
-        expr(w, d.value, [...path, compileLabel(d.label)]);
+        // One path stack for the whole walk: an error copies it.
+        path.push(compileLabel(d.label));
+        expr(w, d.value, path);
+        path.pop();
         const l = d.label;
         if (l.kind === "DynamicLabel" || l.kind === "PatternLabel") expr(w, l.expr, path);
         else if (l.kind === "Interpolation") expr(w, l, path);
         break;
       }
       case "Let":
-        expr(w, d.expr, [...path, "let[]"]);
+        path.push("let[]");
+        expr(w, d.expr, path);
+        path.pop();
         break;
       case "Embed":
         expr(w, d.expr, path);
@@ -137,7 +142,7 @@ function decls(w: Walk, ds: readonly ast.Decl[], path: readonly string[]): void 
   }
 }
 
-function comprehension(w: Walk, c: ast.Comprehension, at: readonly string[]): void {
+function comprehension(w: Walk, c: ast.Comprehension, at: string[]): void {
   const path = [...at];
   for (const cl of c.clauses) {
     switch (cl.kind) {
@@ -166,7 +171,7 @@ function comprehension(w: Walk, c: ast.Comprehension, at: readonly string[]): vo
   if (c.fallback !== undefined) expr(w, c.fallback, at);
 }
 
-function expr(w: Walk, e: ast.Expr, path: readonly string[]): void {
+function expr(w: Walk, e: ast.Expr, path: string[]): void {
   switch (e.kind) {
     case "Struct":
       decls(w, e.decls, path);
@@ -211,7 +216,7 @@ function expr(w: Walk, e: ast.Expr, path: readonly string[]): void {
   }
 }
 
-function operand(w: Walk, src: ast.Expr, op: ast.BinaryOp, path: readonly string[]): void {
+function operand(w: Walk, src: ast.Expr, op: ast.BinaryOp, path: string[]): void {
   let x = src;
   while (x.kind === "Paren") x = x.expr;
   const never =
