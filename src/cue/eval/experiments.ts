@@ -7,11 +7,15 @@
 import type * as ast from "../syntax/ast.js";
 import type { Frame } from "./vertex.js";
 
-/** The experiments this engine implements (of `aliasv2`, only `self` so far). */
-export type Experiment = "explicitopen" | "aliasv2";
+/**
+ * The experiments this engine implements (of `aliasv2`, only `self` so far; `testing` only makes
+ * cue's `__test_experiment(x)` give `x`).
+ */
+export type Experiment = "explicitopen" | "aliasv2" | "testing";
 
 const explicitOpenFiles = new WeakSet<Frame>();
 const aliasV2Files = new WeakSet<Frame>();
+const testingFiles = new WeakSet<Frame>();
 /** No frame walks on hot paths until some file has used the experiment. */
 let anyExplicitOpen = false;
 let anyAliasV2 = false;
@@ -25,7 +29,7 @@ export function fileExperiments(file: ast.File): { enabled: Experiment[]; unknow
     for (const raw of a.body.split(",")) {
       const name = raw.trim();
       if (name === "") continue;
-      if (name === "explicitopen" || name === "aliasv2") enabled.push(name);
+      if (name === "explicitopen" || name === "aliasv2" || name === "testing") enabled.push(name);
       else unknown.push(name);
     }
   }
@@ -43,6 +47,9 @@ export function markExperiments(frame: Frame, enabled: readonly Experiment[]): v
       case "aliasv2":
         aliasV2Files.add(frame);
         anyAliasV2 = true;
+        break;
+      case "testing":
+        testingFiles.add(frame);
         break;
       default: {
         const never: never = e;
@@ -82,4 +89,9 @@ export function usesAliasV2(env: Frame): boolean {
 export function isExplicitOpen(env: Frame): boolean {
   if (!anyExplicitOpen) return false;
   return explicitOpenFiles.has(topFrame(env));
+}
+
+/** Whether the code evaluated in `env` was written in a file with `@experiment(testing)`. */
+export function usesTesting(env: Frame): boolean {
+  return testingFiles.has(topFrame(env));
 }

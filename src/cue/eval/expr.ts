@@ -10,7 +10,7 @@ import { addConjunct, fieldsCollected, postfixWithoutExperiment } from "./collec
 import { resolveDefaultValue } from "./defaults.js";
 import { engine, step } from "./engine.js";
 import { evaluate, firstError, refresh, retryAfter, vertexValue } from "./evaluate.js";
-import { isExplicitOpen, selfVertex } from "./experiments.js";
+import { isExplicitOpen, selfVertex, usesTesting } from "./experiments.js";
 import { allows } from "./inspect.js";
 import { LIST, STRUCT } from "./kinds.js";
 import { meet } from "./meet.js";
@@ -580,6 +580,14 @@ function evalCall(x: ast.Call, env: Frame): Value {
           return b;
         }
         break;
+      }
+      case "__test_experiment": {
+        // cue's predeclared check of a file's `@experiment(testing)`.
+        const a = x.args[0];
+        if (a === undefined || x.args.length !== 1)
+          return bottom("eval", "__test_experiment takes 1 argument", [x.pos]);
+        if (usesTesting(env)) return evalExpr(a, env);
+        return bottom("eval", "error in call to testExperiment: testing experiment disabled", [x.pos]);
       }
       case "__closeAll":
       case "__reclose":

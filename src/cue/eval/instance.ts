@@ -6,7 +6,9 @@
 import type * as ast from "../syntax/ast.js";
 import { parseFile } from "../syntax/parser.js";
 import "./builtins/index.js";
+import { abstractOperands, declaredNames } from "./abstract-operands.js";
 import { hasPackage } from "./builtins/registry.js";
+import { compilePathAt } from "./compile-path.js";
 import { DEFAULT_LIMITS, type Limits, type Meter, withEngine } from "./engine.js";
 import { type CueError, toCueError } from "./errors.js";
 import { errorsUnder } from "./errors-under.js";
@@ -106,9 +108,11 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
   const parsed: ast.File[] = [];
   for (const f of files) {
     const r = parseFile(f.name, f.text, { maxDepth: limits.maxDepth });
+    // Errors cue's compiler reports (the tree is whole) are at their declaration's path.
+    const whole = r.errors.every((e) => e.compile === true);
     for (const e of r.errors) {
       errors.push({
-        path: [],
+        path: whole ? compilePathAt(r.node, e.pos.offset) : [],
         code: e.code,
         message: e.message,
         positions: [{ file: e.pos.file, line: e.pos.line, column: e.pos.column }],
@@ -127,6 +131,12 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
     names ??= reachableNames(parsed);
     return names;
   };
+  // Every name the package declares, asked only when a predeclared type is an operand.
+  let shadowing: Set<string> | undefined;
+  const declared = (): ReadonlySet<string> => {
+    shadowing ??= declaredNames(parsed);
+    return shadowing;
+  };
   for (const file of parsed) {
     const imports = new Map<string, string>();
     for (const imp of file.imports) {
@@ -143,6 +153,7 @@ export function compile(files: readonly SourceFile[], options?: EvalOptions): Cu
       imports.set(name, path);
     }
     errors.push(...letCycles(file));
+    errors.push(...abstractOperands(file, declared));
     const frame: Frame = {
       up: undefined,
       vertex: root,

@@ -1,14 +1,15 @@
 /**
  * Let clauses of one struct whose expressions refer to each other in a cycle (`let X = Y` and
  * `let Y = X + 1`): cue's compiler refuses them ("cyclic references in let clause or alias", at
- * the struct's `let[]`), whether or not a field uses them. Only references outside nested structs,
- * lists and comprehensions are followed (those open scopes of their own); a cycle only through
- * them is left to evaluation. A let that nothing in its struct refers to is refused as well
+ * the struct's `let[]` and the path below it where the cycle is met), whether or not a field uses
+ * them. References inside nested structs, lists and comprehensions count, unless a name declared
+ * there shadows the let. A let that nothing in its struct refers to is refused as well
  * ("unreferenced alias or let clause", at the struct).
  */
 
 import type * as ast from "../syntax/ast.js";
 import { identLabel } from "../syntax/index.js";
+import { compileLabel } from "./compile-path.js";
 import type { CueError } from "./errors.js";
 import { unreferencedLets } from "./unused-let.js";
 
@@ -22,7 +23,8 @@ export function letCycles(file: ast.File): CueError[] {
 function decls(ds: readonly ast.Decl[], path: readonly string[], out: CueError[]): void {
   const lets = new Map<string, ast.Decl & { kind: "Let" }>();
   for (const d of ds) if (d.kind === "Let") lets.set(d.ident.name, d);
-  if (lets.size > 0) cycleIn(lets, path, out);
+  if (lets.size > 0) cycleIn({ decls: ds }, lets, path, out);
+  aliasLabelCycles(ds, path, out);
   for (const d of lets.size > 0 ? unreferencedLets(ds, lets.values()) : []) {
     out.push({
       path: [...path],
@@ -72,49 +74,35 @@ function nested(e: ast.Expr, path: readonly string[], out: CueError[]): void {
   }
 }
 
-function cycleIn(
-  lets: Map<string, ast.Decl & { kind: "Let" }>,
-  path: readonly string[],
-  out: CueError[],
-): void {
-  // The first reference of each let to another let of the struct, per name.
-  const refs = new Map<string, Map<string, ast.Ident>>();
-  for (const [name, d] of lets) {
-    const m = new Map<string, ast.Ident>();
-    idents(d.expr, (id) => {
-      if (lets.has(id.name) && !m.has(id.name)) m.set(id.name, id);
-    });
-    refs.set(name, m);
-  }
-  const state = new Map<string, 1 | 2>();
-  const visit = (n: string): ast.Ident | undefined => {
-    state.set(n, 1);
-    for (const [to, id] of refs.get(n) ?? []) {
-      const s = state.get(to);
-      if (s === 1) return id;
-      if (s === undefined) {
-        const found = visit(to);
-        if (found !== undefined) return found;
-      }
-    }
-    state.set(n, 2);
-    return undefined;
-  };
-  for (const name of lets.keys()) {
-    if (state.has(name)) continue;
-    const at = visit(name);
-    if (at !== undefined) {
-      // cue reports it at the first let's reference into the cycle.
-      const first = refs.get(name)?.values().next().value ?? at;
+/**
+ * cue's compiler compiles the label of a field with an alias and a computed label (`Y=(X): v`,
+ * `(X)~Y: v`) in declaration order, before the fields themselves: such a label that names its own
+ * alias, or the alias of a computed label declared after it, is "cyclic reference in field alias",
+ * at the struct.
+ */
+function aliasLabelCycles(ds: readonly ast.Decl[], path: readonly string[], out: CueError[]): void {
+  const pending = new Set<string>();
+  for (const d of ds)
+    if (d.kind === "Field" && d.alias !== undefined && computed(d.label)) pending.add(d.alias.name);
+  if (pending.size === 0) return;
+  for (const d of ds) {
+    if (d.kind !== "Field" || d.alias === undefined || !computed(d.label)) continue;
+    const l = d.label;
+    idents(l.kind === "DynamicLabel" ? l.expr : l, (id) => {
+      if (!pending.has(id.name)) return;
       out.push({
-        path: [...path, "let[]"],
+        path: [...path],
         code: "eval",
-        message: "cyclic references in let clause or alias",
-        positions: [{ file: first.pos.file, line: first.pos.line, column: first.pos.column }],
+        message: "cyclic reference in field alias",
+        positions: [{ file: id.pos.file, line: id.pos.line, column: id.pos.column }],
       });
-      return;
-    }
+    });
+    pending.delete(d.alias.name);
   }
+}
+
+function computed(l: ast.Label): l is ast.DynamicLabel | ast.Interpolation {
+  return l.kind === "DynamicLabel" || l.kind === "Interpolation";
 }
 
 /** The identifiers of an expression outside nested scopes (structs, lists, comprehensions). */
@@ -129,23 +117,16 @@ function idents(e: ast.Expr, f: (id: ast.Ident) => void): void {
     case "Paren":
     case "Unary":
     case "Postfix":
+    case "Selector":
       idents(e.expr, f);
       return;
     case "Binary":
       idents(e.left, f);
       idents(e.right, f);
       return;
-    case "Selector":
-      idents(e.expr, f);
-      return;
     case "Index":
       idents(e.expr, f);
       idents(e.index, f);
-      return;
-    case "Slice":
-      idents(e.expr, f);
-      if (e.low !== undefined) idents(e.low, f);
-      if (e.high !== undefined) idents(e.high, f);
       return;
     case "Call":
       idents(e.fn, f);
@@ -154,4 +135,210 @@ function idents(e: ast.Expr, f: (id: ast.Ident) => void): void {
     default:
       return;
   }
+}
+
+/** A reference from a let's expression to a let of the same struct, and cue's path at it. */
+interface LetRef {
+  readonly to: string;
+  readonly id: ast.Ident;
+  /** The compile path below the struct: `let[]`, then what is inside the let's expression. */
+  readonly at: readonly string[];
+}
+
+/**
+ * cue's compiler compiles a let's expression where it is first referred to, and again at its
+ * declaration; a reference met while that let is still being compiled is the error, at the path
+ * of that reference (`let[].c`, `let[].for[].c`). This follows the same order: each let in
+ * declaration order, each reference into a let not yet compiled compiling it first.
+ */
+function cycleIn(
+  struct: { readonly decls: readonly ast.Decl[] },
+  lets: Map<string, ast.Decl & { kind: "Let" }>,
+  path: readonly string[],
+  out: CueError[],
+): void {
+  const refs = new Map<string, LetRef[]>();
+  for (const [name, d] of lets) {
+    const found: LetRef[] = [];
+    letRefs(d.expr, lets, new Set(), ["let[]"], found);
+    refs.set(name, found);
+  }
+  const state = new Map<string, "compiling" | "done">();
+  const lookup = (rs: readonly LetRef[]): void => {
+    for (const r of rs) {
+      const s = state.get(r.to);
+      if (s === "done") continue;
+      if (s === "compiling") {
+        out.push({
+          path: [...path, ...r.at],
+          code: "eval",
+          message: "cyclic references in let clause or alias",
+          positions: [{ file: r.id.pos.file, line: r.id.pos.line, column: r.id.pos.column }],
+        });
+        continue;
+      }
+      state.set(r.to, "compiling");
+      lookup(refs.get(r.to) ?? []);
+      state.set(r.to, "done");
+    }
+  };
+  // The struct's declarations in order: a let's own declaration does not mark it as compiling.
+  const top: LetRef[] = [];
+  declRefs(struct.decls, lets, new Set(), [], top);
+  lookup(top);
+}
+
+/** The names a struct literal declares (they shadow the lets of the structs around it). */
+function declNames(ds: readonly ast.Decl[], into: Set<string>): void {
+  for (const d of ds) {
+    if (d.kind === "Let") into.add(d.ident.name);
+    if (d.kind !== "Field") continue;
+    if (d.label.kind === "Ident") into.add(d.label.name);
+    if (d.alias !== undefined) into.add(d.alias.name);
+    if (d.keyAlias !== undefined) into.add(d.keyAlias.name);
+    if (d.label.kind === "DynamicLabel" && d.label.alias !== undefined) into.add(d.label.alias.name);
+  }
+}
+
+/**
+ * The references of `e` to `lets` (not shadowed), in source order, with the compile path of each:
+ * fields of nested structs add their labels, lets `let[]`, comprehension `for` clauses `for[]`.
+ */
+function letRefs(
+  e: ast.Expr,
+  lets: ReadonlyMap<string, unknown>,
+  shadow: ReadonlySet<string>,
+  at: readonly string[],
+  out: LetRef[],
+): void {
+  const sub = (x: ast.Expr, s: ReadonlySet<string> = shadow, p: readonly string[] = at): void =>
+    letRefs(x, lets, s, p, out);
+  switch (e.kind) {
+    case "Ident":
+      if (lets.has(e.name) && !shadow.has(e.name)) out.push({ to: e.name, id: e, at });
+      return;
+    case "Struct": {
+      const inner = new Set(shadow);
+      declNames(e.decls, inner);
+      declRefs(e.decls, lets, inner, at, out);
+      return;
+    }
+    case "List":
+      for (const x of e.elems) {
+        if (x.kind === "Comprehension") comprehensionRefs(x, lets, shadow, at, out);
+        else sub(x);
+      }
+      if (e.ellipsis?.type !== undefined) sub(e.ellipsis.type);
+      return;
+    case "Alias":
+      sub(e.expr, new Set([...shadow, e.ident.name]));
+      return;
+    case "Interpolation":
+      for (const p of e.parts) if (typeof p !== "string") sub(p);
+      return;
+    case "Paren":
+    case "Unary":
+    case "Postfix":
+    case "Selector":
+      sub(e.expr);
+      return;
+    case "Binary":
+      sub(e.left);
+      sub(e.right);
+      return;
+    case "Index":
+      sub(e.expr);
+      sub(e.index);
+      return;
+    case "Slice":
+      sub(e.expr);
+      if (e.low !== undefined) sub(e.low);
+      if (e.high !== undefined) sub(e.high);
+      return;
+    case "Call":
+      sub(e.fn);
+      for (const a of e.args) sub(a);
+      return;
+    default:
+      return;
+  }
+}
+
+/** The references of a struct's declarations, in order; `shadow` holds the struct's own names. */
+function declRefs(
+  ds: readonly ast.Decl[],
+  lets: ReadonlyMap<string, unknown>,
+  inner: ReadonlySet<string>,
+  at: readonly string[],
+  out: LetRef[],
+): void {
+  const sub = (x: ast.Expr, s: ReadonlySet<string> = inner, p: readonly string[] = at): void =>
+    letRefs(x, lets, s, p, out);
+  for (const d of ds) {
+    switch (d.kind) {
+      case "Field": {
+        const l = d.label;
+        let s: ReadonlySet<string> = inner;
+        if (l.kind === "PatternLabel" && l.alias !== undefined) s = new Set([...inner, l.alias.name]);
+        sub(d.value, s, [...at, compileLabel(l)]);
+        if (l.kind === "DynamicLabel" || l.kind === "PatternLabel") sub(l.expr);
+        else if (l.kind === "Interpolation") sub(l);
+        break;
+      }
+      case "Let":
+        sub(d.expr, inner, [...at, "let[]"]);
+        break;
+      case "Embed":
+        sub(d.expr);
+        break;
+      case "Ellipsis":
+        if (d.type !== undefined) sub(d.type);
+        break;
+      case "Comprehension":
+        comprehensionRefs(d, lets, inner, at, out);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function comprehensionRefs(
+  c: ast.Comprehension,
+  lets: ReadonlyMap<string, unknown>,
+  shadow: ReadonlySet<string>,
+  at: readonly string[],
+  out: LetRef[],
+): void {
+  const s = new Set(shadow);
+  const p = [...at];
+  for (const cl of c.clauses) {
+    switch (cl.kind) {
+      case "For":
+        letRefs(cl.source, lets, new Set(s), [...p], out);
+        if (cl.key !== undefined) s.add(cl.key.name);
+        s.add(cl.value.name);
+        p.push("for[]");
+        break;
+      case "Let":
+        letRefs(cl.expr, lets, new Set(s), [...p], out);
+        s.add(cl.ident.name);
+        p.push("let[]");
+        break;
+      case "If":
+        letRefs(cl.condition, lets, new Set(s), [...p], out);
+        break;
+      case "Try":
+        if (cl.expr !== undefined) letRefs(cl.expr, lets, new Set(s), [...p], out);
+        if (cl.ident !== undefined) {
+          s.add(cl.ident.name);
+          p.push("try[]");
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  letRefs(c.value, lets, s, p, out);
+  if (c.fallback !== undefined) letRefs(c.fallback, lets, shadow, at, out);
 }

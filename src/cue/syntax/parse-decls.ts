@@ -353,7 +353,8 @@ function postfixAlias(ps: ParserState): { field: ast.Ident | undefined; key: ast
 export function toLabel(ps: ParserState, e: ast.Expr): ast.Label {
   switch (e.kind) {
     case "Ident":
-      if (e.name.length === 1 && e.name === "_") addError(ps, e.pos.offset, "cannot use _ as label");
+      if (e.name.length === 1 && e.name === "_")
+        addError(ps, e.pos.offset, "cannot use _ as label", "syntax", true);
       return e;
     case "Null":
       return new IdentNode(ps.source, e.pos.offset, "null");
@@ -382,6 +383,17 @@ export function toLabel(ps: ParserState, e: ast.Expr): ast.Label {
           return new PatternLabelNode(ps.source, e.pos.offset, e.end, only.ident, only.expr);
         }
         return new PatternLabelNode(ps.source, e.pos.offset, e.end, undefined, only);
+      }
+      // cue's compiler refuses a comprehension as the pattern.
+      if (e.elems.length === 1 && only?.kind === "Comprehension") {
+        addError(ps, only.pos.offset, "comprehension values not allowed in this position", "syntax", true);
+        return new DynamicLabelNode(
+          ps.source,
+          e.pos.offset,
+          e.end,
+          undefined,
+          new BadExprNode(ps.source, e.pos.offset, e.end),
+        );
       }
       break;
     }

@@ -16,6 +16,11 @@ export interface ParseError {
   readonly code: "syntax" | "limit";
   readonly message: string;
   readonly pos: Pos;
+  /**
+   * cue's parser accepts the text and its compiler refuses it (`_` as a label or alias, a
+   * comprehension as a pattern): the tree is whole, and the error has a path (see `compilePathAt`).
+   */
+  readonly compile?: true;
 }
 
 /** State shared by a parse and its sub-parses (string interpolations). */
@@ -86,12 +91,14 @@ export function addError(
   offset: number,
   message: string,
   code: "syntax" | "limit" = "syntax",
+  compile = false,
 ): void {
   if (ps.ctx.bailed) return;
   // One error per offset is enough; cascades add noise.
   const last = ps.ctx.errors[ps.ctx.errors.length - 1];
   if (last !== undefined && last.pos.offset === offset && last.pos.file === ps.source.name) return;
-  ps.ctx.errors.push({ code, message, pos: ps.source.pos(offset) });
+  const pos = ps.source.pos(offset);
+  ps.ctx.errors.push(compile ? { code, message, pos, compile } : { code, message, pos });
   if (ps.ctx.errors.length >= ps.ctx.maxErrors) {
     ps.ctx.bailed = true;
     throw new Bail("too many errors");
@@ -198,7 +205,8 @@ export function ident(ps: ParserState): ast.Ident {
 export function bindName(ps: ParserState): ast.Ident {
   const id = ident(ps);
   if (ty(ps) !== "IDENT") addError(ps, ps.sc.start, `expected identifier, found ${describe(ps)}`);
-  else if (ps.sc.keyword === "_") addError(ps, ps.sc.start, "cannot use _ as alias or let clause");
+  else if (ps.sc.keyword === "_")
+    addError(ps, ps.sc.start, "cannot use _ as alias or let clause", "syntax", true);
   if (ty(ps) === "IDENT") next(ps);
   return id;
 }
