@@ -539,10 +539,12 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     // In an alternative of a disjunction (`tail: #List | *null`), only an ancestor that had
     // nothing else either counts: data given for the levels above keeps their expansion finite.
+    // The reference must be in the conjunct's history (cue's reoccurring reference): one a sibling
+    // brought (`C: {x: T} & T`, `y: x` in T) is new content.
     const alt = v.cloneOf !== undefined;
     let n = 0;
     for (let a = v.parent; a !== undefined && n < 16; a = a.parent, n++) {
-      if (hasExpanded(a, r) && (!alt || a.conjuncts.length === 1)) {
+      if (hasExpanded(a, r) && (!alt || a.conjuncts.length === 1) && repeatsHistory(v, c.refs, r)) {
         setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
         return;
       }
@@ -727,6 +729,21 @@ function sharedFromField(v: Vertex, c: Conjunct): boolean {
   for (let a: Vertex | undefined = v; a !== undefined; a = a.parent)
     if (a.cloneOf !== undefined) return false;
   return true;
+}
+
+/**
+ * Whether `r` is in the history `refs` of the conjunct expanding it (cue's reoccurring reference,
+ * adt/cycle.go): a conjunct that reached `v` through a sibling's own expansion (`C: {x: T} & T`
+ * with `y: x` in T) does not repeat what an ancestor expanded.
+ */
+function repeatsHistory(v: Vertex, refs: RefLink | undefined, r: Vertex): boolean {
+  const k = r.cloneOf ?? r;
+  for (let l = refs; l !== undefined; l = l.next) if (l.arc === k) return true;
+  // Within a disjunct the history is not cue's, nor in a value written in an expression that
+  // brought none (a builtin's argument, `matchN(1, [#c])` inside #c): the ancestor rule holds.
+  for (let a: Vertex | undefined = v; a !== undefined; a = a.parent)
+    if (a.cloneOf !== undefined || (a.isLet && refs === undefined)) return true;
+  return false;
 }
 
 /** Whether one of `v`'s conjuncts is not (yet) cyclic: cue's hasNonCyclic. */
