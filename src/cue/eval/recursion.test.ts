@@ -80,6 +80,18 @@ const cases: readonly Case[] = [
     path: "w",
     want: "{k: v: int, inner: {k: v: int, deeper: {k: v: int, n: 1}}}",
   },
+  {
+    name: "a let naming its enclosing struct by alias is selected from, not copied",
+    src: "Box: B={\n\tlet me = B\n\titems: [string]: int\n\tfor k, _ in me.items {seen: (k): true}\n}\nb: Box & {items: q: 1}",
+    path: "b",
+    want: "{items: q: 1, seen: q: true}",
+  },
+  {
+    name: "a let naming its enclosing field: a field selected through it",
+    src: "r: {n: 1, let up = r, m: up.n}",
+    path: "r",
+    want: "{n: 1, m: 1}",
+  },
 ];
 
 /** Structural cycles that stay errors: a reference to an ancestor, a validator re-applied to itself. */
@@ -98,6 +110,11 @@ const cyclic: readonly { readonly name: string; readonly src: string; readonly w
     name: "a validator whose argument is the definition it sits in",
     src: '#node: {k: string, sub: matchN(1, [#node])}\nd: #node & {sub: k: "q"}',
     want: "d.sub: invalid value",
+  },
+  {
+    name: "a let naming its enclosing field, used whole",
+    src: "e: {n: 1, let up = e, whole: up}",
+    want: "e.whole: structural cycle",
   },
 ];
 
