@@ -105,13 +105,16 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
 }
 
 /**
- * The enclosing struct a let names by its alias (`X={let this = X, for h, _ in this.hosts {…}}`):
- * cue selects from X itself there, where the let's whole value is a structural cycle.
+ * The enclosing struct a let names by its alias (`X={let this = X, for h, _ in this.hosts {…}}`),
+ * or embeds alone (`p: {let P = {p}, P.x}`): cue selects from it there, where the let's whole
+ * value is a structural cycle.
  */
 function letAncestor(v: Vertex): Vertex | undefined {
   if (v.label === "" || v.conjuncts.length !== 1) return undefined;
   const c = v.conjuncts[0];
-  const e = c?.expr;
+  let e = c?.expr;
+  // `let P = {p}`: a struct that only embeds the name is that name.
+  while (e?.kind === "Struct" && e.decls.length === 1 && e.decls[0]?.kind === "Embed") e = e.decls[0].expr;
   if (c === undefined || e?.kind !== "Ident" || e.name === v.label) return undefined;
   const r = resolveName(e.name, c.env);
   if (r?.t !== "vertex" || r.v.isLet) return undefined;

@@ -92,6 +92,12 @@ const cases: readonly Case[] = [
     path: "r",
     want: "{n: 1, m: 1}",
   },
+  {
+    name: "a let whose struct only embeds the enclosing field: a field embedded through it",
+    src: "q: {\n\tlet Q = {q}\n\tv: {n: 2}\n\tQ.v\n}",
+    path: "q",
+    want: "{v: {n: 2}, n: 2}",
+  },
 ];
 
 /** Structural cycles that stay errors: a reference to an ancestor, a validator re-applied to itself. */
