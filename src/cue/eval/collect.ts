@@ -476,6 +476,10 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     }
   }
   if (reentersInProgress(v, r)) {
+    if (projectedBy(v, r)) {
+      closeOpen(v, c.ctx);
+      return;
+    }
     setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
     return;
   }
@@ -887,6 +891,22 @@ function isExpanding(v: Vertex, r: Vertex): boolean {
 function reentersInProgress(v: Vertex, r: Vertex): boolean {
   if (r.status === NEW || !expStackR.includes(r)) return false;
   for (let a: Vertex | undefined = v; a !== undefined; a = a.parent) if (a.isLet) return true;
+  return false;
+}
+
+/**
+ * Whether `v` is the field that a conjunct of `r` selects from the inline struct `v` is in
+ * (`x: {a: x}.a`): `v` is `r`'s own value, so a reference to `r` there is a reference cycle (cue: `_`).
+ */
+function projectedBy(v: Vertex, r: Vertex): boolean {
+  const w = v.parent;
+  if (w === undefined || !isInline(w) || w.conjuncts.length !== 1) return false;
+  const lit = w.conjuncts[0]?.expr;
+  for (const x of r.conjuncts) {
+    const e = x.expr;
+    if (e?.kind === "Selector" && e.expr === lit && e.sel.kind === "Ident" && e.sel.name === v.label)
+      return true;
+  }
   return false;
 }
 

@@ -98,6 +98,12 @@ const cases: readonly Case[] = [
     path: "q",
     want: "{v: {n: 2}, n: 2}",
   },
+  {
+    name: "a field selecting itself out of a struct written in place is a reference cycle",
+    src: "m: {n: {k: 1}, s: {own: s}.own}",
+    path: "m",
+    want: "{n: {k: 1}, s: _}",
+  },
 ];
 
 /** Structural cycles that stay errors: a reference to an ancestor, a validator re-applied to itself. */
@@ -121,6 +127,11 @@ const cyclic: readonly { readonly name: string; readonly src: string; readonly w
     name: "a let naming its enclosing field, used whole",
     src: "e: {n: 1, let up = e, whole: up}",
     want: "e.whole: structural cycle",
+  },
+  {
+    name: "a struct written in place that holds the field below it",
+    src: "s: {own: deep: s}.own",
+    want: "s: structural cycle",
   },
 ];
 
