@@ -476,6 +476,10 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     }
   }
   if (reentersInProgress(v, r)) {
+    if (projectedBy(v, r)) {
+      closeOpen(v, c.ctx);
+      return;
+    }
     setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
     return;
   }
@@ -539,10 +543,12 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     // A vertex whose only content is a reference its ancestor already expanded repeats forever.
     // In an alternative of a disjunction (`tail: #List | *null`), only an ancestor that had
     // nothing else either counts: data given for the levels above keeps their expansion finite.
+    // The reference must be in the conjunct's history (cue's reoccurring reference): one a sibling
+    // brought (`C: {x: T} & T`, `y: x` in T) is new content.
     const alt = v.cloneOf !== undefined;
     let n = 0;
     for (let a = v.parent; a !== undefined && n < 16; a = a.parent, n++) {
-      if (hasExpanded(a, r) && (!alt || a.conjuncts.length === 1)) {
+      if (hasExpanded(a, r) && (!alt || a.conjuncts.length === 1) && repeatsHistory(v, c.refs, r)) {
         setErr(v, bottom("structural cycle", "structural cycle", [c.pos]));
         return;
       }
@@ -729,6 +735,21 @@ function sharedFromField(v: Vertex, c: Conjunct): boolean {
   return true;
 }
 
+/**
+ * Whether `r` is in the history `refs` of the conjunct expanding it (cue's reoccurring reference,
+ * adt/cycle.go): a conjunct that reached `v` through a sibling's own expansion (`C: {x: T} & T`
+ * with `y: x` in T) does not repeat what an ancestor expanded.
+ */
+function repeatsHistory(v: Vertex, refs: RefLink | undefined, r: Vertex): boolean {
+  const k = r.cloneOf ?? r;
+  for (let l = refs; l !== undefined; l = l.next) if (l.arc === k) return true;
+  // Within a disjunct the history is not cue's, nor in a value written in an expression that
+  // brought none (a builtin's argument, `matchN(1, [#c])` inside #c): the ancestor rule holds.
+  for (let a: Vertex | undefined = v; a !== undefined; a = a.parent)
+    if (a.cloneOf !== undefined || (a.isLet && refs === undefined)) return true;
+  return false;
+}
+
 /** Whether one of `v`'s conjuncts is not (yet) cyclic: cue's hasNonCyclic. */
 function hasNonCyclic(v: Vertex): boolean {
   for (const x of v.conjuncts) if ((x.cyc ?? 0) <= CYC_OPTIONAL) return true;
@@ -870,6 +891,22 @@ function isExpanding(v: Vertex, r: Vertex): boolean {
 function reentersInProgress(v: Vertex, r: Vertex): boolean {
   if (r.status === NEW || !expStackR.includes(r)) return false;
   for (let a: Vertex | undefined = v; a !== undefined; a = a.parent) if (a.isLet) return true;
+  return false;
+}
+
+/**
+ * Whether `v` is the field that a conjunct of `r` selects from the inline struct `v` is in
+ * (`x: {a: x}.a`): `v` is `r`'s own value, so a reference to `r` there is a reference cycle (cue: `_`).
+ */
+function projectedBy(v: Vertex, r: Vertex): boolean {
+  const w = v.parent;
+  if (w === undefined || !isInline(w) || w.conjuncts.length !== 1) return false;
+  const lit = w.conjuncts[0]?.expr;
+  for (const x of r.conjuncts) {
+    const e = x.expr;
+    if (e?.kind === "Selector" && e.expr === lit && e.sel.kind === "Ident" && e.sel.name === v.label)
+      return true;
+  }
   return false;
 }
 

@@ -79,7 +79,7 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
     x.kind === "Ident" || x.kind === "Selector" || x.kind === "Index" ? resolveRef(x, env) : undefined;
   if (r !== undefined && r.t === "value") return r;
   if (r !== undefined) {
-    const v = r.v;
+    const v = r.v.isLet ? (letAncestor(r.v) ?? r.v) : r.v;
     ready(v);
     if (v.status === COLLECTING) {
       engine().cycles++;
@@ -102,6 +102,24 @@ function baseVertex(x: ast.Expr, env: Frame): RefResult {
   const val = evalExpr(x, env);
   if (val.t === "vertex") return { t: "vertex", v: val.v };
   return { t: "value", v: val };
+}
+
+/**
+ * The enclosing struct a let names by its alias (`X={let this = X, for h, _ in this.hosts {…}}`),
+ * or embeds alone (`p: {let P = {p}, P.x}`): cue selects from it there, where the let's whole
+ * value is a structural cycle.
+ */
+function letAncestor(v: Vertex): Vertex | undefined {
+  if (v.label === "" || v.conjuncts.length !== 1) return undefined;
+  const c = v.conjuncts[0];
+  let e = c?.expr;
+  // `let P = {p}`: a struct that only embeds the name is that name.
+  while (e?.kind === "Struct" && e.decls.length === 1 && e.decls[0]?.kind === "Embed") e = e.decls[0].expr;
+  if (c === undefined || e?.kind !== "Ident" || e.name === v.label) return undefined;
+  const r = resolveName(e.name, c.env);
+  if (r?.t !== "vertex" || r.v.isLet) return undefined;
+  for (let a = v.parent; a !== undefined; a = a.parent) if (a === r.v) return a;
+  return undefined;
 }
 
 function pickVertex(val: Value): Vertex | undefined {
