@@ -81,6 +81,36 @@ const cases: EvalCase[] = [
     src: "#Svc: {\n\t_base: port: 80\n\t_base: _\n\tweb: _base & {tls: true}\n}\ns: #Svc",
     json: '{"s":{"web":{"port":80,"tls":true}}}',
   },
+  {
+    name: "a close() inside an embedded close() allows what the embedding struct declares there",
+    src: 'svc: {\n\tclose({tls?: close({cert?: string})})\n\ttls: key: "k"\n}',
+    json: '{"svc":{"tls":{"key":"k"}}}',
+  },
+  {
+    name: "a close() inside a close() embedded two levels down allows the embedding struct's fields",
+    src: 'svc: {\n\t{{close({tls?: close({cert?: string})})}}\n\ttls: key: "k"\n}',
+    json: '{"svc":{"tls":{"key":"k"}}}',
+  },
+  {
+    name: "a close() inside an embedded close() refuses a field given beside the embedding struct",
+    src: 'svc: {close({tls?: close({cert?: string})})}\nsvc: tls: key: "k"',
+    err: { path: "svc.tls.key", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a close() inside a unified close() refuses a field below it",
+    src: 'svc: close({tls?: close({cert?: string})})\nsvc: tls: key: "k"',
+    err: { path: "svc.tls.key", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a definition an embedded definition refers to allows what the embedding struct declares",
+    src: '#Web: tls?: #Tls\n#Tls: cert?: string\nsvc: {\n\t#Web\n\ttls: key: "k"\n}',
+    json: '{"svc":{"tls":{"key":"k"}}}',
+  },
+  {
+    name: "a definition a unified definition refers to refuses a field below it",
+    src: '#Web: tls?: #Tls\n#Tls: cert?: string\nsvc: #Web & {tls: key: "k"}',
+    err: { path: "svc.tls.key", code: "eval", msg: "field not allowed" },
+  },
 ];
 
 evalCases("closedness", cases);

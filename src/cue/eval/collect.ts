@@ -194,6 +194,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
             const cc = new CloseCtx(false);
             // An embedded close() closes what it declares, not the fields of the embedding struct.
             if (c.embed) cc.skipAt = v;
+            if (c.emb?.e !== undefined) cc.embIn = c.emb;
             ctx = [...c.ctx, cc];
           }
           // Like every builtin, close() takes the default of a disjunction (`close(*{} | 0)`).
@@ -570,6 +571,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     cc.defAt = v;
     if (embedLike) cc.skipAt = v;
     if (c.embed) cc.andScope = c.andScope;
+    if (c.emb?.e !== undefined) cc.embIn = c.emb;
     ctx = withCtx(ctx, cc);
   } else if (c.embed && c.andScope !== undefined && !r.isLet && (inDefinition(r) || embedsDefinition(r))) {
     // `#D: {#A & #B}`: the definitions merge into #D's context, but only where both allow.
@@ -583,7 +585,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   expStackV.push(v);
   expStackR.push(r);
   // The rare `open` / `andScope` marks only when set: the common conjunct keeps one shape.
-  const marked = c.open !== undefined || c.andScope !== undefined;
+  const marked = c.open !== undefined || c.andScope !== undefined || c.emb !== undefined;
   try {
     for (const rc of r.conjuncts) {
       const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat(rc.ctx);
@@ -599,6 +601,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
             cyc,
             open: c.open,
             andScope: c.andScope,
+            emb: c.emb,
           }
         : {
             expr: rc.expr,
@@ -1172,9 +1175,11 @@ function isStructural(e: ast.Expr): boolean {
 }
 
 // What a struct literal is, as bits: STRONG (it declares a regular field, `...`, or nothing but
-// is not only embeddings), CLOSING_EMBED (it embeds a definition or `close()`).
+// is not only embeddings), CLOSING_EMBED (it embeds a definition or `close()`), EMBEDS (it embeds
+// an expression).
 const STRONG = 1;
 const CLOSING_EMBED = 2;
+const EMBEDS = 4;
 
 // Only large literals are cached: for the small ones that make up most documents, scanning the
 // declarations is cheaper than a WeakMap lookup (and the insertion it needs the first time).
@@ -1190,11 +1195,13 @@ function infoOf(lit: ast.StructLit): number {
   let embeds = 0;
   let fields = 0;
   let closingEmbed = false;
+  let embedDecls = false;
   for (let i = 0; i < decls.length; i++) {
     const d = decls[i] as ast.Decl;
     switch (d.kind) {
       case "Embed":
         embeds++;
+        embedDecls = true;
         if (isClosingEmbed(d.expr)) closingEmbed = true;
         else if (d.expr.kind === "Struct" && (infoOf(d.expr) & CLOSING_EMBED) !== 0) closingEmbed = true;
         break;
@@ -1215,7 +1222,10 @@ function infoOf(lit: ast.StructLit): number {
         break;
     }
   }
-  const info = (fields > 0 || embeds === 0 ? STRONG : 0) | (closingEmbed ? CLOSING_EMBED : 0);
+  const info =
+    (fields > 0 || embeds === 0 ? STRONG : 0) |
+    (closingEmbed ? CLOSING_EMBED : 0) |
+    (embedDecls ? EMBEDS : 0);
   if (big) litInfo.set(lit, info);
   return info;
 }
@@ -1278,7 +1288,7 @@ export function addField(
   const a = newArc(v, name);
   const ft = fieldType(d);
   if (ft < a.fieldType) a.fieldType = ft;
-  a.addConj({
+  const fc: Conjunct = {
     expr: d.value,
     env,
     ctx: childCtx(ctx, name),
@@ -1287,7 +1297,9 @@ export function addField(
     embed: false,
     refs: from?.refs,
     cyc: ft === OPTIONAL ? optionalCyc(from?.cyc) : from?.cyc,
-  });
+  };
+  // The rare embedding mark only when set: the common conjunct keeps one shape.
+  a.addConj(from?.emb === undefined ? fc : { ...fc, emb: from.emb });
   // A dynamic label or a comprehension may add to a field that was already evaluated (its value
   // decided the label, or the comprehension read it): it is evaluated again with the new conjunct.
   // So is a field embedded into its own struct (`foo: {…}, foo`), which gains what it embeds.
@@ -1324,6 +1336,9 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if (mark > v.structMark) v.structMark = mark;
   closeLit(v, ctx, lit);
   let hasEmbed = false;
+  // Where this literal's fields and embeddings stand among embeddings (see EmbMark).
+  const ownEmb = c.emb ?? ((info & EMBEDS) !== 0 && !explicit ? { s: lit, e: undefined } : undefined);
+  if (ownEmb !== c.emb) c = { ...c, emb: ownEmb };
   for (const d of lit.decls) {
     switch (d.kind) {
       case "Field": {
@@ -1413,9 +1428,13 @@ function embedded(
 ): Conjunct {
   const refs = from.refs;
   const cyc = from.cyc;
-  return open === undefined
-    ? { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc }
-    : { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc, open };
+  const out: Conjunct =
+    open === undefined
+      ? { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc }
+      : { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc, open };
+  // An embedding of a struct: a new scope inside the struct's (see EmbMark).
+  const m = from.emb;
+  return m === undefined || !embed ? out : { ...out, emb: { s: m.s, e: { parent: m.e } } };
 }
 
 /** The error for `x...` in a file that does not enable the experiment. */
