@@ -111,6 +111,21 @@ const cases: EvalCase[] = [
     src: '#Web: tls?: #Tls\n#Tls: cert?: string\nsvc: #Web & {tls: key: "k"}',
     err: { path: "svc.tls.key", code: "eval", msg: "field not allowed" },
   },
+  {
+    name: "a disjunction of definitions embedded in a definition keeps the definition's own fields",
+    src: '#Plain: {}\n#Tls: {}\n#Svc: {\n\thost: string\n\t#Plain | #Tls\n}\nweb: #Svc & {host: "h"}',
+    json: '{"web":{"host":"h"}}',
+  },
+  {
+    name: "a disjunction of definitions embedded in a definition picks the one allowing a field",
+    src: '#Plain: port: int\n#Tls: cert: string\n#Svc: {\n\thost: string\n\t#Plain | #Tls\n}\nweb: #Svc & {host: "h", cert: "c"}',
+    json: '{"web":{"host":"h","cert":"c"}}',
+  },
+  {
+    name: "a disjunction of definitions embedded in a definition refuses what none allows",
+    src: '#Plain: port: int\n#Tls: cert: string\n#Svc: {\n\thost: string\n\t#Plain | #Tls\n}\nweb: #Svc & {host: "h", port: 1, x: 1}',
+    err: { path: "web", code: "eval", msg: "errors in empty disjunction" },
+  },
 ];
 
 evalCases("closedness", cases);
