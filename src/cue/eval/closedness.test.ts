@@ -126,6 +126,21 @@ const cases: EvalCase[] = [
     src: '#Plain: port: int\n#Tls: cert: string\n#Svc: {\n\thost: string\n\t#Plain | #Tls\n}\nweb: #Svc & {host: "h", port: 1, x: 1}',
     err: { path: "web", code: "eval", msg: "errors in empty disjunction" },
   },
+  {
+    name: "matchN in a definition decides the fields: the definition does not close them",
+    src: '#Labels: {\n\tmatchN(1, [{team!: string}])\n\tteam?: string\n}\nl: #Labels & {team: "ops", tier: "web"}',
+    json: '{"l":{"team":"ops","tier":"web"}}',
+  },
+  {
+    name: "matchN in a definition still checks its own condition",
+    src: '#Labels: {\n\tmatchN(0, [{team: "root"}])\n\tteam?: string\n}\nl: #Labels & {team: "root", tier: "web"}',
+    err: { path: "l", code: "eval", msg: "matchN" },
+  },
+  {
+    name: "matchN in a definition leaves a nested definition closed",
+    src: '#Svc: {\n\tmatchN(1, [_])\n\ttls: {cert?: string}\n}\ns: #Svc & {tls: key: "k"}',
+    err: { path: "s.tls.key", code: "eval", msg: "field not allowed" },
+  },
 ];
 
 evalCases("closedness", cases);

@@ -216,6 +216,15 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
           return;
         }
       }
+      // matchN and matchIf decide which fields a struct may have: the contexts they came through
+      // do not close it (cue's open validators, typocheck.go filterTop).
+      if (
+        x.fn.kind === "Ident" &&
+        (x.fn.name === "matchN" || x.fn.name === "matchIf") &&
+        c.ctx.length > 0 &&
+        isPredeclared(x.fn.name, c)
+      )
+        closeOpen(v, c.ctx);
       break;
     default:
       break;
