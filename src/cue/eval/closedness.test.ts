@@ -141,6 +141,21 @@ const cases: EvalCase[] = [
     src: '#Svc: {\n\tmatchN(1, [_])\n\ttls: {cert?: string}\n}\ns: #Svc & {tls: key: "k"}',
     err: { path: "s.tls.key", code: "eval", msg: "field not allowed" },
   },
+  {
+    name: "a reference to a field beside it inside a definition adds no closedness of its own",
+    src: "#Svc: {\n\tbase: {port: 80}\n\tweb: base & {tls: true}\n}\ns: #Svc",
+    json: '{"s":{"base":{"port":80},"web":{"port":80,"tls":true}}}',
+  },
+  {
+    name: "a field a reference beside it gives is still closed by the enclosing definition",
+    src: "#Svc: {\n\tbase: {port: 80}\n\tweb: base & {tls: true}\n}\ns: #Svc & {web: extra: 1}",
+    err: { path: "s.web.extra", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a reference that names a definition's field closes like the definition",
+    src: "#Svc: base: {port: 80}\nw: #Svc.base & {tls: true}",
+    err: { path: "w.tls", code: "eval", msg: "field not allowed" },
+  },
 ];
 
 evalCases("closedness", cases);

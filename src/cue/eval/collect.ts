@@ -571,7 +571,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   const embedLike = c.embed || c.open === true;
   if (
     !r.isLet &&
-    (inDefinition(r) || embedsDefinition(r)) &&
+    ((inDefinition(r) && refNamesDefinition(c.expr, r)) || embedsDefinition(r)) &&
     !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v))) &&
     (embedLike || !nakedTop(r))
   ) {
@@ -852,6 +852,32 @@ function noteForeignRead(v: Vertex, r: Vertex, c: Conjunct): void {
  * struct is closed like a definition, so a reference to it closes recursively (cue's
  * ClosedRecursive), though the field itself keeps its nested structs open.
  */
+/**
+ * Whether a reference names a definition (cue's IsDef): `#A`, `#A.b`, `x.#B`, or resolves to a
+ * definition's own vertex. A reference to a plain field inside a definition (`b` beside it) does
+ * not.
+ */
+function refNamesDefinition(e: ast.Expr | undefined, r: Vertex): boolean {
+  if (r.label.startsWith("#") || r.label.startsWith("_#")) return true;
+  for (let x = e; x !== undefined; ) {
+    switch (x.kind) {
+      case "Ident":
+        return x.name.startsWith("#") || x.name.startsWith("_#");
+      case "Selector":
+        if (x.sel.kind === "Ident" && (x.sel.name.startsWith("#") || x.sel.name.startsWith("_#")))
+          return true;
+        x = x.expr;
+        break;
+      case "Index":
+        x = x.expr;
+        break;
+      default:
+        return e === undefined;
+    }
+  }
+  return true;
+}
+
 function embedsDefinition(r: Vertex): boolean {
   const cs = r.conjuncts;
   for (let i = 0; i < cs.length; i++) {
