@@ -621,6 +621,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
             embed: c.embed,
             refs,
             cyc,
+            emb: undefined,
           };
       addConjunct(v, nc);
     }
@@ -1323,7 +1324,7 @@ export function addField(
   const a = newArc(v, name);
   const ft = fieldType(d);
   if (ft < a.fieldType) a.fieldType = ft;
-  const fc: Conjunct = {
+  a.addConj({
     expr: d.value,
     env,
     ctx: childCtx(ctx, name),
@@ -1332,9 +1333,9 @@ export function addField(
     embed: false,
     refs: from?.refs,
     cyc: ft === OPTIONAL ? optionalCyc(from?.cyc) : from?.cyc,
-  };
-  // The rare embedding mark only when set: the common conjunct keeps one shape.
-  a.addConj(from?.emb === undefined ? fc : { ...fc, emb: from.emb });
+    emb: from?.emb,
+  });
+
   // A dynamic label or a comprehension may add to a field that was already evaluated (its value
   // decided the label, or the comprehension read it): it is evaluated again with the new conjunct.
   // So is a field embedded into its own struct (`foo: {…}, foo`), which gains what it embeds.
