@@ -81,6 +81,81 @@ const cases: EvalCase[] = [
     src: "#Svc: {\n\t_base: port: 80\n\t_base: _\n\tweb: _base & {tls: true}\n}\ns: #Svc",
     json: '{"s":{"web":{"port":80,"tls":true}}}',
   },
+  {
+    name: "a close() inside an embedded close() allows what the embedding struct declares there",
+    src: 'svc: {\n\tclose({tls?: close({cert?: string})})\n\ttls: key: "k"\n}',
+    json: '{"svc":{"tls":{"key":"k"}}}',
+  },
+  {
+    name: "a close() inside a close() embedded two levels down allows the embedding struct's fields",
+    src: 'svc: {\n\t{{close({tls?: close({cert?: string})})}}\n\ttls: key: "k"\n}',
+    json: '{"svc":{"tls":{"key":"k"}}}',
+  },
+  {
+    name: "a close() inside an embedded close() refuses a field given beside the embedding struct",
+    src: 'svc: {close({tls?: close({cert?: string})})}\nsvc: tls: key: "k"',
+    err: { path: "svc.tls.key", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a close() inside a unified close() refuses a field below it",
+    src: 'svc: close({tls?: close({cert?: string})})\nsvc: tls: key: "k"',
+    err: { path: "svc.tls.key", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a definition an embedded definition refers to allows what the embedding struct declares",
+    src: '#Web: tls?: #Tls\n#Tls: cert?: string\nsvc: {\n\t#Web\n\ttls: key: "k"\n}',
+    json: '{"svc":{"tls":{"key":"k"}}}',
+  },
+  {
+    name: "a definition a unified definition refers to refuses a field below it",
+    src: '#Web: tls?: #Tls\n#Tls: cert?: string\nsvc: #Web & {tls: key: "k"}',
+    err: { path: "svc.tls.key", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a disjunction of definitions embedded in a definition keeps the definition's own fields",
+    src: '#Plain: {}\n#Tls: {}\n#Svc: {\n\thost: string\n\t#Plain | #Tls\n}\nweb: #Svc & {host: "h"}',
+    json: '{"web":{"host":"h"}}',
+  },
+  {
+    name: "a disjunction of definitions embedded in a definition picks the one allowing a field",
+    src: '#Plain: port: int\n#Tls: cert: string\n#Svc: {\n\thost: string\n\t#Plain | #Tls\n}\nweb: #Svc & {host: "h", cert: "c"}',
+    json: '{"web":{"host":"h","cert":"c"}}',
+  },
+  {
+    name: "a disjunction of definitions embedded in a definition refuses what none allows",
+    src: '#Plain: port: int\n#Tls: cert: string\n#Svc: {\n\thost: string\n\t#Plain | #Tls\n}\nweb: #Svc & {host: "h", port: 1, x: 1}',
+    err: { path: "web", code: "eval", msg: "errors in empty disjunction" },
+  },
+  {
+    name: "matchN in a definition decides the fields: the definition does not close them",
+    src: '#Labels: {\n\tmatchN(1, [{team!: string}])\n\tteam?: string\n}\nl: #Labels & {team: "ops", tier: "web"}',
+    json: '{"l":{"team":"ops","tier":"web"}}',
+  },
+  {
+    name: "matchN in a definition still checks its own condition",
+    src: '#Labels: {\n\tmatchN(0, [{team: "root"}])\n\tteam?: string\n}\nl: #Labels & {team: "root", tier: "web"}',
+    err: { path: "l", code: "eval", msg: "matchN" },
+  },
+  {
+    name: "matchN in a definition leaves a nested definition closed",
+    src: '#Svc: {\n\tmatchN(1, [_])\n\ttls: {cert?: string}\n}\ns: #Svc & {tls: key: "k"}',
+    err: { path: "s.tls.key", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a reference to a field beside it inside a definition adds no closedness of its own",
+    src: "#Svc: {\n\tbase: {port: 80}\n\tweb: base & {tls: true}\n}\ns: #Svc",
+    json: '{"s":{"base":{"port":80},"web":{"port":80,"tls":true}}}',
+  },
+  {
+    name: "a field a reference beside it gives is still closed by the enclosing definition",
+    src: "#Svc: {\n\tbase: {port: 80}\n\tweb: base & {tls: true}\n}\ns: #Svc & {web: extra: 1}",
+    err: { path: "s.web.extra", code: "eval", msg: "field not allowed" },
+  },
+  {
+    name: "a reference that names a definition's field closes like the definition",
+    src: "#Svc: base: {port: 80}\nw: #Svc.base & {tls: true}",
+    err: { path: "w.tls", code: "eval", msg: "field not allowed" },
+  },
 ];
 
 evalCases("closedness", cases);

@@ -16,6 +16,7 @@ import { patternMatches } from "./evaluate.js";
 import {
   CloseCtx,
   type CloseSet,
+  type EmbScope,
   type Group,
   type PatternEntry,
   posArray,
@@ -263,9 +264,36 @@ export function allows(v: Vertex, closing: Closing, label: string): boolean {
       contexts(xs).some((h) => h.ctx !== x.ctx && h.ctx.skipAt === scope && allowedBy(xs, h, label))
     )
       continue;
+    if (addedBeside(v, closing === EVERY_RECORD ? (xs[0] as CloseSet) : [x.ctx], label)) continue;
     return false;
   }
   return true;
+}
+
+/**
+ * Whether every context of `set` that closes `v` was met inside an embedding (a `close()` or a
+ * definition in `{close({a?: close({…})}), a: b: 1}`) and `label` has a conjunct from the struct
+ * that embeds it, outside that embedding: cue's typo check takes such a field as added beside the
+ * embedding, not checked by it (typocheck.go, hasEvidenceForOne).
+ */
+function addedBeside(v: Vertex, set: CloseSet, label: string): boolean {
+  const a = v.arcs?.get(label);
+  if (a === undefined) return false;
+  let any = false;
+  for (const c of set) {
+    if (c.skipAt === v || c.andMember !== undefined) continue;
+    const m = c.embIn;
+    if (m === undefined) return false;
+    if (!a.conjuncts.some((x) => x.emb?.s === m.s && !within(x.emb.e, m.e))) return false;
+    any = true;
+  }
+  return any;
+}
+
+/** Whether embedding `e` is `scope` or nested in it. */
+function within(e: EmbScope | undefined, scope: EmbScope | undefined): boolean {
+  for (let x = e; x !== undefined; x = x.parent) if (x === scope) return true;
+  return false;
 }
 
 /**

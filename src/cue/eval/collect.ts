@@ -194,6 +194,7 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
             const cc = new CloseCtx(false);
             // An embedded close() closes what it declares, not the fields of the embedding struct.
             if (c.embed) cc.skipAt = v;
+            if (c.emb?.e !== undefined) cc.embIn = c.emb;
             ctx = [...c.ctx, cc];
           }
           // Like every builtin, close() takes the default of a disjunction (`close(*{} | 0)`).
@@ -215,6 +216,15 @@ export function addConjunct(v: Vertex, c: Conjunct): void {
           return;
         }
       }
+      // matchN and matchIf decide which fields a struct may have: the contexts they came through
+      // do not close it (cue's open validators, typocheck.go filterTop).
+      if (
+        x.fn.kind === "Ident" &&
+        (x.fn.name === "matchN" || x.fn.name === "matchIf") &&
+        c.ctx.length > 0 &&
+        isPredeclared(x.fn.name, c)
+      )
+        closeOpen(v, c.ctx);
       break;
     default:
       break;
@@ -567,7 +577,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   const embedLike = c.embed || c.open === true;
   if (
     !r.isLet &&
-    (inDefinition(r) || embedsDefinition(r)) &&
+    ((inDefinition(r) && refNamesDefinition(c.expr, r)) || embedsDefinition(r)) &&
     !(embedLike && (c.ctx.some((x) => x.recursive) || inDefinition(v))) &&
     (embedLike || !nakedTop(r))
   ) {
@@ -576,6 +586,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
     cc.defAt = v;
     if (embedLike) cc.skipAt = v;
     if (c.embed) cc.andScope = c.andScope;
+    if (c.emb?.e !== undefined) cc.embIn = c.emb;
     ctx = withCtx(ctx, cc);
   } else if (c.embed && c.andScope !== undefined && !r.isLet && (inDefinition(r) || embedsDefinition(r))) {
     // `#D: {#A & #B}`: the definitions merge into #D's context, but only where both allow.
@@ -589,7 +600,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   expStackV.push(v);
   expStackR.push(r);
   // The rare `open` / `andScope` marks only when set: the common conjunct keeps one shape.
-  const marked = c.open !== undefined || c.andScope !== undefined;
+  const marked = c.open !== undefined || c.andScope !== undefined || c.emb !== undefined;
   try {
     for (const rc of r.conjuncts) {
       const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat(rc.ctx);
@@ -605,6 +616,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
             cyc,
             open: c.open,
             andScope: c.andScope,
+            emb: c.emb,
           }
         : {
             expr: rc.expr,
@@ -615,6 +627,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
             embed: c.embed,
             refs,
             cyc,
+            emb: undefined,
           };
       addConjunct(v, nc);
     }
@@ -861,6 +874,32 @@ function noteForeignRead(v: Vertex, r: Vertex, c: Conjunct): void {
  * struct is closed like a definition, so a reference to it closes recursively (cue's
  * ClosedRecursive), though the field itself keeps its nested structs open.
  */
+/**
+ * Whether a reference names a definition (cue's IsDef): `#A`, `#A.b`, `x.#B`, or resolves to a
+ * definition's own vertex. A reference to a plain field inside a definition (`b` beside it) does
+ * not.
+ */
+function refNamesDefinition(e: ast.Expr | undefined, r: Vertex): boolean {
+  if (r.label.startsWith("#") || r.label.startsWith("_#")) return true;
+  for (let x = e; x !== undefined; ) {
+    switch (x.kind) {
+      case "Ident":
+        return x.name.startsWith("#") || x.name.startsWith("_#");
+      case "Selector":
+        if (x.sel.kind === "Ident" && (x.sel.name.startsWith("#") || x.sel.name.startsWith("_#")))
+          return true;
+        x = x.expr;
+        break;
+      case "Index":
+        x = x.expr;
+        break;
+      default:
+        return e === undefined;
+    }
+  }
+  return true;
+}
+
 function embedsDefinition(r: Vertex): boolean {
   const cs = r.conjuncts;
   for (let i = 0; i < cs.length; i++) {
@@ -1209,9 +1248,11 @@ function isStructural(e: ast.Expr): boolean {
 }
 
 // What a struct literal is, as bits: STRONG (it declares a regular field, `...`, or nothing but
-// is not only embeddings), CLOSING_EMBED (it embeds a definition or `close()`).
+// is not only embeddings), CLOSING_EMBED (it embeds a definition or `close()`), EMBEDS (it embeds
+// an expression).
 const STRONG = 1;
 const CLOSING_EMBED = 2;
+const EMBEDS = 4;
 
 // Only large literals are cached: for the small ones that make up most documents, scanning the
 // declarations is cheaper than a WeakMap lookup (and the insertion it needs the first time).
@@ -1227,11 +1268,13 @@ function infoOf(lit: ast.StructLit): number {
   let embeds = 0;
   let fields = 0;
   let closingEmbed = false;
+  let embedDecls = false;
   for (let i = 0; i < decls.length; i++) {
     const d = decls[i] as ast.Decl;
     switch (d.kind) {
       case "Embed":
         embeds++;
+        embedDecls = true;
         if (isClosingEmbed(d.expr)) closingEmbed = true;
         else if (d.expr.kind === "Struct" && (infoOf(d.expr) & CLOSING_EMBED) !== 0) closingEmbed = true;
         break;
@@ -1252,7 +1295,10 @@ function infoOf(lit: ast.StructLit): number {
         break;
     }
   }
-  const info = (fields > 0 || embeds === 0 ? STRONG : 0) | (closingEmbed ? CLOSING_EMBED : 0);
+  const info =
+    (fields > 0 || embeds === 0 ? STRONG : 0) |
+    (closingEmbed ? CLOSING_EMBED : 0) |
+    (embedDecls ? EMBEDS : 0);
   if (big) litInfo.set(lit, info);
   return info;
 }
@@ -1324,7 +1370,9 @@ export function addField(
     embed: false,
     refs: from?.refs,
     cyc: ft === OPTIONAL ? optionalCyc(from?.cyc) : from?.cyc,
+    emb: from?.emb,
   });
+
   // A dynamic label or a comprehension may add to a field that was already evaluated (its value
   // decided the label, or the comprehension read it): it is evaluated again with the new conjunct.
   // So is a field embedded into its own struct (`foo: {…}, foo`), which gains what it embeds.
@@ -1361,6 +1409,9 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   if (mark > v.structMark) v.structMark = mark;
   closeLit(v, ctx, lit);
   let hasEmbed = false;
+  // Where this literal's fields and embeddings stand among embeddings (see EmbMark).
+  const ownEmb = c.emb ?? ((info & EMBEDS) !== 0 && !explicit ? { s: lit, e: undefined } : undefined);
+  if (ownEmb !== c.emb) c = { ...c, emb: ownEmb };
   for (const d of lit.decls) {
     switch (d.kind) {
       case "Field": {
@@ -1450,9 +1501,13 @@ function embedded(
 ): Conjunct {
   const refs = from.refs;
   const cyc = from.cyc;
-  return open === undefined
-    ? { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc }
-    : { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc, open };
+  const out: Conjunct =
+    open === undefined
+      ? { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc }
+      : { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc, open };
+  // An embedding of a struct: a new scope inside the struct's (see EmbMark).
+  const m = from.emb;
+  return m === undefined || !embed ? out : { ...out, emb: { s: m.s, e: { parent: m.e } } };
 }
 
 /** The error for `x...` in a file that does not enable the experiment. */

@@ -26,6 +26,7 @@ import {
   type CloseSet,
   type Conjunct,
   CYC_OPTIONAL,
+  type EmbMark,
   EVALUATED,
   type Frame,
   NO_CLOSE,
@@ -66,6 +67,9 @@ export interface PendingDisj {
   readonly cyc: number | undefined;
   /** The environment the disjunction was written in (twins share it). */
   readonly env: Frame;
+  /** Set when the disjunction was embedded (`{name: string, #A | #B}`): its terms are embedded too. */
+  readonly embed?: boolean;
+  readonly emb?: EmbMark;
   /**
    * The same disjunction reached again at this vertex in the same environment (`{#ref, #ref}`, or
    * a definition reached through two references): it takes the choice this one takes (see
@@ -78,8 +82,11 @@ export interface PendingDisj {
 export function termConj(p: PendingDisj, t: Term): Conjunct {
   // A disjunct is an optional position for cycle detection (cue's setOptional).
   const cyc = p.cyc === undefined || p.cyc === 0 ? CYC_OPTIONAL : p.cyc;
-  if (t.c !== undefined) return { ...t.c, refs: p.refs, cyc };
-  return {
+  if (t.c !== undefined)
+    return p.embed === true
+      ? { ...t.c, refs: p.refs, cyc, embed: true, emb: p.emb }
+      : { ...t.c, refs: p.refs, cyc };
+  const out: Conjunct = {
     expr: t.expr,
     env: t.env,
     ctx: p.ctx,
@@ -89,6 +96,7 @@ export function termConj(p: PendingDisj, t: Term): Conjunct {
     refs: p.refs,
     cyc,
   };
+  return p.embed === true ? { ...out, embed: true, emb: p.emb } : out;
 }
 
 function termPos(t: Term): Pos {
@@ -278,7 +286,7 @@ export function addDisjunction(v: Vertex, c: Conjunct): void {
   const node = c.expr as ast.Expr;
   const occ = nextOcc(v, node);
   const flat = flattenExpr(node, c.env, c.ctx, v);
-  const p: PendingDisj = {
+  const p0: PendingDisj = {
     node,
     occ,
     terms: flat.terms,
@@ -288,6 +296,7 @@ export function addDisjunction(v: Vertex, c: Conjunct): void {
     cyc: c.cyc,
     env: c.env,
   };
+  const p: PendingDisj = c.embed ? { ...p0, embed: true, emb: c.emb } : p0;
   // The same disjunction met again in the same environment is the same value unified again: cue
   // unifies a vertex into a node once (adt/conjunct.go), so it takes the same alternative rather
   // than multiplying (`{#ref, #ref}` with `#ref: {a: 1} | {b: 2}` has no `{a: 1, b: 2}`).

@@ -73,6 +73,11 @@ export class CloseCtx {
   /** For a reference to a definition: the definition, and the vertex the reference was expanded at. */
   def: Vertex | undefined = undefined;
   defAt: Vertex | undefined = undefined;
+  /**
+   * Set for a `close()` or a definition met inside an embedded value (see {@link EmbMark}): it
+   * does not refuse a field that the struct embedding that value declares itself.
+   */
+  embIn: EmbMark | undefined = undefined;
   #children: Map<string, CloseCtx> | undefined;
   constructor(recursive: boolean) {
     this.recursive = recursive;
@@ -94,6 +99,21 @@ export interface AndScope {
 }
 
 export type CloseSet = readonly CloseCtx[];
+
+/**
+ * Where a conjunct stands among the embeddings of a struct (cue's `outerID` and `enclosingEmbed`,
+ * typocheck.go): `s` is the outermost struct literal with embeddings it came from, `e` the
+ * embedding inside it (undefined for that struct's own fields). Both pass to the fields below.
+ */
+export interface EmbMark {
+  readonly s: object;
+  readonly e: EmbScope | undefined;
+}
+
+/** One embedding; `parent` is the embedding it is nested in. */
+export interface EmbScope {
+  readonly parent: EmbScope | undefined;
+}
 
 // The conjuncts of a vertex that has none yet (one array for all of them).
 const NO_CONJUNCTS: Conjunct[] = [];
@@ -163,6 +183,8 @@ export interface Conjunct {
   readonly refs?: RefLink;
   /** The conjunct's cycle state, cue's CycleType: 0 or unset none, then {@link CYC_OPTIONAL}…. */
   readonly cyc?: number;
+  /** Its place among a struct's embeddings, where it came from one that embeds (see {@link EmbMark}). */
+  readonly emb?: EmbMark;
 }
 
 /**
