@@ -31,6 +31,7 @@ import {
   CYC_CYCLIC,
   CYC_MAYBE,
   CYC_OPTIONAL,
+  type EmbMark,
   EVALUATED,
   NEW,
   NO_CLOSE,
@@ -600,7 +601,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
   expStackV.push(v);
   expStackR.push(r);
   // The rare `open` / `andScope` marks only when set: the common conjunct keeps one shape.
-  const marked = c.open !== undefined || c.andScope !== undefined || c.emb !== undefined;
+  const marked = c.open !== undefined || c.andScope !== undefined;
   try {
     for (const rc of r.conjuncts) {
       const merged = rc.ctx.length === 0 ? ctx : ctx.length === 0 ? rc.ctx : ctx.concat(rc.ctx);
@@ -627,7 +628,7 @@ export function expandVertex(v: Vertex, r: Vertex, c: Conjunct): void {
             embed: c.embed,
             refs,
             cyc,
-            emb: undefined,
+            emb: c.emb,
           };
       addConjunct(v, nc);
     }
@@ -1349,6 +1350,7 @@ export function addField(
   ctx: CloseSet,
   dynamic = false,
   from?: Conjunct,
+  emb: EmbMark | undefined = from?.emb,
 ): void {
   if (!dynamic && v.arcs?.get(name) === undefined && !v.patternsApplied) {
     const s = sharedLeaf(d, env, name, ctx);
@@ -1370,7 +1372,7 @@ export function addField(
     embed: false,
     refs: from?.refs,
     cyc: ft === OPTIONAL ? optionalCyc(from?.cyc) : from?.cyc,
-    emb: from?.emb,
+    emb,
   });
 
   // A dynamic label or a comprehension may add to a field that was already evaluated (its value
@@ -1411,20 +1413,19 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
   let hasEmbed = false;
   // Where this literal's fields and embeddings stand among embeddings (see EmbMark).
   const ownEmb = c.emb ?? ((info & EMBEDS) !== 0 && !explicit ? { s: lit, e: undefined } : undefined);
-  if (ownEmb !== c.emb) c = { ...c, emb: ownEmb };
   for (const d of lit.decls) {
     switch (d.kind) {
       case "Field": {
         // The name without making a label node (`name: value` fields make one per read).
         const name = identLabel(d);
         if (name !== undefined) {
-          addField(v, name, d, frame, ctx, false, c);
+          addField(v, name, d, frame, ctx, false, c, ownEmb);
           break;
         }
         const l = d.label;
         switch (l.kind) {
           case "String":
-            addField(v, strLabel(l.value), d, frame, ctx, false, c);
+            addField(v, strLabel(l.value), d, frame, ctx, false, c, ownEmb);
             break;
           case "PatternLabel": {
             const p = { field: d, label: l, env: frame, ctx, refs: c.refs, cyc: c.cyc, pattern: undefined };
@@ -1443,7 +1444,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
       }
       case "Embed":
         if (isStructural(d.expr) && !namesLaterField(d.expr, lit, d)) {
-          addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open, c));
+          addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open, c, ownEmb));
         } else hasEmbed = true;
         break;
       case "Comprehension":
@@ -1469,7 +1470,7 @@ function addStruct(v: Vertex, lit: ast.StructLit, c: Conjunct): void {
     // Embeddings after the fields: they may refer to fields declared later in the literal.
     for (const d of lit.decls) {
       if (d.kind === "Embed" && (!isStructural(d.expr) || namesLaterField(d.expr, lit, d))) {
-        addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open, c));
+        addEmbedding(v, lit, embedded(d.expr, frame, ctx, embed, c.open, c, ownEmb));
       }
     }
   }
@@ -1498,16 +1499,15 @@ function embedded(
   embed: boolean,
   open: boolean | undefined,
   from: Conjunct,
+  m: EmbMark | undefined,
 ): Conjunct {
   const refs = from.refs;
   const cyc = from.cyc;
-  const out: Conjunct =
-    open === undefined
-      ? { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc }
-      : { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc, open };
   // An embedding of a struct: a new scope inside the struct's (see EmbMark).
-  const m = from.emb;
-  return m === undefined || !embed ? out : { ...out, emb: { s: m.s, e: { parent: m.e } } };
+  const emb = m === undefined || !embed ? undefined : { s: m.s, e: { parent: m.e } };
+  return open === undefined
+    ? { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc, emb }
+    : { expr, env, ctx, value: undefined, pos: expr.pos, embed, refs, cyc, open, emb };
 }
 
 /** The error for `x...` in a file that does not enable the experiment. */
