@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every compiled test (dist/**/*.test.js) with node's test runner. Arguments narrow the set to
 // files whose path contains one of them: `node scripts/run-tests.mjs cue/ engine/`.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -37,16 +37,40 @@ const args = [
   ...files,
 ];
 const started = Date.now();
-const r = spawnSync(process.execPath, args, {
-  stdio: "inherit",
-  timeout: watchdogMin * 60_000,
-  killSignal: "SIGKILL",
+// The runner leads a process group of its own: the test files and every process they start (servers,
+// peers, browsers) are in it, so the watchdog or an interrupt stops all of them, not just the runner
+// (whose children would otherwise live on as orphans holding ports and CPU).
+const child = spawn(process.execPath, args, { stdio: "inherit", detached: true });
+const killGroup = (signal) => {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+};
+let stoppedBy;
+const watchdog = setTimeout(() => {
+  stoppedBy = `watchdog after ${Math.round((Date.now() - started) / 1000)} s`;
+  killGroup("SIGKILL");
+}, watchdogMin * 60_000);
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    stoppedBy = sig;
+    killGroup("SIGTERM");
+    setTimeout(() => killGroup("SIGKILL"), 5_000).unref();
+  });
+}
+const [code, signal] = await new Promise((resolve, reject) => {
+  child.on("error", reject);
+  child.on("exit", (c, s) => resolve([c, s]));
 });
-if (r.error !== undefined || r.signal !== null) {
-  const why = r.error?.message ?? `signal ${r.signal}`;
+clearTimeout(watchdog);
+// Whatever the outcome, nothing the suite started outlives it.
+killGroup("SIGKILL");
+if (stoppedBy !== undefined || signal !== null) {
   console.error(
-    `run-tests: the suite did not finish within ${watchdogMin} min (${Math.round((Date.now() - started) / 1000)} s): ${why}`,
+    `run-tests: the suite did not finish within ${watchdogMin} min (${Math.round((Date.now() - started) / 1000)} s): ${stoppedBy ?? `signal ${signal}`}`,
   );
   process.exit(1);
 }
-process.exit(r.status ?? 1);
+process.exit(code ?? 1);
