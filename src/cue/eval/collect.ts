@@ -5,7 +5,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { identKind } from "../syntax/ast.js";
+import { identKind, isDefinitionName } from "../syntax/ast.js";
 import { identLabel } from "../syntax/index.js";
 import type { Pos } from "../syntax/position.js";
 import { closeExtra, closeLit, closeOpen, closePattern } from "./closedness.js";
@@ -881,21 +881,20 @@ function noteForeignRead(v: Vertex, r: Vertex, c: Conjunct): void {
  * not.
  */
 function refNamesDefinition(e: ast.Expr | undefined, r: Vertex): boolean {
-  if (r.label.startsWith("#") || r.label.startsWith("_#")) return true;
+  if (r.isDefinition()) return true;
   for (let x = e; x !== undefined; ) {
     switch (x.kind) {
       case "Ident":
-        return x.name.startsWith("#") || x.name.startsWith("_#");
+        return isDefinitionName(x.name);
       case "Selector":
-        if (x.sel.kind === "Ident" && (x.sel.name.startsWith("#") || x.sel.name.startsWith("_#")))
-          return true;
+        if (x.sel.kind === "Ident" && isDefinitionName(x.sel.name)) return true;
         x = x.expr;
         break;
       case "Index":
         x = x.expr;
         break;
       default:
-        return e === undefined;
+        return false;
     }
   }
   return true;
@@ -1199,7 +1198,7 @@ function topLevelArc(name: string, env: import("./vertex.js").Frame): Vertex | n
 function isClosingEmbed(e: ast.Expr): boolean {
   switch (e.kind) {
     case "Ident":
-      return identKind(e.name) === "definition" || identKind(e.name) === "hiddenDefinition";
+      return isDefinitionName(e.name);
     case "Selector":
       return e.sel.kind === "Ident" && e.sel.name.startsWith("#");
     case "Call":

@@ -411,3 +411,8 @@ export function identKind(name: string): IdentKind {
   if (name.startsWith("_")) return "hidden";
   return "regular";
 }
+
+/** Whether a name is a definition's, hidden or not (`#A`, `_#A`). */
+export function isDefinitionName(name: string): boolean {
+  return name.startsWith("#") || name.startsWith("_#");
+}
