@@ -11,7 +11,7 @@
  */
 
 import type * as ast from "../syntax/ast.js";
-import { compileLabel } from "./compile-path.js";
+import { clauseExpr, clauseScope, compileLabel } from "./compile-path.js";
 import type { CueError } from "./errors.js";
 import { exprText } from "./print-expr.js";
 
@@ -145,27 +145,10 @@ function decls(w: Walk, ds: readonly ast.Decl[], path: string[]): void {
 function comprehension(w: Walk, c: ast.Comprehension, at: string[]): void {
   const path = [...at];
   for (const cl of c.clauses) {
-    switch (cl.kind) {
-      case "For":
-        expr(w, cl.source, path);
-        path.push("for[]");
-        break;
-      case "Let":
-        expr(w, cl.expr, path);
-        path.push("let[]");
-        break;
-      case "If":
-        expr(w, cl.condition, path);
-        break;
-      case "Try":
-        if (cl.expr !== undefined) expr(w, cl.expr, path);
-        if (cl.ident !== undefined) path.push("try[]");
-        break;
-      default: {
-        const never: never = cl;
-        path.push(String(never));
-      }
-    }
+    const x = clauseExpr(cl);
+    if (x !== undefined) expr(w, x, path);
+    const scope = clauseScope(cl);
+    if (scope !== undefined) path.push(scope);
   }
   expr(w, c.value, path);
   if (c.fallback !== undefined) expr(w, c.fallback, at);

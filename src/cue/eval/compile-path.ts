@@ -35,6 +35,27 @@ export function compileLabel(l: ast.Label): string {
   }
 }
 
+/**
+ * The scope a comprehension clause opens for the clauses and value after it, as cue's compile path
+ * names it: `for[]`, `let[]`, `try[]` for a `try` that binds a name; an `if` opens none.
+ */
+export function clauseScope(cl: ast.Clause): string | undefined {
+  switch (cl.kind) {
+    case "For":
+      return "for[]";
+    case "Let":
+      return "let[]";
+    case "Try":
+      return cl.ident === undefined ? undefined : "try[]";
+    case "If":
+      return undefined;
+    default: {
+      const never: never = cl;
+      return never;
+    }
+  }
+}
+
 function inside(n: { pos: { offset: number }; end: number }, offset: number): boolean {
   return n.pos.offset <= offset && offset < n.end;
 }
@@ -78,30 +99,31 @@ function comprehension(c: ast.Comprehension, offset: number, path: string[]): vo
 /** The clause expression or body around `offset`, with the scopes of the clauses before it pushed. */
 function clauseExprAt(c: ast.Comprehension, offset: number, path: string[]): ast.Expr | undefined {
   for (const cl of c.clauses) {
-    switch (cl.kind) {
-      case "For":
-        if (inside(cl.source, offset)) return cl.source;
-        path.push("for[]");
-        break;
-      case "Let":
-        if (inside(cl.expr, offset)) return cl.expr;
-        path.push("let[]");
-        break;
-      case "If":
-        if (inside(cl.condition, offset)) return cl.condition;
-        break;
-      case "Try":
-        if (cl.expr !== undefined && inside(cl.expr, offset)) return cl.expr;
-        if (cl.ident !== undefined) path.push("try[]");
-        break;
-      default: {
-        const never: never = cl;
-        return never;
-      }
-    }
+    const x = clauseExpr(cl);
+    if (x !== undefined && inside(x, offset)) return x;
+    const scope = clauseScope(cl);
+    if (scope !== undefined) path.push(scope);
   }
   if (inside(c.value, offset)) return c.value;
   return c.fallback !== undefined && inside(c.fallback, offset) ? c.fallback : undefined;
+}
+
+/** The expression a clause evaluates (a `for`'s source, a `let`'s value, an `if`'s condition). */
+export function clauseExpr(cl: ast.Clause): ast.Expr | undefined {
+  switch (cl.kind) {
+    case "For":
+      return cl.source;
+    case "Let":
+      return cl.expr;
+    case "If":
+      return cl.condition;
+    case "Try":
+      return cl.expr;
+    default: {
+      const never: never = cl;
+      return never;
+    }
+  }
 }
 
 function expr(e: ast.Expr, offset: number, path: string[]): void {

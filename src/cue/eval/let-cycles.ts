@@ -9,7 +9,7 @@
 
 import type * as ast from "../syntax/ast.js";
 import { identLabel } from "../syntax/index.js";
-import { compileLabel } from "./compile-path.js";
+import { clauseExpr, clauseScope, compileLabel } from "./compile-path.js";
 import type { CueError } from "./errors.js";
 import { unreferencedLets } from "./unused-let.js";
 
@@ -313,31 +313,14 @@ function comprehensionRefs(
   const s = new Set(shadow);
   const p = [...at];
   for (const cl of c.clauses) {
-    switch (cl.kind) {
-      case "For":
-        letRefs(cl.source, lets, new Set(s), [...p], out);
-        if (cl.key !== undefined) s.add(cl.key.name);
-        s.add(cl.value.name);
-        p.push("for[]");
-        break;
-      case "Let":
-        letRefs(cl.expr, lets, new Set(s), [...p], out);
-        s.add(cl.ident.name);
-        p.push("let[]");
-        break;
-      case "If":
-        letRefs(cl.condition, lets, new Set(s), [...p], out);
-        break;
-      case "Try":
-        if (cl.expr !== undefined) letRefs(cl.expr, lets, new Set(s), [...p], out);
-        if (cl.ident !== undefined) {
-          s.add(cl.ident.name);
-          p.push("try[]");
-        }
-        break;
-      default:
-        break;
-    }
+    const x = clauseExpr(cl);
+    // A reference keeps its path (`at`), so each gets the path as it is at its clause.
+    if (x !== undefined) letRefs(x, lets, s, [...p], out);
+    if (cl.kind === "For" && cl.key !== undefined) s.add(cl.key.name);
+    if (cl.kind === "For") s.add(cl.value.name);
+    else if ((cl.kind === "Let" || cl.kind === "Try") && cl.ident !== undefined) s.add(cl.ident.name);
+    const scope = clauseScope(cl);
+    if (scope !== undefined) p.push(scope);
   }
   letRefs(c.value, lets, s, p, out);
   if (c.fallback !== undefined) letRefs(c.fallback, lets, shadow, at, out);
